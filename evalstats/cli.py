@@ -1,0 +1,121 @@
+"""The ``evalstats`` command.
+
+Thin on purpose: each verb parses its arguments, calls one library function and
+prints the result (a table, or with ``--json`` one JSON document). No statistics
+live here. Exit status: 0 done, 1 a gate failed (only ``gate``), 2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn
+
+from ._validate import suggest
+from .errors import EvalStatsError
+
+__all__ = ["main"]
+
+
+class UsageError(EvalStatsError):
+    """Bad command-line usage; printed as one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser that reports a usage error as one line and exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def _print_json(document: Any) -> None:
+    json.dump(document, sys.stdout, indent=2, allow_nan=False, default=_json_default)
+    sys.stdout.write("\n")
+
+
+def _json_default(value: Any) -> Any:
+    to_dict = getattr(value, "to_dict", None)
+    if callable(to_dict):
+        return to_dict()
+    import numpy as np
+
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    raise TypeError(f"cannot write {type(value).__name__} as JSON")
+
+
+# --- verbs -----------------------------------------------------------------
+# Each verb is a pair: a function that adds its arguments to a subparser, and a
+# function that runs it and returns the exit status.
+
+
+def _add_demo(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--runs", type=int, default=10, help="runs per case and variant (10)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the stand-in (0)")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+
+
+def _run_demo(args: argparse.Namespace) -> int:
+    from .demo import run_demo
+
+    result = run_demo(runs=args.runs, seed=args.seed)
+    if args.json:
+        _print_json(result.to_dict())
+    else:
+        print(result)
+    return 0
+
+
+VERBS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable[..., int]]] = {
+    "demo": (
+        "run the offline shop stand-in, version 1 against version 2",
+        _add_demo,
+        _run_demo,
+    ),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="evalstats",
+        description="Honest statistics for evals of AI assistants.",
+    )
+    from . import __version__
+
+    parser.add_argument("--version", action="version", version=f"evalstats {__version__}")
+    sub = parser.add_subparsers(dest="verb", metavar="VERB", parser_class=_Parser)
+    for name, (help_text, add, _run) in VERBS.items():
+        add(sub.add_parser(name, help=help_text, description=help_text))
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit status."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if args_list and not args_list[0].startswith("-") and args_list[0] not in VERBS:
+            raise UsageError(
+                f"evalstats: unknown verb {args_list[0]!r}{suggest(args_list[0], VERBS)}; "
+                f"choose one of {', '.join(VERBS)}"
+            )
+        parser = build_parser()
+        args = parser.parse_args(args_list)
+        if args.verb is None:
+            parser.print_help()
+            return 2
+        return VERBS[args.verb][2](args)
+    except EvalStatsError as exc:
+        print(f"evalstats: error: {exc}" if not isinstance(exc, UsageError) else str(exc),
+              file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("evalstats: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

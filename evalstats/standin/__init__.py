@@ -1,0 +1,1 @@
+"""Offline stand-ins for AI assistants whose true quality is known."""
