@@ -22,3 +22,40 @@ def paired_cells(draw: st.DrawFn, max_total: int = 300) -> tuple[int, int, int, 
     if sum(cells) == 0:
         cells[draw(st.integers(0, 3))] = 1
     return tuple(cells)  # type: ignore[return-value]
+
+
+# --- text for the checks' property tests ------------------------------------
+
+
+@st.composite
+def word_chars_text(draw: st.DrawFn, max_size: int = 8) -> str:
+    """A non-empty run of characters that regex ``\\w`` treats as word characters."""
+    import re
+
+    word = re.compile(r"\w")
+    alphabet = st.characters(categories=["L", "Nd", "Nl", "No"]).filter(
+        lambda c: bool(word.match(c))
+    )
+    return draw(st.text(alphabet, min_size=1, max_size=max_size))
+
+
+def whitespace_runs() -> st.SearchStrategy[str]:
+    """A non-empty run of Unicode whitespace (what ``str.split()`` splits on)."""
+    return st.text(st.sampled_from(_unicode_spaces()), min_size=1, max_size=4)
+
+
+def _unicode_spaces() -> list[str]:
+    import sys
+
+    global _SPACES
+    if _SPACES is None:
+        _SPACES = [chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace()]
+    return _SPACES
+
+
+_SPACES: list[str] | None = None
+
+
+def json_keys() -> st.SearchStrategy[str]:
+    """A JSON object key without dots (dots separate nested keys in ``is_json_with``)."""
+    return st.text(min_size=1, max_size=6).filter(lambda k: "." not in k)
