@@ -8,10 +8,18 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from strategies import counts, levels
+from strategies import counts, levels, paired_cells
 
 from evalstats.errors import InvalidArgument
-from evalstats.intervals import PROPORTION_METHODS, Interval, proportion_ci
+from evalstats.intervals import (
+    DIFF_METHODS,
+    PAIRED_METHODS,
+    PROPORTION_METHODS,
+    Interval,
+    diff_ci,
+    paired_diff_ci,
+    proportion_ci,
+)
 
 # ---------------------------------------------------------------------------
 # proportion_ci: published values
@@ -235,3 +243,256 @@ def test_vectorised_equals_scalar_loop(pairs, level, method) -> None:
         one = proportion_ci(int(ki), int(ni), level=level, method=method)
         assert many.low[i] == one.low and many.high[i] == one.high
         assert many.estimate[i] == one.estimate
+
+
+# ---------------------------------------------------------------------------
+# diff_ci (independent samples), p_b - p_a
+# ---------------------------------------------------------------------------
+
+# Newcombe (1998b), Stat Med 17:873-890, table II: 95% limits for p1 - p2 in the
+# worked examples (a)-(h); columns "method 10" (score, no continuity correction)
+# and "method 11" (score with continuity correction). Sample 1 is passed as B.
+NEWCOMBE_1998B = [
+    # (k1, n1, k2, n2), method 10, method 11
+    ((56, 70, 48, 80), (0.0524, 0.3339), (0.0428, 0.3422)),  # (a)
+    ((9, 10, 3, 10), (0.1705, 0.8090), (0.1013, 0.8387)),  # (b)
+    ((6, 7, 2, 7), (0.0582, 0.8062), (-0.0290, 0.8423)),  # (c)
+    ((5, 56, 0, 29), (-0.0381, 0.1926), (-0.0667, 0.2037)),  # (d)
+    ((0, 10, 0, 20), (-0.1611, 0.2775), (-0.2005, 0.3445)),  # (e)
+    ((0, 10, 0, 10), (-0.2775, 0.2775), (-0.3445, 0.3445)),  # (f)
+    ((10, 10, 0, 20), (0.6791, 1.0000), (0.6014, 1.0000)),  # (g)
+    ((10, 10, 0, 10), (0.6075, 1.0000), (0.5128, 1.0000)),  # (h)
+]
+
+
+@pytest.mark.parametrize(("counts_", "m10", "m11"), NEWCOMBE_1998B)
+def test_newcombe_1998b_table_ii(counts_, m10, m11) -> None:
+    k1, n1, k2, n2 = counts_
+    ci = diff_ci(k2, n2, k1, n1)
+    assert ci.estimate == pytest.approx(k1 / n1 - k2 / n2)
+    assert (ci.low, ci.high) == pytest.approx(m10, abs=5e-5)
+    assert ci.difference and ci.method == "newcombe"
+    cc = diff_ci(k2, n2, k1, n1, method="newcombe_cc")
+    assert (cc.low, cc.high) == pytest.approx(m11, abs=5e-5)
+
+
+DIFF_GRID = [
+    (ka, na, kb, nb)
+    for na in (1, 4, 15, 80)
+    for nb in (1, 7, 30)
+    for ka in sorted({0, 1, na // 2, na - 1, na})
+    for kb in sorted({0, 1, nb // 3, nb - 1, nb})
+    if ka >= 0 and kb >= 0
+]
+
+
+@pytest.mark.parametrize("level", [0.8, 0.95, 0.99])
+@pytest.mark.parametrize(
+    ("method", "sm_method"),
+    [("newcombe", "newcomb"), ("agresti_caffo", "agresti-caffo"), ("wald", "wald")],
+)
+def test_diff_matches_statsmodels(method: str, sm_method: str, level: float) -> None:
+    from statsmodels.stats.proportion import confint_proportions_2indep
+
+    for ka, na, kb, nb in DIFF_GRID:
+        ci = diff_ci(ka, na, kb, nb, level=level, method=method)
+        # statsmodels gives p1 - p2; ours is p_b - p_a, so B goes first.
+        lo, hi = confint_proportions_2indep(
+            kb, nb, ka, na, method=sm_method, compare="diff", alpha=1 - level
+        )
+        lo, hi = max(lo, -1.0), min(hi, 1.0)
+        est = kb / nb - ka / na
+        # Ours is widened to reach the observed difference where a shifted centre
+        # (Agresti-Caffo) or a collapsed Wald interval would miss it.
+        lo, hi = min(lo, est), max(hi, est)
+        assert ci.low == pytest.approx(lo, abs=1e-10), (ka, na, kb, nb)
+        assert ci.high == pytest.approx(hi, abs=1e-10), (ka, na, kb, nb)
+
+
+def test_newcombe_cc_is_built_from_scipy_wilsoncc_limits() -> None:
+    # Newcombe (1998b), method 11, from the continuity-corrected Wilson limits that
+    # scipy computes independently (binomtest(...).proportion_ci(method="wilsoncc")).
+    from scipy.stats import binomtest
+
+    for ka, na, kb, nb in DIFF_GRID:
+        a = binomtest(ka, na).proportion_ci(method="wilsoncc")
+        b = binomtest(kb, nb).proportion_ci(method="wilsoncc")
+        pa, pb = ka / na, kb / nb
+        lo = pb - pa - math.hypot(pb - b.low, a.high - pa)
+        hi = pb - pa + math.hypot(b.high - pb, pa - a.low)
+        ci = diff_ci(ka, na, kb, nb, method="newcombe_cc")
+        assert ci.low == pytest.approx(max(lo, -1), abs=1e-9)
+        assert ci.high == pytest.approx(min(hi, 1), abs=1e-9)
+
+
+def test_diff_zero_trials() -> None:
+    for args in [(0, 0, 3, 5), (3, 5, 0, 0), (0, 0, 0, 0)]:
+        ci = diff_ci(*args)
+        assert math.isnan(ci.estimate) and (ci.low, ci.high) == (-1.0, 1.0)
+        assert "trials_" in ci.note and "NaN" in ci.note
+    many = diff_ci([0, 2], [0, 4], [1, 2], [2, 2], method="wald")
+    assert math.isnan(many.estimate[0]) and many.estimate[1] == 0.5
+    assert "trials_a=0" in many.note
+
+
+def test_diff_bad_input() -> None:
+    with pytest.raises(InvalidArgument, match=r"successes_b=9 is larger than trials_b=8"):
+        diff_ci(1, 2, 9, 8)
+    with pytest.raises(InvalidArgument, match=r"trials_a=-2 is negative"):
+        diff_ci(1, -2, 1, 8)
+    with pytest.raises(InvalidArgument, match=r"did you mean 'newcombe'"):
+        diff_ci(1, 2, 3, 4, method="newcomb")
+    with pytest.raises(InvalidArgument, match=r"level=0.0 must be between 0 and 1"):
+        diff_ci(1, 2, 3, 4, level=0.0)
+
+
+diff_methods = st.sampled_from(DIFF_METHODS)
+
+
+@given(counts(), counts(), levels, diff_methods)
+def test_diff_limits_and_estimate(a, b, level, method) -> None:
+    ci = diff_ci(*a, *b, level=level, method=method)
+    assert -1.0 <= ci.low <= ci.estimate <= ci.high <= 1.0
+
+
+@given(counts(), counts(), levels, diff_methods)
+def test_swapping_a_and_b_negates_the_difference(a, b, level, method) -> None:
+    ab = diff_ci(*a, *b, level=level, method=method)
+    ba = diff_ci(*b, *a, level=level, method=method)
+    assert ab.estimate == pytest.approx(-ba.estimate, abs=1e-12)
+    assert ab.low == pytest.approx(-ba.high, abs=1e-12)
+    assert ab.high == pytest.approx(-ba.low, abs=1e-12)
+
+
+@given(counts(), counts(), diff_methods)
+def test_diff_99_contains_95(a, b, method) -> None:
+    wide = diff_ci(*a, *b, level=0.99, method=method)
+    narrow = diff_ci(*a, *b, level=0.95, method=method)
+    assert wide.low <= narrow.low + 1e-12 and narrow.high <= wide.high + 1e-12
+
+
+@given(st.lists(st.tuples(counts(), counts()), min_size=1, max_size=12), levels, diff_methods)
+def test_diff_vectorised_equals_scalar_loop(rows, level, method) -> None:
+    arr = np.array([[*a, *b] for a, b in rows]).T
+    many = diff_ci(arr[0], arr[1], arr[2], arr[3], level=level, method=method)
+    for i, (a, b) in enumerate(rows):
+        one = diff_ci(*a, *b, level=level, method=method)
+        assert (many.low[i], many.estimate[i], many.high[i]) == (one.low, one.estimate, one.high)
+
+
+# ---------------------------------------------------------------------------
+# paired_diff_ci
+# ---------------------------------------------------------------------------
+
+# Newcombe (1998c), Stat Med 17:2635-2650, table III (the worked examples; the
+# brief's "table II" holds the method definitions), column "method 10": 95% limits
+# for theta = (f - g) / n with cells e (both +), f (first + only), g (second + only),
+# h (both -). Taking B as Newcombe's first classification, e = both, f = only_b,
+# g = only_a, h = neither, so theta = p_b - p_a and the limits carry over unchanged.
+NEWCOMBE_1998C_M10 = [
+    ((36, 12, 2, 0), (0.0569, 0.3404)),
+    ((20, 12, 2, 16), (0.0562, 0.3292)),
+    ((18, 12, 2, 18), (0.0562, 0.3290)),
+    ((36, 14, 0, 0), (0.1528, 0.4167)),
+    ((35, 14, 0, 1), (0.1461, 0.4175)),
+    ((18, 14, 0, 18), (0.1441, 0.3963)),
+    ((2, 97, 1, 0), (0.8721, 0.9854)),
+    ((1, 97, 1, 1), (0.8736, 0.9850)),  # ours 0.87367: the table's last digit is truncated
+    ((0, 29, 1, 0), (0.6666, 0.9882)),
+    ((2, 98, 0, 0), (0.9178, 0.9945)),
+    ((1, 98, 0, 1), (0.9171, 0.9916)),
+    ((0, 30, 0, 0), (0.8395, 1.0000)),
+    ((54, 0, 0, 0), (-0.0664, 0.0664)),
+]
+
+
+@pytest.mark.parametrize(("efgh", "limits"), NEWCOMBE_1998C_M10)
+def test_newcombe_1998c_table_iii_method_10(efgh, limits) -> None:
+    e, f, g, h = efgh
+    ci = paired_diff_ci(both=e, only_a=g, only_b=f, neither=h)
+    assert ci.estimate == pytest.approx((f - g) / (e + f + g + h))
+    assert (ci.low, ci.high) == pytest.approx(limits, abs=1e-4)
+    assert ci.difference and ci.method == "newcombe"
+
+
+def test_paired_newcombe_phi_cases_by_hand() -> None:
+    # The three branches of Newcombe's (1998c) corrected phi, against a direct
+    # evaluation of his formulas with Wilson limits from statsmodels.
+    from statsmodels.stats.proportion import proportion_confint
+
+    def by_hand(e, f, g, h):
+        n = e + f + g + h
+        p1, p2 = (e + f) / n, (e + g) / n
+        l1, u1 = proportion_confint(e + f, n, method="wilson")
+        l2, u2 = proportion_confint(e + g, n, method="wilson")
+        det = e * h - f * g
+        c = det - n / 2 if det > n / 2 else (det if det < 0 else 0)
+        den = (e + f) * (g + h) * (e + g) * (f + h)
+        phi = c / math.sqrt(den) if den else 0.0
+        d = math.sqrt((p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2)
+        eps = math.sqrt((u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2)
+        return max(p1 - p2 - d, -1), min(p1 - p2 + eps, 1)
+
+    # det > n/2; 0 <= det <= n/2; det < 0; an empty margin
+    for e, f, g, h in [(20, 5, 3, 12), (2, 3, 3, 3), (1, 9, 7, 2), (0, 4, 6, 0)]:
+        ci = paired_diff_ci(e, g, f, h)
+        assert (ci.low, ci.high) == pytest.approx(by_hand(e, f, g, h), abs=1e-12)
+
+
+def test_paired_wald_against_the_expanded_data() -> None:
+    # The paired Wald interval is the normal interval for the mean of the per-pair
+    # differences d = b - a, with the variance of d taken with divisor n (numpy).
+    for cells in [(10, 3, 8, 9), (0, 5, 1, 2), (4, 0, 0, 6), (1, 1, 1, 1)]:
+        both, only_a, only_b, neither = cells
+        d = np.array([0] * both + [-1] * only_a + [1] * only_b + [0] * neither, dtype=float)
+        z = 1.959963984540054
+        se = d.std() / math.sqrt(d.size)
+        ci = paired_diff_ci(*cells, method="wald")
+        assert ci.estimate == pytest.approx(d.mean())
+        assert ci.low == pytest.approx(max(d.mean() - z * se, -1), abs=1e-12)
+        assert ci.high == pytest.approx(min(d.mean() + z * se, 1), abs=1e-12)
+
+
+def test_paired_no_pairs() -> None:
+    ci = paired_diff_ci(0, 0, 0, 0)
+    assert math.isnan(ci.estimate) and (ci.low, ci.high) == (-1.0, 1.0)
+    assert "no pairs" in ci.note
+    with pytest.raises(InvalidArgument, match=r"only_b=-1 is negative"):
+        paired_diff_ci(1, 2, -1, 3)
+    with pytest.raises(InvalidArgument, match=r"did you mean 'wald'"):
+        paired_diff_ci(1, 2, 1, 3, method="wlad")
+
+
+paired_methods = st.sampled_from(PAIRED_METHODS)
+
+
+@given(paired_cells(), levels, paired_methods)
+def test_paired_limits_and_estimate(cells, level, method) -> None:
+    ci = paired_diff_ci(*cells, level=level, method=method)
+    assert -1.0 <= ci.low <= ci.estimate <= ci.high <= 1.0
+
+
+@given(paired_cells(), levels, paired_methods)
+def test_paired_swap_negates(cells, level, method) -> None:
+    both, only_a, only_b, neither = cells
+    ab = paired_diff_ci(both, only_a, only_b, neither, level=level, method=method)
+    ba = paired_diff_ci(both, only_b, only_a, neither, level=level, method=method)
+    assert ab.estimate == pytest.approx(-ba.estimate, abs=1e-12)
+    assert ab.low == pytest.approx(-ba.high, abs=1e-12)
+    assert ab.high == pytest.approx(-ba.low, abs=1e-12)
+
+
+@given(paired_cells(), paired_methods)
+def test_paired_99_contains_95(cells, method) -> None:
+    wide = paired_diff_ci(*cells, level=0.99, method=method)
+    narrow = paired_diff_ci(*cells, level=0.95, method=method)
+    assert wide.low <= narrow.low + 1e-12 and narrow.high <= wide.high + 1e-12
+
+
+@given(st.lists(paired_cells(), min_size=1, max_size=12), levels, paired_methods)
+def test_paired_vectorised_equals_scalar_loop(rows, level, method) -> None:
+    arr = np.array(rows).T
+    many = paired_diff_ci(*arr, level=level, method=method)
+    for i, cells in enumerate(rows):
+        one = paired_diff_ci(*cells, level=level, method=method)
+        assert (many.low[i], many.estimate[i], many.high[i]) == (one.low, one.estimate, one.high)
