@@ -16,7 +16,10 @@ from . import _validate
 from .errors import InvalidArgument
 
 __all__ = [
+    "ClusteredInterval",
     "Interval",
+    "clustered_mean_ci",
+    "clustered_paired_diff_ci",
     "diff_ci",
     "paired_diff_ci",
     "proportion_ci",
@@ -561,3 +564,239 @@ def paired_diff_ci(
         low, high = est - z * se, est + z * se
     what = "no pairs (both + only_a + only_b + neither = 0)"
     return _finish_difference(est, low, high, empty, scalar, level, method, what)
+
+
+# ---------------------------------------------------------------------------
+# Clustered samples: several runs of each case
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ClusteredInterval(Interval):
+    """An :class:`Interval` from a cluster-robust standard error.
+
+    Attributes
+    ----------
+    se : float
+        The cluster-robust (CR1) standard error of the estimate; NaN with fewer
+        than two clusters.
+    df : float
+        Degrees of freedom of the t quantile, clusters - 1 (NaN with one cluster).
+    clusters : int
+        The number of clusters (cases).
+    design_effect : float
+        The clustered variance divided by the variance the same data would get
+        if every sample were independent (the ordinary OLS variance of the mean,
+        ``sum((y - mean)**2) / (N (N - 1))``); 1 when each case has one sample,
+        above 1 when runs of a case agree with each other. NaN when undefined.
+    """
+
+    se: float = math.nan
+    df: float = math.nan
+    clusters: int = 0
+    design_effect: float = math.nan
+
+    def to_dict(self) -> dict[str, Any]:
+        """As :meth:`Interval.to_dict`, with ``se``, ``df``, ``clusters`` and ``design_effect``."""
+        out = super().to_dict()
+        for key in ("se", "df", "design_effect"):
+            value = float(getattr(self, key))
+            out[key] = None if math.isnan(value) else value
+        out["clusters"] = self.clusters
+        return out
+
+
+def _outcomes(name: str, value: Any, *, signed: bool = False) -> np.ndarray:
+    """Validate a 1-D sequence of outcomes in [0, 1] (booleans allowed)."""
+    arr = np.asarray(value)
+    if arr.ndim != 1:
+        raise InvalidArgument(f"{name} must be a one-dimensional sequence, got shape {arr.shape}")
+    if arr.dtype == bool:
+        return arr.astype(float)
+    if arr.dtype.kind not in "iuf":
+        raise InvalidArgument(f"{name} must hold numbers in [0, 1] or booleans")
+    return _validate.as_rate(name, arr.astype(float))
+
+
+def _cluster_codes(clusters: Any, size: int, names: str) -> np.ndarray:
+    labels = np.asarray(clusters)
+    if labels.ndim != 1:
+        raise InvalidArgument(f"clusters must be one-dimensional, got shape {labels.shape}")
+    if labels.shape[0] != size:
+        raise InvalidArgument(
+            f"clusters has {labels.shape[0]} labels but {names} has {size} outcomes; "
+            "give one cluster label per outcome"
+        )
+    if labels.dtype.kind == "f" and np.isnan(labels).any():
+        raise InvalidArgument("clusters must not contain NaN")
+    _, codes = np.unique(labels, return_inverse=True)
+    return codes.reshape(-1)
+
+
+def _clustered(
+    y: np.ndarray, codes: np.ndarray, level: float, method: str, *, difference: bool
+) -> ClusteredInterval:
+    """Mean of ``y`` with a CR1 cluster-robust standard error and a t(G - 1) interval."""
+    from scipy.special import stdtrit
+
+    lo_bound, hi_bound = (-1.0, 1.0) if difference else (0.0, 1.0)
+    full = f"({lo_bound:g}, {hi_bound:g})"
+    n = y.size
+    if n == 0:
+        return ClusteredInterval(
+            math.nan,
+            lo_bound,
+            hi_bound,
+            level,
+            method,
+            difference=difference,
+            note=f"no outcomes: nothing to estimate from, so the estimate is NaN and the "
+            f"interval is {full}",
+        )
+    groups = int(codes.max()) + 1
+    mean = float(y.mean())
+    if groups < 2:
+        return ClusteredInterval(
+            mean,
+            lo_bound,
+            hi_bound,
+            level,
+            method,
+            difference=difference,
+            note=f"one case only: a cluster-robust standard error needs at least two "
+            f"cases, so the interval is the whole range {full}",
+            clusters=groups,
+        )
+    # CR1 sandwich for the mean (OLS on a constant): with residuals e and cluster
+    # sums S_g = sum of e over cluster g, Var = G/(G-1) * (N-1)/(N-K) * sum S_g^2 / N^2
+    # with K = 1, so the second factor is 1. This is the clustered standard error of
+    # Miller (2024), arXiv 2411.00640, with statsmodels' default
+    # small-sample correction; inference uses t with G - 1 degrees of freedom.
+    resid = y - mean
+    sums = np.bincount(codes, weights=resid, minlength=groups)
+    var = groups / (groups - 1) * float(sums @ sums) / (n * n)
+    se = math.sqrt(max(var, 0.0))
+    df = float(groups - 1)
+    t = float(stdtrit(df, 0.5 + level / 2.0))
+    low = min(max(mean - t * se, lo_bound), mean)
+    high = max(min(mean + t * se, hi_bound), mean)
+    iid = float(resid @ resid) / (n * (n - 1)) if n > 1 else math.nan
+    deff = var / iid if iid > 0 else math.nan
+    note = f"cluster-robust SE over {groups} cases, t with {groups - 1} df"
+    if se == 0.0:
+        note += (
+            "; every case has the same mean outcome, so the standard error is 0 and the "
+            "interval has no width: it says nothing about cases not run"
+        )
+    return ClusteredInterval(
+        mean,
+        low,
+        high,
+        level,
+        method,
+        difference=difference,
+        note=note,
+        se=se,
+        df=df,
+        clusters=groups,
+        design_effect=deff,
+    )
+
+
+def clustered_mean_ci(outcomes: Any, clusters: Any, *, level: float = 0.95) -> ClusteredInterval:
+    """Mean pass rate with a cluster-robust interval, a cluster being a case.
+
+    When each case is run several times, runs of the same case are not
+    independent: a hard case fails again and again. Treating every run as an
+    independent trial then makes the interval too narrow. This function keeps
+    the runs of a case together, as Miller (2024) recommends for evals.
+
+    Parameters
+    ----------
+    outcomes : array_like
+        One outcome per run: booleans, 0/1, or fractional scores in [0, 1].
+    clusters : array_like
+        One label per run naming its case (any hashable values numpy can sort).
+    level : float, optional
+        Confidence level, strictly between 0 and 1.
+
+    Returns
+    -------
+    ClusteredInterval
+        ``estimate`` is the mean outcome; ``se`` the CR1 cluster-robust standard
+        error (the one statsmodels' ``OLS(y, ones).fit(cov_type="cluster")``
+        gives); the limits are ``estimate -/+ t * se`` with t on ``clusters - 1``
+        degrees of freedom, clipped to [0, 1]. ``design_effect`` compares the
+        clustered variance with the independent-runs one. A single case gives
+        the interval (0, 1): no standard error can be estimated from one cluster.
+
+    References
+    ----------
+    Miller, E. (2024). Adding error bars to evals: a statistical approach to
+    language model evaluations. arXiv:2411.00640.
+    Cameron, A. C. & Miller, D. L. (2015). A practitioner's guide to
+    cluster-robust inference. Journal of Human Resources 50, 317-372.
+
+    Examples
+    --------
+    >>> ci = clustered_mean_ci([1, 1, 1, 0, 0, 0, 1, 0], ["a", "a", "b", "b", "c", "c", "d", "d"])
+    >>> round(ci.estimate, 3), round(ci.se, 4), ci.df, ci.clusters
+    (0.5, 0.2041, 3.0, 4)
+    >>> ci.note
+    'cluster-robust SE over 4 cases, t with 3 df'
+    """
+    level = _validate.check_level(level)
+    y = _outcomes("outcomes", outcomes)
+    codes = _cluster_codes(clusters, y.size, "outcomes")
+    return _clustered(y, codes, level, "cluster_robust", difference=False)
+
+
+def clustered_paired_diff_ci(
+    outcomes_a: Any, outcomes_b: Any, clusters: Any, *, level: float = 0.95
+) -> ClusteredInterval:
+    """Mean paired difference ``b - a`` with a cluster-robust interval.
+
+    Each position holds one pair: the outcome of variant A and of variant B on
+    the same case (and the same repeat). The per-pair differences ``b - a`` are
+    averaged and their standard error is clustered by case, as in
+    :func:`clustered_mean_ci`.
+
+    Parameters
+    ----------
+    outcomes_a, outcomes_b : array_like
+        Outcomes of the two variants, pair by pair: booleans, 0/1 or scores in
+        [0, 1], of equal length.
+    clusters : array_like
+        One case label per pair.
+    level : float, optional
+        Confidence level, strictly between 0 and 1.
+
+    Returns
+    -------
+    ClusteredInterval
+        ``difference`` is True; the limits are clipped to [-1, 1]. A single case
+        gives (-1, 1).
+
+    References
+    ----------
+    Miller, E. (2024). Adding error bars to evals: a statistical approach to
+    language model evaluations. arXiv:2411.00640.
+
+    Examples
+    --------
+    >>> a = [0, 0, 1, 1, 0, 1]
+    >>> b = [1, 1, 1, 1, 0, 1]
+    >>> ci = clustered_paired_diff_ci(a, b, [1, 1, 2, 2, 3, 3])
+    >>> round(ci.estimate, 4), ci.clusters
+    (0.3333, 3)
+    """
+    level = _validate.check_level(level)
+    a = _outcomes("outcomes_a", outcomes_a)
+    b = _outcomes("outcomes_b", outcomes_b)
+    if a.size != b.size:
+        raise InvalidArgument(
+            f"outcomes_a has {a.size} outcomes and outcomes_b has {b.size}; "
+            "they must be paired one to one"
+        )
+    codes = _cluster_codes(clusters, a.size, "outcomes_a")
+    return _clustered(b - a, codes, level, "cluster_robust", difference=True)

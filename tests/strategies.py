@@ -59,3 +59,19 @@ _SPACES: list[str] | None = None
 def json_keys() -> st.SearchStrategy[str]:
     """A JSON object key without dots (dots separate nested keys in ``is_json_with``)."""
     return st.text(min_size=1, max_size=6).filter(lambda k: "." not in k)
+
+
+@st.composite
+def clustered_outcomes(
+    draw: st.DrawFn, min_clusters: int = 1, max_clusters: int = 15
+) -> tuple[list[float], list[int]]:
+    """Outcomes in [0, 1] (mostly 0/1) with a case label each; at least one outcome."""
+    n_clusters = draw(st.integers(min_clusters, max_clusters))
+    outcomes: list[float] = []
+    labels: list[int] = []
+    values = st.one_of(st.sampled_from([0.0, 1.0]), st.floats(0, 1))
+    for c in range(n_clusters):
+        runs = draw(st.lists(values, min_size=1, max_size=6))
+        outcomes += runs
+        labels += [c] * len(runs)
+    return outcomes, labels
