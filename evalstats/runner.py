@@ -1,0 +1,466 @@
+"""A small in-process runner: run a task over cases several times and score every answer.
+
+``run_cases(task, cases, runs=10)`` calls ``task(prompt) -> str`` for every case
+and repeat, runs **every** check on every answer (so two problems in one answer
+are both recorded), and returns a :class:`RunResult` that gives per-case
+outcomes, pass counts, the most common problems and per-axis counts.
+
+Rules of meaning (see the design card):
+
+* **Unscored is not passed.** A check that returns an unscored verdict leaves
+  its denominator; a sample passes when every *scored* check passed.
+* A sample whose checks were *all* unscored showed nothing: it is **not** a
+  pass. It stays in its case's outcomes as ``False`` (so repeats stay aligned
+  for paired comparisons) and is counted in :meth:`RunResult.unscored_samples`.
+* **Incomplete samples stay in the denominator.** A task that raises, or
+  returns an empty answer or no text, gives an ``incomplete`` sample; after a
+  raise every check fails with the exception's message.
+
+The loader here is deliberately small: :func:`load_cases` reads the JSON suite
+format of ``cases/shop.json`` and :func:`load_shop_cases` finds that suite.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from .checks import INSPECTION_FAILURE, Verdict, check_from_spec, check_name, run_check
+from .errors import CaseFileError, InvalidArgument
+
+__all__ = [
+    "AxisCount",
+    "Case",
+    "CheckResult",
+    "RunResult",
+    "Sample",
+    "load_cases",
+    "load_shop_cases",
+    "run_cases",
+]
+
+Task = Callable[[str], str]
+SampleStatus = Literal["completed", "incomplete"]
+
+
+@dataclass(frozen=True)
+class Case:
+    """One case: an ``id``, the ``prompt`` sent to the task, and its checks.
+
+    ``checks`` is a tuple of ``(check, axis)`` pairs; ``axis`` is a name such
+    as ``"format"`` or None.
+    """
+
+    id: str
+    prompt: str
+    checks: tuple[tuple[Callable[[Any], Any], str | None], ...]
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.id, str) or not self.id.strip():
+            raise InvalidArgument(f"Case: id={self.id!r} must be a non-empty string")
+        if not isinstance(self.prompt, str):
+            raise InvalidArgument(f"Case {self.id!r}: prompt={self.prompt!r} must be a string")
+        checks = tuple((c if isinstance(c, tuple) else (c, None)) for c in self.checks)
+        for i, pair in enumerate(checks):
+            if len(pair) != 2 or not callable(pair[0]):
+                raise InvalidArgument(
+                    f"Case {self.id!r}: checks[{i}]={pair!r} must be a (check, axis) pair"
+                )
+            if pair[1] is not None and (not isinstance(pair[1], str) or not pair[1]):
+                raise InvalidArgument(
+                    f"Case {self.id!r}: checks[{i}] axis={pair[1]!r} must be a name or None"
+                )
+        if not checks:
+            raise InvalidArgument(f"Case {self.id!r} has no checks; give it at least one")
+        object.__setattr__(self, "checks", checks)
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """One check's verdict on one answer, with the check's name and axis."""
+
+    check: str
+    axis: str | None
+    verdict: Verdict
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "check": self.check,
+            "axis": self.axis,
+            "status": self.verdict.status,
+            "reason": self.verdict.reason,
+        }
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One answer to one case in one repeat, and what every check said of it.
+
+    ``status`` is ``"completed"`` when the task returned non-empty text and
+    ``"incomplete"`` otherwise (it raised, or returned nothing to inspect);
+    ``error`` holds the exception's type and message when it raised.
+    """
+
+    case: str
+    repeat: int
+    answer: str | None
+    checks: tuple[CheckResult, ...]
+    status: SampleStatus
+    variant: str = "default"
+    error: str | None = None
+
+    @property
+    def scored(self) -> bool:
+        """Whether at least one check scored this answer."""
+        return any(r.verdict.is_scored for r in self.checks)
+
+    @property
+    def passed(self) -> bool:
+        """Every scored check passed, and at least one check was scored."""
+        return self.scored and all(r.verdict.is_passed for r in self.checks if r.verdict.is_scored)
+
+    @property
+    def problems(self) -> tuple[str, ...]:
+        """The reasons of the failed checks, in check order."""
+        return tuple(r.verdict.reason for r in self.checks if r.verdict.is_failed)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "case": self.case,
+            "variant": self.variant,
+            "repeat": self.repeat,
+            "status": self.status,
+            "passed": self.passed,
+            "answer": self.answer,
+            "error": self.error,
+            "checks": [r.to_dict() for r in self.checks],
+        }
+
+
+@dataclass(frozen=True)
+class AxisCount:
+    """Verdicts of one axis' checks: ``passed`` of ``scored``, plus ``unscored`` apart.
+
+    ``not_inspected`` counts the failures that had nothing to inspect (their
+    reason starts with ``could not be inspected``); they are in ``scored``.
+    """
+
+    passed: int
+    scored: int
+    unscored: int
+    not_inspected: int
+
+    @property
+    def failed(self) -> int:
+        return self.scored - self.passed
+
+    def to_dict(self) -> dict[str, int]:
+        return {
+            "passed": self.passed,
+            "failed": self.failed,
+            "scored": self.scored,
+            "unscored": self.unscored,
+            "not_inspected": self.not_inspected,
+        }
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """The samples of one run of one variant over a set of cases.
+
+    ``samples`` are in the order they ran: repeat by repeat, each repeat going
+    through the cases in order. ``cases`` lists the case ids in suite order.
+    """
+
+    samples: tuple[Sample, ...]
+    cases: tuple[str, ...]
+    runs: int
+    variant: str = "default"
+
+    def outcomes(self) -> dict[str, list[bool]]:
+        """Each case's pass/fail outcomes in repeat order.
+
+        A sample passes when every scored check passed; a sample with no scored
+        check is ``False``: it showed nothing, and it keeps its place so that
+        two runs can be paired by (case, repeat).
+        """
+        out: dict[str, list[bool]] = {case: [] for case in self.cases}
+        for sample in sorted(self.samples, key=lambda s: s.repeat):
+            out[sample.case].append(sample.passed)
+        return out
+
+    def pass_counts(self) -> dict[str, tuple[int, int]]:
+        """``{case: (passes, samples)}``; every sample, incomplete ones too, counts."""
+        return {case: (sum(o), len(o)) for case, o in self.outcomes().items()}
+
+    @property
+    def passes(self) -> int:
+        """Passing samples over all cases."""
+        return sum(s.passed for s in self.samples)
+
+    @property
+    def trials(self) -> int:
+        """All samples over all cases (the overall denominator)."""
+        return len(self.samples)
+
+    def incomplete(self) -> dict[str, int]:
+        """``{case: number of incomplete samples}``."""
+        return self._count(lambda s: s.status == "incomplete")
+
+    def unscored_samples(self) -> dict[str, int]:
+        """``{case: number of samples that no check scored}`` (counted as not passed)."""
+        return self._count(lambda s: not s.scored)
+
+    def _count(self, predicate: Callable[[Sample], bool]) -> dict[str, int]:
+        counts = dict.fromkeys(self.cases, 0)
+        for s in self.samples:
+            counts[s.case] += bool(predicate(s))
+        return counts
+
+    def problems(self, *, top: int | None = None) -> dict[str, list[tuple[str, int]]]:
+        """The most common problems per case: ``{case: [(reason, count), ...]}``.
+
+        Every failed check of every sample counts once, so an answer with two
+        problems contributes both. ``top`` keeps the ``top`` most common.
+        """
+        return {case: counter.most_common(top) for case, counter in self.problem_counts().items()}
+
+    def problem_counts(self) -> dict[str, Counter[str]]:
+        """``{case: Counter of failure reasons}``."""
+        counters: dict[str, Counter[str]] = {case: Counter() for case in self.cases}
+        for s in self.samples:
+            counters[s.case].update(s.problems)
+        return counters
+
+    def axis_counts(self) -> dict[str, AxisCount]:
+        """Per-axis verdict counts, each axis with its own denominator.
+
+        An axis counts the verdicts of the checks that name it, over every
+        sample; unscored verdicts are out of ``scored`` and counted apart.
+        Checks without an axis count only in the per-case and overall figures.
+        Axes are listed in the order they first appear.
+        """
+        tallies: dict[str, list[int]] = {}
+        for s in self.samples:
+            for r in s.checks:
+                if r.axis is None:
+                    continue
+                t = tallies.setdefault(r.axis, [0, 0, 0, 0])
+                v = r.verdict
+                if not v.is_scored:
+                    t[2] += 1
+                    continue
+                t[1] += 1
+                t[0] += v.is_passed
+                t[3] += v.not_inspected
+        return {axis: AxisCount(*t) for axis, t in tallies.items()}
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready summary with every sample."""
+        counts = self.pass_counts()
+        incomplete = self.incomplete()
+        unscored = self.unscored_samples()
+        return {
+            "variant": self.variant,
+            "runs": self.runs,
+            "passes": self.passes,
+            "trials": self.trials,
+            "cases": [
+                {
+                    "case": case,
+                    "passes": counts[case][0],
+                    "trials": counts[case][1],
+                    "incomplete": incomplete[case],
+                    "unscored_samples": unscored[case],
+                    "problems": [
+                        {"reason": r, "count": n}
+                        for r, n in self.problem_counts()[case].most_common()
+                    ],
+                }
+                for case in self.cases
+            ],
+            "axes": {axis: c.to_dict() for axis, c in self.axis_counts().items()},
+            "samples": [s.to_dict() for s in self.samples],
+        }
+
+
+def _positive_int(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidArgument(f"{name}={value!r} must be a whole number")
+    if value < 1:
+        raise InvalidArgument(f"{name}={value!r} must be at least 1")
+    return value
+
+
+def run_cases(
+    task: Task, cases: Iterable[Case], *, runs: int, variant: str = "default"
+) -> RunResult:
+    """Run ``task`` on every case ``runs`` times and score every answer.
+
+    The schedule goes repeat by repeat, each repeat through the cases in order,
+    so that anything that drifts during a run touches every case alike. Every
+    check runs on every answer through :func:`~evalstats.checks.run_check`, so
+    a check that raises fails instead of stopping the run.
+
+    An exception raised by the task (any ``Exception``; ``KeyboardInterrupt``
+    stops the run) makes the sample ``incomplete`` and fails every check with
+    ``could not be inspected: the task raised <Type>: <message>``. A task that
+    returns an empty answer, or something other than text, also gives an
+    ``incomplete`` sample, whose checks fail as having nothing to inspect.
+
+    Parameters
+    ----------
+    task : callable
+        ``task(prompt) -> str``, for example an assistant from
+        :func:`evalstats.standin.shop.make_assistant`.
+    cases : iterable of Case
+        With unique ids, for example :func:`load_shop_cases`.
+    runs : int
+        Repeats per case, at least 1.
+    variant : str, optional
+        A name for what is being run, kept on the result and its samples.
+
+    Returns
+    -------
+    RunResult
+
+    Examples
+    --------
+    >>> from evalstats.standin.shop import make_assistant
+    >>> result = run_cases(make_assistant(2, seed=0), load_shop_cases(), runs=5)
+    >>> result.pass_counts()["order status"]
+    (4, 5)
+    >>> result.problems()["order status"]
+    [('has 58 words, more than 25', 1)]
+    >>> result.passes, result.trials
+    (19, 20)
+    """
+    if not callable(task):
+        raise InvalidArgument(f"task={task!r} must be callable: task(prompt) -> str")
+    runs = _positive_int("runs", runs)
+    if not isinstance(variant, str) or not variant:
+        raise InvalidArgument(f"variant={variant!r} must be a non-empty string")
+    case_list = list(cases)
+    if not case_list:
+        raise InvalidArgument("cases is empty; give at least one case")
+    seen: set[str] = set()
+    for i, case in enumerate(case_list):
+        if not isinstance(case, Case):
+            raise InvalidArgument(f"cases[{i}]={case!r} must be a Case")
+        if case.id in seen:
+            raise InvalidArgument(f"cases[{i}] repeats the case id {case.id!r}")
+        seen.add(case.id)
+
+    samples: list[Sample] = []
+    for repeat in range(runs):
+        for case in case_list:
+            samples.append(_run_one(task, case, repeat, variant))
+    return RunResult(
+        samples=tuple(samples),
+        cases=tuple(c.id for c in case_list),
+        runs=runs,
+        variant=variant,
+    )
+
+
+def _run_one(task: Task, case: Case, repeat: int, variant: str) -> Sample:
+    try:
+        answer = task(case.prompt)
+    except Exception as exc:
+        error = f"{type(exc).__name__}: {exc}"
+        failed = Verdict.failed(f"{INSPECTION_FAILURE}: the task raised {error}")
+        results = tuple(CheckResult(check_name(c), axis, failed) for c, axis in case.checks)
+        return Sample(case.id, repeat, None, results, "incomplete", variant, error)
+    results = tuple(
+        CheckResult(check_name(c), axis, run_check(c, answer)) for c, axis in case.checks
+    )
+    completed = isinstance(answer, str) and bool(answer.strip())
+    stored = answer if isinstance(answer, str) else None
+    return Sample(
+        case.id, repeat, stored, results, "completed" if completed else "incomplete", variant
+    )
+
+
+# --- a minimal loader --------------------------------------------------------
+
+
+def load_cases(path: str | Path) -> tuple[Case, ...]:
+    """Read a JSON suite file such as ``cases/shop.json``.
+
+    The file holds ``{"name": ..., "cases": [{"id", "prompt", "checks"}, ...]}``;
+    each check is a spec for :func:`evalstats.checks.check_from_spec`, with an
+    optional ``"axis"``. Errors raise :class:`~evalstats.errors.CaseFileError`
+    naming the file, the case and the field.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise CaseFileError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CaseFileError(
+            f"{path}: not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+        ) from None
+    if not isinstance(document, Mapping):
+        raise CaseFileError(f"{path}: the top level must be an object with a 'cases' list")
+    raw_cases = document.get("cases")
+    if not isinstance(raw_cases, list) or not raw_cases:
+        raise CaseFileError(f"{path}: field 'cases' must be a non-empty list")
+    cases: list[Case] = []
+    seen: set[str] = set()
+    for i, raw in enumerate(raw_cases):
+        where = f"{path}: cases[{i}]"
+        if not isinstance(raw, Mapping):
+            raise CaseFileError(f"{where}: must be an object with 'id', 'prompt' and 'checks'")
+        case_id = raw.get("id")
+        if not isinstance(case_id, str) or not case_id.strip():
+            raise CaseFileError(f"{where}: field 'id' must be a non-empty string")
+        where = f"{path}: case {case_id!r}"
+        if case_id in seen:
+            raise CaseFileError(f"{where}: field 'id' repeats an earlier case's id")
+        seen.add(case_id)
+        prompt = raw.get("prompt")
+        if not isinstance(prompt, str) or not prompt.strip():
+            raise CaseFileError(f"{where}: field 'prompt' must be a non-empty string")
+        specs = raw.get("checks")
+        if not isinstance(specs, list) or not specs:
+            raise CaseFileError(f"{where}: field 'checks' must be a non-empty list")
+        checks = []
+        for j, spec in enumerate(specs):
+            axis = spec.get("axis") if isinstance(spec, Mapping) else None
+            if axis is not None and (not isinstance(axis, str) or not axis.strip()):
+                raise CaseFileError(f"{where}: field 'checks[{j}].axis' must be a non-empty string")
+            try:
+                check = check_from_spec(spec)
+            except InvalidArgument as exc:
+                raise CaseFileError(f"{where}: field 'checks[{j}]': {exc}") from None
+            checks.append((check, axis))
+        cases.append(Case(case_id, prompt, tuple(checks)))
+    return tuple(cases)
+
+
+def _shop_path() -> Path:
+    import evalstats
+
+    package = Path(evalstats.__file__).parent
+    installed = package / "_cases" / "shop.json"
+    if installed.is_file():
+        return installed
+    return package.parent / "cases" / "shop.json"
+
+
+def load_shop_cases() -> tuple[Case, ...]:
+    """The four shop cases (``cases/shop.json``), as shipped with evalstats.
+
+    Examples
+    --------
+    >>> [case.id for case in load_shop_cases()]
+    ['order status', 'broken lamp refund', 'discount trick', 'thank-you']
+    """
+    return load_cases(_shop_path())
