@@ -1,0 +1,1069 @@
+"""Comparisons of two variants, A and B, and the verdicts they come to.
+
+Two entry points:
+
+* :func:`compare_counts` takes pass counts of two independent samples;
+* :func:`compare` takes, for each variant, the pass/fail outcomes of every
+  repeat of every case, pairs them by (case, repeat) when it can, and lists
+  per-case rows so that a case where B got clearly worse stays visible even
+  when the average improved.
+
+Both return a :class:`Comparison` whose ``verdict`` is ``"b_better"``,
+``"a_better"`` or ``"cant_tell"``. A ``cant_tell`` verdict always comes with
+``detectable``: the smallest difference these trials would usually (with 80%
+power) detect. A comparison never reports "no difference".
+
+The decision rules of the independent design are vectorised in :func:`decide`,
+which the power calculations reuse so that the power of a method is the power of
+exactly the rule :func:`compare_counts` applies.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+import numpy as np
+
+from ._validate import as_counts, as_rate, check_level, check_method, check_not_larger
+from .errors import InvalidArgument
+from .intervals import Interval
+
+__all__ = [
+    "CaseRow",
+    "Comparison",
+    "compare",
+    "compare_counts",
+    "decide",
+    "detectable_difference",
+]
+
+VerdictName = Literal["b_better", "a_better", "cant_tell"]
+
+#: Methods for two independent samples (also usable on per-case results).
+UNPAIRED_METHODS = ("newcombe", "overlap", "ztest")
+#: Methods that need outcomes paired by (case, repeat).
+PAIRED_METHODS = ("mcnemar", "clustered")
+METHODS = UNPAIRED_METHODS + PAIRED_METHODS
+
+#: Above this many trials per side (or pairs), :func:`detectable_difference`
+#: uses the normal approximation instead of exact enumeration.
+EXACT_LIMIT = 2000
+
+_VERDICTS: dict[int, VerdictName] = {1: "b_better", -1: "a_better", 0: "cant_tell"}
+
+
+# --- vectorised decision rules ----------------------------------------------
+
+
+def _ztest_pvalue(ka: Any, na: Any, kb: Any, nb: Any) -> np.ndarray:
+    """Two-sided p-value of the pooled two-proportion z test (all trials > 0).
+
+    z = (p_b - p_a) / sqrt(p (1 - p) (1/n_a + 1/n_b)) with p the pooled rate,
+    as statsmodels ``proportions_ztest(..., value=0)``. When the pooled rate is
+    0 or 1 both samples agree exactly and z is 0/0; the p-value is taken as 1.
+    """
+    from scipy.special import ndtr
+
+    ka, na, kb, nb = (np.asarray(x, dtype=float) for x in (ka, na, kb, nb))
+    pooled = (ka + kb) / (na + nb)
+    se = np.sqrt(pooled * (1.0 - pooled) * (1.0 / na + 1.0 / nb))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = (kb / nb - ka / na) / se
+    p = 2.0 * ndtr(-np.abs(z))
+    return np.where(se > 0, p, 1.0)
+
+
+def _mcnemar_pvalue(only_a: Any, only_b: Any) -> np.ndarray:
+    """Exact two-sided McNemar p-value from the discordant counts, vectorised.
+
+    It is the two-sided binomial test of ``only_b`` successes in
+    ``only_a + only_b`` trials at probability 1/2, as
+    ``scipy.stats.binomtest(only_b, only_a + only_b, 0.5).pvalue``; with
+    probability 1/2 the distribution is symmetric, so the p-value is twice the
+    smaller tail, capped at 1. No discordant pair gives a p-value of 1.
+    """
+    from scipy.stats import binom
+
+    only_a = np.asarray(only_a)
+    only_b = np.asarray(only_b)
+    m = only_a + only_b
+    p = 2.0 * binom.cdf(np.minimum(only_a, only_b), m, 0.5)
+    return np.where(m > 0, np.minimum(p, 1.0), 1.0)
+
+
+def decide(
+    successes_a: Any,
+    trials_a: Any,
+    successes_b: Any,
+    trials_b: Any,
+    *,
+    method: str = "newcombe",
+    level: float = 0.95,
+) -> np.ndarray:
+    """The verdicts of :func:`compare_counts`, vectorised over numpy arrays.
+
+    Parameters
+    ----------
+    successes_a, trials_a, successes_b, trials_b : int or array_like of int
+        Pass counts and trials of A and B; they broadcast together.
+    method : {"newcombe", "overlap", "ztest"}
+        ``newcombe``: the Newcombe hybrid-score interval of p_b - p_a excludes
+        0. ``overlap``: B's Wilson interval lies wholly above A's
+        (``low_b > high_a``), or the other way round for A. ``ztest``: the
+        two-sided pooled z test has p < 1 - level; the sign of p_b - p_a says
+        which way.
+    level : float
+        Confidence level; the test size is ``1 - level``.
+
+    Returns
+    -------
+    numpy.ndarray of int8
+        +1 where B is better, -1 where A is better, 0 where one can't tell
+        (always 0 where a side has zero trials).
+
+    References
+    ----------
+    Wilson, E. B. (1927). Probable inference, the law of succession, and
+    statistical inference. JASA 22, 209-212.
+
+    Newcombe, R. G. (1998). Interval estimation for the difference between
+    independent proportions: comparison of eleven methods. Statistics in
+    Medicine 17, 873-890 (method 10).
+
+    Examples
+    --------
+    >>> decide([30, 30], 40, [39, 33], 40).tolist()
+    [1, 0]
+    >>> decide(39, 40, 30, 40, method="overlap").tolist()
+    -1
+    """
+    from .intervals import diff_ci, proportion_ci
+
+    level = check_level(level)
+    method = _check_unpaired_method(method)
+    ka = _counts_arg("successes_a", successes_a)
+    na = _counts_arg("trials_a", trials_a)
+    kb = _counts_arg("successes_b", successes_b)
+    nb = _counts_arg("trials_b", trials_b)
+    check_not_larger("successes_a", ka, "trials_a", na)
+    check_not_larger("successes_b", kb, "trials_b", nb)
+    ka, na, kb, nb = np.broadcast_arrays(ka, na, kb, nb)
+    usable = (na > 0) & (nb > 0)
+    # Zero trials on a side: nothing to compare. Compute on one trial instead
+    # and mask the result, so the interval functions never see an empty side.
+    na_ = np.where(usable, na, 1)
+    nb_ = np.where(usable, nb, 1)
+    ka_ = np.where(usable, ka, 0)
+    kb_ = np.where(usable, kb, 0)
+    if method == "newcombe":
+        d = diff_ci(ka_, na_, kb_, nb_, level=level, method="newcombe")
+        better = np.asarray(d.low) > 0
+        worse = np.asarray(d.high) < 0
+    elif method == "overlap":
+        wa = proportion_ci(ka_, na_, level=level, method="wilson")
+        wb = proportion_ci(kb_, nb_, level=level, method="wilson")
+        better = np.asarray(wb.low) > np.asarray(wa.high)
+        worse = np.asarray(wa.low) > np.asarray(wb.high)
+    else:  # ztest
+        p = _ztest_pvalue(ka_, na_, kb_, nb_)
+        significant = p < 1.0 - level
+        # Compare k_b / n_b with k_a / n_a by cross-multiplying: exact in integers.
+        better = significant & (kb_ * na_ > ka_ * nb_)
+        worse = significant & (ka_ * nb_ > kb_ * na_)
+    out = np.where(better, 1, np.where(worse, -1, 0)).astype(np.int8)
+    return np.where(usable, out, 0).astype(np.int8)
+
+
+def _check_unpaired_method(method: Any) -> str:
+    if method in PAIRED_METHODS:
+        raise InvalidArgument(
+            f"method={method!r} needs outcomes paired by (case, repeat), and counts of "
+            "two independent samples carry no pairing; pass per-case outcomes to "
+            f"compare(), or choose one of {', '.join(repr(m) for m in UNPAIRED_METHODS)}"
+        )
+    return check_method(method, UNPAIRED_METHODS)
+
+
+# --- the detectable difference ----------------------------------------------
+
+
+def _bisect_first_crossing(
+    power_at: Any, target: float, top: float, *, grid: int = 200, tol: float = 1e-6
+) -> float:
+    """Smallest d in [0, top] with power_at(d) >= target, or NaN if none.
+
+    A grid scan finds the first grid point reaching the target (exact power of
+    a discrete test need not be monotone in d), then bisection narrows the
+    bracket until it is narrower than ``tol``; the upper end is returned, so
+    power_at(result) >= target always holds.
+    """
+    if power_at(0.0) >= target:
+        return 0.0
+    prev = 0.0
+    for d in np.linspace(0.0, top, grid + 1)[1:]:
+        if power_at(float(d)) >= target:
+            lo, hi = prev, float(d)
+            while hi - lo > tol:
+                mid = 0.5 * (lo + hi)
+                if power_at(mid) >= target:
+                    hi = mid
+                else:
+                    lo = mid
+            return hi
+        prev = float(d)
+    return math.nan
+
+
+def _binom_pmf(k: np.ndarray, n: Any, p: float) -> np.ndarray:
+    """Binomial probabilities by log-gamma, robust for any p in [0, 1].
+
+    (``scipy.stats.binom.pmf`` overflows for subnormal p.)
+    """
+    from scipy.special import gammaln, xlog1py, xlogy
+
+    k = np.asarray(k, dtype=float)
+    n = np.asarray(n, dtype=float)
+    log = gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1)
+    return np.exp(log + xlogy(k, p) + xlog1py(n - k, -p))
+
+
+def _centred(rate: float, d: float) -> tuple[float, float]:
+    """Rates (p_a, p_b) with p_b - p_a = d, centred on ``rate``, kept in [0, 1]."""
+    pa = min(max(rate - d / 2.0, 0.0), 1.0 - d)
+    return pa, pa + d
+
+
+def detectable_difference(
+    trials_a: int,
+    trials_b: int | None = None,
+    *,
+    rate: float = 0.5,
+    method: str = "newcombe",
+    level: float = 0.95,
+    power: float = 0.8,
+    discordance: float | None = None,
+) -> float:
+    """The smallest difference p_b - p_a that these trials would usually detect.
+
+    "Usually" means with probability ``power`` (80% by default): the value
+    returned is the smallest d such that, when B's true pass rate exceeds A's
+    by d, the comparison returns ``b_better`` with probability at least
+    ``power``. It is a statement about the design (the numbers of trials and
+    the method), evaluated near the observed pass rate, not an estimate of the
+    difference.
+
+    Independent design (``newcombe``, ``overlap``, ``ztest``): the true rates
+    are centred on ``rate`` (normally the pooled observed pass rate):
+    p_a = rate - d/2 and p_b = rate + d/2, shifted as a pair to stay within
+    [0, 1]. The power is exact: a sum over every outcome pair (k_a, k_b) of the
+    binomial probabilities times whether :func:`decide` says ``b_better``.
+
+    Paired design (``mcnemar``): ``trials_a`` is the number of (case, repeat)
+    pairs and ``discordance`` the share of pairs on which A and B disagree
+    (normally the observed share). Under a difference d the pairs split into
+    B-only passes with probability (pi + d)/2 and A-only passes with
+    probability (pi - d)/2, where pi = max(discordance, d) since a difference d
+    needs at least a share d of discordant pairs. The power is exact: a sum over
+    the number of discordant pairs and how they split, of the trinomial
+    probabilities times whether the exact McNemar test says ``b_better``.
+
+    Above ``EXACT_LIMIT`` (2,000) trials per side, or pairs, the exact sums are
+    replaced by the normal approximation: for the independent design
+    power = Phi((d - z sqrt(p(1-p)(1/n_a + 1/n_b))) / sqrt(p_a(1-p_a)/n_a +
+    p_b(1-p_b)/n_b)) for every method, and for the paired design Connor's (1987)
+    power = Phi((d sqrt(n) - z sqrt(pi)) / sqrt(pi - d^2)), z being the
+    two-sided critical value at ``level``.
+
+    Parameters
+    ----------
+    trials_a : int
+        Trials of A, or the number of pairs for ``mcnemar``.
+    trials_b : int, optional
+        Trials of B (default: as many as A). Not used by ``mcnemar``.
+    rate : float
+        The pass rate around which the true rates are centred (independent).
+    method : {"newcombe", "overlap", "ztest", "mcnemar"}
+        The decision rule whose power is computed.
+    level : float
+        Confidence level of that rule.
+    power : float
+        The required probability of detecting the difference.
+    discordance : float, optional
+        Share of discordant pairs, required for ``mcnemar``.
+
+    Returns
+    -------
+    float
+        The detectable difference in probability units (0.24 means 24
+        percentage points), or NaN when even the largest possible difference
+        would be detected with probability below ``power``.
+
+    References
+    ----------
+    Newcombe, R. G. (1998). Interval estimation for the difference between
+    independent proportions: comparison of eleven methods. Statistics in
+    Medicine 17, 873-890.
+
+    Connor, R. J. (1987). Sample size for testing differences in proportions
+    for the paired-sample design. Biometrics 43, 207-211.
+
+    Examples
+    --------
+    >>> round(detectable_difference(40, rate=0.75), 3)
+    0.263
+    >>> round(detectable_difference(40, method="mcnemar", discordance=0.2), 3)
+    0.195
+    """
+    level = check_level(level)
+    method = check_method(method, ("newcombe", "overlap", "ztest", "mcnemar"))
+    target = float(as_rate("power", power, open_interval=True))
+    na = _scalar_count("trials_a", trials_a)
+    if na < 1:
+        raise InvalidArgument(f"trials_a={trials_a!r} must be at least 1")
+    if method == "mcnemar":
+        if discordance is None:
+            raise InvalidArgument(
+                "discordance=None: method='mcnemar' needs the share of discordant pairs"
+            )
+        disc = float(as_rate("discordance", discordance))
+        if na > EXACT_LIMIT:
+            return _mcnemar_detectable_normal(na, disc, level, target)
+        return _mcnemar_detectable_exact(na, disc, level, target)
+    nb = na if trials_b is None else _scalar_count("trials_b", trials_b)
+    if nb < 1:
+        raise InvalidArgument(f"trials_b={trials_b!r} must be at least 1")
+    p = float(as_rate("rate", rate))
+    if max(na, nb) > EXACT_LIMIT:
+        return _independent_detectable_normal(na, nb, p, level, target)
+    return _independent_detectable_exact(na, nb, p, method, level, target)
+
+
+def _independent_detectable_exact(
+    na: int, nb: int, rate: float, method: str, level: float, target: float
+) -> float:
+    ka = np.arange(na + 1)
+    kb = np.arange(nb + 1)
+    # The decision does not depend on the true rates: compute it once.
+    wins = (decide(ka[:, None], na, kb[None, :], nb, method=method, level=level) == 1).astype(float)
+
+    def power_at(d: float) -> float:
+        pa, pb = _centred(rate, d)
+        return float(_binom_pmf(ka, na, pa) @ wins @ _binom_pmf(kb, nb, pb))
+
+    return _bisect_first_crossing(power_at, target, 1.0)
+
+
+def _independent_detectable_normal(
+    na: int, nb: int, rate: float, level: float, target: float
+) -> float:
+    from scipy.stats import norm
+
+    z = norm.ppf(0.5 + level / 2.0)
+
+    def power_at(d: float) -> float:
+        pa, pb = _centred(rate, d)
+        pooled = (na * pa + nb * pb) / (na + nb)
+        null_se = math.sqrt(pooled * (1 - pooled) * (1 / na + 1 / nb))
+        alt_se = math.sqrt(pa * (1 - pa) / na + pb * (1 - pb) / nb)
+        if alt_se == 0:
+            return 1.0 if d > z * null_se else 0.0
+        return float(norm.cdf((d - z * null_se) / alt_se))
+
+    return _bisect_first_crossing(power_at, target, 1.0)
+
+
+def _mcnemar_wins_from(pairs: int, level: float) -> np.ndarray:
+    """For each number m of discordant pairs, the least B-only count that wins.
+
+    With m discordant pairs the exact McNemar test says ``b_better`` exactly
+    when only_b >= c_m (its p-value falls as only_b moves above m/2); c_m is
+    m + 1 when no split of m pairs is significant.
+    """
+    m = np.arange(pairs + 1)[:, None]
+    j = np.arange(pairs + 1)[None, :]
+    valid = j <= m
+    only_b = np.where(valid, j, 0)
+    only_a = np.where(valid, m - j, 0)
+    p = _mcnemar_pvalue(only_a, only_b)
+    wins = valid & (only_b > only_a) & (p < 1.0 - level)
+    return (m[:, 0] + 1) - wins.sum(axis=1)
+
+
+def _binom_sf(k: np.ndarray, n: np.ndarray, p: float) -> np.ndarray:
+    """P(X > k) for X ~ Binomial(n, p), elementwise; exact at p = 0 and p = 1."""
+    from scipy.special import bdtrc
+
+    k = np.asarray(k, dtype=np.int64)
+    n = np.asarray(n, dtype=np.int64)
+    if p <= 0.0:
+        return (k < 0).astype(float)
+    if p >= 1.0:
+        return (k < n).astype(float)
+    # bdtrc(k, n, p) = P(X > k) for 0 <= k < n; beyond that range the tail is 0 or 1.
+    inside = bdtrc(np.clip(k, 0, np.maximum(n - 1, 0)), n, p)
+    return np.where(k < 0, 1.0, np.where(k >= n, 0.0, inside))
+
+
+def _mcnemar_detectable_exact(pairs: int, disc: float, level: float, target: float) -> float:
+    first_win = _mcnemar_wins_from(pairs, level)
+    m = np.arange(pairs + 1)
+
+    def power_at(d: float) -> float:
+        pi = min(max(disc, d), 1.0)
+        if pi == 0.0:
+            return 0.0
+        share_b = min((pi + d) / (2.0 * pi), 1.0)
+        # P(only_b >= c_m | m discordant pairs) summed over m.
+        return float(_binom_pmf(m, pairs, pi) @ _binom_sf(first_win - 1, m, share_b))
+
+    return _bisect_first_crossing(power_at, target, 1.0)
+
+
+def _mcnemar_detectable_normal(pairs: int, disc: float, level: float, target: float) -> float:
+    from scipy.stats import norm
+
+    z = norm.ppf(0.5 + level / 2.0)
+
+    def power_at(d: float) -> float:
+        pi = min(max(disc, d), 1.0)
+        if pi == 0.0:
+            return 0.0
+        spread = pi - d * d
+        if spread <= 0:
+            return 1.0
+        return float(norm.cdf((d * math.sqrt(pairs) - z * math.sqrt(pi)) / math.sqrt(spread)))
+
+    return _bisect_first_crossing(power_at, target, 1.0)
+
+
+def _clustered_detectable(se: float, cases: int, level: float, target: float) -> float:
+    """d = (t_{1-alpha/2} + t_{power}) * SE with cases - 1 degrees of freedom.
+
+    The usual approximation for a t test whose standard error stays what it was
+    observed to be under the alternative; NaN when that exceeds 1, the largest
+    possible difference.
+    """
+    from scipy.stats import t
+
+    df = cases - 1
+    d = float((t.ppf(0.5 + level / 2.0, df) + t.ppf(target, df)) * se)
+    return d if d <= 1.0 else math.nan
+
+
+# --- results ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CaseRow:
+    """One case of a comparison.
+
+    Attributes
+    ----------
+    case : str
+        The case id.
+    passes_a, trials_a, passes_b, trials_b : int
+        Passes and runs of the case under A and under B (0 trials when the case
+        was run under one variant only).
+    difference : Interval
+        p_b - p_a on this case, with its own interval at the comparison's
+        level: Newcombe's paired interval when the comparison is paired,
+        Newcombe's independent one otherwise.
+    worse : bool
+        B got clearly worse on this case: the case's own interval lies wholly
+        below 0.
+    better : bool
+        B got clearly better on this case: the interval lies wholly above 0.
+    """
+
+    case: str
+    passes_a: int
+    trials_a: int
+    passes_b: int
+    trials_b: int
+    difference: Interval
+    worse: bool
+    better: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "case": self.case,
+            "passes_a": self.passes_a,
+            "trials_a": self.trials_a,
+            "passes_b": self.passes_b,
+            "trials_b": self.trials_b,
+            "difference": self.difference.to_dict(),
+            "worse": self.worse,
+            "better": self.better,
+        }
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The outcome of comparing variant A with variant B.
+
+    Attributes
+    ----------
+    verdict : {"b_better", "a_better", "cant_tell"}
+        What the data say at the chosen level. Never "no difference":
+        ``cant_tell`` comes with ``detectable``.
+    difference : Interval
+        p_b - p_a with its interval (Newcombe's for independent samples and for
+        ``mcnemar``; the cluster-robust one for ``clustered``).
+    pvalue : float or None
+        The p-value of the method's test (``ztest``, ``mcnemar``,
+        ``clustered``); None for ``newcombe`` and ``overlap``, which are
+        interval rules.
+    method, level
+        The decision rule and the confidence level (test size 1 - level).
+    successes_a, trials_a, successes_b, trials_b : int
+        Pooled counts.
+    paired : bool
+        Whether the outcomes were paired by (case, repeat).
+    both, only_a, only_b, neither : int or None
+        For a paired comparison, the cells of the A-pass x B-pass table.
+    cases : tuple of CaseRow
+        Per-case rows (empty for :func:`compare_counts`).
+    detectable : float or None
+        For ``cant_tell``: the smallest p_b - p_a that these trials would
+        detect with 80% power, in probability units (see
+        :func:`detectable_difference`); NaN when no difference is large enough;
+        None for the other verdicts.
+    rate_a, rate_b : Interval
+        Each variant's pass rate with its Wilson interval.
+    reason : str
+        Why the verdict could not be reached or how it was computed, when that
+        matters (zero trials, a fallback).
+    """
+
+    verdict: VerdictName
+    difference: Interval
+    pvalue: float | None
+    method: str
+    level: float
+    successes_a: int
+    trials_a: int
+    successes_b: int
+    trials_b: int
+    rate_a: Interval
+    rate_b: Interval
+    paired: bool = False
+    both: int | None = None
+    only_a: int | None = None
+    only_b: int | None = None
+    neither: int | None = None
+    cases: tuple[CaseRow, ...] = ()
+    detectable: float | None = None
+    reason: str = field(default="")
+
+    @property
+    def worse_cases(self) -> tuple[str, ...]:
+        """Ids of the cases on which B got clearly worse."""
+        return tuple(row.case for row in self.cases if row.worse)
+
+    def __str__(self) -> str:
+        head = {"b_better": "B better", "a_better": "A better", "cant_tell": "can't tell yet"}[
+            self.verdict
+        ]
+        level = f"{100 * self.level:g}%"
+        if self.trials_a == 0 or self.trials_b == 0:
+            return f"{head}: {self.reason}"
+        test = self.method
+        if self.pvalue is not None:
+            test += " " + _pvalue_text(self.pvalue)
+        if self.method == "overlap":
+            how = "apart" if self.verdict != "cant_tell" else "overlapping"
+            text = (
+                f"{head}: {self.difference}; Wilson intervals {how}: "
+                f"A {self.rate_a}, B {self.rate_b}, {test}, {level}"
+            )
+        else:
+            text = f"{head}: {self.difference}, {test}, {level}"
+        if self.verdict == "cant_tell":
+            text += "; " + _detectable_text(self.detectable)
+        worse = self.worse_cases
+        if worse:
+            shown = ", ".join(repr(c) for c in worse[:3]) + (", ..." if len(worse) > 3 else "")
+            text += f"; B clearly worse on {len(worse)} case{'s' if len(worse) > 1 else ''}: "
+            text += shown
+        return text
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (NaN becomes None); ``summary`` holds ``str(self)``."""
+
+        def num(x: float | None) -> float | None:
+            return None if x is None or math.isnan(x) else float(x)
+
+        return {
+            "verdict": self.verdict,
+            "summary": str(self),
+            "method": self.method,
+            "level": self.level,
+            "paired": self.paired,
+            "difference": self.difference.to_dict(),
+            "pvalue": num(self.pvalue),
+            "detectable": num(self.detectable),
+            "successes_a": self.successes_a,
+            "trials_a": self.trials_a,
+            "successes_b": self.successes_b,
+            "trials_b": self.trials_b,
+            "rate_a": self.rate_a.to_dict(),
+            "rate_b": self.rate_b.to_dict(),
+            "both": self.both,
+            "only_a": self.only_a,
+            "only_b": self.only_b,
+            "neither": self.neither,
+            "cases": [row.to_dict() for row in self.cases],
+            "reason": self.reason,
+        }
+
+
+def _pvalue_text(p: float) -> str:
+    return "p<0.001" if p < 0.001 else f"p={p:.2g}"
+
+
+def _detectable_text(d: float | None) -> str:
+    if d is None or math.isnan(d):
+        return "these trials are too few to usually detect even the largest possible difference"
+    points = max(1, math.ceil(100 * d - 1e-9))
+    return f"these trials would usually detect a difference of {points} points or more"
+
+
+# --- compare_counts -------------------------------------------------------------
+
+
+def _counts_arg(name: str, value: Any) -> np.ndarray:
+    """:func:`as_counts`, with a scalar shown as ``x`` rather than ``array(x)``."""
+    try:
+        return as_counts(name, value)
+    except InvalidArgument as exc:
+        raise InvalidArgument(re.sub(r"=array\((.*?)\)", r"=\1", str(exc))) from None
+
+
+def _scalar_count(name: str, value: Any) -> int:
+    arr = _counts_arg(name, value)
+    if arr.ndim:
+        raise InvalidArgument(
+            f"{name} has shape {arr.shape}; compare_counts takes single counts "
+            "(use decide() for arrays)"
+        )
+    return int(arr)
+
+
+def compare_counts(
+    successes_a: int,
+    trials_a: int,
+    successes_b: int,
+    trials_b: int,
+    *,
+    method: str = "newcombe",
+    level: float = 0.95,
+) -> Comparison:
+    """Compare the pass rates of two independent samples, A and B.
+
+    Parameters
+    ----------
+    successes_a, trials_a, successes_b, trials_b : int
+        Passes and trials of A and of B.
+    method : {"newcombe", "overlap", "ztest"}
+        ``newcombe`` (default): B is better when the Newcombe hybrid-score
+        interval of p_b - p_a lies wholly above 0 (A when wholly below).
+        ``overlap``: B is better only when B's Wilson interval lies wholly
+        above A's, strictly (``low_b > high_a``); the rule tutorials use,
+        kept for teaching: it is conservative, since non-overlap of the two
+        Wilson intervals implies that the Newcombe interval excludes 0 but not
+        the other way round. ``ztest``: the two-sided pooled two-proportion z
+        test has p < 1 - level, in the direction of the observed difference.
+    level : float
+        Confidence level.
+
+    Returns
+    -------
+    Comparison
+        With the Newcombe interval of p_b - p_a as ``difference`` whatever the
+        method, the z test's ``pvalue`` for ``ztest`` (None otherwise), and for
+        ``cant_tell`` the difference these trials would usually detect. Zero
+        trials on a side gives ``cant_tell`` with the reason.
+
+    References
+    ----------
+    Wilson, E. B. (1927). Probable inference, the law of succession, and
+    statistical inference. JASA 22, 209-212.
+
+    Newcombe, R. G. (1998). Interval estimation for the difference between
+    independent proportions: comparison of eleven methods. Statistics in
+    Medicine 17, 873-890.
+
+    Examples
+    --------
+    >>> print(compare_counts(33, 40, 37, 40))
+    can't tell yet: +10% (−5% to +25%), newcombe, 95%; these trials would usually \
+detect a difference of 20 points or more
+    >>> compare_counts(20, 50, 40, 50).verdict
+    'b_better'
+    >>> print(compare_counts(20, 50, 40, 50, method="ztest"))
+    B better: +40% (+21% to +55%), ztest p<0.001, 95%
+    """
+    level = check_level(level)
+    method = _check_unpaired_method(method)
+    ka = _scalar_count("successes_a", successes_a)
+    na = _scalar_count("trials_a", trials_a)
+    kb = _scalar_count("successes_b", successes_b)
+    nb = _scalar_count("trials_b", trials_b)
+    check_not_larger("successes_a", np.asarray(ka), "trials_a", np.asarray(na))
+    check_not_larger("successes_b", np.asarray(kb), "trials_b", np.asarray(nb))
+    return _compare_independent(ka, na, kb, nb, method=method, level=level)
+
+
+def _empty_reason(na: int, nb: int) -> str:
+    sides = [f"trials_{s}=0" for s, n in (("a", na), ("b", nb)) if n == 0]
+    return f"{' and '.join(sides)}: no outcomes to compare"
+
+
+def _rates(ka: int, na: int, kb: int, nb: int, level: float) -> tuple[Interval, Interval]:
+    from .intervals import proportion_ci
+
+    return (
+        proportion_ci(ka, na, level=level, method="wilson"),
+        proportion_ci(kb, nb, level=level, method="wilson"),
+    )
+
+
+def _compare_independent(
+    ka: int, na: int, kb: int, nb: int, *, method: str, level: float
+) -> Comparison:
+    from .intervals import diff_ci
+
+    rate_a, rate_b = _rates(ka, na, kb, nb, level)
+    if na == 0 or nb == 0:
+        reason = _empty_reason(na, nb)
+        nan = math.nan
+        return Comparison(
+            verdict="cant_tell",
+            difference=Interval(nan, -1.0, 1.0, level, "newcombe", difference=True, note=reason),
+            pvalue=None,
+            method=method,
+            level=level,
+            successes_a=ka,
+            trials_a=na,
+            successes_b=kb,
+            trials_b=nb,
+            rate_a=rate_a,
+            rate_b=rate_b,
+            detectable=nan,
+            reason=reason,
+        )
+    verdict = _VERDICTS[int(decide(ka, na, kb, nb, method=method, level=level))]
+    difference = diff_ci(ka, na, kb, nb, level=level, method="newcombe")
+    pvalue = float(_ztest_pvalue(ka, na, kb, nb)) if method == "ztest" else None
+    reason = ""
+    if method == "ztest" and ka + kb in (0, na + nb):
+        reason = "every trial had the same outcome, so the z statistic is 0/0; p taken as 1"
+    detectable = None
+    if verdict == "cant_tell":
+        pooled = (ka + kb) / (na + nb)
+        detectable = detectable_difference(na, nb, rate=pooled, method=method, level=level)
+    return Comparison(
+        verdict=verdict,
+        difference=difference,
+        pvalue=pvalue,
+        method=method,
+        level=level,
+        successes_a=ka,
+        trials_a=na,
+        successes_b=kb,
+        trials_b=nb,
+        rate_a=rate_a,
+        rate_b=rate_b,
+        detectable=detectable,
+        reason=reason,
+    )
+
+
+# --- compare on per-case results -------------------------------------------------
+
+
+def _outcomes(name: str, results: Any) -> dict[str, np.ndarray]:
+    if not isinstance(results, Mapping):
+        raise InvalidArgument(
+            f"{name} must map each case id to its sequence of pass/fail outcomes, "
+            f"not {type(results).__name__}"
+        )
+    if not results:
+        raise InvalidArgument(f"{name}={{}} is empty; expected at least one case")
+    out: dict[str, np.ndarray] = {}
+    for case, seq in results.items():
+        label = f"{name}[{case!r}]"
+        if isinstance(seq, str | bytes) or not isinstance(seq, Sequence | np.ndarray):
+            raise InvalidArgument(
+                f"{label}={seq!r} must be a sequence of True/False outcomes, one per repeat"
+            )
+        if len(seq) == 0:
+            raise InvalidArgument(f"{label} is empty; expected at least one outcome")
+        for i, x in enumerate(seq):
+            if not isinstance(x, bool | np.bool_):
+                raise InvalidArgument(
+                    f"{label}[{i}]={x!r} must be True or False (a pass or a fail)"
+                )
+        out[str(case)] = np.asarray(seq, dtype=bool)
+    if len(out) != len(results):
+        raise InvalidArgument(f"{name} has case ids that coincide when written as text")
+    return out
+
+
+def _pairing_problem(a: dict[str, np.ndarray], b: dict[str, np.ndarray]) -> str:
+    """Why A and B cannot be paired by (case, repeat), or "" when they can."""
+    problems = []
+    only_a = [c for c in a if c not in b]
+    only_b = [c for c in b if c not in a]
+
+    def few(ids: list[str]) -> str:
+        return ", ".join(repr(c) for c in ids[:3]) + (", ..." if len(ids) > 3 else "")
+
+    if only_a:
+        problems.append(f"cases only in results_a: {few(only_a)}")
+    if only_b:
+        problems.append(f"cases only in results_b: {few(only_b)}")
+    lengths = [c for c in a if c in b and len(a[c]) != len(b[c])]
+    if lengths:
+        c = lengths[0]
+        more = f" (and {len(lengths) - 1} more)" if len(lengths) > 1 else ""
+        problems.append(
+            f"repeat counts differ: results_a[{c!r}] has {len(a[c])}, "
+            f"results_b[{c!r}] has {len(b[c])}{more}"
+        )
+    return "; ".join(problems)
+
+
+def compare(
+    results_a: Mapping[str, Sequence[bool]],
+    results_b: Mapping[str, Sequence[bool]],
+    *,
+    paired: bool | None = None,
+    method: str | None = None,
+    level: float = 0.95,
+) -> Comparison:
+    """Compare two variants from the pass/fail outcomes of each case's repeats.
+
+    Parameters
+    ----------
+    results_a, results_b : mapping of case id to sequence of bool
+        For each case, the outcomes of its repeats in repeat order.
+    paired : bool, optional
+        Pair the outcomes by (case, repeat). By default they are paired when
+        both sides have the same cases with the same numbers of repeats (and
+        the method is a paired one, or not given). ``paired=True`` with
+        mismatched cases or repeat counts raises, naming what differs.
+    method : str, optional
+        Paired: ``mcnemar`` (default) is the exact conditional binomial test
+        on the discordant pairs, ``scipy.stats.binomtest(only_b, only_a +
+        only_b, 0.5)``, two-sided, with Newcombe's paired interval; it speaks
+        about these cases. ``clustered`` treats cases as clusters: the mean
+        paired difference with a cluster-robust standard error and t with
+        cases - 1 degrees of freedom; it speaks about cases like these, and
+        its verdict is whether that interval excludes 0.
+        Unpaired, on the pooled counts: ``newcombe`` (default), ``overlap``,
+        ``ztest``, exactly as :func:`compare_counts`.
+    level : float
+        Confidence level; the test size is 1 - level.
+
+    Returns
+    -------
+    Comparison
+        With a row per case. A row's ``worse`` flag says that B got clearly
+        worse on that case: the case's own interval of p_b - p_a (Newcombe's,
+        paired or independent as the comparison) lies wholly below 0.
+
+    References
+    ----------
+    McNemar, Q. (1947). Note on the sampling error of the difference between
+    correlated proportions or percentages. Psychometrika 12, 153-157.
+
+    Newcombe, R. G. (1998). Improved confidence intervals for the difference
+    between binomial proportions based on paired data. Statistics in Medicine
+    17, 2635-2650.
+
+    Miller, E. (2024). Adding error bars to evals: a statistical approach to
+    language model evaluations. arXiv:2411.00640.
+
+    Examples
+    --------
+    >>> a = {"order": [True] * 8 + [False] * 2, "refund": [False] * 5 + [True] * 5}
+    >>> b = {"order": [True] * 10, "refund": [True] * 10}
+    >>> c = compare(a, b)
+    >>> c.verdict, c.only_b, c.only_a, round(c.pvalue, 4)
+    ('b_better', 7, 0, 0.0156)
+    >>> [row.passes_b - row.passes_a for row in c.cases]
+    [2, 5]
+    """
+    level = check_level(level)
+    if paired is not None and not isinstance(paired, bool | np.bool_):
+        raise InvalidArgument(f"paired={paired!r} must be True, False or None")
+    if method is not None:
+        check_method(method, METHODS)
+    a = _outcomes("results_a", results_a)
+    b = _outcomes("results_b", results_b)
+    problem = _pairing_problem(a, b)
+    if paired is None:
+        paired = not problem and (method is None or method in PAIRED_METHODS)
+    if method is None:
+        method = "mcnemar" if paired else "newcombe"
+    if paired and problem:
+        raise InvalidArgument(f"paired=True but the outcomes cannot be paired: {problem}")
+    if method in PAIRED_METHODS and not paired:
+        why = problem if problem else "paired=False was asked for"
+        raise InvalidArgument(
+            f"method={method!r} needs outcomes paired by (case, repeat): {why}; "
+            f"for independent samples choose one of "
+            f"{', '.join(repr(m) for m in UNPAIRED_METHODS)}"
+        )
+    if paired and method not in PAIRED_METHODS:
+        raise InvalidArgument(
+            f"method={method!r} treats A and B as independent samples, but paired=True; "
+            f"choose {' or '.join(repr(m) for m in PAIRED_METHODS)}, or paired=False"
+        )
+    if paired:
+        return _compare_paired(a, b, method=method, level=level)
+    return _compare_unpaired(a, b, method=method, level=level)
+
+
+def _compare_unpaired(
+    a: dict[str, np.ndarray], b: dict[str, np.ndarray], *, method: str, level: float
+) -> Comparison:
+    from .intervals import diff_ci
+
+    ka = int(sum(int(x.sum()) for x in a.values()))
+    na = int(sum(len(x) for x in a.values()))
+    kb = int(sum(int(x.sum()) for x in b.values()))
+    nb = int(sum(len(x) for x in b.values()))
+    result = _compare_independent(ka, na, kb, nb, method=method, level=level)
+    rows = []
+    for case in list(a) + [c for c in b if c not in a]:
+        xa = a.get(case, np.zeros(0, dtype=bool))
+        xb = b.get(case, np.zeros(0, dtype=bool))
+        ca, cn, cb, cm = int(xa.sum()), len(xa), int(xb.sum()), len(xb)
+        if cn and cm:
+            diff = diff_ci(ca, cn, cb, cm, level=level, method="newcombe")
+        else:
+            note = _empty_reason(cn, cm)
+            diff = Interval(math.nan, -1.0, 1.0, level, "newcombe", difference=True, note=note)
+        rows.append(_row(case, ca, cn, cb, cm, diff))
+    return replace(result, cases=tuple(rows))
+
+
+def _row(case: str, ka: int, na: int, kb: int, nb: int, diff: Interval) -> CaseRow:
+    return CaseRow(
+        case=case,
+        passes_a=ka,
+        trials_a=na,
+        passes_b=kb,
+        trials_b=nb,
+        difference=diff,
+        worse=bool(float(diff.high) < 0),
+        better=bool(float(diff.low) > 0),
+    )
+
+
+def _compare_paired(
+    a: dict[str, np.ndarray], b: dict[str, np.ndarray], *, method: str, level: float
+) -> Comparison:
+    from .intervals import clustered_paired_diff_ci, paired_diff_ci
+
+    cases = list(a)
+    xa = np.concatenate([a[c] for c in cases])
+    xb = np.concatenate([b[c] for c in cases])
+    clusters = np.concatenate([np.full(len(a[c]), i) for i, c in enumerate(cases)])
+    both = int(np.sum(xa & xb))
+    only_a = int(np.sum(xa & ~xb))
+    only_b = int(np.sum(~xa & xb))
+    neither = int(np.sum(~xa & ~xb))
+    n = len(xa)
+    ka, kb = both + only_a, both + only_b
+    rate_a, rate_b = _rates(ka, n, kb, n, level)
+    alpha = 1.0 - level
+    reason = ""
+    if method == "mcnemar":
+        difference = paired_diff_ci(both, only_a, only_b, neither, level=level, method="newcombe")
+        pvalue = float(_mcnemar_pvalue(only_a, only_b))
+        sign = 1 if only_b > only_a else -1 if only_a > only_b else 0
+        verdict = _VERDICTS[sign if pvalue < alpha else 0]
+        detectable = None
+        if verdict == "cant_tell":
+            detectable = detectable_difference(
+                n, method="mcnemar", discordance=(only_a + only_b) / n, level=level
+            )
+    else:  # clustered
+        if len(cases) < 2:
+            raise InvalidArgument(
+                f"method='clustered' needs at least 2 cases to estimate the spread "
+                f"between cases, got {len(cases)}; use 'mcnemar'"
+            )
+        difference = clustered_paired_diff_ci(
+            xa.astype(float), xb.astype(float), clusters, level=level
+        )
+        low, high = float(difference.low), float(difference.high)
+        verdict = _VERDICTS[1 if low > 0 else -1 if high < 0 else 0]
+        pvalue, se = _clustered_pvalue(difference)
+        detectable = None
+        if verdict == "cant_tell":
+            if se > 0:
+                detectable = _clustered_detectable(se, len(cases), level, 0.8)
+            else:
+                reason = (
+                    "the paired differences do not vary between cases, so the clustered "
+                    "standard error is 0; detectable difference from the exact McNemar test"
+                )
+                detectable = detectable_difference(
+                    n, method="mcnemar", discordance=(only_a + only_b) / n, level=level
+                )
+    rows = []
+    for case in cases:
+        ya, yb = a[case], b[case]
+        cells = (
+            int(np.sum(ya & yb)),
+            int(np.sum(ya & ~yb)),
+            int(np.sum(~ya & yb)),
+            int(np.sum(~ya & ~yb)),
+        )
+        diff = paired_diff_ci(*cells, level=level, method="newcombe")
+        rows.append(_row(case, int(ya.sum()), len(ya), int(yb.sum()), len(yb), diff))
+    return Comparison(
+        verdict=verdict,
+        difference=difference,
+        pvalue=pvalue,
+        method=method,
+        level=level,
+        successes_a=ka,
+        trials_a=n,
+        successes_b=kb,
+        trials_b=n,
+        rate_a=rate_a,
+        rate_b=rate_b,
+        paired=True,
+        both=both,
+        only_a=only_a,
+        only_b=only_b,
+        neither=neither,
+        cases=tuple(rows),
+        detectable=detectable,
+        reason=reason,
+    )
+
+
+def _clustered_pvalue(difference: Any) -> tuple[float, float]:
+    """The clustered t test's two-sided p-value and its standard error.
+
+    The interval is estimate +- t_{1-alpha/2, cases-1} * SE (clipped to
+    [-1, 1]); the test is p = 2 P(T > |estimate| / SE) on the same degrees of
+    freedom, so p < 1 - level exactly when the unclipped interval excludes 0.
+    """
+    from scipy.stats import t
+
+    se, df = float(difference.se), float(difference.df)
+    estimate = float(difference.estimate)
+    if se == 0.0:
+        return (1.0 if estimate == 0 else 0.0), 0.0
+    return float(2.0 * t.sf(abs(estimate) / se, df)), se

@@ -1,0 +1,687 @@
+"""Tests of evalstats.compare: verdicts, p-values, detectable differences, per-case rows."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+from strategies import counts, levels
+
+from evalstats.compare import (
+    EXACT_LIMIT,
+    Comparison,
+    _mcnemar_pvalue,
+    _ztest_pvalue,
+    compare,
+    compare_counts,
+    decide,
+    detectable_difference,
+)
+from evalstats.errors import InvalidArgument
+
+UNPAIRED = ("newcombe", "overlap", "ztest")
+FLIP = {"b_better": "a_better", "a_better": "b_better", "cant_tell": "cant_tell"}
+
+
+# --- local strategies (used only here) ------------------------------------------
+
+
+@st.composite
+def case_results(draw: st.DrawFn, max_cases: int = 5, max_repeats: int = 12) -> dict:
+    """A mapping of case id to a non-empty list of pass/fail outcomes."""
+    n_cases = draw(st.integers(1, max_cases))
+    return {
+        f"case{i}": draw(st.lists(st.booleans(), min_size=1, max_size=max_repeats))
+        for i in range(n_cases)
+    }
+
+
+@st.composite
+def paired_results(draw: st.DrawFn, max_cases: int = 5, max_repeats: int = 12) -> tuple:
+    """Results of A and B on the same cases with the same repeat counts."""
+    a = draw(case_results(max_cases=max_cases, max_repeats=max_repeats))
+    b = {
+        case: draw(st.lists(st.booleans(), min_size=len(x), max_size=len(x)))
+        for case, x in a.items()
+    }
+    return a, b
+
+
+def outcomes_from_cells(both: int, only_a: int, only_b: int, neither: int) -> tuple:
+    """One case whose (A, B) pairs have the given 2x2 cell counts."""
+    a = [True] * both + [True] * only_a + [False] * only_b + [False] * neither
+    b = [True] * both + [False] * only_a + [True] * only_b + [False] * neither
+    return {"case": a}, {"case": b}
+
+
+def swapped(verdict: str) -> str:
+    return FLIP[verdict]
+
+
+# --- McNemar -------------------------------------------------------------------
+
+
+def test_mcnemar_pvalue_matches_statsmodels_exact_on_a_grid() -> None:
+    from statsmodels.stats.contingency_tables import mcnemar
+
+    for only_a in range(0, 31):
+        for only_b in range(0, 31):
+            # statsmodels mcnemar(table, exact=True): binomial test on table[0,1], table[1,0]
+            ref = mcnemar(np.array([[5, only_a], [only_b, 7]]), exact=True).pvalue
+            assert _mcnemar_pvalue(only_a, only_b) == pytest.approx(ref, rel=1e-12, abs=0)
+
+
+def test_mcnemar_pvalue_matches_scipy_binomtest() -> None:
+    from scipy.stats import binomtest
+
+    for only_a, only_b in [(0, 1), (3, 9), (10, 10), (40, 61), (150, 86), (0, 12), (7, 0)]:
+        m = only_a + only_b
+        ref = binomtest(only_b, m, 0.5).pvalue  # scipy.stats.binomtest, two-sided
+        assert _mcnemar_pvalue(only_a, only_b) == pytest.approx(ref, rel=1e-10)
+    assert _mcnemar_pvalue(0, 0) == 1.0  # no discordant pair: nothing against 1/2
+
+
+def test_agresti_presidential_approval() -> None:
+    # Agresti (2013), Categorical Data Analysis, 3rd ed., section 11.1, table 11.1:
+    # 1600 people rated the president twice; approve/approve 794, approve then
+    # disapprove 150, disapprove then approve 86, disapprove/disapprove 570.
+    # The book gives z = -4.17 (z^2 = 17.36), P < 0.0001, and the 95% interval
+    # (-0.06, -0.02) for the change in approval (second survey minus first).
+    a, b = outcomes_from_cells(794, 150, 86, 570)  # A: first survey, B: second
+    c = compare(a, b)
+    assert c.paired and c.method == "mcnemar"
+    assert (c.both, c.only_a, c.only_b, c.neither) == (794, 150, 86, 570)
+    assert c.verdict == "a_better"
+    assert c.pvalue < 0.0001
+    # the exact test: scipy.stats.binomtest(86, 236, 0.5).pvalue = 3.7159361e-05
+    assert c.pvalue == pytest.approx(3.7159361395713866e-05, rel=1e-8)
+    assert c.difference.estimate == pytest.approx(-0.04)
+    assert round(c.difference.low, 2) == -0.06
+    assert round(c.difference.high, 2) == -0.02
+    assert "A better" in str(c)
+    assert "p<0.001" in str(c)
+
+
+@given(paired_results(max_cases=4, max_repeats=10), levels)
+def test_mcnemar_verdict_follows_its_pvalue(results: tuple, level: float) -> None:
+    a, b = results
+    c = compare(a, b, level=level)
+    assert c.method == "mcnemar" and c.paired
+    significant = c.pvalue < 1 - level
+    if c.verdict == "b_better":
+        assert significant and c.only_b > c.only_a
+    elif c.verdict == "a_better":
+        assert significant and c.only_a > c.only_b
+    else:
+        assert not significant or c.only_a == c.only_b
+        assert c.detectable is not None
+
+
+def test_mcnemar_with_no_discordant_pairs_has_pvalue_one() -> None:
+    a, b = outcomes_from_cells(12, 0, 0, 8)
+    c = compare(a, b)
+    assert c.pvalue == 1.0
+    assert c.verdict == "cant_tell"
+    assert c.detectable is not None and 0 < c.detectable <= 1
+
+
+# --- z test ----------------------------------------------------------------------
+
+
+@given(counts(max_trials=300), counts(max_trials=300))
+def test_ztest_pvalue_matches_statsmodels(a: tuple, b: tuple) -> None:
+    from statsmodels.stats.proportion import proportions_ztest
+
+    (ka, na), (kb, nb) = a, b
+    assume(0 < ka + kb < na + nb)  # statsmodels' z is 0/0 when every trial agrees
+    _, ref = proportions_ztest([kb, ka], [nb, na], value=0)  # pooled, two-sided
+    assert _ztest_pvalue(ka, na, kb, nb) == pytest.approx(ref, rel=1e-9, abs=1e-300)
+    c = compare_counts(ka, na, kb, nb, method="ztest")
+    assert c.pvalue == pytest.approx(ref, rel=1e-9, abs=1e-300)
+    if ref < 0.05:
+        assert c.verdict == ("b_better" if kb / nb > ka / na else "a_better")
+    else:
+        assert c.verdict == "cant_tell"
+
+
+def test_ztest_reference_values() -> None:
+    from statsmodels.stats.proportion import proportions_ztest
+
+    for ka, na, kb, nb in [(30, 40, 39, 40), (20, 50, 40, 50), (82, 100, 98, 120)]:
+        _, ref = proportions_ztest([kb, ka], [nb, na])  # statsmodels, pooled variance
+        assert compare_counts(ka, na, kb, nb, method="ztest").pvalue == pytest.approx(ref)
+
+
+def test_ztest_when_every_trial_agrees() -> None:
+    c = compare_counts(10, 10, 15, 15, method="ztest")
+    assert c.verdict == "cant_tell" and c.pvalue == 1.0
+    assert "0/0" in c.reason
+
+
+# --- Newcombe and overlap ---------------------------------------------------------
+
+
+@given(counts(max_trials=200), counts(max_trials=200), levels)
+def test_newcombe_verdict_is_its_interval(a: tuple, b: tuple, level: float) -> None:
+    from statsmodels.stats.proportion import confint_proportions_2indep
+
+    (ka, na), (kb, nb) = a, b
+    c = compare_counts(ka, na, kb, nb, level=level)
+    low, high = c.difference.low, c.difference.high
+    expected = "b_better" if low > 0 else "a_better" if high < 0 else "cant_tell"
+    assert c.verdict == expected
+    assert c.pvalue is None
+    # statsmodels confint_proportions_2indep(method="newcomb") for p_b - p_a
+    ref = confint_proportions_2indep(kb, nb, ka, na, method="newcomb", alpha=1 - level)
+    assert low == pytest.approx(ref[0], abs=1e-9)
+    assert high == pytest.approx(ref[1], abs=1e-9)
+
+
+def _wilson_sm(k: int, n: int, level: float) -> tuple[float, float]:
+    from statsmodels.stats.proportion import proportion_confint
+
+    lo, hi = proportion_confint(k, n, alpha=1 - level, method="wilson")
+    return float(lo), float(hi)
+
+
+@given(counts(max_trials=150), counts(max_trials=150), levels)
+def test_overlap_rule_against_statsmodels_wilson(a: tuple, b: tuple, level: float) -> None:
+    # Reference: statsmodels proportion_confint(method="wilson"), rule low_b > high_a.
+    (ka, na), (kb, nb) = a, b
+    la, ha = _wilson_sm(ka, na, level)
+    lb, hb = _wilson_sm(kb, nb, level)
+    assume(abs(lb - ha) > 1e-9 and abs(la - hb) > 1e-9)  # no floating-point ties
+    expected = "b_better" if lb > ha else "a_better" if la > hb else "cant_tell"
+    assert compare_counts(ka, na, kb, nb, method="overlap", level=level).verdict == expected
+
+
+def test_overlap_hand_computed_example() -> None:
+    # statsmodels proportion_confint(30, 40, method="wilson") = (0.5981, 0.8581) and
+    # proportion_confint(39, 40, method="wilson") = (0.8712, 0.9956): apart, so B better.
+    assert _wilson_sm(30, 40, 0.95)[1] == pytest.approx(0.8581, abs=1e-4)
+    assert _wilson_sm(39, 40, 0.95)[0] == pytest.approx(0.8712, abs=1e-4)
+    c = compare_counts(30, 40, 39, 40, method="overlap")
+    assert c.verdict == "b_better"
+    assert "apart" in str(c)
+    # 33/40 = (0.6794, 0.9125) overlaps 39/40, although Newcombe's interval may not.
+    assert compare_counts(33, 40, 39, 40, method="overlap").verdict == "cant_tell"
+
+
+@given(counts(max_trials=200), counts(max_trials=200), levels)
+def test_overlap_b_better_implies_newcombe_b_better(a: tuple, b: tuple, level: float) -> None:
+    # True by the triangle inequality: Newcombe's lower limit is
+    # d - sqrt((p_b - l_b)^2 + (u_a - p_a)^2) >= d - (p_b - l_b) - (u_a - p_a) = l_b - u_a.
+    (ka, na), (kb, nb) = a, b
+    v = compare_counts(ka, na, kb, nb, method="overlap", level=level).verdict
+    if v != "cant_tell":
+        assert compare_counts(ka, na, kb, nb, method="newcombe", level=level).verdict == v
+
+
+# --- decide -----------------------------------------------------------------------
+
+
+@given(
+    st.lists(st.tuples(counts(max_trials=60), counts(max_trials=60)), min_size=1, max_size=20),
+    st.sampled_from(UNPAIRED),
+    levels,
+)
+def test_vectorised_decide_equals_scalar_loop(pairs: list, method: str, level: float) -> None:
+    ka = np.array([p[0][0] for p in pairs])
+    na = np.array([p[0][1] for p in pairs])
+    kb = np.array([p[1][0] for p in pairs])
+    nb = np.array([p[1][1] for p in pairs])
+    vec = decide(ka, na, kb, nb, method=method, level=level)
+    loop = [int(decide(*q, method=method, level=level)) for q in zip(ka, na, kb, nb, strict=True)]
+    assert vec.tolist() == loop
+    names = {1: "b_better", -1: "a_better", 0: "cant_tell"}
+    verdicts = [
+        compare_counts(*map(int, q), method=method, level=level).verdict
+        for q in zip(ka, na, kb, nb, strict=True)
+    ]
+    assert [names[v] for v in loop] == verdicts
+
+
+def test_decide_broadcasts_over_an_outcome_grid() -> None:
+    k = np.arange(21)
+    grid = decide(k[:, None], 20, k[None, :], 20)
+    assert grid.shape == (21, 21) and grid.dtype == np.int8
+    assert (grid == -grid.T).all()  # swapping A and B flips every verdict
+    assert grid[0, 20] == 1 and grid[20, 0] == -1 and (np.diag(grid) == 0).all()
+
+
+def test_decide_zero_trials_is_cant_tell() -> None:
+    assert decide([0, 5], [0, 10], [3, 10], [10, 10]).tolist() == [0, 1]
+    assert decide(3, 10, 0, 0, method="ztest").tolist() == 0
+
+
+# --- symmetry and pooling -----------------------------------------------------------
+
+
+@given(counts(max_trials=200), counts(max_trials=200), st.sampled_from(UNPAIRED), levels)
+def test_swapping_a_and_b_flips_the_verdict(a: tuple, b: tuple, method: str, level: float) -> None:
+    (ka, na), (kb, nb) = a, b
+    ab = compare_counts(ka, na, kb, nb, method=method, level=level)
+    ba = compare_counts(kb, nb, ka, na, method=method, level=level)
+    assert ba.verdict == swapped(ab.verdict)
+    assert ba.difference.low == pytest.approx(-ab.difference.high, abs=1e-12)
+    assert ba.difference.high == pytest.approx(-ab.difference.low, abs=1e-12)
+    assert ba.difference.estimate == pytest.approx(-ab.difference.estimate, abs=1e-12)
+    if ab.pvalue is not None:
+        assert ba.pvalue == pytest.approx(ab.pvalue, rel=1e-12)
+
+
+@given(paired_results(max_cases=4, max_repeats=8), st.sampled_from(["mcnemar", "clustered"]))
+def test_swapping_paired_results_flips_the_verdict(results: tuple, method: str) -> None:
+    a, b = results
+    assume(method == "mcnemar" or len(a) >= 2)
+    ab = compare(a, b, method=method)
+    ba = compare(b, a, method=method)
+    assert ba.verdict == swapped(ab.verdict)
+    assert ba.difference.low == pytest.approx(-ab.difference.high, abs=1e-9)
+    assert ba.difference.high == pytest.approx(-ab.difference.low, abs=1e-9)
+    assert ba.pvalue == pytest.approx(ab.pvalue, rel=1e-9)
+    assert [r.worse for r in ba.cases] == [r.better for r in ab.cases]
+
+
+def _same(x: float | None, y: float | None) -> bool:
+    if x is None or y is None:
+        return x is y
+    return (math.isnan(x) and math.isnan(y)) or x == y
+
+
+@given(case_results(), case_results(), st.sampled_from(UNPAIRED), levels)
+def test_unpaired_compare_equals_compare_counts_on_pooled_counts(
+    a: dict, b: dict, method: str, level: float
+) -> None:
+    c = compare(a, b, paired=False, method=method, level=level)
+    ka, na = sum(sum(x) for x in a.values()), sum(len(x) for x in a.values())
+    kb, nb = sum(sum(x) for x in b.values()), sum(len(x) for x in b.values())
+    ref = compare_counts(ka, na, kb, nb, method=method, level=level)
+    assert not c.paired
+    assert (c.successes_a, c.trials_a, c.successes_b, c.trials_b) == (ka, na, kb, nb)
+    assert c.verdict == ref.verdict
+    assert c.difference == ref.difference
+    assert _same(c.pvalue, ref.pvalue) and _same(c.detectable, ref.detectable)
+    assert len(c.cases) == len(set(a) | set(b))
+
+
+def test_compare_on_dicts_pairs_when_it_can() -> None:
+    a = {"x": [True, False, True], "y": [False, False]}
+    b = {"x": [True, True, True], "y": [True, False]}
+    assert compare(a, b).paired
+    assert compare(a, b).method == "mcnemar"
+    assert not compare(a, b, paired=False).paired
+    assert compare(a, b, paired=False).method == "newcombe"
+    # an unpaired method asked for by name compares the pooled counts
+    assert not compare(a, b, method="overlap").paired
+    unequal = {"x": [True, True], "y": [True, False]}
+    assert not compare(a, unequal).paired
+
+
+# --- per-case rows ----------------------------------------------------------------
+
+
+def test_a_case_where_b_got_clearly_worse_is_visible() -> None:
+    # B improves five cases from 4/10 to 10/10 but drops one from 10/10 to 1/10.
+    a = {f"c{i}": [True] * 4 + [False] * 6 for i in range(5)}
+    b = {f"c{i}": [True] * 10 for i in range(5)}
+    a["refund"] = [True] * 10
+    b["refund"] = [False] * 9 + [True]
+    for method in ("mcnemar", "clustered", "newcombe"):
+        c = compare(a, b, method=method)
+        rows = {r.case: r for r in c.cases}
+        assert rows["refund"].worse and not rows["refund"].better
+        assert (rows["refund"].passes_a, rows["refund"].passes_b) == (10, 1)
+        assert rows["refund"].difference.high < 0
+        assert not any(rows[f"c{i}"].worse for i in range(5))
+        assert c.worse_cases == ("refund",)
+        assert "B clearly worse on 1 case: 'refund'" in str(c)
+    assert compare(a, b).verdict == "b_better"  # the average improved
+
+
+def test_unpaired_rows_cover_cases_run_by_one_variant_only() -> None:
+    a = {"x": [True, False], "only_a": [True]}
+    b = {"x": [True, True, True], "only_b": [False, False]}
+    c = compare(a, b)
+    assert not c.paired
+    rows = {r.case: r for r in c.cases}
+    assert list(rows) == ["x", "only_a", "only_b"]
+    assert (rows["only_a"].trials_b, rows["only_b"].trials_a) == (0, 0)
+    assert math.isnan(rows["only_a"].difference.estimate)
+    assert not rows["only_a"].worse and not rows["only_a"].better
+
+
+# --- clustered --------------------------------------------------------------------
+
+
+@given(paired_results(max_cases=6, max_repeats=8), levels)
+def test_clustered_verdict_and_pvalue_agree_with_its_interval(results: tuple, level: float) -> None:
+    a, b = results
+    assume(len(a) >= 2)
+    c = compare(a, b, method="clustered", level=level)
+    low, high = c.difference.low, c.difference.high
+    expected = "b_better" if low > 0 else "a_better" if high < 0 else "cant_tell"
+    assert c.verdict == expected
+    assert 0.0 <= c.pvalue <= 1.0
+    if abs(low) > 1e-9 and abs(high) > 1e-9:  # away from ties at the boundary
+        assert (c.pvalue < 1 - level) == (c.verdict != "cant_tell")
+
+
+def test_clustered_pvalue_matches_statsmodels_cluster_robust_ols() -> None:
+    import statsmodels.api as sm
+
+    rng = np.random.default_rng(7)
+    a = {f"c{i}": list(rng.random(6) < 0.5) for i in range(12)}
+    b = {f"c{i}": list(rng.random(6) < 0.7) for i in range(12)}
+    a = {k: [bool(x) for x in v] for k, v in a.items()}
+    b = {k: [bool(x) for x in v] for k, v in b.items()}
+    c = compare(a, b, method="clustered")
+    d = np.concatenate([np.array(b[k], float) - np.array(a[k], float) for k in a])
+    groups = np.repeat(np.arange(12), 6)
+    # statsmodels: OLS of the paired differences on a constant, cluster-robust by
+    # case, t with cases - 1 degrees of freedom.
+    fit = sm.OLS(d, np.ones_like(d)).fit(
+        cov_type="cluster", cov_kwds={"groups": groups}, use_t=True
+    )
+    assert c.difference.estimate == pytest.approx(fit.params[0])
+    assert c.pvalue == pytest.approx(fit.pvalues[0], rel=1e-6)
+
+
+def test_clustered_detectable_against_statsmodels_ttestpower() -> None:
+    # (t_{1-a/2} + t_{power}) * SE approximates the one-sample t test's power;
+    # statsmodels TTestPower (noncentral t) gives the exact effect size in SD
+    # units, d = effect * sqrt(cases) * SE.
+    from statsmodels.stats.power import TTestPower
+
+    from evalstats.compare import _clustered_detectable
+
+    for cases in (5, 10, 30):
+        se = 0.05
+        effect = TTestPower().solve_power(effect_size=None, nobs=cases, alpha=0.05, power=0.8)
+        ref = effect * math.sqrt(cases) * se
+        assert _clustered_detectable(se, cases, 0.95, 0.8) == pytest.approx(ref, rel=0.05)
+
+
+def test_clustered_needs_two_cases() -> None:
+    with pytest.raises(InvalidArgument, match="at least 2 cases"):
+        compare({"x": [True, False]}, {"x": [True, True]}, method="clustered")
+
+
+# --- the detectable difference ---------------------------------------------------------
+
+
+def _binom_pmf(k: int, n: int, p: float) -> float:
+    return math.comb(n, k) * p**k * (1 - p) ** (n - k)
+
+
+def _power_independent_by_hand(na: int, nb: int, rate: float, d: float) -> float:
+    """Exact power of the Newcombe rule, from statsmodels' interval and math.comb."""
+    from statsmodels.stats.proportion import confint_proportions_2indep
+
+    pa = min(max(rate - d / 2, 0.0), 1.0 - d)
+    pb = pa + d
+    total = 0.0
+    for ka in range(na + 1):
+        wa = _binom_pmf(ka, na, pa)
+        for kb in range(nb + 1):
+            low, _ = confint_proportions_2indep(kb, nb, ka, na, method="newcomb")
+            if low > 0:
+                total += wa * _binom_pmf(kb, nb, pb)
+    return total
+
+
+@pytest.mark.parametrize(("na", "nb", "rate"), [(12, 12, 0.5), (15, 10, 0.8)])
+def test_detectable_difference_by_exact_enumeration(na: int, nb: int, rate: float) -> None:
+    d = detectable_difference(na, nb, rate=rate)
+    assert 0 < d < 1
+    assert _power_independent_by_hand(na, nb, rate, d) >= 0.8
+    assert _power_independent_by_hand(na, nb, rate, d - 1e-4) < 0.8
+
+
+def _power_mcnemar_by_hand(pairs: int, disc: float, d: float, level: float) -> float:
+    """Exact power of the McNemar rule: a trinomial sum with scipy's binomtest."""
+    from scipy.stats import binomtest
+
+    pi = max(disc, d)
+    pb, pa = (pi + d) / 2, (pi - d) / 2
+    total = 0.0
+    for only_a in range(pairs + 1):
+        for only_b in range(pairs + 1 - only_a):
+            if only_b <= only_a or binomtest(only_b, only_a + only_b, 0.5).pvalue >= 1 - level:
+                continue
+            rest = pairs - only_a - only_b
+            ways = math.comb(pairs, only_a) * math.comb(pairs - only_a, only_b)
+            total += ways * pa**only_a * pb**only_b * (1 - pi) ** rest
+    return total
+
+
+@pytest.mark.parametrize(("pairs", "disc"), [(25, 0.3), (30, 0.0), (20, 0.6)])
+def test_detectable_difference_mcnemar_by_exact_enumeration(pairs: int, disc: float) -> None:
+    d = detectable_difference(pairs, method="mcnemar", discordance=disc)
+    assert 0 < d < 1
+    assert _power_mcnemar_by_hand(pairs, disc, d, 0.95) >= 0.8
+    assert _power_mcnemar_by_hand(pairs, disc, d - 1e-4, 0.95) < 0.8
+
+
+@given(
+    st.integers(1, 40),
+    st.integers(1, 40),
+    st.floats(0, 1),
+    st.sampled_from(UNPAIRED),
+    st.sampled_from([0.8, 0.9, 0.95]),
+)
+def test_detectable_difference_is_where_power_reaches_80_percent(
+    na: int, nb: int, rate: float, method: str, level: float
+) -> None:
+    def pmf(n: int, p: float) -> np.ndarray:
+        return np.array([_binom_pmf(k, n, p) for k in range(n + 1)])
+
+    d = detectable_difference(na, nb, rate=rate, method=method, level=level)
+    if math.isnan(d):
+        # even the largest difference (p_a = 0, p_b = 1) is not usually detected
+        ka, kb = np.arange(na + 1), np.arange(nb + 1)
+        wins = decide(ka[:, None], na, kb[None, :], nb, method=method, level=level) == 1
+        assert pmf(na, 0.0) @ wins @ pmf(nb, 1.0) < 0.8
+        return
+
+    def power_at(x: float) -> float:
+        pa = min(max(rate - x / 2, 0.0), 1.0 - x)
+        ka, kb = np.arange(na + 1), np.arange(nb + 1)
+        wins = decide(ka[:, None], na, kb[None, :], nb, method=method, level=level) == 1
+        return float(pmf(na, pa) @ wins @ pmf(nb, pa + x))
+
+    assert 0 <= d <= 1
+    assert power_at(d) >= 0.8
+    if d > 1e-4:
+        assert power_at(d - 1e-4) < 0.8
+
+
+def test_detectable_difference_normal_approximation_against_statsmodels() -> None:
+    # statsmodels NormalIndPower works with Cohen's h = 2 asin(sqrt(p_b)) -
+    # 2 asin(sqrt(p_a)); an approximate cross-check of the normal approximation
+    # used above EXACT_LIMIT trials per side.
+    from statsmodels.stats.power import NormalIndPower
+
+    for n in (EXACT_LIMIT + 1, 5000, 20000):
+        d = detectable_difference(n, rate=0.5)
+        h = NormalIndPower().solve_power(effect_size=None, nobs1=n, alpha=0.05, power=0.8)
+        ours = 2 * math.asin(math.sqrt(0.5 + d / 2)) - 2 * math.asin(math.sqrt(0.5 - d / 2))
+        assert ours == pytest.approx(h, rel=0.01)
+
+
+@pytest.mark.slow
+def test_exact_and_normal_detectable_differences_meet_at_the_limit() -> None:
+    exact = detectable_difference(EXACT_LIMIT, rate=0.7)
+    approx = detectable_difference(EXACT_LIMIT + 1, rate=0.7)
+    assert exact == pytest.approx(approx, rel=0.03)
+    exact = detectable_difference(EXACT_LIMIT, method="mcnemar", discordance=0.2)
+    approx = detectable_difference(EXACT_LIMIT + 1, method="mcnemar", discordance=0.2)
+    assert exact == pytest.approx(approx, rel=0.03)
+
+
+def test_detectable_difference_is_nan_when_too_few_trials() -> None:
+    # With one trial per side, Newcombe's interval for 0/1 against 1/1 still
+    # contains 0, so no difference is ever detected.
+    assert math.isnan(detectable_difference(1, rate=0.5))
+    c = compare_counts(0, 1, 1, 1)
+    assert c.verdict == "cant_tell" and math.isnan(c.detectable)
+    assert "too few" in str(c)
+    assert json.loads(json.dumps(c.to_dict(), allow_nan=False))["detectable"] is None
+
+
+def test_cant_tell_always_carries_a_detectable_difference() -> None:
+    c = compare_counts(33, 40, 36, 40)
+    assert c.verdict == "cant_tell"
+    assert 0 < c.detectable < 1
+    assert f"{math.ceil(100 * c.detectable)} points or more" in str(c)
+    assert compare_counts(5, 40, 36, 40).detectable is None
+
+
+# --- text and JSON -----------------------------------------------------------------
+
+
+@given(
+    st.one_of(
+        st.tuples(counts(max_trials=60), counts(max_trials=60), st.sampled_from(UNPAIRED)),
+        paired_results(max_cases=4, max_repeats=8),
+    ),
+    levels,
+)
+def test_text_never_says_no_difference(data: tuple, level: float) -> None:
+    if len(data) == 3:
+        (ka, na), (kb, nb), method = data
+        results = [compare_counts(ka, na, kb, nb, method=method, level=level)]
+    else:
+        a, b = data
+        results = [compare(a, b, level=level), compare(a, b, paired=False, level=level)]
+        if len(a) >= 2:
+            results.append(compare(a, b, method="clustered", level=level))
+    for c in results:
+        text = str(c)
+        assert "no difference" not in text.lower()
+        assert "\n" not in text
+        if c.verdict == "cant_tell":
+            assert text.startswith("can't tell yet")
+            assert c.detectable is not None
+        json.dumps(c.to_dict(), allow_nan=False)
+
+
+def test_str_reads_like_the_examples() -> None:
+    c = compare_counts(20, 50, 40, 50)
+    assert str(c) == "B better: +40% (+21% to +55%), newcombe, 95%"
+    c = compare_counts(40, 50, 20, 50, level=0.99)
+    assert str(c).startswith("A better: −40% (")
+    assert str(c).endswith("newcombe, 99%")
+
+
+def test_zero_trials_is_cant_tell_with_a_reason() -> None:
+    c = compare_counts(0, 0, 3, 10)
+    assert c.verdict == "cant_tell"
+    assert "trials_a=0" in c.reason
+    assert str(c) == "can't tell yet: trials_a=0: no outcomes to compare"
+    assert math.isnan(c.difference.estimate)
+    c = compare_counts(0, 0, 0, 0, method="ztest")
+    assert "trials_a=0 and trials_b=0" in str(c)
+    json.dumps(c.to_dict(), allow_nan=False)
+
+
+def test_to_dict_is_json_ready() -> None:
+    a = {"x": [True, False, True, True], "y": [False, True, False, False]}
+    b = {"x": [True, True, True, True], "y": [True, True, False, True]}
+    d = json.loads(json.dumps(compare(a, b).to_dict(), allow_nan=False))
+    assert d["verdict"] in ("b_better", "a_better", "cant_tell")
+    assert d["paired"] is True and d["method"] == "mcnemar"
+    assert [row["case"] for row in d["cases"]] == ["x", "y"]
+    assert d["summary"] == str(compare(a, b))
+
+
+def test_comparison_is_frozen() -> None:
+    c = compare_counts(3, 10, 5, 10)
+    assert isinstance(c, Comparison)
+    with pytest.raises(AttributeError):
+        c.verdict = "b_better"  # type: ignore[misc]
+
+
+# --- bad input ----------------------------------------------------------------------
+
+
+def test_unknown_method_suggests_the_closest() -> None:
+    with pytest.raises(InvalidArgument, match=r"method='newcomb'.*did you mean 'newcombe'"):
+        compare_counts(3, 10, 5, 10, method="newcomb")
+    with pytest.raises(InvalidArgument, match=r"did you mean 'mcnemar'"):
+        compare({"x": [True]}, {"x": [False]}, method="mcnemr")
+
+
+def test_paired_method_on_counts_says_why() -> None:
+    with pytest.raises(InvalidArgument, match=r"method='mcnemar' needs outcomes paired"):
+        compare_counts(3, 10, 5, 10, method="mcnemar")
+    with pytest.raises(InvalidArgument, match=r"method='clustered' needs outcomes paired"):
+        decide(3, 10, 5, 10, method="clustered")
+
+
+def test_paired_method_on_unpaired_results_says_why() -> None:
+    a = {"x": [True, False], "y": [True]}
+    b = {"x": [True, True, True], "z": [False]}
+    with pytest.raises(InvalidArgument, match=r"method='mcnemar' needs outcomes paired.*'y'"):
+        compare(a, b, method="mcnemar")
+    with pytest.raises(InvalidArgument, match=r"paired=False was asked for"):
+        compare(a, a, method="mcnemar", paired=False)
+
+
+def test_paired_true_with_mismatched_shapes_names_what_differs() -> None:
+    a = {"x": [True, False], "y": [True]}
+    with pytest.raises(InvalidArgument, match=r"cases only in results_a: 'y'"):
+        compare(a, {"x": [True, True]}, paired=True)
+    with pytest.raises(InvalidArgument, match=r"cases only in results_b: 'z'"):
+        compare(a, {**a, "z": [True]}, paired=True)
+    with pytest.raises(
+        InvalidArgument,
+        match=r"repeat counts differ: results_a\['x'\] has 2, results_b\['x'\] has 3",
+    ):
+        compare(a, {"x": [True] * 3, "y": [False]}, paired=True)
+    with pytest.raises(InvalidArgument, match=r"method='newcombe' treats A and B as independent"):
+        compare(a, a, paired=True, method="newcombe")
+
+
+def test_bad_results() -> None:
+    with pytest.raises(InvalidArgument, match=r"results_a=\{\} is empty"):
+        compare({}, {"x": [True]})
+    with pytest.raises(InvalidArgument, match=r"results_b\['x'\]\[1\]=1 must be True or False"):
+        compare({"x": [True, False]}, {"x": [True, 1]})
+    with pytest.raises(InvalidArgument, match=r"results_a\['x'\] is empty"):
+        compare({"x": []}, {"x": [True]})
+    with pytest.raises(InvalidArgument, match=r"results_a\['x'\]='pass' must be a sequence"):
+        compare({"x": "pass"}, {"x": [True]})
+    with pytest.raises(InvalidArgument, match=r"results_a must map each case id"):
+        compare([True, False], {"x": [True]})  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgument, match=r"paired='yes'"):
+        compare({"x": [True]}, {"x": [True]}, paired="yes")  # type: ignore[arg-type]
+
+
+def test_bad_counts_name_the_argument() -> None:
+    with pytest.raises(InvalidArgument, match=r"^successes_a=12 is larger than trials_a=10$"):
+        compare_counts(12, 10, 5, 10)
+    with pytest.raises(InvalidArgument, match=r"successes_b=-1 is negative"):
+        compare_counts(3, 10, -1, 10)
+    with pytest.raises(InvalidArgument, match=r"trials_b=2.5 must be a whole number"):
+        compare_counts(3, 10, 1, 2.5)
+    with pytest.raises(InvalidArgument, match=r"trials_a=nan must be a finite"):
+        compare_counts(3, float("nan"), 1, 2)
+    with pytest.raises(InvalidArgument, match=r"level=95 must be between 0 and 1 \(did you mean"):
+        compare_counts(3, 10, 5, 10, level=95)
+    with pytest.raises(InvalidArgument, match=r"successes_a has shape \(2,\)"):
+        compare_counts([1, 2], 10, 5, 10)  # type: ignore[arg-type]
+    with pytest.raises(
+        InvalidArgument, match=r"successes_b\[1\]=11 is larger than trials_b\[1\]=10"
+    ):
+        decide([1, 2], 10, [3, 11], 10)
+    with pytest.raises(InvalidArgument, match=r"discordance=None"):
+        detectable_difference(10, method="mcnemar")
+    with pytest.raises(InvalidArgument, match=r"trials_a=0 must be at least 1"):
+        detectable_difference(0)
+    with pytest.raises(InvalidArgument, match=r"power=1.0 must be strictly between 0 and 1"):
+        detectable_difference(10, power=1.0)
