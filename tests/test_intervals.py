@@ -16,6 +16,7 @@ from evalstats.intervals import (
     PAIRED_METHODS,
     PROPORTION_METHODS,
     Interval,
+    coverage,
     diff_ci,
     paired_diff_ci,
     proportion_ci,
@@ -496,3 +497,72 @@ def test_paired_vectorised_equals_scalar_loop(rows, level, method) -> None:
     for i, cells in enumerate(rows):
         one = paired_diff_ci(*cells, level=level, method=method)
         assert (many.low[i], many.estimate[i], many.high[i]) == (one.low, one.estimate, one.high)
+
+
+# ---------------------------------------------------------------------------
+# coverage
+# ---------------------------------------------------------------------------
+
+
+def test_coverage_by_hand_one_trial() -> None:
+    # n = 1, Wilson 95%: k = 0 gives (0, z^2/(1+z^2)) = (0, 0.7935), k = 1 gives
+    # (1/(1+z^2), 1) = (0.2065, 1). p = 0.1 is covered by k = 0 only (probability
+    # 0.9); p = 0.5 by both (probability 1); p = 0.8 by k = 1 only (0.8).
+    assert coverage("wilson", 1, 0.1) == pytest.approx(0.9, abs=1e-12)
+    assert coverage("wilson", 1, 0.5) == pytest.approx(1.0, abs=1e-12)
+    assert coverage("wilson", 1, 0.8) == pytest.approx(0.8, abs=1e-12)
+
+
+@pytest.mark.parametrize("method", PROPORTION_METHODS)
+@pytest.mark.parametrize("n", [2, 5, 13])
+def test_coverage_matches_a_plain_enumeration(method: str, n: int) -> None:
+    ps = np.linspace(0.0, 1.0, 23)
+    got = coverage(method, n, ps, level=0.9)
+    for p, value in zip(ps, got, strict=True):
+        total = 0.0
+        for k in range(n + 1):
+            ci = proportion_ci(k, n, level=0.9, method=method)
+            if ci.low <= p <= ci.high:
+                total += math.comb(n, k) * p**k * (1 - p) ** (n - k)
+        assert value == pytest.approx(total, abs=1e-12)
+
+
+@given(st.integers(1, 60), st.floats(0, 1), levels)
+def test_clopper_pearson_never_undercovers(n, p, level) -> None:
+    # Clopper & Pearson (1934): the exact interval covers with probability >= level.
+    assert coverage("clopper_pearson", n, p, level=level) >= level - 1e-9
+
+
+def test_wald_coverage_collapses_near_zero() -> None:
+    # Brown, Cai & DasGupta (2001), section 2: the Wald interval's coverage tends
+    # to 0 as p -> 0 at any fixed n (it is (0, 0) whenever k = 0).
+    assert coverage("wald", 40, 0.001) < 0.05
+    assert coverage("wilson", 40, 0.001) > 0.95
+
+
+def test_coverage_bad_input() -> None:
+    with pytest.raises(InvalidArgument, match=r"trials=0 is less than 1"):
+        coverage("wilson", 0, 0.5)
+    with pytest.raises(InvalidArgument, match=r"p=1.5 must be between 0 and 1"):
+        coverage("wilson", 10, 1.5)
+    with pytest.raises(InvalidArgument, match=r"did you mean 'jeffreys'"):
+        coverage("jefreys", 10, 0.5)
+
+
+def test_coverage_script_writes_table_and_figure(tmp_path) -> None:
+    import csv
+    import importlib.util
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parent.parent / "simulations" / "coverage.py"
+    spec = importlib.util.spec_from_file_location("coverage_script", script)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.main(["--out", str(tmp_path), "--trials", "3", "7", "--points", "11"]) == 0
+    with (tmp_path / "coverage.csv").open() as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == len(PROPORTION_METHODS) * 2 * 11
+    row = next(r for r in rows if r["method"] == "wilson" and r["trials"] == "7")
+    assert float(row["coverage"]) == pytest.approx(coverage("wilson", 7, float(row["p"])), abs=1e-6)
+    assert (tmp_path / "coverage.png").stat().st_size > 1000
