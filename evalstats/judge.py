@@ -739,7 +739,7 @@ def calibration_from_pairs(pairs: Iterable[Sequence[Any]], *, level: float = 0.9
         if check is None:
             verdict = Verdict.unscored("not scored by the check")
         elif isinstance(check, bool | np.bool_):
-            verdict = Verdict.passed() if check else Verdict.failed("failed by the check")
+            verdict = Verdict.passed() if check else Verdict("failed")
         else:
             raise InvalidArgument(
                 f"pairs[{i}] check verdict {check!r} must be True, False or None (unscored)"
@@ -955,7 +955,7 @@ _CHECK_KEYS = ("check", "judge")
 _PASS_WORDS = frozenset({"pass", "passed", "true", "1", "yes"})
 _FAIL_WORDS = frozenset({"fail", "failed", "false", "0", "no"})
 _UNSCORED_WORDS = frozenset({"unscored"})
-_WORDS = "pass/fail, passed/failed, true/false, 1/0 or yes/no"
+_WORDS = "pass/fail, passed/failed, true/false, 1/0"
 
 
 def _verdict_word(value: Any, *, unscored_ok: bool) -> bool | None:
@@ -1104,10 +1104,11 @@ def read_calibration_file(path: str | Path) -> list[VerdictPair]:
             try:
                 values[label] = _verdict_word(fields[key], unscored_ok=label == "check")
             except KeyError:
-                extra = " or unscored" if label == "check" else ""
+                words = (
+                    f"{_WORDS}, yes/no or unscored" if label == "check" else (f"{_WORDS} or yes/no")
+                )
                 raise CalibrationFileError(
-                    f"{where}, line {row.line}: {key}={fields[key]!r} is not a verdict; "
-                    f"use {_WORDS}{extra}"
+                    f"{where}, line {row.line}: {key}={fields[key]!r} is not a verdict; use {words}"
                 ) from None
         answer_key, _ = _pick_key(fields, ("answer",))
         answer = fields.get(answer_key, "") if answer_key else ""
@@ -1138,15 +1139,17 @@ class CalibrationReport:
     level: float = field(default=0.95)
 
     def __str__(self) -> str:
-        lines = [f"{self.source}" if self.source else "", str(self.calibration)]
+        lines = [f"calibration file {self.source}"] if self.source else []
+        lines.append(str(self.calibration))
         if self.corrected is not None and self.naive is not None:
             lines += [
                 "",
                 f"pass rate the check reported: {self.observed_passes} of {self.trials}",
-                f"  as reported (Wilson)                  {self.naive}",
-                f"  corrected for check error (Lang & Reiczigel) {self.corrected}",
+                f"  as reported (Wilson)             {self.naive}",
+                f"  corrected for the check's errors {self.corrected}"
+                "  (Rogan-Gladen, Lang & Reiczigel interval)",
             ]
-        return "\n".join(line for line in lines if line is not None).lstrip("\n")
+        return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"source": self.source, "calibration": self.calibration.to_dict()}
