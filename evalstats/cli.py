@@ -70,11 +70,44 @@ def _run_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_calibrate(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "file",
+        metavar="FILE",
+        help="CSV or JSONL of paired verdicts, one answer per row: human (or person) "
+        "and check (or judge) verdicts, optionally the answer",
+    )
+    p.add_argument(
+        "--observed",
+        metavar="K/N",
+        help="a pass rate the check reported (K passes of N); also print it corrected "
+        "for the check's errors",
+    )
+    p.add_argument("--level", type=float, default=0.95, help="confidence level (0.95)")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+
+
+def _run_calibrate(args: argparse.Namespace) -> int:
+    from .judge import calibrate_file
+
+    report = calibrate_file(args.file, observed=args.observed, level=args.level)
+    if args.json:
+        _print_json(report.to_dict())
+    else:
+        print(report)
+    return 0
+
+
 VERBS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable[..., int]]] = {
     "demo": (
         "run the offline shop stand-in, version 1 against version 2",
         _add_demo,
         _run_demo,
+    ),
+    "calibrate": (
+        "measure a check against a person's verdicts; correct a pass rate for its errors",
+        _add_calibrate,
+        _run_calibrate,
     ),
 }
 
