@@ -629,7 +629,8 @@ def _detectable_text(d: float | None) -> str:
     if d is None or math.isnan(d):
         return "these trials are too few to usually detect even the largest possible difference"
     points = max(1, math.ceil(100 * d - 1e-9))
-    return f"these trials would usually detect a difference of {points} points or more"
+    unit = "point" if points == 1 else "points"
+    return f"these trials would usually detect a difference of {points} {unit} or more"
 
 
 # --- compare_counts -------------------------------------------------------------

@@ -467,6 +467,20 @@ def test_detectable_difference_mcnemar_by_exact_enumeration(pairs: int, disc: fl
     assert _power_mcnemar_by_hand(pairs, disc, d - 1e-4, 0.95) < 0.8
 
 
+@given(st.integers(1, 14), st.floats(0, 1), st.sampled_from([0.8, 0.9, 0.95]))
+def test_mcnemar_detectable_is_where_power_reaches_80_percent(
+    pairs: int, disc: float, level: float
+) -> None:
+    d = detectable_difference(pairs, method="mcnemar", discordance=disc, level=level)
+    if math.isnan(d):
+        assert _power_mcnemar_by_hand(pairs, disc, 1.0, level) < 0.8
+        return
+    assert 0 <= d <= 1
+    assert _power_mcnemar_by_hand(pairs, disc, d, level) >= 0.8
+    if d > 1e-4:
+        assert _power_mcnemar_by_hand(pairs, disc, d - 1e-4, level) < 0.8
+
+
 @given(
     st.integers(1, 40),
     st.integers(1, 40),
@@ -685,3 +699,17 @@ def test_bad_counts_name_the_argument() -> None:
         detectable_difference(0)
     with pytest.raises(InvalidArgument, match=r"power=1.0 must be strictly between 0 and 1"):
         detectable_difference(10, power=1.0)
+
+
+def test_clustered_without_spread_between_cases() -> None:
+    same = {"x": [True, False, True], "y": [False, False, True]}
+    c = compare(same, same, method="clustered")
+    assert c.verdict == "cant_tell" and c.pvalue == 1.0
+    assert "standard error is 0" in c.reason
+    # the fallback is the exact McNemar detectable difference with no discordance
+    ref = detectable_difference(6, method="mcnemar", discordance=0.0)
+    assert c.detectable == ref
+    a = {"x": [False, False], "y": [False, False]}
+    b = {"x": [True, True], "y": [True, True]}
+    c = compare(a, b, method="clustered")
+    assert c.verdict == "b_better" and c.pvalue == 0.0
