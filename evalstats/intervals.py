@@ -1,6 +1,15 @@
 """Confidence intervals for pass rates and for differences between pass rates.
 
-The result of every function here is an :class:`Interval`.
+- :func:`proportion_ci`: one pass rate (Wilson by default).
+- :func:`diff_ci`: ``p_b - p_a`` for two independent samples (Newcombe's hybrid score).
+- :func:`paired_diff_ci`: ``p_b - p_a`` for paired outcomes (Newcombe's paired method 10).
+- :func:`clustered_mean_ci`, :func:`clustered_paired_diff_ci`: means over runs grouped
+  by case, with cluster-robust standard errors.
+- :func:`coverage`: the exact coverage probability of a one-sample method.
+
+The result of every interval function is an :class:`Interval` (a
+:class:`ClusteredInterval` for the clustered ones). All count arguments may be
+scalars or numpy arrays; scalars give Python floats, arrays give arrays.
 """
 
 from __future__ import annotations
