@@ -248,7 +248,8 @@ def judged_by(judge: Callable[[str], str], rubric: str, *, name: str | None = No
     *unmeasured*, not failed: the answer was never graded. Any other exception
     (a permanent provider error, a bug in the judge) propagates too, and the
     engine reports it as the sample's error, because a judge that cannot
-    grade must not quietly become a string of failures.
+    grade must not quietly become a string of failures. A judge that returns
+    something other than text raises ``TypeError`` for the same reason.
 
     Examples
     --------

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import operator
+import threading
 from collections.abc import Callable
 
 from .._validate import as_rate
@@ -34,7 +35,7 @@ class StandinJudge:
     Made by :func:`make_judge`. ``calls`` counts the prompts it has answered.
     """
 
-    __slots__ = ("calls", "seed", "sensitivity", "specificity", "truth")
+    __slots__ = ("_lock", "calls", "seed", "sensitivity", "specificity", "truth")
 
     def __init__(
         self, truth: Callable[[str], bool], sensitivity: float, specificity: float, seed: int
@@ -44,6 +45,7 @@ class StandinJudge:
         self.specificity = specificity
         self.seed = seed
         self.calls = 0
+        self._lock = threading.Lock()
 
     def _uniforms(self, prompt: str) -> tuple[float, int]:
         digest = hashlib.blake2b(
@@ -62,7 +64,8 @@ class StandinJudge:
                 "the stand-in judge reads the answer from a prompt made by judged_by; "
                 "this prompt has no <answer> block"
             )
-        self.calls += 1
+        with self._lock:
+            self.calls += 1
         good = bool(self.truth(answer))
         u, pick = self._uniforms(prompt)
         # A good answer is passed with probability `sensitivity`, a bad one
