@@ -40,7 +40,9 @@ from ._validate import suggest
 from .errors import InvalidArgument
 
 __all__ = [
+    "BUILTIN_CHECKS",
     "CHECK_ERROR",
+    "Check",
     "INSPECTION_FAILURE",
     "Verdict",
     "avoids",
@@ -247,17 +249,25 @@ def _nothing_to_inspect(answer: Any) -> str | None:
     return None
 
 
-def _texts(factory: str, name: str, values: tuple[Any, ...]) -> tuple[str, ...]:
-    """Check that ``values`` is a non-empty tuple of non-empty strings."""
+def _texts(
+    factory: str, name: str, values: tuple[Any, ...], *, one: bool = False
+) -> tuple[str, ...]:
+    """Check that ``values`` is a non-empty tuple of non-empty strings.
+
+    ``name`` is the parameter's name (``"terms"``); messages label elements
+    ``terms[1]``, or just ``text`` when ``one`` says there is a single value.
+    """
     if not values:
-        raise InvalidArgument(f"{factory}() needs at least one {name}; got none")
+        singular = name[:-1] if name.endswith("s") else name
+        raise InvalidArgument(f"{factory}() needs at least one {singular}; got none")
     for i, v in enumerate(values):
+        label = name if one else f"{name}[{i}]"
         if not isinstance(v, str):
             raise InvalidArgument(
-                f"{factory}(): {name}[{i}]={v!r} must be a string, not {type(v).__name__}"
+                f"{factory}(): {label}={v!r} must be a string, not {type(v).__name__}"
             )
         if not v or v.isspace():
-            raise InvalidArgument(f"{factory}(): {name}[{i}]={v!r} must not be empty")
+            raise InvalidArgument(f"{factory}(): {label}={v!r} must not be empty")
     return tuple(values)
 
 
@@ -302,7 +312,7 @@ def contains(text: str, *, case_sensitive: bool = False) -> Check:
     >>> check("")
     'could not be inspected: the answer is empty'
     """
-    (text,) = _texts("contains", "text", (text,))
+    (text,) = _texts("contains", "text", (text,), one=True)
     _bool("contains", "case_sensitive", case_sensitive)
     problem = f"doesn't mention {text!r}"
     if case_sensitive:

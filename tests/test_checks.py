@@ -445,13 +445,13 @@ def test_run_check_lets_keyboard_interrupt_through() -> None:
 @pytest.mark.parametrize(
     ("build", "message"),
     [
-        (lambda: contains(""), "contains(): text[0]='' must not be empty"),
-        (lambda: contains(42), "contains(): text[0]=42 must be a string, not int"),
+        (lambda: contains(""), "contains(): text='' must not be empty"),
+        (lambda: contains(42), "contains(): text=42 must be a string, not int"),
         (lambda: contains("x", case_sensitive="yes"), "case_sensitive='yes' must be True"),
-        (lambda: contains_any(), "contains_any() needs at least one texts; got none"),
-        (lambda: avoids(), "avoids() needs at least one phrases; got none"),
+        (lambda: contains_any(), "contains_any() needs at least one text; got none"),
+        (lambda: avoids(), "avoids() needs at least one phrase; got none"),
         (lambda: avoids("ok", None), "avoids(): phrases[1]=None must be a string"),
-        (lambda: has_terms(), "has_terms() needs at least one terms; got none"),
+        (lambda: has_terms(), "has_terms() needs at least one term; got none"),
         (lambda: has_terms("  "), "has_terms(): terms[0]='  ' must not be empty"),
         (lambda: has_terms(["Go"]), "has_terms(): terms[0]=['Go'] must be a string, not list"),
         (lambda: word_count(5, 3), "word_count(): low=5 is larger than high=3"),
@@ -463,7 +463,7 @@ def test_run_check_lets_keyboard_interrupt_through() -> None:
         (lambda: matches(3), "matches(): pattern=3 must be a string, not int"),
         (lambda: matches("x", flags="i"), "matches(): flags='i' must be re flags"),
         (lambda: matches(re.compile("x"), flags=re.I), "cannot be added to a compiled pattern"),
-        (lambda: is_json_with(), "is_json_with() needs at least one keys; got none"),
+        (lambda: is_json_with(), "is_json_with() needs at least one key; got none"),
         (lambda: is_json_with("a..b"), "is_json_with(): keys[0]='a..b' has an empty part"),
     ],
 )
@@ -504,3 +504,68 @@ def test_check_from_spec_errors(spec, message) -> None:
     with pytest.raises(InvalidArgument) as info:
         check_from_spec(spec)
     assert message in str(info.value)
+
+
+def reference_has_term(term: str, answer: str) -> bool:
+    """Brute force over every substring: is ``term`` there as a whole term?
+
+    Independent of the implementation's search: tries every (start, end) pair of
+    the original answer, compares case-folded text against the term's words
+    separated by whitespace runs, and judges boundaries on the original
+    characters (word characters: Unicode \\w and combining marks).
+    """
+    import unicodedata
+
+    def is_word(ch: str) -> bool:
+        return bool(re.match(r"\w", ch)) or unicodedata.category(ch).startswith("M")
+
+    whole = re.compile(r"\s+".join(re.escape(w) for w in term.casefold().split()))
+    n = len(answer)
+    for i in range(n):
+        if i > 0 and is_word(answer[i - 1]):
+            continue
+        for j in range(i + 1, n + 1):
+            if j < n and is_word(answer[j]):
+                continue
+            if whole.fullmatch(answer[i:j].casefold()):
+                return True
+    return False
+
+
+tricky = st.sampled_from(list("aAsSßẞiIİı -_.+\u0301\u0345\u00a0ΣσςﬁFlǅ"))
+
+
+@given(
+    term=st.text(tricky, min_size=1, max_size=4), answer=st.text(tricky, min_size=1, max_size=12)
+)
+def test_has_terms_agrees_with_brute_force(term, answer) -> None:
+    assume(term.strip() and answer.strip())
+    assert (has_terms(term)(answer) is None) == reference_has_term(term, answer)
+
+
+@given(term=st.text(min_size=1, max_size=6), answer=st.text(min_size=1, max_size=30))
+def test_has_terms_agrees_with_brute_force_on_any_text(term, answer) -> None:
+    assume(term.strip() and answer.strip())
+    assert (has_terms(term)(answer) is None) == reference_has_term(term, answer)
+
+
+@given(term=st.text(tricky, min_size=1, max_size=4), answer=st.text(tricky, min_size=1))
+def test_has_terms_ignores_case(term, answer) -> None:
+    # Folding the answer's case never changes the outcome; nor does upper() or
+    # lower() when they fold to the same text (they may not: 'ı'.upper() is 'I').
+    assume(term.strip() and answer.strip())
+    outcome = has_terms(term)(answer) is None
+    assert (has_terms(term)(answer.casefold()) is None) == outcome
+    assert (has_terms(term.upper())(answer) is None) == outcome or (
+        term.upper().casefold() != term.casefold()
+    )
+    for variant in (answer.upper(), answer.lower()):
+        if variant.casefold() == answer.casefold():
+            assert (has_terms(term)(variant) is None) == outcome
+
+
+@pytest.mark.parametrize("check", ALL_CHECKS, ids=check_name)
+@pytest.mark.parametrize("answer", ["\ud800", "a\udfff b", "\x00", '{"a": 1e999}', "9" * 5000])
+def test_no_check_raises_on_odd_strings(check, answer) -> None:
+    result = check(answer)
+    assert result is None or isinstance(result, str)
