@@ -81,10 +81,14 @@ _LABEL = (
 # bullets, headings), an optional label such as "Verdict:", the one word PASS or
 # FAIL, and nothing after it but punctuation. "PASS or FAIL" and "not a pass"
 # have other words on the line and so are not verdicts.
+# The pattern has a single run of punctuation before the word when there is no
+# label, so that a long line of punctuation is rejected in linear time.
 _VERDICT_LINE = re.compile(
-    rf"^\W*(?:{_LABEL}\s*(?:[:=\-\u2013\u2014]|\bis\b)?)?\W*\b(pass|passed|fail|failed)\b\W*$",
+    rf"^\W*(?:{_LABEL}(?:\s+is\b)?\W*)?\b(pass|passed|fail|failed)\b\W*$",
     re.IGNORECASE,
 )
+#: A verdict line is short; longer lines are not read as one.
+_VERDICT_LINE_LIMIT = 200
 
 
 def _snippet(text: str, limit: int) -> str:
@@ -94,7 +98,10 @@ def _snippet(text: str, limit: int) -> str:
 
 def _read_verdict_line(line: str) -> str | None:
     """``"PASS"``, ``"FAIL"`` or None for one line of a judge's reply."""
-    match = _VERDICT_LINE.match(_EMPHASIS.sub("", line).strip())
+    line = _EMPHASIS.sub("", line).strip()
+    if len(line) > _VERDICT_LINE_LIMIT:
+        return None
+    match = _VERDICT_LINE.match(line)
     if match is None:
         return None
     return "PASS" if match.group(1).lower().startswith("pass") else "FAIL"

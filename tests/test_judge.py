@@ -159,6 +159,14 @@ def test_a_long_unclear_line_is_quoted_in_part() -> None:
     assert len(reason) < 140
 
 
+def test_a_very_long_last_line_is_not_a_verdict() -> None:
+    # A verdict line is short; a long one is rejected without a regex blow-up
+    # (the old pattern took seconds on 16,000 punctuation marks).
+    assert parse_judgement("!" * 300 + " PASS").reason.startswith("the judge gave no clear")
+    assert parse_judgement("!" * 100_000 + "x").is_failed
+    assert parse_judgement("!" * 190 + " PASS").is_passed
+
+
 def test_a_reply_that_is_not_text_is_a_type_error() -> None:
     with pytest.raises(TypeError, match="must return text"):
         parse_judgement(None)  # type: ignore[arg-type]
