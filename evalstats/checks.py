@@ -250,12 +250,13 @@ def _nothing_to_inspect(answer: Any) -> str | None:
 
 
 def _texts(
-    factory: str, name: str, values: tuple[Any, ...], *, one: bool = False
+    factory: str, name: str, values: tuple[Any, ...], *, one: bool = False, blank: bool = False
 ) -> tuple[str, ...]:
     """Check that ``values`` is a non-empty tuple of non-empty strings.
 
     ``name`` is the parameter's name (``"terms"``); messages label elements
     ``terms[1]``, or just ``text`` when ``one`` says there is a single value.
+    ``blank`` allows strings of only whitespace (JSON keys may be such).
     """
     if not values:
         singular = name[:-1] if name.endswith("s") else name
@@ -266,7 +267,7 @@ def _texts(
             raise InvalidArgument(
                 f"{factory}(): {label}={v!r} must be a string, not {type(v).__name__}"
             )
-        if not v or v.isspace():
+        if not v or (v.isspace() and not blank):
             raise InvalidArgument(f"{factory}(): {label}={v!r} must not be empty")
     return tuple(values)
 
@@ -574,7 +575,7 @@ def is_json_with(*keys: str) -> Check:
     >>> check('["A-1042"]')
     'could not be inspected: the JSON is an array, not an object'
     """
-    keys = _texts("is_json_with", "keys", keys)
+    keys = _texts("is_json_with", "keys", keys, blank=True)
     paths = []
     for i, key in enumerate(keys):
         parts = tuple(key.split("."))

@@ -271,6 +271,7 @@ def test_is_json_with() -> None:
     assert check("true") == "could not be inspected: the JSON is a boolean, not an object"
     assert check("Here it is: {}").startswith("could not be inspected: not valid JSON (")
     assert check("[" * 100_000).startswith("could not be inspected: not valid JSON")
+    assert is_json_with(" ", "a. ")('{" ": 1, "a": {" ": 2}}') is None  # blank keys are keys
 
 
 json_scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()
