@@ -71,6 +71,8 @@ def _label(name: str, index: tuple[int, ...] | None, shape: tuple[int, ...]) -> 
 
 
 def _show(value: Any) -> str:
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value.item()
     if isinstance(value, float | np.floating) and float(value).is_integer():
         return repr(float(value))
     return repr(value.item() if isinstance(value, np.generic) else value)
@@ -154,7 +156,7 @@ def as_rate(name: str, value: Any, *, open_interval: bool = False) -> np.ndarray
     if bad is not None:
         shown = arr[bad] if arr.shape else arr
         hint = ""
-        if 1 < float(shown) <= 100:
+        if 2 <= float(shown) <= 100:
             hint = f" (did you mean {float(shown) / 100:g}?)"
         raise InvalidArgument(
             f"{_label(name, bad, arr.shape)}={_show(value if not arr.shape else shown)} "

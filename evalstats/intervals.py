@@ -15,7 +15,6 @@ scalars or numpy arrays; scalars give Python floats, arrays give arrays.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -155,18 +154,9 @@ def _out(x: np.ndarray, scalar: bool) -> Any:
     return float(x) if scalar else np.asarray(x, dtype=float)
 
 
-def _as_counts(name: str, value: Any, *, minimum: int = 0) -> np.ndarray:
-    """:func:`_validate.as_counts`, with a scalar shown as ``x`` rather than ``array(x)``."""
-    try:
-        return _validate.as_counts(name, value, minimum=minimum)
-    except InvalidArgument as exc:
-        text = re.sub(r"=array\((.*?)\)", r"=\1", str(exc))
-        raise InvalidArgument(text) from None
-
-
 def _counts(**named: Any) -> tuple[list[np.ndarray], bool]:
     """Validate counts, broadcast them together and say whether all were scalars."""
-    arrays = [_as_counts(name, value) for name, value in named.items()]
+    arrays = [_validate.as_counts(name, value) for name, value in named.items()]
     try:
         arrays = list(np.broadcast_arrays(*arrays))
     except ValueError:
@@ -862,7 +852,7 @@ def coverage(method: str, trials: int, p: Any, *, level: float = 0.95) -> Any:
 
     level = _validate.check_level(level)
     method = _validate.check_method(method, PROPORTION_METHODS)
-    n = _as_counts("trials", trials, minimum=1)
+    n = _validate.as_counts("trials", trials, minimum=1)
     if n.ndim:
         raise InvalidArgument(f"trials must be a single count, got shape {n.shape}")
     rate = _validate.as_rate("p", p)

@@ -318,14 +318,6 @@ class CalibrationItem:
         return f"{where}person {self.person}, check {self.check}: {what}{why}"
 
 
-def _as_counts(name: str, value: Any, *, minimum: int = 0) -> np.ndarray:
-    """:func:`as_counts`, with a scalar shown as ``x`` rather than ``array(x)``."""
-    try:
-        return as_counts(name, value, minimum=minimum)
-    except InvalidArgument as exc:
-        raise InvalidArgument(re.sub(r"=array\((.*?)\)", r"=\1", str(exc))) from None
-
-
 def _rate_interval(successes: int, trials: int, level: float, empty: str) -> Interval:
     if trials == 0:
         # Nothing to estimate from: say so rather than report a confident 0%.
@@ -452,7 +444,7 @@ class Calibration:
             ("true_fail", true_fail),
             ("false_pass", false_pass),
         ):
-            arr = _as_counts(name, value)
+            arr = as_counts(name, value)
             if arr.ndim:
                 raise InvalidArgument(f"{name} must be a single count, not an array")
             counts[name] = int(arr)
@@ -898,8 +890,8 @@ def corrected_pass_rate(
             f"calibration={calibration!r} must be a Calibration (from calibrate or "
             "calibration_from_pairs)"
         )
-    k = _as_counts("observed_passes", observed_passes)
-    n = _as_counts("trials", trials)
+    k = as_counts("observed_passes", observed_passes)
+    n = as_counts("trials", trials)
     check_not_larger("observed_passes", k, "trials", n)
     if calibration.n_good == 0 or calibration.n_bad == 0:
         missing = "good" if calibration.n_good == 0 else "bad"
@@ -1178,7 +1170,7 @@ def _parse_observed(observed: str | tuple[int, int]) -> tuple[int, int]:
                 f"observed={observed!r} must be K/N: passes out of trials, for example 42/60"
             )
         k, n = int(match.group(1)), int(match.group(2))
-    k_arr, n_arr = _as_counts("observed passes", k), _as_counts("trials", n, minimum=1)
+    k_arr, n_arr = as_counts("observed passes", k), as_counts("trials", n, minimum=1)
     check_not_larger("observed passes", k_arr, "trials", n_arr)
     return int(k_arr), int(n_arr)
 
