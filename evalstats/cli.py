@@ -70,6 +70,58 @@ def _run_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_power(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--pa", type=float, required=True, help="true pass rate of A")
+    p.add_argument("--pb", type=float, required=True, help="true pass rate of B")
+    p.add_argument("--trials", type=int, nargs="+", required=True,
+                   help="trials per variant (one or more)")
+    p.add_argument("--method", nargs="+", default=["newcombe"],
+                   help="overlap, newcombe, ztest, mcnemar (newcombe)")
+    p.add_argument("--level", type=float, default=0.95, help="confidence level (0.95)")
+    p.add_argument("--plot", metavar="FILE.png", help="draw the power curves into FILE.png")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+
+
+def _run_power(args: argparse.Namespace) -> int:
+    from .power import power_figure, power_table
+
+    table = power_table(args.pa, args.pb, args.trials, methods=args.method, level=args.level)
+    if args.plot:
+        fig = power_figure(args.pa, args.pb, args.trials, methods=args.method, level=args.level)
+        fig.savefig(args.plot, dpi=120)
+    if args.json:
+        _print_json(table.to_dict())
+    else:
+        print(table)
+    return 0
+
+
+def _add_plan(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--pa", type=float, required=True, help="mean pass rate of A")
+    p.add_argument("--pb", type=float, required=True, help="mean pass rate of B")
+    p.add_argument("--icc", type=float, required=True,
+                   help="intra-case correlation: share of variance between cases")
+    p.add_argument("--cases", type=int, help="the cases you have")
+    p.add_argument("--repeats", type=int, help="the runs per case and variant you can afford")
+    p.add_argument("--spread", type=float, default=0.0,
+                   help="case-by-variant spread on the logit scale (0)")
+    p.add_argument("--power", type=float, default=0.8, help="target power (0.8)")
+    p.add_argument("--level", type=float, default=0.95, help="confidence level (0.95)")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+
+
+def _run_plan(args: argparse.Namespace) -> int:
+    from .power import plan
+
+    result = plan(args.pa, args.pb, icc=args.icc, cases=args.cases, repeats=args.repeats,
+                  power=args.power, level=args.level, spread=args.spread)
+    if args.json:
+        _print_json(result.to_dict())
+    else:
+        print(result)
+    return 0
+
+
 def _add_calibrate(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "file",
@@ -103,6 +155,16 @@ VERBS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable[
         "run the offline shop stand-in, version 1 against version 2",
         _add_demo,
         _run_demo,
+    ),
+    "power": (
+        "exact power and false-positive rate of a comparison, per method and trials",
+        _add_power,
+        _run_power,
+    ),
+    "plan": (
+        "cases and repeats for a paired eval when cases differ",
+        _add_plan,
+        _run_plan,
     ),
     "calibrate": (
         "measure a check against a person's verdicts; correct a pass rate for its errors",

@@ -75,3 +75,15 @@ def clustered_outcomes(
         outcomes += runs
         labels += [c] * len(runs)
     return outcomes, labels
+
+# --- power and planning ---------------------------------------------------------
+
+#: A true pass rate, including the ends 0 and 1.
+rates = st.one_of(
+    st.sampled_from([0.0, 1.0, 0.5]),
+    # (scipy's binom.pmf, the tests' reference, overflows for p near 1e-308)
+    st.floats(1e-12, 1.0 - 1e-12),
+)
+
+#: An intra-case correlation for the case model.
+iccs = st.floats(0.0, 0.9, allow_nan=False)

@@ -1,0 +1,1413 @@
+"""Power and planning: how many runs an eval needs before it is run.
+
+Exact power by enumeration for the independent and the paired design, sample
+sizes (exact and by normal approximation), and cases-by-repeats plans for the
+clustered design in which cases differ in difficulty.
+
+Every power figure comes with the false-positive rate of the same decision
+rule. For the independent and paired designs the false-positive rate is the
+power at ``p_b == p_a``: the probability that the comparison says
+``b_better`` when B is exactly as good as A, A staying at its stated rate.
+For a two-sided test at level 0.95 it is at most about 2.5%, and often less
+because counts are discrete.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ._validate import as_counts, as_rate, check_level, check_method
+from .errors import InvalidArgument
+
+__all__ = [
+    "METHODS",
+    "CaseModel",
+    "Plan",
+    "PowerCurve",
+    "PowerTable",
+    "fit_case_model",
+    "paired_power",
+    "plan",
+    "power",
+    "power_curve",
+    "power_table",
+    "sample_size",
+]
+
+#: Decision rules of the independent design whose power is computed exactly.
+METHODS = ("overlap", "newcombe", "ztest")
+_DESIGNS = ("independent", "paired")
+_APPROXIMATIONS = ("score", "arcsine")
+
+# Outcomes whose binomial tail mass is below this are left out of the
+# enumeration. At most _TAIL is dropped from each tail of each variant, so the
+# exact power is off by less than 4 * _TAIL = 4e-12 (and never by more than the
+# mass dropped); the saving at n = 1,000 is a grid of ~4e4 instead of 1e6 cells.
+_TAIL = 1e-12
+_SCAN_TAIL = 1e-4  # the coarse first pass of sample_size; see there
+
+
+# --- argument checks -------------------------------------------------------
+
+
+def _rate(name: str, value: Any) -> float:
+    arr = as_rate(name, value)
+    if arr.ndim:
+        raise InvalidArgument(f"{name} must be a single number, not an array of shape {arr.shape}")
+    return float(arr)
+
+
+def _count(name: str, value: Any, *, minimum: int = 1) -> int:
+    if isinstance(value, int | np.integer) and not isinstance(value, bool) and value < minimum:
+        # as_counts would show a 0-d array here; say it plainly.
+        raise InvalidArgument(
+            f"{name}={int(value)} is less than {minimum}; expected a count of at least {minimum}"
+        )
+    arr = as_counts(name, value, minimum=minimum)
+    if arr.ndim:
+        raise InvalidArgument(f"{name} must be a single number, not an array of shape {arr.shape}")
+    return int(arr)
+
+
+def _target(value: Any, *, name: str = "power") -> float:
+    arr = as_rate(name, value, open_interval=True)
+    if arr.ndim:
+        raise InvalidArgument(f"{name} must be a single number, not an array of shape {arr.shape}")
+    return float(arr)
+
+
+# --- exact power, independent design ---------------------------------------
+
+
+def _support(n: int, p: float, tail: float = _TAIL) -> tuple[np.ndarray, np.ndarray]:
+    """Counts 0..n with their binomial probabilities, tails below ``tail`` dropped."""
+    k = np.arange(n + 1)
+    if p in (0.0, 1.0):
+        at = 0 if p == 0.0 else n
+        return np.array([at]), np.array([1.0])
+    if min(p, 1.0 - p) > 1e-300:
+        from scipy.stats import binom
+
+        pmf = binom.pmf(k, n, p)
+    else:
+        # scipy's binom.pmf overflows for subnormal p: use log-gamma instead.
+        from scipy.special import gammaln
+
+        pmf = np.exp(
+            gammaln(n + 1)
+            - gammaln(k + 1)
+            - gammaln(n - k + 1)
+            + k * math.log(p)
+            + (n - k) * math.log1p(-p)
+        )
+    # Tail masses by summing from each end, which keeps small tails accurate.
+    lower = np.concatenate(([0.0], np.cumsum(pmf)[:-1]))  # mass strictly below k
+    upper = np.concatenate((np.cumsum(pmf[::-1])[::-1][1:], [0.0]))  # strictly above k
+    lo = int(np.count_nonzero(lower <= tail)) - 1  # lower[0] == 0, so lo >= 0
+    hi = int(np.argmax(upper <= tail))  # upper[n] == 0, so one exists
+    return k[lo : hi + 1], pmf[lo : hi + 1]
+
+
+def _decide(
+    k_a: np.ndarray, n_a: int, k_b: np.ndarray, n_b: int, *, method: str, level: float
+) -> np.ndarray:
+    # The decision rule is compare_counts' own, so that power is the probability
+    # that compare_counts says b_better: one rule, one place.
+    from .compare import decide
+
+    return np.asarray(decide(k_a, n_a, k_b, n_b, method=method, level=level))
+
+
+def _outcome_probabilities(
+    p_a: float, p_b: float, n_a: int, n_b: int, *, method: str, level: float
+) -> tuple[float, float]:
+    """P(b_better) and P(a_better) by enumeration of both binomial outcomes."""
+    k_a, w_a = _support(n_a, p_a)
+    k_b, w_b = _support(n_b, p_b)
+    d = _decide(k_a[:, None], n_a, k_b[None, :], n_b, method=method, level=level)
+    d = np.broadcast_to(d, (k_a.size, k_b.size))
+    b_better = float(w_a @ (d == 1) @ w_b)
+    a_better = float(w_a @ (d == -1) @ w_b)
+    return min(max(b_better, 0.0), 1.0), min(max(a_better, 0.0), 1.0)
+
+
+def _many_probabilities(
+    p_a: float,
+    p_b: float,
+    ns: Sequence[int],
+    *,
+    method: str,
+    level: float,
+    budget: int = 2_000_000,
+    tail: float = _TAIL,
+) -> np.ndarray:
+    """P(b_better) for equal trials ``n`` per variant, for every n in ``ns``.
+
+    The same enumeration as :func:`_outcome_probabilities`, with the grids of
+    many n judged in one call of the decision rule (up to ``budget`` cells at
+    a time), so that scanning n = 1, 2, ... is not dominated by call overhead.
+    """
+    out = np.empty(len(ns))
+    start = 0
+    while start < len(ns):
+        parts_ka, parts_kb, parts_n, parts_w, parts_g = [], [], [], [], []
+        cells, stop = 0, start
+        while stop < len(ns) and (cells == 0 or cells < budget):
+            n = int(ns[stop])
+            k_a, w_a = _support(n, p_a, tail)
+            k_b, w_b = _support(n, p_b, tail)
+            ka, kb = np.meshgrid(k_a, k_b, indexing="ij")
+            parts_ka.append(ka.ravel())
+            parts_kb.append(kb.ravel())
+            parts_w.append(np.outer(w_a, w_b).ravel())
+            parts_n.append(np.full(ka.size, n))
+            parts_g.append(np.full(ka.size, stop - start))
+            cells += ka.size
+            stop += 1
+        n_flat = np.concatenate(parts_n)
+        d = _decide(
+            np.concatenate(parts_ka),
+            n_flat,
+            np.concatenate(parts_kb),
+            n_flat,
+            method=method,
+            level=level,
+        )
+        weights = np.concatenate(parts_w) * (d == 1)
+        sums = np.bincount(np.concatenate(parts_g), weights=weights, minlength=stop - start)
+        out[start:stop] = np.clip(sums, 0.0, 1.0)
+        start = stop
+    return out
+
+
+def power(
+    p_a: float,
+    p_b: float,
+    trials: int,
+    *,
+    method: str = "newcombe",
+    level: float = 0.95,
+    trials_b: int | None = None,
+) -> float:
+    """Exact probability that ``compare_counts`` says B is better.
+
+    A and B have true pass rates ``p_a`` and ``p_b`` and are run on
+    ``trials`` independent trials each (``trials_b`` for B if it differs).
+    Every pair of outcomes ``(k_a, k_b)`` is enumerated with its binomial
+    probability and judged by the same decision rule as
+    :func:`evalstats.compare.compare_counts`; no sampling. With
+    ``p_a == p_b`` the result is the false-positive rate of the rule.
+
+    Parameters
+    ----------
+    p_a, p_b : float
+        True pass rates of A and B, in [0, 1].
+    trials : int
+        Trials of A (and of B unless ``trials_b`` is given), at least 1.
+    method : {"newcombe", "overlap", "ztest"}
+        The decision rule: the Newcombe hybrid score interval for p_b - p_a
+        excludes 0; the two Wilson intervals do not overlap; the pooled
+        two-proportion z test is significant.
+    level : float
+        Confidence level of the rule (two-sided).
+    trials_b : int, optional
+        Trials of B.
+
+    Returns
+    -------
+    float
+        The power, exact up to 4e-12: binomial tails with less than 1e-12
+        probability are left out of the enumeration.
+
+    References
+    ----------
+    Newcombe, R. G. (1998). Interval estimation for the difference between
+    independent proportions. Statistics in Medicine 17, 873-890.
+
+    Examples
+    --------
+    >>> round(power(0.7, 0.9, 100, method="newcombe"), 3)
+    0.953
+    >>> round(power(0.7, 0.9, 100, method="overlap"), 3)
+    0.805
+    >>> round(power(0.8, 0.8, 50, method="ztest"), 4)  # its false-positive rate
+    0.0261
+    """
+    p_a = _rate("p_a", p_a)
+    p_b = _rate("p_b", p_b)
+    n_a = _count("trials", trials)
+    n_b = n_a if trials_b is None else _count("trials_b", trials_b)
+    method = check_method(method, METHODS)
+    level = check_level(level)
+    return _outcome_probabilities(p_a, p_b, n_a, n_b, method=method, level=level)[0]
+
+
+# --- power curves and tables -----------------------------------------------
+
+
+def _pct(x: float) -> str:
+    """A percentage: whole above 10%, one decimal below it and near 100%."""
+    if math.isnan(x):
+        return "n/a"
+    p = 100 * x
+    if (p < 10 or p > 99) and abs(p - round(p)) > 0.05:
+        return f"{p:.1f}%"
+    return f"{p:.0f}%"
+
+
+@dataclass(frozen=True)
+class PowerCurve:
+    """Exact power and false-positive rate of one rule over a range of trials.
+
+    ``power[i]`` and ``false_positive_rate[i]`` belong to ``trials[i]`` trials
+    per variant; the false-positive rate is the power at ``p_b == p_a``.
+    Exact power is not monotone in the number of trials (a saw-tooth, because
+    counts are discrete), which the curve shows.
+    """
+
+    p_a: float
+    p_b: float
+    method: str
+    level: float
+    trials: np.ndarray
+    power: np.ndarray
+    false_positive_rate: np.ndarray
+
+    def smallest(self, target: float) -> int | None:
+        """The smallest number of trials on the curve with power >= ``target``."""
+        hits = np.nonzero(self.power >= target)[0]
+        return int(self.trials[hits[0]]) if hits.size else None
+
+    def __str__(self) -> str:
+        lines = [
+            f"power of {self.method!r} to find B better: p_a={self.p_a:g}, p_b={self.p_b:g}, "
+            f"level={self.level:g}",
+            f"{'trials':>8} {'power':>8} {'false pos.':>10}",
+        ]
+        for n, pw, fp in zip(self.trials, self.power, self.false_positive_rate, strict=True):
+            lines.append(f"{int(n):>8d} {_pct(float(pw)):>8} {_pct(float(fp)):>10}")
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "p_a": self.p_a,
+            "p_b": self.p_b,
+            "method": self.method,
+            "level": self.level,
+            "trials": [int(n) for n in self.trials],
+            "power": [float(x) for x in self.power],
+            "false_positive_rate": [float(x) for x in self.false_positive_rate],
+        }
+
+    def plot(self, ax: Any = None, **kwargs: Any) -> Any:
+        """Draw power (and the false-positive rate, dotted) against trials."""
+        import matplotlib.pyplot as plt
+
+        if ax is None:
+            _, ax = plt.subplots(figsize=(7, 4))
+        (line,) = ax.plot(self.trials, self.power, label=f"{self.method} power", **kwargs)
+        ax.plot(
+            self.trials,
+            self.false_positive_rate,
+            linestyle=":",
+            color=line.get_color(),
+            label=f"{self.method} false positives",
+        )
+        ax.set_xlabel("trials per variant")
+        ax.set_ylabel("probability of 'B is better'")
+        ax.set_ylim(0, 1)
+        return ax
+
+
+def power_curve(
+    p_a: float,
+    p_b: float,
+    trials_range: Iterable[int],
+    *,
+    method: str = "newcombe",
+    level: float = 0.95,
+) -> PowerCurve:
+    """Exact power and false-positive rate for each number of trials in a range.
+
+    Parameters
+    ----------
+    p_a, p_b : float
+        True pass rates of A and B.
+    trials_range : iterable of int
+        Trials per variant, each at least 1 (for example ``range(1, 101)``).
+    method, level
+        The decision rule, as in :func:`power`.
+
+    Returns
+    -------
+    PowerCurve
+
+    References
+    ----------
+    Chernick, M. R., & Liu, C. Y. (2002). The saw-toothed behavior of power
+    versus sample size and software solutions: single binomial proportion
+    using exact methods. The American Statistician 56, 149-155.
+
+    Examples
+    --------
+    >>> curve = power_curve(0.7, 0.9, [20, 40, 60], method="newcombe")
+    >>> [round(float(x), 3) for x in curve.power]
+    [0.341, 0.631, 0.794]
+    >>> [round(float(x), 3) for x in curve.false_positive_rate]
+    [0.027, 0.024, 0.026]
+    """
+    p_a = _rate("p_a", p_a)
+    p_b = _rate("p_b", p_b)
+    method = check_method(method, METHODS)
+    level = check_level(level)
+    ns = as_counts("trials_range", list(trials_range), minimum=1).ravel()
+    pw = _many_probabilities(p_a, p_b, ns, method=method, level=level)
+    fp = _many_probabilities(p_a, p_a, ns, method=method, level=level)
+    return PowerCurve(p_a, p_b, method, level, ns, pw, fp)
+
+
+@dataclass(frozen=True)
+class PowerTable:
+    """Exact power and false-positive rate for several rules and trial counts.
+
+    ``rows`` holds one dict per (method, trials) with keys ``method``,
+    ``trials``, ``power`` and ``false_positive_rate``.
+    """
+
+    p_a: float
+    p_b: float
+    level: float
+    rows: tuple[dict[str, Any], ...]
+
+    def __str__(self) -> str:
+        head = (
+            f"Chance of concluding 'B is better': power when A passes {_pct(self.p_a)} "
+            f"and B {_pct(self.p_b)},\nfalse positives when B is no better; "
+            f"level {self.level:g}"
+        )
+        lines = [head, f"{'method':<10} {'trials':>7} {'power':>7} {'false pos.':>10}"]
+        for r in self.rows:
+            lines.append(
+                f"{r['method']:<10} {r['trials']:>7d} {_pct(r['power']):>7} "
+                f"{_pct(r['false_positive_rate']):>10}"
+            )
+        if any(r["method"] == "mcnemar" for r in self.rows):
+            lines.append(
+                "mcnemar: paired design (trials = pairs), A's and B's outcomes on a pair "
+                "independent; false positives with both at A's rate"
+            )
+        else:
+            lines.append("false positives: both variants at A's rate")
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "p_a": self.p_a,
+            "p_b": self.p_b,
+            "level": self.level,
+            "rows": [dict(r) for r in self.rows],
+        }
+
+
+def power_table(
+    p_a: float,
+    p_b: float,
+    trials: Sequence[int],
+    *,
+    methods: Sequence[str] = ("newcombe",),
+    level: float = 0.95,
+) -> PowerTable:
+    """Exact power with its false-positive rate for each method and trial count.
+
+    ``methods`` may include ``"mcnemar"`` for the paired design (outcomes of
+    A and B on a pair assumed independent, see :func:`paired_power`).
+
+    Examples
+    --------
+    >>> print(power_table(0.7, 0.9, [40], methods=["overlap", "newcombe"]))
+    Chance of concluding 'B is better': power when A passes 70% and B 90%,
+    false positives when B is no better; level 0.95
+    method      trials   power false pos.
+    overlap         40     29%       0.3%
+    newcombe        40     63%       2.4%
+    false positives: both variants at A's rate
+    """
+    p_a = _rate("p_a", p_a)
+    p_b = _rate("p_b", p_b)
+    level = check_level(level)
+    ns = [_count("trials", n) for n in trials]
+    if not ns:
+        raise InvalidArgument("trials=[] must name at least one number of trials")
+    rows = []
+    for m in methods:
+        m = check_method(m, (*METHODS, "mcnemar"))
+        for n in ns:
+            if m == "mcnemar":
+                pw = paired_power(p_a, p_b, n, level=level)
+                fp = paired_power(p_a, p_a, n, level=level)
+            else:
+                pw = _outcome_probabilities(p_a, p_b, n, n, method=m, level=level)[0]
+                fp = _outcome_probabilities(p_a, p_a, n, n, method=m, level=level)[0]
+            rows.append({"method": m, "trials": n, "power": pw, "false_positive_rate": fp})
+    return PowerTable(p_a, p_b, level, tuple(rows))
+
+
+# --- exact power, paired design (McNemar) ----------------------------------
+
+
+def _discordance(p_a: float, p_b: float, discordance: Any, correlation: Any) -> float:
+    """The probability that A and B disagree on a pair, checked for consistency."""
+    delta = p_b - p_a
+    lo = abs(delta)
+    hi = min(p_a + p_b, 2.0 - p_a - p_b)
+    if discordance is not None and correlation is not None:
+        raise InvalidArgument("give discordance or correlation, not both")
+    if discordance is None:
+        r = 0.0 if correlation is None else float(correlation)
+        if not -1.0 <= r <= 1.0 or math.isnan(r):
+            raise InvalidArgument(f"correlation={correlation!r} must be between -1 and 1")
+        both = p_a * p_b + r * math.sqrt(p_a * (1 - p_a) * p_b * (1 - p_b))
+        psi = p_a + p_b - 2.0 * both
+        if not lo - 1e-12 <= psi <= hi + 1e-12:
+            raise InvalidArgument(
+                f"correlation={correlation!r} is impossible for p_a={p_a:g} and p_b={p_b:g}; "
+                f"the discordance it implies ({psi:.4g}) must lie between {lo:.4g} and {hi:.4g}"
+            )
+        return min(max(psi, lo), hi)
+    psi = _rate("discordance", discordance)
+    if not lo - 1e-12 <= psi <= hi + 1e-12:
+        raise InvalidArgument(
+            f"discordance={discordance!r} is impossible for p_a={p_a:g} and p_b={p_b:g}; "
+            f"it must lie between |p_b - p_a|={lo:.4g} and {hi:.4g}"
+        )
+    return min(max(psi, lo), hi)
+
+
+def _mcnemar_thresholds(d: np.ndarray, level: float) -> np.ndarray:
+    """Smallest ``only_b`` that the exact McNemar test calls ``b_better``, per d.
+
+    The test is the exact conditional binomial test: given ``d`` discordant
+    pairs, ``only_b ~ Binomial(d, 1/2)`` under the null, two-sided p-value
+    ``min(1, 2 * P(X >= only_b))`` for ``only_b > d/2``, and B is better when
+    that p-value is below ``1 - level``. Returns ``d + 1`` where no count is
+    significant.
+    """
+    from scipy.stats import binom
+
+    alpha = 1.0 - level
+    d = np.asarray(d, dtype=np.int64)
+    # candidate: smallest k with sf(k-1) <= alpha/2, then fix up the boundary by
+    # checking the exact p-values of the neighbours.
+    k = np.asarray(binom.isf(alpha / 2, d, 0.5), dtype=float)
+    k = np.where(np.isnan(k), d, k).astype(np.int64)
+    best = np.full(d.shape, -1, dtype=np.int64)
+    for cand in (k + 2, k + 1, k, k - 1):
+        c = np.clip(cand, 0, None)
+        p = np.minimum(1.0, 2.0 * binom.sf(c - 1, d, 0.5))
+        ok = (c <= d) & (2 * c > d) & (p < alpha)
+        best = np.where(ok, c, best)
+    return np.where(best < 0, d + 1, best)
+
+
+def _paired_outcomes(
+    p_a: float, p_b: float, pairs: int, psi: float, *, level: float
+) -> tuple[float, float]:
+    from scipy.stats import binom
+
+    if psi == 0.0:
+        return 0.0, 0.0
+    pi_b = ((psi + (p_b - p_a)) / 2.0) / psi  # P(only_b | discordant)
+    pi_b = min(max(pi_b, 0.0), 1.0)
+    d, w = _support(pairs, psi)
+    t = _mcnemar_thresholds(d, level)
+    b_better = float(w @ binom.sf(t - 1, d, pi_b))
+    a_better = float(w @ binom.sf(t - 1, d, 1.0 - pi_b))
+    return min(max(b_better, 0.0), 1.0), min(max(a_better, 0.0), 1.0)
+
+
+def paired_power(
+    p_a: float,
+    p_b: float,
+    pairs: int,
+    *,
+    discordance: float | None = None,
+    correlation: float | None = None,
+    level: float = 0.95,
+) -> float:
+    """Exact power of the McNemar test to find B better in a paired design.
+
+    Each of ``pairs`` pairs runs A and B on the same item. The pair disagrees
+    (one passes, the other fails) with probability ``discordance``; give it
+    directly, or give the ``correlation`` of A's and B's outcomes on a pair
+    (the phi coefficient), or neither, in which case A and B are taken to be
+    independent given the pair (correlation 0), as for a stand-in whose slips
+    are independent draws.
+
+    The number of discordant pairs is ``D ~ Binomial(pairs, discordance)`` and,
+    given ``D = d``, the pairs only B passes are ``Binomial(d, p01 /
+    discordance)`` with ``p01 = (discordance + p_b - p_a) / 2``. The power is
+    the exact sum over ``d`` of the probability that the exact conditional
+    (binomial) McNemar test rejects in B's favour.
+
+    Parameters
+    ----------
+    p_a, p_b : float
+        Marginal pass rates of A and B.
+    pairs : int
+        Number of pairs (trials per variant), at least 1.
+    discordance, correlation : float, optional
+        How often A and B disagree on a pair, or the correlation of their
+        outcomes; at most one.
+    level : float
+        Confidence level; B is better when the two-sided p-value is below
+        ``1 - level`` and B won more of the discordant pairs.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    McNemar, Q. (1947). Note on the sampling error of the difference between
+    correlated proportions or percentages. Psychometrika 12, 153-157.
+    Connor, R. J. (1987). Sample size for testing differences in proportions
+    for the paired-sample design. Biometrics 43, 207-211.
+
+    Examples
+    --------
+    >>> round(paired_power(0.7, 0.9, 60), 3)
+    0.727
+    >>> round(paired_power(0.7, 0.9, 60, discordance=0.2), 3)  # B never worse
+    0.988
+    >>> round(paired_power(0.7, 0.7, 60), 4)  # the false-positive rate
+    0.0148
+    """
+    p_a = _rate("p_a", p_a)
+    p_b = _rate("p_b", p_b)
+    n = _count("pairs", pairs)
+    level = check_level(level)
+    psi = _discordance(p_a, p_b, discordance, correlation)
+    return _paired_outcomes(p_a, p_b, n, psi, level=level)[0]
+
+
+# --- sample sizes ----------------------------------------------------------
+
+
+def _z(q: float) -> float:
+    from scipy.stats import norm
+
+    return float(norm.isf(q))
+
+
+def _approximate_independent(
+    p_a: float, p_b: float, target: float, method: str, level: float, approximation: str
+) -> float:
+    """Normal-approximation trials per variant (not rounded)."""
+    delta = abs(p_b - p_a)
+    za, zb = _z((1 - level) / 2), _z(1 - target)
+    va, vb = p_a * (1 - p_a), p_b * (1 - p_b)
+    if approximation == "arcsine":
+        # Cohen's effect size h = 2 asin(sqrt(p_b)) - 2 asin(sqrt(p_a)); the
+        # variance of 2 asin(sqrt(p_hat)) is 1/n. As statsmodels'
+        # NormalIndPower with proportion_effectsize (Cohen 1988, ch. 6).
+        h = abs(2 * math.asin(math.sqrt(p_b)) - 2 * math.asin(math.sqrt(p_a)))
+        return 2.0 * ((za + zb) / h) ** 2
+    if method == "ztest":
+        # The pooled variance under the null, the unpooled one under the
+        # alternative: the formula of R's power.prop.test (strict = FALSE),
+        # Fleiss, Levin & Paik (2003), eq. 4.14 without continuity correction.
+        pbar = (p_a + p_b) / 2
+        root = za * math.sqrt(2 * pbar * (1 - pbar)) + zb * math.sqrt(va + vb)
+        return (root / delta) ** 2
+    if method == "overlap":
+        # The intervals separate when p_b_hat - p_a_hat exceeds the sum of the
+        # two half-widths, z (se_a + se_b), not z sqrt(se_a^2 + se_b^2).
+        root = za * (math.sqrt(va) + math.sqrt(vb)) + zb * math.sqrt(va + vb)
+        return (root / delta) ** 2
+    # newcombe: an unpooled (Wald-type) test of p_b - p_a.
+    return (za + zb) ** 2 * (va + vb) / delta**2
+
+
+def _approximate_paired(p_a: float, p_b: float, psi: float, target: float, level: float) -> float:
+    # Connor (1987), eq. (3): n = [z_{a/2} sqrt(psi) + z_b sqrt(psi - delta^2)]^2 / delta^2
+    delta = abs(p_b - p_a)
+    za, zb = _z((1 - level) / 2), _z(1 - target)
+    return ((za * math.sqrt(psi) + zb * math.sqrt(max(psi - delta**2, 0.0))) / delta) ** 2
+
+
+def sample_size(
+    p_a: float,
+    p_b: float,
+    *,
+    power: float = 0.8,
+    method: str = "newcombe",
+    level: float = 0.95,
+    exact: bool = True,
+    design: str = "independent",
+    discordance: float | None = None,
+    correlation: float | None = None,
+    approximation: str = "score",
+    max_trials: int = 2000,
+) -> int:
+    """Trials per variant needed to find B better with the given power.
+
+    With ``exact=True``, the smallest ``n`` whose exact power (from
+    :func:`power`, or :func:`paired_power` for ``design="paired"``) reaches
+    the target. Exact power saw-tooths with ``n``: because counts are
+    discrete, there may be some ``n' > n`` whose power falls below the target
+    again; :func:`power_curve` shows the whole curve. Every ``n`` from 1 up is
+    tried, up to ``max_trials``.
+
+    With ``exact=False``, the normal-approximation answer, rounded up:
+
+    * ``ztest``: the formula of R's ``power.prop.test`` (pooled variance under
+      the null, unpooled under the alternative). ``approximation="arcsine"``
+      uses Cohen's effect size h instead, as statsmodels'
+      ``NormalIndPower().solve_power(proportion_effectsize(p_b, p_a))``.
+    * ``newcombe``: the unpooled (Wald) test of the difference.
+    * ``overlap``: the difference must exceed the sum of the two half-widths.
+    * ``design="paired"`` (McNemar): Connor (1987), eq. (3).
+
+    Parameters
+    ----------
+    p_a, p_b : float
+        True pass rates; they must differ.
+    power : float
+        The target power, strictly between 0 and 1.
+    method : {"newcombe", "overlap", "ztest"}
+        The decision rule of the independent design (ignored when paired).
+    level : float
+        Confidence level of the rule.
+    exact : bool
+        Exact enumeration (True) or normal approximation (False).
+    design : {"independent", "paired"}
+        Independent samples, or pairs compared by McNemar's test.
+    discordance, correlation : float, optional
+        For the paired design, as in :func:`paired_power`.
+    approximation : {"score", "arcsine"}
+        Which normal approximation ``exact=False`` uses (see above).
+    max_trials : int
+        The largest ``n`` tried with ``exact=True``.
+
+    Returns
+    -------
+    int
+        Trials per variant (pairs, for the paired design).
+
+    Raises
+    ------
+    InvalidArgument
+        When no ``n`` up to ``max_trials`` reaches the target; the message
+        names the largest ``n`` tried and its power.
+
+    References
+    ----------
+    Fleiss, J. L., Levin, B., & Paik, M. C. (2003). Statistical Methods for
+    Rates and Proportions, 3rd ed., section 4.2.
+    Connor, R. J. (1987). Sample size for testing differences in proportions
+    for the paired-sample design. Biometrics 43, 207-211.
+    Cohen, J. (1988). Statistical Power Analysis for the Behavioral Sciences,
+    2nd ed., chapter 6.
+
+    Examples
+    --------
+    >>> sample_size(0.5, 0.75, power=0.9, method="ztest", exact=False)
+    77
+    >>> sample_size(0.7, 0.9, method="newcombe")
+    61
+    >>> sample_size(0.7, 0.9, design="paired")
+    71
+    """
+    p_a = _rate("p_a", p_a)
+    p_b = _rate("p_b", p_b)
+    target = _target(power)
+    method = check_method(method, METHODS)
+    level = check_level(level)
+    design = check_method(design, _DESIGNS, name="design")
+    approximation = check_method(approximation, _APPROXIMATIONS, name="approximation")
+    max_n = _count("max_trials", max_trials)
+    if p_a == p_b:
+        raise InvalidArgument(
+            f"p_a={p_a:g} equals p_b={p_b:g}: there is no difference to detect "
+            "(power at p_a == p_b is the false-positive rate)"
+        )
+    psi = _discordance(p_a, p_b, discordance, correlation) if design == "paired" else 0.0
+    if not exact:
+        if design == "paired":
+            n = _approximate_paired(p_a, p_b, psi, target, level)
+        else:
+            n = _approximate_independent(p_a, p_b, target, method, level, approximation)
+        return max(1, math.ceil(n - 1e-9))
+    last = 0.0
+    if design == "paired":
+        for n in range(1, max_n + 1):
+            last = _paired_outcomes(p_a, p_b, n, psi, level=level)[0]
+            if last >= target:
+                return n
+    else:
+        # Scan every n from 1 in blocks, doubling the block as n grows.
+        start, block = 1, 16
+        while start <= max_n:
+            ns = np.arange(start, min(start + block, max_n + 1))
+            # A coarse enumeration first: dropping tails of mass 1e-4 only
+            # removes probability, so the exact power lies in
+            # [coarse, coarse + 4e-4]; n is decided by the coarse value unless
+            # the target falls in that gap, and then by the full enumeration.
+            coarse = _many_probabilities(p_a, p_b, ns, method=method, level=level, tail=_SCAN_TAIL)
+            for i in np.nonzero(coarse + 4 * _SCAN_TAIL >= target)[0]:
+                if coarse[i] >= target:
+                    return int(ns[i])
+                n = int(ns[i])
+                if _outcome_probabilities(p_a, p_b, n, n, method=method, level=level)[0] >= target:
+                    return n
+            last = float(coarse[-1])
+            start += block
+            block = min(2 * block, 256)
+    raise InvalidArgument(
+        f"power={target:g} is not reached by any n up to max_trials={max_n}: "
+        f"n={max_n} gives power {last:.3f}; raise max_trials or use exact=False"
+    )
+
+
+# --- cases x repeats: the case model -----------------------------------------
+_QUAD = 400  # quantile nodes for expectations over the Beta of case pass rates
+_HERMITE = 24  # Gauss-Hermite nodes for the case-by-variant spread
+
+
+@dataclass(frozen=True)
+class CaseModel:
+    """How pass rates vary between cases, for A and for B.
+
+    A case's pass rate under A is drawn from a Beta distribution with mean
+    ``p_a`` and intra-case correlation ``icc`` (``alpha + beta = 1/icc - 1``,
+    so the variance of case rates is ``icc * p_a * (1 - p_a)``). Under B the
+    same case's rate is shifted on the logit scale by the constant that makes
+    B's mean ``p_b``, plus, optionally, a case-by-variant normal term with
+    standard deviation ``spread`` (logit scale): some cases gain more from B
+    than others.
+
+    ``icc == 0`` means every case has the same pass rate.
+    """
+
+    p_a: float
+    p_b: float
+    icc: float
+    spread: float = 0.0
+    cases: int | None = field(default=None, compare=False)
+    repeats: int | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        _rate("p_a", self.p_a)
+        _rate("p_b", self.p_b)
+        icc = float(self.icc)
+        if math.isnan(icc) or not 0.0 <= icc < 1.0:
+            raise InvalidArgument(f"icc={self.icc!r} must be at least 0 and less than 1")
+        if math.isnan(float(self.spread)) or float(self.spread) < 0:
+            raise InvalidArgument(f"spread={self.spread!r} must be a number of at least 0")
+
+    # -- the distribution of case rates --
+    def _beta(self) -> tuple[float, float] | None:
+        if self.icc == 0.0 or self.p_a in (0.0, 1.0):
+            return None
+        s = 1.0 / self.icc - 1.0
+        return self.p_a * s, (1.0 - self.p_a) * s
+
+    def _nodes(self) -> np.ndarray:
+        """Quantiles of A's case rates at equally spaced probabilities."""
+        ab = self._beta()
+        if ab is None:
+            return np.array([self.p_a])
+        from scipy.stats import beta
+
+        u = (np.arange(_QUAD) + 0.5) / _QUAD
+        return np.asarray(beta.ppf(u, *ab))
+
+    def shift(self) -> float:
+        """The logit shift that gives B the mean ``p_b``."""
+        return _solve_shift(self._nodes(), self.p_b, self.spread)
+
+    def moments(self) -> dict[str, float]:
+        """Moments of per-case rates that the plan needs.
+
+        ``between``: variance over cases of (B's rate - A's rate);
+        ``within``: mean over cases of ``q_a(1 - q_a) + q_b(1 - q_b)``, the
+        binomial variance of one run of each variant.
+        """
+        qa = self._nodes()[:, None]
+        qb = _shifted(qa, self.shift(), self.spread)  # (nodes, hermite)
+        w = _hermite(self.spread)[1][None, :]
+        diff = qb - qa
+        mean_diff = float((diff * w).mean(axis=0).sum())
+        between = float((((diff - mean_diff) ** 2) * w).mean(axis=0).sum())
+        within = float(((qa * (1 - qa) + qb * (1 - qb)) * w).mean(axis=0).sum())
+        return {"difference": mean_diff, "between": between, "within": within}
+
+    def draw(
+        self, rng: np.random.Generator, size: tuple[int, ...]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Draw per-case pass rates of A and B, each of shape ``size``."""
+        ab = self._beta()
+        qa = np.full(size, self.p_a) if ab is None else rng.beta(*ab, size=size)
+        z = rng.standard_normal(size) * self.spread if self.spread else 0.0
+        qb = _shifted(qa, self.shift(), 0.0, extra=z)
+        return qa, qb
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "p_a": self.p_a,
+            "p_b": self.p_b,
+            "icc": self.icc,
+            "spread": self.spread,
+            "cases": self.cases,
+            "repeats": self.repeats,
+        }
+
+
+def _hermite(spread: float) -> tuple[np.ndarray, np.ndarray]:
+    """Nodes and weights (summing to 1) for a normal with sd ``spread``."""
+    if spread == 0.0:
+        return np.zeros(1), np.ones(1)
+    x, w = np.polynomial.hermite_e.hermegauss(_HERMITE)
+    return x * spread, w / w.sum()
+
+
+def _shifted(qa: np.ndarray, shift: float, spread: float, *, extra: Any = None) -> np.ndarray:
+    from scipy.special import expit, logit
+
+    z = _hermite(spread)[0] if extra is None else extra
+    with np.errstate(divide="ignore"):
+        return np.asarray(expit(logit(qa) + shift + z))
+
+
+def _solve_shift(nodes: np.ndarray, p_b: float, spread: float) -> float:
+    """The logit shift whose mean B rate over the nodes is ``p_b``."""
+    if p_b in (0.0, 1.0):
+        return -math.inf if p_b == 0.0 else math.inf
+    from scipy.optimize import brentq
+
+    qa = nodes[:, None]
+    w = _hermite(spread)[1][None, :]
+
+    def gap(s: float) -> float:
+        return float((_shifted(qa, s, spread) * w).mean(axis=0).sum()) - p_b
+
+    lo, hi = -1.0, 1.0
+    while gap(lo) > 0:
+        lo *= 2
+    while gap(hi) < 0:
+        hi *= 2
+    return float(brentq(gap, lo, hi, xtol=1e-12))
+
+
+def _case_means(outcomes: dict[Any, Sequence[Any]], name: str) -> dict[Any, tuple[int, int]]:
+    """``{case: (passes, runs)}`` from ``{case: [bool, ...]}``, checked."""
+    if not isinstance(outcomes, dict) or not outcomes:
+        raise InvalidArgument(f"{name} must be a non-empty dict {{case_id: [bool, ...]}}")
+    out = {}
+    for case, runs in outcomes.items():
+        values = list(runs)
+        if not values:
+            raise InvalidArgument(f"{name}[{case!r}] has no runs")
+        if any(not isinstance(v, bool | np.bool_ | int) or v not in (0, 1) for v in values):
+            raise InvalidArgument(f"{name}[{case!r}] must hold only True/False outcomes")
+        out[case] = (int(sum(bool(v) for v in values)), len(values))
+    return out
+
+
+def anova_icc(outcomes: dict[Any, Sequence[Any]]) -> float:
+    """The ANOVA estimate of the intra-case correlation of binary outcomes.
+
+    ``rho = (MSB - MSW) / (MSB + (n0 - 1) MSW)`` from the one-way analysis of
+    variance of the 0/1 outcomes grouped by case, with
+    ``n0 = (N - sum(n_i^2) / N) / (k - 1)`` for unequal numbers of runs;
+    negative estimates are set to 0. With fewer than two cases, or when every
+    outcome is the same, there is nothing to estimate from and the result is 0.
+
+    References
+    ----------
+    Ridout, M. S., Demetrio, C. G. B., & Firth, D. (1999). Estimating
+    intraclass correlation for binary data. Biometrics 55, 137-148
+    (the ANOVA estimator).
+
+    Examples
+    --------
+    >>> round(anova_icc({"a": [True] * 9 + [False], "b": [True, False] * 5,
+    ...                  "c": [False] * 9 + [True]}), 3)
+    0.475
+    """
+    cells = _case_means(outcomes, "outcomes")
+    y = np.array([c[0] for c in cells.values()], dtype=float)
+    n = np.array([c[1] for c in cells.values()], dtype=float)
+    k, total = y.size, n.sum()
+    if k < 2 or total <= k:
+        return 0.0
+    ssb = float((y**2 / n).sum() - y.sum() ** 2 / total)
+    ssw = float(y.sum() - (y**2 / n).sum())
+    msb, msw = ssb / (k - 1), ssw / (total - k)
+    n0 = (total - float((n**2).sum()) / total) / (k - 1)
+    denom = msb + (n0 - 1) * msw
+    if denom <= 0:
+        return 0.0
+    return float(min(max((msb - msw) / denom, 0.0), 0.99))
+
+
+def fit_case_model(
+    outcomes_a: dict[Any, Sequence[Any]],
+    outcomes_b: dict[Any, Sequence[Any]] | None = None,
+) -> CaseModel:
+    """Estimate a :class:`CaseModel` from a pilot run, so it can plan the real one.
+
+    ``outcomes_a`` (and ``outcomes_b``) map each case to its run outcomes,
+    ``{case_id: [True, False, ...]}``. The pass rates are the pooled rates;
+    ``icc`` is the ANOVA estimate (:func:`anova_icc`), averaged over the two
+    variants weighted by their runs; ``spread`` (the case-by-variant standard
+    deviation on the logit scale) is set by the method of moments, so that the
+    model's variance of per-case differences B - A matches the observed one
+    after removing the binomial noise of the runs; it is 0 when the observed
+    differences vary no more than the model without spread implies, and when
+    ``outcomes_b`` is missing (then B's rate equals A's).
+
+    References
+    ----------
+    Ridout, M. S., Demetrio, C. G. B., & Firth, D. (1999). Biometrics 55,
+    137-148.
+
+    Examples
+    --------
+    >>> a = {"x": [True] * 8 + [False] * 2, "y": [True] * 4 + [False] * 6}
+    >>> b = {"x": [True] * 10, "y": [True] * 7 + [False] * 3}
+    >>> m = fit_case_model(a, b)
+    >>> (m.p_a, m.p_b, m.cases, m.repeats)
+    (0.6, 0.85, 2, 10)
+    """
+    cells_a = _case_means(outcomes_a, "outcomes_a")
+    runs_a = sum(c[1] for c in cells_a.values())
+    p_a = sum(c[0] for c in cells_a.values()) / runs_a
+    icc = anova_icc(outcomes_a)
+    repeats = round(runs_a / len(cells_a))
+    if outcomes_b is None:
+        return CaseModel(p_a, p_a, icc, 0.0, cases=len(cells_a), repeats=repeats)
+    cells_b = _case_means(outcomes_b, "outcomes_b")
+    runs_b = sum(c[1] for c in cells_b.values())
+    p_b = sum(c[0] for c in cells_b.values()) / runs_b
+    icc = (icc * runs_a + anova_icc(outcomes_b) * runs_b) / (runs_a + runs_b)
+    model = CaseModel(p_a, p_b, icc, 0.0, cases=len(cells_a), repeats=repeats)
+    common = [c for c in cells_a if c in cells_b]
+    if len(common) < 2:
+        return model
+    diffs, noise = [], []
+    for c in common:
+        (ya, na), (yb, nb) = cells_a[c], cells_b[c]
+        diffs.append(yb / nb - ya / na)
+        # unbiased estimate of the binomial variance of each case mean
+        noise.append(
+            (ya / na) * (1 - ya / na) / max(na - 1, 1) + (yb / nb) * (1 - yb / nb) / max(nb - 1, 1)
+        )
+    between = float(np.var(diffs, ddof=1) - np.mean(noise))
+    if model.icc == 0.0 or between <= model.moments()["between"] or p_b in (0.0, 1.0):
+        return model
+    from scipy.optimize import brentq
+
+    def gap(s: float) -> float:
+        return CaseModel(p_a, p_b, model.icc, s).moments()["between"] - between
+
+    top = 8.0
+    spread = top if gap(top) < 0 else float(brentq(gap, 0.0, top, xtol=1e-06))
+    return CaseModel(p_a, p_b, model.icc, spread, cases=len(cells_a), repeats=repeats)
+
+
+# --- cases x repeats: the plan --------------------------------------------
+
+
+def clustered_power(
+    model: CaseModel, cases: Any, repeats: Any, *, level: float = 0.95
+) -> np.ndarray:
+    """Approximate power of the clustered paired comparison under a case model.
+
+    Each of ``cases`` cases runs A and B ``repeats`` times each; the analysis
+    is the cluster-robust (per-case) paired t test with ``cases - 1`` degrees
+    of freedom, B better when the t statistic exceeds its two-sided critical
+    value. The variance of a case's mean difference is
+    ``between + within / repeats`` (Miller 2024, eq. 9-10: the variance of the
+    case means plus the mean within-case variance over the number of
+    resamples; for one variant this is ``p(1 - p) (1 + (R - 1) icc) / R``,
+    the design effect). Power is that of the one-sample t test, from the
+    noncentral t distribution. Vectorised over ``cases`` and ``repeats``.
+
+    References
+    ----------
+    Miller, E. (2024). Adding error bars to evals: a statistical approach to
+    language model evaluations. arXiv:2411.00640, section 5, eq. 9-10.
+    """
+    from scipy.stats import nct
+    from scipy.stats import t as t_dist
+
+    level = check_level(level)
+    c = as_counts("cases", cases, minimum=2).astype(float)
+    r = np.asarray(repeats, dtype=float)
+    if np.any(r < 1) or np.any(np.isnan(r)):
+        raise InvalidArgument(f"repeats={repeats!r} must be at least 1")
+    m = model.moments()
+    var = m["between"] + m["within"] / r
+    df = c - 1
+    crit = t_dist.isf((1 - level) / 2, df)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        nc = m["difference"] / np.sqrt(var / c)
+    nc = np.where(var > 0, nc, np.sign(m["difference"]) * np.inf)
+    out = np.where(
+        np.isinf(nc), (nc > 0).astype(float), nct.sf(crit, df, np.where(np.isinf(nc), 0.0, nc))
+    )
+    return np.asarray(out, dtype=float)
+
+
+def _ceiling(model: CaseModel, cases: Any, level: float) -> np.ndarray:
+    """Power with unlimited repeats: only the spread between cases is left."""
+    return clustered_power(model, cases, np.inf, level=level)
+
+
+def _first_reaching(f: Any, target: float, lo: int, hi: int) -> int | None:
+    """The smallest integer x in [lo, hi] with f(x) >= target, f increasing in x.
+
+    Power of the clustered t test increases with cases (more degrees of
+    freedom and a larger noncentrality) and with repeats (a smaller variance),
+    so a bisection finds the first that reaches the target.
+    """
+    if float(f(hi)) < target:
+        return None
+    if float(f(lo)) >= target:
+        return lo
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if float(f(mid)) >= target:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How many cases and repeats a paired, clustered eval needs.
+
+    ``power`` is the approximate power of ``cases`` x ``repeats`` (per
+    variant) under the case model, ``false_positive_rate`` that of the same
+    test when B is no better (``1 - level`` over 2 for the t test);
+    ``ceiling`` the power with these cases and unlimited repeats.
+    ``reachable`` says whether the target is met; when it is not,
+    ``cases_needed`` maps a number of repeats to the cases that would meet it
+    and ``repeats_needed`` says how many repeats the given cases would need
+    (None when repeats alone cannot do it).
+    """
+
+    model: CaseModel
+    target: float
+    level: float
+    cases: int | None
+    repeats: int | None
+    power: float
+    false_positive_rate: float
+    ceiling: float
+    reachable: bool
+    design_effect: float | None
+    cases_needed: dict[int, int] = field(default_factory=dict)
+    repeats_needed: int | None = None
+    minimum_cases: int | None = None
+    fixed: str = ""
+
+    @property
+    def calls(self) -> int | None:
+        """Model calls for both variants: 2 x cases x repeats."""
+        if self.cases is None or self.repeats is None:
+            return None
+        return 2 * self.cases * self.repeats
+
+    def __str__(self) -> str:
+        m = self.model
+        lines = [
+            f"Plan to detect {_pct(m.p_a)} -> {_pct(m.p_b)} with {_pct(self.target)} power "
+            f"(level {self.level:g}), cases differing with icc {m.icc:g}"
+            + (f" and case-by-variant spread {m.spread:g}" if m.spread else "")
+            + "."
+        ]
+        if self.reachable:
+            lines.append(
+                f"Run {self.cases} cases x {_runs(self.repeats)} per variant "
+                f"({self.calls} calls): power {_pct(self.power)}, "
+                f"false-positive rate {_pct(self.false_positive_rate)}."
+            )
+            if self.design_effect is not None and self.repeats and self.repeats > 1:
+                lines.append(
+                    f"Each extra repeat is worth less than a new case: the design effect of "
+                    f"{self.repeats} repeats is {self.design_effect:.2f} "
+                    f"(1 + (R - 1) x icc), and no number of repeats on {self.cases} cases "
+                    f"gets past {_pct(self.ceiling)} power."
+                )
+        else:
+            if self.repeats is not None and self.cases is not None:
+                lines.append(
+                    f"{self.cases} cases x {_runs(self.repeats)} per variant give only "
+                    f"{_pct(self.power)} power (false-positive rate "
+                    f"{_pct(self.false_positive_rate)})."
+                )
+            if self.repeats_needed is not None:
+                lines.append(
+                    f"With {self.cases} cases, {self.repeats_needed} repeats would reach "
+                    "the target."
+                )
+            elif self.cases is not None:
+                lines.append(
+                    f"With {self.cases} cases no number of repeats reaches "
+                    f"{_pct(self.target)}: the ceiling is {_pct(self.ceiling)}, set by how much "
+                    "cases differ. Add cases."
+                )
+            if self.cases_needed:
+                alts = ", ".join(
+                    f"{c} cases x {_runs(r)}" for r, c in sorted(self.cases_needed.items())
+                )
+                lines.append(f"Enough cases: {alts}.")
+            if self.minimum_cases is not None:
+                lines.append(
+                    f"At least {self.minimum_cases} cases are needed however many repeats."
+                )
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "model": self.model.to_dict(),
+            "target": self.target,
+            "level": self.level,
+            "cases": self.cases,
+            "repeats": self.repeats,
+            "calls": self.calls,
+            "power": self.power,
+            "false_positive_rate": self.false_positive_rate,
+            "ceiling": self.ceiling,
+            "reachable": self.reachable,
+            "design_effect": self.design_effect,
+            "cases_needed": {str(r): c for r, c in sorted(self.cases_needed.items())},
+            "repeats_needed": self.repeats_needed,
+            "minimum_cases": self.minimum_cases,
+        }
+
+
+_SUGGESTED_REPEATS = (1, 3, 5, 10)
+
+
+def _runs(r: int | None) -> str:
+    return f"{r} run" if r == 1 else f"{r} runs"
+
+
+def plan(
+    p_a: float,
+    p_b: float,
+    *,
+    icc: float,
+    cases: int | None = None,
+    repeats: int | None = None,
+    power: float = 0.8,
+    level: float = 0.95,
+    spread: float = 0.0,
+    model: CaseModel | None = None,
+    max_cases: int = 100_000,
+    max_repeats: int = 10_000,
+) -> Plan:
+    """Cases and repeats for a paired comparison when cases differ.
+
+    A and B run on the same cases, each case ``repeats`` times per variant,
+    compared by the clustered paired t test (see :func:`clustered_power`).
+    Given ``cases``, the plan finds the fewest repeats that reach the target,
+    or says that no number of repeats does (the ceiling set by the spread
+    between cases) and how many cases would. Given ``repeats``, it finds the
+    fewest cases. Given both, it reports their power and what would reach the
+    target. Given neither, one run per case on enough cases: when every call
+    costs the same, that is the cheapest design, since repeats carry the
+    design effect ``1 + (R - 1) icc``.
+
+    Parameters
+    ----------
+    p_a, p_b : float
+        Mean pass rates of A and B over cases.
+    icc : float
+        Intra-case correlation of A's outcomes, in [0, 1): the share of the
+        outcome variance that lies between cases.
+    cases, repeats : int, optional
+        What is fixed.
+    power : float
+        The target power.
+    level : float
+        Confidence level of the test.
+    spread : float
+        Case-by-variant standard deviation on the logit scale (0: B's gain is
+        the same shift for every case).
+    model : CaseModel, optional
+        A fitted model (from :func:`fit_case_model`); overrides ``p_a``,
+        ``p_b``, ``icc`` and ``spread``.
+    max_cases, max_repeats : int
+        Search bounds.
+
+    Returns
+    -------
+    Plan
+
+    References
+    ----------
+    Miller, E. (2024). Adding error bars to evals. arXiv:2411.00640,
+    section 5, eq. 9-10.
+    Donner, A., & Klar, N. (2000). Design and Analysis of Cluster
+    Randomization Trials in Health Research, chapter 5 (the design effect).
+
+    Examples
+    --------
+    >>> p = plan(0.7, 0.9, icc=0.3, cases=10)
+    >>> (p.cases, p.repeats, p.reachable)
+    (10, 11, True)
+    >>> p = plan(0.7, 0.9, icc=0.3, cases=4)
+    >>> p.reachable, p.repeats_needed, p.minimum_cases
+    (False, None, 7)
+    """
+    if model is None:
+        model = CaseModel(_rate("p_a", p_a), _rate("p_b", p_b), icc, spread)
+    target = _target(power)
+    level = check_level(level)
+    max_c = _count("max_cases", max_cases, minimum=2)
+    max_r = _count("max_repeats", max_repeats)
+    if model.p_a == model.p_b:
+        raise InvalidArgument(
+            f"p_a={model.p_a:g} equals p_b={model.p_b:g}: there is no difference to plan for"
+        )
+    fp = (1 - level) / 2
+
+    def pw(c: float, r: float) -> float:
+        return float(clustered_power(model, c, r, level=level))
+
+    def cases_for(r: float) -> int | None:
+        return _first_reaching(lambda c: pw(c, r), target, 2, max_c)
+
+    def deff(r: int | None) -> float | None:
+        return None if r is None else 1.0 + (r - 1) * model.icc
+
+    if cases is not None:
+        c = _count("cases", cases, minimum=2)
+        ceiling = float(_ceiling(model, c, level))
+        r_need = _first_reaching(lambda r: pw(c, r), target, 1, max_r)
+        if repeats is None:
+            if r_need is not None:
+                return Plan(
+                    model,
+                    target,
+                    level,
+                    c,
+                    r_need,
+                    pw(c, r_need),
+                    fp,
+                    ceiling,
+                    True,
+                    deff(r_need),
+                    fixed="cases",
+                )
+            return Plan(
+                model,
+                target,
+                level,
+                c,
+                None,
+                ceiling,
+                fp,
+                ceiling,
+                False,
+                None,
+                {r: n for r in _SUGGESTED_REPEATS if (n := cases_for(r)) is not None},
+                None,
+                cases_for(math.inf),
+                fixed="cases",
+            )
+        r = _count("repeats", repeats)
+        p_cr = pw(c, r)
+        if p_cr >= target:
+            return Plan(model, target, level, c, r, p_cr, fp, ceiling, True, deff(r), fixed="both")
+        n_r = cases_for(r)
+        return Plan(
+            model,
+            target,
+            level,
+            c,
+            r,
+            p_cr,
+            fp,
+            ceiling,
+            False,
+            deff(r),
+            {r: n_r} if n_r is not None else {},
+            r_need,
+            None if r_need is not None else cases_for(math.inf),
+            fixed="both",
+        )
+    r = 1 if repeats is None else _count("repeats", repeats)
+    c_need = cases_for(r)
+    if c_need is None:
+        raise InvalidArgument(
+            f"power={target:g} is not reached by any number of cases up to "
+            f"max_cases={max_c} with repeats={r}: {max_c} cases give power {pw(max_c, r):.3f}"
+        )
+    return Plan(
+        model,
+        target,
+        level,
+        c_need,
+        r,
+        pw(c_need, r),
+        fp,
+        float(_ceiling(model, c_need, level)),
+        True,
+        deff(r),
+        fixed="repeats" if repeats is not None else "",
+    )
+
+
+def power_figure(
+    p_a: float,
+    p_b: float,
+    trials: Sequence[int],
+    *,
+    methods: Sequence[str] = ("newcombe",),
+    level: float = 0.95,
+) -> Any:
+    """A matplotlib figure of exact power against trials, 1 to ``max(trials)``.
+
+    One solid line of power and one dotted line of the false-positive rate per
+    method (``"mcnemar"`` included, as in :func:`power_table`), with the
+    requested trial counts marked.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    p_a = _rate("p_a", p_a)
+    p_b = _rate("p_b", p_b)
+    level = check_level(level)
+    ns_marked = [_count("trials", n) for n in trials]
+    top = max(ns_marked)
+    ns = np.arange(1, top + 1)
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    for m in methods:
+        m = check_method(m, (*METHODS, "mcnemar"))
+        if m == "mcnemar":
+            pw = np.array([paired_power(p_a, p_b, int(n), level=level) for n in ns])
+            fp = np.array([paired_power(p_a, p_a, int(n), level=level) for n in ns])
+            curve = PowerCurve(p_a, p_b, m, level, ns, pw, fp)
+        else:
+            curve = power_curve(p_a, p_b, ns, method=m, level=level)
+        curve.plot(ax)
+        marked = np.array(ns_marked) - 1
+        ax.plot(ns[marked], curve.power[marked], "o", color=ax.lines[-1].get_color())
+    ax.axhline(0.8, color="grey", linewidth=0.5)
+    ax.set_title(f"A passes {_pct(p_a)}, B {_pct(p_b)}: exact power (level {level:g})")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
