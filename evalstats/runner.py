@@ -52,7 +52,8 @@ class Case:
     """One case: an ``id``, the ``prompt`` sent to the task, and its checks.
 
     ``checks`` is a tuple of ``(check, axis)`` pairs; ``axis`` is a name such
-    as ``"format"`` or None.
+    as ``"format"`` or None. A bare check (not a pair) is taken as having no
+    axis. A case needs at least one check.
     """
 
     id: str
@@ -227,6 +228,8 @@ class RunResult:
         Every failed check of every sample counts once, so an answer with two
         problems contributes both. ``top`` keeps the ``top`` most common.
         """
+        if top is not None:
+            top = _positive_int("top", top)
         return {case: counter.most_common(top) for case, counter in self.problem_counts().items()}
 
     def problem_counts(self) -> dict[str, Counter[str]]:
@@ -264,6 +267,7 @@ class RunResult:
         counts = self.pass_counts()
         incomplete = self.incomplete()
         unscored = self.unscored_samples()
+        problems = self.problem_counts()
         return {
             "variant": self.variant,
             "runs": self.runs,
@@ -277,8 +281,7 @@ class RunResult:
                     "incomplete": incomplete[case],
                     "unscored_samples": unscored[case],
                     "problems": [
-                        {"reason": r, "count": n}
-                        for r, n in self.problem_counts()[case].most_common()
+                        {"reason": r, "count": n} for r, n in problems[case].most_common()
                     ],
                 }
                 for case in self.cases

@@ -32,6 +32,8 @@ def test_every_check_runs_and_both_problems_are_recorded() -> None:
         "c": [("doesn't mention 'A-1042'", 2), ("has 2 words, fewer than 3", 2)]
     }
     assert result.problems(top=1) == {"c": [("doesn't mention 'A-1042'", 2)]}
+    with pytest.raises(InvalidArgument, match="top=0 must be at least 1"):
+        result.problems(top=0)
     assert result.outcomes() == {"c": [False, False]}
 
 
