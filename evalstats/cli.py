@@ -210,6 +210,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("evalstats: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (``evalstats ... | head``): not an error of ours.
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

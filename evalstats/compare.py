@@ -21,7 +21,6 @@ exactly the rule :func:`compare_counts` applies.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
@@ -145,10 +144,10 @@ def decide(
 
     level = check_level(level)
     method = _check_unpaired_method(method)
-    ka = _counts_arg("successes_a", successes_a)
-    na = _counts_arg("trials_a", trials_a)
-    kb = _counts_arg("successes_b", successes_b)
-    nb = _counts_arg("trials_b", trials_b)
+    ka = as_counts("successes_a", successes_a)
+    na = as_counts("trials_a", trials_a)
+    kb = as_counts("successes_b", successes_b)
+    nb = as_counts("trials_b", trials_b)
     check_not_larger("successes_a", ka, "trials_a", na)
     check_not_larger("successes_b", kb, "trials_b", nb)
     ka, na, kb, nb = np.broadcast_arrays(ka, na, kb, nb)
@@ -636,16 +635,8 @@ def _detectable_text(d: float | None) -> str:
 # --- compare_counts -------------------------------------------------------------
 
 
-def _counts_arg(name: str, value: Any) -> np.ndarray:
-    """:func:`as_counts`, with a scalar shown as ``x`` rather than ``array(x)``."""
-    try:
-        return as_counts(name, value)
-    except InvalidArgument as exc:
-        raise InvalidArgument(re.sub(r"=array\((.*?)\)", r"=\1", str(exc))) from None
-
-
 def _scalar_count(name: str, value: Any) -> int:
-    arr = _counts_arg(name, value)
+    arr = as_counts(name, value)
     if arr.ndim:
         raise InvalidArgument(
             f"{name} has shape {arr.shape}; compare_counts takes single counts "
