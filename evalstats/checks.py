@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ._validate import suggest
-from .errors import InvalidArgument
+from .errors import InvalidArgument, ProviderError
 
 __all__ = [
     "BUILTIN_CHECKS",
@@ -174,7 +174,10 @@ def run_check(check: Callable[[Any], Any], answer: Any) -> Verdict:
     still propagate), or that returns something other than ``None``, a string
     or a ``Verdict``, gives a *failed* verdict whose reason starts with
     :data:`CHECK_ERROR` and names the check and the error: a bug in one check
-    must not crash a whole run, and must not pass an answer either.
+    must not crash a whole run, and must not pass an answer either. The
+    exception is :class:`~evalstats.errors.ProviderError` (from a model-graded
+    check such as :func:`~evalstats.judge.judged_by`), which propagates: a
+    judge that could not be reached has not judged the answer.
 
     Parameters
     ----------
@@ -200,6 +203,11 @@ def run_check(check: Callable[[Any], Any], answer: Any) -> Verdict:
     """
     try:
         result = check(answer)
+    except ProviderError:
+        # A model-graded check whose model service failed has not judged the
+        # answer: the runner decides (a transient error makes the sample
+        # unmeasured, any other stops the run); it is not a failed answer.
+        raise
     except Exception as exc:  # a check bug becomes a failure, not a crash
         return Verdict.failed(f"{CHECK_ERROR}: {check_name(check)}: {type(exc).__name__}: {exc}")
     try:

@@ -572,3 +572,21 @@ def test_has_terms_ignores_case(term, answer) -> None:
 def test_no_check_raises_on_odd_strings(check, answer) -> None:
     result = check(answer)
     assert result is None or isinstance(result, str)
+
+
+def test_run_check_lets_provider_errors_through() -> None:
+    # A judge whose service failed has not judged: the runner decides what that
+    # sample is (unmeasured after retries), so run_check must not turn it into
+    # a failed verdict the way it does for a check's own bug.
+    from evalstats.errors import ProviderError, TransientProviderError
+
+    def flaky_judge_check(answer: str) -> None:
+        raise TransientProviderError("429 from the judge", retry_after=1.0)
+
+    def refused_judge_check(answer: str) -> None:
+        raise ProviderError("401 from the judge")
+
+    with pytest.raises(TransientProviderError):
+        run_check(flaky_judge_check, "an answer")
+    with pytest.raises(ProviderError):
+        run_check(refused_judge_check, "an answer")
