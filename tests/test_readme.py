@@ -1,0 +1,31 @@
+"""The README's examples run as doctests, so the tour stays true."""
+
+from __future__ import annotations
+
+import doctest
+from pathlib import Path
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def test_readme_examples_run() -> None:
+    failures, tried = doctest.testfile(
+        str(README), module_relative=False, optionflags=doctest.ELLIPSIS, verbose=False
+    )
+    assert tried > 10
+    assert failures == 0
+
+
+def test_quick_start_has_exactly_two_commands() -> None:
+    text = README.read_text(encoding="utf-8")
+    quick = text.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    blocks = quick.split("```sh\n")[1:]
+    commands = [b.split("```", 1)[0].strip() for b in blocks]
+    assert len(commands) == 2
+    assert commands[0].endswith("evalstats demo")
+    assert ".[test]" in commands[1] and "pytest" in commands[1]
+    # .ci/run runs the README's test command.
+    ci = (README.parent / ".ci" / "run").read_text(encoding="utf-8")
+    assert commands[1].split("&& ", 1)[1].replace(".venv/bin/", "") in ci.replace(
+        ".venv/bin/", ""
+    )
