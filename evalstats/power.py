@@ -775,7 +775,9 @@ def sample_size(
 
 
 # --- cases x repeats: the case model -----------------------------------------
-_QUAD = 400  # quantile nodes for expectations over the Beta of case pass rates
+_QUAD = 80  # Gauss-Jacobi nodes for expectations over the Beta of case pass rates
+_QUAD_SMOOTH = 2000  # quantile nodes when the Beta is narrow (icc < 0.005)
+_ICC_ZERO = 1e-6  # below this the case rates vary by < 1e-6 p(1-p): taken as identical
 _HERMITE = 24  # Gauss-Hermite nodes for the case-by-variant spread
 
 
@@ -812,39 +814,57 @@ class CaseModel:
 
     # -- the distribution of case rates --
     def _beta(self) -> tuple[float, float] | None:
-        if self.icc == 0.0 or self.p_a in (0.0, 1.0):
+        if self.icc < _ICC_ZERO or self.p_a in (0.0, 1.0):
             return None
         s = 1.0 / self.icc - 1.0
         return self.p_a * s, (1.0 - self.p_a) * s
 
-    def _nodes(self) -> np.ndarray:
-        """Quantiles of A's case rates at equally spaced probabilities."""
+    def _nodes(self) -> tuple[np.ndarray, np.ndarray]:
+        """Quadrature nodes and weights (summing to 1) for A's case rates.
+
+        Gauss-Jacobi quadrature for the Beta(a, b) density: with x = (1 + t) / 2
+        it is the Jacobi weight (1 - t)^(b - 1) (1 + t)^(a - 1), so expectations
+        of smooth functions of the rate are exact to high order even when the
+        density is unbounded at 0 or 1.
+        """
         ab = self._beta()
         if ab is None:
-            return np.array([self.p_a])
-        from scipy.stats import beta
+            return np.array([self.p_a]), np.ones(1)
+        if ab[0] + ab[1] > 200:
+            # icc < 0.005: a narrow, smooth density (no singular ends), where
+            # Gauss-Jacobi overflows; the midpoint rule on its quantiles is
+            # accurate there.
+            from scipy.stats import beta
 
-        u = (np.arange(_QUAD) + 0.5) / _QUAD
-        return np.asarray(beta.ppf(u, *ab))
+            u = (np.arange(_QUAD_SMOOTH) + 0.5) / _QUAD_SMOOTH
+            return np.asarray(beta.ppf(u, *ab)), np.full(_QUAD_SMOOTH, 1.0 / _QUAD_SMOOTH)
+        from scipy.special import roots_jacobi
+
+        with np.errstate(invalid="ignore", divide="ignore"):
+            # (a + b == 1 makes one recurrence term 0/0, which scipy then replaces)
+            t, w = roots_jacobi(_QUAD, ab[1] - 1.0, ab[0] - 1.0)
+        return (1.0 + t) / 2.0, w / w.sum()
 
     def shift(self) -> float:
         """The logit shift that gives B the mean ``p_b``."""
-        return _solve_shift(self._nodes(), self.p_b, self.spread)
+        return _solve_shift(*self._nodes(), self.p_b, self.spread)
 
     def moments(self) -> dict[str, float]:
         """Moments of per-case rates that the plan needs.
 
+        ``difference``: mean of (B's rate - A's rate), ``p_b - p_a``;
         ``between``: variance over cases of (B's rate - A's rate);
         ``within``: mean over cases of ``q_a(1 - q_a) + q_b(1 - q_b)``, the
         binomial variance of one run of each variant.
         """
-        qa = self._nodes()[:, None]
+        x, wx = self._nodes()
+        qa = x[:, None]
         qb = _shifted(qa, self.shift(), self.spread)  # (nodes, hermite)
-        w = _hermite(self.spread)[1][None, :]
+        w = wx[:, None] * _hermite(self.spread)[1][None, :]
         diff = qb - qa
-        mean_diff = float((diff * w).mean(axis=0).sum())
-        between = float((((diff - mean_diff) ** 2) * w).mean(axis=0).sum())
-        within = float(((qa * (1 - qa) + qb * (1 - qb)) * w).mean(axis=0).sum())
+        mean_diff = float((diff * w).sum())
+        between = float((((diff - mean_diff) ** 2) * w).sum())
+        within = float(((qa * (1 - qa) + qb * (1 - qb)) * w).sum())
         return {"difference": mean_diff, "between": between, "within": within}
 
     def draw(
@@ -884,17 +904,17 @@ def _shifted(qa: np.ndarray, shift: float, spread: float, *, extra: Any = None) 
         return np.asarray(expit(logit(qa) + shift + z))
 
 
-def _solve_shift(nodes: np.ndarray, p_b: float, spread: float) -> float:
+def _solve_shift(nodes: np.ndarray, weights: np.ndarray, p_b: float, spread: float) -> float:
     """The logit shift whose mean B rate over the nodes is ``p_b``."""
     if p_b in (0.0, 1.0):
         return -math.inf if p_b == 0.0 else math.inf
     from scipy.optimize import brentq
 
     qa = nodes[:, None]
-    w = _hermite(spread)[1][None, :]
+    w = weights[:, None] * _hermite(spread)[1][None, :]
 
     def gap(s: float) -> float:
-        return float((_shifted(qa, s, spread) * w).mean(axis=0).sum()) - p_b
+        return float((_shifted(qa, s, spread) * w).sum()) - p_b
 
     lo, hi = -1.0, 1.0
     while gap(lo) > 0:
@@ -1101,7 +1121,10 @@ class Plan:
     ``reachable`` says whether the target is met; when it is not,
     ``cases_needed`` maps a number of repeats to the cases that would meet it
     and ``repeats_needed`` says how many repeats the given cases would need
-    (None when repeats alone cannot do it).
+    (None when repeats alone cannot do it). ``simulated`` is the
+    :class:`~evalstats.simulate.PowerResult` of simulating the planned design
+    (None when not checked or when no design was planned): the analytic power
+    is a normal approximation, rough with few cases or rates near 0 or 1.
     """
 
     model: CaseModel
@@ -1118,6 +1141,7 @@ class Plan:
     repeats_needed: int | None = None
     minimum_cases: int | None = None
     fixed: str = ""
+    simulated: Any = None
 
     @property
     def calls(self) -> int | None:
@@ -1141,12 +1165,16 @@ class Plan:
                 f"false-positive rate {_pct(self.false_positive_rate)}."
             )
             if self.design_effect is not None and self.repeats and self.repeats > 1:
-                lines.append(
+                text = (
                     f"Each extra repeat is worth less than a new case: the design effect of "
-                    f"{self.repeats} repeats is {self.design_effect:.2f} "
-                    f"(1 + (R - 1) x icc), and no number of repeats on {self.cases} cases "
-                    f"gets past {_pct(self.ceiling)} power."
+                    f"{self.repeats} repeats is {self.design_effect:.2f} (1 + (R - 1) x icc)"
                 )
+                if self.ceiling < 0.995:
+                    text += (
+                        f", and no number of repeats on {self.cases} cases gets past "
+                        f"{_pct(self.ceiling)} power"
+                    )
+                lines.append(text + ".")
         else:
             if self.repeats is not None and self.cases is not None:
                 lines.append(
@@ -1174,10 +1202,23 @@ class Plan:
                 lines.append(
                     f"At least {self.minimum_cases} cases are needed however many repeats."
                 )
+        sim = self.simulated
+        if sim is not None:
+            lines.append(
+                f"Simulated check of {self.cases} cases x {_runs(self.repeats)}: power "
+                f"{sim.power}, false-positive rate {sim.false_positive_rate} "
+                f"({sim.experiments} experiments)."
+            )
+            if not float(sim.power.low) <= self.power <= float(sim.power.high):
+                lines.append(
+                    "The simulation disagrees with the normal approximation here (few cases, "
+                    "or rates near 0 or 1): trust the simulation."
+                )
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "simulated": None if self.simulated is None else self.simulated.to_dict(),
             "model": self.model.to_dict(),
             "target": self.target,
             "level": self.level,
@@ -1215,6 +1256,9 @@ def plan(
     model: CaseModel | None = None,
     max_cases: int = 100_000,
     max_repeats: int = 10_000,
+    check: bool = True,
+    experiments: int = 4000,
+    seed: int = 0,
 ) -> Plan:
     """Cases and repeats for a paired comparison when cases differ.
 
@@ -1249,6 +1293,10 @@ def plan(
         ``p_b``, ``icc`` and ``spread``.
     max_cases, max_repeats : int
         Search bounds.
+    check : bool
+        Simulate the planned design (:func:`evalstats.simulate.simulate_clustered`,
+        ``experiments`` experiments, ``seed``) and keep the result in
+        ``Plan.simulated``; the text says when it disagrees with the formula.
 
     Returns
     -------
@@ -1270,6 +1318,50 @@ def plan(
     >>> p.reachable, p.repeats_needed, p.minimum_cases
     (False, None, 7)
     """
+    result = _plan(
+        p_a,
+        p_b,
+        icc=icc,
+        cases=cases,
+        repeats=repeats,
+        power=power,
+        level=level,
+        spread=spread,
+        model=model,
+        max_cases=max_cases,
+        max_repeats=max_repeats,
+    )
+    if not check or result.cases is None or result.repeats is None:
+        return result
+    from dataclasses import replace
+
+    from .simulate import simulate_clustered
+
+    sim = simulate_clustered(
+        result.model,
+        cases=result.cases,
+        repeats=result.repeats,
+        experiments=experiments,
+        level=result.level,
+        seed=seed,
+    )
+    return replace(result, simulated=sim)
+
+
+def _plan(
+    p_a: float,
+    p_b: float,
+    *,
+    icc: float,
+    cases: int | None,
+    repeats: int | None,
+    power: float,
+    level: float,
+    spread: float,
+    model: CaseModel | None,
+    max_cases: int,
+    max_repeats: int,
+) -> Plan:
     if model is None:
         model = CaseModel(_rate("p_a", p_a), _rate("p_b", p_b), icc, spread)
     target = _target(power)

@@ -1,0 +1,306 @@
+"""The case model, its fit from a pilot, and cases-by-repeats plans."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from scipy.stats import f_oneway
+from strategies import iccs
+
+from evalstats.cli import main
+from evalstats.errors import InvalidArgument
+from evalstats.intervals import proportion_ci
+from evalstats.power import (
+    CaseModel,
+    Plan,
+    anova_icc,
+    clustered_power,
+    fit_case_model,
+    plan,
+)
+from evalstats.simulate import simulate_clustered
+
+# --- the case model -------------------------------------------------------------
+
+
+def _mc_tolerance(var: float, n: int, k: float = 5.0) -> float:
+    """k Monte-Carlo standard errors of a mean of n draws with variance var."""
+    return k * math.sqrt(var / n)
+
+
+@pytest.mark.parametrize(
+    ("p_a", "p_b", "icc", "spread"),
+    [(0.7, 0.9, 0.3, 0.0), (0.4, 0.5, 0.1, 0.7), (0.9, 0.6, 0.5, 0.3)],
+)
+def test_case_model_means_variances_and_moments_match_its_draws(p_a, p_b, icc, spread):
+    m = CaseModel(p_a, p_b, icc, spread)
+    n = 400_000
+    qa, qb = m.draw(np.random.default_rng(11), (n,))
+    # Beta with mean p_a and variance icc * p_a (1 - p_a), by construction.
+    assert qa.mean() == pytest.approx(p_a, abs=_mc_tolerance(qa.var(), n))
+    assert qa.var() == pytest.approx(icc * p_a * (1 - p_a), rel=0.02)
+    # The logit shift gives B the mean p_b.
+    assert qb.mean() == pytest.approx(p_b, abs=_mc_tolerance(qb.var(), n))
+    mom = m.moments()
+    diff = qb - qa
+    assert mom["difference"] == pytest.approx(p_b - p_a, abs=1e-6)
+    assert mom["between"] == pytest.approx(diff.var(), rel=0.03)
+    within = qa * (1 - qa) + qb * (1 - qb)
+    assert mom["within"] == pytest.approx(within.mean(), abs=_mc_tolerance(within.var(), n))
+
+
+@pytest.mark.parametrize(("p", "icc", "repeats"), [(0.7, 0.3, 5), (0.5, 0.1, 10), (0.2, 0.6, 3)])
+def test_case_means_carry_the_design_effect(p, icc, repeats):
+    # Variance of a case's mean over R runs = p(1 - p)/R * (1 + (R - 1) icc)
+    # (Donner & Klar 2000, ch. 5; Miller 2024, arXiv 2411.00640, eq. 9-10).
+    m = CaseModel(p, p, icc)
+    rng = np.random.default_rng(3)
+    qa, _ = m.draw(rng, (300_000,))
+    means = rng.binomial(repeats, qa) / repeats
+    expected = p * (1 - p) / repeats * (1 + (repeats - 1) * icc)
+    assert means.var() == pytest.approx(expected, rel=0.02)
+
+
+def test_icc_zero_means_identical_cases_and_no_ceiling():
+    m = CaseModel(0.7, 0.9, 0.0)
+    qa, qb = m.draw(np.random.default_rng(0), (5,))
+    assert (qa == 0.7).all() and np.allclose(qb, 0.9)
+    assert m.moments()["between"] == pytest.approx(0.0, abs=1e-12)
+    assert float(clustered_power(m, 3, np.inf)) == 1.0
+
+
+# --- the ANOVA estimator and the fit ------------------------------------------------
+
+
+def test_anova_icc_matches_the_one_way_anova_f_statistic():
+    # With k cases of n runs each, F = MSB / MSW (scipy.stats.f_oneway) and the
+    # ANOVA estimator is (F - 1) / (F + n - 1) (Ridout, Demetrio & Firth 1999).
+    rng = np.random.default_rng(1)
+    groups = [rng.random(8) < p for p in (0.2, 0.5, 0.6, 0.9, 0.75)]
+    f = f_oneway(*[g.astype(float) for g in groups]).statistic
+    expected = (f - 1) / (f + 8 - 1)
+    got = anova_icc({i: list(g) for i, g in enumerate(groups)})
+    assert got == pytest.approx(expected, rel=1e-12)
+
+
+def test_anova_icc_unequal_runs_uses_n0():
+    # n0 = (N - sum n_i^2 / N) / (k - 1); MSB, MSW from the one-way ANOVA.
+    rng = np.random.default_rng(2)
+    sizes = (4, 9, 6, 12)
+    groups = [
+        (rng.random(n) < p).astype(float) for n, p in zip(sizes, (0.3, 0.8, 0.5, 0.6), strict=True)
+    ]
+    f = f_oneway(*groups).statistic
+    total = sum(sizes)
+    n0 = (total - sum(n * n for n in sizes) / total) / (len(sizes) - 1)
+    assert anova_icc({i: list(g.astype(bool)) for i, g in enumerate(groups)}) == pytest.approx(
+        max((f - 1) / (f + n0 - 1), 0.0), rel=1e-12
+    )
+
+
+@pytest.mark.parametrize("icc", [0.05, 0.3, 0.6])
+def test_anova_icc_recovers_the_icc_of_beta_binomial_data(icc):
+    m = CaseModel(0.6, 0.6, icc)
+    rng = np.random.default_rng(4)
+    qa, _ = m.draw(rng, (4000,))
+    data = {i: list(rng.random(10) < q) for i, q in enumerate(qa)}
+    assert anova_icc(data) == pytest.approx(icc, abs=0.03)
+
+
+def test_anova_icc_of_degenerate_data_is_zero():
+    assert anova_icc({"a": [True] * 5, "b": [True] * 5}) == 0.0
+    assert anova_icc({"a": [True, False]}) == 0.0
+
+
+@pytest.mark.parametrize("spread", [0.0, 0.8])
+def test_fit_case_model_recovers_the_model(spread):
+    truth = CaseModel(0.6, 0.75, 0.25, spread)
+    rng = np.random.default_rng(5)
+    qa, qb = truth.draw(rng, (3000,))
+    a = {f"c{i}": list(rng.random(10) < q) for i, q in enumerate(qa)}
+    b = {f"c{i}": list(rng.random(10) < q) for i, q in enumerate(qb)}
+    m = fit_case_model(a, b)
+    assert (m.cases, m.repeats) == (3000, 10)
+    assert m.p_a == pytest.approx(0.6, abs=0.01)
+    assert m.p_b == pytest.approx(0.75, abs=0.01)
+    assert m.icc == pytest.approx(0.25, abs=0.04)
+    assert m.spread == pytest.approx(spread, abs=0.2)
+
+
+def test_fit_case_model_single_variant_and_bad_input():
+    m = fit_case_model({"x": [True, False, True], "y": [False, False, True]})
+    assert m.p_a == m.p_b == pytest.approx(0.5)
+    with pytest.raises(InvalidArgument, match="outcomes_a"):
+        fit_case_model({})
+    with pytest.raises(InvalidArgument, match=r"outcomes_b\['x'\]"):
+        fit_case_model({"x": [True]}, {"x": ["yes"]})
+
+
+# --- plans -------------------------------------------------------------------------
+
+
+def test_given_cases_plan_finds_the_fewest_repeats():
+    p = plan(0.7, 0.9, icc=0.3, cases=10, check=False)
+    assert p.reachable and p.cases == 10
+    m = CaseModel(0.7, 0.9, 0.3)
+    assert (
+        float(clustered_power(m, 10, p.repeats))
+        >= 0.8
+        > float(clustered_power(m, 10, p.repeats - 1))
+    )
+    assert p.design_effect == pytest.approx(1 + (p.repeats - 1) * 0.3)
+    assert p.calls == 2 * 10 * p.repeats
+
+
+def test_given_too_few_cases_plan_says_repeats_cannot_reach_the_target():
+    p = plan(0.7, 0.9, icc=0.3, cases=4)
+    m = CaseModel(0.7, 0.9, 0.3)
+    assert not p.reachable and p.repeats is None and p.simulated is None
+    assert p.ceiling == pytest.approx(float(clustered_power(m, 4, np.inf))) and p.ceiling < 0.8
+    # the smallest number of cases that unlimited repeats could carry to 80%
+    c = p.minimum_cases
+    assert float(clustered_power(m, c, np.inf)) >= 0.8 > float(clustered_power(m, c - 1, np.inf))
+    for r, c in p.cases_needed.items():
+        assert float(clustered_power(m, c, r)) >= 0.8 > float(clustered_power(m, c - 1, r))
+    text = str(p)
+    assert "no number of repeats" in text and "Add cases" in text
+    assert f"At least {c_min} cases" in text if (c_min := p.minimum_cases) else False
+
+
+def test_given_repeats_plan_finds_the_fewest_cases_and_neither_means_one_run():
+    p = plan(0.7, 0.8, icc=0.2, repeats=3, check=False)
+    m = CaseModel(0.7, 0.8, 0.2)
+    assert float(clustered_power(m, p.cases, 3)) >= 0.8 > float(clustered_power(m, p.cases - 1, 3))
+    one = plan(0.7, 0.8, icc=0.2, check=False)
+    assert one.repeats == 1
+    # one run per case needs the fewest calls when icc > 0
+    assert one.calls <= p.calls
+
+
+def test_given_both_plan_reports_their_power_and_what_would_do():
+    p = plan(0.7, 0.9, icc=0.3, cases=10, repeats=5, check=False)
+    assert not p.reachable
+    assert p.power == pytest.approx(float(clustered_power(CaseModel(0.7, 0.9, 0.3), 10, 5)))
+    assert p.repeats_needed == plan(0.7, 0.9, icc=0.3, cases=10, check=False).repeats
+    assert p.cases_needed == {5: plan(0.7, 0.9, icc=0.3, repeats=5, check=False).cases}
+    ok = plan(0.7, 0.9, icc=0.3, cases=30, repeats=5, check=False)
+    assert ok.reachable and ok.power >= 0.8
+
+
+@pytest.mark.parametrize(
+    ("p_a", "p_b", "cases", "repeats", "icc"),
+    [
+        (0.7, 0.8, 40, 3, 0.2),
+        (0.5, 0.6, 60, 2, 0.1),
+        (0.4, 0.5, 80, 4, 0.05),
+        (0.5, 0.6, 100, 1, 0.2),
+    ],
+)
+def test_plan_power_agrees_with_the_simulator(p_a, p_b, cases, repeats, icc):
+    # With many cases the t statistic is near normal and the analytic power of
+    # the plan lies within the simulator's 99.9% Monte-Carlo interval. (With a
+    # handful of cases it does not; Plan.simulated then says so.)
+    m = CaseModel(p_a, p_b, icc)
+    sim = simulate_clustered(m, cases=cases, repeats=repeats, experiments=10_000, seed=2)
+    ci = proportion_ci(sim.hits, sim.experiments, level=0.999)
+    assert ci.low <= float(clustered_power(m, cases, repeats)) <= ci.high
+    # and the false-positive rate is the nominal 2.5% within the same margin
+    fp = proportion_ci(sim.false_positives, sim.experiments, level=0.999)
+    assert fp.low <= 0.025 <= fp.high
+
+
+def test_plan_carries_a_simulated_check_and_says_when_it_disagrees():
+    p = plan(0.7, 0.8, icc=0.2, repeats=3, experiments=2000)
+    assert p.simulated is not None and p.simulated.experiments == 2000
+    assert "Simulated check" in str(p)
+    few = plan(0.7, 0.9, icc=0.3, cases=10, experiments=2000)
+    # 10 cases: the normal approximation understates the simulated power
+    assert few.power < float(few.simulated.power.low)
+    assert "trust the simulation" in str(few)
+    json.dumps(few.to_dict())
+
+
+@given(icc=iccs, c=st.integers(2, 60), r=st.integers(1, 30))
+def test_clustered_power_grows_with_cases_and_repeats_up_to_the_ceiling(icc, c, r):
+    m = CaseModel(0.6, 0.75, icc)
+    here = float(clustered_power(m, c, r))
+    assert 0.0 <= here <= 1.0
+    assert float(clustered_power(m, c, r + 1)) >= here - 1e-12
+    assert float(clustered_power(m, c + 1, r)) >= here - 1e-12
+    assert float(clustered_power(m, c, np.inf)) >= here - 1e-12
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "pattern"),
+    [
+        ({"p_a": 1.5}, "p_a=1.5"),
+        ({"icc": 1.0}, "icc=1.0"),
+        ({"icc": -0.1}, "icc=-0.1"),
+        ({"power": 1.2}, "power=1.2"),
+        ({"cases": 1}, "cases=1"),
+        ({"repeats": 0}, "repeats=0"),
+        ({"spread": -1}, "spread=-1"),
+        ({"p_b": 0.7}, "no difference"),
+    ],
+)
+def test_plan_bad_input_names_the_argument(kwargs, pattern):
+    args = {"p_a": 0.7, "p_b": 0.9, "icc": 0.3, "check": False} | kwargs
+    with pytest.raises(InvalidArgument, match=pattern):
+        plan(args.pop("p_a"), args.pop("p_b"), **args)
+
+
+def test_plan_unreachable_within_bounds_names_the_bound():
+    with pytest.raises(InvalidArgument, match=r"max_cases=20"):
+        plan(0.7, 0.72, icc=0.3, repeats=2, max_cases=20, check=False)
+
+
+def test_plan_accepts_a_fitted_model():
+    m = CaseModel(0.6, 0.75, 0.2, 0.5)
+    p = plan(0, 0, icc=0, model=m, cases=40, check=False)
+    assert isinstance(p, Plan) and p.model is m
+
+
+# --- the command ---------------------------------------------------------------------
+
+
+def test_cli_plan_prints_the_plan(capsys):
+    assert main(["plan", "--pa", "0.7", "--pb", "0.9", "--cases", "4", "--icc", "0.3"]) == 0
+    out = capsys.readouterr().out
+    assert "no number of repeats" in out and "At least" in out
+
+
+def test_cli_plan_json(capsys):
+    assert (
+        main(
+            [
+                "plan",
+                "--pa",
+                "0.7",
+                "--pb",
+                "0.9",
+                "--cases",
+                "10",
+                "--repeats",
+                "5",
+                "--icc",
+                "0.3",
+                "--power",
+                "0.8",
+                "--json",
+            ]
+        )
+        == 0
+    )
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["cases"] == 10 and doc["repeats"] == 5 and doc["reachable"] is False
+    assert doc["simulated"]["power"]["estimate"] is not None
+
+
+def test_cli_plan_bad_input_exits_2(capsys):
+    assert main(["plan", "--pa", "0.7", "--pb", "0.9", "--icc", "1.3"]) == 2
+    assert "icc=1.3" in capsys.readouterr().err
