@@ -222,7 +222,7 @@ def simulate_clustered(
 
 #: Below this many task calls in all, simulate_power stays in one process
 #: (starting workers costs more than it saves).
-_POOL_THRESHOLD = 200_000
+_POOL_THRESHOLD = 20_000
 
 
 def _judge(

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
+import sys
 from functools import partial
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,6 +25,8 @@ from evalstats.simulate import (
     simulate_power,
 )
 from evalstats.standin.shop import make_assistant
+
+ROOT = Path(__file__).resolve().parents[1]
 
 # --- the clustered decision rule ---------------------------------------------------
 
@@ -187,6 +192,26 @@ def test_simulate_power_bad_input():
         simulate_power(V1, V2, [], runs_per_case=1)
     with pytest.raises(InvalidArgument, match="processes=0"):
         simulate_power(V1, V2, cases, runs_per_case=1, experiments=2, processes=0)
+
+
+# --- the simulation scripts ------------------------------------------------------------
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("script", ["power_vs_runs.py", "cases_vs_repeats.py"])
+def test_simulation_scripts_run_quickly(script, tmp_path):
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "simulations" / script), "--quick", "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    stem = script.removesuffix(".py")
+    assert (tmp_path / f"{stem}.csv").stat().st_size > 100
+    assert (tmp_path / f"{stem}.png").stat().st_size > 1000
+    assert proc.stdout.strip()
 
 
 def test_monte_carlo_interval_math():
