@@ -1,0 +1,799 @@
+"""The results file: JSON Lines with a manifest, one record per sample, a summary.
+
+A run writes one file, one JSON object per line, each with a ``"type"``:
+
+* ``{"type": "manifest", "format": 1, ...}`` first: what produced the run (the
+  suite and its SHA-256, the cases, the variants, the schedule, the seed, the
+  machine; see :data:`FORMAT_VERSION`);
+* ``{"type": "sample", "case": ..., "variant": ..., "repeat": ..., "status": ...,
+  "checks": [...], ...}`` for every sample, in the order the samples finished;
+* ``{"type": "summary", "status": ..., ...}`` last, when the run ended normally
+  or was interrupted cleanly.
+
+Durability. :class:`ResultsWriter` creates the file exclusively (an existing
+path is refused and left untouched) with mode 0600, writes each record as one
+line and hands it to the operating system at once (so a crashed or killed
+process loses nothing it wrote), and calls ``fsync`` at most once a second from
+a background thread while there is unsynced data, and at close, so that the
+data is on disk at least every second. After ``kill -9`` at any moment the file
+is a valid prefix of the run: :func:`read_results` drops a cut-off last line
+with a warning, and :meth:`ResultsWriter.resume` truncates it and appends.
+
+Counting. :func:`sample_passed` is the one rule that turns a sample record
+into pass, fail or "not measured"; :data:`COUNTING_METHOD` names its version,
+so that runs counted under different rules are never compared.
+
+Secrets. As a last line of defence, every line is checked before it is written:
+a line that contains the value of an environment variable whose name ends in
+``_API_KEY``, ``_TOKEN`` or ``_SECRET`` (values of 8 characters or more) is
+refused with :class:`~evalstats.errors.ResultsFileError` and nothing is written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import platform
+import threading
+import weakref
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any
+
+from ._validate import suggest
+from .errors import InvalidArgument, ResultsFileError
+
+__all__ = [
+    "COUNTING_METHOD",
+    "FORMAT_VERSION",
+    "Results",
+    "ResultsWriter",
+    "environment",
+    "machine_fingerprint",
+    "read_results",
+    "sample_passed",
+]
+
+#: Version of the file layout; a reader refuses a manifest with another one.
+FORMAT_VERSION = 1
+
+#: Version of the rules in :func:`sample_passed` that turn verdicts into
+#: pass/fail. Bump it whenever those rules change: runs counted under different
+#: rules are not comparable.
+COUNTING_METHOD = "1"
+
+SAMPLE_STATUSES = ("completed", "incomplete", "unmeasured")
+CHECK_STATUSES = ("passed", "failed", "unscored")
+
+#: Keys every sample record must have (the reader and the writer both insist).
+SAMPLE_REQUIRED = ("case", "variant", "repeat", "status", "checks")
+
+#: Environment variables whose values are never written (name suffixes).
+SECRET_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET")
+_SECRET_MIN_LENGTH = 8
+
+#: Seconds between two ``fsync`` calls at most (and the longest unsynced time).
+SYNC_INTERVAL_S = 1.0
+
+TRUNCATED_WARNING = "the last line was truncated (an interrupted run?) and was dropped"
+NO_SUMMARY_WARNING = "no summary: the run did not finish"
+
+
+# --- serialisation and the secret guard --------------------------------------
+
+
+def _secrets() -> list[tuple[str, str, str]]:
+    """(name, value, value as escaped inside a JSON string) of secret variables."""
+    found = []
+    for name, value in os.environ.items():
+        if name.upper().endswith(SECRET_SUFFIXES) and len(value) >= _SECRET_MIN_LENGTH:
+            escaped = json.dumps(value, ensure_ascii=False)[1:-1]
+            found.append((name, value, escaped))
+    return found
+
+
+def _serialize(record: Mapping[str, Any], what: str) -> bytes:
+    """One JSON line (with its newline) as UTF-8, after the secret guard."""
+    try:
+        text = json.dumps(record, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    except (TypeError, ValueError) as error:
+        raise InvalidArgument(f"the {what} record cannot be written as JSON: {error}") from None
+    for name, value, escaped in _secrets():
+        if value in text or escaped in text:
+            raise ResultsFileError(
+                f"refusing to write a credential (the value of ${name}) into the results file"
+            )
+    return (text + "\n").encode("utf-8")
+
+
+# --- validation shared by the reader and the writer --------------------------
+
+
+def _sample_problem(record: Mapping[str, Any]) -> str | None:
+    """What is wrong with a sample record, or None when it can be counted."""
+    for key in SAMPLE_REQUIRED:
+        if key not in record:
+            return f'the sample has no "{key}"'
+    for key in ("case", "variant"):
+        if not isinstance(record[key], str):
+            return f'"{key}"={record[key]!r} must be a string'
+    repeat = record["repeat"]
+    if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 0:
+        return f'"repeat"={repeat!r} must be a whole number of at least 0'
+    if record["status"] not in SAMPLE_STATUSES:
+        return (
+            f'"status"={record["status"]!r} is not a sample status'
+            f"{suggest(str(record['status']), SAMPLE_STATUSES)}; expected one of "
+            + ", ".join(repr(s) for s in SAMPLE_STATUSES)
+        )
+    checks = record["checks"]
+    if not isinstance(checks, list | tuple):
+        return f'"checks"={checks!r} must be a list'
+    for i, check in enumerate(checks):
+        if not isinstance(check, Mapping) or "status" not in check:
+            return f'checks[{i}] must be an object with a "status"'
+        if check["status"] not in CHECK_STATUSES:
+            return (
+                f'checks[{i}]: "status"={check["status"]!r} is not a check status'
+                f"{suggest(str(check['status']), CHECK_STATUSES)}"
+            )
+    return None
+
+
+def sample_passed(record: Mapping[str, Any]) -> bool | None:
+    """Whether a sample passed, under counting method :data:`COUNTING_METHOD`.
+
+    Parameters
+    ----------
+    record : mapping
+        A sample record, with a ``"status"`` and a list of ``"checks"``, each
+        with a ``"status"`` of ``"passed"``, ``"failed"`` or ``"unscored"``.
+
+    Returns
+    -------
+    bool or None
+        ``None`` for an ``unmeasured`` sample (the service gave no answer: it
+        leaves pass rates); ``False`` for an ``incomplete`` one (it stays in the
+        denominator); for a completed sample, ``True`` exactly when at least
+        one check was scored and every scored check passed. **Unscored is not
+        passed**: a sample whose checks were all unscored showed nothing and
+        does not pass.
+
+    Raises
+    ------
+    InvalidArgument
+        When the record lacks a status or checks, or holds an unknown status.
+
+    Examples
+    --------
+    >>> sample_passed({"status": "completed", "checks": [
+    ...     {"status": "passed"}, {"status": "unscored"}]})
+    True
+    >>> sample_passed({"status": "completed", "checks": [{"status": "unscored"}]})
+    False
+    >>> sample_passed({"status": "unmeasured", "checks": []}) is None
+    True
+    """
+    if not isinstance(record, Mapping):
+        raise InvalidArgument(f"record={record!r} must be a sample record (a mapping)")
+    status = record.get("status")
+    if status not in SAMPLE_STATUSES:
+        raise InvalidArgument(
+            f"status={status!r} is not a sample status{suggest(str(status), SAMPLE_STATUSES)}"
+        )
+    checks = record.get("checks")
+    if not isinstance(checks, list | tuple):
+        raise InvalidArgument(f"checks={checks!r} must be a list of check verdicts")
+    scored = False
+    failed = False
+    for i, check in enumerate(checks):
+        verdict = check.get("status") if isinstance(check, Mapping) else None
+        if verdict == "passed":
+            scored = True
+        elif verdict == "failed":
+            scored = failed = True
+        elif verdict != "unscored":
+            raise InvalidArgument(
+                f"checks[{i}] status={verdict!r} is not a check status"
+                f"{suggest(str(verdict), CHECK_STATUSES)}"
+            )
+    if status == "unmeasured":
+        return None
+    if status == "incomplete":
+        return False
+    return scored and not failed
+
+
+# --- the machine --------------------------------------------------------------
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                if key.strip() == "model name":
+                    return value.strip()
+    except OSError:
+        pass
+    return ""
+
+
+def machine_fingerprint() -> str:
+    """A short, stable identifier of this machine, for comparing runs.
+
+    The first 16 hexadecimal digits of the SHA-256 of the host name, the
+    architecture, the processor, the CPU count and (where the system has
+    ``/proc/cpuinfo``) the CPU model name. Two runs are only compared when
+    their fingerprints match, because latency, and with local models even
+    answers, depend on the machine.
+
+    Examples
+    --------
+    >>> fp = machine_fingerprint()
+    >>> len(fp), fp == machine_fingerprint()
+    (16, True)
+    """
+    parts = [
+        platform.node(),
+        platform.machine(),
+        platform.processor(),
+        str(os.cpu_count()),
+        _cpu_model(),
+    ]
+    return hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()[:16]
+
+
+def environment() -> dict[str, str]:
+    """The environment to record in a manifest.
+
+    Returns ``{"python": version, "os": system and release, "arch": machine
+    architecture, "machine": machine_fingerprint()}``.
+
+    Examples
+    --------
+    >>> sorted(environment())
+    ['arch', 'machine', 'os', 'python']
+    """
+    return {
+        "python": platform.python_version(),
+        "os": f"{platform.system()} {platform.release()}".strip(),
+        "arch": platform.machine(),
+        "machine": machine_fingerprint(),
+    }
+
+
+# --- reading -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Results:
+    """A results file as read: manifest, samples in file order, summary, warnings.
+
+    ``summary`` is None when the run did not end cleanly (a crash, ``kill -9``,
+    or a file that is still being written). ``warnings`` says what the reader
+    tolerated, such as a truncated last line or a missing summary.
+    """
+
+    path: str | None
+    manifest: dict[str, Any]
+    samples: tuple[dict[str, Any], ...]
+    summary: dict[str, Any] | None
+    warnings: tuple[str, ...] = ()
+
+    def variants(self) -> tuple[str, ...]:
+        """The variant names, in manifest order.
+
+        A manifest variant may be an object with a ``"name"`` or a bare name.
+        When the manifest lists no variants, the names come from the samples,
+        in order of first appearance.
+        """
+        listed = self.manifest.get("variants")
+        if isinstance(listed, list) and listed:
+            names = []
+            for v in listed:
+                name = v.get("name") if isinstance(v, Mapping) else v
+                if isinstance(name, str) and name not in names:
+                    names.append(name)
+            return tuple(names)
+        return tuple(dict.fromkeys(s["variant"] for s in self.samples))
+
+    def outcomes(self, variant: str) -> dict[str, list[bool | None]]:
+        """Per case, the outcome of each repeat of ``variant`` (list index = repeat).
+
+        Each entry is ``True`` or ``False`` (see :func:`sample_passed`) for a
+        measured sample and ``None`` for an unmeasured or missing one, so that
+        repeats of two variants stay aligned for paired comparisons.
+
+        The cases and the number of repeats come from the manifest: the
+        ``schedule`` when there is one (its slots for this variant), else the
+        manifest ``cases`` (without holdout cases unless ``include_holdout``)
+        and ``runs``. Cases and repeats found only in the samples are added.
+        When a slot has two samples (which a correct run never writes), the
+        first one counts and the reader has warned about it.
+        """
+        names = self.variants()
+        if variant not in names:
+            raise InvalidArgument(
+                f"variant={variant!r} is not in this run{suggest(variant, names)}; "
+                f"the variants are {', '.join(repr(n) for n in names) or 'none'}"
+            )
+        runs = self.manifest.get("runs")
+        runs = runs if isinstance(runs, int) and not isinstance(runs, bool) and runs > 0 else 0
+        slots: dict[str, int] = {}  # case -> number of repeats
+        schedule = self.manifest.get("schedule")
+        if isinstance(schedule, list) and schedule:
+            for slot in schedule:
+                if isinstance(slot, list | tuple) and len(slot) >= 5 and slot[4] == variant:
+                    case, repeat = slot[0], slot[1]
+                    slots[case] = max(slots.get(case, 0), int(repeat) + 1, runs)
+        else:
+            include_holdout = bool(self.manifest.get("include_holdout"))
+            for case in self.manifest.get("cases") or ():
+                if isinstance(case, Mapping) and isinstance(case.get("id"), str):
+                    if case.get("holdout") and not include_holdout:
+                        continue
+                    slots[case["id"]] = runs
+        for s in self.samples:
+            if s["variant"] == variant:
+                slots[s["case"]] = max(slots.get(s["case"], 0), s["repeat"] + 1)
+        out: dict[str, list[bool | None]] = {case: [None] * n for case, n in slots.items()}
+        seen: set[tuple[str, int]] = set()
+        for s in self.samples:
+            if s["variant"] != variant:
+                continue
+            key = (s["case"], s["repeat"])
+            if key in seen:
+                continue
+            seen.add(key)
+            out[s["case"]][s["repeat"]] = sample_passed(s)
+        return out
+
+
+def _parse_line(line: bytes) -> Any:
+    try:
+        return json.loads(line)
+    except (ValueError, UnicodeDecodeError):
+        return None
+
+
+def _read(path: str | os.PathLike[str]) -> tuple[Results, int, bool]:
+    """Read a results file.
+
+    Returns the results, the byte offset where the last kept sample (or the
+    manifest) ends, and whether that kept prefix ends with a newline.
+    """
+    shown = os.fspath(path)
+    try:
+        f = open(path, "rb")  # noqa: SIM115 - closed below; a with block hides nothing
+    except FileNotFoundError:
+        raise ResultsFileError(f"{shown}: no such results file") from None
+    except IsADirectoryError:
+        raise ResultsFileError(f"{shown}: is a folder, not a results file") from None
+    except OSError as error:
+        raise ResultsFileError(f"{shown}: cannot read: {error.strerror or error}") from None
+    warnings: list[str] = []
+    manifest: dict[str, Any] | None = None
+    samples: list[dict[str, Any]] = []
+    summary: dict[str, Any] | None = None
+    summary_line = 0
+    keep_end = 0  # offset after the last kept manifest/sample line
+    keep_newline = True
+    offset = 0
+    pending: tuple[int, bytes] | None = None  # an unparsable line, fatal unless it is the last
+    seen: dict[tuple[str, str, int], int] = {}
+    with f:
+        for number, line in enumerate(f, start=1):
+            offset += len(line)
+            if not line.strip():
+                continue
+            if pending is not None:
+                bad_number, _ = pending
+                raise ResultsFileError(
+                    f"{shown}: line {bad_number} is not valid JSON; only the last line of "
+                    "a results file may be cut short"
+                )
+            record = _parse_line(line)
+            if not isinstance(record, dict):
+                if record is None:
+                    pending = (number, line)
+                    continue
+                raise ResultsFileError(f'{shown}: line {number} is not a JSON object with a "type"')
+            kind = record.get("type")
+            if manifest is None:
+                if kind != "manifest":
+                    raise ResultsFileError(
+                        f"{shown}: line {number} should be the manifest, but its type is "
+                        f"{kind!r}; is this an evalstats results file?"
+                    )
+                fmt = record.get("format")
+                if fmt != FORMAT_VERSION:
+                    raise ResultsFileError(
+                        f"{shown}: line {number}: the manifest has format={fmt!r}; this "
+                        f"evalstats reads format {FORMAT_VERSION}"
+                    )
+                manifest = record
+                keep_end, keep_newline = offset, line.endswith(b"\n")
+                continue
+            if summary is not None:
+                raise ResultsFileError(
+                    f"{shown}: line {number}: a {kind!r} record after the summary "
+                    f"(line {summary_line}); the summary must be the last record"
+                )
+            if kind == "sample":
+                problem = _sample_problem(record)
+                if problem is not None:
+                    raise ResultsFileError(f"{shown}: line {number}: {problem}")
+                key = (record["case"], record["variant"], record["repeat"])
+                if key in seen:
+                    warnings.append(
+                        f"line {number}: a second sample for case {key[0]!r}, variant "
+                        f"{key[1]!r}, repeat {key[2]} (the first is on line {seen[key]} "
+                        "and is the one counted)"
+                    )
+                else:
+                    seen[key] = number
+                samples.append(record)
+                keep_end, keep_newline = offset, line.endswith(b"\n")
+            elif kind == "summary":
+                summary, summary_line = record, number
+            elif kind == "manifest":
+                raise ResultsFileError(f"{shown}: line {number}: a second manifest")
+            else:
+                raise ResultsFileError(
+                    f"{shown}: line {number}: unknown record type {kind!r}"
+                    f"{suggest(str(kind), ('sample', 'summary'))}"
+                )
+    if manifest is None:
+        if pending is not None:
+            raise ResultsFileError(
+                f"{shown}: the manifest (line {pending[0]}) is incomplete or not valid JSON; "
+                "the run was cut off before it started, or this is not a results file"
+            )
+        raise ResultsFileError(f"{shown}: the file is empty; it has no manifest")
+    if pending is not None:
+        warnings.append(
+            TRUNCATED_WARNING
+            if not pending[1].endswith(b"\n")
+            else f"the last line (line {pending[0]}) is not valid JSON "
+            "(an interrupted run?) and was dropped"
+        )
+    if summary is None:
+        warnings.append(NO_SUMMARY_WARNING)
+    elif summary.get("status") not in (None, "finished"):
+        reason = summary.get("reason")
+        warnings.append(
+            f"the run ended with status {summary.get('status')!r}"
+            + (f": {reason}" if reason else "")
+        )
+    results = Results(
+        path=shown,
+        manifest=manifest,
+        samples=tuple(samples),
+        summary=summary,
+        warnings=tuple(warnings),
+    )
+    return results, keep_end, keep_newline
+
+
+def read_results(path: str | os.PathLike[str]) -> Results:
+    """Read a results file written by :class:`ResultsWriter`.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The JSON Lines results file.
+
+    Returns
+    -------
+    Results
+        The manifest, the sample records in file order, the summary (None when
+        the run did not finish) and the warnings.
+
+    Raises
+    ------
+    ResultsFileError
+        Naming the file and the line: when the file is missing or empty, its
+        first line is not a manifest or is cut short, the manifest has an
+        unknown ``format``, a line that is not the last is not valid JSON, a
+        sample lacks a required key (``case``, ``variant``, ``repeat``,
+        ``status``, ``checks``) or has an unknown status, or a record follows
+        the summary.
+
+    Notes
+    -----
+    The reader is tolerant where an interrupted run leaves its marks, and says
+    so in ``Results.warnings``: a last line that is cut short or not valid JSON
+    is dropped, and a missing summary is noted. A last line without its
+    newline that is a complete JSON object is kept (no strict prefix of a JSON
+    object is itself a JSON object, so it cannot be a cut-off record).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "results.jsonl")
+    >>> with ResultsWriter.create(path, {"variants": [{"name": "a"}], "runs": 1}) as w:
+    ...     w.write_sample({"case": "c1", "variant": "a", "repeat": 0,
+    ...                     "status": "completed", "checks": [{"status": "passed"}]})
+    ...     w.close({"status": "finished"})
+    >>> results = read_results(path)
+    >>> results.outcomes("a"), results.warnings
+    ({'c1': [True]}, ())
+    """
+    return _read(path)[0]
+
+
+# --- writing -------------------------------------------------------------------
+
+
+class _Syncer:
+    """Calls ``fsync`` on a file at most once an interval while it has unsynced data.
+
+    It works on its own duplicate of the file descriptor, so it can never touch
+    another file whose descriptor reuses the number after the writer closed.
+    """
+
+    def __init__(self, fd: int, interval: float) -> None:
+        self._fd = os.dup(fd)
+        self._interval = interval
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self.dirty = False
+        self._thread = threading.Thread(target=self._loop, name="evalstats-fsync", daemon=True)
+        self._thread.start()
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self._interval):
+            self.sync()
+
+    def sync(self) -> None:
+        with self._lock:
+            if self.dirty and self._fd >= 0:
+                self.dirty = False
+                with contextlib.suppress(OSError):
+                    os.fsync(self._fd)
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not threading.current_thread():
+            self._thread.join()
+        with self._lock:
+            if self._fd >= 0:
+                os.close(self._fd)
+                self._fd = -1
+
+
+def _fsync_folder(path: str) -> None:
+    """Make the file's directory entry durable (best effort)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+class ResultsWriter:
+    """Writes a results file: the manifest, then samples as they finish, then a summary.
+
+    Make one with :meth:`create` (a new file) or :meth:`resume` (append to an
+    interrupted run). Each :meth:`write_sample` writes one line and hands it to
+    the operating system at once; ``fsync`` runs at most once a second while
+    there is unsynced data and at close. Used as a context manager, the writer
+    closes the file on exit; when the block ends without :meth:`close` having
+    been called (for example through an exception), the file is closed without
+    a summary, so it reads back as an unfinished run.
+
+    Records are written from the calling thread; the writer is not meant to
+    be shared by several threads.
+    """
+
+    def __init__(self, path: str, fd: int, *, _token: object = None) -> None:
+        if _token is not _PRIVATE:
+            raise TypeError(
+                "use ResultsWriter.create(path, manifest) or ResultsWriter.resume(path)"
+            )
+        self.path = path
+        self._file = os.fdopen(fd, "wb")
+        self._syncer = _Syncer(fd, SYNC_INTERVAL_S)
+        self._finalizer = weakref.finalize(self, self._syncer.stop)
+        self.samples_written = 0
+        self.closed = False
+
+    # -- making one --
+
+    @classmethod
+    def create(cls, path: str | os.PathLike[str], manifest: Mapping[str, Any]) -> ResultsWriter:
+        """Create a new results file and write its manifest line.
+
+        The file is created exclusively (``O_CREAT | O_EXCL``): an existing
+        path, even a dangling symbolic link, is refused with
+        :class:`~evalstats.errors.ResultsFileError` and left untouched. The
+        mode is 0600 whatever the umask.
+
+        ``manifest`` is written with ``"type": "manifest"`` and ``"format":``
+        :data:`FORMAT_VERSION` first; ``"counting_method"`` defaults to
+        :data:`COUNTING_METHOD`. A manifest that holds a credential (see the
+        module notes) is refused before the file is created.
+        """
+        shown = os.fspath(path)
+        if not isinstance(manifest, Mapping):
+            raise InvalidArgument(f"manifest={manifest!r} must be a mapping")
+        if manifest.get("type", "manifest") != "manifest":
+            raise InvalidArgument(f"manifest type={manifest['type']!r} must be 'manifest'")
+        if manifest.get("format", FORMAT_VERSION) != FORMAT_VERSION:
+            raise InvalidArgument(
+                f"manifest format={manifest['format']!r}; this evalstats writes format "
+                f"{FORMAT_VERSION}"
+            )
+        record: dict[str, Any] = {"type": "manifest", "format": FORMAT_VERSION}
+        record.update(manifest)
+        record.setdefault("counting_method", COUNTING_METHOD)
+        line = _serialize(record, "manifest")
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+        try:
+            fd = os.open(path, flags, 0o600)
+        except FileExistsError:
+            raise ResultsFileError(
+                f"{shown} already exists; results are never overwritten: choose a new "
+                "--out path, or resume that run with --resume"
+            ) from None
+        except FileNotFoundError:
+            folder = os.path.dirname(shown) or "."
+            raise ResultsFileError(
+                f"cannot create {shown}: the folder {folder} does not exist"
+            ) from None
+        except OSError as error:
+            raise ResultsFileError(f"cannot create {shown}: {error.strerror or error}") from None
+        try:
+            os.fchmod(fd, 0o600)  # the umask may have removed bits; set exactly 0600
+            writer = cls(shown, fd, _token=_PRIVATE)
+        except BaseException:
+            os.close(fd)
+            raise
+        try:
+            writer._write(line)
+            writer._sync_now()
+        except BaseException:
+            writer._shutdown()
+            raise
+        _fsync_folder(shown)
+        return writer
+
+    @classmethod
+    def resume(cls, path: str | os.PathLike[str]) -> tuple[ResultsWriter, Results]:
+        """Open an interrupted (or finished) run to append more samples.
+
+        The file is read with :func:`read_results`; a cut-off last line and a
+        trailing summary are removed by truncating the file just after its
+        last complete sample line (or the manifest, when there is no sample),
+        and the file is opened for appending. Returns the writer and the
+        :class:`Results` read so far, whose ``summary`` is None and whose
+        ``warnings`` say what was dropped.
+        """
+        shown = os.fspath(path)
+        results, keep_end, keep_newline = _read(path)
+        warnings = [w for w in results.warnings if w != NO_SUMMARY_WARNING]
+        if results.summary is not None:
+            warnings = [w for w in warnings if not w.startswith("the run ended with status")]
+            warnings.append(
+                f"removed the summary (status {results.summary.get('status')!r}) of the "
+                "earlier session to append to the run"
+            )
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_CLOEXEC", 0))
+        except OSError as error:
+            raise ResultsFileError(
+                f"cannot open {shown} to resume: {error.strerror or error}"
+            ) from None
+        try:
+            os.ftruncate(fd, keep_end)
+            os.fsync(fd)
+            writer = cls(shown, fd, _token=_PRIVATE)
+        except OSError as error:
+            os.close(fd)
+            raise ResultsFileError(
+                f"cannot truncate {shown} to resume: {error.strerror or error}"
+            ) from None
+        if not keep_newline:
+            writer._write(b"\n")  # the last record was complete but lacked its newline
+        resumed = Results(
+            path=results.path,
+            manifest=results.manifest,
+            samples=results.samples,
+            summary=None,
+            warnings=tuple(warnings),
+        )
+        return writer, resumed
+
+    # -- writing --
+
+    def _write(self, line: bytes) -> None:
+        if self.closed:
+            raise ResultsFileError(f"{self.path}: the results file is already closed")
+        try:
+            self._file.write(line)
+            self._file.flush()
+        except OSError as error:
+            raise ResultsFileError(
+                f"cannot write to {self.path}: {error.strerror or error}"
+            ) from None
+        self._syncer.dirty = True
+
+    def _sync_now(self) -> None:
+        self._syncer.sync()
+
+    def write_sample(self, record: Mapping[str, Any]) -> None:
+        """Write one sample record as one line (adding ``"type": "sample"``).
+
+        The record must have ``case``, ``variant``, ``repeat``, ``status`` and
+        ``checks`` (with known statuses), as the reader requires; otherwise
+        :class:`~evalstats.errors.InvalidArgument`. The line reaches the
+        operating system before this returns.
+        """
+        if not isinstance(record, Mapping):
+            raise InvalidArgument(f"record={record!r} must be a mapping")
+        problem = _sample_problem(record)
+        if problem is not None:
+            raise InvalidArgument(f"cannot write the sample: {problem}")
+        line: dict[str, Any] = {"type": "sample"}
+        line.update(record)
+        line["type"] = "sample"
+        self._write(_serialize(line, "sample"))
+        self.samples_written += 1
+
+    def close(self, summary: Mapping[str, Any] | None = None) -> None:
+        """Write the summary line (adding ``"type": "summary"``), fsync and close.
+
+        With ``summary=None`` the file is closed without a summary, which
+        readers take as a run that did not finish.
+        """
+        if self.closed:
+            raise ResultsFileError(f"{self.path}: the results file is already closed")
+        try:
+            if summary is not None:
+                if not isinstance(summary, Mapping):
+                    raise InvalidArgument(f"summary={summary!r} must be a mapping")
+                line: dict[str, Any] = {"type": "summary"}
+                line.update(summary)
+                line["type"] = "summary"
+                self._write(_serialize(line, "summary"))
+            self._sync_now()
+        finally:
+            self._shutdown()
+
+    def _shutdown(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        try:
+            self._syncer.sync()
+            self._file.close()
+        finally:
+            self._finalizer()
+
+    def __enter__(self) -> ResultsWriter:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._shutdown()
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else "open"
+        return f"<ResultsWriter {self.path!r} {state}, {self.samples_written} samples written>"
+
+
+_PRIVATE = object()
