@@ -87,3 +87,84 @@ rates = st.one_of(
 
 #: An intra-case correlation for the case model.
 iccs = st.floats(0.0, 0.9, allow_nan=False)
+
+
+# --- results files (report, compare, gate) ---------------------------------------
+
+
+def results_manifest(
+    cases: list[str],
+    variants: list[str],
+    runs: int,
+    **extra: object,
+) -> dict:
+    """A results-file manifest with a full paired schedule (alternating order)."""
+    schedule = []
+    for r in range(runs):
+        for i, case in enumerate(cases):
+            order = variants if (i + r) % 2 == 0 else variants[::-1]
+            for position, v in enumerate(order):
+                schedule.append([case, r, r * len(cases) + i, position, v])
+    manifest = {
+        "type": "manifest",
+        "format": 1,
+        "counting_method": "1",
+        "suite": {"name": "crafted", "version": 1, "path": "cases/crafted.json",
+                  "sha256": "0" * 64},
+        "cases": [{"id": c, "prompt": f"prompt of {c}", "checks": []} for c in cases],
+        "include_holdout": False,
+        "variants": [{"name": v, "task": {"kind": "python", "name": f"task_{v}"},
+                      "transform": {}} for v in variants],
+        "runs": runs,
+        "schedule": schedule,
+        "seed": 0,
+        "machine": "fingerprint-1",
+    }
+    manifest.update(extra)
+    return manifest
+
+
+def write_results_file(path, manifest: dict, samples: list[dict], summary: dict | None = None):
+    """Write a results file with plain json (independent of the writer under test)."""
+    import json
+
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(json.dumps({**manifest, "type": "manifest"}) + "\n")
+        for s in samples:
+            f.write(json.dumps({"type": "sample", **s}) + "\n")
+        if summary is not None:
+            f.write(json.dumps({"type": "summary", **summary}) + "\n")
+    return path
+
+
+_CHECK_STATUS = st.sampled_from(["passed", "failed", "failed-not-inspected", "unscored"])
+
+
+@st.composite
+def variant_sample_records(
+    draw: st.DrawFn, cases: tuple[str, ...] = ("c1", "c2", "c3"), variant: str = "v",
+    max_runs: int = 5,
+) -> list[dict]:
+    """Sample records of one variant: every status, check verdict and axis mixed."""
+    runs = draw(st.integers(1, max_runs))
+    records = []
+    for r in range(runs):
+        for case in cases:
+            status = draw(st.sampled_from(["completed", "completed", "incomplete", "unmeasured"]))
+            checks = []
+            for name, axis in (("x", "content"), ("y", "format"), ("z", None)):
+                verdict = draw(_CHECK_STATUS)
+                reason = ""
+                if verdict == "failed-not-inspected":
+                    verdict, reason = "failed", "could not be inspected: the answer is empty"
+                elif verdict == "failed":
+                    reason = f"{name} missed"
+                checks.append({"check": name, "axis": axis, "status": verdict, "reason": reason})
+            latency = draw(st.one_of(st.none(), st.floats(0, 100, allow_nan=False)))
+            records.append({
+                "case": case, "variant": variant, "repeat": r, "status": status,
+                "checks": checks, "latency_s": latency, "answer": "hidden answer",
+                "tokens": draw(st.one_of(st.none(), st.fixed_dictionaries(
+                    {"input": st.integers(0, 50), "output": st.integers(0, 50)}))),
+            })
+    return records

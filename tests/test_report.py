@@ -1,0 +1,434 @@
+"""Reports and comparisons read from results files (evalstats.report)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from strategies import results_manifest, variant_sample_records, write_results_file
+
+from evalstats.compare import compare
+from evalstats.errors import InvalidArgument
+from evalstats.intervals import clustered_mean_ci, diff_ci, proportion_ci
+from evalstats.report import (
+    NotComparable,
+    RunsComparison,
+    compare_results,
+    compare_runs,
+    latency_summary,
+    report,
+)
+from evalstats.results import Results, read_results
+
+NI = "could not be inspected: the answer is empty"
+
+
+def _check(name, axis, status, reason=""):
+    return {"check": name, "axis": axis, "status": status, "reason": reason}
+
+
+def _sample(case, variant, repeat, status, checks, *, latency=0.1, tokens=None, answer="ok"):
+    return {
+        "case": case, "variant": variant, "repeat": repeat, "pair": 0, "position": 0,
+        "status": status, "reason": None if status == "completed" else "why",
+        "prompt": {"system": None, "messages": [{"role": "user", "content": "p"}]},
+        "answer": answer, "trace": None, "checks": checks, "latency_s": latency,
+        "attempts": 1, "tokens": tokens, "model": None,
+    }
+
+
+P, F, U = "passed", "failed", "unscored"
+
+
+def crafted_a() -> list[dict]:
+    """Variant A of the crafted file; the expected counts are worked out in the tests."""
+    x = lambda s, r="": _check("x", "content", s, r)  # noqa: E731
+    y = lambda s, r="": _check("y", "format", s, r)  # noqa: E731
+    tok = {"input": 10, "output": 5}
+    return [
+        # c1: pass, miss, incomplete (nothing inspected), unmeasured
+        _sample("c1", "A", 0, "completed", [x(P), y(P)], latency=1.0, tokens=tok),
+        _sample("c1", "A", 1, "completed", [x(F, "doesn't mention 'A-1'"), y(P)], latency=2.0,
+                tokens=tok),
+        _sample("c1", "A", 2, "incomplete", [x(F, NI), y(F, NI)], latency=3.0,
+                tokens={"input": 10, "output": None}),
+        _sample("c1", "A", 3, "unmeasured", [x(U, "no answer"), y(U, "no answer")],
+                latency=30.0),
+        # c2: pass with an unscored check, all unscored (not a pass), pass, miss
+        _sample("c2", "A", 0, "completed", [x(P), y(U, "n/a")], latency=4.0, tokens=tok),
+        _sample("c2", "A", 1, "completed", [x(U, "n/a"), y(U, "n/a")], latency=5.0),
+        _sample("c2", "A", 2, "completed", [x(P), y(P)], latency=6.0),
+        _sample("c2", "A", 3, "completed", [x(P), y(F, "too long")], latency=7.0),
+        # c3: four passes
+        *[_sample("c3", "A", r, "completed", [x(P), y(P)], latency=8.0 + r) for r in range(4)],
+    ]
+
+
+def crafted_b() -> list[dict]:
+    x = lambda s, r="": _check("x", "content", s, r)  # noqa: E731
+    out = []
+    for case in ("c1", "c2", "c3"):
+        for r in range(4):
+            if case == "c2" and r == 1:
+                out.append(_sample(case, "B", r, "unmeasured", [], latency=60.0))
+            elif case == "c3" and r == 0:
+                out.append(_sample(case, "B", r, "completed", [x(F, "missed")]))
+            else:
+                out.append(_sample(case, "B", r, "completed", [x(P)]))
+    return out
+
+
+@pytest.fixture
+def crafted(tmp_path):
+    manifest = results_manifest(["c1", "c2", "c3"], ["A", "B"], 4)
+    path = tmp_path / "results.jsonl"
+    summary = {"status": "finished", "reason": None, "samples": 24}
+    return write_results_file(path, manifest, crafted_a() + crafted_b(), summary)
+
+
+# --- report denominators -------------------------------------------------------------
+
+
+def test_report_counts_every_denominator(crafted):
+    r = report(crafted)
+    a = r.variant("A")
+    # measured: 3 of c1 (one unmeasured left out), 4 of c2, 4 of c3
+    assert (a.passes, a.measured) == (7, 11)
+    assert (a.completed, a.incomplete, a.unmeasured, a.missing) == (10, 1, 1, 0)
+    assert a.per_trial == proportion_ci(7, 11)
+    outcomes = [1, 0, 0] + [1, 0, 1, 0] + [1, 1, 1, 1]
+    clusters = ["c1"] * 3 + ["c2"] * 4 + ["c3"] * 4
+    expected = clustered_mean_ci(outcomes, clusters)
+    assert a.clustered.estimate == pytest.approx(expected.estimate)
+    assert a.clustered.low == pytest.approx(expected.low)
+    assert a.clustered.high == pytest.approx(expected.high)
+    assert a.design_effect == pytest.approx(expected.design_effect)
+    assert a.clustered.clusters == 3
+
+    rows = {row.case: row for row in r.rows("A")}
+    assert (rows["c1"].passes, rows["c1"].measured, rows["c1"].incomplete,
+            rows["c1"].unmeasured) == (1, 3, 1, 1)
+    assert (rows["c2"].passes, rows["c2"].measured) == (2, 4)
+    assert (rows["c3"].passes, rows["c3"].measured) == (4, 4)
+    assert rows["c1"].interval == proportion_ci(1, 3)
+    assert rows["c2"].interval == proportion_ci(2, 4)
+    # problems grouped by check name, not-inspected failures apart
+    assert rows["c1"].problems == (("x", 2, 1), ("y", 1, 1))
+    assert rows["c2"].problems == (("y", 1, 0),)
+    assert rows["c3"].problems == ()
+
+    # axes: the unmeasured sample's verdicts are not counted at all
+    content, fmt = a.axes["content"], a.axes["format"]
+    assert (content.passed, content.scored, content.unscored, content.not_inspected) == (
+        8, 10, 1, 1)
+    assert (fmt.passed, fmt.scored, fmt.unscored, fmt.not_inspected) == (7, 9, 2, 1)
+    assert a.checks["x"] == content and a.checks["y"] == fmt
+
+    # latency over all 12 samples, the unmeasured one (30 s) included:
+    # sorted 1..11 and 30; lower middle is the 6th (6.0); nearest rank ceil(11.4) = 12th
+    assert (a.latency_median, a.latency_p95, a.latency_samples) == (6.0, 30.0, 12)
+    assert (a.tokens_input, a.tokens_output, a.tokens_samples) == (40, 15, 4)
+
+    b = r.variant("B")
+    assert (b.passes, b.measured, b.unmeasured) == (10, 11, 1)
+    assert b.tokens_samples == 0 and b.tokens_input is None
+    assert b.axes["content"].scored == 11
+    assert r.status == "finished" and r.warnings == ()
+    assert r.case_ids == ("c1", "c2", "c3") and r.runs == 4
+
+
+def test_report_counts_scheduled_samples_never_run(tmp_path):
+    manifest = results_manifest(["c1", "c2"], ["A"], 3)
+    samples = [_sample("c1", "A", r, "completed", [_check("x", None, P)]) for r in range(3)]
+    path = write_results_file(tmp_path / "r.jsonl", manifest, samples)  # no summary
+    r = report(path)
+    assert r.variant("A").missing == 3
+    assert r.status is None
+    assert any("no summary" in w for w in r.warnings)
+    row = r.rows("A")[1]
+    assert (row.case, row.measured) == ("c2", 0)
+    assert math.isnan(row.interval.estimate) and (row.interval.low, row.interval.high) == (0, 1)
+    assert "did not finish" in str(r)
+
+
+def test_report_counts_a_duplicate_slot_once(tmp_path):
+    manifest = results_manifest(["c1"], ["A"], 2)
+    samples = [
+        _sample("c1", "A", 0, "completed", [_check("x", None, P)]),
+        _sample("c1", "A", 0, "completed", [_check("x", None, F, "no")]),
+        _sample("c1", "A", 1, "completed", [_check("x", None, F, "no")]),
+    ]
+    r = report(write_results_file(tmp_path / "r.jsonl", manifest, samples))
+    a = r.variant("A")
+    assert (a.passes, a.measured) == (1, 2)  # the first record of the slot counts
+    assert any("second sample" in w for w in r.warnings)
+
+
+def test_report_accepts_results_object_and_level(crafted):
+    res = read_results(crafted)
+    r = report(res, level=0.9)
+    assert r.variant("A").per_trial == proportion_ci(7, 11, level=0.9)
+    with pytest.raises(InvalidArgument, match="level=95"):
+        report(res, level=95)
+    with pytest.raises(InvalidArgument, match="variant='a'"):
+        r.variant("a")
+    with pytest.raises(InvalidArgument, match="must be a Results"):
+        report(42)
+
+
+def test_report_text_says_which_interval_is_which(crafted):
+    text = str(report(crafted))
+    assert "these cases" in text and "per-trial Wilson interval" in text
+    assert "cases like these" in text and "case-clustered interval" in text
+    assert "design effect" in text
+    assert "unmeasured (left out of the rates)" in text
+    assert "incomplete (counted as failures)" in text
+    assert "had nothing to inspect" in text
+
+
+def test_report_never_shows_answers(tmp_path):
+    secret = "ZEBRA-ANSWER-4417"
+    manifest = results_manifest(["c1"], ["A"], 2)
+    samples = [
+        _sample("c1", "A", 0, "completed", [_check("x", "content", P)], answer=secret),
+        _sample("c1", "A", 1, "incomplete", [_check("x", "content", F, NI)], answer=secret),
+    ]
+    samples[1]["reason"] = "the task raised ValueError: " + secret
+    r = report(write_results_file(tmp_path / "r.jsonl", manifest, samples))
+    assert secret not in str(r)
+    assert secret not in json.dumps(r.to_dict())
+
+
+def test_report_to_dict_is_json_ready(crafted):
+    d = report(crafted).to_dict()
+    text = json.dumps(d, allow_nan=False)
+    back = json.loads(text)
+    a = back["variants"][0]
+    assert a["variant"] == "A" and a["passes"] == 7 and a["measured"] == 11
+    assert a["axes"]["content"]["not_inspected"] == 1
+    assert a["latency_s"] == {"median": 6.0, "p95": 30.0, "samples": 12}
+    assert a["clustered"]["design_effect"] == pytest.approx(a["design_effect"])
+    assert back["cases"][0]["problems"][0] == {"check": "x", "failed": 2, "not_inspected": 1}
+
+
+@given(variant_sample_records())
+def test_report_invariants(records):
+    manifest = results_manifest(["c1", "c2", "c3"], ["v"], 1)
+    r = report(Results(None, manifest, tuple(records), None, ()))
+    v = r.variant("v")
+    measured = [s for s in records if s["status"] != "unmeasured"]
+    assert v.measured == len(measured)
+    assert v.unmeasured == len(records) - len(measured)
+    assert v.completed + v.incomplete == v.measured
+    assert sum(row.measured for row in r.rows("v")) == v.measured
+    assert sum(row.passes for row in r.rows("v")) == v.passes
+    assert sum(row.unmeasured for row in r.rows("v")) == v.unmeasured
+    assert v.per_trial.to_dict() == proportion_ci(v.passes, v.measured).to_dict()
+    # incomplete samples never pass
+    incomplete = sum(row.incomplete for row in r.rows("v"))
+    assert incomplete == v.incomplete and v.passes <= v.completed
+    # each check's verdicts add up over the measured samples
+    for name in ("x", "y", "z"):
+        c = v.checks.get(name)
+        total = 0 if c is None else c.scored + c.unscored
+        assert total == len(measured)
+        if c is not None:
+            assert 0 <= c.not_inspected <= c.failed
+    for axis, c in v.axes.items():
+        assert c.passed <= c.scored and axis in ("content", "format")
+    lat = [s["latency_s"] for s in records if s["latency_s"] is not None]
+    assert v.latency_samples == len(lat)
+
+
+# --- latency ------------------------------------------------------------------------------
+
+
+def test_latency_on_known_lists():
+    # odd count: the middle one; nearest rank ceil(0.95 * 5) = 5th
+    assert latency_summary([5.0, 1.0, 3.0, 2.0, 4.0]) == (3.0, 5.0)
+    # even count: the lower middle (2nd of 4); ceil(3.8) = 4th
+    assert latency_summary([4.0, 1.0, 3.0, 2.0]) == (2.0, 4.0)
+    # 20 values: ceil(0.95 * 20) = 19th exactly (no floating round-up to the 20th)
+    assert latency_summary(range(1, 21)) == (10.0, 19.0)
+    # 100 values: the 95th smallest
+    assert latency_summary(range(100, 0, -1)) == (50.0, 95.0)
+    assert latency_summary([7.0]) == (7.0, 7.0)
+    median, p95 = latency_summary([])
+    assert math.isnan(median) and math.isnan(p95)
+
+
+@given(st.lists(st.floats(0, 1e6, allow_nan=False), min_size=1, max_size=200))
+def test_latency_matches_numpy_order_statistics(values):
+    median, p95 = latency_summary(values)
+    # numpy's "lower" method at 50% is the lower middle order statistic
+    assert median == np.percentile(values, 50, method="lower")
+    # nearest rank: the ceil(0.95 n)-th smallest, by exact integer arithmetic
+    n = len(values)
+    assert p95 == sorted(values)[math.ceil(95 * n / 100) - 1]
+    assert median <= p95
+
+
+# --- compare_results --------------------------------------------------------------------------
+
+
+def test_compare_pairs_and_drops_unmeasured_pairs(crafted):
+    cmp = compare_results(crafted, "A", "B")
+    assert cmp.paired
+    # A unmeasured at (c1, 3), B unmeasured at (c2, 1): both pairs dropped
+    assert (cmp.pairs, cmp.dropped_unmeasured, cmp.dropped_missing) == (10, 2, 0)
+    assert (cmp.unmeasured_a, cmp.unmeasured_b) == (1, 1)
+    xa = {"c1": [True, False, False], "c2": [True, True, False], "c3": [True] * 4}
+    xb = {"c1": [True, True, True], "c2": [True, True, True], "c3": [False, True, True, True]}
+    expected = compare(xa, xb, paired=True, method="mcnemar")
+    got = cmp.these_cases
+    assert (got.both, got.only_a, got.only_b, got.neither) == (6, 1, 3, 0)
+    assert got.pvalue == pytest.approx(expected.pvalue)
+    # scipy.stats.binomtest(3, 4, 0.5).pvalue, the exact McNemar test
+    from scipy.stats import binomtest
+
+    assert got.pvalue == pytest.approx(binomtest(3, 4, 0.5).pvalue)
+    assert got.verdict == "cant_tell" and cmp.verdict == "cant_tell"
+    like = cmp.cases_like_these
+    assert like.method == "clustered"
+    ref = compare(xa, xb, paired=True, method="clustered")
+    assert like.difference.low == pytest.approx(ref.difference.low)
+    assert like.difference.high == pytest.approx(ref.difference.high)
+    assert [row.case for row in got.cases] == ["c1", "c2", "c3"]
+    text = str(cmp)
+    assert "10 pairs" in text and "2 dropped because a side was unmeasured" in text
+    assert "these cases" in text and "cases like these" in text
+    assert "no difference" not in text
+    d = json.loads(json.dumps(cmp.to_dict(), allow_nan=False))
+    assert d["pairs"] == 10 and d["dropped_unmeasured"] == 2
+
+
+def test_compare_flags_cases_where_b_got_worse(tmp_path):
+    manifest = results_manifest(["good", "bad"], ["A", "B"], 12)
+    samples = []
+    for r in range(12):
+        samples.append(_sample("good", "A", r, "completed", [_check("x", None, P)]))
+        samples.append(_sample("good", "B", r, "completed", [_check("x", None, P)]))
+        samples.append(_sample("bad", "A", r, "completed", [_check("x", None, P)]))
+        samples.append(_sample("bad", "B", r, "completed", [_check("x", None, F, "no")]))
+    cmp = compare_results(write_results_file(tmp_path / "r.jsonl", manifest, samples), "A", "B")
+    assert cmp.worse_cases == ("bad",)
+    assert cmp.verdict == "a_better"
+    assert "B clearly worse" in str(cmp)
+
+
+def test_compare_counts_missing_records_apart(tmp_path):
+    manifest = results_manifest(["c1", "c2"], ["A", "B"], 3)
+    samples = [
+        _sample(c, v, r, "completed", [_check("x", None, P)])
+        for c in ("c1", "c2") for v in ("A", "B") for r in range(3)
+        if not (c == "c2" and v == "B" and r == 2)  # interrupted before this one
+    ]
+    cmp = compare_results(write_results_file(tmp_path / "r.jsonl", manifest, samples), "A", "B")
+    assert (cmp.pairs, cmp.dropped_unmeasured, cmp.dropped_missing) == (5, 0, 1)
+
+
+def test_compare_unpaired_schedule_uses_independent_samples(tmp_path):
+    manifest = results_manifest(["c1"], ["A", "B"], 4)
+    # B only ran on repeats 0 and 1: the schedule did not pair the variants
+    manifest["schedule"] = [s for s in manifest["schedule"] if s[4] == "A" or s[1] < 2]
+    samples = [_sample("c1", "A", r, "completed", [_check("x", None, P if r else F, "n")])
+               for r in range(4)]
+    samples += [_sample("c1", "B", r, "completed", [_check("x", None, P)]) for r in range(2)]
+    path = write_results_file(tmp_path / "r.jsonl", manifest, samples)
+    cmp = compare_results(path, "A", "B")
+    assert not cmp.paired and cmp.cases_like_these is None
+    assert cmp.these_cases.method == "newcombe"
+    assert cmp.these_cases.difference == diff_ci(3, 4, 2, 2)
+    assert "not paired" in str(cmp)
+    with pytest.raises(InvalidArgument, match="paired by"):
+        compare_results(path, "A", "B", method="mcnemar")
+
+
+def test_compare_methods_and_bad_arguments(crafted):
+    assert compare_results(crafted, "A", "B", method="clustered").primary.method == "clustered"
+    z = compare_results(crafted, "A", "B", method="ztest")
+    assert z.primary.method == "ztest" and not z.primary.paired
+    with pytest.raises(InvalidArgument, match="b='b' is not a variant; .* 'A', 'B'"):
+        compare_results(crafted, "A", "b")
+    with pytest.raises(InvalidArgument, match="same variant"):
+        compare_results(crafted, "A", "A")
+    with pytest.raises(InvalidArgument, match="mcnemr"):
+        compare_results(crafted, "A", "B", method="mcnemr")
+
+
+def test_compare_with_every_pair_unmeasured(tmp_path):
+    manifest = results_manifest(["c1"], ["A", "B"], 2)
+    samples = [_sample("c1", "A", r, "unmeasured", []) for r in range(2)]
+    samples += [_sample("c1", "B", r, "completed", [_check("x", None, P)]) for r in range(2)]
+    cmp = compare_results(write_results_file(tmp_path / "r.jsonl", manifest, samples), "A", "B")
+    assert cmp.these_cases is None and cmp.primary is None
+    assert cmp.verdict == "cant_tell" and cmp.dropped_unmeasured == 2
+    assert "nothing to compare" in str(cmp)
+
+
+# --- compare_runs ---------------------------------------------------------------------------------
+
+
+def _run(tmp_path, name, passes, **manifest_changes):
+    manifest = results_manifest(["c1", "c2"], ["v"], 10)
+    for key, value in manifest_changes.items():
+        manifest[key] = value
+    samples = [
+        _sample(c, "v", r, "completed", [_check("x", None, P if r < passes[c] else F, "no")])
+        for c in ("c1", "c2") for r in range(10)
+    ]
+    return write_results_file(tmp_path / name, manifest, samples, {"status": "finished"})
+
+
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [
+        ({"suite": {"name": "crafted", "sha256": "1" * 64}}, "suite"),
+        ({"variants": [{"name": "v", "task": {"kind": "openai", "model": "other"}}]}, "model"),
+        ({"counting_method": "2"}, "counting method"),
+        ({"machine": "fingerprint-2"}, "machine"),
+    ],
+)
+def test_compare_runs_refuses_each_difference(tmp_path, change, named):
+    old = _run(tmp_path, "old.jsonl", {"c1": 8, "c2": 5})
+    new = _run(tmp_path, "new.jsonl", {"c1": 8, "c2": 5}, **change)
+    result = compare_runs(old, new)
+    assert isinstance(result, NotComparable)
+    assert result.differences == (named,)
+    assert str(result).startswith("no comparable previous run: ")
+    assert f"{named} differs" in str(result)
+    assert result.to_dict()["differences"] == [named]
+
+
+def test_compare_runs_names_all_four(tmp_path):
+    old = _run(tmp_path, "old.jsonl", {"c1": 8, "c2": 5})
+    new = _run(tmp_path, "new.jsonl", {"c1": 8, "c2": 5}, suite={"sha256": "x"},
+               variants=[{"name": "v", "task": {"kind": "other"}}], counting_method="2",
+               machine="m2")
+    assert compare_runs(old, new).differences == (
+        "suite", "model", "counting method", "machine")
+
+
+def test_compare_runs_compares_the_variant(tmp_path):
+    old = _run(tmp_path, "old.jsonl", {"c1": 9, "c2": 7})
+    new = _run(tmp_path, "new.jsonl", {"c1": 10, "c2": 2})
+    result = compare_runs(old, new, variant="v")
+    assert isinstance(result, RunsComparison)
+    c = result.comparisons["v"]
+    assert c.method == "newcombe" and not c.paired
+    assert (c.successes_a, c.trials_a, c.successes_b, c.trials_b) == (16, 20, 12, 20)
+    # statsmodels confint_proportions_2indep(12, 20, 16, 20, method="newcomb")
+    from statsmodels.stats.proportion import confint_proportions_2indep
+
+    low, high = confint_proportions_2indep(12, 20, 16, 20, method="newcomb", compare="diff")
+    assert (c.difference.low, c.difference.high) == pytest.approx((low, high))
+    rows = {row.case: row for row in c.cases}
+    assert rows["c2"].worse and not rows["c1"].worse
+    assert rows["c2"].difference == diff_ci(7, 10, 2, 10)
+    assert "got clearly worse" in str(result)
+    with pytest.raises(InvalidArgument, match="variant='w'"):
+        compare_runs(old, new, variant="w")
