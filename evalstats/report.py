@@ -1329,7 +1329,7 @@ def gate(
         for row in rep.rows(variant):
             if row.measured == 0:
                 low_cases.append(f"{row.case!r} (no measured samples)")
-            elif row.passes < threshold * row.measured - 1e-9:
+            elif row.passes / row.measured < threshold:
                 low_cases.append(f"{row.case!r} ({row.passes}/{row.measured})")
         if low_cases:
             rule(False, f"{len(low_cases)} case{'s' if len(low_cases) > 1 else ''} below "

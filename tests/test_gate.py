@@ -1,0 +1,219 @@
+"""The release gate and the git change test (evalstats.report.gate, changed_since)."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from strategies import results_manifest, write_results_file
+
+from evalstats.errors import InvalidArgument
+from evalstats.intervals import proportion_ci
+from evalstats.report import changed_since, gate
+from evalstats.results import Results
+
+
+def _sample(case, variant, repeat, passed, status="completed"):
+    if status == "unmeasured":
+        checks = []
+    else:
+        checks = [{"check": "x", "axis": None, "status": "passed" if passed else "failed",
+                   "reason": "" if passed else "missed"}]
+    return {"case": case, "variant": variant, "repeat": repeat, "status": status,
+            "checks": checks, "latency_s": 0.1}
+
+
+def _results(per_case: dict[str, dict[str, list]], runs: int) -> Results:
+    """``{variant: {case: [True/False/None per repeat]}}`` as Results (None: unmeasured)."""
+    variants = list(per_case)
+    cases = list(next(iter(per_case.values())))
+    manifest = results_manifest(cases, variants, runs)
+    samples = []
+    for v, by_case in per_case.items():
+        for case, outcomes in by_case.items():
+            for r, x in enumerate(outcomes):
+                status = "unmeasured" if x is None else "completed"
+                samples.append({"type": "sample", **_sample(case, v, r, x, status)})
+    return Results(None, manifest, tuple(samples), {"status": "finished"}, ())
+
+
+def test_gate_on_the_estimate():
+    # 19 of 20 pass: 95%
+    res = _results({"v": {"c1": [True] * 10, "c2": [True] * 9 + [False]}}, 10)
+    ok = gate(res, variant="v", min_pass=0.95)
+    assert ok.passed and ok.reasons == ()
+    assert "at least 95%" in ok.checked[0]
+    bad = gate(res, variant="v", min_pass=0.96)
+    assert not bad.passed
+    assert bad.reasons == (
+        "variant 'v': pass rate is 95%, below 96% (19 of 20 measured samples passed: "
+        f"{proportion_ci(19, 20)})",
+    )
+    assert str(bad).startswith("gate failed\n  FAILED: variant 'v': pass rate is 95%")
+
+
+def test_gate_on_the_lower_bound():
+    res = _results({"v": {"c1": [True] * 10, "c2": [True] * 9 + [False]}}, 10)
+    low = proportion_ci(19, 20).low  # Wilson lower limit, about 0.7639
+    assert gate(res, variant="v", min_pass=low - 1e-9, on="lower-bound").passed
+    result = gate(res, variant="v", min_pass=0.8, on="lower-bound")
+    assert not result.passed
+    assert "lower bound of the 95% per-trial interval is 76%, below 80%" in result.reasons[0]
+    # at level 0.5 the interval is narrower and its lower bound clears 0.8
+    assert proportion_ci(19, 20, level=0.5).low > 0.8
+    assert gate(res, variant="v", min_pass=0.8, on="lower-bound", level=0.5).passed
+
+
+def test_gate_ignores_unmeasured_and_fails_without_measured_samples():
+    res = _results({"v": {"c1": [True, True, None, None]}, "w": {"c1": [None] * 4}}, 4)
+    assert gate(res, variant="v", min_pass=1.0).passed  # 2 of 2 measured
+    result = gate(res, variant="w", min_pass=0.0)
+    assert not result.passed
+    assert result.reasons == (
+        "variant 'w' has no measured samples (4 unmeasured), so its pass rate is unknown",
+    )
+
+
+def test_gate_every_case_passes():
+    res = _results({"v": {"c1": [True] * 10, "c2": [True] * 8 + [False] * 2,
+                          "c3": [None] * 10}}, 10)
+    # overall 18 of 20 = 90%, but c2 is at 80% and c3 was never measured
+    result = gate(res, variant="v", min_pass=0.85, every_case_passes=True)
+    assert not result.passed
+    assert result.reasons == (
+        "2 cases below 85%: 'c2' (8/10), 'c3' (no measured samples)",
+    )
+    res2 = _results({"v": {"c1": [True] * 10, "c2": [True] * 8 + [False] * 2}}, 10)
+    both = gate(res2, variant="v", min_pass=0.8, every_case_passes=True)
+    assert both.passed
+    assert "every case passes at least 80% of its measured samples" in both.checked
+    # the case rule uses the estimate even when the overall rule uses the lower bound
+    lb = gate(res2, variant="v", min_pass=0.7, on="lower-bound", every_case_passes=True)
+    assert len(lb.reasons) == 1 and "lower bound" in lb.reasons[0]
+
+
+def test_gate_no_regression():
+    good = [True] * 12
+    bad = [False] * 12
+    res = _results({"old": {"c1": good, "c2": good}, "new": {"c1": good, "c2": bad}}, 12)
+    result = gate(res, variant="new", min_pass=0.0, no_regression_vs="old")
+    assert not result.passed
+    assert result.reasons[0].startswith("'new' is clearly worse than 'old': A better")
+    # the other way round there is no regression
+    ok = gate(res, variant="old", min_pass=0.0, no_regression_vs="new")
+    assert ok.passed and "no clear regression against 'new'" in ok.checked[1]
+    # too little data to tell is not a regression
+    res2 = _results({"old": {"c1": [True] * 3}, "new": {"c1": [True, True, False]}}, 3)
+    assert gate(res2, variant="new", min_pass=0.5, no_regression_vs="old").passed
+
+
+def test_gate_no_regression_that_cannot_be_checked_fails():
+    res = _results({"old": {"c1": [None] * 3}, "new": {"c1": [True] * 3}}, 3)
+    result = gate(res, variant="new", min_pass=0.5, no_regression_vs="old")
+    assert not result.passed
+    assert "cannot be checked" in result.reasons[0]
+
+
+def test_gate_bad_arguments():
+    res = _results({"shop-v2": {"c1": [True]}}, 1)
+    with pytest.raises(InvalidArgument, match="did you mean 'shop-v2'"):
+        gate(res, variant="shop-v3", min_pass=0.9)
+    with pytest.raises(InvalidArgument, match="min_pass=90 must be between 0 and 1"):
+        gate(res, variant="shop-v2", min_pass=90)
+    with pytest.raises(InvalidArgument, match="on='lower'.*did you mean 'lower-bound'"):
+        gate(res, variant="shop-v2", min_pass=0.9, on="lower")
+    with pytest.raises(InvalidArgument, match="gated variant itself"):
+        gate(res, variant="shop-v2", min_pass=0.9, no_regression_vs="shop-v2")
+    with pytest.raises(InvalidArgument, match="every_case_passes"):
+        gate(res, variant="shop-v2", min_pass=0.9, every_case_passes="yes")
+
+
+@given(
+    st.lists(st.lists(st.booleans(), min_size=1, max_size=6), min_size=1, max_size=5),
+    st.floats(0, 1),
+)
+def test_gate_rules_agree_with_the_counts(outcomes, min_pass):
+    res = _results({"v": {f"c{i}": o for i, o in enumerate(outcomes)}}, 6)
+    k = sum(sum(o) for o in outcomes)
+    n = sum(len(o) for o in outcomes)
+    on_estimate = gate(res, variant="v", min_pass=min_pass)
+    on_bound = gate(res, variant="v", min_pass=min_pass, on="lower-bound")
+    assert on_estimate.passed == (k / n >= min_pass)
+    assert on_bound.passed == (proportion_ci(k, n).low >= min_pass)
+    # the lower bound is the stricter rule; adding a rule never turns a fail into a pass
+    assert on_estimate.passed or not on_bound.passed
+    every = gate(res, variant="v", min_pass=min_pass, every_case_passes=True)
+    assert on_estimate.passed or not every.passed
+    assert every.passed == (
+        on_estimate.passed and all(sum(o) / len(o) >= min_pass for o in outcomes)
+    )
+
+
+def test_gate_reads_a_path(tmp_path):
+    manifest = results_manifest(["c1"], ["v"], 2)
+    samples = [_sample("c1", "v", r, True) for r in range(2)]
+    path = write_results_file(tmp_path / "r.jsonl", manifest, samples, {"status": "finished"})
+    assert gate(path, variant="v", min_pass=1.0).passed
+    assert gate(str(path), variant="v", min_pass=1.0).to_dict()["passed"] is True
+
+
+# --- changed_since -------------------------------------------------------------------------
+
+
+def _git(repo, *args):
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+        cwd=repo, check=True, capture_output=True,
+    )
+
+
+@pytest.fixture
+def repo(tmp_path):
+    _git(tmp_path, "init", "-q")
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "system.txt").write_text("be brief\n")
+    (tmp_path / "README").write_text("hi\n")
+    (tmp_path / ".gitignore").write_text("*.log\n")
+    _git(tmp_path, "add", ".")
+    _git(tmp_path, "commit", "-q", "-m", "first")
+    return tmp_path
+
+
+def test_changed_since_sees_nothing_on_a_clean_tree(repo):
+    assert changed_since("HEAD", ["prompts"], cwd=repo) is False
+
+
+def test_changed_since_sees_unstaged_staged_and_committed_changes(repo):
+    (repo / "prompts" / "system.txt").write_text("be kind\n")
+    assert changed_since("HEAD", ["prompts"], cwd=repo)
+    assert not changed_since("HEAD", ["README"], cwd=repo)
+    _git(repo, "add", "prompts/system.txt")
+    assert changed_since("HEAD", ["prompts"], cwd=repo)
+    _git(repo, "commit", "-q", "-m", "second")
+    assert not changed_since("HEAD", ["prompts"], cwd=repo)
+    assert changed_since("HEAD~1", ["prompts"], cwd=repo)
+    assert changed_since("HEAD~1", ["prompts/system.txt", "README"], cwd=repo)
+
+
+def test_changed_since_sees_new_and_deleted_files_but_not_ignored_ones(repo):
+    (repo / "prompts" / "debug.log").write_text("ignored\n")
+    assert not changed_since("HEAD", ["prompts"], cwd=repo)
+    (repo / "prompts" / "user.txt").write_text("new\n")
+    assert changed_since("HEAD", ["prompts"], cwd=repo)
+    (repo / "prompts" / "user.txt").unlink()
+    (repo / "prompts" / "system.txt").unlink()
+    assert changed_since("HEAD", ["prompts"], cwd=repo)
+
+
+def test_changed_since_rejects_a_bad_ref_or_no_repository(repo, tmp_path_factory):
+    with pytest.raises(InvalidArgument, match="ref='nope' is not a commit"):
+        changed_since("nope", ["prompts"], cwd=repo)
+    with pytest.raises(InvalidArgument, match="ref='--all'"):
+        changed_since("--all", ["prompts"], cwd=repo)
+    with pytest.raises(InvalidArgument, match="paths=\\[\\]"):
+        changed_since("HEAD", [], cwd=repo)
+    elsewhere = tmp_path_factory.mktemp("plain")
+    with pytest.raises(InvalidArgument, match="not inside a git working tree"):
+        changed_since("HEAD", ["."], cwd=elsewhere)
