@@ -114,7 +114,7 @@ def _support(n: int, p: float, tail: float = _TAIL) -> tuple[np.ndarray, np.ndar
 
 
 def _decide(
-    k_a: np.ndarray, n_a: int, k_b: np.ndarray, n_b: int, *, method: str, level: float
+    k_a: np.ndarray, n_a: Any, k_b: np.ndarray, n_b: Any, *, method: str, level: float
 ) -> np.ndarray:
     # The decision rule is compare_counts' own, so that power is the probability
     # that compare_counts says b_better: one rule, one place.
@@ -139,7 +139,7 @@ def _outcome_probabilities(
 def _many_probabilities(
     p_a: float,
     p_b: float,
-    ns: Sequence[int],
+    ns: Sequence[int] | np.ndarray,
     *,
     method: str,
     level: float,
@@ -661,7 +661,11 @@ def sample_size(
     the target. Exact power saw-tooths with ``n``: because counts are
     discrete, there may be some ``n' > n`` whose power falls below the target
     again; :func:`power_curve` shows the whole curve. Every ``n`` from 1 up is
-    tried, up to ``max_trials``.
+    tried, up to ``max_trials``: first by an enumeration that drops tails of
+    probability 1e-4 (a lower bound on power, at most 4e-4 short), and by the
+    full one wherever the target falls within that margin, so the answer is
+    that of the full enumeration. The work grows with n squared: about a
+    second for n near 1,000.
 
     With ``exact=False``, the normal-approximation answer, rounded up:
 
@@ -806,10 +810,15 @@ class CaseModel:
     def __post_init__(self) -> None:
         _rate("p_a", self.p_a)
         _rate("p_b", self.p_b)
-        icc = float(self.icc)
+        try:
+            icc, spread = float(self.icc), float(self.spread)
+        except (TypeError, ValueError):
+            raise InvalidArgument(
+                f"icc={self.icc!r} and spread={self.spread!r} must be numbers"
+            ) from None
         if math.isnan(icc) or not 0.0 <= icc < 1.0:
             raise InvalidArgument(f"icc={self.icc!r} must be at least 0 and less than 1")
-        if math.isnan(float(self.spread)) or float(self.spread) < 0:
+        if math.isnan(spread) or spread < 0:
             raise InvalidArgument(f"spread={self.spread!r} must be a number of at least 0")
 
     # -- the distribution of case rates --

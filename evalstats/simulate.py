@@ -289,7 +289,8 @@ def _init_worker(*args: Any) -> None:
 
 
 def _work(seeds: Sequence[tuple[int, int, int]]) -> list[tuple[int, int]]:
-    return _run_experiments(*_WORKER["args"], seeds)
+    make_a, make_b, cases, runs, method, level = _WORKER["args"]
+    return _run_experiments(make_a, make_b, cases, runs, method, level, seeds)
 
 
 def simulate_power(
