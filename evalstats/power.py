@@ -1173,6 +1173,11 @@ class Plan:
                 f"({self.calls} calls): power {_pct(self.power)}, "
                 f"false-positive rate {_pct(self.false_positive_rate)}."
             )
+            if self.fixed == "" and self.repeats == 1:
+                lines.append(
+                    "With every call costing the same, one run per case is the cheapest "
+                    f"design: repeats carry the design effect 1 + (R - 1) x {m.icc:g}."
+                )
             if self.design_effect is not None and self.repeats and self.repeats > 1:
                 text = (
                     f"Each extra repeat is worth less than a new case: the design effect of "
