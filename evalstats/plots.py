@@ -1,0 +1,201 @@
+"""Figures of a report: per-case intervals (a forest plot) and paired differences.
+
+matplotlib is imported inside the functions, and figures are drawn on a bare
+:class:`matplotlib.figure.Figure` with the Agg renderer, so nothing here needs a
+display or touches pyplot's global state.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .errors import InvalidArgument
+
+if TYPE_CHECKING:
+    from .compare import Comparison
+    from .report import Report, ResultsComparison
+
+__all__ = ["forest_plot", "paired_difference_plot", "report_plots"]
+
+
+def _figure(rows: int) -> Any:
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(7.5, max(2.5, 0.32 * rows + 1.6)), layout="constrained")
+
+
+def _save(fig: Any, path: str | os.PathLike[str]) -> Path:
+    out = Path(path)
+    try:
+        fig.savefig(out, dpi=110, format="png")
+    except OSError as error:
+        raise InvalidArgument(f"path={os.fspath(path)!r}: cannot write the figure: "
+                              f"{error.strerror or error}") from None
+    return out
+
+
+def _finite(x: Any) -> bool:
+    return not math.isnan(float(x))
+
+
+def forest_plot(report: Report, path: str | os.PathLike[str]) -> Path:
+    """Draw each case's pass rate and interval for every variant into a PNG file.
+
+    One row per case, one marker per variant (offset so that they do not
+    overlap), with the case's Wilson interval as a bar; two extra rows at the
+    bottom show each variant's overall rate with its per-trial interval (about
+    these cases) and its case-clustered interval (about cases like these).
+    Cases with no measured sample show no marker.
+
+    Parameters
+    ----------
+    report : Report
+        From :func:`evalstats.report.report`.
+    path : path
+        The PNG file to write.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+    """
+    variants = [v.variant for v in report.variants]
+    cases = list(report.case_ids)
+    labels = cases + ["all: these cases", "all: cases like these"]
+    fig = _figure(len(labels) * max(1, len(variants)) // 2 + len(labels))
+    ax = fig.add_subplot()
+    step = 0.7 / max(len(variants), 1)
+    colours = [f"C{i}" for i in range(len(variants))]
+    for j, v in enumerate(variants):
+        offset = ((len(variants) - 1) / 2 - j) * step  # the first variant on top
+        rows = {r.case: r for r in report.rows(v)}
+        summary = report.variant(v)
+        intervals = [rows[c].interval if c in rows else None for c in cases]
+        intervals += [summary.per_trial, summary.clustered]
+        for i, ci in enumerate(intervals):
+            if ci is None or not _finite(ci.estimate):
+                continue
+            y = len(labels) - 1 - i + offset
+            est = float(ci.estimate)
+            ax.errorbar(
+                [est], [y],
+                xerr=[[est - float(ci.low)], [float(ci.high) - est]],
+                fmt="o" if i < len(cases) else "D",
+                color=colours[j], capsize=3, markersize=4,
+                label=v if i == 0 or (i == len(cases) and not cases) else None,
+            )
+    ax.set_yticks(range(len(labels)), labels[::-1])
+    ax.axhline(1.5, color="0.7", linewidth=0.8)
+    ax.set_xlim(-0.02, 1.02)
+    ax.set_xlabel(f"pass rate ({100 * report.level:g}% interval)")
+    ax.set_title("pass rate per case")
+    ax.grid(axis="x", color="0.9")
+    if variants:
+        handles, names = ax.get_legend_handles_labels()
+        if handles:
+            ax.legend(handles, names, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                      fontsize="small", title="variant")
+    return _save(fig, path)
+
+
+def paired_difference_plot(
+    comparison: ResultsComparison | Comparison, path: str | os.PathLike[str]
+) -> Path:
+    """Draw the per-case differences B - A with their intervals into a PNG file.
+
+    One row per case with the case's own interval of ``p_b - p_a`` (marked
+    when B got clearly worse or better), and at the bottom the overall
+    difference: about these cases (McNemar's comparison, Newcombe's paired
+    interval) and, when there is one, about cases like these (the clustered
+    interval). A vertical line marks 0.
+
+    Parameters
+    ----------
+    comparison : ResultsComparison or Comparison
+        From :func:`evalstats.report.compare_results` or
+        :func:`evalstats.compare.compare`.
+    path : path
+        The PNG file to write.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+    """
+    from .compare import Comparison
+
+    if isinstance(comparison, Comparison):
+        these, like, title = comparison, None, "B − A per case"
+    else:
+        these, like = comparison.these_cases, comparison.cases_like_these
+        title = f"{comparison.b} − {comparison.a} per case"
+    rows = list(these.cases) if these is not None else []
+    overall = []
+    if these is not None:
+        overall.append(("all: these cases", these.difference))
+    if like is not None:
+        overall.append(("all: cases like these", like.difference))
+    labels = [r.case for r in rows] + [name for name, _ in overall]
+    intervals = [r.difference for r in rows] + [ci for _, ci in overall]
+    fig = _figure(len(labels))
+    ax = fig.add_subplot()
+    for i, ci in enumerate(intervals):
+        y = len(labels) - 1 - i
+        if not _finite(ci.estimate):
+            continue
+        est = float(ci.estimate)
+        worse = i < len(rows) and rows[i].worse
+        better = i < len(rows) and rows[i].better
+        colour = "C3" if worse else "C2" if better else "C0"
+        ax.errorbar(
+            [est], [y], xerr=[[est - float(ci.low)], [float(ci.high) - est]],
+            fmt="o" if i < len(rows) else "D", color=colour, capsize=3, markersize=4,
+        )
+    ax.axvline(0.0, color="0.4", linewidth=0.8)
+    if overall and rows:
+        ax.axhline(len(overall) - 0.5, color="0.7", linewidth=0.8)
+    ax.set_yticks(range(len(labels)), labels[::-1])
+    ax.set_xlim(-1.02, 1.02)
+    level = these.level if these is not None else 0.95
+    ax.set_xlabel(f"difference in pass rate, B − A ({100 * level:g}% interval; "
+                  "red: B clearly worse, green: B clearly better)")
+    ax.set_title(title)
+    ax.grid(axis="x", color="0.9")
+    if not labels:
+        ax.text(0, 0.5, "no pairs to compare", ha="center", va="center")
+    return _save(fig, path)
+
+
+def report_plots(
+    results: Any, directory: str | os.PathLike[str], *, level: float = 0.95
+) -> tuple[Path, ...]:
+    """Write the figures of a results file into ``directory`` (created if missing).
+
+    ``forest.png`` always; ``paired-differences.png`` when the run has at
+    least two variants, comparing the second (B) with the first (A) in
+    manifest order, as :func:`evalstats.report.compare_results` does.
+
+    Returns
+    -------
+    tuple of pathlib.Path
+        The files written.
+    """
+    from .report import _results, compare_results, report
+
+    res = _results(results)
+    folder = Path(directory)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise InvalidArgument(f"directory={os.fspath(directory)!r}: cannot create it: "
+                              f"{error.strerror or error}") from None
+    rep = report(res, level=level)
+    written = [forest_plot(rep, folder / "forest.png")]
+    names = [v.variant for v in rep.variants]
+    if len(names) >= 2:
+        cmp = compare_results(res, names[0], names[1], level=level)
+        written.append(paired_difference_plot(cmp, folder / "paired-differences.png"))
+    return tuple(written)
