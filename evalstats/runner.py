@@ -16,21 +16,22 @@ Rules of meaning (see the design card):
   returns an empty answer or no text, gives an ``incomplete`` sample; after a
   raise every check fails with the exception's message.
 
-The loader here is deliberately small: :func:`load_cases` reads the JSON suite
-format of ``cases/shop.json`` and :func:`load_shop_cases` finds that suite.
+:class:`Case` is :class:`evalstats.cases.Case`; :func:`load_cases` reads a
+suite file through :func:`evalstats.cases.load_suite` and
+:func:`load_shop_cases` reads the shipped shop suite.
 """
 
 from __future__ import annotations
 
-import json
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from .checks import INSPECTION_FAILURE, Verdict, check_from_spec, check_name, run_check
-from .errors import CaseFileError, InvalidArgument
+from .cases import Case, find_suite, load_suite
+from .checks import INSPECTION_FAILURE, Verdict, check_name, run_check
+from .errors import InvalidArgument
 
 __all__ = [
     "AxisCount",
@@ -45,39 +46,6 @@ __all__ = [
 
 Task = Callable[[str], str]
 SampleStatus = Literal["completed", "incomplete"]
-
-
-@dataclass(frozen=True)
-class Case:
-    """One case: an ``id``, the ``prompt`` sent to the task, and its checks.
-
-    ``checks`` is a tuple of ``(check, axis)`` pairs; ``axis`` is a name such
-    as ``"format"`` or None. A bare check (not a pair) is taken as having no
-    axis. A case needs at least one check.
-    """
-
-    id: str
-    prompt: str
-    checks: tuple[tuple[Callable[[Any], Any], str | None], ...]
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.id, str) or not self.id.strip():
-            raise InvalidArgument(f"Case: id={self.id!r} must be a non-empty string")
-        if not isinstance(self.prompt, str):
-            raise InvalidArgument(f"Case {self.id!r}: prompt={self.prompt!r} must be a string")
-        checks = tuple((c if isinstance(c, tuple) else (c, None)) for c in self.checks)
-        for i, pair in enumerate(checks):
-            if len(pair) != 2 or not callable(pair[0]):
-                raise InvalidArgument(
-                    f"Case {self.id!r}: checks[{i}]={pair!r} must be a (check, axis) pair"
-                )
-            if pair[1] is not None and (not isinstance(pair[1], str) or not pair[1]):
-                raise InvalidArgument(
-                    f"Case {self.id!r}: checks[{i}] axis={pair[1]!r} must be a name or None"
-                )
-        if not checks:
-            raise InvalidArgument(f"Case {self.id!r} has no checks; give it at least one")
-        object.__setattr__(self, "checks", checks)
 
 
 @dataclass(frozen=True)
@@ -356,6 +324,11 @@ def run_cases(
             raise InvalidArgument(f"cases[{i}]={case!r} must be a Case")
         if case.id in seen:
             raise InvalidArgument(f"cases[{i}] repeats the case id {case.id!r}")
+        if case.prompt is None:
+            raise InvalidArgument(
+                f"cases[{i}] (case {case.id!r}) is a conversation (messages); run_cases sends "
+                "one prompt: run it with evalstats.engine"
+            )
         seen.add(case.id)
 
     samples: list[Sample] = []
@@ -371,6 +344,7 @@ def run_cases(
 
 
 def _run_one(task: Task, case: Case, repeat: int, variant: str) -> Sample:
+    assert case.prompt is not None  # run_cases refuses conversations
     try:
         answer = task(case.prompt)
     except Exception as exc:
@@ -388,74 +362,18 @@ def _run_one(task: Task, case: Case, repeat: int, variant: str) -> Sample:
     )
 
 
-# --- a minimal loader --------------------------------------------------------
+# --- loading ------------------------------------------------------------------
 
 
-def load_cases(path: str | Path) -> tuple[Case, ...]:
-    """Read a JSON suite file such as ``cases/shop.json``.
+def load_cases(path: str | Path, *, include_holdout: bool = False) -> tuple[Case, ...]:
+    """Read the cases of a JSON or YAML suite file such as ``cases/shop.json``.
 
-    The file holds ``{"name": ..., "cases": [{"id", "prompt", "checks"}, ...]}``;
-    each check is a spec for :func:`evalstats.checks.check_from_spec`, with an
-    optional ``"axis"``. Errors raise :class:`~evalstats.errors.CaseFileError`
-    naming the file, the case and the field.
+    A thin wrapper around :func:`evalstats.cases.load_suite`, which validates
+    the file and raises :class:`~evalstats.errors.CaseFileError` naming the
+    file, the case and the field. Holdout cases are left out unless
+    ``include_holdout=True``.
     """
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise CaseFileError(f"{path}: cannot be read: {exc.strerror or exc}") from None
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise CaseFileError(
-            f"{path}: not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
-        ) from None
-    if not isinstance(document, Mapping):
-        raise CaseFileError(f"{path}: the top level must be an object with a 'cases' list")
-    raw_cases = document.get("cases")
-    if not isinstance(raw_cases, list) or not raw_cases:
-        raise CaseFileError(f"{path}: field 'cases' must be a non-empty list")
-    cases: list[Case] = []
-    seen: set[str] = set()
-    for i, raw in enumerate(raw_cases):
-        where = f"{path}: cases[{i}]"
-        if not isinstance(raw, Mapping):
-            raise CaseFileError(f"{where}: must be an object with 'id', 'prompt' and 'checks'")
-        case_id = raw.get("id")
-        if not isinstance(case_id, str) or not case_id.strip():
-            raise CaseFileError(f"{where}: field 'id' must be a non-empty string")
-        where = f"{path}: case {case_id!r}"
-        if case_id in seen:
-            raise CaseFileError(f"{where}: field 'id' repeats an earlier case's id")
-        seen.add(case_id)
-        prompt = raw.get("prompt")
-        if not isinstance(prompt, str) or not prompt.strip():
-            raise CaseFileError(f"{where}: field 'prompt' must be a non-empty string")
-        specs = raw.get("checks")
-        if not isinstance(specs, list) or not specs:
-            raise CaseFileError(f"{where}: field 'checks' must be a non-empty list")
-        checks = []
-        for j, spec in enumerate(specs):
-            axis = spec.get("axis") if isinstance(spec, Mapping) else None
-            if axis is not None and (not isinstance(axis, str) or not axis.strip()):
-                raise CaseFileError(f"{where}: field 'checks[{j}].axis' must be a non-empty string")
-            try:
-                check = check_from_spec(spec)
-            except InvalidArgument as exc:
-                raise CaseFileError(f"{where}: field 'checks[{j}]': {exc}") from None
-            checks.append((check, axis))
-        cases.append(Case(case_id, prompt, tuple(checks)))
-    return tuple(cases)
-
-
-def _shop_path() -> Path:
-    import evalstats
-
-    package = Path(evalstats.__file__).parent
-    installed = package / "_cases" / "shop.json"
-    if installed.is_file():
-        return installed
-    return package.parent / "cases" / "shop.json"
+    return load_suite(path).select(include_holdout=include_holdout)
 
 
 def load_shop_cases() -> tuple[Case, ...]:
@@ -466,4 +384,4 @@ def load_shop_cases() -> tuple[Case, ...]:
     >>> [case.id for case in load_shop_cases()]
     ['order status', 'broken lamp refund', 'discount trick', 'thank-you']
     """
-    return load_cases(_shop_path())
+    return load_cases(find_suite("shop"))
