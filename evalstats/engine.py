@@ -1,0 +1,1320 @@
+"""The engine: run cases x variants x repeats against tasks, durably.
+
+An experiment is a suite of cases, one or more :class:`Variant` objects (a
+name, a task and an optional prompt transform) and a number of ``runs``. The
+engine
+
+1. lays out a :func:`schedule`: for every repeat and every case, each variant
+   runs once; which variant goes first alternates with the parity of
+   ``case_index + repeat``, so neither always gets the cold start;
+2. runs the samples, ``concurrency`` at a time, each with a per-sample
+   ``timeout``; transient failures (:class:`~evalstats.errors.TransientProviderError`,
+   timeouts) are retried with exponential backoff and full jitter that honours
+   ``retry_after``, and a sample that still has no answer after the last retry
+   is *unmeasured*;
+3. scores every answer with every check of its case and writes one record per
+   sample, in the order samples finish, to a JSONL results file
+   (:mod:`evalstats.results`) that starts with a manifest of everything that
+   produced the run and ends with a summary.
+
+Rules of meaning (see the design card): a task that raises or returns an empty
+answer gives an *incomplete* sample whose checks all fail as not inspected (it
+stays in the denominator); a service that gave no answer gives an *unmeasured*
+sample (it leaves pass rates and is counted apart); a
+:class:`~evalstats.errors.ProviderError` that is not transient stops the run,
+because every further sample would fail the same way.
+
+:func:`run` also handles SIGINT and SIGTERM: it stops starting samples,
+cancels the ones in flight (they are not recorded, so ``resume=True`` runs them
+again), and writes the summary with status ``"interrupted"``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import inspect
+import json
+import math
+import random
+import signal
+import sys
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from ._validate import suggest
+from .checks import INSPECTION_FAILURE, Verdict, check_name, run_check
+from .errors import (
+    InvalidArgument,
+    ProviderError,
+    ResultsFileError,
+    TransientProviderError,
+)
+
+__all__ = [
+    "TASK_KINDS",
+    "TRANSIENT_ERRORS",
+    "Prompt",
+    "RunOutcome",
+    "Slot",
+    "Task",
+    "TaskResult",
+    "Variant",
+    "as_task",
+    "parse_variant",
+    "run",
+    "run_async",
+    "sample_seed",
+    "schedule",
+    "task_from_name",
+]
+
+#: Exceptions worth a retry: a transient provider error and a timeout (the
+#: per-sample timeout raises ``TimeoutError``, and so may a task). Providers
+#: append their transport errors (for example ``httpx.TransportError``).
+TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (TransientProviderError, TimeoutError)
+
+#: The longest wait between two attempts, unless the service asks for more.
+MAX_BACKOFF_S = 30.0
+
+RunStatus = Literal["finished", "interrupted", "stopped"]
+
+
+# --- what is sent and what comes back ---------------------------------------
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """What is sent to a task for one sample.
+
+    ``text`` is the final user message after the variant's transform;
+    ``system`` the system prompt, if any; ``messages`` the whole conversation
+    in chat form, the system message first if there is one and the user
+    message (``text``) last.
+    """
+
+    text: str
+    system: str | None
+    messages: tuple[Mapping[str, str], ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"system": ..., "messages": [...]}``: the exact prompt, for the record."""
+        return {"system": self.system, "messages": [dict(m) for m in self.messages]}
+
+
+@dataclass(frozen=True)
+class TaskResult:
+    """What a task returned: the answer and, when it knows them, more facts.
+
+    ``trace`` is anything JSON-ready the task wants kept (a tool-call trace);
+    ``tokens`` is ``{"input": n, "output": n}`` (either may be None); ``model``
+    is the identity the service reported.
+    """
+
+    answer: str | None
+    trace: Any = None
+    tokens: Mapping[str, int | None] | None = None
+    model: str | None = None
+
+
+@runtime_checkable
+class Task(Protocol):
+    """Anything that answers prompts for the engine.
+
+    ``describe()`` returns a JSON-ready description for the manifest (kind,
+    model, base URL, generation settings; never credentials); ``run`` answers
+    one prompt, with ``seed`` derived from the sample (:func:`sample_seed`).
+    """
+
+    def describe(self) -> dict[str, Any]: ...
+
+    async def run(self, prompt: Prompt, *, seed: int) -> TaskResult | str: ...
+
+
+def _qualified_name(obj: Any) -> str:
+    target = getattr(obj, "func", obj) if not inspect.isroutine(obj) else obj  # a partial
+    if not hasattr(target, "__qualname__"):
+        target = type(target)  # a callable object: name its class
+    module = getattr(target, "__module__", None) or ""
+    name = getattr(target, "__qualname__", None) or repr(obj)
+    return f"{module}.{name}" if module and module != "builtins" else str(name)
+
+
+def _is_async_callable(obj: Any) -> bool:
+    if inspect.iscoroutinefunction(obj):
+        return True
+    call = getattr(obj, "__call__", None)  # noqa: B004 - a callable object's method
+    return call is not None and inspect.iscoroutinefunction(call)
+
+
+class CallableTask:
+    """A plain callable ``f(text) -> str`` (sync or async), seen as a :class:`Task`.
+
+    It receives ``prompt.text`` only: no system prompt, no earlier turns and
+    no seed. Made by :func:`as_task`. A sync callable runs in a worker thread
+    when the engine has a timeout to enforce (see :func:`run_async`).
+    """
+
+    def __init__(self, fn: Callable[[str], Any]) -> None:
+        self.fn = fn
+        self.is_async = _is_async_callable(fn)
+        self.name = _qualified_name(fn)
+
+    def describe(self) -> dict[str, Any]:
+        return {"kind": "python", "name": self.name}
+
+    async def run(self, prompt: Prompt, *, seed: int) -> TaskResult | str:
+        if self.is_async:
+            return await self.fn(prompt.text)  # type: ignore[no-any-return]
+        result = await asyncio.to_thread(self.fn, prompt.text)
+        if inspect.isawaitable(result):
+            result = await result
+        return result  # type: ignore[no-any-return]
+
+    def __repr__(self) -> str:
+        return f"as_task({self.name})"
+
+
+def as_task(obj: Any) -> Task:
+    """Return ``obj`` as a :class:`Task`.
+
+    A :class:`Task` (an object with ``describe()`` and an ``async run(prompt,
+    *, seed)``) passes through. A plain callable ``f(text) -> str``, sync or
+    async, is wrapped: it is called with the final user message text, and
+    described in the manifest as ``{"kind": "python", "name": <qualified
+    name>}``. Such a callable cannot receive a system prompt, earlier turns
+    of a conversation or the sample's seed, and it keeps whatever state it
+    has between samples: give a fresh object per sample through a Task when
+    that matters (the stand-ins do).
+
+    Examples
+    --------
+    >>> task = as_task(str.upper)
+    >>> task.describe()
+    {'kind': 'python', 'name': 'str.upper'}
+    >>> as_task(task) is task
+    True
+    """
+    if isinstance(obj, CallableTask):
+        return obj
+    if hasattr(obj, "run") and hasattr(obj, "describe"):
+        if not inspect.iscoroutinefunction(obj.run):
+            raise InvalidArgument(
+                f"task={obj!r} has a run method that is not async; a Task needs "
+                "'async def run(self, prompt, *, seed)'"
+            )
+        return obj  # type: ignore[no-any-return]
+    if callable(obj):
+        return CallableTask(obj)
+    raise InvalidArgument(f"task={obj!r} is neither a Task nor a callable f(text) -> str")
+
+
+# --- named tasks --------------------------------------------------------------
+
+
+class StandinShopTask:
+    """The offline shop assistant as a task: ``standin:shop-v1`` or ``standin:shop-v2``.
+
+    Each sample gets a fresh assistant, ``make_assistant(version,
+    seed=seed)``, so every sample starts from fresh state and the same sample
+    seed gives the same answer whatever the schedule or concurrency. The
+    stand-in reads only the final user message (it ignores a system prompt,
+    like a model that pays it no attention). ``delay`` seconds of waiting
+    (asynchronous) before each answer mimic a model service's latency.
+    """
+
+    def __init__(self, version: int, *, delay: float = 0.0) -> None:
+        from .standin.shop import make_assistant
+
+        self.version = version
+        self.delay = delay
+        self._make = make_assistant
+
+    def describe(self) -> dict[str, Any]:
+        settings: dict[str, Any] = {"delay": self.delay} if self.delay else {}
+        return {
+            "kind": "standin",
+            "model": f"shop-v{self.version}",
+            "base_url": None,
+            "settings": settings,
+        }
+
+    async def run(self, prompt: Prompt, *, seed: int) -> str:
+        if self.delay:
+            await asyncio.sleep(self.delay)
+        return self._make(self.version, seed=seed)(prompt.text)
+
+    def __repr__(self) -> str:
+        extra = f"?delay={self.delay:g}" if self.delay else ""
+        return f"task_from_name('standin:shop-v{self.version}{extra}')"
+
+
+def _standin(rest: str) -> Task:
+    name, _, query = rest.partition("?")
+    versions = {"shop-v1": 1, "shop-v2": 2}
+    if name not in versions:
+        raise InvalidArgument(
+            f"unknown stand-in {name!r}{suggest(name, versions)}; "
+            f"choose one of {', '.join(versions)}"
+        )
+    delay = 0.0
+    if query:
+        key, eq, value = query.partition("=")
+        if key != "delay" or not eq:
+            raise InvalidArgument(
+                f"stand-in option {query!r} is not known; the one option is ?delay=SECONDS"
+            )
+        try:
+            delay = float(value)
+        except ValueError:
+            delay = math.nan
+        if not (math.isfinite(delay) and delay >= 0):
+            raise InvalidArgument(f"delay={value!r} must be a number of seconds, 0 or more")
+    return StandinShopTask(versions[name], delay=delay)
+
+
+#: Task kinds by prefix: ``task_from_name("KIND:REST")`` calls
+#: ``TASK_KINDS[KIND](REST)``. Providers register their kinds here
+#: (``"openai"``, ``"ollama"``, ...).
+TASK_KINDS: dict[str, Callable[[str], Task]] = {"standin": _standin}
+
+
+def task_from_name(name: str) -> Task:
+    """The task a name stands for, such as ``"standin:shop-v2"``.
+
+    A name is ``KIND:REST``; the kind picks a factory from :data:`TASK_KINDS`.
+    The stand-ins are ``standin:shop-v1`` and ``standin:shop-v2`` (add
+    ``?delay=0.05`` to make each answer wait 50 ms, like a service would).
+
+    Examples
+    --------
+    >>> task_from_name("standin:shop-v2").describe()["model"]
+    'shop-v2'
+    >>> task_from_name("standin:shop-v3")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    evalstats.errors.InvalidArgument: unknown stand-in 'shop-v3' (did you mean 'shop-v2'?); ...
+    """
+    if not isinstance(name, str) or not name.strip():
+        raise InvalidArgument(f"task={name!r} must be a name like 'standin:shop-v2'")
+    kind, colon, rest = name.partition(":")
+    if not colon or kind not in TASK_KINDS:
+        raise InvalidArgument(
+            f"unknown task {name!r}{suggest(kind, TASK_KINDS) if colon else ''}; a task name "
+            f"is KIND:NAME with KIND one of {', '.join(sorted(TASK_KINDS))} "
+            "(for example 'standin:shop-v2')"
+        )
+    return TASK_KINDS[kind](rest)
+
+
+# --- variants -------------------------------------------------------------------
+
+
+def _case_messages(case: Any) -> tuple[str | None, list[dict[str, str]], str]:
+    """A case's own system text, the turns before the last, and the last user text."""
+    messages = getattr(case, "messages", None)
+    if not messages:
+        return None, [], case.prompt
+    turns = [dict(m) for m in messages]
+    system = None
+    if turns and turns[0].get("role") == "system":
+        system = turns.pop(0)["content"]
+    last = turns.pop()
+    return system, turns, last["content"]
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A named way of answering: a task and an optional prompt transform.
+
+    The transform turns a case's prompt (or the last user message of its
+    conversation) into the text sent: ``template`` first, its ``"{prompt}"``
+    replaced by the case's text (plain replacement, so other braces in a
+    template are kept as written), then ``prefix`` before and ``suffix``
+    after. ``system`` is the system prompt; when the case's conversation has
+    its own system message, the variant's comes first and the case's follows
+    after a blank line. Texts are used exactly as given (a file's final
+    newline included).
+
+    ``task`` is a :class:`Task` or a plain callable ``f(text) -> str``
+    (wrapped by :func:`as_task`; such a callable cannot take a system prompt).
+
+    Examples
+    --------
+    >>> from evalstats.runner import load_shop_cases
+    >>> v = Variant("brief", "standin:shop-v2", suffix=" Answer in one sentence.")
+    >>> v.render(load_shop_cases()[3]).text
+    "Thanks, that's all I needed! Answer in one sentence."
+    """
+
+    name: str
+    task: Any
+    prefix: str = ""
+    suffix: str = ""
+    system: str | None = None
+    template: str | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise InvalidArgument(f"Variant: name={self.name!r} must be a non-empty string")
+        task = self.task
+        if isinstance(task, str):
+            task = task_from_name(task)
+        task = as_task(task)
+        object.__setattr__(self, "task", task)
+        for key in ("prefix", "suffix"):
+            if not isinstance(getattr(self, key), str):
+                raise InvalidArgument(
+                    f"Variant {self.name!r}: {key}={getattr(self, key)!r} must be a string"
+                )
+        for key in ("system", "template"):
+            value = getattr(self, key)
+            if value is not None and not isinstance(value, str):
+                raise InvalidArgument(
+                    f"Variant {self.name!r}: {key}={value!r} must be a string or None"
+                )
+        if self.template is not None and "{prompt}" not in self.template:
+            raise InvalidArgument(
+                f"Variant {self.name!r}: template={_short(self.template)!r} has no "
+                "'{prompt}' to put the case's prompt in"
+            )
+        if self.system is not None and isinstance(task, CallableTask):
+            raise InvalidArgument(
+                f"Variant {self.name!r}: system={_short(self.system)!r} cannot be given to "
+                f"the plain callable {task.name}, which only receives the prompt text; "
+                "write a Task (describe() and async run(prompt, *, seed)) to use a system prompt"
+            )
+
+    def render(self, case: Any) -> Prompt:
+        """The exact prompt this variant sends for ``case``."""
+        case_system, turns, text = _case_messages(case)
+        if self.template is not None:
+            text = self.template.replace("{prompt}", text)
+        text = f"{self.prefix}{text}{self.suffix}"
+        parts = [s for s in (self.system, case_system) if s is not None]
+        system = "\n\n".join(parts) if parts else None
+        messages: list[dict[str, str]] = []
+        if system is not None:
+            messages.append({"role": "system", "content": system})
+        messages.extend(turns)
+        messages.append({"role": "user", "content": text})
+        return Prompt(text, system, tuple(messages))
+
+    def describe(self) -> dict[str, Any]:
+        """``{"name", "task", "transform"}`` for the manifest."""
+        return {
+            "name": self.name,
+            "task": self.task.describe(),
+            "transform": {
+                "prefix": self.prefix,
+                "suffix": self.suffix,
+                "system": self.system,
+                "template": self.template,
+            },
+        }
+
+
+def _short(text: str, n: int = 40) -> str:
+    return text if len(text) <= n else text[: n - 3] + "..."
+
+
+_VARIANT_OPTIONS = ("prefix", "suffix", "system", "template")
+
+
+def parse_variant(spec: str) -> Variant:
+    """A variant from its command-line form ``NAME=TASK[,KEY=VALUE]...``.
+
+    Keys are ``prefix``, ``suffix``, ``system`` and ``template``; a value
+    ``@FILE`` is the text of that file (UTF-8, used exactly, final newline
+    included), any other value is the text itself. Values cannot contain
+    commas: put such text in a file.
+
+    Examples
+    --------
+    >>> v = parse_variant("new=standin:shop-v2,suffix= Be brief.")
+    >>> v.name, v.suffix, v.task.describe()["model"]
+    ('new', ' Be brief.', 'shop-v2')
+    >>> parse_variant("new=standin:shop-v2,sufix=x")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    evalstats.errors.InvalidArgument: variant 'new=standin:shop-v2,sufix=x': unknown key 'sufix' ...
+    """
+    if not isinstance(spec, str):
+        raise InvalidArgument(f"variant={spec!r} must be a string NAME=TASK[,KEY=VALUE]...")
+    where = f"variant {spec!r}"
+    name, eq, rest = spec.partition("=")
+    name = name.strip()
+    if not eq or not name or not rest.strip():
+        raise InvalidArgument(
+            f"{where}: expected NAME=TASK[,prefix=@FILE][,suffix=TEXT][,system=@FILE]"
+            "[,template=@FILE], for example 'new=standin:shop-v2'"
+        )
+    task_name, *options = rest.split(",")
+    kwargs: dict[str, str] = {}
+    for option in options:
+        key, eq, value = option.partition("=")
+        key = key.strip()
+        if key not in _VARIANT_OPTIONS or not eq:
+            problem = (
+                f"unknown key {key!r}{suggest(key, _VARIANT_OPTIONS)}"
+                if key not in _VARIANT_OPTIONS
+                else f"{key} needs a value ({key}=TEXT or {key}=@FILE)"
+            )
+            raise InvalidArgument(f"{where}: {problem}; keys are {', '.join(_VARIANT_OPTIONS)}")
+        if key in kwargs:
+            raise InvalidArgument(f"{where}: {key} is given twice")
+        if value.startswith("@"):
+            path = Path(value[1:])
+            try:
+                value = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                why = getattr(exc, "strerror", None) or str(exc)
+                raise InvalidArgument(
+                    f"{where}: {key} file {str(path)!r} cannot be read: {why}"
+                ) from None
+        kwargs[key] = value
+    try:
+        task = task_from_name(task_name.strip())
+        return Variant(name, task, **kwargs)
+    except InvalidArgument as exc:
+        raise InvalidArgument(f"{where}: {exc}") from None
+
+
+# --- the schedule -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One sample to take: a case, a repeat and a variant, with its pair and position.
+
+    ``pair`` numbers the (case, repeat) pairs, ``repeat * n_cases +
+    case_index``; ``position`` is the variant's place within its pair (0 runs
+    first).
+    """
+
+    case: str
+    case_index: int
+    repeat: int
+    pair: int
+    position: int
+    variant: str
+
+    def to_list(self) -> list[Any]:
+        """``[case, repeat, pair, position, variant]``, as in the manifest's schedule."""
+        return [self.case, self.repeat, self.pair, self.position, self.variant]
+
+
+def schedule(cases: Sequence[Any], variants: Sequence[Any], runs: int) -> tuple[Slot, ...]:
+    """Every (case, repeat, variant) once, repeat by repeat, alternating who goes first.
+
+    The order is repeat-major, then case; within each (case, repeat) pair
+    the variants run in their given order rotated by ``(case_index + repeat)
+    % len(variants)``. For two variants, the first goes first when
+    ``case_index + repeat`` is even and second when it is odd, so neither
+    always meets the cold start, and each case alternates from repeat to
+    repeat.
+
+    Parameters
+    ----------
+    cases : sequence
+        Case objects (with an ``id``) or case ids.
+    variants : sequence
+        :class:`Variant` objects (with a ``name``) or variant names.
+    runs : int
+        Repeats, at least 1.
+
+    Examples
+    --------
+    >>> for slot in schedule(["a", "b"], ["A", "B"], 2)[:6]:
+    ...     print(slot.case, slot.repeat, slot.pair, slot.position, slot.variant)
+    a 0 0 0 A
+    a 0 0 1 B
+    b 0 1 0 B
+    b 0 1 1 A
+    a 1 2 0 B
+    a 1 2 1 A
+    """
+    runs = _positive_int("runs", runs)
+    ids = [c if isinstance(c, str) else c.id for c in cases]
+    names = [v if isinstance(v, str) else v.name for v in variants]
+    if not ids:
+        raise InvalidArgument("cases is empty; give at least one case")
+    if not names:
+        raise InvalidArgument("variants is empty; give at least one variant")
+    _unique("case id", ids)
+    _unique("variant name", names)
+    k = len(names)
+    slots: list[Slot] = []
+    for repeat in range(runs):
+        for index, case_id in enumerate(ids):
+            shift = (index + repeat) % k
+            order = names[shift:] + names[:shift]
+            pair = repeat * len(ids) + index
+            for position, name in enumerate(order):
+                slots.append(Slot(case_id, index, repeat, pair, position, name))
+    return tuple(slots)
+
+
+def _unique(what: str, values: Sequence[str]) -> None:
+    seen: set[str] = set()
+    for v in values:
+        if v in seen:
+            raise InvalidArgument(f"the {what} {v!r} appears twice; {what}s must be unique")
+        seen.add(v)
+
+
+def sample_seed(seed: int, case_id: str, repeat: int, variant: str) -> int:
+    """The seed of one sample: a stable hash of the run's seed and the sample's place.
+
+    SHA-256 of the four values, as a number in ``[0, 2**63)``: the same in
+    every process and on every machine, and independent of the schedule and
+    the concurrency, so a resumed or re-run sample gets the same seed.
+
+    Examples
+    --------
+    >>> sample_seed(0, "order status", 3, "new") == sample_seed(0, "order status", 3, "new")
+    True
+    >>> sample_seed(0, "order status", 3, "new") == sample_seed(1, "order status", 3, "new")
+    False
+    """
+    key = json.dumps([seed, case_id, repeat, variant], ensure_ascii=False)
+    digest = hashlib.sha256(key.encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def _positive_int(name: str, value: Any, *, minimum: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidArgument(f"{name}={value!r} must be a whole number")
+    if value < minimum:
+        raise InvalidArgument(f"{name}={value!r} must be at least {minimum}")
+    return value
+
+
+def backoff_delay(
+    attempt: int, *, base: float, retry_after: float | None = None, rng: random.Random
+) -> float:
+    """Seconds to wait before retry number ``attempt`` (1 for the first retry).
+
+    Exponential backoff with full jitter (a uniform draw between 0 and
+    ``min(MAX_BACKOFF_S, base * 2 ** (attempt - 1))``), and at least
+    ``retry_after`` when the service asked for a delay.
+
+    References
+    ----------
+    Brooker, M. (2015). Exponential Backoff And Jitter. AWS Architecture Blog
+    ("Full Jitter").
+    """
+    cap = min(MAX_BACKOFF_S, base * 2.0 ** (attempt - 1))
+    delay = rng.uniform(0.0, cap) if cap > 0 else 0.0
+    if retry_after is not None and retry_after > delay:
+        delay = float(retry_after)
+    return delay
+
+
+# --- running --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """How a run ended.
+
+    ``status`` is ``"finished"``, ``"interrupted"`` or ``"stopped"``;
+    ``samples_written`` counts the sample records this call wrote;
+    ``skipped`` the ones already in the file when resuming; ``by_variant``
+    counts completed, incomplete and unmeasured samples per variant over the
+    whole file (as in its summary); ``elapsed_s`` is this call's time.
+    """
+
+    path: str
+    status: RunStatus
+    samples_written: int
+    by_variant: dict[str, dict[str, int]]
+    elapsed_s: float
+    skipped: int = 0
+    reason: str | None = None
+
+    def __str__(self) -> str:
+        counts = "; ".join(
+            f"{name}: {c['completed']} completed, {c['incomplete']} incomplete, "
+            f"{c['unmeasured']} unmeasured"
+            for name, c in self.by_variant.items()
+        )
+        return f"{self.path}: {self.status}, {self.samples_written} samples written ({counts})"
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def _resolve_suite(suite_or_cases: Any) -> Any:
+    from . import cases as cases_module
+
+    if hasattr(suite_or_cases, "select") and hasattr(suite_or_cases, "cases"):
+        return suite_or_cases
+    if isinstance(suite_or_cases, str | Path):
+        return cases_module.load_suite(cases_module.find_suite(suite_or_cases))
+    try:
+        items = list(suite_or_cases)
+    except TypeError:
+        raise InvalidArgument(
+            f"suite={suite_or_cases!r} must be a Suite, a suite file or name, or a list of cases"
+        ) from None
+    return cases_module.suite_from_cases(items)
+
+
+def _checks_of(case: Any) -> tuple[tuple[Callable[[Any], Any], str | None, str], ...]:
+    """``(check, axis, name)`` of each check of a case (CaseCheck or (check, axis) pairs)."""
+    out = []
+    for c in case.checks:
+        if isinstance(c, tuple):
+            check, axis = c
+            out.append((check, axis, check_name(check)))
+        else:
+            out.append((c.check, c.axis, getattr(c, "name", None) or check_name(c.check)))
+    return tuple(out)
+
+
+def _may_block(check: Callable[[Any], Any]) -> bool:
+    """Whether a check calls a model (and so runs in a worker thread)."""
+    from .judge import JudgedCheck
+
+    return isinstance(check, JudgedCheck) or bool(getattr(check, "blocking", False))
+
+
+_RESUME_KEYS = ("suite", "cases", "variants", "runs", "seed", "include_holdout")
+
+
+def _differences(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
+    def norm(value: Any) -> Any:
+        return json.loads(json.dumps(value, sort_keys=True))
+
+    out = []
+    for key in _RESUME_KEYS:
+        a, b = old.get(key), new.get(key)
+        if key == "suite":
+            a = (a or {}).get("sha256") if isinstance(a, Mapping) else None
+            b = (b or {}).get("sha256")
+            if a != b:
+                out.append("the suite's SHA-256")
+            continue
+        if norm(a) != norm(b):
+            if key in ("runs", "seed", "include_holdout"):
+                out.append(f"{key} (the file has {a!r}, this run {b!r})")
+            else:
+                out.append(f"the {key}")
+    return out
+
+
+@dataclass(frozen=True)
+class _Attempts:
+    result: Any
+    attempts: int
+    unmeasured: str | None = None
+    error: Exception | None = None
+
+
+class _Stop(Exception):
+    """A non-transient provider error: the run stops."""
+
+    def __init__(self, error: ProviderError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+@dataclass
+class _State:
+    by_variant: dict[str, dict[str, int]]
+    written: int = 0
+    unmeasured: int = 0
+    interrupted: str | None = None
+    stopping: bool = False
+    workers: list[asyncio.Task[None]] = field(default_factory=list)
+
+
+class _Engine:
+    """The per-run machinery; one instance per call of :func:`run_async`."""
+
+    def __init__(
+        self,
+        *,
+        cases: Mapping[str, Any],
+        variants: Mapping[str, Variant],
+        seed: int,
+        timeout: float | None,
+        retries: int,
+        backoff: float,
+        concurrency: int,
+    ) -> None:
+        self.cases = cases
+        self.variants = variants
+        self.seed = seed
+        self.timeout = timeout
+        self.retries = retries
+        self.backoff = backoff
+        self.rng = random.Random(f"evalstats.engine.backoff:{seed}")
+        self.checks = {cid: _checks_of(case) for cid, case in cases.items()}
+        self.blocking_checks = {
+            cid: any(_may_block(c) for c, _, _ in checks) for cid, checks in self.checks.items()
+        }
+        self.prompts: dict[tuple[str, str], Prompt] = {}
+        self.executor: ThreadPoolExecutor | None = None
+        self.concurrency = concurrency
+
+    def _pool(self) -> ThreadPoolExecutor:
+        if self.executor is None:
+            self.executor = ThreadPoolExecutor(
+                max_workers=self.concurrency, thread_name_prefix="evalstats-task"
+            )
+        return self.executor
+
+    def prompt(self, case_id: str, variant: str) -> Prompt:
+        key = (case_id, variant)
+        p = self.prompts.get(key)
+        if p is None:
+            p = self.prompts[key] = self.variants[variant].render(self.cases[case_id])
+        return p
+
+    async def _bounded(self, make: Callable[[], Awaitable[Any]]) -> Any:
+        if self.timeout is None:
+            return await make()
+        async with asyncio.timeout(self.timeout):
+            return await make()
+
+    async def _call_task(self, task: Task, prompt: Prompt, seed: int) -> Any:
+        if isinstance(task, CallableTask) and not task.is_async:
+            fn = task.fn
+            if self.timeout is None:
+                result = fn(prompt.text)
+            else:
+                loop = asyncio.get_running_loop()
+                pool = self._pool()
+                result = await self._bounded(lambda: loop.run_in_executor(pool, fn, prompt.text))
+            if inspect.isawaitable(result):
+                result = await self._bounded(lambda: result)
+            return result
+        return await self._bounded(lambda: task.run(prompt, seed=seed))
+
+    async def _with_retries(self, make: Callable[[], Awaitable[Any]]) -> _Attempts:
+        """Call ``make()`` until it gives a result, retrying transient failures.
+
+        Returns the result, or the reason it is unmeasured (out of retries),
+        or the exception it raised (not transient, not a ProviderError).
+        """
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                return _Attempts(await make(), attempt)
+            except TRANSIENT_ERRORS as exc:
+                if isinstance(exc, TimeoutError) and not str(exc):
+                    reason = f"timed out after {self.timeout:g} s"
+                else:
+                    reason = f"{type(exc).__name__}: {exc}"
+                if attempt > self.retries:
+                    tries = "attempt" if attempt == 1 else "attempts"
+                    return _Attempts(None, attempt, f"no answer after {attempt} {tries}: {reason}")
+                delay = backoff_delay(
+                    attempt,
+                    base=self.backoff,
+                    retry_after=getattr(exc, "retry_after", None),
+                    rng=self.rng,
+                )
+                await _sleep(delay)
+            except ProviderError as exc:
+                raise _Stop(exc) from exc
+            except Exception as exc:
+                return _Attempts(None, attempt, error=exc)
+
+    async def sample(self, slot: Slot) -> dict[str, Any]:
+        variant = self.variants[slot.variant]
+        prompt = self.prompt(slot.case, slot.variant)
+        seed = sample_seed(self.seed, slot.case, slot.repeat, slot.variant)
+        checks = self.checks[slot.case]
+        started_at = _now()
+        t0 = time.perf_counter()
+        status = "completed"
+        reason: str | None = None
+        answer: Any = None
+        trace = tokens = model = None
+        verdicts: list[dict[str, Any]] = []
+        call = await self._with_retries(lambda: self._call_task(variant.task, prompt, seed))
+        latency = time.perf_counter() - t0
+        attempts, result = call.attempts, call.result
+        if call.unmeasured is not None:
+            status, reason = "unmeasured", call.unmeasured
+        elif call.error is not None:
+            error = f"{type(call.error).__name__}: {call.error}"
+            status, reason = "incomplete", f"the task raised {error}"
+            failed = f"{INSPECTION_FAILURE}: the task raised {error}"
+            verdicts = [_verdict(name, axis, "failed", failed) for _, axis, name in checks]
+        elif status == "completed":
+            if isinstance(result, TaskResult):
+                answer, trace, model = result.answer, result.trace, result.model
+                tokens = _tokens(result.tokens)
+            else:
+                answer = result
+            nothing = _nothing_to_inspect(answer)
+            if nothing is not None:
+                status, reason = "incomplete", nothing
+                failed = f"{INSPECTION_FAILURE}: {nothing}"
+                verdicts = [_verdict(name, axis, "failed", failed) for _, axis, name in checks]
+            else:
+                scored = await self._score(slot.case, checks, answer)
+                if isinstance(scored, str):
+                    status, reason = "unmeasured", scored
+                else:
+                    verdicts = scored
+        return {
+            "case": slot.case,
+            "variant": slot.variant,
+            "repeat": slot.repeat,
+            "pair": slot.pair,
+            "position": slot.position,
+            "status": status,
+            "reason": reason,
+            "prompt": prompt.to_dict(),
+            "answer": answer if isinstance(answer, str) else None,
+            "trace": trace,
+            "checks": verdicts,
+            "latency_s": round(latency, 6),
+            "attempts": attempts,
+            "tokens": tokens,
+            "model": model,
+            "started_at": started_at,
+            "finished_at": _now(),
+        }
+
+    async def _score(
+        self,
+        case_id: str,
+        checks: Sequence[tuple[Callable[[Any], Any], str | None, str]],
+        answer: str,
+    ) -> list[dict[str, Any]] | str:
+        """Every check's verdict, or the reason the sample is unmeasured."""
+        blocking = self.blocking_checks[case_id]
+        out = []
+        for check, axis, name in checks:
+            if not blocking:
+                try:
+                    verdict = run_check(check, answer)
+                except TRANSIENT_ERRORS:
+                    verdict = None
+                except ProviderError as exc:
+                    raise _Stop(exc) from exc
+                if verdict is not None:
+                    out.append(_verdict(name, axis, verdict.status, verdict.reason))
+                    continue
+
+            def make(check: Callable[[Any], Any] = check) -> Awaitable[Verdict]:
+                loop = asyncio.get_running_loop()
+                pool = self._pool()
+                return self._bounded(lambda: loop.run_in_executor(pool, run_check, check, answer))
+
+            call = await self._with_retries(make)
+            if call.unmeasured is not None:
+                return f"the check {name} could not be scored: {call.unmeasured}"
+            if call.error is not None:  # run_check turns check errors into verdicts
+                raise call.error
+            verdict = call.result
+            out.append(_verdict(name, axis, verdict.status, verdict.reason))
+        return out
+
+
+def _verdict(name: str, axis: str | None, status: str, reason: str) -> dict[str, Any]:
+    return {"check": name, "axis": axis, "status": status, "reason": reason}
+
+
+def _nothing_to_inspect(answer: Any) -> str | None:
+    if answer is None:
+        return "there is no answer"
+    if not isinstance(answer, str):
+        return f"the answer is {type(answer).__name__}, not text"
+    if not answer:
+        return "the answer is empty"
+    if answer.isspace():
+        return "the answer is only whitespace"
+    return None
+
+
+def _tokens(tokens: Mapping[str, int | None] | None) -> dict[str, int | None] | None:
+    if tokens is None:
+        return None
+    return {"input": tokens.get("input"), "output": tokens.get("output")}
+
+
+async def _sleep(seconds: float) -> None:
+    """The engine's wait between attempts (a seam for tests)."""
+    await asyncio.sleep(seconds)
+
+
+async def run_async(
+    suite_or_cases: Any,
+    variants: Sequence[Variant | str],
+    *,
+    runs: int,
+    out: str | Path,
+    concurrency: int = 1,
+    timeout: float | None = 60.0,
+    retries: int = 3,
+    seed: int = 0,
+    include_holdout: bool = False,
+    resume: bool = False,
+    progress: bool = True,
+    backoff: float = 0.5,
+    _handle_signals: bool = False,
+) -> RunOutcome:
+    """Run every case with every variant ``runs`` times; write every sample to ``out``.
+
+    See :func:`run`, its synchronous twin, for the parameters. This coroutine
+    does not install signal handlers; cancelling it stops starting samples,
+    cancels the ones in flight and writes the summary with status
+    ``"interrupted"`` before the cancellation propagates.
+    """
+    from . import __version__
+    from .results import ResultsWriter, environment, read_results
+
+    runs = _positive_int("runs", runs)
+    concurrency = _positive_int("concurrency", concurrency)
+    retries = _positive_int("retries", retries, minimum=0)
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise InvalidArgument(f"seed={seed!r} must be a whole number")
+    if timeout is not None:
+        if (
+            isinstance(timeout, bool)
+            or not isinstance(timeout, int | float)
+            or not (math.isfinite(timeout) and timeout > 0)
+        ):
+            raise InvalidArgument(f"timeout={timeout!r} must be a positive number of seconds")
+        timeout = float(timeout)
+    if (
+        isinstance(backoff, bool)
+        or not isinstance(backoff, int | float)
+        or not (math.isfinite(backoff) and backoff >= 0)
+    ):
+        raise InvalidArgument(f"backoff={backoff!r} must be a number of seconds, 0 or more")
+    if not isinstance(out, str | Path) or not str(out):
+        raise InvalidArgument(f"out={out!r} must be a file path")
+
+    suite = _resolve_suite(suite_or_cases)
+    cases = tuple(suite.select(include_holdout=bool(include_holdout)))
+    if not cases:
+        raise InvalidArgument(
+            f"suite {suite.name!r} has no cases to run"
+            + ("" if include_holdout else " (holdout cases run only with include_holdout)")
+        )
+    if isinstance(variants, Variant | str):
+        variants = [variants]
+    variant_list = [parse_variant(v) if isinstance(v, str) else v for v in variants]
+    for i, v in enumerate(variant_list):
+        if not isinstance(v, Variant):
+            raise InvalidArgument(f"variants[{i}]={v!r} must be a Variant or 'NAME=TASK'")
+    slots = schedule(cases, variant_list, runs)
+    for v in variant_list:
+        if isinstance(v.task, CallableTask):
+            for case in cases:
+                if (
+                    getattr(case, "messages", None)
+                    and len([m for m in case.messages if m.get("role") != "system"]) > 1
+                ):
+                    raise InvalidArgument(
+                        f"Variant {v.name!r}: case {case.id!r} is a conversation, and the "
+                        f"plain callable {v.task.name} receives only the last message's text; "
+                        "write a Task to send whole conversations"
+                    )
+
+    env = environment()
+    manifest: dict[str, Any] = {
+        "type": "manifest",
+        "format": 1,
+        "evalstats": __version__,
+        "counting_method": _counting_method(),
+        "suite": {
+            "name": suite.name,
+            "version": suite.version,
+            "path": suite.path,
+            "sha256": suite.sha256,
+        },
+        "cases": [case.to_dict() for case in cases],
+        "include_holdout": bool(include_holdout),
+        "variants": [v.describe() for v in variant_list],
+        "runs": runs,
+        "schedule": [s.to_list() for s in slots],
+        "seed": seed,
+        "concurrency": concurrency,
+        "timeout_s": timeout,
+        "retries": retries,
+        **{k: env[k] for k in ("python", "os", "arch", "machine")},
+        "started_at": _now(),
+    }
+    names = [v.name for v in variant_list]
+    by_variant = {n: {"completed": 0, "incomplete": 0, "unmeasured": 0} for n in names}
+    done: set[tuple[str, str, int]] = set()
+    if resume:
+        previous = read_results(out)
+        differ = _differences(previous.manifest, manifest)
+        if differ:
+            raise ResultsFileError(
+                f"{out}: cannot resume: this run differs from the file's in {', '.join(differ)}"
+            )
+        writer, previous = ResultsWriter.resume(out)
+        for record in previous.samples:
+            key = (record.get("case"), record.get("variant"), record.get("repeat"))
+            if key in done:
+                continue
+            done.add(key)  # type: ignore[arg-type]
+            counts = by_variant.get(record.get("variant"))  # type: ignore[arg-type]
+            if counts is not None and record.get("status") in counts:
+                counts[record["status"]] += 1
+        for warning in previous.warnings:
+            print(f"evalstats: {out}: {warning}", file=sys.stderr)
+    else:
+        writer = ResultsWriter.create(out, manifest)
+    pending = [s for s in slots if (s.case, s.variant, s.repeat) not in done]
+    skipped = len(slots) - len(pending)
+
+    engine = _Engine(
+        cases={c.id: c for c in cases},
+        variants={v.name: v for v in variant_list},
+        seed=seed,
+        timeout=timeout,
+        retries=retries,
+        backoff=float(backoff),
+        concurrency=concurrency,
+    )
+    state = _State(by_variant=by_variant)
+    bar = _progress(len(pending), enabled=progress)
+    t0 = time.perf_counter()
+    queue = iter(pending)
+
+    async def worker() -> None:
+        for slot in queue:
+            if state.stopping:
+                return
+            record = await engine.sample(slot)
+            writer.write_sample(record)
+            state.written += 1
+            by_variant[slot.variant][record["status"]] += 1
+            if bar is not None:
+                if record["status"] == "unmeasured":
+                    state.unmeasured += 1
+                    bar.set_postfix(unmeasured=state.unmeasured, refresh=False)
+                bar.update(1)
+
+    loop = asyncio.get_running_loop()
+    installed: list[int] = []
+
+    def on_signal(signum: int) -> None:
+        if state.interrupted is None:
+            state.interrupted = f"interrupted by {signal.Signals(signum).name}"
+        state.stopping = True
+        for w in state.workers:
+            w.cancel()
+
+    if _handle_signals:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            try:
+                loop.add_signal_handler(sig, on_signal, sig)
+                installed.append(sig)
+            except (NotImplementedError, RuntimeError, ValueError):  # pragma: no cover
+                pass
+
+    status: RunStatus = "finished"
+    reason: str | None = None
+    stop: ProviderError | None = None
+    cancelled = False
+    try:
+        with writer:
+            n = min(concurrency, len(pending))
+            state.workers = [asyncio.ensure_future(worker()) for _ in range(n)]
+            try:
+                if state.workers:
+                    await asyncio.wait(state.workers, return_when=asyncio.FIRST_EXCEPTION)
+            except asyncio.CancelledError:
+                cancelled = True
+                state.interrupted = state.interrupted or "the run was cancelled"
+            state.stopping = True
+            for w in state.workers:
+                w.cancel()
+            results = await asyncio.gather(*state.workers, return_exceptions=True)
+            for r in results:
+                if isinstance(r, _Stop):
+                    stop = stop or r.error
+                elif isinstance(r, BaseException) and not isinstance(r, asyncio.CancelledError):
+                    raise r
+            if stop is not None:
+                status, reason = "stopped", f"{type(stop).__name__}: {stop}"
+            elif state.interrupted is not None:
+                status, reason = "interrupted", state.interrupted
+            elapsed = time.perf_counter() - t0
+            writer.close(
+                {
+                    "status": status,
+                    "reason": reason,
+                    "samples": skipped + state.written,
+                    "by_variant": by_variant,
+                    "finished_at": _now(),
+                    "elapsed_s": round(elapsed, 6),
+                }
+            )
+    finally:
+        for installed_sig in installed:
+            loop.remove_signal_handler(installed_sig)
+        if bar is not None:
+            bar.close()
+        if engine.executor is not None:
+            engine.executor.shutdown(wait=False, cancel_futures=True)
+    if cancelled:
+        raise asyncio.CancelledError
+    if stop is not None:
+        raise stop
+    return RunOutcome(
+        path=str(out),
+        status=status,
+        samples_written=state.written,
+        by_variant=by_variant,
+        elapsed_s=elapsed,
+        skipped=skipped,
+        reason=reason,
+    )
+
+
+def _counting_method() -> str:
+    from .results import COUNTING_METHOD
+
+    return COUNTING_METHOD
+
+
+def _progress(total: int, *, enabled: bool) -> Any:
+    if not enabled:
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, file=sys.stderr, unit="sample", dynamic_ncols=True, leave=True)
+
+
+def run(
+    suite_or_cases: Any,
+    variants: Sequence[Variant | str],
+    *,
+    runs: int,
+    out: str | Path,
+    concurrency: int = 1,
+    timeout: float | None = 60.0,
+    retries: int = 3,
+    seed: int = 0,
+    include_holdout: bool = False,
+    resume: bool = False,
+    progress: bool = True,
+    backoff: float = 0.5,
+) -> RunOutcome:
+    """Run every case with every variant ``runs`` times and write each sample to ``out``.
+
+    The samples follow :func:`schedule` (repeat by repeat, variants
+    alternating who goes first), ``concurrency`` at a time, and each is
+    written to the JSONL file ``out`` as it finishes: a manifest first, one
+    record per sample, a summary last.
+
+    Per sample: the variant renders the case's prompt; the task answers within
+    ``timeout`` seconds; a transient error or timeout is retried up to
+    ``retries`` times, waiting by exponential backoff with full jitter (base
+    ``backoff`` seconds, doubling, capped at 30 s, at least the service's
+    ``retry_after``); after the last retry the sample is ``unmeasured``. A
+    task that raises any other exception, or returns an empty answer or no
+    text, gives an ``incomplete`` sample whose checks all fail as ``could not
+    be inspected``. Every check then scores the answer; a model-graded check
+    that fails transiently is retried the same way, and leaves the sample
+    ``unmeasured`` after its last retry. Unmeasured samples record no
+    verdicts. A :class:`~evalstats.errors.ProviderError` that is not
+    transient (from the task or a check) stops the run: the samples in flight
+    are dropped, the summary says ``"stopped"`` and the error is raised once
+    the file is closed.
+
+    Parameters
+    ----------
+    suite_or_cases : Suite, str, path or list of Case
+        A suite, a suite file or ``"shop"`` (see :func:`evalstats.cases.find_suite`),
+        or a list of cases.
+    variants : sequence of Variant or str
+        At least one, with unique names; strings are parsed by :func:`parse_variant`.
+    runs : int
+        Repeats of every case with every variant.
+    out : str or path
+        The results file. It must not exist, unless ``resume`` is true.
+    concurrency : int, optional
+        Samples in flight at once (1: one after the other).
+    timeout : float or None, optional
+        Seconds each attempt may take (60). A plain sync callable task runs in
+        a worker thread so that its timeout can be enforced; with
+        ``timeout=None`` it runs in the event loop's thread, which is faster
+        but blocks the loop while it runs. A thread that times out cannot be
+        killed: it finishes in the background and its answer is discarded.
+    retries : int, optional
+        Retries of a transient failure (3): at most ``retries + 1`` attempts.
+    seed : int, optional
+        The run's seed; each sample's seed is :func:`sample_seed` of it.
+    include_holdout : bool, optional
+        Also run the cases marked ``holdout``.
+    resume : bool, optional
+        ``out`` is an earlier, unfinished results file: check that its
+        manifest matches this run (suite hash, cases, variants, runs, seed,
+        include_holdout), drop a truncated last line, and run only the
+        samples it lacks. Concurrency, timeout and retries may differ; the
+        file keeps its first manifest.
+    progress : bool, optional
+        Show a progress bar on stderr (samples done, unmeasured so far, time left).
+    backoff : float, optional
+        The first retry's backoff ceiling in seconds (0.5).
+
+    Returns
+    -------
+    RunOutcome
+        ``status`` is ``"finished"``, or ``"interrupted"`` after SIGINT or
+        SIGTERM (resume with ``resume=True``).
+
+    Raises
+    ------
+    ResultsFileError
+        ``out`` exists (and ``resume`` is false; the file is left untouched),
+        or it cannot be resumed.
+    ProviderError
+        A non-transient provider error stopped the run (after the file was closed).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> out = os.path.join(tempfile.mkdtemp(), "results.jsonl")
+    >>> outcome = run("shop", ["old=standin:shop-v1", "new=standin:shop-v2"],
+    ...               runs=5, out=out, progress=False)
+    >>> outcome.status, outcome.samples_written
+    ('finished', 40)
+    >>> outcome.by_variant["new"]
+    {'completed': 20, 'incomplete': 0, 'unmeasured': 0}
+    """
+    return asyncio.run(
+        run_async(
+            suite_or_cases,
+            variants,
+            runs=runs,
+            out=out,
+            concurrency=concurrency,
+            timeout=timeout,
+            retries=retries,
+            seed=seed,
+            include_holdout=include_holdout,
+            resume=resume,
+            progress=progress,
+            backoff=backoff,
+            _handle_signals=_in_main_thread(),
+        )
+    )
+
+
+def _in_main_thread() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()

@@ -1,0 +1,188 @@
+"""``evalstats run``: exit codes, refusals, resume, signals, kill -9 and the canary key."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from evalstats.cli import main
+from evalstats.results import read_results
+
+SHOP = ["--variant", "old=standin:shop-v1", "--variant", "new=standin:shop-v2"]
+SLOW = [
+    "--variant", "old=standin:shop-v1?delay=0.01",
+    "--variant", "new=standin:shop-v2?delay=0.01",
+]
+
+
+def keys(path: Path) -> list[tuple[str, str, int]]:
+    return [(s["case"], s["variant"], s["repeat"]) for s in read_results(path).samples]
+
+
+def test_run_writes_the_results_and_exits_0(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "r.jsonl"
+    assert main(["run", "shop", *SHOP, "--runs", "3", "--out", str(out), "--quiet"]) == 0
+    captured = capsys.readouterr()
+    assert f"{out}: finished, 24 samples written" in captured.out
+    assert captured.err == ""
+    results = read_results(out)
+    assert len(results.samples) == 24 and results.summary["status"] == "finished"  # type: ignore[index]
+
+
+def test_run_exits_0_whatever_the_model_did(tmp_path: Path) -> None:
+    # a prefix that the stand-in does not understand: every order answer fails, the run finishes
+    out = tmp_path / "r.jsonl"
+    code = main(["run", "shop", "--variant", "x=standin:shop-v1,template=No order here: {prompt}",
+                 "--runs", "2", "--out", str(out), "--quiet"])
+    assert code == 0
+
+
+def test_an_existing_out_is_refused_with_one_line_and_left_untouched(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "r.jsonl"
+    out.write_text("keep me\n", encoding="utf-8")
+    assert main(["run", "shop", *SHOP, "--runs", "1", "--out", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "already exists" in err
+    assert out.read_text(encoding="utf-8") == "keep me\n"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--variant", "x=standin:shop-v1,prefx=a"], "did you mean 'prefix'"),
+        (["--variant", "x=standin:shop-v9"], "unknown stand-in 'shop-v9'"),
+        (["--variant", "x=standin:shop-v1", "--concurrency", "0"], "concurrency=0"),
+        (["--variant", "x=standin:shop-v1", "--variant", "x=standin:shop-v2"], "appears twice"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    out = tmp_path / "r.jsonl"
+    assert main(["run", "shop", *argv, "--runs", "1", "--out", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err
+    assert not out.exists()
+
+
+def test_out_or_resume_is_required_and_must_agree(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["run", "shop", *SHOP, "--runs", "1", "--quiet"]) == 2
+    assert "give --out FILE" in capsys.readouterr().err
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    assert main(["run", "shop", *SHOP, "--runs", "1", "--out", str(a), "--resume", str(b)]) == 2
+    assert "name different files" in capsys.readouterr().err
+
+
+def test_resume_file_and_resume_flag_both_complete_a_run(tmp_path: Path) -> None:
+    out = tmp_path / "r.jsonl"
+    assert main(["run", "shop", *SHOP, "--runs", "3", "--out", str(out), "--quiet"]) == 0
+    lines = out.read_bytes().splitlines(keepends=True)
+    out.write_bytes(b"".join(lines[:10]))  # a crash after 9 samples
+    assert main(["run", "shop", *SHOP, "--runs", "3", "--resume", str(out), "--quiet"]) == 0
+    assert len(keys(out)) == len(set(keys(out))) == 24
+    out.write_bytes(b"".join(lines[:5]))
+    assert main(["run", "shop", *SHOP, "--runs", "3", "--out", str(out), "--resume",
+                 "--quiet"]) == 0
+    assert len(keys(out)) == len(set(keys(out))) == 24
+
+
+# --- real processes ------------------------------------------------------------------
+
+
+def evalstats(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "evalstats.cli", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+
+
+def wait_for_samples(path: Path, n: int, proc: subprocess.Popen[str]) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if path.exists() and path.read_bytes().count(b"\n") > n:
+            return
+        if proc.poll() is not None:
+            raise AssertionError(f"the run ended early: {proc.communicate()}")
+        time.sleep(0.01)
+    raise AssertionError("no samples appeared")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_interrupts_cleanly_with_130_and_resume_completes(
+    tmp_path: Path, sig: signal.Signals
+) -> None:
+    out = tmp_path / "r.jsonl"
+    args = ["run", "shop", *SLOW, "--runs", "30", "--out", str(out), "--quiet"]
+    proc = evalstats(*args)
+    wait_for_samples(out, 5, proc)
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "--resume" in err
+    first = read_results(out)
+    assert first.summary is not None and first.summary["status"] == "interrupted"
+    assert first.summary["reason"] == f"interrupted by {sig.name}"
+    assert 5 <= len(first.samples) < 240
+    done = evalstats(*args, "--resume", "--concurrency", "8")
+    _, err = done.communicate(timeout=60)
+    assert done.returncode == 0, err
+    assert len(keys(out)) == len(set(keys(out))) == 240
+    assert read_results(out).summary["status"] == "finished"  # type: ignore[index]
+
+
+@pytest.mark.slow
+def test_after_kill_9_the_file_is_a_valid_prefix_and_resume_completes(tmp_path: Path) -> None:
+    out = tmp_path / "r.jsonl"
+    args = ["run", "shop", *SLOW, "--runs", "30", "--out", str(out), "--quiet",
+            "--concurrency", "4"]
+    proc = evalstats(*args)
+    wait_for_samples(out, 12, proc)
+    proc.kill()
+    proc.communicate(timeout=60)
+    crashed = read_results(out)  # readable: at worst a cut-off last line
+    assert crashed.summary is None
+    done = evalstats(*args, "--resume")
+    _, err = done.communicate(timeout=60)
+    assert done.returncode == 0, err
+    samples = keys(out)
+    assert len(samples) == len(set(samples)) == 240
+    kept = [(s["case"], s["variant"], s["repeat"]) for s in crashed.samples]
+    assert samples[: len(kept)] == kept
+
+
+@pytest.mark.slow
+def test_the_canary_key_is_in_no_file_and_no_output(tmp_path: Path) -> None:
+    canary = "sk-canary-3f9a1c77e2b54d0b9a6e"
+    env = {**os.environ, "OPENAI_API_KEY": canary, "EVALSTATS_CANARY_API_KEY": canary,
+           "EVALSTATS_CANARY_TOKEN": canary}
+    system = tmp_path / "system.txt"
+    system.write_text("You answer for a small shop.\n", encoding="utf-8")
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    out = out_dir / "r.jsonl"
+    proc = evalstats("run", "shop", "--variant", "old=standin:shop-v1",
+                     "--variant", f"new=standin:shop-v2,system=@{system}",
+                     "--runs", "2", "--out", str(out), env=env)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 0, stderr
+    assert out.exists() and len(read_results(out).samples) == 16
+    assert canary not in stdout and canary not in stderr
+    for path in out_dir.rglob("*"):
+        if path.is_file():
+            assert canary.encode() not in path.read_bytes(), path
