@@ -143,6 +143,19 @@ def _kind(value: Any) -> str:
     return f"a {type(value).__name__}"
 
 
+def _shown(value: Any) -> str:
+    """A value where text was expected: quoted if it is text, else what it is.
+
+    Numbers and booleans get a hint, because YAML reads ``id: 3`` or ``no`` as
+    such when text was meant.
+    """
+    if isinstance(value, str):
+        return _q(value)
+    if isinstance(value, bool | int | float):
+        return f"{_kind(value)}; put it in quotes to make it text"
+    return _kind(value)
+
+
 def _canonical(value: Any) -> str:
     """Canonical JSON: sorted keys, no spaces, UTF-8 text kept as is."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
@@ -405,7 +418,7 @@ def _norm_prompt(prompt: Any, messages: Any) -> tuple[str | None, tuple[Any, ...
         )
     if prompt is not None:
         if not isinstance(prompt, str) or not prompt.strip():
-            shown = _q(prompt) if isinstance(prompt, str) else _kind(prompt)
+            shown = _shown(prompt)
             raise _Problem("prompt", f"must be a non-empty string, not {shown}")
         return prompt, None
     return None, _norm_messages(messages)
@@ -444,7 +457,7 @@ def _norm_messages(messages: Any) -> tuple[_FrozenDict, ...]:
             raise _Problem(f"{where}.role", '"system" may only be the first message')
         content = m.get("content")
         if not isinstance(content, str) or not content.strip():
-            shown = _q(content) if isinstance(content, str) else _kind(content)
+            shown = _shown(content)
             raise _Problem(f"{where}.content", f"must be a non-empty string, not {shown}")
         out.append(_FrozenDict(role=role, content=content))
     last = out[-1]["role"]
@@ -470,7 +483,7 @@ def _norm_checks(checks: Any, judge: Callable[[str], str] | None = None) -> tupl
         elif isinstance(item, Mapping):
             axis = item.get("axis")
             if axis is not None and (not isinstance(axis, str) or not axis.strip()):
-                shown = _q(axis) if isinstance(axis, str) else _kind(axis)
+                shown = _shown(axis)
                 raise _Problem(f"{where}.axis", f"must be a non-empty string, not {shown}")
             try:
                 out.append(CaseCheck.from_spec(item, judge=judge))
@@ -567,7 +580,7 @@ def _norm_tags(tags: Any) -> tuple[str, ...]:
         raise _Problem("tags", f"must be a list of strings, not {_kind(tags)}")
     for i, tag in enumerate(tags):
         if not isinstance(tag, str) or not tag.strip():
-            shown = _q(tag) if isinstance(tag, str) else _kind(tag)
+            shown = _shown(tag)
             raise _Problem(f"tags[{i}]", f"must be a non-empty string, not {shown}")
     return tuple(tags)
 
@@ -714,7 +727,7 @@ def _case_from_mapping(
         if "id" not in raw:
             raise _Problem("id", "missing: every case needs an id")
         if not isinstance(raw["id"], str) or not raw["id"].strip():
-            shown = _q(raw["id"]) if isinstance(raw["id"], str) else _kind(raw["id"])
+            shown = _shown(raw["id"])
             raise _Problem("id", f"must be a non-empty string, not {shown}")
         if "checks" not in raw:
             raise _Problem("checks", "missing: give at least one check")
@@ -902,7 +915,8 @@ def suite_from_dict(
     """A suite from a parsed suite document (what a JSON or YAML file holds).
 
     ``path`` names the source in error messages and is kept on the suite;
-    ``sha256`` defaults to the hash of the canonical JSON of the cases.
+    ``sha256`` defaults to the hash of the canonical JSON of the cases. The
+    name defaults to the stem of ``path``, else ``"suite"``.
     Errors raise :class:`~evalstats.errors.CaseFileError` naming the source,
     the case and the field.
 
@@ -914,7 +928,8 @@ def suite_from_dict(
     ('tiny', 2, "contains('hi')")
     """
     where = f"{path}: " if path else ""
-    return _suite_from_document(document, where, path, sha256, judge, default_name=None)
+    default_name = Path(path).stem if path else "suite"
+    return _suite_from_document(document, where, path, sha256, judge, default_name=default_name)
 
 
 def _suite_from_document(
@@ -940,7 +955,7 @@ def _suite_from_document(
     if name is None:
         raise CaseFileError(f"{where}name: missing: give the suite a name")
     if not isinstance(name, str) or not name.strip():
-        shown = _q(name) if isinstance(name, str) else _kind(name)
+        shown = _shown(name)
         raise CaseFileError(f"{where}name: must be a non-empty string, not {shown}")
     version = document.get("version")
     if isinstance(version, bool) or not isinstance(version, str | int | None):
@@ -1047,6 +1062,9 @@ def _parse_yaml(text: str, shown: str) -> Any:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or exc.context or "cannot be parsed"
+        if exc.context and problem.startswith("but "):
+            # PyYAML splits "expected a single document in the stream" / "but found ...".
+            problem = f"{exc.context} {problem}"
         at = f" at line {mark.line + 1} column {mark.column + 1}" if mark is not None else ""
         raise CaseFileError(f"{shown}: not valid YAML: {problem}{at}") from None
     except yaml.YAMLError as exc:

@@ -845,3 +845,51 @@ def test_a_misspelt_field_is_refused_with_a_suggestion(data, key) -> None:
     with pytest.raises(CaseFileError) as info:
         case_from_dict(bad)
     assert f'unknown field "{typo}" (did you mean "{key}"?)' in str(info.value)
+
+
+def test_yaml_numbers_and_booleans_where_text_was_meant_get_a_hint(tmp_path) -> None:
+    text = "cases:\n  - id: 3\n    prompt: p\n    checks: [{contains: x}]\n"
+    with pytest.raises(CaseFileError) as info:
+        load_suite(write(tmp_path, text, ".yaml"))
+    assert str(info.value).endswith(
+        "cases[0]: id: must be a non-empty string, not a number; put it in quotes to make it text"
+    )
+    text = "cases:\n  - id: a\n    prompt: p\n    checks: [{contains: x}]\n    tags: [no]\n"
+    with pytest.raises(CaseFileError) as info:
+        load_suite(write(tmp_path, text, ".yaml"))
+    assert str(info.value).endswith(
+        'case "a": tags[0]: must be a non-empty string, not false (a boolean); '
+        "put it in quotes to make it text"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", 'the top level must be a mapping with a "cases" list, not null'),
+        ("# only a comment\n", 'the top level must be a mapping with a "cases" list, not null'),
+        ("- a\n- b\n", 'the top level must be a mapping with a "cases" list, not a list'),
+        # Two documents in one file: the "---" of the second is line 2, column 1.
+        (
+            "cases: []\n---\ncases: []\n",
+            "not valid YAML: expected a single document in the stream but found another "
+            "document at line 2 column 1",
+        ),
+    ],
+)
+def test_yaml_documents_that_are_not_one_mapping(tmp_path, text, message) -> None:
+    path = write(tmp_path, text, ".yaml")
+    with pytest.raises(CaseFileError) as info:
+        load_suite(path)
+    assert str(info.value).startswith(f"{path}: {message}")
+
+
+@given(_text, st.sampled_from(["prompt", "tags", "holdout", "fixtures", "checks"]))
+def test_errors_name_any_case_id_on_one_line(case_id, field) -> None:
+    bad_values = {"prompt": 3, "tags": "x", "holdout": "x", "fixtures": [], "checks": []}
+    data = {**GOOD, "id": case_id, field: bad_values[field]}
+    with pytest.raises(CaseFileError) as info:
+        suite_from_dict({"cases": [data]}, path="s.yaml")
+    text = str(info.value)
+    assert text.startswith(f"s.yaml: case {json.dumps(case_id, ensure_ascii=False)}: {field}")
+    assert "\n" not in text and "\r" not in text
