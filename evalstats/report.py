@@ -448,7 +448,7 @@ class _Tally:
 
     __slots__ = (
         "axes", "case_status", "checks", "codes", "latencies", "outcomes", "problems",
-        "status", "tok_in", "tok_out", "tok_n",
+        "status", "tok_in", "tok_n", "tok_out", "verdicts",
     )
 
     def __init__(self) -> None:
@@ -463,20 +463,25 @@ class _Tally:
         self.tok_in: int | None = None
         self.tok_out: int | None = None
         self.tok_n = 0
+        self.verdicts: dict[tuple[Any, Any, Any, str], int] = {}
 
 
-def _count_verdict(table: dict[str, list[int]], key: str, status: Any, inspected: bool) -> None:
+_CHECK_KINDS = ("passed", "failed", "unscored")
+
+
+def _count_verdicts(table: dict[str, list[int]], key: str, kind: str, n: int) -> None:
+    """Add ``n`` verdicts of one kind to ``table[key]`` = [passed, scored, unscored, n.i.]."""
     t = table.get(key)
     if t is None:
         t = table[key] = [0, 0, 0, 0]
-    if status == "unscored":
-        t[2] += 1
+    if kind == "unscored":
+        t[2] += n
         return
-    t[1] += 1
-    if status == "passed":
-        t[0] += 1
-    elif not inspected:
-        t[3] += 1
+    t[1] += n
+    if kind == "passed":
+        t[0] += n
+    elif kind == "not_inspected":
+        t[3] += n
 
 
 def report(results: Any, *, level: float = 0.95) -> Report:
@@ -544,68 +549,84 @@ def report(results: Any, *, level: float = 0.95) -> Report:
     case_ids = _case_ids(res)
     case_code = {c: i for i, c in enumerate(case_ids)}
     tallies = {v: _Tally() for v in variants}
-    sample_passed = _passed
     prefix = INSPECTION_FAILURE
-
     seen: set[tuple[Any, Any, Any]] = set()
+    # One pass over the samples, as lean as it can be (a report of 100,000 samples must
+    # take well under a second): each verdict is counted once under (case, check, axis,
+    # kind) and the per-check, per-axis and per-case tables are summed up afterwards.
     for s in res.samples:
-        key = (s.get("case"), s.get("variant"), s.get("repeat"))
+        get = s.get
+        case, variant = get("case"), get("variant")
+        key = (case, variant, get("repeat"))
         if key in seen:
             # A second record for a slot (which a correct run never writes): the reader
             # has warned about it, and the first one is the one counted.
             continue
         seen.add(key)
-        t = tallies[s.get("variant")]
-        case = s.get("case")
-        status = s.get("status")
-        if status in t.status:
-            t.status[status] += 1
+        t = tallies[variant]
+        status = get("status")
+        if status not in t.status:
+            raise InvalidArgument(
+                f"sample of case {case!r}, variant {variant!r}: status={status!r} is not "
+                f"a sample status{suggest(str(status), tuple(t.status))}"
+            )
+        t.status[status] += 1
         cs = t.case_status.get(case)
         if cs is None:
             cs = t.case_status[case] = [0, 0, 0, 0]
-        latency = s.get("latency_s")
-        if isinstance(latency, int | float) and not isinstance(latency, bool):
+        latency = get("latency_s")
+        if latency is not None and latency is not True and latency is not False:
             t.latencies.append(float(latency))
-        tokens = s.get("tokens")
-        if isinstance(tokens, Mapping):
+        tokens = get("tokens")
+        if tokens:
             ti, to = tokens.get("input"), tokens.get("output")
             if ti is not None or to is not None:
                 t.tok_n += 1
-            if ti is not None:
-                t.tok_in = (t.tok_in or 0) + int(ti)
-            if to is not None:
-                t.tok_out = (t.tok_out or 0) + int(to)
-        passed = sample_passed(s)
-        if passed is None:
+                if ti is not None:
+                    t.tok_in = (t.tok_in or 0) + int(ti)
+                if to is not None:
+                    t.tok_out = (t.tok_out or 0) + int(to)
+        if status == "unmeasured":
             cs[3] += 1
             continue
+        scored = failed = False
+        verdicts = t.verdicts
+        for c in get("checks") or ():
+            kind = c.get("status")
+            if kind == "passed":
+                scored = True
+            elif kind == "failed":
+                failed = True
+                if str(c.get("reason") or "").startswith(prefix):
+                    kind = "not_inspected"
+            elif kind != "unscored":
+                raise InvalidArgument(
+                    f"sample of case {case!r}, variant {variant!r}: check status={kind!r} "
+                    f"is not a check status{suggest(str(kind), _CHECK_KINDS)}"
+                )
+            k = (case, c.get("check"), c.get("axis"), kind)
+            verdicts[k] = verdicts.get(k, 0) + 1
+        # The counting rule of results.sample_passed (counting method "1"): an incomplete
+        # sample fails; a completed one passes when some check was scored and none failed.
+        passed = status == "completed" and scored and not failed
         cs[1] += 1
         if passed:
             cs[0] += 1
-        if status == "incomplete":
+        elif status == "incomplete":
             cs[2] += 1
         t.outcomes.append(passed)
         t.codes.append(case_code[case])
-        problems = None
-        for c in s.get("checks") or ():
-            name = str(c.get("check"))
-            vstatus = c.get("status")
-            inspected = True
-            if vstatus == "failed":
-                inspected = not str(c.get("reason") or "").startswith(prefix)
-                if problems is None:
-                    problems = t.problems.get(case)
-                    if problems is None:
-                        problems = t.problems[case] = {}
-                p = problems.get(name)
-                if p is None:
-                    p = problems[name] = [0, 0]
-                p[0] += 1
-                p[1] += not inspected
-            _count_verdict(t.checks, name, vstatus, inspected)
-            axis = c.get("axis")
+
+    for t in tallies.values():
+        for (case, check, axis, kind), n in t.verdicts.items():
+            name = str(check)
+            _count_verdicts(t.checks, name, kind, n)
             if axis is not None:
-                _count_verdict(t.axes, str(axis), vstatus, inspected)
+                _count_verdicts(t.axes, str(axis), kind, n)
+            if kind in ("failed", "not_inspected"):
+                p = t.problems.setdefault(case, {}).setdefault(name, [0, 0])
+                p[0] += n
+                p[1] += n if kind == "not_inspected" else 0
 
     scheduled: dict[str, int] = {}
     for slot in res.manifest.get("schedule", ()) or ():

@@ -22,7 +22,7 @@ from evalstats.report import (
     latency_summary,
     report,
 )
-from evalstats.results import Results, read_results
+from evalstats.results import Results, read_results, sample_passed
 
 NI = "could not be inspected: the answer is empty"
 
@@ -228,6 +228,8 @@ def test_report_invariants(records):
     assert sum(row.passes for row in r.rows("v")) == v.passes
     assert sum(row.unmeasured for row in r.rows("v")) == v.unmeasured
     assert v.per_trial.to_dict() == proportion_ci(v.passes, v.measured).to_dict()
+    # the report counts with the results format's own counting rule
+    assert v.passes == sum(bool(sample_passed(s)) for s in records)
     # incomplete samples never pass
     incomplete = sum(row.incomplete for row in r.rows("v"))
     assert incomplete == v.incomplete and v.passes <= v.completed
