@@ -95,18 +95,49 @@ def _secrets() -> list[tuple[str, str, str]]:
     return found
 
 
+def _jsonable(value: Any) -> Any:
+    """``json.dumps`` fallback: read-only mappings (such as a case's messages) as objects."""
+    if isinstance(value, Mapping):
+        return dict(value)
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
 def _serialize(record: Mapping[str, Any], what: str) -> bytes:
     """One JSON line (with its newline) as UTF-8, after the secret guard."""
     try:
-        text = json.dumps(record, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-    except (TypeError, ValueError) as error:
+        text = json.dumps(
+            record,
+            ensure_ascii=False,
+            allow_nan=False,
+            separators=(",", ":"),
+            default=_jsonable,
+        )
+        line = (text + "\n").encode("utf-8")
+    except (TypeError, ValueError) as error:  # UnicodeEncodeError is a ValueError
         raise InvalidArgument(f"the {what} record cannot be written as JSON: {error}") from None
     for name, value, escaped in _secrets():
         if value in text or escaped in text:
             raise ResultsFileError(
                 f"refusing to write a credential (the value of ${name}) into the results file"
             )
-    return (text + "\n").encode("utf-8")
+    return line
+
+
+def _lock(fd: int, shown: str) -> None:
+    """Take an exclusive advisory lock, so two runs never write one file at once."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not on Windows
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise ResultsFileError(
+            f"{shown} is being written by another evalstats run; wait for it to end "
+            "(or stop it) before resuming"
+        ) from None
+    except OSError:  # a file system without locks: go on without one
+        pass
 
 
 # --- validation shared by the reader and the writer --------------------------
@@ -640,6 +671,12 @@ class ResultsWriter:
     been called (for example through an exception), the file is closed without
     a summary, so it reads back as an unfinished run.
 
+    ``path`` is the file as given, ``samples_written`` counts the samples this
+    writer wrote (after a resume, only the new ones) and ``closed`` says
+    whether it is closed. While a writer is open it holds an exclusive lock on
+    the file (where the system has ``flock``), so a second process cannot
+    resume the same run at the same time.
+
     Records are written from the calling thread; the writer is not meant to
     be shared by several threads.
     """
@@ -703,6 +740,7 @@ class ResultsWriter:
             raise ResultsFileError(f"cannot create {shown}: {error.strerror or error}") from None
         try:
             os.fchmod(fd, 0o600)  # the umask may have removed bits; set exactly 0600
+            _lock(fd, shown)
             writer = cls(shown, fd, _token=_PRIVATE)
         except BaseException:
             os.close(fd)
@@ -728,7 +766,20 @@ class ResultsWriter:
         ``warnings`` say what was dropped.
         """
         shown = os.fspath(path)
-        results, keep_end, keep_newline = _read(path)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_CLOEXEC", 0))
+        except FileNotFoundError:
+            raise ResultsFileError(f"{shown}: no such results file to resume") from None
+        except OSError as error:
+            raise ResultsFileError(
+                f"cannot open {shown} to resume: {error.strerror or error}"
+            ) from None
+        try:
+            _lock(fd, shown)  # before reading, so nobody appends between read and truncate
+            results, keep_end, keep_newline = _read(path)
+        except BaseException:
+            os.close(fd)
+            raise
         warnings = [w for w in results.warnings if w != NO_SUMMARY_WARNING]
         if results.summary is not None:
             warnings = [w for w in warnings if not w.startswith("the run ended with status")]
@@ -736,12 +787,6 @@ class ResultsWriter:
                 f"removed the summary (status {results.summary.get('status')!r}) of the "
                 "earlier session to append to the run"
             )
-        try:
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_CLOEXEC", 0))
-        except OSError as error:
-            raise ResultsFileError(
-                f"cannot open {shown} to resume: {error.strerror or error}"
-            ) from None
         try:
             os.ftruncate(fd, keep_end)
             os.fsync(fd)

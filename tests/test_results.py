@@ -564,6 +564,7 @@ def small_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[bytes, list[dic
     return path.read_bytes(), samples
 
 
+@pytest.mark.slow
 def test_every_truncation_reads_as_a_prefix(
     small_run: tuple[bytes, list[dict]], tmp_path: Path
 ) -> None:
@@ -845,3 +846,36 @@ def test_unsynced_data_is_synced_without_further_writes(
         assert synced.wait(timeout=30)
     finally:
         w.close(None)
+
+
+def test_a_run_being_written_cannot_be_resumed(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    w = ResultsWriter.create(path, manifest())
+    w.write_sample(sample("order status", "a", 0))
+    raw = path.read_bytes()
+    with pytest.raises(ResultsFileError, match="being written by another evalstats run"):
+        ResultsWriter.resume(path)
+    assert path.read_bytes() == raw
+    w.close(None)
+    writer, so_far = ResultsWriter.resume(path)  # free once the first writer closed
+    assert len(so_far.samples) == 1
+    assert writer.samples_written == 0
+    writer.close({"status": "finished"})
+
+
+def test_read_only_mappings_are_written_as_objects(tmp_path: Path) -> None:
+    from types import MappingProxyType
+
+    path = tmp_path / "r.jsonl"
+    record = sample("order status", "a", 0)
+    record["prompt"] = {
+        "system": None,
+        "messages": (MappingProxyType({"role": "user", "content": "hi"}),),
+    }
+    with ResultsWriter.create(path, manifest()) as w:
+        w.write_sample(record)
+        with pytest.raises(InvalidArgument, match="cannot be written as JSON"):
+            w.write_sample({**record, "answer": "\ud800"})  # a lone surrogate is not UTF-8
+        w.close({"status": "finished"})
+    (written,) = read_results(path).samples
+    assert written["prompt"] == {"system": None, "messages": [{"role": "user", "content": "hi"}]}
