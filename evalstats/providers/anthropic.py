@@ -1,0 +1,118 @@
+"""Anthropic's Messages API: ``POST https://api.anthropic.com/v1/messages``.
+
+The key is read from ``ANTHROPIC_API_KEY`` and sent as ``x-api-key`` with
+``anthropic-version: 2023-06-01``; ``ANTHROPIC_BASE_URL`` or the
+``base_url`` argument moves the host. The system prompt is the top-level
+``system`` field and the conversation holds only user and assistant turns.
+``max_tokens`` is required by the API: without the setting, 1024 is sent (and
+recorded). ``stop`` becomes ``stop_sequences``; the API has no seed, so none
+is sent, and its temperature runs from 0 to 1. Tool definitions are sent as
+``{"name", "description", "input_schema"}`` and ``tool_use`` blocks in the
+answer become tool calls. A 529 (overloaded) is transient like any 5xx.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from ..errors import ProviderError
+from .base import Completion, Provider, token_count, tool_arguments
+
+__all__ = ["AnthropicProvider"]
+
+#: The API version every request names.
+ANTHROPIC_VERSION = "2023-06-01"
+
+#: ``max_tokens`` sent when the variant does not set it (the API requires one).
+DEFAULT_MAX_TOKENS = 1024
+
+_SETTINGS = ("temperature", "max_tokens", "top_p", "stop")
+
+
+class AnthropicProvider(Provider):
+    """A Claude model behind Anthropic's Messages API.
+
+    See :class:`~evalstats.providers.base.Provider` for the arguments.
+    """
+
+    kind: ClassVar[str] = "anthropic"
+    settings_known: ClassVar[tuple[str, ...]] = _SETTINGS
+    key_env: ClassVar[str | None] = "ANTHROPIC_API_KEY"
+    base_url_env: ClassVar[str | None] = "ANTHROPIC_BASE_URL"
+    default_base_url: ClassVar[str] = "https://api.anthropic.com"
+    takes_seed: ClassVar[bool] = False
+    temperature_max: ClassVar[float] = 1.0
+
+    def _headers(self) -> dict[str, str]:
+        return {"x-api-key": self._api_key or "", "anthropic-version": ANTHROPIC_VERSION}
+
+    def _request(
+        self, system: str | None, messages: list[dict[str, str]], seed: int | None
+    ) -> tuple[str, str, dict[str, Any]]:
+        body: dict[str, Any] = {
+            "model": self.model,
+            "max_tokens": self.settings.get("max_tokens", DEFAULT_MAX_TOKENS),
+            "messages": messages,
+        }
+        if system is not None:
+            body["system"] = system
+        for name in ("temperature", "top_p"):
+            if name in self.settings:
+                body[name] = self.settings[name]
+        if "stop" in self.settings:
+            body["stop_sequences"] = list(self.settings["stop"])
+        if self.tools:
+            body["tools"] = [
+                {
+                    "name": t["name"],
+                    "description": t["description"],
+                    "input_schema": t["parameters"],
+                }
+                for t in self.tools
+            ]
+        return "POST", "/v1/messages", body
+
+    def _settings_sent(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        sent = {name: body[name] for name in ("temperature", "max_tokens", "top_p") if name in body}
+        if "stop_sequences" in body:
+            sent["stop"] = body["stop_sequences"]
+        return sent
+
+    def _parse(self, data: Any) -> Completion:
+        if not isinstance(data, Mapping) or not isinstance(data.get("content"), list):
+            raise ProviderError("anthropic: the response has no content")
+        texts = []
+        calls = []
+        for block in data["content"]:
+            if not isinstance(block, Mapping):
+                continue
+            if block.get("type") == "text" and isinstance(block.get("text"), str):
+                texts.append(block["text"])
+            elif block.get("type") == "tool_use":
+                calls.append(
+                    {
+                        "id": str(block.get("id") or f"call_{len(calls)}"),
+                        "name": str(block.get("name", "")),
+                        "arguments": tool_arguments(block.get("input")),
+                    }
+                )
+        usage = data.get("usage") or {}
+        return Completion(
+            answer="".join(texts),
+            tool_calls=tuple(calls),
+            tokens={
+                "input": token_count(usage.get("input_tokens")),
+                "output": token_count(usage.get("output_tokens")),
+            },
+            model=data.get("model") if isinstance(data.get("model"), str) else None,
+            stop_reason=data.get("stop_reason"),
+        )
+
+    def _error_message(self, data: Any) -> str | None:
+        # {"type": "error", "error": {"type": "invalid_request_error", "message": "..."}}
+        error = data.get("error") if isinstance(data, Mapping) else None
+        if not isinstance(error, Mapping) or not error.get("message"):
+            return None
+        kind = error.get("type")
+        return f"{error['message']}" + (f" ({kind})" if kind else "")

@@ -1,0 +1,157 @@
+"""Google's Gemini API: ``POST .../v1beta/models/{model}:generateContent``.
+
+The key is read from ``GEMINI_API_KEY`` and sent in the ``x-goog-api-key``
+header, never in the URL (some examples put it in a ``?key=`` query, where it
+would end up in logs and error messages). The conversation becomes
+``contents`` with the roles ``user`` and ``model``, the system prompt
+``systemInstruction``, and the settings ``generationConfig``:
+``temperature``, ``maxOutputTokens`` (from ``max_tokens``), ``topP``,
+``seed`` and ``stopSequences``. Tools are sent as ``functionDeclarations``
+and ``functionCall`` parts in the answer become tool calls. The reported
+model identity is the response's ``modelVersion``.
+
+A prompt the service blocks comes back with no candidates; the answer is
+then empty (so the sample counts as incomplete) and the stop reason says
+``blocked: REASON``. A 429's ``RetryInfo`` detail gives the retry delay when
+there is no ``Retry-After`` header.
+"""
+
+from __future__ import annotations
+
+import re
+import urllib.parse
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from ..errors import ProviderError
+from .base import Completion, Provider, token_count, tool_arguments
+
+__all__ = ["GeminiProvider"]
+
+_SETTINGS = ("temperature", "max_tokens", "top_p", "seed", "stop")
+# evalstats' name -> generationConfig field
+_CONFIG = {
+    "temperature": "temperature",
+    "max_tokens": "maxOutputTokens",
+    "top_p": "topP",
+    "seed": "seed",
+    "stop": "stopSequences",
+}
+
+
+class GeminiProvider(Provider):
+    """A Gemini model behind ``generateContent``.
+
+    See :class:`~evalstats.providers.base.Provider` for the arguments; the
+    model may be given as ``gemini-2.0-flash`` or ``models/gemini-2.0-flash``.
+    """
+
+    kind: ClassVar[str] = "gemini"
+    settings_known: ClassVar[tuple[str, ...]] = _SETTINGS
+    key_env: ClassVar[str | None] = "GEMINI_API_KEY"
+    base_url_env: ClassVar[str | None] = None
+    default_base_url: ClassVar[str] = "https://generativelanguage.googleapis.com/v1beta"
+
+    def _headers(self) -> dict[str, str]:
+        return {"x-goog-api-key": self._api_key or ""}
+
+    def _path(self) -> str:
+        name = (
+            self.model
+            if self.model.startswith(("models/", "tunedModels/"))
+            else (f"models/{self.model}")
+        )
+        return "/" + urllib.parse.quote(name, safe="/-_.") + ":generateContent"
+
+    def _request(
+        self, system: str | None, messages: list[dict[str, str]], seed: int | None
+    ) -> tuple[str, str, dict[str, Any]]:
+        contents = [
+            {
+                "role": "model" if m["role"] == "assistant" else "user",
+                "parts": [{"text": m["content"]}],
+            }
+            for m in messages
+        ]
+        config: dict[str, Any] = {}
+        for name, field_name in _CONFIG.items():
+            if name == "seed":
+                if seed is not None:
+                    config["seed"] = seed
+            elif name in self.settings:
+                value = self.settings[name]
+                config[field_name] = list(value) if name == "stop" else value
+        body: dict[str, Any] = {"contents": contents}
+        if system is not None:
+            body["systemInstruction"] = {"parts": [{"text": system}]}
+        body["generationConfig"] = config
+        if self.tools:
+            body["tools"] = [{"functionDeclarations": [dict(t) for t in self.tools]}]
+        return "POST", self._path(), body
+
+    def _settings_sent(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        config = body.get("generationConfig") or {}
+        return {name: config[f] for name, f in _CONFIG.items() if f in config}
+
+    def _parse(self, data: Any) -> Completion:
+        if not isinstance(data, Mapping):
+            raise ProviderError("gemini: the response is not a JSON object")
+        usage = data.get("usageMetadata") or {}
+        tokens = {
+            "input": token_count(usage.get("promptTokenCount")),
+            "output": token_count(usage.get("candidatesTokenCount")),
+        }
+        model = data.get("modelVersion") if isinstance(data.get("modelVersion"), str) else None
+        candidates = data.get("candidates")
+        if not isinstance(candidates, list) or not candidates:
+            feedback = data.get("promptFeedback") or {}
+            reason = feedback.get("blockReason") if isinstance(feedback, Mapping) else None
+            if reason is None:
+                raise ProviderError("gemini: the response has no candidates")
+            return Completion(
+                answer="", tokens=tokens, model=model, stop_reason=f"blocked: {reason}"
+            )
+        candidate = candidates[0]
+        content = candidate.get("content") or {}
+        texts = []
+        calls = []
+        for part in content.get("parts") or ():
+            if not isinstance(part, Mapping):
+                continue
+            if isinstance(part.get("text"), str) and not part.get("thought"):
+                texts.append(part["text"])
+            call = part.get("functionCall")
+            if isinstance(call, Mapping):
+                calls.append(
+                    {
+                        "id": str(call.get("id") or f"call_{len(calls)}"),
+                        "name": str(call.get("name", "")),
+                        "arguments": tool_arguments(call.get("args")),
+                    }
+                )
+        return Completion(
+            answer="".join(texts),
+            tool_calls=tuple(calls),
+            tokens=tokens,
+            model=model,
+            stop_reason=candidate.get("finishReason"),
+        )
+
+    def _error_message(self, data: Any) -> str | None:
+        # {"error": {"code": 400, "message": "...", "status": "INVALID_ARGUMENT"}}
+        error = data.get("error") if isinstance(data, Mapping) else None
+        if not isinstance(error, Mapping) or not error.get("message"):
+            return None
+        status = error.get("status")
+        return f"{error['message']}" + (f" ({status})" if status else "")
+
+    def _retry_after_from_body(self, data: Any) -> float | None:
+        # google.rpc.RetryInfo: {"@type": ".../google.rpc.RetryInfo", "retryDelay": "28s"}
+        error = data.get("error") if isinstance(data, Mapping) else None
+        details = error.get("details") if isinstance(error, Mapping) else None
+        for detail in details or ():
+            if isinstance(detail, Mapping) and str(detail.get("@type", "")).endswith("RetryInfo"):
+                match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)s\s*", str(detail.get("retryDelay", "")))
+                if match:
+                    return float(match.group(1))
+        return None
