@@ -127,6 +127,8 @@ def paired_difference_plot(
     """
     from .compare import Comparison
 
+    these: Comparison | None
+    like: Comparison | None
     if isinstance(comparison, Comparison):
         these, like, title = comparison, None, "B − A per case"
     else:

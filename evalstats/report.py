@@ -82,7 +82,7 @@ def _variant_names(res: Results) -> list[str]:
     names = [str(v.get("name")) for v in res.manifest.get("variants", []) if isinstance(v, dict)]
     seen = set(names)
     for s in res.samples:
-        name = s.get("variant")
+        name: str = s.get("variant")  # type: ignore[assignment]
         if name not in seen:
             seen.add(name)
             names.append(name)
@@ -93,7 +93,7 @@ def _case_ids(res: Results) -> list[str]:
     ids = [str(c.get("id")) for c in res.manifest.get("cases", []) if isinstance(c, dict)]
     seen = set(ids)
     for s in res.samples:
-        case = s.get("case")
+        case: str = s.get("case")  # type: ignore[assignment]
         if case not in seen:
             seen.add(case)
             ids.append(case)
@@ -556,7 +556,8 @@ def report(results: Any, *, level: float = 0.95) -> Report:
     # kind) and the per-check, per-axis and per-case tables are summed up afterwards.
     for s in res.samples:
         get = s.get
-        case, variant = get("case"), get("variant")
+        case: Any = get("case")
+        variant: Any = get("variant")
         key = (case, variant, get("repeat"))
         if key in seen:
             # A second record for a slot (which a correct run never writes): the reader
@@ -843,7 +844,7 @@ def _by_slot(res: Results, variant: str) -> tuple[dict[tuple[str, int], bool | N
     for s in res.samples:
         if s.get("variant") != variant:
             continue
-        key = (s.get("case"), int(s.get("repeat", 0)))
+        key: tuple[str, int] = (s.get("case"), int(s.get("repeat", 0)))  # type: ignore[assignment]
         if key in out:  # a duplicate record: the first one counts, as the reader says
             continue
         passed = _passed(s)
@@ -969,10 +970,10 @@ def compare_results(
         return compare(unpaired_a, unpaired_b, paired=False, method=m, level=level)
 
     if not paired:
-        primary = unpaired(method or "newcombe")
-        these = primary if method in (None, "newcombe") else unpaired("newcombe")
+        independent = unpaired(method or "newcombe")
         return ResultsComparison(
-            these_cases=these, cases_like_these=None, primary=primary, pairs=0,
+            these_cases=independent if method in (None, "newcombe") else unpaired("newcombe"),
+            cases_like_these=None, primary=independent, pairs=0,
             dropped_unmeasured=0, dropped_missing=0,
             reason="cases like these: needs paired outcomes; the schedule did not pair them",
             **common,  # type: ignore[arg-type]
@@ -995,7 +996,9 @@ def compare_results(
     xb = {c: [p for _, p in v] for c, v in pb.items()}
     pairs = sum(len(v) for v in xa.values())
     reasons = []
-    these = like = None
+    these: Comparison | None = None
+    like: Comparison | None = None
+    primary: Comparison | None
     if pairs == 0:
         reasons.append(
             "no pair has a measured outcome on both sides, so there is nothing to compare"
