@@ -1028,7 +1028,11 @@ def _parse_json(text: str, shown: str) -> Any:
 def _yaml_loader() -> type:
     import yaml
 
-    class Loader(yaml.SafeLoader):
+    # libyaml's parser when PyYAML has it (several times faster), with the same
+    # safe constructor and the same line and column marks.
+    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+    class Loader(base):  # type: ignore[valid-type,misc]
         """PyYAML's safe loader, refusing duplicate keys."""
 
     def construct_mapping(loader: Loader, node: Any, deep: bool = False) -> Any:
@@ -1058,7 +1062,7 @@ def _parse_yaml(text: str, shown: str) -> Any:
     import yaml
 
     try:
-        return yaml.load(text, Loader=_yaml_loader())  # a SafeLoader subclass
+        return yaml.load(text, Loader=_yaml_loader())  # a safe loader subclass
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or exc.context or "cannot be parsed"
