@@ -32,6 +32,7 @@ again), and writes the summary with status ``"interrupted"``.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import inspect
 import json
@@ -111,7 +112,8 @@ class Prompt:
 class TaskResult:
     """What a task returned: the answer and, when it knows them, more facts.
 
-    ``trace`` is anything JSON-ready the task wants kept (a tool-call trace);
+    ``trace`` is anything JSON-ready the task wants kept (a tool-call trace;
+    something that cannot be written as JSON stops the run with an error);
     ``tokens`` is ``{"input": n, "output": n}`` (either may be None); ``model``
     is the identity the service reported.
     """
@@ -341,7 +343,8 @@ class Variant:
     after a blank line. Texts are used exactly as given (a file's final
     newline included).
 
-    ``task`` is a :class:`Task` or a plain callable ``f(text) -> str``
+    ``task`` is a :class:`Task`, a task name such as ``"standin:shop-v2"``
+    (see :func:`task_from_name`) or a plain callable ``f(text) -> str``
     (wrapped by :func:`as_task`; such a callable cannot take a system prompt).
 
     Examples
@@ -657,7 +660,12 @@ def _resolve_suite(suite_or_cases: Any) -> Any:
     if hasattr(suite_or_cases, "select") and hasattr(suite_or_cases, "cases"):
         return suite_or_cases
     if isinstance(suite_or_cases, str | Path):
-        return cases_module.load_suite(cases_module.find_suite(suite_or_cases))
+        found = cases_module.find_suite(suite_or_cases)
+        suite = cases_module.load_suite(found)
+        if Path(suite_or_cases) != found:
+            # A shipped suite by name: record the name given, not where it is installed.
+            suite = dataclasses.replace(suite, path=str(suite_or_cases))
+        return suite
     try:
         items = list(suite_or_cases)
     except TypeError:
@@ -799,20 +807,28 @@ class _Engine:
             return result
         return await self._bounded(lambda: task.run(prompt, seed=seed))
 
-    async def _with_retries(self, make: Callable[[], Awaitable[Any]]) -> _Attempts:
+    async def _with_retries(
+        self, make: Callable[[], Awaitable[Any]], *, failed: BaseException | None = None
+    ) -> _Attempts:
         """Call ``make()`` until it gives a result, retrying transient failures.
 
         Returns the result, or the reason it is unmeasured (out of retries),
         or the exception it raised (not transient, not a ProviderError).
+        ``failed`` is a transient error a first attempt, made elsewhere,
+        already raised.
         """
         attempt = 0
         while True:
             attempt += 1
             try:
+                if failed is not None:
+                    error, failed = failed, None
+                    raise error
                 return _Attempts(await make(), attempt)
             except TRANSIENT_ERRORS as exc:
                 if isinstance(exc, TimeoutError) and not str(exc):
-                    reason = f"timed out after {self.timeout:g} s"
+                    limit = f" after {self.timeout:g} s" if self.timeout is not None else ""
+                    reason = f"timed out{limit}"
                 else:
                     reason = f"{type(exc).__name__}: {exc}"
                 if attempt > self.retries:
@@ -899,23 +915,30 @@ class _Engine:
         blocking = self.blocking_checks[case_id]
         out = []
         for check, axis, name in checks:
-            if not blocking:
+            failed: BaseException | None = None
+            if not blocking:  # fast checks run here; a retry goes through the loop below
                 try:
                     verdict = run_check(check, answer)
-                except TRANSIENT_ERRORS:
-                    verdict = None
+                except TRANSIENT_ERRORS as exc:
+                    failed = exc
                 except ProviderError as exc:
                     raise _Stop(exc) from exc
-                if verdict is not None:
+                else:
                     out.append(_verdict(name, axis, verdict.status, verdict.reason))
                     continue
 
             def make(check: Callable[[Any], Any] = check) -> Awaitable[Verdict]:
+                if not blocking:
+
+                    async def inline() -> Verdict:
+                        return run_check(check, answer)
+
+                    return inline()
                 loop = asyncio.get_running_loop()
                 pool = self._pool()
                 return self._bounded(lambda: loop.run_in_executor(pool, run_check, check, answer))
 
-            call = await self._with_retries(make)
+            call = await self._with_retries(make, failed=failed)
             if call.unmeasured is not None:
                 return f"the check {name} could not be scored: {call.unmeasured}"
             if call.error is not None:  # run_check turns check errors into verdicts
@@ -1233,6 +1256,14 @@ def run(
     transient (from the task or a check) stops the run: the samples in flight
     are dropped, the summary says ``"stopped"`` and the error is raised once
     the file is closed.
+
+    Each record holds the exact prompt sent, the answer (when it is text),
+    the task's trace, tokens and model when it reports them, every check's
+    verdict, ``attempts`` and ``latency_s``: the seconds from the start of
+    the first attempt to the end of the last, retries and their waits
+    included, checks excluded. The manifest lists the cases that run (the
+    holdout cases only with ``include_holdout``), the variants with their
+    task descriptions and exact transforms, and the whole schedule.
 
     Parameters
     ----------

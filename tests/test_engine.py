@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evalstats import engine
-from evalstats.cases import Case, load_suite, suite_from_cases
+from evalstats.cases import Case, find_suite, load_suite, suite_from_cases
 from evalstats.checks import INSPECTION_FAILURE, contains, word_count
 from evalstats.engine import (
     Prompt,
@@ -271,7 +271,8 @@ def test_a_run_writes_manifest_samples_in_schedule_order_and_summary(tmp_path: P
     results = read_results(out)
     assert results.warnings == ()
     m = results.manifest
-    suite = load_suite(Path(m["suite"]["path"]))
+    assert m["suite"]["path"] == "shop"  # as given, not where it is installed
+    suite = load_suite(find_suite("shop"))
     for key in ("evalstats", "counting_method", "python", "os", "arch", "machine", "started_at",
                 "concurrency", "timeout_s", "retries", "include_holdout"):
         assert key in m
@@ -533,6 +534,31 @@ def test_a_judge_that_fails_transiently_leaves_the_sample_unmeasured(
     assert "could not be scored" in sample["reason"] and "judge rate limited" in sample["reason"]
     assert sample["answer"] == "A-1042 shipped" and sample["checks"] == []
     assert calls == 3 and len(waits) == 2
+
+
+def test_a_plain_check_that_fails_transiently_is_retried(
+    tmp_path: Path, waits: list[float]
+) -> None:
+    calls = 0
+
+    def flaky_check(answer: str) -> str | None:
+        nonlocal calls
+        calls += 1
+        if calls <= 2:
+            raise TransientProviderError("lookup service busy")
+        return None
+
+    case = Case("c", "Where is A-1042?", (contains("A-1042"), flaky_check))
+    [sample] = run_one(tmp_path, lambda text: "A-1042 shipped", cases=[case], retries=2)
+    assert sample["status"] == "completed" and calls == 3 and len(waits) == 2
+    assert [c["status"] for c in sample["checks"]] == ["passed", "passed"]
+    calls = -10
+    [sample] = run_one(tmp_path, lambda text: "A-1042 shipped", cases=[case], retries=2)
+    assert sample["status"] == "unmeasured" and calls == -7  # 1 + 2 retries
+    assert sample["reason"] == (
+        "the check flaky_check could not be scored: no answer after 3 attempts: "
+        "TransientProviderError: lookup service busy"
+    )
 
 
 def test_a_judge_that_recovers_scores_the_answer(tmp_path: Path, waits: list[float]) -> None:
