@@ -318,6 +318,40 @@ def _run_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_standin(p: argparse.ArgumentParser) -> None:
+    p.add_argument("action", choices=["serve"],
+                   help="serve: the shop stand-ins over HTTP (OpenAI at /v1, Ollama at /api)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="a loopback address to listen on (127.0.0.1); no other host is allowed")
+    p.add_argument("--port", type=int, default=0, help="port; 0 picks a free one (0)")
+    p.add_argument("--latency-ms", default="0", metavar="MS|LOW:HIGH",
+                   help="delay before each answer: fixed, or uniform between LOW and HIGH (0)")
+    p.add_argument("--error-rate", type=float, default=0.0,
+                   help="share of chat requests that fail, half 429 and half 500 (0)")
+    p.add_argument("--retry-after", type=int, default=1,
+                   help="whole seconds a 429 asks the client to wait (1)")
+    p.add_argument("--hang-rate", type=float, default=0.0,
+                   help="share of chat requests that stall for --hang-s more seconds (0)")
+    p.add_argument("--hang-s", type=float, default=5.0, help="length of a stall in seconds (5)")
+    p.add_argument("--seed", type=int, default=0,
+                   help="seed of the faults and of answers to requests without a seed (0)")
+
+
+def _run_standin(args: argparse.Namespace) -> int:
+    from .standin.server import serve_until_signal
+
+    return serve_until_signal(
+        args.host,
+        args.port,
+        latency_ms=args.latency_ms,
+        error_rate=args.error_rate,
+        retry_after=args.retry_after,
+        hang_rate=args.hang_rate,
+        hang_s=args.hang_s,
+        seed=args.seed,
+    )
+
+
 VERBS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable[..., int]]] = {
     "demo": (
         "run the offline shop stand-in, version 1 against version 2",
@@ -368,6 +402,11 @@ VERBS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable[
         "run a suite's cases with each variant, writing every sample to a results file",
         _add_run,
         _run_run,
+    ),
+    "standin": (
+        "serve the offline stand-ins over HTTP, with latency and faults to order",
+        _add_standin,
+        _run_standin,
     ),
 }
 

@@ -1,0 +1,981 @@
+"""The shop stand-ins served over HTTP, in the wire formats of OpenAI and Ollama.
+
+:func:`serve` starts a small HTTP server on the loopback interface whose models
+``shop-v1`` and ``shop-v2`` are the offline shop assistants of
+:func:`evalstats.standin.shop.make_assistant` (true pass rates 0.70 and 0.90 on
+the shop suite). A provider that talks to a real model over HTTP can talk to
+this server instead, so the whole path (requests, retries, timeouts, usage,
+model identity) is exercised against a model whose true quality is known.
+
+Routes
+------
+========================================  ==============================================
+``POST /v1/chat/completions``             OpenAI chat completions (``stream`` as SSE too)
+``GET /v1/models``, ``/v1/models/{id}``   the two models, in OpenAI's list format
+``POST /api/chat``                        Ollama chat (``"stream": false``; streamed as
+                                          NDJSON when ``stream`` is absent or true, as
+                                          Ollama does)
+``POST /api/show``, ``GET /api/tags``     model details, with a stable sha256 ``digest``
+``GET /api/version``                      the server "version" (evalstats' own)
+``GET /health``, ``GET /``                liveness
+========================================  ==============================================
+
+Each chat request gets a **fresh assistant**, seeded from the request's own
+seed (OpenAI ``seed``, Ollama ``options.seed``) when it has one, otherwise from
+the server's ``seed`` and the request's number, so requests are independent of
+one another, and a request with a seed gets the same answer every time. The
+answer is the assistant's reply to the last user message. Usage counts are
+estimates in the shape real services report: about four characters a token,
+plus a few tokens a message (the counting rule of OpenAI's cookbook, "How to
+count tokens with tiktoken": 3 tokens per message and 3 to prime the reply).
+
+Faults and load, drawn per chat request from a seeded generator under a lock
+(four draws per request whatever happens, so one knob does not shift another):
+
+* ``latency_ms``: a fixed delay, or ``(low, high)`` (``"low:high"`` on the
+  command line) for a delay uniform between the two;
+* ``error_rate``: the probability that a request fails, half of the failures
+  with 429 and a ``Retry-After`` header of ``retry_after`` whole seconds (HTTP
+  allows only whole seconds; 0 asks for an immediate retry), half with 500, each
+  with the API's own error body;
+* ``hang_rate`` and ``hang_s``: the probability that a request stalls for
+  ``hang_s`` seconds more before it is answered, past a client's timeout.
+
+Faults apply to the chat routes only. Malformed requests get 400 and unknown
+models 404, with the API's error body, before any fault is drawn. Every
+response carries ``Server-Timing: app;dur=MS``, the time the server spent on
+it (the delays included), so clients can tell their own overhead apart.
+
+The server binds loopback addresses only and refuses any other host.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import ipaddress
+import json
+import math
+import random
+import signal
+import socket
+import socketserver
+import sys
+import threading
+import time
+import uuid
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import IO, Any
+
+from ..errors import InvalidArgument
+from .shop import SLIP_RATES, make_assistant
+
+__all__ = [
+    "MODELS",
+    "StandinApp",
+    "StandinReply",
+    "StandinServer",
+    "estimate_tokens",
+    "model_digest",
+    "parse_latency",
+    "serve",
+    "serve_until_signal",
+]
+
+#: The models the server answers as, and the shop assistant version behind each.
+MODELS: dict[str, int] = {"shop-v1": 1, "shop-v2": 2}
+
+# A fixed creation time (2025-01-01T00:00:00Z) so that listings are stable.
+_MODELS_CREATED = 1_735_689_600
+_MODIFIED_AT = "2025-01-01T00:00:00Z"
+
+
+def model_digest(model: str) -> str:
+    """The stable sha256 digest the server reports for ``model``, as Ollama shows one.
+
+    It is a hash of what makes the model what it is (the assistant's version
+    and slip rate), so it changes only when the stand-in's behaviour does.
+
+    Examples
+    --------
+    >>> model_digest("shop-v1") == model_digest("shop-v1")
+    True
+    >>> len(model_digest("shop-v2")), model_digest("shop-v1") != model_digest("shop-v2")
+    (64, True)
+    """
+    version = MODELS.get(_base_name(model))
+    if version is None:
+        raise InvalidArgument(f"model={model!r} is not a stand-in; choose one of {_model_list()}")
+    identity = f"evalstats.standin.shop:version={version}:slip_rate={SLIP_RATES[version]!r}"
+    return hashlib.sha256(identity.encode()).hexdigest()
+
+
+def estimate_tokens(text: str) -> int:
+    """About how many tokens ``text`` is: one per four characters, rounded up.
+
+    Four characters a token is the usual rule of thumb for English with the
+    GPT tokenizers (OpenAI, "What are tokens and how to count them"); the
+    stand-in has no tokenizer, and its usage figures only need to be realistic.
+
+    Examples
+    --------
+    >>> estimate_tokens(""), estimate_tokens("Hi!"), estimate_tokens("Hello there")
+    (0, 1, 3)
+    """
+    return math.ceil(len(text) / 4)
+
+
+def _prompt_tokens(messages: list[tuple[str, str]]) -> int:
+    # OpenAI cookbook, "How to count tokens with tiktoken": every message costs
+    # 3 tokens plus its role and content; every reply is primed with 3 more.
+    return 3 + sum(3 + estimate_tokens(role) + estimate_tokens(text) for role, text in messages)
+
+
+def parse_latency(value: Any) -> tuple[float, float]:
+    """Read a latency in milliseconds: a number (fixed) or a ``(low, high)`` range.
+
+    Strings are read as the command line writes them: ``"20"`` is a fixed
+    20 ms, ``"10:50"`` a delay uniform between 10 and 50 ms.
+
+    Returns
+    -------
+    (low, high) : tuple of float
+        Equal for a fixed latency.
+
+    Examples
+    --------
+    >>> parse_latency(20), parse_latency("10:50"), parse_latency((0, 5))
+    ((20.0, 20.0), (10.0, 50.0), (0.0, 5.0))
+    """
+    original = value
+    if isinstance(value, str):
+        parts = value.split(":")
+        if len(parts) > 2 or not all(p.strip() for p in parts):
+            raise InvalidArgument(
+                f"latency_ms={original!r} must be milliseconds, like '20', or a range "
+                "'low:high', like '10:50'"
+            )
+        value = tuple(parts) if len(parts) == 2 else parts[0]
+    pair = value if isinstance(value, tuple | list) else (value, value)
+    if len(pair) != 2:
+        raise InvalidArgument(
+            f"latency_ms={original!r} must be a number of milliseconds or a (low, high) pair"
+        )
+    bounds = []
+    for v in pair:
+        try:
+            x = float(v)
+        except (TypeError, ValueError):
+            x = math.nan
+        if isinstance(v, bool) or not math.isfinite(x) or x < 0:
+            raise InvalidArgument(
+                f"latency_ms={original!r} must be milliseconds, finite and at least 0"
+            )
+        bounds.append(x)
+    low, high = bounds
+    if low > high:
+        raise InvalidArgument(f"latency_ms={original!r}: low={low:g} is larger than high={high:g}")
+    return low, high
+
+
+def _check_host(host: Any) -> str:
+    """The IPv4 loopback address to bind, or InvalidArgument for anything else."""
+    if not isinstance(host, str):
+        raise InvalidArgument(f"host={host!r} must be a loopback address such as '127.0.0.1'")
+    name = "127.0.0.1" if host.strip().lower() == "localhost" else host.strip()
+    try:
+        address = ipaddress.ip_address(name)
+    except ValueError:
+        address = None
+    if address is None or address.version != 4 or not address.is_loopback:
+        raise InvalidArgument(
+            f"host={host!r} is not an IPv4 loopback address; the stand-in server only "
+            "listens on 127.0.0.1 (or another 127.x.y.z address)"
+        )
+    return str(address)
+
+
+def _check_rate(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InvalidArgument(f"{name}={value!r} must be a number between 0 and 1")
+    if not 0.0 <= float(value) <= 1.0:
+        hint = f" (did you mean {value / 100:g}?)" if 1 < value <= 100 else ""
+        raise InvalidArgument(f"{name}={value!r} must be between 0 and 1{hint}")
+    return float(value)
+
+
+def _check_whole(name: str, value: Any, *, low: int, high: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidArgument(f"{name}={value!r} must be a whole number")
+    if value < low or (high is not None and value > high):
+        limit = f"between {low} and {high}" if high is not None else f"at least {low}"
+        raise InvalidArgument(f"{name}={value!r} must be {limit}")
+    return value
+
+
+def _base_name(model: str) -> str:
+    # Ollama names carry a tag; "shop-v1:latest" is "shop-v1".
+    return model[: -len(":latest")] if model.endswith(":latest") else model
+
+
+def _model_list() -> str:
+    return ", ".join(repr(m) for m in MODELS)
+
+
+@dataclass(frozen=True)
+class StandinReply:
+    """What the server sends for one request, and how long it waits first.
+
+    ``delay_s`` is the drawn latency plus any hang; ``kind`` says what the
+    request became (``"answer"``, ``"rate_limited"``, ``"server_error"``,
+    ``"hang"``, ``"bad_request"``, ``"not_found"``, ``"meta"``).
+    """
+
+    status: int
+    body: bytes
+    content_type: str = "application/json"
+    headers: tuple[tuple[str, str], ...] = ()
+    delay_s: float = 0.0
+    kind: str = "meta"
+
+
+class _BadRequest(Exception):
+    def __init__(self, status: int, message: str, code: str | None = None,
+                 param: str | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.code = code
+        self.param = param
+
+
+@dataclass(frozen=True)
+class _Draw:
+    index: int
+    latency_s: float
+    fault: str | None  # "rate_limited", "server_error", "hang" or None
+
+
+class StandinApp:
+    """The routes and the fault draws, without sockets.
+
+    ``handle(method, path, body)`` returns the :class:`StandinReply` for one
+    request; :class:`StandinServer` puts it on the wire. Thread-safe: the
+    request counter, the fault generator and the status counts sit under one
+    lock. The knobs are described in the module docstring and :func:`serve`.
+    """
+
+    def __init__(
+        self,
+        *,
+        latency_ms: Any = 0,
+        error_rate: float = 0.0,
+        hang_rate: float = 0.0,
+        hang_s: float = 5.0,
+        retry_after: int = 1,
+        seed: int = 0,
+    ) -> None:
+        self.latency_ms = parse_latency(latency_ms)
+        self.error_rate = _check_rate("error_rate", error_rate)
+        self.hang_rate = _check_rate("hang_rate", hang_rate)
+        if isinstance(hang_s, bool) or not isinstance(hang_s, int | float) or not (
+            math.isfinite(hang_s) and hang_s >= 0
+        ):
+            raise InvalidArgument(f"hang_s={hang_s!r} must be seconds, finite and at least 0")
+        self.hang_s = float(hang_s)
+        self.retry_after = _check_whole("retry_after", retry_after, low=0)
+        self.seed = _check_whole("seed", seed, low=-(2**63))
+        self._lock = threading.Lock()
+        self._rng = random.Random(f"evalstats.standin.server:{self.seed}")
+        self._next_index = 0
+        self._counts: Counter[tuple[str, int]] = Counter()
+
+    # --- bookkeeping ---------------------------------------------------------
+
+    def counts(self) -> dict[str, dict[int, int]]:
+        """Responses so far, ``{route: {status: count}}``."""
+        with self._lock:
+            out: dict[str, dict[int, int]] = {}
+            for (route, status), n in sorted(self._counts.items()):
+                out.setdefault(route, {})[status] = n
+            return out
+
+    def _count(self, route: str, status: int) -> None:
+        with self._lock:
+            self._counts[(route, status)] += 1
+
+    def _draw(self) -> _Draw:
+        with self._lock:
+            index = self._next_index
+            self._next_index += 1
+            u_latency, u_error, u_kind, u_hang = (self._rng.random() for _ in range(4))
+        low, high = self.latency_ms
+        latency_s = (low + (high - low) * u_latency) / 1000.0
+        fault = None
+        if u_error < self.error_rate:
+            fault = "rate_limited" if u_kind < 0.5 else "server_error"
+        elif u_hang < self.hang_rate:
+            fault = "hang"
+        return _Draw(index, latency_s, fault)
+
+    def _request_seed(self, index: int) -> int:
+        # A request without a seed of its own gets one from the server's seed and
+        # its number: distinct per request, the same in every run of the server.
+        digest = hashlib.sha256(f"evalstats.standin.server:{self.seed}:{index}".encode())
+        return int.from_bytes(digest.digest()[:8], "big")
+
+    # --- routing -------------------------------------------------------------
+
+    def handle(self, method: str, path: str, body: bytes = b"") -> StandinReply:
+        """The reply to one request; ``path`` may carry a query string."""
+        path = path.split("?", 1)[0].rstrip("/") or "/"
+        api = "ollama" if path.startswith("/api/") else "openai"
+        routes: dict[tuple[str, str], Callable[[bytes], StandinReply]] = {
+            ("POST", "/v1/chat/completions"): self._openai_chat,
+            ("GET", "/v1/models"): self._openai_models,
+            ("POST", "/api/chat"): self._ollama_chat,
+            ("POST", "/api/show"): self._ollama_show,
+            ("GET", "/api/tags"): self._ollama_tags,
+            ("GET", "/api/version"): self._ollama_version,
+            ("GET", "/health"): self._health,
+            ("GET", "/"): self._root,
+        }
+        key = (method.upper(), path)
+        if method.upper() == "GET" and path.startswith("/v1/models/"):
+            handler: Callable[[bytes], StandinReply] = lambda _b: self._openai_model(  # noqa: E731
+                path.removeprefix("/v1/models/")
+            )
+        elif key in routes:
+            handler = routes[key]
+        else:
+            known = {p for (_m, p) in routes}
+            if path in known:
+                status, message = 405, f"Method {method.upper()} is not allowed on {path}"
+            else:
+                status, message = 404, f"Invalid URL ({method.upper()} {path})"
+            reply = _error(api, _BadRequest(status, message))
+            self._count(path, reply.status)
+            return reply
+        try:
+            reply = handler(body)
+        except _BadRequest as exc:
+            reply = _error(api, exc)
+        self._count(path, reply.status)
+        return reply
+
+    # --- OpenAI --------------------------------------------------------------
+
+    def _openai_chat(self, body: bytes) -> StandinReply:
+        request = _json_object(body, api="openai")
+        model = request.get("model")
+        if not isinstance(model, str) or not model:
+            raise _BadRequest(400, "you must provide a model parameter", param="model")
+        messages = _messages(request.get("messages"), api="openai")
+        seed = request.get("seed")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+            raise _BadRequest(400, f"Invalid type for 'seed': expected an integer, but got "
+                                   f"{type(seed).__name__} instead.", "invalid_type", "seed")
+        stream = request.get("stream", False)
+        if not isinstance(stream, bool):
+            raise _BadRequest(400, "Invalid type for 'stream': expected a boolean.",
+                              "invalid_type", "stream")
+        n = request.get("n", 1)
+        if n not in (1, None):
+            raise _BadRequest(400, f"n={n!r}: the stand-in answers one choice (n=1)",
+                              "invalid_value", "n")
+        if model not in MODELS:
+            raise _BadRequest(
+                404,
+                f"The model `{model}` does not exist or you do not have access to it.",
+                "model_not_found",
+            )
+        draw = self._draw()
+        if draw.fault in ("rate_limited", "server_error"):
+            return self._fault("openai", draw)
+        text = self._answer(model, messages, seed, draw.index)
+        prompt_tokens = _prompt_tokens(messages)
+        completion_tokens = estimate_tokens(text)
+        usage = {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        }
+        head = {
+            "id": f"chatcmpl-{uuid.uuid4().hex[:24]}",
+            "created": int(time.time()),
+            "model": model,
+            "system_fingerprint": f"fp_{model_digest(model)[:10]}",
+        }
+        delay, kind = _delay(draw, self.hang_s)
+        if not stream:
+            document = {
+                "id": head["id"],
+                "object": "chat.completion",
+                "created": head["created"],
+                "model": model,
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": text, "refusal": None},
+                        "logprobs": None,
+                        "finish_reason": "stop",
+                    }
+                ],
+                "usage": usage,
+                "system_fingerprint": head["system_fingerprint"],
+            }
+            return StandinReply(200, _dumps(document), delay_s=delay, kind=kind)
+        chunk = {"object": "chat.completion.chunk", **head}
+        events = [
+            {**chunk, "choices": [{"index": 0, "delta": {"role": "assistant", "content": text},
+                                   "logprobs": None, "finish_reason": None}]},
+            {**chunk, "choices": [{"index": 0, "delta": {}, "logprobs": None,
+                                   "finish_reason": "stop"}]},
+        ]
+        options = request.get("stream_options")
+        if isinstance(options, dict) and options.get("include_usage"):
+            events.append({**chunk, "choices": [], "usage": usage})
+        sse = b"".join(b"data: " + _dumps(e) + b"\n\n" for e in events) + b"data: [DONE]\n\n"
+        return StandinReply(200, sse, "text/event-stream", delay_s=delay, kind=kind)
+
+    def _openai_models(self, _body: bytes) -> StandinReply:
+        return StandinReply(200, _dumps({"object": "list",
+                                         "data": [_openai_model_entry(m) for m in MODELS]}))
+
+    def _openai_model(self, model: str) -> StandinReply:
+        if model not in MODELS:
+            raise _BadRequest(
+                404,
+                f"The model `{model}` does not exist or you do not have access to it.",
+                "model_not_found",
+            )
+        return StandinReply(200, _dumps(_openai_model_entry(model)))
+
+    # --- Ollama --------------------------------------------------------------
+
+    def _ollama_chat(self, body: bytes) -> StandinReply:
+        request = _json_object(body, api="ollama")
+        model = request.get("model")
+        if not isinstance(model, str) or not model:
+            raise _BadRequest(400, "model is required")
+        messages = _messages(request.get("messages"), api="ollama")
+        options = request.get("options") or {}
+        if not isinstance(options, dict):
+            raise _BadRequest(400, "json: cannot unmarshal options: expected an object")
+        seed = options.get("seed")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+            raise _BadRequest(400, f"option \"seed\" must be of type integer, not {seed!r}")
+        stream = request.get("stream", True)
+        if not isinstance(stream, bool):
+            raise _BadRequest(400, "json: cannot unmarshal stream: expected a boolean")
+        if _base_name(model) not in MODELS:
+            raise _BadRequest(404, f'model "{model}" not found, try pulling it first')
+        started = time.perf_counter_ns()
+        draw = self._draw()
+        if draw.fault in ("rate_limited", "server_error"):
+            return self._fault("ollama", draw)
+        text = self._answer(_base_name(model), messages, seed, draw.index)
+        delay, kind = _delay(draw, self.hang_s)
+        prompt_tokens = _prompt_tokens(messages)
+        eval_count = estimate_tokens(text)
+        # Durations in nanoseconds, as Ollama reports them: the time the
+        # request will have taken (its delay plus the work done here), split
+        # between reading the prompt and writing the answer by token counts.
+        load = time.perf_counter_ns() - started
+        work = int(delay * 1e9)
+        prompt_eval = work * prompt_tokens // max(1, prompt_tokens + eval_count)
+        created_at = datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+        final = {
+            "model": model,
+            "created_at": created_at,
+            "message": {"role": "assistant", "content": text},
+            "done_reason": "stop",
+            "done": True,
+            "total_duration": load + work,
+            "load_duration": load,
+            "prompt_eval_count": prompt_tokens,
+            "prompt_eval_duration": prompt_eval,
+            "eval_count": eval_count,
+            "eval_duration": work - prompt_eval,
+        }
+        if not stream:
+            return StandinReply(200, _dumps(final), delay_s=delay, kind=kind)
+        # Streamed, Ollama sends the text in pieces and the figures in a last
+        # object whose message is empty.
+        first = {"model": model, "created_at": created_at,
+                 "message": {"role": "assistant", "content": text}, "done": False}
+        last = {**final, "message": {"role": "assistant", "content": ""}}
+        ndjson = _dumps(first) + b"\n" + _dumps(last) + b"\n"
+        return StandinReply(200, ndjson, "application/x-ndjson", delay_s=delay, kind=kind)
+
+    def _ollama_show(self, body: bytes) -> StandinReply:
+        request = _json_object(body, api="ollama")
+        model = request.get("model", request.get("name"))
+        if not isinstance(model, str) or not model:
+            raise _BadRequest(400, "model is required")
+        if _base_name(model) not in MODELS:
+            raise _BadRequest(404, f'model "{model}" not found, try pulling it first')
+        version = MODELS[_base_name(model)]
+        document = {
+            "license": "MIT",
+            "modelfile": f"# evalstats stand-in: the shop assistant, version {version}\n"
+                         f"FROM {_base_name(model)}\n",
+            "parameters": "",
+            "template": "{{ .Prompt }}",
+            "details": {
+                "parent_model": "",
+                "format": "standin",
+                "family": "shop",
+                "families": ["shop"],
+                "parameter_size": "0",
+                "quantization_level": "none",
+            },
+            "model_info": {
+                "general.architecture": "evalstats-standin",
+                "general.name": _base_name(model),
+                "evalstats.shop.version": version,
+                "evalstats.shop.slip_rate": SLIP_RATES[version],
+            },
+            "capabilities": ["completion"],
+            "modified_at": _MODIFIED_AT,
+            # Real Ollama lists the digest under /api/tags; it is given here too
+            # so that one call identifies the model.
+            "digest": model_digest(model),
+        }
+        return StandinReply(200, _dumps(document))
+
+    def _ollama_tags(self, _body: bytes) -> StandinReply:
+        models = [
+            {
+                "name": f"{m}:latest",
+                "model": f"{m}:latest",
+                "modified_at": _MODIFIED_AT,
+                "size": 0,
+                "digest": model_digest(m),
+                "details": {"format": "standin", "family": "shop", "families": ["shop"],
+                            "parameter_size": "0", "quantization_level": "none"},
+            }
+            for m in MODELS
+        ]
+        return StandinReply(200, _dumps({"models": models}))
+
+    def _ollama_version(self, _body: bytes) -> StandinReply:
+        from .. import __version__
+
+        return StandinReply(200, _dumps({"version": f"{__version__}-evalstats-standin"}))
+
+    # --- the rest ------------------------------------------------------------
+
+    def _health(self, _body: bytes) -> StandinReply:
+        return StandinReply(200, _dumps({"status": "ok", "models": list(MODELS)}))
+
+    def _root(self, _body: bytes) -> StandinReply:
+        return StandinReply(200, b"evalstats stand-in server is running", "text/plain")
+
+    def _answer(self, model: str, messages: list[tuple[str, str]], seed: int | None,
+                index: int) -> str:
+        last_user = next(text for role, text in reversed(messages) if role == "user")
+        assistant = make_assistant(MODELS[model], seed=self._request_seed(index)
+                                   if seed is None else seed)
+        return assistant(last_user)
+
+    def _fault(self, api: str, draw: _Draw) -> StandinReply:
+        if draw.fault == "rate_limited":
+            exc = _BadRequest(429, "Rate limit reached for requests (stand-in fault injection). "
+                                   f"Please try again in {self.retry_after}s.",
+                              "rate_limit_exceeded")
+            reply = _error(api, exc, headers=(("Retry-After", str(self.retry_after)),))
+            kind = "rate_limited"
+        else:
+            exc = _BadRequest(500, "The server had an error while processing your request "
+                                   "(stand-in fault injection). Sorry about that!")
+            reply = _error(api, exc)
+            kind = "server_error"
+        return StandinReply(reply.status, reply.body, reply.content_type, reply.headers,
+                            delay_s=draw.latency_s, kind=kind)
+
+
+def _delay(draw: _Draw, hang_s: float) -> tuple[float, str]:
+    if draw.fault == "hang":
+        return draw.latency_s + hang_s, "hang"
+    return draw.latency_s, "answer"
+
+
+def _openai_model_entry(model: str) -> dict[str, Any]:
+    return {"id": model, "object": "model", "created": _MODELS_CREATED, "owned_by": "evalstats"}
+
+
+def _dumps(document: Any) -> bytes:
+    return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def _error(api: str, exc: _BadRequest,
+           headers: tuple[tuple[str, str], ...] = ()) -> StandinReply:
+    """An error in the API's own shape: OpenAI's nested object or Ollama's one string."""
+    if api == "ollama":
+        document: dict[str, Any] = {"error": exc.message}
+    else:
+        kinds = {400: "invalid_request_error", 404: "invalid_request_error",
+                 405: "invalid_request_error", 429: "requests", 500: "server_error"}
+        document = {"error": {"message": exc.message,
+                              "type": kinds.get(exc.status, "invalid_request_error"),
+                              "param": exc.param, "code": exc.code}}
+    kind = {400: "bad_request", 404: "not_found", 405: "bad_request"}.get(exc.status, "error")
+    return StandinReply(exc.status, _dumps(document), headers=headers, kind=kind)
+
+
+def _json_object(body: bytes, *, api: str) -> dict[str, Any]:
+    try:
+        document = json.loads(body)
+    except (ValueError, UnicodeDecodeError) as exc:
+        if api == "ollama":
+            raise _BadRequest(400, f"invalid JSON: {exc}") from None
+        raise _BadRequest(
+            400,
+            "We could not parse the JSON body of your request. (HINT: This likely means "
+            "you aren't using your HTTP library correctly. The OpenAI API expects a JSON "
+            "payload.)",
+        ) from None
+    if not isinstance(document, dict):
+        raise _BadRequest(400, "the request body must be a JSON object")
+    return document
+
+
+def _messages(raw: Any, *, api: str) -> list[tuple[str, str]]:
+    """``[(role, text), ...]``; content parts (OpenAI's list form) are joined."""
+    if not isinstance(raw, list) or not raw:
+        raise _BadRequest(400, "'messages' must be a non-empty list of messages",
+                          param="messages")
+    out = []
+    for i, message in enumerate(raw):
+        if not isinstance(message, dict) or not isinstance(message.get("role"), str):
+            raise _BadRequest(400, f"messages[{i}] must be an object with a 'role'",
+                              param=f"messages[{i}]")
+        content = message.get("content")
+        if content is None:
+            text = ""
+        elif isinstance(content, str):
+            text = content
+        elif isinstance(content, list) and api == "openai":
+            parts = [p.get("text") for p in content
+                     if isinstance(p, dict) and p.get("type") == "text"]
+            if not all(isinstance(p, str) for p in parts):
+                raise _BadRequest(400, f"messages[{i}].content has a text part without text",
+                                  param=f"messages[{i}].content")
+            text = "\n".join(parts)  # type: ignore[arg-type]
+        else:
+            raise _BadRequest(400, f"messages[{i}].content must be a string",
+                              param=f"messages[{i}].content")
+        out.append((message["role"], text))
+    if not any(role == "user" for role, _ in out):
+        raise _BadRequest(400, "messages has no user message for the stand-in to answer",
+                          param="messages")
+    return out
+
+
+# --- the HTTP layer ------------------------------------------------------------
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive; every response has a Content-Length
+    server: _HTTPServer
+
+    def setup(self) -> None:
+        super().setup()
+        self.server.track(self.connection, add=True)
+        # Small replies on a kept-alive connection: send them at once.
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def finish(self) -> None:
+        try:
+            super().finish()
+        finally:
+            self.server.track(self.connection, add=False)
+
+    def do_GET(self) -> None:  # noqa: N802 - the name http.server calls
+        self._dispatch()
+
+    def do_POST(self) -> None:  # noqa: N802
+        self._dispatch()
+
+    def do_PUT(self) -> None:  # noqa: N802
+        self._dispatch()
+
+    def do_DELETE(self) -> None:  # noqa: N802
+        self._dispatch()
+
+    def _dispatch(self) -> None:
+        started = time.perf_counter()
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            self.close_connection = True
+            self._send(StandinReply(411, _dumps({"error": "send a Content-Length"})), started)
+            return
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            length = -1
+        if length < 0:
+            self.close_connection = True
+            self._send(StandinReply(400, _dumps({"error": "bad Content-Length"})), started)
+            return
+        body = self.rfile.read(length) if length else b""
+        reply = self.server.app.handle(self.command, self.path, body)
+        if reply.delay_s > 0 and self.server.stopping.wait(reply.delay_s):
+            self.close_connection = True  # shutting down: drop the request unanswered
+            return
+        self._send(reply, started)
+
+    def _send(self, reply: StandinReply, started: float) -> None:
+        try:
+            self.send_response(reply.status)
+            self.send_header("Content-Type", reply.content_type)
+            self.send_header("Content-Length", str(len(reply.body)))
+            for name, value in reply.headers:
+                self.send_header(name, value)
+            elapsed_ms = (time.perf_counter() - started) * 1000
+            self.send_header("Server-Timing", f"app;dur={elapsed_ms:.3f}")
+            self.end_headers()
+            self.wfile.write(reply.body)
+            self.wfile.flush()
+        except OSError:
+            self.close_connection = True  # the client went away
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        """Quiet: a load test would otherwise print a line per request."""
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128  # a burst of 32+ connections must not overflow the backlog
+
+    def __init__(self, address: tuple[str, int], app: StandinApp) -> None:
+        self.app = app
+        self.stopping = threading.Event()
+        self._connections: set[socket.socket] = set()
+        self._connections_lock = threading.Lock()
+        self.connections_accepted = 0
+        super().__init__(address, _Handler)
+
+    def server_bind(self) -> None:
+        # HTTPServer.server_bind looks the host name up (getfqdn), which can
+        # stall without a network; the address is all that is needed here.
+        socketserver.TCPServer.server_bind(self)
+        host, port = self.server_address[:2]
+        self.server_name = str(host)
+        self.server_port = int(port)
+
+    def track(self, connection: socket.socket, *, add: bool) -> None:
+        with self._connections_lock:
+            if add:
+                self._connections.add(connection)
+                self.connections_accepted += 1
+            else:
+                self._connections.discard(connection)
+
+    def close_connections(self) -> None:
+        with self._connections_lock:
+            connections = list(self._connections)
+        for connection in connections:
+            with contextlib.suppress(OSError):
+                connection.shutdown(socket.SHUT_RDWR)
+
+
+class StandinServer:
+    """The stand-in server on a loopback address; see :func:`serve`.
+
+    Binds on construction, so :attr:`base_url` is known at once (``port=0``
+    picks a free port); :meth:`start` serves in a background thread and
+    :meth:`stop` stops it, closing open connections and waking stalled
+    requests. As a context manager it starts (if needed) and stops.
+
+    Attributes
+    ----------
+    base_url : str
+        ``http://127.0.0.1:PORT``; OpenAI clients use ``base_url + "/v1"``.
+    host : str
+    port : int
+    app : StandinApp
+        The routes and the fault knobs; ``app.counts()`` tallies responses.
+    """
+
+    def __init__(self, *, host: str = "127.0.0.1", port: int = 0, **knobs: Any) -> None:
+        address = _check_host(host)
+        port = _check_whole("port", port, low=0, high=65535)
+        self.app = StandinApp(**knobs)
+        try:
+            self._httpd = _HTTPServer((address, port), self.app)
+        except OSError as exc:
+            raise InvalidArgument(
+                f"port={port!r} cannot be bound on {address}: {exc.strerror or exc}"
+            ) from None
+        self.host = address
+        self.port = int(self._httpd.server_address[1])
+        self.base_url = f"http://{self.host}:{self.port}"
+        self._thread: threading.Thread | None = None
+        self._stopped = False
+
+    def __repr__(self) -> str:
+        state = "stopped" if self._stopped else "running" if self.running else "not started"
+        return f"<StandinServer {self.base_url} {state}>"
+
+    @property
+    def connections_accepted(self) -> int:
+        """TCP connections accepted so far (fewer than requests when kept alive)."""
+        return self._httpd.connections_accepted
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def start(self) -> StandinServer:
+        """Serve in a daemon thread; returns the server. Starting twice is a no-op."""
+        if self._stopped:
+            raise InvalidArgument(f"{self!r} was stopped; start a new one with serve()")
+        if self._thread is None:
+            self._thread = threading.Thread(
+                target=self._httpd.serve_forever,
+                kwargs={"poll_interval": 0.1},
+                name=f"evalstats-standin-{self.port}",
+                daemon=True,
+            )
+            self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving, drop open connections and free the port. Idempotent."""
+        if self._stopped:
+            return
+        self._stopped = True
+        self._httpd.stopping.set()
+        if self._thread is not None:
+            self._httpd.shutdown()
+            self._thread.join()
+        self._httpd.close_connections()
+        self._httpd.server_close()
+
+    def __enter__(self) -> StandinServer:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+
+def serve(
+    host: str = "127.0.0.1",
+    port: int = 0,
+    *,
+    latency_ms: float | tuple[float, float] | str = 0,
+    error_rate: float = 0.0,
+    hang_rate: float = 0.0,
+    hang_s: float = 5.0,
+    retry_after: int = 1,
+    seed: int = 0,
+) -> StandinServer:
+    """Serve the shop stand-ins over HTTP on a loopback address, in the background.
+
+    Parameters
+    ----------
+    host : str, optional
+        An IPv4 loopback address (``"127.0.0.1"``, the default, or
+        ``"localhost"``); any other host raises ``InvalidArgument``.
+    port : int, optional
+        0 (the default) picks a free port; read it from ``.base_url``.
+    latency_ms : float or (float, float) or str, optional
+        Delay before each chat answer: fixed, or uniform on ``(low, high)``
+        (``"low:high"`` as a string). 0 by default.
+    error_rate : float, optional
+        Probability that a chat request fails: half of the failures are 429
+        with ``Retry-After: retry_after``, half are 500.
+    hang_rate : float, optional
+        Probability that a chat request (that did not fail) stalls ``hang_s``
+        seconds more before it is answered.
+    hang_s : float, optional
+        Length of a stall, in seconds (5 by default).
+    retry_after : int, optional
+        The whole seconds a 429 asks the client to wait (1 by default; 0
+        means retry at once).
+    seed : int, optional
+        Seeds the fault draws and the answers of requests without a seed.
+
+    Returns
+    -------
+    StandinServer
+        Running; stop it with ``.stop()`` or use it as a context manager.
+
+    References
+    ----------
+    OpenAI API reference, "Create chat completion" (the chat.completion object
+    and error objects); Ollama API documentation, ``/api/chat``, ``/api/show``,
+    ``/api/tags`` and ``/api/version``. RFC 9110, section 10.2.3 (Retry-After).
+
+    Examples
+    --------
+    >>> import httpx
+    >>> message = "Where is my order A-1042?"
+    >>> with serve(seed=1) as server:
+    ...     reply = httpx.post(server.base_url + "/v1/chat/completions", json={
+    ...         "model": "shop-v2", "seed": 7,
+    ...         "messages": [{"role": "user", "content": message}]})
+    >>> reply.status_code, reply.json()["choices"][0]["message"]["content"]
+    (200, 'Hi there! Your order A-1042 has shipped and is on its way.')
+    >>> reply.json()["usage"]
+    {'prompt_tokens': 14, 'completion_tokens': 15, 'total_tokens': 29}
+
+    A request with a seed gets what the assistant with that seed says:
+
+    >>> make_assistant(2, seed=7)(message)
+    'Hi there! Your order A-1042 has shipped and is on its way.'
+    """
+    server = StandinServer(host=host, port=port, latency_ms=latency_ms, error_rate=error_rate,
+                           hang_rate=hang_rate, hang_s=hang_s, retry_after=retry_after,
+                           seed=seed)
+    return server.start()
+
+
+def serve_until_signal(
+    host: str = "127.0.0.1",
+    port: int = 0,
+    *,
+    out: IO[str] | None = None,
+    err: IO[str] | None = None,
+    **knobs: Any,
+) -> int:
+    """Serve in the foreground until SIGINT or SIGTERM; return 0 (the exit status).
+
+    The first line written to ``out`` (standard output) is the base URL, flushed
+    at once so that a script can read it; a line on ``err`` says what is served.
+    Must run in the main thread (it installs signal handlers, and restores the
+    previous ones on return).
+    """
+    out = sys.stdout if out is None else out
+    err = sys.stderr if err is None else err
+    stop = threading.Event()
+
+    def _on_signal(_signum: int, _frame: object) -> None:
+        stop.set()
+
+    previous = {s: signal.signal(s, _on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        with StandinServer(host=host, port=port, **knobs) as server:
+            print(server.base_url, file=out, flush=True)
+            app = server.app
+            low, high = app.latency_ms
+            latency = f"{low:g} ms" if low == high else f"{low:g} to {high:g} ms"
+            print(
+                f"evalstats standin: serving {', '.join(MODELS)} at {server.base_url} "
+                f"(OpenAI at /v1, Ollama at /api; latency {latency}, error rate "
+                f"{app.error_rate:g}, hang rate {app.hang_rate:g} for {app.hang_s:g} s, "
+                f"seed {app.seed}); stop with Ctrl-C",
+                file=err,
+                flush=True,
+            )
+            while not stop.wait(0.2):
+                pass
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+    return 0
