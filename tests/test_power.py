@@ -309,12 +309,21 @@ def test_paired_sample_size_exact_and_connor():
     from scipy.optimize import brentq
 
     psi, d = 0.3, 0.2
+
     def f(m):
         z = norm.isf(0.025)
         return norm.cdf((d * math.sqrt(m) - z * math.sqrt(psi)) / math.sqrt(psi - d * d)) - 0.8
 
     ref = brentq(f, 1, 1e4)
     assert sample_size(0.7, 0.9, design="paired", discordance=psi, exact=False) == math.ceil(ref)
+    # Published worked example (powerandsamplesize.com, "Compare Paired
+    # Proportions: McNemar's Z-test, 2-Sided Equality", after Connor 1987,
+    # p. 209): p01 = 0.45, p10 = 0.05, alpha = 0.05, power 0.8 -> n = 22.01,
+    # ceiling 23. Here only_b = p01 = 0.45 and only_a = p10 = 0.05, so
+    # p_b - p_a = 0.4 and the discordance is 0.5.
+    assert sample_size(0.5, 0.9, design="paired", discordance=0.5, exact=False) == 23
+    # The exact conditional test is more conservative and needs a little more.
+    assert sample_size(0.5, 0.9, design="paired", discordance=0.5) == 25
     # Pairing pays when A and B agree more often than independent runs would.
     assert sample_size(0.7, 0.9, design="paired", discordance=0.2) < sample_size(0.7, 0.9)
 
