@@ -879,3 +879,17 @@ def test_read_only_mappings_are_written_as_objects(tmp_path: Path) -> None:
         w.close({"status": "finished"})
     (written,) = read_results(path).samples
     assert written["prompt"] == {"system": None, "messages": [{"role": "user", "content": "hi"}]}
+
+
+def test_secret_guard_without_the_fast_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # an environment mapping without CPython's encoded store takes the public way
+    monkeypatch.setattr(os, "environ", {"PATH": "/bin", "Evalstats_Canary_Api_Key": CANARY})
+    with ResultsWriter.create(tmp_path / "r.jsonl", manifest()) as w:
+        record = sample("order status", "a", 0)
+        record["answer"] = CANARY
+        with pytest.raises(ResultsFileError, match=r"\$Evalstats_Canary_Api_Key"):
+            w.write_sample(record)
+        w.close(None)
+    assert CANARY.encode() not in (tmp_path / "r.jsonl").read_bytes()
