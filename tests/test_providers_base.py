@@ -1,0 +1,520 @@
+"""What every provider shares: settings, seeds, the client, Retry-After, secrets, judges.
+
+Retry-After follows RFC 9110, section 10.2.3 (delay-seconds or an HTTP-date
+in IMF-fixdate form); ``retry-after-ms`` is OpenAI's millisecond header
+(https://platform.openai.com/docs/guides/rate-limits).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import threading
+
+import httpx
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from evalstats import engine
+from evalstats.cases import Case
+from evalstats.checks import contains
+from evalstats.engine import Prompt
+from evalstats.errors import InvalidArgument, ProviderError, TransientProviderError
+from evalstats.judge import judged_by
+from evalstats.providers import (
+    PROVIDERS,
+    AnthropicProvider,
+    OllamaProvider,
+    OpenAIProvider,
+    make_judge_from_provider,
+    make_provider,
+)
+from evalstats.providers.base import (
+    SEED_MODULUS,
+    conversation,
+    normalise_tools,
+    public_url,
+    retry_after_seconds,
+    scrub,
+)
+from evalstats.results import read_results
+
+KEYS = {
+    "OPENAI_API_KEY": "sk-canary-openai-0123456789",
+    "ANTHROPIC_API_KEY": "sk-ant-canary-0123456789",
+    "GEMINI_API_KEY": "AIza-canary-gemini-0123456789",
+}
+
+
+@pytest.fixture(autouse=True)
+def keys(monkeypatch):
+    for name, value in KEYS.items():
+        monkeypatch.setenv(name, value)
+    for name in ("OPENAI_BASE_URL", "OLLAMA_HOST", "ANTHROPIC_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def openai_reply(content="Your order A-1042 has shipped.", model="shop-v2"):
+    return {
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "stop",
+                "message": {"role": "assistant", "content": content},
+            }
+        ],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 7, "total_tokens": 17},
+    }
+
+
+def ok(request):
+    return httpx.Response(200, json=openai_reply())
+
+
+# --- Retry-After ---------------------------------------------------------------
+
+
+def test_retry_after_forms():
+    assert retry_after_seconds({"Retry-After": "0"}) == 0.0
+    assert retry_after_seconds({"retry-after": "120"}) == 120.0
+    assert retry_after_seconds({"Retry-After": "1.5"}) == 1.5
+    assert retry_after_seconds({"retry-after-ms": "250"}) == 0.25
+    assert retry_after_seconds({}) is None
+    assert retry_after_seconds({"Retry-After": "soon"}) is None
+    assert retry_after_seconds({"Retry-After": "-3"}) is None
+    assert retry_after_seconds({"retry-after-ms": "x", "Retry-After": "4"}) == 4.0
+    # RFC 9110 section 10.2.3's example date is 946684799 s after the epoch
+    # (2000-01-01T00:00:00Z is 946684800); read one hour before it.
+    date = "Fri, 31 Dec 1999 23:59:59 GMT"
+    assert retry_after_seconds({"Retry-After": date}, now=946684799.0 - 3600) == 3600.0
+    # A date in the past means: now.
+    assert retry_after_seconds({"Retry-After": "Fri, 31 Dec 1999 23:59:59 GMT"}) == 0.0
+
+
+@given(st.integers(0, 10**7))
+def test_retry_after_seconds_round_trip(seconds):
+    assert retry_after_seconds({"Retry-After": str(seconds)}) == float(seconds)
+    assert retry_after_seconds({"retry-after-ms": str(seconds)}) == seconds / 1000
+
+
+@given(st.integers(0, 4 * 10**9), st.integers(0, 10**6))
+def test_retry_after_http_date_round_trip(now, delay):
+    date = email.utils.formatdate(now + delay, usegmt=True)
+    assert retry_after_seconds({"Retry-After": date}, now=float(now)) == float(delay)
+
+
+# --- secrets -------------------------------------------------------------------
+
+secret_chars = st.characters(min_codepoint=33, max_codepoint=126)
+
+
+@given(
+    before=st.text(max_size=40),
+    after=st.text(max_size=40),
+    key=st.text(secret_chars, min_size=12, max_size=40),
+)
+def test_scrub_never_leaves_the_key(before, after, key):
+    assert key not in scrub(before + key + after, [key])
+
+
+@given(st.lists(st.text(st.characters(codec="ascii"), max_size=7), max_size=10))
+def test_scrub_leaves_short_words_alone(words):
+    text = " ".join(words)
+    assert scrub(text, ["sk-secret-0123456789"]) == text
+
+
+def test_scrub_catches_masked_echoes_and_environment_keys(monkeypatch):
+    monkeypatch.setenv("SOME_SERVICE_TOKEN", "tok-abcdefghijkl")
+    text = scrub("keys sk-canary***6789 and tok-abcdefghijkl here", [KEYS["OPENAI_API_KEY"]])
+    assert text == "keys [redacted] and [redacted] here"
+
+
+def test_public_url_drops_credentials_query_and_fragment():
+    assert public_url("https://u:p@api.example:8443/v1/x?key=secret#frag") == (
+        "https://api.example:8443/v1/x"
+    )
+    assert public_url("http://[::1]:11434/api") == "http://[::1]:11434/api"
+
+
+def test_base_url_credentials_never_reach_describe_or_errors():
+    def refuse(request):
+        raise httpx.ConnectError("refused", request=request)
+
+    p = OpenAIProvider(
+        "m", base_url="http://user:hunter2@127.0.0.1:9/v1", transport=httpx.MockTransport(refuse)
+    )
+    assert "hunter2" not in json.dumps(p.describe())
+    with pytest.raises(TransientProviderError) as info:
+        asyncio.run(p.complete("Hi"))
+    assert "hunter2" not in str(info.value)
+
+
+# --- settings and seeds ----------------------------------------------------------
+
+
+def test_make_provider_parses_text_settings():
+    p = make_provider(
+        "ollama",
+        "qwen3:0.6b",
+        {
+            "temperature": "0.2",
+            "max_tokens": "1024",
+            "context": "8192",
+            "top_p": "0.9",
+            "seed": "7",
+            "stop": "END",
+            "base_url": "http://gpu:11434",
+        },
+    )
+    assert isinstance(p, OllamaProvider)
+    assert p.settings == {
+        "temperature": 0.2,
+        "max_tokens": 1024,
+        "context": 8192,
+        "top_p": 0.9,
+        "seed": 7,
+        "stop": ("END",),
+    }
+    assert p.base_url == "http://gpu:11434"
+    assert make_provider("openai", "m", {"seed": "none"}).settings == {"seed": None}
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"temperature": "hot"}, "openai: temperature='hot' must be a number"),
+        ({"temperature": "-0.1"}, r"temperature=-0.1 must be in \[0, 2\]"),
+        ({"temperature": "nan"}, "temperature=nan must be a finite number"),
+        ({"max_tokens": "0"}, "max_tokens=0 must be at least 1"),
+        ({"max_tokens": "1.5"}, "max_tokens='1.5' must be a whole number"),
+        ({"top_p": "0"}, r"top_p=0.0 must be in \(0, 1\]"),
+        ({"seed": "-1"}, "seed=-1 must be at least 0"),
+        ({"stop": ""}, "stop='' must not be empty"),
+        ({"max_token": "5"}, "unknown setting 'max_token' \\(did you mean 'max_tokens'\\?\\)"),
+        ({"base_url": ""}, "base_url='' must be a URL"),
+        ({"base_url": "ftp://x"}, "must be an http:// or https:// URL"),
+    ],
+)
+def test_bad_settings(settings, message):
+    with pytest.raises(InvalidArgument, match=message):
+        make_provider("openai", "gpt-4o-mini", settings)
+
+
+def test_unknown_kind_and_empty_model():
+    with pytest.raises(InvalidArgument, match="did you mean 'gemini'"):
+        make_provider("gemeni", "x")
+    with pytest.raises(InvalidArgument, match="model='' must be a model name"):
+        make_provider("ollama", "")
+
+
+def body_of(p, prompt="Hi", seed=None):
+    system, messages = conversation(prompt)
+    _, _, body = p._request(system, messages, p._seed_to_send(seed))
+    return body
+
+
+@given(st.integers(0, 2**64))
+def test_the_per_sample_seed_is_sent_modulo_2_31(seed):
+    for kind in ("openai", "ollama", "gemini"):
+        p = make_provider(kind, "m")
+        assert p._settings_sent(body_of(p, seed=seed))["seed"] == seed % SEED_MODULUS
+    assert "seed" not in make_provider("anthropic", "m")._settings_sent(
+        body_of(make_provider("anthropic", "m"), seed=seed)
+    )
+
+
+@given(st.integers(0, 2**40))
+def test_a_fixed_seed_or_none_overrides_the_sample_seed(seed):
+    fixed = make_provider("openai", "m", {"seed": "5"})
+    assert body_of(fixed, seed=seed)["seed"] == 5
+    none = make_provider("ollama", "m", {"seed": "none"})
+    assert "seed" not in body_of(none, seed=seed)["options"]
+
+
+@st.composite
+def provider_settings(draw, kind):
+    known = PROVIDERS[kind].settings_known
+    chosen = draw(st.lists(st.sampled_from(known), unique=True))
+    temp_max = PROVIDERS[kind].temperature_max
+    values = {
+        "temperature": st.floats(0, min(temp_max, 2.0)),
+        "max_tokens": st.integers(1, 10**6),
+        "top_p": st.floats(0.01, 1.0),
+        "seed": st.one_of(st.none(), st.integers(0, 2**31 - 1)),
+        "stop": st.lists(st.text(min_size=1, max_size=5), min_size=1, max_size=3),
+        "context": st.integers(1, 10**6),
+    }
+    return {name: draw(values[name]) for name in chosen}
+
+
+@given(st.data())
+def test_settings_sent_are_the_settings_asked_for(data):
+    """Every provider's body carries each asked setting under its own name, unchanged."""
+    for kind in PROVIDERS:
+        settings = data.draw(provider_settings(kind), label=kind)
+        p = make_provider(kind, "m", settings)
+        sample_seed = data.draw(st.integers(0, 2**40))
+        sent = p._settings_sent(body_of(p, seed=sample_seed))
+        expected = {k: (list(v) if k == "stop" else v) for k, v in settings.items()}
+        if p.takes_seed:
+            if "seed" not in settings:
+                expected["seed"] = sample_seed % SEED_MODULUS
+            elif settings["seed"] is None:
+                del expected["seed"]
+        if kind == "anthropic":
+            expected.setdefault("max_tokens", 1024)
+        assert sent == expected
+
+
+def test_a_mapping_mistake_is_caught_before_sending(monkeypatch):
+    p = make_provider("openai", "m", {"temperature": "0.5"}, transport=httpx.MockTransport(ok))
+    original = p._request
+
+    def lossy(system, messages, seed):
+        method, path, body = original(system, messages, seed)
+        body["temperature"] = 1.0
+        return method, path, body
+
+    monkeypatch.setattr(p, "_request", lossy)
+    with pytest.raises(ProviderError, match="would send temperature=1.0 but 0.5 was asked for"):
+        asyncio.run(p.complete("Hi"))
+
+
+# --- conversation and tools ---------------------------------------------------------
+
+
+def test_conversation_takes_the_system_text_from_messages_or_prompt():
+    prompt = Prompt(
+        "q", "sys", ({"role": "system", "content": "sys"}, {"role": "user", "content": "q"})
+    )
+    assert conversation(prompt) == ("sys", [{"role": "user", "content": "q"}])
+    bare = Prompt("q", "only here", ({"role": "user", "content": "q"},))
+    assert conversation(bare) == ("only here", [{"role": "user", "content": "q"}])
+    assert conversation("text") == (None, [{"role": "user", "content": "text"}])
+    with pytest.raises(InvalidArgument, match="at least one user message"):
+        conversation(Prompt("", "s", ({"role": "system", "content": "s"},)))
+    with pytest.raises(InvalidArgument, match="messages\\[0\\]"):
+        conversation(Prompt("", None, ({"role": "tool", "content": "x"},)))
+
+
+def test_tool_definitions_are_checked():
+    assert normalise_tools([{"name": "f"}]) == (
+        {"name": "f", "description": "", "parameters": {"type": "object", "properties": {}}},
+    )
+    with pytest.raises(InvalidArgument, match="tools\\[0\\] has no 'name'"):
+        normalise_tools([{"description": "x"}])
+    with pytest.raises(InvalidArgument, match="used twice"):
+        normalise_tools([{"name": "f"}, {"name": "f"}])
+    with pytest.raises(InvalidArgument, match="unknown field 'paramters' \\(did you mean"):
+        normalise_tools([{"name": "f", "paramters": {}}])
+    with pytest.raises(InvalidArgument, match="must be a list"):
+        normalise_tools({"name": "f"})
+
+
+# --- the client ---------------------------------------------------------------------
+
+
+def test_one_client_per_run_shared_by_concurrent_requests():
+    seen = []
+
+    def service(request):
+        seen.append(request)
+        return ok(request)
+
+    p = OpenAIProvider(
+        "m", base_url="http://127.0.0.1:9/v1", transport=httpx.MockTransport(service)
+    )
+
+    async def one_run():
+        results = await asyncio.gather(*(p.complete("Hi", seed=i) for i in range(20)))
+        client = p._client
+        assert client is p.client()
+        return client, results
+
+    first, results = asyncio.run(one_run())
+    assert len(seen) == 20 and all(r.answer for r in results)
+    assert first.timeout == httpx.Timeout(120.0, connect=10.0, pool=None)
+    # A new event loop (the next run) gets a new client.
+    second, _ = asyncio.run(one_run())
+    assert second is not first
+
+    async def close():
+        await p.aclose()
+
+    asyncio.run(close())
+    assert p._client is None and second.is_closed
+
+
+def test_provider_is_an_async_context_manager():
+    async def go():
+        async with OpenAIProvider(
+            "m", base_url="http://127.0.0.1:9/v1", transport=httpx.MockTransport(ok)
+        ) as p:
+            await p.complete("Hi")
+            client = p._client
+        return client
+
+    assert asyncio.run(go()).is_closed
+
+
+def test_describe_is_json_and_keyless():
+    for kind in PROVIDERS:
+        p = make_provider(kind, "m", {"stop": "X"})
+        text = json.dumps(p.describe())
+        assert json.loads(text)["kind"] == kind
+        assert all(key not in text for key in KEYS.values())
+        assert all(key not in repr(p) for key in KEYS.values())
+
+
+# --- judges -------------------------------------------------------------------------
+
+
+def judge_service(request):
+    prompt = json.loads(request.content)["messages"][-1]["content"]
+    verdict = "PASS" if "A-1042" in prompt.split("<answer>")[-1] else "FAIL"
+    return httpx.Response(200, json=openai_reply(f"Looked at it.\n{verdict}", model="judge"))
+
+
+def test_judge_from_provider_with_judged_by():
+    provider = OpenAIProvider(
+        "judge", base_url="http://127.0.0.1:9/v1", transport=httpx.MockTransport(judge_service)
+    )
+    judge = make_judge_from_provider(provider)
+    try:
+        check = judged_by(judge, "Quotes the order number.")
+        assert check("Order A-1042 is on its way.").status == "passed"
+        assert check("Your order is on its way.").status == "failed"
+        # From many threads at once, and from inside a running event loop.
+        results = []
+        threads = [
+            threading.Thread(target=lambda: results.append(check("A-1042 ships.").status))
+            for _ in range(8)
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert results == ["passed"] * 8
+
+        async def inside():
+            return check("A-1042").status
+
+        assert asyncio.run(inside()) == "passed"
+        assert provider._client is None  # the judge works on its own copy
+    finally:
+        judge.close()
+
+
+def test_judge_lets_transient_errors_through():
+    def busy(request):
+        return httpx.Response(
+            429, headers={"Retry-After": "2"}, json={"error": {"message": "slow"}}
+        )
+
+    judge = make_judge_from_provider(
+        OpenAIProvider("j", base_url="http://127.0.0.1:9/v1", transport=httpx.MockTransport(busy))
+    )
+    try:
+        with pytest.raises(TransientProviderError) as info:
+            judge("grade this")
+        assert info.value.retry_after == 2.0
+    finally:
+        judge.close()
+
+
+def test_judge_needs_a_provider():
+    with pytest.raises(InvalidArgument, match="provider must be a Provider"):
+        make_judge_from_provider(lambda prompt: "PASS")
+
+
+# --- through the engine ---------------------------------------------------------------
+
+
+CASES = [
+    Case("order", "Where is my order A-1042?", (contains("A-1042"),)),
+    Case("refund", "I want a refund.", (contains("refund"),)),
+]
+
+
+def test_a_run_through_the_engine_retries_rate_limits_and_records_the_trace(tmp_path):
+    calls = {"n": 0}
+
+    def flaky(request):
+        calls["n"] += 1
+        if calls["n"] % 2:  # every other request is rate limited
+            return httpx.Response(
+                429, headers={"Retry-After": "0"}, json={"error": {"message": "x"}}
+            )
+        return ok(request)
+
+    p = OpenAIProvider(
+        "shop-v2",
+        base_url="http://127.0.0.1:9/v1",
+        settings={"temperature": 0.3},
+        transport=httpx.MockTransport(flaky),
+    )
+    out = tmp_path / "run.jsonl"
+    outcome = engine.run(
+        CASES, [engine.Variant("v", p)], runs=3, out=out, progress=False, backoff=0.0, seed=4
+    )
+    assert outcome.status == "finished"
+    results = read_results(out)
+    assert results.manifest["variants"][0]["task"] == p.describe()
+    samples = results.samples
+    assert len(samples) == 6
+    assert {s["status"] for s in samples} == {"completed"}
+    seeds = set()
+    for s in samples:
+        assert s["model"] == "shop-v2"
+        assert s["tokens"] == {"input": 10, "output": 7}
+        assert s["trace"]["settings"]["temperature"] == 0.3
+        seeds.add(s["trace"]["settings"]["seed"])
+        assert s["attempts"] == 2  # one 429, then the answer
+    assert len(seeds) == 6  # each sample had its own seed
+    assert all(key not in out.read_text() for key in KEYS.values())
+
+
+def test_a_4xx_stops_the_run_and_nothing_secret_is_written(tmp_path):
+    def unauthorized(request):
+        return httpx.Response(
+            401,
+            json={
+                "error": {
+                    "message": f"Incorrect API key provided: {request.headers['authorization']}",
+                    "type": "invalid_request_error",
+                    "code": "invalid_api_key",
+                }
+            },
+        )
+
+    p = OpenAIProvider("gpt-4o-mini", transport=httpx.MockTransport(unauthorized))
+    out = tmp_path / "run.jsonl"
+    with pytest.raises(ProviderError) as info:
+        engine.run(CASES, [engine.Variant("v", p)], runs=1, out=out, progress=False)
+    assert "openai: HTTP 401" in str(info.value)
+    assert KEYS["OPENAI_API_KEY"] not in str(info.value)
+    results = read_results(out)
+    assert results.summary["status"] == "stopped"
+    assert all(key not in out.read_text() for key in KEYS.values())
+
+
+def test_anthropic_provider_has_no_seed_in_its_trace():
+    def service(request):
+        return httpx.Response(
+            200,
+            json={
+                "type": "message",
+                "role": "assistant",
+                "model": "claude-x",
+                "content": [{"type": "text", "text": "hi"}],
+                "stop_reason": "end_turn",
+                "usage": {"input_tokens": 1, "output_tokens": 1},
+            },
+        )
+
+    p = AnthropicProvider("claude-x", transport=httpx.MockTransport(service))
+    result = asyncio.run(p.run("Hi", seed=99))
+    assert result.trace["settings"] == {"max_tokens": 1024}
