@@ -25,7 +25,7 @@ A suite file looks like this (YAML; JSON has the same fields)::
           - {role: system, content: You answer for a small shop.}
           - {role: user, content: Where is my order?}
           - {role: assistant, content: Which order do you mean?}
-          - {role: user, content: A-1042, obviously.}
+          - {role: user, content: "A-1042, obviously."}
         checks:
           - has_terms: [A-1042]
         holdout: true

@@ -894,3 +894,17 @@ def test_errors_name_any_case_id_on_one_line(case_id, field) -> None:
     text = str(info.value)
     assert text.startswith(f"s.yaml: case {json.dumps(case_id, ensure_ascii=False)}: {field}")
     assert "\n" not in text and "\r" not in text
+
+
+def test_the_module_docstring_example_loads(tmp_path) -> None:
+    import textwrap
+
+    import evalstats.cases as module
+
+    doc = module.__doc__ or ""
+    start = doc.index("    name: shop")
+    end = doc.index("\nTop-level fields")
+    path = write(tmp_path, textwrap.dedent(doc[start:end]), ".yaml")
+    suite = load_suite(path)
+    assert [c.id for c in suite.select()] == ["order status"]
+    assert suite.cases[1].messages[-1] == {"role": "user", "content": "A-1042, obviously."}
