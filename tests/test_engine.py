@@ -721,3 +721,40 @@ def test_a_cancelled_run_is_interrupted_and_resumes(tmp_path: Path) -> None:
     assert outcome.status == "finished" and outcome.skipped == len(first.samples)
     results = read_results(out)
     assert len(results.samples) == len(set(keys(results.samples))) == 80
+
+
+def test_fresh_stand_ins_per_sample_keep_their_true_pass_rates(tmp_path: Path) -> None:
+    # Each sample gets make_assistant(version, seed=sample_seed(...)); the pass
+    # rates must then match the stand-in's known truth (0.70 and 0.90, see
+    # evalstats.standin.shop.SLIP_RATES) within a 99.9% Wilson interval.
+    from evalstats.intervals import proportion_ci
+    from evalstats.results import sample_passed
+
+    out = tmp_path / "r.jsonl"
+    run("shop", SHOP, runs=150, out=out, progress=False)
+    samples = read_results(out).samples
+    for variant, truth in (("old", 0.70), ("new", 0.90)):
+        passed = [sample_passed(s) for s in samples if s["variant"] == variant]
+        ci = proportion_ci(sum(passed), len(passed), level=0.999)
+        assert ci.low <= truth <= ci.high, (variant, ci)
+
+
+def test_holdout_cases_run_only_when_asked(tmp_path: Path) -> None:
+    cases = [*two_cases(), Case("kept aside", "Where is A-1042?", (contains("A-1042"),),
+                                holdout=True)]
+    suite = suite_from_cases(cases)
+    for include in (False, True):
+        out = tmp_path / f"r{include}.jsonl"
+        run(suite, [Variant("v", str.upper)], runs=2, out=out, progress=False,
+            include_holdout=include)
+        results = read_results(out)
+        ran = {s["case"] for s in results.samples}
+        assert ("kept aside" in ran) == include
+        assert results.manifest["include_holdout"] is include
+        assert [c["id"] for c in results.manifest["cases"]] == [
+            c.id for c in suite.select(include_holdout=include)
+        ]
+    only_holdout = suite_from_cases([cases[-1]])
+    with pytest.raises(InvalidArgument, match="no cases to run"):
+        run(only_holdout, [Variant("v", str.upper)], runs=1, out=tmp_path / "x.jsonl",
+            progress=False)
