@@ -381,6 +381,8 @@ class Report:
                 f"{v.clustered.clusters} cases, design effect {deff}): how often cases "
                 "like these would pass"
             )
+            if v.clustered.clusters < 2 or float(v.clustered.se) == 0.0:
+                lines.append(f"    note: {v.clustered.note}")
             lines.append(
                 f"  samples: {v.completed} completed, {v.incomplete} incomplete (counted as "
                 f"failures), {v.unmeasured} unmeasured (left out of the rates)"
@@ -388,8 +390,9 @@ class Report:
             )
             if v.latency_samples:
                 lines.append(
-                    f"  latency: median {v.latency_median:.3g} s, 95th percentile "
-                    f"{v.latency_p95:.3g} s over {v.latency_samples} samples"
+                    f"  latency: median {_seconds(v.latency_median)}, 95th percentile "
+                    f"{_seconds(v.latency_p95)} over {v.latency_samples} samples (all "
+                    "statuses)"
                 )
             if v.tokens_samples:
                 lines.append(
@@ -429,6 +432,15 @@ class Report:
             for check, c in v.checks.items():
                 lines.append(f"  {v.variant:<{vwidth}}  {check}: {_axis_text(c)}")
         return "\n".join(lines)
+
+
+def _seconds(x: float) -> str:
+    """A duration with a unit that suits it: 1.23 s, 45.6 ms, 19 µs."""
+    if x >= 1.0:
+        return f"{x:.3g} s"
+    if x >= 1e-3:
+        return f"{1e3 * x:.3g} ms"
+    return f"{1e6 * x:.3g} µs"
 
 
 def _maybe(x: int | None) -> str:

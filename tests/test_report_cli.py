@@ -224,3 +224,29 @@ def test_report_plots_with_one_variant_and_nothing_measured(tmp_path):
     written = report_plots(path, tmp_path / "figs")
     assert [p.name for p in written] == ["forest.png"]
     _png(written[0])
+
+
+# --- on files written by the engine ----------------------------------------------------------
+
+
+def test_reading_verbs_on_engine_runs(tmp_path, capsys):
+    from evalstats.engine import run
+
+    variants = ["v1=standin:shop-v1", "v2=standin:shop-v2"]
+    first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
+    run("shop", variants, runs=3, out=first, progress=False)
+    run("shop", variants, runs=3, out=second, progress=False, seed=1)
+    rep = report(first)
+    assert [v.variant for v in rep.variants] == ["v1", "v2"]
+    assert all(v.measured == 12 and v.unmeasured == 0 for v in rep.variants)
+    assert rep.status == "finished" and rep.warnings == ()
+    code, out, _ = _run(capsys, "report", str(first))
+    assert code == 0 and "cases like these" in out
+    cmp = compare_results(first, "v1", "v2")
+    assert cmp.paired and cmp.pairs == 12
+    # same suite, stand-ins, counting method and machine: comparable
+    code, out, _ = _run(capsys, "compare-runs", str(first), str(second), "--json")
+    assert code == 0 and json.loads(out)["comparable"] is True
+    code, _, _ = _run(capsys, "gate", str(first), "--variant", "v2", "--min-pass", "0.0",
+                      "--no-regression-vs", "v1")
+    assert code == 0
