@@ -758,3 +758,19 @@ def test_holdout_cases_run_only_when_asked(tmp_path: Path) -> None:
     with pytest.raises(InvalidArgument, match="no cases to run"):
         run(only_holdout, [Variant("v", str.upper)], runs=1, out=tmp_path / "x.jsonl",
             progress=False)
+
+
+def test_a_task_that_leaks_a_key_stops_the_run_before_the_key_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secret = "sk-test-9b1f3e5d7c"
+    monkeypatch.setenv("EVALSTATS_TEST_API_KEY", secret)
+
+    def leaky(text: str) -> str:
+        return f"A-1042, and my key is {secret}"
+
+    out = tmp_path / "r.jsonl"
+    with pytest.raises(ResultsFileError, match="refusing to write a credential"):
+        run(two_cases(), [Variant("v", leaky)], runs=2, out=out, progress=False)
+    assert secret.encode() not in out.read_bytes()
+    assert read_results(out).summary is None  # closed without a summary: resumable
