@@ -90,7 +90,19 @@ def _variant_names(res: Results) -> list[str]:
 
 
 def _case_ids(res: Results) -> list[str]:
-    ids = [str(c.get("id")) for c in res.manifest.get("cases", []) if isinstance(c, dict)]
+    """The cases of the run in suite order: those scheduled, or else those in the manifest
+    (holdout cases only when the run included them), then any found only in samples."""
+    schedule = res.manifest.get("schedule")
+    if isinstance(schedule, list) and schedule:
+        ids = list(dict.fromkeys(
+            str(slot[0]) for slot in schedule if isinstance(slot, list | tuple) and slot
+        ))
+    else:
+        holdout = bool(res.manifest.get("include_holdout"))
+        ids = [
+            str(c.get("id")) for c in res.manifest.get("cases", [])
+            if isinstance(c, dict) and (holdout or not c.get("holdout"))
+        ]
     seen = set(ids)
     for s in res.samples:
         case: str = s.get("case")  # type: ignore[assignment]

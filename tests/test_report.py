@@ -434,3 +434,18 @@ def test_compare_runs_compares_the_variant(tmp_path):
     assert "got clearly worse" in str(result)
     with pytest.raises(InvalidArgument, match="variant='w'"):
         compare_runs(old, new, variant="w")
+
+
+def test_report_leaves_out_holdout_cases_that_were_not_run(tmp_path):
+    manifest = results_manifest(["c1"], ["A"], 2)
+    manifest["cases"].append({"id": "kept aside", "holdout": True})
+    samples = [_sample("c1", "A", r, "completed", [_check("x", None, P)]) for r in range(2)]
+    r = report(write_results_file(tmp_path / "r.jsonl", manifest, samples))
+    assert r.case_ids == ("c1",)
+    del manifest["schedule"]
+    r = report(write_results_file(tmp_path / "s.jsonl", manifest, samples))
+    assert r.case_ids == ("c1",)
+    manifest["include_holdout"] = True
+    r = report(write_results_file(tmp_path / "t.jsonl", manifest, samples))
+    assert r.case_ids == ("c1", "kept aside")
+    assert r.rows("A")[1].measured == 0
