@@ -83,7 +83,7 @@ class AnthropicProvider(Provider):
         if not isinstance(data, Mapping) or not isinstance(data.get("content"), list):
             raise ProviderError("anthropic: the response has no content")
         texts = []
-        calls = []
+        calls: list[dict[str, Any]] = []
         for block in data["content"]:
             if not isinstance(block, Mapping):
                 continue

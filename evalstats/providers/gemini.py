@@ -114,7 +114,7 @@ class GeminiProvider(Provider):
         candidate = candidates[0]
         content = candidate.get("content") or {}
         texts = []
-        calls = []
+        calls: list[dict[str, Any]] = []
         for part in content.get("parts") or ():
             if not isinstance(part, Mapping):
                 continue

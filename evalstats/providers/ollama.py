@@ -163,7 +163,7 @@ class OllamaProvider(Provider):
             raise ProviderError("ollama: the response has no message")
         message = data["message"]
         content = message.get("content")
-        calls = []
+        calls: list[dict[str, Any]] = []
         for i, call in enumerate(message.get("tool_calls") or ()):
             function = call.get("function") or {}
             calls.append(

@@ -93,7 +93,7 @@ class OpenAIProvider(Provider):
             content = "".join(
                 str(part.get("text", "")) for part in content if isinstance(part, Mapping)
             )
-        calls = []
+        calls: list[dict[str, Any]] = []
         for i, call in enumerate(message.get("tool_calls") or ()):
             function = call.get("function") or {}
             calls.append(
