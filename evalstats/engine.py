@@ -1110,7 +1110,8 @@ async def run_async(
         concurrency=concurrency,
     )
     state = _State(by_variant=by_variant)
-    bar = _progress(len(pending), enabled=progress)
+    state.unmeasured = sum(c["unmeasured"] for c in by_variant.values())  # when resuming
+    bar = _progress(len(pending), unmeasured=state.unmeasured, enabled=progress)
     t0 = time.perf_counter()
     queue = iter(pending)
 
@@ -1212,12 +1213,15 @@ def _counting_method() -> str:
     return COUNTING_METHOD
 
 
-def _progress(total: int, *, enabled: bool) -> Any:
+def _progress(total: int, *, unmeasured: int, enabled: bool) -> Any:
+    """A tqdm bar on stderr: samples done of ``total``, unmeasured so far, time left."""
     if not enabled:
         return None
     from tqdm import tqdm
 
-    return tqdm(total=total, file=sys.stderr, unit="sample", dynamic_ncols=True, leave=True)
+    bar = tqdm(total=total, file=sys.stderr, unit="sample", dynamic_ncols=True, leave=True)
+    bar.set_postfix(unmeasured=unmeasured, refresh=False)
+    return bar
 
 
 def run(
