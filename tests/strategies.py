@@ -168,3 +168,17 @@ def variant_sample_records(
                     {"input": st.integers(0, 50), "output": st.integers(0, 50)}))),
             })
     return records
+
+
+@st.composite
+def paired_run_outcomes(
+    draw: st.DrawFn, max_cases: int = 4, max_runs: int = 5
+) -> dict[str, dict[str, list[bool | None]]]:
+    """``{variant: {case: [True, False or None (unmeasured) per repeat]}}`` for A and B."""
+    cases = [f"c{i}" for i in range(draw(st.integers(1, max_cases)))]
+    runs = draw(st.integers(1, max_runs))
+    outcome = st.sampled_from([True, True, False, None])
+    return {
+        v: {c: draw(st.lists(outcome, min_size=runs, max_size=runs)) for c in cases}
+        for v in ("A", "B")
+    }

@@ -9,7 +9,12 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from strategies import results_manifest, variant_sample_records, write_results_file
+from strategies import (
+    paired_run_outcomes,
+    results_manifest,
+    variant_sample_records,
+    write_results_file,
+)
 
 from evalstats.compare import compare
 from evalstats.errors import InvalidArgument
@@ -449,3 +454,56 @@ def test_report_leaves_out_holdout_cases_that_were_not_run(tmp_path):
     r = report(write_results_file(tmp_path / "t.jsonl", manifest, samples))
     assert r.case_ids == ("c1", "kept aside")
     assert r.rows("A")[1].measured == 0
+
+
+def _results_from(outcomes: dict) -> Results:
+    variants = list(outcomes)
+    cases = list(outcomes[variants[0]])
+    runs = len(outcomes[variants[0]][cases[0]])
+    manifest = results_manifest(cases, variants, runs)
+    samples = []
+    for v, by_case in outcomes.items():
+        for case, xs in by_case.items():
+            for r, x in enumerate(xs):
+                if x is None:
+                    samples.append(_sample(case, v, r, "unmeasured", []))
+                else:
+                    samples.append(_sample(case, v, r, "completed",
+                                           [_check("x", None, P if x else F, "no")]))
+    return Results(None, manifest, tuple(samples), None, ())
+
+
+@given(paired_run_outcomes())
+def test_compare_results_invariants(outcomes):
+    res = _results_from(outcomes)
+    ab = compare_results(res, "A", "B")
+    ba = compare_results(res, "B", "A")
+    slots = sum(len(xs) for xs in outcomes["A"].values())
+    assert ab.paired and ab.pairs + ab.dropped_unmeasured + ab.dropped_missing == slots
+    assert ab.dropped_missing == 0
+    both_measured = sum(
+        x is not None and y is not None
+        for c in outcomes["A"] for x, y in zip(outcomes["A"][c], outcomes["B"][c], strict=True)
+    )
+    assert ab.pairs == both_measured
+    assert (ab.pairs, ab.dropped_unmeasured) == (ba.pairs, ba.dropped_unmeasured)
+    assert (ab.unmeasured_a, ab.unmeasured_b) == (ba.unmeasured_b, ba.unmeasured_a)
+    flip = {"b_better": "a_better", "a_better": "b_better", "cant_tell": "cant_tell"}
+    for x, y in ((ab.these_cases, ba.these_cases), (ab.cases_like_these, ba.cases_like_these)):
+        assert (x is None) == (y is None)
+        if x is not None:
+            assert y.verdict == flip[x.verdict]
+            assert x.difference.estimate == pytest.approx(-y.difference.estimate)
+            assert (x.only_a, x.only_b) == (y.only_b, y.only_a)
+    # a case where B got clearly worse is a case where A, as B, got clearly better
+    if ab.these_cases is not None:
+        assert ab.worse_cases == tuple(r.case for r in ba.these_cases.cases if r.better)
+
+
+def test_compare_runs_of_a_run_with_itself(crafted):
+    result = compare_runs(crafted, crafted)
+    assert isinstance(result, RunsComparison)
+    for c in result.comparisons.values():
+        assert c.difference.estimate == 0 and c.verdict == "cant_tell"
+        assert not any(row.worse or row.better for row in c.cases)
+    assert "no difference" not in str(result)
