@@ -1298,7 +1298,8 @@ def run(
         ``out`` is an earlier, unfinished results file: check that its
         manifest matches this run (suite hash, cases, variants, runs, seed,
         include_holdout), drop a truncated last line, and run only the
-        samples it lacks. Concurrency, timeout and retries may differ; the
+        samples it lacks (an unmeasured sample is not missing: it stays, and
+        is not run again). Concurrency, timeout and retries may differ; the
         file keeps its first manifest.
     progress : bool, optional
         Show a progress bar on stderr (samples done, unmeasured so far, time left).
