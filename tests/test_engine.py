@@ -774,3 +774,24 @@ def test_a_task_that_leaks_a_key_stops_the_run_before_the_key_is_written(
         run(two_cases(), [Variant("v", leaky)], runs=2, out=out, progress=False)
     assert secret.encode() not in out.read_bytes()
     assert read_results(out).summary is None  # closed without a summary: resumable
+
+
+def test_task_kinds_is_a_registry_for_more_kinds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    class Echo:
+        def __init__(self, name: str) -> None:
+            self.name = name
+
+        def describe(self) -> dict[str, Any]:
+            return {"kind": "echo", "model": self.name, "base_url": None, "settings": {}}
+
+        async def run(self, prompt: Prompt, *, seed: int) -> TaskResult:
+            return TaskResult(f"{self.name}: {prompt.text}", model=self.name)
+
+    monkeypatch.setitem(engine.TASK_KINDS, "echo", Echo)
+    out = tmp_path / "r.jsonl"
+    run(two_cases(), ["e=echo:A-1042"], runs=1, out=out, progress=False)
+    results = read_results(out)
+    assert results.manifest["variants"][0]["task"]["model"] == "A-1042"
+    assert [s["answer"] for s in results.samples] == ["A-1042: Where is A-1042?", "A-1042: Thanks!"]
