@@ -59,6 +59,7 @@ such as ``promt`` is caught instead of silently ignored.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import functools
 import hashlib
@@ -1008,6 +1009,36 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
+def _duplicate_key_object(text: str) -> tuple[int, int] | None:
+    """Line and column of the ``{`` of the innermost object with a duplicate key.
+
+    Called only after a duplicate was found: it parses again with the json
+    module's pure-Python scanner, whose object parser is told where each
+    object starts (the C scanner has no such hook).
+    """
+    from json import decoder, scanner
+
+    found: list[int] = []
+
+    def parse_object(s_and_end: tuple[str, int], *args: Any) -> Any:
+        try:
+            return decoder.JSONObject(s_and_end, *args)  # type: ignore[attr-defined]
+        except _DuplicateKey:
+            if not found:  # the innermost object raises first
+                found.append(s_and_end[1] - 1)
+            raise
+
+    dec = json.JSONDecoder(object_pairs_hook=_no_duplicates, parse_constant=_reject_constant)
+    dec.parse_object = parse_object  # type: ignore[attr-defined]
+    dec.scan_once = scanner.py_make_scanner(dec)  # type: ignore[attr-defined]
+    with contextlib.suppress(_DuplicateKey, ValueError):
+        dec.decode(text)
+    if not found:  # pragma: no cover - the first parse found a duplicate
+        return None
+    pos = found[0]
+    return text.count("\n", 0, pos) + 1, pos - text.rfind("\n", 0, pos)
+
+
 def _parse_json(text: str, shown: str) -> Any:
     try:
         return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_reject_constant)
@@ -1016,8 +1047,10 @@ def _parse_json(text: str, shown: str) -> Any:
             f"{shown}: not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
         ) from None
     except _DuplicateKey as exc:
+        at = _duplicate_key_object(text)
+        where = f" at line {at[0]} column {at[1]}" if at else ""
         raise CaseFileError(
-            f"{shown}: not valid JSON: duplicate key {_q(exc.args[0])} in one object "
+            f"{shown}: not valid JSON: duplicate key {_q(exc.args[0])} in the object{where} "
             "(the second would silently replace the first)"
         ) from None
     except ValueError as exc:

@@ -475,9 +475,10 @@ def test_yaml_unclosed_bracket_gives_line_and_column(tmp_path) -> None:
     [
         (
             ".json",
-            '{"cases": [{"id": "a", "prompt": "p", "prompt": "q"}]}',
-            'not valid JSON: duplicate key "prompt" in one object (the second would silently '
-            "replace the first)",
+            '{"cases": [\n  {"id": "a", "prompt": "p", "prompt": "q"}]}',
+            # The object's "{" is the third character of line 2.
+            'not valid JSON: duplicate key "prompt" in the object at line 2 column 3 (the '
+            "second would silently replace the first)",
         ),
         (
             ".yaml",
@@ -908,3 +909,22 @@ def test_the_module_docstring_example_loads(tmp_path) -> None:
     suite = load_suite(path)
     assert [c.id for c in suite.select()] == ["order status"]
     assert suite.cases[1].messages[-1] == {"role": "user", "content": "A-1042, obviously."}
+
+
+@given(st.lists(case_dicts(), min_size=1, max_size=3, unique_by=lambda d: d["id"]), st.data())
+def test_a_json_duplicate_key_is_placed_at_its_object(tmp_path_factory, cases, data) -> None:
+    # Repeat the "id" key of one case: the error points at that case's "{", which
+    # is found here independently, from the indented dump's line structure.
+    index = data.draw(st.integers(0, len(cases) - 1))
+    text = json.dumps({"cases": cases}, indent=2)
+    marker = f'"id": {json.dumps(cases[index]["id"])}'
+    lines = text.split("\n")
+    # With indent=2 each case's "{" stands alone on the line before its first key.
+    starts = [i for i, line in enumerate(lines) if line == "    {"]
+    key_line = starts[index] + 1
+    assert lines[key_line].strip().startswith(marker)
+    lines[key_line] = lines[key_line].replace(marker, f"{marker}, {marker}", 1)
+    path = write(tmp_path_factory.mktemp("dup"), "\n".join(lines), ".json")
+    with pytest.raises(CaseFileError) as info:
+        load_suite(path)
+    assert f"in the object at line {starts[index] + 1} column 5 " in str(info.value)
