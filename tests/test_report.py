@@ -271,8 +271,10 @@ def test_latency_on_known_lists():
 @given(st.lists(st.floats(0, 1e6, allow_nan=False), min_size=1, max_size=200))
 def test_latency_matches_numpy_order_statistics(values):
     median, p95 = latency_summary(values)
-    # numpy's "lower" method at 50% is the lower middle order statistic
+    # numpy's "lower" method at 50% is the lower middle order statistic, and so is
+    # Hyndman & Fan's definition 1 ("inverted_cdf") at 50%
     assert median == np.percentile(values, 50, method="lower")
+    assert median == np.percentile(values, 50, method="inverted_cdf")
     # nearest rank: the ceil(0.95 n)-th smallest, by exact integer arithmetic
     n = len(values)
     assert p95 == sorted(values)[math.ceil(95 * n / 100) - 1]
