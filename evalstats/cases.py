@@ -311,7 +311,10 @@ class CaseCheck:
                 raise InvalidArgument(f"spec={self.spec!r} must be a mapping or None")
             spec = dict(self.spec)
             axis = spec.pop("axis", None)
-            if axis is not None and axis != self.axis:
+            if axis is not None and self.axis is None:
+                # The spec as written in a file, axis included: take its axis.
+                object.__setattr__(self, "axis", _check_axis(axis))
+            elif axis is not None and axis != self.axis:
                 raise InvalidArgument(
                     f"spec={self.spec!r} has axis={axis!r} but the check has axis={self.axis!r}"
                 )

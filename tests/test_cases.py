@@ -709,6 +709,7 @@ def test_case_check_equality() -> None:
     assert CaseCheck(fn) != CaseCheck(fn, spec={"contains": "x"})
     with pytest.raises(InvalidArgument, match="must be callable"):
         CaseCheck("x")  # type: ignore[arg-type]
+    assert CaseCheck(fn, spec={"contains": "x", "axis": "b"}).axis == "b"
     with pytest.raises(InvalidArgument, match="has axis='b' but the check has axis='a'"):
         CaseCheck(fn, "a", {"contains": "x", "axis": "b"})
 
