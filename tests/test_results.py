@@ -893,3 +893,47 @@ def test_secret_guard_without_the_fast_path(
             w.write_sample(record)
         w.close(None)
     assert CANARY.encode() not in (tmp_path / "r.jsonl").read_bytes()
+
+
+@settings(max_examples=60)
+@given(records=st.lists(sample_records(), min_size=1, max_size=6), data=st.data())
+def test_any_cut_of_any_run_reads_as_a_prefix(
+    records: list[dict], data: st.DataObject, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    path = tmp_path_factory.mktemp("cut") / "r.jsonl"
+    with ResultsWriter.create(path, {"variants": [{"name": "a"}, {"name": "b"}]}) as w:
+        for r in records:
+            w.write_sample(r)
+        w.close({"status": "finished"})
+    raw = path.read_bytes()
+    manifest_end = raw.index(b"\n")  # the manifest is complete from here on
+    cut = data.draw(st.integers(manifest_end, len(raw)), label="cut")
+    path.write_bytes(raw[:cut])
+    results = read_results(path)
+    got = [strip(s) for s in results.samples]
+    assert got == records[: len(got)]
+    # every sample whose line (bar its newline) is within the cut is kept
+    line_ends = [i for i, b in enumerate(raw) if b == ord("\n")][1:-1]
+    assert len(got) == sum(1 for end in line_ends if end <= cut)
+    if results.summary is None:
+        assert NO_SUMMARY_WARNING in results.warnings
+
+
+def test_reading_leaves_the_garbage_collector_as_it_was(tmp_path: Path) -> None:
+    import gc
+
+    path = tmp_path / "r.jsonl"
+    write_run(path, all_samples(1))
+    assert gc.isenabled()
+    read_results(path)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        read_results(path)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    path.write_bytes(b"garbage\n")
+    with pytest.raises(ResultsFileError):
+        read_results(path)
+    assert gc.isenabled()
