@@ -160,12 +160,14 @@ def _add_report(p: argparse.ArgumentParser) -> None:
 
 def _run_report(args: argparse.Namespace) -> int:
     from .report import report
+    from .results import read_results
 
-    result = report(args.file, level=args.level)
+    results = read_results(args.file)  # read once for the table and the figures
+    result = report(results, level=args.level)
     if args.plot:
         from .plots import report_plots
 
-        for path in report_plots(args.file, args.plot, level=args.level):
+        for path in report_plots(results, args.plot, level=args.level):
             print(f"evalstats: wrote {path}", file=sys.stderr)
     if args.json:
         _print_json(result.to_dict())
