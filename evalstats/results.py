@@ -668,9 +668,11 @@ class _Syncer:
                     os.fsync(self._fd)
 
     def stop(self) -> None:
+        """End the thread and sync what is left (also when a writer is never closed)."""
         self._stop.set()
         if self._thread is not threading.current_thread():
             self._thread.join()
+        self.sync()
         with self._lock:
             if self._fd >= 0:
                 os.close(self._fd)

@@ -937,3 +937,31 @@ def test_reading_leaves_the_garbage_collector_as_it_was(tmp_path: Path) -> None:
     with pytest.raises(ResultsFileError):
         read_results(path)
     assert gc.isenabled()
+
+
+WRITE_AND_EXIT = textwrap.dedent(
+    """
+    import os, sys
+    import evalstats.results as results
+    log = open(sys.argv[2], "w", buffering=1)
+    real = os.fsync
+    def fsync(fd):
+        real(fd)
+        log.write("fsync\\n")
+    results.os.fsync = fsync
+    w = results.ResultsWriter.create(sys.argv[1], {})
+    w.write_sample({"case": "c", "variant": "a", "repeat": 0, "status": "completed",
+                    "checks": []})
+    log.write("written\\n")
+    # the script ends without closing the writer
+    """
+)
+
+
+def test_a_writer_left_open_is_synced_at_exit(tmp_path: Path) -> None:
+    path, log = tmp_path / "r.jsonl", tmp_path / "log"
+    subprocess.run([sys.executable, "-c", WRITE_AND_EXIT, str(path), str(log)], check=True)
+    events = log.read_text().split()
+    assert "fsync" in events[events.index("written") :]  # synced on the way out
+    results = read_results(path)
+    assert len(results.samples) == 1 and results.summary is None
