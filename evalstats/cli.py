@@ -129,6 +129,240 @@ def _run_plan(args: argparse.Namespace) -> int:
         print(result)
     return 0
 
+def _add_calibrate(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "file",
+        metavar="FILE",
+        help="CSV or JSONL of paired verdicts, one answer per row: human (or person) "
+        "and check (or judge) verdicts, optionally the answer",
+    )
+    p.add_argument(
+        "--observed",
+        metavar="K/N",
+        help="a pass rate the check reported (K passes of N); also print it corrected "
+        "for the check's errors",
+    )
+    p.add_argument("--level", type=float, default=0.95, help="confidence level (0.95)")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+
+
+def _run_calibrate(args: argparse.Namespace) -> int:
+    from .judge import calibrate_file
+
+    report = calibrate_file(args.file, observed=args.observed, level=args.level)
+    if args.json:
+        _print_json(report.to_dict())
+    else:
+        print(report)
+    return 0
+
+
+def _add_report(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", metavar="FILE", help="a results file (JSONL) written by run")
+    p.add_argument("--level", type=float, default=0.95, help="confidence level (0.95)")
+    p.add_argument("--plot", metavar="DIR",
+                   help="also write forest.png and paired-differences.png into DIR")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+
+
+def _run_report(args: argparse.Namespace) -> int:
+    from ._validate import check_level
+    from .report import report
+    from .results import read_results
+
+    check_level(args.level)  # a bad level is reported before the file is read
+    results = read_results(args.file)  # read once for the table and the figures
+    result = report(results, level=args.level)
+    if args.plot:
+        from .plots import report_plots
+
+        for path in report_plots(results, args.plot, level=args.level):
+            print(f"evalstats: wrote {path}", file=sys.stderr)
+    if args.json:
+        _print_json(result.to_dict())
+    else:
+        print(result)
+    return 0
+
+
+def _add_compare(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", metavar="FILE", help="a results file (JSONL) written by run")
+    p.add_argument("--a", required=True, metavar="NAME", help="the variant to compare against")
+    p.add_argument("--b", required=True, metavar="NAME", help="the variant compared")
+    p.add_argument("--method", help="mcnemar or clustered when paired (mcnemar); "
+                   "newcombe, overlap or ztest as independent samples")
+    p.add_argument("--level", type=float, default=0.95, help="confidence level (0.95)")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+
+
+def _run_compare(args: argparse.Namespace) -> int:
+    from .report import compare_results
+
+    result = compare_results(args.file, args.a, args.b, method=args.method, level=args.level)
+    if args.json:
+        _print_json(result.to_dict())
+    else:
+        print(result)
+    return 0
+
+
+def _add_compare_runs(p: argparse.ArgumentParser) -> None:
+    p.add_argument("old", metavar="OLD", help="the earlier results file")
+    p.add_argument("new", metavar="NEW", help="the later results file")
+    p.add_argument("--variant", metavar="NAME",
+                   help="compare this variant only (default: every variant)")
+    p.add_argument("--level", type=float, default=0.95, help="confidence level (0.95)")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+
+
+def _run_compare_runs(args: argparse.Namespace) -> int:
+    from .report import compare_runs
+
+    result = compare_runs(args.old, args.new, variant=args.variant, level=args.level)
+    if args.json:
+        _print_json(result.to_dict())
+    else:
+        print(result)
+    return 0
+
+
+def _add_gate(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", metavar="FILE", help="a results file (JSONL) written by run")
+    p.add_argument("--variant", required=True, metavar="NAME", help="the variant to gate")
+    p.add_argument("--min-pass", required=True, type=float, metavar="RATE",
+                   help="the least acceptable pass rate, such as 0.9")
+    p.add_argument("--on", default="estimate", metavar="estimate|lower-bound",
+                   help="hold the estimate or the lower bound of its interval to --min-pass "
+                   "(estimate)")
+    p.add_argument("--every-case-passes", action="store_true",
+                   help="also require every case's own pass rate to reach --min-pass")
+    p.add_argument("--no-regression-vs", metavar="NAME",
+                   help="also fail when the paired comparison finds the variant clearly "
+                   "worse than NAME")
+    p.add_argument("--level", type=float, default=0.95, help="confidence level (0.95)")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+
+
+def _run_gate(args: argparse.Namespace) -> int:
+    from .report import gate
+
+    result = gate(args.file, variant=args.variant, min_pass=args.min_pass, on=args.on,
+                  every_case_passes=args.every_case_passes,
+                  no_regression_vs=args.no_regression_vs, level=args.level)
+    if args.json:
+        _print_json(result.to_dict())
+    else:
+        print(result)
+    return 0 if result.passed else 1
+
+
+def _add_changed(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--since", required=True, metavar="REF",
+                   help="a git commit, branch or tag to compare the working tree with")
+    p.add_argument("paths", nargs="+", metavar="PATHSPEC", help="paths to watch")
+
+
+def _run_changed(args: argparse.Namespace) -> int:
+    from .report import changed_since
+
+    if changed_since(args.since, args.paths):
+        print(f"changed since {args.since}")
+        return 0
+    print(f"unchanged since {args.since}")
+    return 1
+
+
+def _add_run(p: argparse.ArgumentParser) -> None:
+    p.add_argument("suite", metavar="SUITE",
+                   help="a suite file (.json, .yaml) or a shipped suite's name, such as shop")
+    p.add_argument("--variant", action="append", required=True, metavar="NAME=TASK[,KEY=VALUE]",
+                   help="a variant: a name, a task (standin:shop-v1, standin:shop-v2) and "
+                   "optionally prefix=, suffix=, system=, template= (TEXT or @FILE); repeat "
+                   "for each variant")
+    p.add_argument("--runs", type=int, required=True, help="repeats of each case per variant")
+    p.add_argument("--out", metavar="FILE", help="the results file to create (JSONL)")
+    p.add_argument("--resume", nargs="?", const=True, default=None, metavar="FILE",
+                   help="continue an interrupted run: in FILE, or in --out when no FILE is "
+                   "given; runs only the samples it lacks")
+    p.add_argument("--concurrency", type=int, default=1, help="samples in flight at once (1)")
+    p.add_argument("--timeout", type=float, default=60.0,
+                   help="seconds per attempt of a sample (60)")
+    p.add_argument("--retries", type=int, default=3, help="retries of transient errors (3)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the run (0)")
+    p.add_argument("--include-holdout", action="store_true", help="also run the holdout cases")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def _run_run(args: argparse.Namespace) -> int:
+    from .engine import run
+
+    out = args.out
+    if isinstance(args.resume, str):
+        if out is not None and out != args.resume:
+            raise UsageError(
+                f"evalstats run: --out {out} and --resume {args.resume} name different files; "
+                "give the file to resume once"
+            )
+        out = args.resume
+    if out is None:
+        raise UsageError("evalstats run: give --out FILE (or --resume FILE to continue a run)")
+    outcome = run(
+        args.suite,
+        args.variant,
+        runs=args.runs,
+        out=out,
+        concurrency=args.concurrency,
+        timeout=args.timeout,
+        retries=args.retries,
+        seed=args.seed,
+        include_holdout=args.include_holdout,
+        resume=args.resume is not None,
+        progress=not args.quiet,
+    )
+    print(outcome)
+    if outcome.status == "interrupted":
+        print(
+            f"evalstats: {outcome.reason}; continue with the same command and --resume {out}",
+            file=sys.stderr,
+        )
+        return 130
+    return 0
+
+
+def _add_standin(p: argparse.ArgumentParser) -> None:
+    p.add_argument("action", choices=["serve"],
+                   help="serve: the shop stand-ins over HTTP (OpenAI at /v1, Ollama at /api)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="a loopback address to listen on (127.0.0.1); no other host is allowed")
+    p.add_argument("--port", type=int, default=0, help="port; 0 picks a free one (0)")
+    p.add_argument("--latency-ms", default="0", metavar="MS|LOW:HIGH",
+                   help="delay before each answer: fixed, or uniform between LOW and HIGH (0)")
+    p.add_argument("--error-rate", type=float, default=0.0,
+                   help="share of chat requests that fail, half 429 and half 500 (0)")
+    p.add_argument("--retry-after", type=int, default=1,
+                   help="whole seconds a 429 asks the client to wait (1)")
+    p.add_argument("--hang-rate", type=float, default=0.0,
+                   help="share of chat requests that stall for --hang-s more seconds (0)")
+    p.add_argument("--hang-s", type=float, default=5.0, help="length of a stall in seconds (5)")
+    p.add_argument("--seed", type=int, default=0,
+                   help="seed of the faults and of answers to requests without a seed (0)")
+
+
+def _run_standin(args: argparse.Namespace) -> int:
+    from .standin.server import serve_until_signal
+
+    return serve_until_signal(
+        args.host,
+        args.port,
+        latency_ms=args.latency_ms,
+        error_rate=args.error_rate,
+        retry_after=args.retry_after,
+        hang_rate=args.hang_rate,
+        hang_s=args.hang_s,
+        seed=args.seed,
+    )
+
+
 VERBS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable[..., int]]] = {
     "demo": (
         "run the offline shop stand-in, version 1 against version 2",

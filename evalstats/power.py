@@ -30,11 +30,15 @@ __all__ = [
     "Plan",
     "PowerCurve",
     "PowerTable",
+    "anova_icc",
+    "case_model_from_results",
+    "clustered_power",
     "fit_case_model",
     "paired_power",
     "plan",
     "power",
     "power_curve",
+    "power_figure",
     "power_table",
     "sample_size",
 ]
@@ -934,18 +938,55 @@ def _solve_shift(nodes: np.ndarray, weights: np.ndarray, p_b: float, spread: flo
 
 
 def _case_means(outcomes: dict[Any, Sequence[Any]], name: str) -> dict[Any, tuple[int, int]]:
-    """``{case: (passes, runs)}`` from ``{case: [bool, ...]}``, checked."""
+    """``{case: (passes, runs)}`` from ``{case: [bool, ...]}``, checked.
+
+    ``None`` entries (unmeasured samples: the service gave no answer) leave the
+    counts, as they leave pass rates; a case with no measured run is left out.
+    """
     if not isinstance(outcomes, dict) or not outcomes:
         raise InvalidArgument(f"{name} must be a non-empty dict {{case_id: [bool, ...]}}")
     out = {}
     for case, runs in outcomes.items():
-        values = list(runs)
-        if not values:
-            raise InvalidArgument(f"{name}[{case!r}] has no runs")
+        values = [v for v in runs if v is not None]
         if any(not isinstance(v, bool | np.bool_ | int) or v not in (0, 1) for v in values):
             raise InvalidArgument(f"{name}[{case!r}] must hold only True/False outcomes")
-        out[case] = (int(sum(bool(v) for v in values)), len(values))
+        if values:
+            out[case] = (int(sum(bool(v) for v in values)), len(values))
+    if not out:
+        raise InvalidArgument(f"{name} has no measured runs")
     return out
+
+
+def case_model_from_results(
+    results: Any,
+    *,
+    variants: Sequence[str] | None = None,
+    p_a: float | None = None,
+    p_b: float | None = None,
+) -> CaseModel:
+    """Fit a :class:`CaseModel` from a pilot run's results file.
+
+    ``results`` is a path to a results file or a
+    :class:`~evalstats.results.Results` already read. ``variants`` names A and
+    B (default: the first two variants of the run; with one variant B is a
+    copy of A). The pilot fixes how cases differ (``icc``, ``spread``); give
+    ``p_a`` or ``p_b`` to plan for other rates, typically the ``p_b`` you hope
+    to detect. Unmeasured samples are left out, as everywhere.
+    """
+    from .results import Results, read_results
+
+    run = results if isinstance(results, Results) else read_results(results)
+    names = tuple(run.variants()) if variants is None else tuple(variants)
+    if not names:
+        raise InvalidArgument("the results hold no variants to fit a case model to")
+    a = run.outcomes(names[0])
+    b = run.outcomes(names[1]) if len(names) > 1 else None
+    fitted = fit_case_model(a, b)
+    new_a = fitted.p_a if p_a is None else _rate("p_a", p_a)
+    new_b = fitted.p_b if p_b is None else _rate("p_b", p_b)
+    return CaseModel(
+        new_a, new_b, fitted.icc, fitted.spread, cases=fitted.cases, repeats=fitted.repeats
+    )
 
 
 def anova_icc(outcomes: dict[Any, Sequence[Any]]) -> float:
@@ -1261,7 +1302,7 @@ def plan(
     p_a: float,
     p_b: float,
     *,
-    icc: float,
+    icc: float | None = None,
     cases: int | None = None,
     repeats: int | None = None,
     power: float = 0.8,
@@ -1292,7 +1333,8 @@ def plan(
         Mean pass rates of A and B over cases.
     icc : float
         Intra-case correlation of A's outcomes, in [0, 1): the share of the
-        outcome variance that lies between cases.
+        outcome variance that lies between cases. Required unless ``model``
+        is given.
     cases, repeats : int, optional
         What is fixed.
     power : float
@@ -1303,8 +1345,9 @@ def plan(
         Case-by-variant standard deviation on the logit scale (0: B's gain is
         the same shift for every case).
     model : CaseModel, optional
-        A fitted model (from :func:`fit_case_model`); overrides ``p_a``,
-        ``p_b``, ``icc`` and ``spread``.
+        A fitted model (from :func:`fit_case_model` or
+        :func:`case_model_from_results`); overrides ``p_a``, ``p_b``, ``icc``
+        and ``spread``.
     max_cases, max_repeats : int
         Search bounds.
     check : bool
@@ -1366,7 +1409,7 @@ def _plan(
     p_a: float,
     p_b: float,
     *,
-    icc: float,
+    icc: float | None,
     cases: int | None,
     repeats: int | None,
     power: float,
@@ -1377,6 +1420,11 @@ def _plan(
     max_repeats: int,
 ) -> Plan:
     if model is None:
+        if icc is None:
+            raise InvalidArgument(
+                "icc=None: give the intra-case correlation, or a model fitted from a pilot "
+                "(case_model_from_results)"
+            )
         model = CaseModel(_rate("p_a", p_a), _rate("p_b", p_b), icc, spread)
     target = _target(power)
     level = check_level(level)
