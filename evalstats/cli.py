@@ -97,30 +97,37 @@ def _run_power(args: argparse.Namespace) -> int:
 
 
 def _add_plan(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--pa", type=float, required=True, help="mean pass rate of A")
-    p.add_argument("--pb", type=float, required=True, help="mean pass rate of B")
-    p.add_argument("--icc", type=float, required=True,
-                   help="intra-case correlation: share of variance between cases")
+    p.add_argument("--pa", type=float, help="mean pass rate of A (from --from if omitted)")
+    p.add_argument("--pb", type=float, help="mean pass rate of B to detect")
+    how = p.add_mutually_exclusive_group(required=True)
+    how.add_argument("--icc", type=float,
+                     help="intra-case correlation: share of variance between cases")
+    how.add_argument("--from", dest="from_file", metavar="RESULTS.jsonl",
+                     help="fit icc and spread (and rates) from a pilot run's results")
     p.add_argument("--cases", type=int, help="the cases you have")
     p.add_argument("--repeats", type=int, help="the runs per case and variant you can afford")
     p.add_argument("--spread", type=float, default=0.0,
-                   help="case-by-variant spread on the logit scale (0)")
+                   help="case-by-variant spread on the logit scale (0; with --from, fitted)")
     p.add_argument("--power", type=float, default=0.8, help="target power (0.8)")
     p.add_argument("--level", type=float, default=0.95, help="confidence level (0.95)")
     p.add_argument("--json", action="store_true", help="print one JSON document")
 
 
 def _run_plan(args: argparse.Namespace) -> int:
-    from .power import plan
+    from .power import case_model_from_results, plan
 
+    model = None
+    if args.from_file:
+        model = case_model_from_results(args.from_file, p_a=args.pa, p_b=args.pb)
+    elif args.pa is None or args.pb is None:
+        raise UsageError("evalstats plan: give --pa and --pb (or --from a pilot run)")
     result = plan(args.pa, args.pb, icc=args.icc, cases=args.cases, repeats=args.repeats,
-                  power=args.power, level=args.level, spread=args.spread)
+                  power=args.power, level=args.level, spread=args.spread, model=model)
     if args.json:
         _print_json(result.to_dict())
     else:
         print(result)
     return 0
-
 
 def _add_calibrate(p: argparse.ArgumentParser) -> None:
     p.add_argument(
@@ -163,7 +170,7 @@ def _run_report(args: argparse.Namespace) -> int:
     from .report import report
     from .results import read_results
 
-    check_level(args.level)  # before reading what may be a large file
+    check_level(args.level)  # a bad level is reported before the file is read
     results = read_results(args.file)  # read once for the table and the figures
     result = report(results, level=args.level)
     if args.plot:
