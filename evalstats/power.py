@@ -1040,7 +1040,9 @@ def fit_case_model(
     model's variance of per-case differences B - A matches the observed one
     after removing the binomial noise of the runs; it is 0 when the observed
     differences vary no more than the model without spread implies, and when
-    ``outcomes_b`` is missing (then B's rate equals A's).
+    ``outcomes_b`` is missing (then B's rate equals A's). With few cases the
+    spread is a rough estimate (it is the positive part of a difference of
+    two noisy variances, so it errs upward, which makes plans conservative).
 
     References
     ----------

@@ -304,3 +304,66 @@ def test_cli_plan_json(capsys):
 def test_cli_plan_bad_input_exits_2(capsys):
     assert main(["plan", "--pa", "0.7", "--pb", "0.9", "--icc", "1.3"]) == 2
     assert "icc=1.3" in capsys.readouterr().err
+
+
+# --- a pilot run's results file --------------------------------------------------------
+
+
+def _write_pilot(path, *, cases=60, runs=5, seed=0, unmeasured=()):
+    from evalstats.results import ResultsWriter
+
+    truth = CaseModel(0.6, 0.8, 0.3)
+    rng = np.random.default_rng(seed)
+    qa, qb = truth.draw(rng, (cases,))
+    writer = ResultsWriter.create(path, {"variants": ["A", "B"], "runs": runs})
+    for c in range(cases):
+        for r in range(runs):
+            for v, q in (("A", qa[c]), ("B", qb[c])):
+                status = "unmeasured" if (c, r, v) in unmeasured else "completed"
+                verdict = "passed" if rng.random() < q else "failed"
+                writer.write_sample(
+                    {
+                        "case": f"c{c}",
+                        "variant": v,
+                        "repeat": r,
+                        "status": status,
+                        "checks": [{"status": verdict}],
+                    }
+                )
+    writer.close({})
+    return path
+
+
+def test_case_model_from_results_fits_the_pilot(tmp_path):
+    from evalstats.power import case_model_from_results
+    from evalstats.results import read_results
+
+    path = _write_pilot(tmp_path / "pilot.jsonl", unmeasured={(0, 0, "A"), (0, 1, "A")})
+    run = read_results(path)
+    a, b = run.outcomes("A"), run.outcomes("B")
+    assert a["c0"][0] is None  # unmeasured stays None in the file's outcomes ...
+    m = case_model_from_results(path)
+    # ... and leaves the counts, as it leaves pass rates
+    clean_a = {k: [x for x in v if x is not None] for k, v in a.items()}
+    assert m == fit_case_model(clean_a, b)
+    assert (m.cases, m.repeats) == (60, 5)
+    # the rate to detect can be set apart from the pilot's
+    wanted = case_model_from_results(run, p_b=0.75)
+    assert (wanted.p_a, wanted.p_b, wanted.icc, wanted.spread) == (m.p_a, 0.75, m.icc, m.spread)
+    one = case_model_from_results(run, variants=["A"])
+    assert one.p_a == one.p_b == m.p_a
+
+
+def test_cli_plan_from_a_pilot_run(tmp_path, capsys):
+    path = _write_pilot(tmp_path / "pilot.jsonl")
+    assert main(["plan", "--from", str(path), "--pb", "0.8", "--cases", "20", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    from evalstats.power import case_model_from_results
+
+    m = case_model_from_results(path, p_b=0.8)
+    assert doc["model"]["icc"] == pytest.approx(m.icc)
+    assert doc["model"]["p_b"] == 0.8 and doc["cases"] == 20
+    # --icc and --from exclude each other; without --from the rates are needed
+    assert main(["plan", "--from", str(path), "--icc", "0.3"]) == 2
+    assert main(["plan", "--icc", "0.3", "--pa", "0.7"]) == 2
+    assert "--pb" in capsys.readouterr().err
