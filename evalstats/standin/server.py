@@ -738,9 +738,10 @@ class _Handler(BaseHTTPRequestHandler):
                 self.send_header(name, value)
             elapsed_ms = (time.perf_counter() - started) * 1000
             self.send_header("Server-Timing", f"app;dur={elapsed_ms:.3f}")
-            self.end_headers()
-            self.wfile.write(reply.body)
-            self.wfile.flush()
+            # Headers and body in one write (end_headers would send the headers
+            # alone): a small reply then goes out as one segment.
+            self._headers_buffer.append(b"\r\n" + reply.body)  # type: ignore[attr-defined]
+            self.flush_headers()
         except OSError:
             self.close_connection = True  # the client went away
 
