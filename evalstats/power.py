@@ -15,7 +15,7 @@ because counts are discrete.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -937,13 +937,13 @@ def _solve_shift(nodes: np.ndarray, weights: np.ndarray, p_b: float, spread: flo
     return float(brentq(gap, lo, hi, xtol=1e-12))
 
 
-def _case_means(outcomes: dict[Any, Sequence[Any]], name: str) -> dict[Any, tuple[int, int]]:
+def _case_means(outcomes: Mapping[Any, Sequence[Any]], name: str) -> dict[Any, tuple[int, int]]:
     """``{case: (passes, runs)}`` from ``{case: [bool, ...]}``, checked.
 
     ``None`` entries (unmeasured samples: the service gave no answer) leave the
     counts, as they leave pass rates; a case with no measured run is left out.
     """
-    if not isinstance(outcomes, dict) or not outcomes:
+    if not isinstance(outcomes, Mapping) or not outcomes:
         raise InvalidArgument(f"{name} must be a non-empty dict {{case_id: [bool, ...]}}")
     out = {}
     for case, runs in outcomes.items():
@@ -989,7 +989,7 @@ def case_model_from_results(
     )
 
 
-def anova_icc(outcomes: dict[Any, Sequence[Any]]) -> float:
+def anova_icc(outcomes: Mapping[Any, Sequence[Any]]) -> float:
     """The ANOVA estimate of the intra-case correlation of binary outcomes.
 
     ``rho = (MSB - MSW) / (MSB + (n0 - 1) MSW)`` from the one-way analysis of
@@ -1027,8 +1027,8 @@ def anova_icc(outcomes: dict[Any, Sequence[Any]]) -> float:
 
 
 def fit_case_model(
-    outcomes_a: dict[Any, Sequence[Any]],
-    outcomes_b: dict[Any, Sequence[Any]] | None = None,
+    outcomes_a: Mapping[Any, Sequence[Any]],
+    outcomes_b: Mapping[Any, Sequence[Any]] | None = None,
 ) -> CaseModel:
     """Estimate a :class:`CaseModel` from a pilot run, so it can plan the real one.
 
