@@ -67,11 +67,6 @@ def _rate(name: str, value: Any) -> float:
 
 
 def _count(name: str, value: Any, *, minimum: int = 1) -> int:
-    if isinstance(value, int | np.integer) and not isinstance(value, bool) and value < minimum:
-        # as_counts would show a 0-d array here; say it plainly.
-        raise InvalidArgument(
-            f"{name}={int(value)} is less than {minimum}; expected a count of at least {minimum}"
-        )
     arr = as_counts(name, value, minimum=minimum)
     if arr.ndim:
         raise InvalidArgument(f"{name} must be a single number, not an array of shape {arr.shape}")
