@@ -32,6 +32,7 @@ from evalstats.providers import (
     make_provider,
 )
 from evalstats.providers.base import (
+    CLIENT_SHARDS,
     SEED_MODULUS,
     conversation,
     normalise_tools,
@@ -329,23 +330,51 @@ def test_one_client_per_run_shared_by_concurrent_requests():
     )
 
     async def one_run():
+        for i in range(3):  # one after another: one client
+            await p.complete("Hi", seed=i)
+        assert len(p._clients) == 1
         results = await asyncio.gather(*(p.complete("Hi", seed=i) for i in range(20)))
-        client = p._client
-        assert client is p.client()
-        return client, results
+        assert p.client() is p._clients[0]
+        assert 1 <= len(p._clients) <= CLIENT_SHARDS
+        assert p._in_flight == [0] * len(p._clients)
+        return list(p._clients), results
 
     first, results = asyncio.run(one_run())
-    assert len(seen) == 20 and all(r.answer for r in results)
-    assert first.timeout == httpx.Timeout(120.0, connect=10.0, pool=None)
-    # A new event loop (the next run) gets a new client.
+    assert len(seen) == 23 and all(r.answer for r in results)
+    assert first[0].timeout == httpx.Timeout(120.0, connect=10.0, pool=None)
+    # A new event loop (the next run) gets new clients.
     second, _ = asyncio.run(one_run())
-    assert second is not first
+    assert not set(map(id, second)) & set(map(id, first))
 
     async def close():
         await p.aclose()
 
     asyncio.run(close())
-    assert p._client is None and second.is_closed
+    assert p._clients == [] and all(c.is_closed for c in second)
+
+
+def test_concurrent_requests_are_spread_over_the_client_pools():
+    gate = asyncio.Event()
+
+    async def service(request):
+        await gate.wait()
+        return ok(request)
+
+    p = OpenAIProvider(
+        "m", base_url="http://127.0.0.1:9/v1", transport=httpx.MockTransport(service)
+    )
+
+    async def go():
+        tasks = [asyncio.create_task(p.complete("Hi", seed=i)) for i in range(4 * CLIENT_SHARDS)]
+        while sum(p._in_flight) < len(tasks):
+            await asyncio.sleep(0)
+        # Every pool is in use, and the load is even.
+        assert p._in_flight == [4] * CLIENT_SHARDS
+        gate.set()
+        await asyncio.gather(*tasks)
+        assert p._in_flight == [0] * CLIENT_SHARDS
+
+    asyncio.run(go())
 
 
 def test_provider_is_an_async_context_manager():
@@ -354,10 +383,10 @@ def test_provider_is_an_async_context_manager():
             "m", base_url="http://127.0.0.1:9/v1", transport=httpx.MockTransport(ok)
         ) as p:
             await p.complete("Hi")
-            client = p._client
-        return client
+            clients = list(p._clients)
+        return clients
 
-    assert asyncio.run(go()).is_closed
+    assert all(c.is_closed for c in asyncio.run(go()))
 
 
 def test_describe_is_json_and_keyless():
@@ -403,7 +432,7 @@ def test_judge_from_provider_with_judged_by():
             return check("A-1042").status
 
         assert asyncio.run(inside()) == "passed"
-        assert provider._client is None  # the judge works on its own copy
+        assert provider._clients == []  # the judge works on its own copy
     finally:
         judge.close()
 

@@ -18,7 +18,6 @@ settings, seeds, errors and secrets are handled.
 from __future__ import annotations
 
 import asyncio
-import copy
 import threading
 from collections.abc import Mapping
 from typing import Any
@@ -42,6 +41,7 @@ __all__ = [
     "ProviderJudge",
     "make_judge_from_provider",
     "make_provider",
+    "task_factory",
 ]
 
 #: Provider classes by kind, the part of a task name before the first colon.
@@ -207,7 +207,4 @@ def make_judge_from_provider(provider: Provider) -> ProviderJudge:
         raise InvalidArgument(
             f"provider must be a Provider (see make_provider), not {type(provider).__name__}"
         )
-    own = copy.copy(provider)
-    own._client = None
-    own._client_loop = None
-    return ProviderJudge(own)
+    return ProviderJudge(provider.fresh_copy())
