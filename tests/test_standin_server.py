@@ -573,3 +573,49 @@ def _read_line(proc: subprocess.Popen, *, timeout: float) -> str:
     reader.join(timeout)
     assert box, f"no line on stdout within {timeout} s"
     return box[0].strip()
+
+
+# --- end to end: the engine and the openai provider against a faulty server -----------
+
+
+@pytest.mark.slow
+def test_a_run_through_faults_loses_no_sample_and_keeps_the_true_rates(tmp_path):
+    from evalstats.engine import Variant, run
+    from evalstats.providers import make_provider
+    from evalstats.results import read_results, sample_passed
+
+    runs = 60
+    with serve(error_rate=0.3, hang_rate=0.02, hang_s=30.0, retry_after=0, seed=6) as server:
+        variants = [
+            Variant(name, make_provider("openai", model, {"base_url": server.base_url + "/v1"},
+                                        timeout=2.0))
+            for name, model in (("v1", "shop-v1"), ("v2", "shop-v2"))
+        ]
+        outcome = run("shop", variants, runs=runs, out=tmp_path / "r.jsonl", concurrency=16,
+                      retries=3, backoff=0.01, progress=False)
+        counts = server.app.counts()[CHAT]
+    assert outcome.status == "finished"
+    # The faults happened: 429s, 500s and stalls (answered with 200 only after the
+    # client had given up, or dropped at stop()).
+    assert counts.get(429, 0) > 0 and counts.get(500, 0) > 0
+    results = read_results(tmp_path / "r.jsonl")
+    keys = [(s["case"], s["variant"], s["repeat"]) for s in results.samples]
+    cases = [c.id for c in load_shop_cases()]
+    expected = {(c, v, r) for c in cases for v in ("v1", "v2") for r in range(runs)}
+    assert len(keys) == len(set(keys)) and set(keys) == expected  # none lost, none twice
+    assert {s["status"] for s in results.samples} <= {"completed", "unmeasured"}
+    for variant, model in (("v1", "shop-v1"), ("v2", "shop-v2")):
+        samples = [s for s in results.samples if s["variant"] == variant]
+        measured = [s for s in samples if s["status"] == "completed"]
+        # Four attempts, each failing with probability about 0.3: few unmeasured.
+        assert len(measured) > 0.9 * len(samples)
+        # Exact reference: every answer is the in-process stand-in's with the seed sent.
+        for s in measured:
+            prompt = s["prompt"]["messages"][-1]["content"]
+            seed = s["trace"]["request"]["seed"]
+            assert s["answer"] == make_assistant(MODELS[model], seed=seed)(prompt)
+        passes = sum(bool(sample_passed(s)) for s in measured)
+        true_rate = 1 - SLIP_RATES[MODELS[model]]
+        # The answers are fixed by the run's seeds; this guards against a gross
+        # bias (faults that fall more on some answers than others), hence 99.9%.
+        assert proportion_ci(passes, len(measured), level=0.999).contains(true_rate)
