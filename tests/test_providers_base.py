@@ -547,3 +547,116 @@ def test_anthropic_provider_has_no_seed_in_its_trace():
     p = AnthropicProvider("claude-x", transport=httpx.MockTransport(service))
     result = asyncio.run(p.run("Hi", seed=99))
     assert result.trace["settings"] == {"max_tokens": 1024}
+
+
+# --- wire formats, as properties ------------------------------------------------------
+
+json_values = st.one_of(st.none(), st.booleans(), st.integers(-(10**6), 10**6), st.text(max_size=8))
+tool_args = st.dictionaries(st.text(max_size=6), json_values, max_size=3)
+tool_names = st.from_regex(r"[a-z_][a-z0-9_]{0,10}", fullmatch=True)
+
+
+def wire_response(kind, parts, calls, tokens):
+    """A response in ``kind``'s documented wire format (see the per-provider tests)."""
+    text = "".join(parts)
+    if kind == "openai":
+        message = {"role": "assistant", "content": text if parts else None}
+        if calls:
+            message["tool_calls"] = [
+                {
+                    "id": f"call_{i}",
+                    "type": "function",
+                    "function": {"name": n, "arguments": json.dumps(a)},
+                }
+                for i, (n, a) in enumerate(calls)
+            ]
+        return {
+            "model": "M",
+            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": tokens[0], "completion_tokens": tokens[1]},
+        }
+    if kind == "ollama":
+        message = {"role": "assistant", "content": text}
+        if calls:
+            message["tool_calls"] = [{"function": {"name": n, "arguments": a}} for n, a in calls]
+        return {
+            "model": "M",
+            "message": message,
+            "done": True,
+            "done_reason": "stop",
+            "prompt_eval_count": tokens[0],
+            "eval_count": tokens[1],
+        }
+    if kind == "anthropic":
+        blocks = [{"type": "text", "text": p} for p in parts]
+        blocks += [
+            {"type": "tool_use", "id": f"call_{i}", "name": n, "input": a}
+            for i, (n, a) in enumerate(calls)
+        ]
+        return {
+            "type": "message",
+            "role": "assistant",
+            "model": "M",
+            "content": blocks,
+            "stop_reason": "end_turn",
+            "usage": {"input_tokens": tokens[0], "output_tokens": tokens[1]},
+        }
+    gemini_parts = [{"text": p} for p in parts]
+    gemini_parts += [{"functionCall": {"name": n, "args": a}} for n, a in calls]
+    return {
+        "candidates": [
+            {"content": {"role": "model", "parts": gemini_parts}, "finishReason": "STOP"}
+        ],
+        "usageMetadata": {"promptTokenCount": tokens[0], "candidatesTokenCount": tokens[1]},
+        "modelVersion": "M",
+    }
+
+
+@given(
+    kind=st.sampled_from(sorted(PROVIDERS)),
+    parts=st.lists(st.text(max_size=20), max_size=3),
+    calls=st.lists(st.tuples(tool_names, tool_args), max_size=3),
+    tokens=st.tuples(st.integers(0, 10**6), st.integers(0, 10**6)),
+)
+def test_every_wire_format_reads_back_the_same_answer(kind, parts, calls, tokens):
+    p = make_provider(kind, "M")
+    done = p._parse(wire_response(kind, parts, calls, tokens))
+    assert done.answer == "".join(parts)
+    assert done.tool_calls == tuple(
+        {"id": f"call_{i}", "name": n, "arguments": a} for i, (n, a) in enumerate(calls)
+    )
+    assert done.tokens == {"input": tokens[0], "output": tokens[1]}
+    assert done.model == "M"
+
+
+@st.composite
+def conversations(draw):
+    turns = draw(st.integers(0, 3))
+    texts = st.text(min_size=1, max_size=20)
+    messages = []
+    for _ in range(turns):
+        messages.append({"role": "user", "content": draw(texts)})
+        messages.append({"role": "assistant", "content": draw(texts)})
+    messages.append({"role": "user", "content": draw(texts)})
+    system = draw(st.one_of(st.none(), texts))
+    full = ([{"role": "system", "content": system}] if system is not None else []) + messages
+    return Prompt(messages[-1]["content"], system, tuple(full)), system, messages
+
+
+@given(conversations(), st.sampled_from(sorted(PROVIDERS)))
+def test_every_wire_format_sends_the_conversation_in_order(conversation_, kind):
+    prompt, system, messages = conversation_
+    body = body_of(make_provider(kind, "M"), prompt, seed=1)
+    system_turn = [{"role": "system", "content": system}] if system is not None else []
+    if kind in ("openai", "ollama"):
+        assert body["messages"] == system_turn + messages
+    elif kind == "anthropic":
+        assert body["messages"] == messages
+        assert body.get("system") == system
+    else:
+        roles = {"user": "user", "assistant": "model"}
+        assert body["contents"] == [
+            {"role": roles[m["role"]], "parts": [{"text": m["content"]}]} for m in messages
+        ]
+        expected = {"parts": [{"text": system}]} if system is not None else None
+        assert body.get("systemInstruction") == expected

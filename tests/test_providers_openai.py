@@ -365,3 +365,16 @@ def test_unknown_setting_suggests_the_closest():
         OpenAIProvider("gpt-4o-mini", settings={"temprature": 0.2})
     with pytest.raises(InvalidArgument, match="'context' \\(openai does not take it\\)"):
         OpenAIProvider("gpt-4o-mini", settings={"context": 8192})
+
+
+@pytest.mark.parametrize(("code", "transient"), [(502, True), (429, True), (400, False)])
+def test_an_error_object_in_a_200_answer(code, transient):
+    # OpenRouter's error responses (https://openrouter.ai/docs/api-reference/errors):
+    # {"error": {"code": int, "message": str, "metadata": {...}}}, sometimes with status 200.
+    body = {"error": {"code": code, "message": f"Upstream error {CANARY}", "metadata": {}}}
+    p, _ = provider(lambda r: httpx.Response(200, json=body))
+    with pytest.raises(ProviderError) as info:
+        asyncio.run(p.complete("Hi", seed=0))
+    assert isinstance(info.value, TransientProviderError) is transient
+    assert "the service answered with an error: Upstream error" in str(info.value)
+    assert CANARY not in str(info.value)

@@ -19,7 +19,7 @@ import urllib.parse
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ..errors import ProviderError
+from ..errors import ProviderError, TransientProviderError
 from .base import Completion, Provider, token_count, tool_arguments
 
 __all__ = ["OpenAIProvider"]
@@ -85,6 +85,16 @@ class OpenAIProvider(Provider):
             raise ProviderError(f"openai: the response is not a JSON object: {str(data)[:80]}")
         choices = data.get("choices")
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], Mapping):
+            # Some gateways (OpenRouter) answer 200 with an error object when the
+            # upstream model failed; its code says whether a retry may help.
+            error_text = self._error_message(data) if "error" in data else None
+            if error_text:
+                error = data["error"]
+                code = error.get("code") if isinstance(error, Mapping) else None
+                line = self._scrub(f"openai: the service answered with an error: {error_text}")
+                if isinstance(code, int) and (code in (408, 429) or code >= 500):
+                    raise TransientProviderError(line)
+                raise ProviderError(line)
             raise ProviderError("openai: the response has no choices")
         choice = choices[0]
         message = choice.get("message") or {}
