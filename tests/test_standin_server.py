@@ -619,3 +619,37 @@ def test_a_run_through_faults_loses_no_sample_and_keeps_the_true_rates(tmp_path)
         # The answers are fixed by the run's seeds; this guards against a gross
         # bias (faults that fall more on some answers than others), hence 99.9%.
         assert proportion_ci(passes, len(measured), level=0.999).contains(true_rate)
+
+
+def test_the_ollama_provider_reads_the_model_identity_and_answers(tmp_path):
+    import asyncio
+
+    from evalstats.engine import Variant, run
+    from evalstats.errors import ProviderError
+    from evalstats.providers import make_provider
+    from evalstats.results import read_results
+
+    async def prepared(model: str, base_url: str) -> dict:
+        provider = make_provider("ollama", model, {"base_url": base_url})
+        try:
+            await provider.prepare()
+        finally:
+            await provider.aclose()
+        return provider.describe()
+
+    with serve(seed=3) as server:
+        described = asyncio.run(prepared("shop-v2", server.base_url))
+        with pytest.raises(ProviderError, match="404"):
+            asyncio.run(prepared("llama3", server.base_url))
+        provider = make_provider("ollama", "shop-v2", {"base_url": server.base_url})
+        outcome = run("shop", [Variant("v2", provider)], runs=3, out=tmp_path / "r.jsonl",
+                      progress=False)
+    assert described["digest"] == model_digest("shop-v2")
+    assert described["server_version"].endswith("-evalstats-standin")
+    assert described["details"]["family"] == "shop"
+    assert outcome.status == "finished" and outcome.by_variant["v2"]["completed"] == 12
+    for s in read_results(tmp_path / "r.jsonl").samples:
+        seed = s["trace"]["request"]["options"]["seed"]
+        prompt = s["prompt"]["messages"][-1]["content"]
+        assert s["answer"] == make_assistant(2, seed=seed)(prompt)
+        assert s["tokens"]["output"] == estimate_tokens(s["answer"])
