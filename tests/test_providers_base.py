@@ -660,3 +660,22 @@ def test_every_wire_format_sends_the_conversation_in_order(conversation_, kind):
         ]
         expected = {"parts": [{"text": system}]} if system is not None else None
         assert body.get("systemInstruction") == expected
+
+
+@pytest.mark.parametrize(
+    ("kind", "body"),
+    [
+        ("openai", {"choices": [{"message": ["not", "a", "message"]}]}),
+        ("ollama", {"message": {"content": "x", "tool_calls": [["odd"]]}}),
+        ("anthropic", {"content": [{"type": "tool_use", "input": 5, "name": "f"}], "usage": 3}),
+        ("gemini", {"candidates": ["odd"]}),
+    ],
+)
+def test_a_response_in_another_shape_stops_with_a_clear_line(kind, body):
+    p = make_provider(
+        kind, "m", transport=httpx.MockTransport(lambda r: httpx.Response(200, json=body))
+    )
+    with pytest.raises(
+        ProviderError, match=f"^{kind}: could not read the response from .*base URL"
+    ):
+        asyncio.run(p.complete("Hi"))

@@ -523,7 +523,15 @@ class Provider:
         settings_sent = self._settings_sent(body)
         self._verify_sent(settings_sent, sent_seed)
         data = await self._send(method, path, body)
-        done = self._parse(data)
+        try:
+            done = self._parse(data)
+        except (AttributeError, TypeError, KeyError, IndexError, ValueError) as exc:
+            # A response in a shape the API reference does not describe: the
+            # server is not what the base URL promised, so say so and stop.
+            raise ProviderError(
+                f"{self.kind}: could not read the response from {self._where(path)} "
+                f"({type(exc).__name__}: {self._scrub(str(exc))[:120]}); is the base URL right?"
+            ) from None
         request = {k: v for k, v in body.items() if k not in self._conversation_fields}
         return Completion(
             answer=done.answer,
