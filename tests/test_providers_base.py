@@ -679,3 +679,19 @@ def test_a_response_in_another_shape_stops_with_a_clear_line(kind, body):
         ProviderError, match=f"^{kind}: could not read the response from .*base URL"
     ):
         asyncio.run(p.complete("Hi"))
+
+
+def test_provider_from_name_and_task_factory():
+    from evalstats.providers import provider_from_name, task_factory
+
+    p = provider_from_name("ollama:qwen3:0.6b", {"temperature": "0.1"})
+    assert (p.kind, p.model, p.settings) == ("ollama", "qwen3:0.6b", {"temperature": 0.1})
+    assert provider_from_name("openai:gpt-4o-mini").model == "gpt-4o-mini"
+    with pytest.raises(InvalidArgument, match="must be KIND:MODEL"):
+        provider_from_name("qwen3")
+    with pytest.raises(InvalidArgument, match="did you mean 'anthropic'"):
+        provider_from_name("antropic:claude")
+    factory = task_factory("gemini")
+    assert factory("gemini-2.0-flash").describe()["kind"] == "gemini"
+    with pytest.raises(InvalidArgument, match="unknown provider"):
+        task_factory("nope")

@@ -41,6 +41,7 @@ __all__ = [
     "ProviderJudge",
     "make_judge_from_provider",
     "make_provider",
+    "provider_from_name",
     "task_factory",
 ]
 
@@ -107,6 +108,27 @@ choose one of anthropic, gemini, ollama, openai
     if base_url is not None and (not isinstance(base_url, str) or not base_url.strip()):
         raise InvalidArgument(f"{kind}: base_url={base_url!r} must be a URL")
     return PROVIDERS[kind](model, settings=settings, base_url=base_url, **options)
+
+
+def provider_from_name(
+    name: str, settings: Mapping[str, str] | None = None, **options: Any
+) -> Provider:
+    """A provider from a task name ``KIND:MODEL`` such as ``ollama:qwen3:0.6b``.
+
+    The kind is the part before the first colon, so model names may hold
+    colons. ``settings`` and ``options`` are as for :func:`make_provider`.
+
+    Examples
+    --------
+    >>> provider_from_name("ollama:qwen3:0.6b", {"context": "8192"}).describe()["model"]
+    'qwen3:0.6b'
+    """
+    if not isinstance(name, str) or ":" not in name:
+        raise InvalidArgument(
+            f"task name {name!r} must be KIND:MODEL with KIND one of {', '.join(sorted(PROVIDERS))}"
+        )
+    kind, _, model = name.partition(":")
+    return make_provider(kind.strip(), model, settings, **options)
 
 
 def task_factory(kind: str) -> Any:
