@@ -378,3 +378,20 @@ def test_an_error_object_in_a_200_answer(code, transient):
     assert isinstance(info.value, TransientProviderError) is transient
     assert "the service answered with an error: Upstream error" in str(info.value)
     assert CANARY not in str(info.value)
+
+
+def test_a_rejected_default_seed_says_how_to_send_none():
+    body = {
+        "error": {
+            "message": "Unsupported parameter: 'seed'",
+            "type": "invalid_request_error",
+            "param": "seed",
+            "code": "unsupported_parameter",
+        }
+    }
+    p, _ = provider(lambda r: httpx.Response(400, json=body))
+    with pytest.raises(ProviderError, match="add the setting seed=none to send none"):
+        asyncio.run(p.complete("Hi", seed=1))
+    p, service = provider(lambda r: httpx.Response(200, json=completion()), settings={"seed": None})
+    asyncio.run(p.complete("Hi", seed=1))
+    assert "seed" not in service.body

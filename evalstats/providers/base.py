@@ -728,6 +728,9 @@ class Provider:
             if retry_after is None and data is not None:
                 retry_after = self._retry_after_from_body(data)
             raise TransientProviderError(line, retry_after=retry_after)
+        if "seed" in message.lower() and self.takes_seed and "seed" not in self.settings:
+            # The seed was evalstats' per-sample default, not the user's choice.
+            line += " (evalstats sent a per-sample seed; add the setting seed=none to send none)"
         raise ProviderError(line)
 
     def _scrub(self, text: str) -> str:

@@ -10,7 +10,8 @@ for api.openai.com (local servers usually take none).
 Settings map one to one: ``temperature``, ``max_tokens``, ``top_p``,
 ``seed``, ``stop``. (OpenAI's newest reasoning models want
 ``max_completion_tokens`` instead of ``max_tokens``; they reject the request
-with a 400 that names the field.)
+with a 400 that names the field. A server that rejects ``seed`` is told
+none with the setting ``seed=none``.)
 """
 
 from __future__ import annotations
