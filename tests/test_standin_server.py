@@ -30,6 +30,7 @@ from evalstats.errors import InvalidArgument
 from evalstats.intervals import proportion_ci
 from evalstats.runner import load_shop_cases
 from evalstats.standin.server import (
+    MAX_BODY_BYTES,
     MODELS,
     StandinApp,
     StandinServer,
@@ -245,6 +246,27 @@ def test_bad_settings_are_400_with_a_reason(path, body, needle):
     status, doc = post(StandinApp(), path, body)
     error = doc["error"] if path == "/api/chat" else doc["error"]["message"]
     assert status == 400 and needle in error
+
+
+def test_oversized_and_chunked_bodies_are_refused(server, client):
+    import http.client
+
+    connection = http.client.HTTPConnection(server.host, server.port, timeout=10)
+    try:
+        connection.putrequest("POST", CHAT)
+        connection.putheader("Content-Length", str(MAX_BODY_BYTES + 1))
+        connection.endheaders()
+        assert connection.getresponse().status == 413
+    finally:
+        connection.close()
+    chunks = (part for part in [json.dumps(openai_body()).encode()])
+    assert client.post(CHAT, content=chunks).status_code == 411
+
+
+def test_an_api_key_is_accepted_and_ignored(client):
+    reply = client.post(CHAT, json=openai_body(seed=1),
+                        headers={"Authorization": "Bearer sk-anything"})
+    assert reply.status_code == 200
 
 
 def test_unknown_route_and_wrong_method(client):

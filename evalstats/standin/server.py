@@ -46,7 +46,10 @@ models 404, with the API's error body, before any fault is drawn. Every
 response carries ``Server-Timing: app;dur=MS``, the time the server spent on
 it (the delays included), so clients can tell their own overhead apart.
 
-The server binds loopback addresses only and refuses any other host.
+Any ``Authorization`` header is accepted and ignored: the stand-ins need no
+key. Request bodies need a ``Content-Length`` (411 otherwise) of at most
+:data:`MAX_BODY_BYTES` (413 otherwise). The server binds loopback addresses
+only and refuses any other host.
 """
 
 from __future__ import annotations
@@ -75,6 +78,7 @@ from ..errors import InvalidArgument
 from .shop import SLIP_RATES, make_assistant
 
 __all__ = [
+    "MAX_BODY_BYTES",
     "MODELS",
     "StandinApp",
     "StandinReply",
@@ -88,6 +92,9 @@ __all__ = [
 
 #: The models the server answers as, and the shop assistant version behind each.
 MODELS: dict[str, int] = {"shop-v1": 1, "shop-v2": 2}
+
+#: The largest request body the server reads (larger ones get 413).
+MAX_BODY_BYTES = 16 * 2**20
 
 # A fixed creation time (2025-01-01T00:00:00Z) so that listings are stable.
 _MODELS_CREATED = 1_735_689_600
@@ -243,7 +250,7 @@ class StandinReply:
     kind: str = "meta"
 
 
-class _BadRequest(Exception):
+class _HTTPError(Exception):
     def __init__(self, status: int, message: str, code: str | None = None,
                  param: str | None = None) -> None:
         super().__init__(message)
@@ -293,6 +300,16 @@ class StandinApp:
         self._rng = random.Random(f"evalstats.standin.server:{self.seed}")
         self._next_index = 0
         self._counts: Counter[tuple[str, int]] = Counter()
+        self._routes: dict[tuple[str, str], Callable[[bytes], StandinReply]] = {
+            ("POST", "/v1/chat/completions"): self._openai_chat,
+            ("GET", "/v1/models"): self._openai_models,
+            ("POST", "/api/chat"): self._ollama_chat,
+            ("POST", "/api/show"): self._ollama_show,
+            ("GET", "/api/tags"): self._ollama_tags,
+            ("GET", "/api/version"): self._ollama_version,
+            ("GET", "/health"): self._health,
+            ("GET", "/"): self._root,
+        }
 
     # --- bookkeeping ---------------------------------------------------------
 
@@ -332,40 +349,24 @@ class StandinApp:
 
     def handle(self, method: str, path: str, body: bytes = b"") -> StandinReply:
         """The reply to one request; ``path`` may carry a query string."""
+        method = method.upper()
         path = path.split("?", 1)[0].rstrip("/") or "/"
-        api = "ollama" if path.startswith("/api/") else "openai"
-        routes: dict[tuple[str, str], Callable[[bytes], StandinReply]] = {
-            ("POST", "/v1/chat/completions"): self._openai_chat,
-            ("GET", "/v1/models"): self._openai_models,
-            ("POST", "/api/chat"): self._ollama_chat,
-            ("POST", "/api/show"): self._ollama_show,
-            ("GET", "/api/tags"): self._ollama_tags,
-            ("GET", "/api/version"): self._ollama_version,
-            ("GET", "/health"): self._health,
-            ("GET", "/"): self._root,
-        }
-        key = (method.upper(), path)
-        if method.upper() == "GET" and path.startswith("/v1/models/"):
-            handler: Callable[[bytes], StandinReply] = lambda _b: self._openai_model(  # noqa: E731
-                path.removeprefix("/v1/models/")
-            )
-        elif key in routes:
-            handler = routes[key]
-        else:
-            known = {p for (_m, p) in routes}
-            if path in known:
-                status, message = 405, f"Method {method.upper()} is not allowed on {path}"
-            else:
-                status, message = 404, f"Invalid URL ({method.upper()} {path})"
-            reply = _error(api, _BadRequest(status, message))
-            self._count(path, reply.status)
-            return reply
         try:
-            reply = handler(body)
-        except _BadRequest as exc:
-            reply = _error(api, exc)
+            reply = self._route(method, path, body)
+        except _HTTPError as exc:
+            reply = _error("ollama" if path.startswith("/api/") else "openai", exc)
         self._count(path, reply.status)
         return reply
+
+    def _route(self, method: str, path: str, body: bytes) -> StandinReply:
+        if method == "GET" and path.startswith("/v1/models/"):
+            return self._openai_model(path.removeprefix("/v1/models/"))
+        handler = self._routes.get((method, path))
+        if handler is not None:
+            return handler(body)
+        if any(known == path for _method, known in self._routes):
+            raise _HTTPError(405, f"Method {method} is not allowed on {path}")
+        raise _HTTPError(404, f"Invalid URL ({method} {path})")
 
     # --- OpenAI --------------------------------------------------------------
 
@@ -373,22 +374,22 @@ class StandinApp:
         request = _json_object(body, api="openai")
         model = request.get("model")
         if not isinstance(model, str) or not model:
-            raise _BadRequest(400, "you must provide a model parameter", param="model")
+            raise _HTTPError(400, "you must provide a model parameter", param="model")
         messages = _messages(request.get("messages"), api="openai")
         seed = request.get("seed")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-            raise _BadRequest(400, f"Invalid type for 'seed': expected an integer, but got "
+            raise _HTTPError(400, f"Invalid type for 'seed': expected an integer, but got "
                                    f"{type(seed).__name__} instead.", "invalid_type", "seed")
         stream = request.get("stream", False)
         if not isinstance(stream, bool):
-            raise _BadRequest(400, "Invalid type for 'stream': expected a boolean.",
+            raise _HTTPError(400, "Invalid type for 'stream': expected a boolean.",
                               "invalid_type", "stream")
         n = request.get("n", 1)
         if n not in (1, None):
-            raise _BadRequest(400, f"n={n!r}: the stand-in answers one choice (n=1)",
+            raise _HTTPError(400, f"n={n!r}: the stand-in answers one choice (n=1)",
                               "invalid_value", "n")
         if model not in MODELS:
-            raise _BadRequest(
+            raise _HTTPError(
                 404,
                 f"The model `{model}` does not exist or you do not have access to it.",
                 "model_not_found",
@@ -448,7 +449,7 @@ class StandinApp:
 
     def _openai_model(self, model: str) -> StandinReply:
         if model not in MODELS:
-            raise _BadRequest(
+            raise _HTTPError(
                 404,
                 f"The model `{model}` does not exist or you do not have access to it.",
                 "model_not_found",
@@ -461,19 +462,19 @@ class StandinApp:
         request = _json_object(body, api="ollama")
         model = request.get("model")
         if not isinstance(model, str) or not model:
-            raise _BadRequest(400, "model is required")
+            raise _HTTPError(400, "model is required")
         messages = _messages(request.get("messages"), api="ollama")
         options = request.get("options") or {}
         if not isinstance(options, dict):
-            raise _BadRequest(400, "json: cannot unmarshal options: expected an object")
+            raise _HTTPError(400, "json: cannot unmarshal options: expected an object")
         seed = options.get("seed")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-            raise _BadRequest(400, f"option \"seed\" must be of type integer, not {seed!r}")
+            raise _HTTPError(400, f"option \"seed\" must be of type integer, not {seed!r}")
         stream = request.get("stream", True)
         if not isinstance(stream, bool):
-            raise _BadRequest(400, "json: cannot unmarshal stream: expected a boolean")
+            raise _HTTPError(400, "json: cannot unmarshal stream: expected a boolean")
         if _base_name(model) not in MODELS:
-            raise _BadRequest(404, f'model "{model}" not found, try pulling it first')
+            raise _HTTPError(404, f'model "{model}" not found, try pulling it first')
         started = time.perf_counter_ns()
         draw = self._draw()
         if draw.fault in ("rate_limited", "server_error"):
@@ -516,9 +517,9 @@ class StandinApp:
         request = _json_object(body, api="ollama")
         model = request.get("model", request.get("name"))
         if not isinstance(model, str) or not model:
-            raise _BadRequest(400, "model is required")
+            raise _HTTPError(400, "model is required")
         if _base_name(model) not in MODELS:
-            raise _BadRequest(404, f'model "{model}" not found, try pulling it first')
+            raise _HTTPError(404, f'model "{model}" not found, try pulling it first')
         version = MODELS[_base_name(model)]
         document = {
             "license": "MIT",
@@ -585,13 +586,13 @@ class StandinApp:
 
     def _fault(self, api: str, draw: _Draw) -> StandinReply:
         if draw.fault == "rate_limited":
-            exc = _BadRequest(429, "Rate limit reached for requests (stand-in fault injection). "
+            exc = _HTTPError(429, "Rate limit reached for requests (stand-in fault injection). "
                                    f"Please try again in {self.retry_after}s.",
                               "rate_limit_exceeded")
             reply = _error(api, exc, headers=(("Retry-After", str(self.retry_after)),))
             kind = "rate_limited"
         else:
-            exc = _BadRequest(500, "The server had an error while processing your request "
+            exc = _HTTPError(500, "The server had an error while processing your request "
                                    "(stand-in fault injection). Sorry about that!")
             reply = _error(api, exc)
             kind = "server_error"
@@ -613,7 +614,7 @@ def _dumps(document: Any) -> bytes:
     return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode()
 
 
-def _error(api: str, exc: _BadRequest,
+def _error(api: str, exc: _HTTPError,
            headers: tuple[tuple[str, str], ...] = ()) -> StandinReply:
     """An error in the API's own shape: OpenAI's nested object or Ollama's one string."""
     if api == "ollama":
@@ -633,27 +634,27 @@ def _json_object(body: bytes, *, api: str) -> dict[str, Any]:
         document = json.loads(body)
     except (ValueError, UnicodeDecodeError) as exc:
         if api == "ollama":
-            raise _BadRequest(400, f"invalid JSON: {exc}") from None
-        raise _BadRequest(
+            raise _HTTPError(400, f"invalid JSON: {exc}") from None
+        raise _HTTPError(
             400,
             "We could not parse the JSON body of your request. (HINT: This likely means "
             "you aren't using your HTTP library correctly. The OpenAI API expects a JSON "
             "payload.)",
         ) from None
     if not isinstance(document, dict):
-        raise _BadRequest(400, "the request body must be a JSON object")
+        raise _HTTPError(400, "the request body must be a JSON object")
     return document
 
 
 def _messages(raw: Any, *, api: str) -> list[tuple[str, str]]:
     """``[(role, text), ...]``; content parts (OpenAI's list form) are joined."""
     if not isinstance(raw, list) or not raw:
-        raise _BadRequest(400, "'messages' must be a non-empty list of messages",
+        raise _HTTPError(400, "'messages' must be a non-empty list of messages",
                           param="messages")
     out = []
     for i, message in enumerate(raw):
         if not isinstance(message, dict) or not isinstance(message.get("role"), str):
-            raise _BadRequest(400, f"messages[{i}] must be an object with a 'role'",
+            raise _HTTPError(400, f"messages[{i}] must be an object with a 'role'",
                               param=f"messages[{i}]")
         content = message.get("content")
         if content is None:
@@ -664,15 +665,15 @@ def _messages(raw: Any, *, api: str) -> list[tuple[str, str]]:
             parts = [p.get("text") for p in content
                      if isinstance(p, dict) and p.get("type") == "text"]
             if not all(isinstance(p, str) for p in parts):
-                raise _BadRequest(400, f"messages[{i}].content has a text part without text",
+                raise _HTTPError(400, f"messages[{i}].content has a text part without text",
                                   param=f"messages[{i}].content")
             text = "\n".join(parts)  # type: ignore[arg-type]
         else:
-            raise _BadRequest(400, f"messages[{i}].content must be a string",
+            raise _HTTPError(400, f"messages[{i}].content must be a string",
                               param=f"messages[{i}].content")
         out.append((message["role"], text))
     if not any(role == "user" for role, _ in out):
-        raise _BadRequest(400, "messages has no user message for the stand-in to answer",
+        raise _HTTPError(400, "messages has no user message for the stand-in to answer",
                           param="messages")
     return out
 
@@ -721,6 +722,10 @@ class _Handler(BaseHTTPRequestHandler):
         if length < 0:
             self.close_connection = True
             self._send(StandinReply(400, _dumps({"error": "bad Content-Length"})), started)
+            return
+        if length > MAX_BODY_BYTES:
+            self.close_connection = True
+            self._send(StandinReply(413, _dumps({"error": "request body too large"})), started)
             return
         body = self.rfile.read(length) if length else b""
         reply = self.server.app.handle(self.command, self.path, body)
