@@ -56,13 +56,26 @@ def _json_default(value: Any) -> Any:
 def _add_demo(p: argparse.ArgumentParser) -> None:
     p.add_argument("--runs", type=int, default=10, help="runs per case and variant (10)")
     p.add_argument("--seed", type=int, default=0, help="seed of the stand-in (0)")
+    p.add_argument(
+        "--out",
+        metavar="DIR",
+        help="folder for results.jsonl and the figures (default: a new temporary folder)",
+    )
+    p.add_argument("--no-plots", action="store_true", help="write no figures")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="print one JSON document")
 
 
 def _run_demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
-    result = run_demo(runs=args.runs, seed=args.seed)
+    result = run_demo(
+        runs=args.runs,
+        seed=args.seed,
+        out=args.out,
+        plots=not args.no_plots,
+        progress=not (args.quiet or args.json),
+    )
     if args.json:
         _print_json(result.to_dict())
     else:

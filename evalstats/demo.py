@@ -1,58 +1,73 @@
 """``evalstats demo``: the shop stand-in, version 1 against version 2, end to end.
 
 Both versions of the offline shop assistant answer the four shop cases
-``runs`` times each; every answer is scored by the suite's checks; each case
-and each version gets its pass rate with a Wilson interval, and the two
-versions are compared three ways (the overlap rule tutorials use, Newcombe's
-difference interval, and McNemar's exact paired test) so a newcomer sees why
-"72% against 88%" on 40 trials may still be luck.
+``runs`` times each, through the same engine a real eval uses: a paired
+schedule in alternating order, every answer scored by the suite's checks, every
+sample written to a ``results.jsonl`` beside two figures. The demo then reads
+that file back and compares the versions four ways (the overlap rule tutorials
+use, Newcombe's difference interval, McNemar's exact paired test about these
+cases, and the case-clustered interval about cases like these), so a newcomer
+sees why "72% against 88%" on 40 trials may still be luck.
 """
 
 from __future__ import annotations
 
 import math
-from collections import Counter
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from .compare import Comparison, compare
+from .compare import Comparison, compare_counts
 from .errors import InvalidArgument
-from .intervals import Interval, proportion_ci
-from .runner import RunResult, load_shop_cases, run_cases
-from .standin.shop import SLIP_RATES, make_assistant
+from .report import Report, compare_results, report
+from .results import Results, read_results
+from .standin.shop import SLIP_RATES
 
 __all__ = ["DemoResult", "run_demo"]
 
 #: The comparisons shown side by side, with what each one is.
 METHODS = {
-    "overlap": "Wilson intervals don't overlap (the tutorial rule)",
+    "overlap": "Wilson intervals don't overlap (the rule tutorials use)",
     "newcombe": "difference interval excludes 0 (Newcombe)",
-    "mcnemar": "exact paired test on (case, run) pairs (McNemar)",
+    "mcnemar": "exact paired test on (case, run) pairs, about these cases (McNemar)",
+    "clustered": "case-clustered paired difference, about cases like these",
 }
-_VERSIONS = (1, 2)
+VARIANTS = ("v1", "v2")
+_DISPLAY = {
+    "overlap": "the overlap rule",
+    "newcombe": "Newcombe",
+    "mcnemar": "McNemar",
+    "clustered": "the clustered comparison",
+}
 
 
 @dataclass(frozen=True)
 class DemoResult:
-    """What ``evalstats demo`` ran and found."""
+    """What ``evalstats demo`` ran and found.
+
+    ``directory`` holds ``results.jsonl`` (every sample, readable with
+    ``evalstats report``) and the figures listed in ``plots``.
+    """
 
     runs: int
     seed: int
     level: float
-    results: tuple[RunResult, RunResult]
+    directory: Path
+    results: Results
+    report: Report
     comparisons: dict[str, Comparison]
+    plots: tuple[Path, ...] = ()
+    over_http: str | None = None
 
-    def rate(self, result: RunResult, case: str | None = None) -> Interval:
-        """A version's pass rate, for one case or overall, with its Wilson interval."""
-        if case is None:
-            return proportion_ci(result.passes, result.trials, level=self.level)
-        passes, trials = result.pass_counts()[case]
-        return proportion_ci(passes, trials, level=self.level)
+    @property
+    def results_file(self) -> Path:
+        return self.directory / "results.jsonl"
 
     @property
     def meaning(self) -> str:
         """One plain sentence (or two) on what the comparisons mean."""
-        a, b = self.results
+        a, b = (self.report.variant(v) for v in VARIANTS)
         says = [m for m, c in self.comparisons.items() if c.verdict == "b_better"]
         against = [m for m, c in self.comparisons.items() if c.verdict == "a_better"]
         unsure = [m for m, c in self.comparisons.items() if c.verdict == "cant_tell"]
@@ -60,26 +75,27 @@ class DemoResult:
             f"The stand-in's true pass rates are {100 * (1 - SLIP_RATES[1]):.0f}% and "
             f"{100 * (1 - SLIP_RATES[2]):.0f}%."
         )
-        counts = f"version 1 passed {a.passes}/{a.trials}, version 2 {b.passes}/{b.trials}"
+        counts = f"version 1 passed {a.passes}/{a.measured}, version 2 {b.passes}/{b.measured}"
+        lead = f"With {a.measured} trials per version ({counts}), "
         if not says and not against:
             sizes = sorted(
                 max(1, math.ceil(100 * c.detectable - 1e-9))
                 for c in self.comparisons.values()
-                if c.detectable is not None and c.detectable == c.detectable
+                if c.detectable is not None and not math.isnan(c.detectable)
             )
-            detect = (
-                f"these trials would usually detect only a difference of "
-                f"{sizes[0]} to {sizes[-1]} points or more, depending on the method"
-                if sizes and sizes[0] != sizes[-1]
-                else f"these trials would usually detect only a difference of {sizes[0]} points "
-                "or more"
-                if sizes
-                else "these trials are too few to detect any difference reliably"
-            )
+            if not sizes:
+                detect = "these trials are too few to detect any difference reliably"
+            elif sizes[0] == sizes[-1]:
+                detect = f"these trials would usually detect only a difference of {sizes[0]} "
+                detect += "points or more"
+            else:
+                detect = (
+                    f"these trials would usually detect only a difference of {sizes[0]} to "
+                    f"{sizes[-1]} points or more, depending on the method"
+                )
             return (
-                f"With {a.trials} trials per version ({counts}), none of the three methods "
-                f"can tell yet whether version 2 is better: a gap this size could be luck, and "
-                f"{detect}. {truth}"
+                f"{lead}no method can tell yet whether version 2 is better: a gap this size "
+                f"could be luck, and {detect}. {truth}"
             )
         parts = []
         if says:
@@ -90,7 +106,7 @@ class DemoResult:
                          "version 1 is better")
         if unsure:
             parts.append(f"{_names(unsure)} can't tell yet")
-        text = f"With {a.trials} trials per version ({counts}), " + "; ".join(parts) + "."
+        text = lead + "; ".join(parts) + "."
         if "overlap" in unsure and says:
             text += (
                 " The overlap rule asks for far more evidence than a difference interval "
@@ -99,12 +115,13 @@ class DemoResult:
         return f"{text} {truth}"
 
     def __str__(self) -> str:
-        a, b = self.results
-        cases = a.cases
+        rep = self.report
+        cases = rep.case_ids
         width = max(len("overall"), *(len(c) for c in cases))
         level = f"{100 * self.level:g}%"
+        how = f" over HTTP ({self.over_http})" if self.over_http else ""
         lines = [
-            f"evalstats demo: the offline shop assistant, version 1 (slips on "
+            f"evalstats demo: the offline shop assistant{how}, version 1 (slips on "
             f"{100 * SLIP_RATES[1]:.0f}% of replies) against version 2 "
             f"({100 * SLIP_RATES[2]:.0f}%), {len(cases)} cases x {self.runs} runs, "
             f"seed {self.seed}.",
@@ -112,58 +129,45 @@ class DemoResult:
             f"{'case':<{width}}  version  passed   {'pass rate (' + level + ' Wilson)':<24}  "
             "checks failed most often",
         ]
+        rows = {(r.case, r.variant): r for r in rep.cases}
         for case in cases:
-            for version, result in zip(_VERSIONS, self.results, strict=True):
-                passes, trials = result.pass_counts()[case]
-                problems = ", ".join(
-                    f"{check} x{n}" for check, n in _failed_checks(result, case).most_common(2)
-                )
+            for variant in VARIANTS:
+                row = rows[(case, variant)]
+                problems = ", ".join(f"{name} x{n}" for name, n, _ in row.problems[:2])
                 lines.append(
-                    f"{case:<{width}}  v{version:<6}  {passes:>3}/{trials:<4}  "
-                    f"{self.rate(result, case)!s:<24}  {problems or '-'}".rstrip()
+                    f"{case:<{width}}  {variant:<7}  {row.passes:>3}/{row.measured:<4}  "
+                    f"{row.interval!s:<24}  {problems or '-'}".rstrip()
                 )
-        for version, result in zip(_VERSIONS, self.results, strict=True):
+        for variant in VARIANTS:
+            v = rep.variant(variant)
             lines.append(
-                f"{'overall':<{width}}  v{version:<6}  {result.passes:>3}/{result.trials:<4}  "
-                f"{self.rate(result)!s}"
+                f"{'overall':<{width}}  {variant:<7}  {v.passes:>3}/{v.measured:<4}  "
+                f"{v.per_trial!s:<24}  cases like these: {v.clustered}"
             )
         lines += ["", "Is version 2 better than version 1?"]
         for method, comparison in self.comparisons.items():
-            lines.append(f"  {method:<9} {METHODS[method]}")
-            lines.append(f"            {comparison}")
-        lines += ["", self.meaning]
+            lines.append(f"  {method:<10} {METHODS[method]}")
+            lines.append(f"             {comparison}")
+        lines += ["", self.meaning, ""]
+        lines.append(f"Every sample is in {self.results_file}; `evalstats report` reads it.")
+        if self.plots:
+            lines.append("Figures: " + ", ".join(str(p) for p in self.plots))
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
-        """One JSON-ready document: settings, per-case and overall rates, comparisons."""
-        versions = []
-        for version, result in zip(_VERSIONS, self.results, strict=True):
-            summary = result.to_dict()
-            summary.pop("samples")
-            for row in summary["cases"]:
-                row["rate"] = self.rate(result, row["case"]).to_dict()
-            summary["rate"] = self.rate(result).to_dict()
-            summary["version"] = version
-            summary["slip_rate"] = SLIP_RATES[version]
-            versions.append(summary)
+        """One JSON-ready document: settings, the report, the comparisons, the files."""
         return {
             "runs": self.runs,
             "seed": self.seed,
             "level": self.level,
-            "versions": versions,
+            "over_http": self.over_http,
+            "slip_rates": {f"v{v}": rate for v, rate in SLIP_RATES.items()},
+            "results_file": str(self.results_file),
+            "plots": [str(p) for p in self.plots],
+            "report": self.report.to_dict(),
             "comparisons": {m: c.to_dict() for m, c in self.comparisons.items()},
             "meaning": self.meaning,
         }
-
-
-_DISPLAY = {"overlap": "the overlap rule", "newcombe": "Newcombe", "mcnemar": "McNemar"}
-
-
-def _failed_checks(result: RunResult, case: str) -> Counter[str]:
-    """How often each check failed on one case's samples."""
-    return Counter(
-        r.check for s in result.samples if s.case == case for r in s.checks if r.verdict.is_failed
-    )
 
 
 def _names(methods: list[str]) -> str:
@@ -171,34 +175,96 @@ def _names(methods: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def run_demo(*, runs: int = 10, seed: int = 0, level: float = 0.95) -> DemoResult:
-    """Run the shop demo: both stand-in versions, ``runs`` times on each shop case.
+def _whole(name: str, value: Any, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise InvalidArgument(f"{name}={value!r} must be a whole number of at least {minimum}")
+    return value
 
-    Version 1 is seeded with ``seed`` and version 2 with ``seed + 1``, so the two
-    versions' slips are independent. The comparisons pair the outcomes by
-    (case, run) for McNemar and pool them for the overlap rule and Newcombe.
+
+def run_demo(
+    *,
+    runs: int = 10,
+    seed: int = 0,
+    level: float = 0.95,
+    out: str | Path | None = None,
+    plots: bool = True,
+    progress: bool = False,
+    base_url: str | None = None,
+) -> DemoResult:
+    """Run the shop demo through the engine and compare the two versions.
+
+    Parameters
+    ----------
+    runs : int
+        Runs of each case per version.
+    seed : int
+        Seeds every sample (see :func:`evalstats.engine.sample_seed`), so a
+        seed reproduces the demo.
+    level : float
+        Confidence level of every interval.
+    out : path, optional
+        Folder for ``results.jsonl`` and the figures; a new temporary folder
+        when not given. An existing ``results.jsonl`` there is never
+        overwritten: the demo stops with an error instead.
+    plots : bool
+        Write the forest plot and the paired-difference plot.
+    progress : bool
+        Show a progress bar on stderr.
+    base_url : str, optional
+        Reach the stand-ins over HTTP through the ``openai`` provider at this
+        base URL (an ``evalstats standin serve`` server), the path a real model
+        takes, instead of calling them in-process.
 
     Examples
     --------
-    >>> result = run_demo(runs=5, seed=1)
-    >>> [r.trials for r in result.results]
+    >>> import tempfile
+    >>> result = run_demo(runs=5, seed=1, out=tempfile.mkdtemp(), plots=False)
+    >>> [result.report.variant(v).measured for v in ("v1", "v2")]
     [20, 20]
     >>> sorted(result.comparisons)
-    ['mcnemar', 'newcombe', 'overlap']
+    ['clustered', 'mcnemar', 'newcombe', 'overlap']
     """
-    if isinstance(runs, bool) or not isinstance(runs, int) or runs < 1:
-        raise InvalidArgument(f"runs={runs!r} must be a whole number of at least 1")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise InvalidArgument(f"seed={seed!r} must be a whole number of at least 0")
-    cases = load_shop_cases()
-    results = tuple(
-        run_cases(make_assistant(v, seed=seed + i), cases, runs=runs, variant=f"v{v}")
-        for i, v in enumerate(_VERSIONS)
-    )
-    a, b = results[0].outcomes(), results[1].outcomes()
-    comparisons = {
-        method: compare(a, b, paired=(method == "mcnemar"), method=method, level=level)
-        for method in METHODS
-    }
-    return DemoResult(runs, seed, level, results, comparisons)  # type: ignore[arg-type]
+    from .engine import Variant, run
 
+    runs = _whole("runs", runs, 1)
+    seed = _whole("seed", seed, 0)
+    directory = Path(tempfile.mkdtemp(prefix="evalstats-demo-") if out is None else out)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise InvalidArgument(f"out={str(out)!r}: cannot create it: {error.strerror}") from None
+    if base_url is None:
+        variants = [Variant(f"v{v}", f"standin:shop-v{v}") for v in (1, 2)]
+    else:
+        from .engine import parse_variant
+
+        variants = [parse_variant(f"v{v}=openai:shop-v{v},base_url={base_url}") for v in (1, 2)]
+    run(
+        "shop",
+        variants,
+        runs=runs,
+        out=directory / "results.jsonl",
+        seed=seed,
+        progress=progress,
+        concurrency=1 if base_url is None else 8,
+    )
+    results = read_results(directory / "results.jsonl")
+    rep = report(results, level=level)
+    a, b = (rep.variant(v) for v in VARIANTS)
+    paired = compare_results(results, *VARIANTS, method="mcnemar", level=level)
+    comparisons = {
+        method: compare_counts(a.passes, a.measured, b.passes, b.measured, method=method,
+                               level=level)
+        for method in ("overlap", "newcombe")
+    }
+    if paired.these_cases is not None:
+        comparisons["mcnemar"] = paired.these_cases
+    if paired.cases_like_these is not None:
+        comparisons["clustered"] = paired.cases_like_these
+    figures: tuple[Path, ...] = ()
+    if plots:
+        from .plots import report_plots
+
+        figures = report_plots(results, directory, level=level)
+    return DemoResult(runs, seed, level, directory, results, rep, comparisons, figures,
+                      base_url)

@@ -5,59 +5,82 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from evalstats.cli import main
+from evalstats.compare import compare_counts
 from evalstats.demo import run_demo
-from evalstats.errors import InvalidArgument
+from evalstats.errors import EvalStatsError, InvalidArgument
 from evalstats.intervals import proportion_ci
+from evalstats.results import read_results, sample_passed
 
 
-def test_demo_counts_agree_with_the_samples() -> None:
-    result = run_demo(runs=7, seed=4)
-    for run in result.results:
-        assert run.trials == 4 * 7
-        assert run.passes == sum(s.passed for s in run.samples)
+def test_demo_counts_agree_with_the_results_file(tmp_path: Path) -> None:
+    result = run_demo(runs=7, seed=4, out=tmp_path, plots=False)
+    samples = read_results(tmp_path / "results.jsonl").samples
+    assert len(samples) == 2 * 4 * 7
+    for variant in ("v1", "v2"):
+        mine = [s for s in samples if s["variant"] == variant]
+        passes = sum(bool(sample_passed(s)) for s in mine)
+        summary = result.report.variant(variant)
+        assert (summary.passes, summary.measured) == (passes, len(mine))
         # The overall interval is the Wilson interval of the pooled counts.
-        assert result.rate(run) == proportion_ci(run.passes, run.trials)
-    a, b = result.results
-    for comparison in result.comparisons.values():
-        assert comparison.successes_a == a.passes and comparison.trials_a == a.trials
-        assert comparison.successes_b == b.passes and comparison.trials_b == b.trials
-    assert result.comparisons["mcnemar"].paired
-    assert not result.comparisons["newcombe"].paired
+        assert summary.per_trial == proportion_ci(passes, len(mine))
+    a, b = (result.report.variant(v) for v in ("v1", "v2"))
+    assert result.comparisons["newcombe"] == compare_counts(a.passes, a.measured, b.passes,
+                                                            b.measured)
+    assert result.comparisons["mcnemar"].paired and result.comparisons["clustered"].paired
+    assert not result.comparisons["overlap"].paired
 
 
-def test_demo_is_reproducible_for_a_seed_and_varies_across_seeds() -> None:
-    assert str(run_demo(seed=3)) == str(run_demo(seed=3))
-    first = [run_demo(seed=s).results[0].outcomes() for s in range(4)]
-    outcomes = {tuple(map(tuple, o.values())) for o in first}
-    assert len(outcomes) > 1
+def test_demo_is_reproducible_for_a_seed_and_varies_across_seeds(tmp_path: Path) -> None:
+    def outcomes(seed: int, folder: str) -> list[tuple[str, str, int, bool | None]]:
+        run_demo(runs=5, seed=seed, out=tmp_path / folder, plots=False)
+        return sorted(
+            (s["case"], s["variant"], s["repeat"], sample_passed(s))
+            for s in read_results(tmp_path / folder / "results.jsonl").samples
+        )
+
+    assert outcomes(3, "a") == outcomes(3, "b")
+    assert len({tuple(outcomes(s, f"s{s}")) for s in range(4)}) > 1
 
 
-def test_demo_text_never_says_no_difference() -> None:
-    for seed in range(5):
-        text = str(run_demo(runs=3, seed=seed))
+def test_demo_text_never_says_no_difference(tmp_path: Path) -> None:
+    for seed in range(4):
+        text = str(run_demo(runs=3, seed=seed, out=tmp_path / str(seed), plots=False))
         assert "no difference" not in text.lower()
         assert "The stand-in's true pass rates are 70% and 90%." in text
 
 
-def test_many_runs_make_every_method_see_the_improvement() -> None:
+def test_many_runs_make_the_interval_methods_see_the_improvement(tmp_path: Path) -> None:
     # True rates 70% against 90%: at 100 runs per case (400 trials per version)
-    # every method detects the 20-point gap with power far above 99%.
-    result = run_demo(runs=100, seed=0)
-    assert {c.verdict for c in result.comparisons.values()} == {"b_better"}
-    assert "say version 2 is better" in result.meaning
+    # Newcombe, McNemar and the overlap rule detect the 20-point gap with power
+    # above 99% (evalstats.power.power_table(0.7, 0.9, [400]) gives 0.9999+).
+    result = run_demo(runs=100, seed=0, out=tmp_path, plots=False)
+    for method in ("overlap", "newcombe", "mcnemar"):
+        assert result.comparisons[method].verdict == "b_better", method
+    assert "version 2 is better" in result.meaning
 
 
-def test_demo_json_is_one_document(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["demo", "--runs", "3", "--json"]) == 0
+def test_demo_writes_results_and_figures_and_never_overwrites(tmp_path: Path) -> None:
+    result = run_demo(runs=2, seed=0, out=tmp_path)
+    assert {p.name for p in result.plots} == {"forest.png", "paired-differences.png"}
+    for figure in result.plots:
+        assert figure.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    before = (tmp_path / "results.jsonl").read_bytes()
+    with pytest.raises(EvalStatsError, match="results.jsonl"):
+        run_demo(runs=2, seed=1, out=tmp_path)
+    assert (tmp_path / "results.jsonl").read_bytes() == before
+
+
+def test_demo_json_is_one_document(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "--runs", "3", "--json", "--out", str(tmp_path), "--no-plots"]) == 0
     document = json.loads(capsys.readouterr().out)
     assert document["runs"] == 3
-    assert [v["version"] for v in document["versions"]] == [1, 2]
-    assert set(document["comparisons"]) == {"overlap", "newcombe", "mcnemar"}
-    assert all("samples" not in v for v in document["versions"])
+    assert set(document["comparisons"]) == {"overlap", "newcombe", "mcnemar", "clustered"}
+    assert document["results_file"].endswith("results.jsonl")
 
 
 def test_bad_runs_raise_and_the_cli_prints_one_line(capsys: pytest.CaptureFixture[str]) -> None:
@@ -66,6 +89,16 @@ def test_bad_runs_raise_and_the_cli_prints_one_line(capsys: pytest.CaptureFixtur
     assert main(["demo", "--runs", "0"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "runs=0" in err and "Traceback" not in err
+
+
+def test_an_existing_results_file_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "results.jsonl").write_text("keep me\n")
+    assert main(["demo", "--out", str(tmp_path), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert (tmp_path / "results.jsonl").read_text() == "keep me\n"
 
 
 def test_unknown_verb_suggests_the_closest(capsys: pytest.CaptureFixture[str]) -> None:
@@ -81,12 +114,13 @@ def test_usage_errors_are_one_line(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 @pytest.mark.slow
-def test_the_installed_command_runs_the_demo() -> None:
+def test_the_command_runs_the_demo(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "evalstats.cli", "demo", "--runs", "2"],
+        [sys.executable, "-m", "evalstats.cli", "demo", "--runs", "2", "--out", str(tmp_path)],
         capture_output=True,
         text=True,
         timeout=120,
     )
     assert done.returncode == 0, done.stderr
     assert "Is version 2 better than version 1?" in done.stdout
+    assert str(tmp_path / "results.jsonl") in done.stdout
