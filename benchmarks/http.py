@@ -7,18 +7,19 @@ requests for the shop suite's prompts
 1. sequentially (a small number, 200 by default: at 20 ms that is about 4 s),
 2. ``--concurrency`` at a time (32 by default, 1,000 requests),
 
-through three clients:
+through four clients:
 
-* ``engine``: ``evalstats.engine.run`` with the ``openai`` provider, the path a
-  real model takes (a sample is a request plus its checks and its line in the
-  results file);
-* ``httpx async``: one ``httpx.AsyncClient`` and a semaphore, the transport
-  the providers use, without the engine;
+* ``engine + openai provider``: ``evalstats.engine.run`` with the ``openai``
+  provider, the path a real model takes (a sample is a request plus its
+  checks and its line in the results file);
+* ``httpx async``: one ``httpx.AsyncClient`` (one connection pool) and a
+  semaphore, without the engine;
 * ``httpx async, client/worker``: the same, but each of ``--concurrency``
   workers has its own ``AsyncClient`` (a pool of one connection), which shows
-  what the shared pool costs: httpcore scans every pooled connection for every
+  what one shared pool costs: httpcore scans every pooled connection for every
   request it assigns (see encode/httpx issue 3215), so the client's CPU time per
-  request grows with the number of connections;
+  request grows with the number of connections in the pool (the providers
+  spread their requests over several pools for this reason);
 * ``httpx threads``: one ``httpx.Client`` shared by a pool of threads, as a
   reference for what the server itself can deliver.
 
