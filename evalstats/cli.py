@@ -62,6 +62,15 @@ def _add_demo(p: argparse.ArgumentParser) -> None:
         help="folder for results.jsonl and the figures (default: a new temporary folder)",
     )
     p.add_argument("--no-plots", action="store_true", help="write no figures")
+    p.add_argument(
+        "--over-http",
+        nargs="?",
+        const=True,
+        default=False,
+        metavar="BASE_URL",
+        help="reach the stand-ins over HTTP with the openai provider, through a stand-in "
+        "server started for the demo (or the one at BASE_URL)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="print one JSON document")
 
@@ -75,6 +84,8 @@ def _run_demo(args: argparse.Namespace) -> int:
         out=args.out,
         plots=not args.no_plots,
         progress=not (args.quiet or args.json),
+        over_http=bool(args.over_http),
+        base_url=args.over_http if isinstance(args.over_http, str) else None,
     )
     if args.json:
         _print_json(result.to_dict())

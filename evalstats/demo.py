@@ -189,6 +189,7 @@ def run_demo(
     out: str | Path | None = None,
     plots: bool = True,
     progress: bool = False,
+    over_http: bool = False,
     base_url: str | None = None,
 ) -> DemoResult:
     """Run the shop demo through the engine and compare the two versions.
@@ -210,10 +211,13 @@ def run_demo(
         Write the forest plot and the paired-difference plot.
     progress : bool
         Show a progress bar on stderr.
+    over_http : bool
+        Reach the stand-ins over HTTP, through the ``openai`` provider and a
+        stand-in server started on 127.0.0.1 for the demo: the path a real
+        model takes, instead of calling them in-process.
     base_url : str, optional
-        Reach the stand-ins over HTTP through the ``openai`` provider at this
-        base URL (an ``evalstats standin serve`` server), the path a real model
-        takes, instead of calling them in-process.
+        With ``over_http``, use the ``evalstats standin serve`` server already
+        at this base URL (for example ``http://127.0.0.1:8000/v1``).
 
     Examples
     --------
@@ -224,30 +228,25 @@ def run_demo(
     >>> sorted(result.comparisons)
     ['clustered', 'mcnemar', 'newcombe', 'overlap']
     """
-    from .engine import Variant, run
-
     runs = _whole("runs", runs, 1)
     seed = _whole("seed", seed, 0)
+    if base_url is not None and not over_http:
+        raise InvalidArgument(f"base_url={base_url!r} is for over_http=True")
     directory = Path(tempfile.mkdtemp(prefix="evalstats-demo-") if out is None else out)
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise InvalidArgument(f"out={str(out)!r}: cannot create it: {error.strerror}") from None
-    if base_url is None:
-        variants = [Variant(f"v{v}", f"standin:shop-v{v}") for v in (1, 2)]
+    if not over_http:
+        _run_engine(directory, runs, seed, progress, None)
+    elif base_url is not None:
+        _run_engine(directory, runs, seed, progress, base_url)
     else:
-        from .engine import parse_variant
+        from .standin.server import serve
 
-        variants = [parse_variant(f"v{v}=openai:shop-v{v},base_url={base_url}") for v in (1, 2)]
-    run(
-        "shop",
-        variants,
-        runs=runs,
-        out=directory / "results.jsonl",
-        seed=seed,
-        progress=progress,
-        concurrency=1 if base_url is None else 8,
-    )
+        with serve(seed=seed) as server:
+            base_url = f"{server.base_url}/v1"
+            _run_engine(directory, runs, seed, progress, base_url)
     results = read_results(directory / "results.jsonl")
     rep = report(results, level=level)
     a, b = (rep.variant(v) for v in VARIANTS)
@@ -268,3 +267,24 @@ def run_demo(
         figures = report_plots(results, directory, level=level)
     return DemoResult(runs, seed, level, directory, results, rep, comparisons, figures,
                       base_url)
+
+
+def _run_engine(
+    directory: Path, runs: int, seed: int, progress: bool, base_url: str | None
+) -> None:
+    """Both stand-in versions through the engine, in-process or over HTTP."""
+    from .engine import Variant, parse_variant, run
+
+    if base_url is None:
+        variants = [Variant(f"v{v}", f"standin:shop-v{v}") for v in (1, 2)]
+    else:
+        variants = [parse_variant(f"v{v}=openai:shop-v{v},base_url={base_url}") for v in (1, 2)]
+    run(
+        "shop",
+        variants,
+        runs=runs,
+        out=directory / "results.jsonl",
+        seed=seed,
+        progress=progress,
+        concurrency=1 if base_url is None else 8,
+    )

@@ -58,6 +58,7 @@ from .errors import (
 )
 
 __all__ = [
+    "PROVIDER_KINDS",
     "TASK_KINDS",
     "TRANSIENT_ERRORS",
     "Prompt",
@@ -286,12 +287,21 @@ def _standin(rest: str) -> Task:
 TASK_KINDS: dict[str, Callable[[str], Task]] = {"standin": _standin}
 
 
-def task_from_name(name: str) -> Task:
-    """The task a name stands for, such as ``"standin:shop-v2"``.
+#: Task kinds served by :mod:`evalstats.providers` over HTTP. They are looked
+#: up lazily, so that runs of in-process tasks never import httpx.
+PROVIDER_KINDS = ("anthropic", "gemini", "ollama", "openai")
 
-    A name is ``KIND:REST``; the kind picks a factory from :data:`TASK_KINDS`.
-    The stand-ins are ``standin:shop-v1`` and ``standin:shop-v2`` (add
-    ``?delay=0.05`` to make each answer wait 50 ms, like a service would).
+
+def task_from_name(name: str, settings: Mapping[str, str] | None = None) -> Task:
+    """The task a name stands for, such as ``"standin:shop-v2"`` or ``"ollama:qwen3:0.6b"``.
+
+    A name is ``KIND:REST``. The kinds in :data:`PROVIDER_KINDS` are model
+    services reached with :func:`evalstats.providers.provider_from_name`, and
+    take ``settings`` (``temperature``, ``max_tokens``, ``context``,
+    ``base_url``, ...); any other kind picks a factory from :data:`TASK_KINDS`
+    and takes no settings. The stand-ins are ``standin:shop-v1`` and
+    ``standin:shop-v2`` (add ``?delay=0.05`` to make each answer wait 50 ms,
+    like a service would).
 
     Examples
     --------
@@ -305,11 +315,20 @@ def task_from_name(name: str) -> Task:
     if not isinstance(name, str) or not name.strip():
         raise InvalidArgument(f"task={name!r} must be a name like 'standin:shop-v2'")
     kind, colon, rest = name.partition(":")
+    if colon and kind in PROVIDER_KINDS and kind not in TASK_KINDS:
+        from .providers import provider_from_name
+
+        return provider_from_name(name, settings)
+    kinds = sorted({*TASK_KINDS, *PROVIDER_KINDS})
     if not colon or kind not in TASK_KINDS:
         raise InvalidArgument(
-            f"unknown task {name!r}{suggest(kind, TASK_KINDS) if colon else ''}; a task name "
-            f"is KIND:NAME with KIND one of {', '.join(sorted(TASK_KINDS))} "
-            "(for example 'standin:shop-v2')"
+            f"unknown task {name!r}{suggest(kind, kinds) if colon else ''}; a task name "
+            f"is KIND:NAME with KIND one of {', '.join(kinds)} "
+            "(for example 'standin:shop-v2' or 'ollama:qwen3:0.6b')"
+        )
+    if settings:
+        raise InvalidArgument(
+            f"task {name!r} takes no settings, but was given {', '.join(sorted(settings))}"
         )
     return TASK_KINDS[kind](rest)
 
@@ -435,7 +454,10 @@ def parse_variant(spec: str) -> Variant:
     Keys are ``prefix``, ``suffix``, ``system`` and ``template``; a value
     ``@FILE`` is the text of that file (UTF-8, used exactly, final newline
     included), any other value is the text itself. Values cannot contain
-    commas: put such text in a file.
+    commas: put such text in a file. For a model service (``openai:``,
+    ``ollama:``, ``anthropic:``, ``gemini:``) any other key is a generation
+    setting passed to the provider, as in
+    ``revised=ollama:qwen3:0.6b,temperature=0.2,max_tokens=1024,context=8192``.
 
     Examples
     --------
@@ -458,10 +480,20 @@ def parse_variant(spec: str) -> Variant:
             "[,template=@FILE], for example 'new=standin:shop-v2'"
         )
     task_name, *options = rest.split(",")
+    task_name = task_name.strip()
+    takes_settings = task_name.partition(":")[0] in PROVIDER_KINDS
     kwargs: dict[str, str] = {}
+    settings: dict[str, str] = {}
     for option in options:
         key, eq, value = option.partition("=")
         key = key.strip()
+        if takes_settings and key not in _VARIANT_OPTIONS and eq:
+            # A generation setting (temperature=0.2, base_url=...): the
+            # provider checks its name and value.
+            if key in settings:
+                raise InvalidArgument(f"{where}: {key} is given twice")
+            settings[key] = value.strip()
+            continue
         if key not in _VARIANT_OPTIONS or not eq:
             problem = (
                 f"unknown key {key!r}{suggest(key, _VARIANT_OPTIONS)}"
@@ -482,7 +514,7 @@ def parse_variant(spec: str) -> Variant:
                 ) from None
         kwargs[key] = value
     try:
-        task = task_from_name(task_name.strip())
+        task = task_from_name(task_name, settings)
         return Variant(name, task, **kwargs)
     except InvalidArgument as exc:
         raise InvalidArgument(f"{where}: {exc}") from None
@@ -1050,6 +1082,15 @@ async def run_async(
                         "write a Task to send whole conversations"
                     )
 
+    tasks = list({id(v.task): v.task for v in variant_list}.values())
+    for task in tasks:
+        # A provider asks its service once per run (Ollama: the model's digest
+        # and the server version, for the manifest; an unknown model fails here,
+        # before any file is written).
+        prepare = getattr(task, "prepare", None)
+        if prepare is not None:
+            await prepare()
+
     env = environment()
     manifest: dict[str, Any] = {
         "type": "manifest",
@@ -1192,6 +1233,10 @@ async def run_async(
             bar.close()
         if engine.executor is not None:
             engine.executor.shutdown(wait=False, cancel_futures=True)
+        for task in tasks:
+            aclose = getattr(task, "aclose", None)
+            if aclose is not None:
+                await aclose()
     if cancelled:
         raise asyncio.CancelledError
     if stop is not None:

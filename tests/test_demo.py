@@ -124,3 +124,21 @@ def test_the_command_runs_the_demo(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "Is version 2 better than version 1?" in done.stdout
     assert str(tmp_path / "results.jsonl") in done.stdout
+
+
+@pytest.mark.slow
+def test_demo_over_http_takes_the_path_a_real_model_takes(tmp_path: Path) -> None:
+    result = run_demo(runs=3, seed=2, out=tmp_path, plots=False, over_http=True)
+    assert result.over_http is not None and result.over_http.startswith("http://127.0.0.1:")
+    manifest = result.results.manifest
+    assert [v["task"]["kind"] for v in manifest["variants"]] == ["openai", "openai"]
+    assert [v["task"]["model"] for v in manifest["variants"]] == ["shop-v1", "shop-v2"]
+    samples = result.results.samples
+    assert len(samples) == 2 * 4 * 3
+    assert all(s["status"] == "completed" and s["model"] for s in samples)
+    assert "over HTTP" in str(result)
+
+
+def test_base_url_needs_over_http() -> None:
+    with pytest.raises(InvalidArgument, match="over_http"):
+        run_demo(runs=1, base_url="http://127.0.0.1:9/v1")
