@@ -182,3 +182,43 @@ def paired_run_outcomes(
         v: {c: draw(st.lists(outcome, min_size=runs, max_size=runs)) for c in cases}
         for v in ("A", "B")
     }
+
+
+# --- tool-using conversations (neutral form, see evalstats.providers.base.conversation)
+
+_tool_texts = st.text(min_size=1, max_size=12)
+_tool_arg_values = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.text(max_size=8))
+
+
+@st.composite
+def tool_conversations(draw: st.DrawFn, max_rounds: int = 3) -> list[dict]:
+    """A user question, then rounds of an assistant turn with tool calls and
+    their results (each with the trace's ``error`` flag), then a final answer.
+
+    Call ids are unique across the conversation.
+    """
+    messages: list[dict] = [{"role": "user", "content": draw(_tool_texts)}]
+    n = 0
+    for _ in range(draw(st.integers(0, max_rounds))):
+        calls = []
+        for _ in range(draw(st.integers(1, 3))):
+            name = draw(st.sampled_from(["list_notes", "read_note", "propose_note"]))
+            args = draw(st.dictionaries(st.sampled_from(["path", "text"]), _tool_arg_values))
+            calls.append({"id": f"call_{n}", "name": name, "arguments": args})
+            n += 1
+        content = draw(st.one_of(st.none(), st.just(""), _tool_texts))
+        messages.append({"role": "assistant", "content": content, "tool_calls": calls})
+        for call in calls:
+            messages.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": call["id"],
+                    "name": call["name"],
+                    "content": draw(st.text(max_size=12)),
+                    "error": draw(st.booleans()),
+                }
+            )
+    messages.append({"role": "assistant", "content": draw(_tool_texts)})
+    if draw(st.booleans()):
+        messages.append({"role": "user", "content": draw(_tool_texts)})
+    return messages

@@ -48,12 +48,12 @@ class AnthropicProvider(Provider):
         return {"x-api-key": self._api_key or "", "anthropic-version": ANTHROPIC_VERSION}
 
     def _request(
-        self, system: str | None, messages: list[dict[str, str]], seed: int | None
+        self, system: str | None, messages: list[dict[str, Any]], seed: int | None
     ) -> tuple[str, str, dict[str, Any]]:
         body: dict[str, Any] = {
             "model": self.model,
             "max_tokens": self.settings.get("max_tokens", DEFAULT_MAX_TOKENS),
-            "messages": messages,
+            "messages": _wire_messages(messages),
         }
         if system is not None:
             body["system"] = system
@@ -116,3 +116,53 @@ class AnthropicProvider(Provider):
             return None
         kind = error.get("type")
         return f"{error['message']}" + (f" ({kind})" if kind else "")
+
+
+def _wire_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Neutral messages in the Messages API format.
+
+    An assistant turn's calls become ``tool_use`` content blocks (``{"type":
+    "tool_use", "id", "name", "input"}``) after its text, if any; tool results
+    become ``tool_result`` blocks (``{"type": "tool_result", "tool_use_id",
+    "content"}``) in a user turn, the results of one assistant turn together
+    in one user turn, and a user message that follows them joins that turn as
+    a text block, since the roles must alternate (Anthropic docs, "Tool use":
+    handling tool_use and tool_result content blocks).
+    """
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        role = message["role"]
+        if role == "tool":
+            block = {
+                "type": "tool_result",
+                "tool_use_id": message["tool_call_id"],
+                "content": message["content"],
+            }
+            if out and out[-1]["role"] == "user" and isinstance(out[-1]["content"], list):
+                out[-1]["content"].append(block)
+            else:
+                out.append({"role": "user", "content": [block]})
+        elif role == "assistant" and "tool_calls" in message:
+            blocks: list[dict[str, Any]] = []
+            if message["content"]:
+                blocks.append({"type": "text", "text": message["content"]})
+            blocks += [
+                {
+                    "type": "tool_use",
+                    "id": call["id"],
+                    "name": call["name"],
+                    "input": dict(call["arguments"]),
+                }
+                for call in message["tool_calls"]
+            ]
+            out.append({"role": "assistant", "content": blocks})
+        elif (
+            role == "user"
+            and out
+            and out[-1]["role"] == "user"
+            and isinstance(out[-1]["content"], list)
+        ):
+            out[-1]["content"].append({"type": "text", "text": message["content"]})
+        else:
+            out.append({"role": role, "content": message["content"]})
+    return out

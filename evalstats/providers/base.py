@@ -575,7 +575,7 @@ class Provider:
     )
 
     def _request(
-        self, system: str | None, messages: list[dict[str, str]], seed: int | None
+        self, system: str | None, messages: list[dict[str, Any]], seed: int | None
     ) -> tuple[str, str, dict[str, Any]]:
         raise NotImplementedError
 
@@ -741,17 +741,39 @@ def _jsonable(settings: Mapping[str, Any]) -> dict[str, Any]:
     return {k: list(v) if isinstance(v, tuple) else v for k, v in sorted(settings.items())}
 
 
-def conversation(prompt: Any) -> tuple[str | None, list[dict[str, str]]]:
-    """``(system, messages)`` from a Prompt-like object or a plain string.
+def conversation(prompt: Any) -> tuple[str | None, list[dict[str, Any]]]:
+    """``(system, messages)`` from a Prompt-like object, a list of messages or a string.
 
-    ``messages`` keeps every non-system message in order as plain
-    ``{"role", "content"}`` dicts. The system text is the content of the
-    system messages in ``prompt.messages`` (joined by a blank line), or
-    ``prompt.system`` when there are none.
+    ``messages`` keeps every non-system message in order, in evalstats'
+    neutral form, which each provider maps to its own wire format:
+
+    * ``{"role": "user" | "assistant", "content": str}``;
+    * an assistant turn that called tools,
+      ``{"role": "assistant", "content": str | None, "tool_calls": [{"id",
+      "name", "arguments": dict}, ...]}``;
+    * a tool's result, ``{"role": "tool", "tool_call_id": str, "name": str,
+      "content": str}``. Other fields (an evalstats trace's ``"error"`` flag)
+      are dropped: they are never sent.
+
+    The system text is the content of the system messages (joined by a blank
+    line), or ``prompt.system`` when there are none.
+
+    Examples
+    --------
+    >>> conversation([{"role": "user", "content": "Which notes are there?"},
+    ...               {"role": "assistant", "content": None, "tool_calls": [
+    ...                   {"id": "c1", "name": "list_notes", "arguments": {}}]},
+    ...               {"role": "tool", "tool_call_id": "c1", "name": "list_notes",
+    ...                "content": "notes.txt", "error": False}])[1][2]
+    {'role': 'tool', 'tool_call_id': 'c1', 'name': 'list_notes', 'content': 'notes.txt'}
     """
     if isinstance(prompt, str):
         return None, [{"role": "user", "content": prompt}]
-    raw = getattr(prompt, "messages", None)
+    if isinstance(prompt, list | tuple):
+        raw: Any = prompt
+        prompt = None
+    else:
+        raw = getattr(prompt, "messages", None)
     if raw is None:
         text = getattr(prompt, "text", None)
         if not isinstance(text, str):
@@ -760,13 +782,22 @@ def conversation(prompt: Any) -> tuple[str | None, list[dict[str, str]]]:
             )
         raw = ({"role": "user", "content": text},)
     system_parts: list[str] = []
-    messages: list[dict[str, str]] = []
+    messages: list[dict[str, Any]] = []
     for i, message in enumerate(raw):
+        if not isinstance(message, Mapping):
+            raise InvalidArgument(f"messages[{i}]={message!r} must be a mapping")
         role = message.get("role")
         content = message.get("content")
+        if role == "assistant" and message.get("tool_calls"):
+            messages.append(_assistant_with_calls(i, content, message["tool_calls"]))
+            continue
+        if role == "tool":
+            messages.append(_tool_result(i, message))
+            continue
         if role not in ("system", "user", "assistant") or not isinstance(content, str):
             raise InvalidArgument(
-                f"messages[{i}] must have a role of system, user or assistant and text content"
+                f"messages[{i}] must have a role of system, user or assistant and text "
+                "content (or be an assistant turn with tool_calls, or a tool result)"
             )
         if role == "system":
             system_parts.append(content)
@@ -776,3 +807,36 @@ def conversation(prompt: Any) -> tuple[str | None, list[dict[str, str]]]:
     if not messages:
         raise InvalidArgument("a prompt needs at least one user message")
     return system, messages
+
+
+def _assistant_with_calls(i: int, content: Any, calls: Any) -> dict[str, Any]:
+    if content is not None and not isinstance(content, str):
+        raise InvalidArgument(f"messages[{i}]: an assistant turn's content must be text or None")
+    if isinstance(calls, Mapping | str | bytes) or not isinstance(calls, Sequence):
+        raise InvalidArgument(f"messages[{i}]: tool_calls must be a list of calls")
+    out = []
+    for j, call in enumerate(calls):
+        where = f"messages[{i}].tool_calls[{j}]"
+        if not isinstance(call, Mapping):
+            raise InvalidArgument(f"{where}={call!r} must be a mapping")
+        call_id, name, arguments = call.get("id"), call.get("name"), call.get("arguments", {})
+        if not isinstance(call_id, str) or not call_id:
+            raise InvalidArgument(f"{where}: id={call_id!r} must be a non-empty string")
+        if not isinstance(name, str) or not name:
+            raise InvalidArgument(f"{where}: name={name!r} must be a tool name")
+        if not isinstance(arguments, Mapping):
+            raise InvalidArgument(f"{where}: arguments={arguments!r} must be a mapping")
+        out.append({"id": call_id, "name": name, "arguments": dict(arguments)})
+    return {"role": "assistant", "content": content, "tool_calls": out}
+
+
+def _tool_result(i: int, message: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {"role": "tool"}
+    for key in ("tool_call_id", "name", "content"):
+        value = message.get(key)
+        if not isinstance(value, str) or (key != "content" and not value):
+            raise InvalidArgument(
+                f"messages[{i}]: a tool result needs {key} as text, not {value!r}"
+            )
+        out[key] = value
+    return out

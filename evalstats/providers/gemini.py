@@ -64,15 +64,9 @@ class GeminiProvider(Provider):
         return "/" + urllib.parse.quote(name, safe="/-_.") + ":generateContent"
 
     def _request(
-        self, system: str | None, messages: list[dict[str, str]], seed: int | None
+        self, system: str | None, messages: list[dict[str, Any]], seed: int | None
     ) -> tuple[str, str, dict[str, Any]]:
-        contents = [
-            {
-                "role": "model" if m["role"] == "assistant" else "user",
-                "parts": [{"text": m["content"]}],
-            }
-            for m in messages
-        ]
+        contents = _wire_contents(messages)
         config: dict[str, Any] = {}
         for name, field_name in _CONFIG.items():
             if name == "seed":
@@ -155,3 +149,47 @@ class GeminiProvider(Provider):
                 if match:
                     return float(match.group(1))
         return None
+
+
+def _wire_contents(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Neutral messages as ``contents`` with the roles ``user`` and ``model``.
+
+    An assistant turn's calls become ``functionCall`` parts (``{"name",
+    "args"}``) after its text, if any; the tool results that follow become
+    ``functionResponse`` parts (``{"name", "response": {"content": text}}``)
+    in one ``user`` turn, in the order of the calls (Gemini API docs,
+    "Function calling"; ``FunctionResponse.response`` must be a JSON object).
+    Call ids are not sent: the ids evalstats records for Gemini calls that
+    came without one are its own.
+    """
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        role = message["role"]
+        if role == "tool":
+            part = {
+                "functionResponse": {
+                    "name": message["name"],
+                    "response": {"content": message["content"]},
+                }
+            }
+            if out and out[-1]["role"] == "user" and "functionResponse" in out[-1]["parts"][-1]:
+                out[-1]["parts"].append(part)
+            else:
+                out.append({"role": "user", "parts": [part]})
+        elif role == "assistant" and "tool_calls" in message:
+            parts: list[dict[str, Any]] = []
+            if message["content"]:
+                parts.append({"text": message["content"]})
+            parts += [
+                {"functionCall": {"name": call["name"], "args": dict(call["arguments"])}}
+                for call in message["tool_calls"]
+            ]
+            out.append({"role": "model", "parts": parts})
+        else:
+            out.append(
+                {
+                    "role": "model" if role == "assistant" else "user",
+                    "parts": [{"text": message["content"]}],
+                }
+            )
+    return out

@@ -132,9 +132,10 @@ class OllamaProvider(Provider):
         self.facts = facts
 
     def _request(
-        self, system: str | None, messages: list[dict[str, str]], seed: int | None
+        self, system: str | None, messages: list[dict[str, Any]], seed: int | None
     ) -> tuple[str, str, dict[str, Any]]:
-        chat = ([{"role": "system", "content": system}] if system is not None else []) + messages
+        chat = [{"role": "system", "content": system}] if system is not None else []
+        chat += [_wire_message(m) for m in messages]
         options: dict[str, Any] = {}
         for name, option in _OPTIONS.items():
             if name == "seed":
@@ -188,6 +189,29 @@ class OllamaProvider(Provider):
         # {"error": "model \"x\" not found, try pulling it first"}
         error = data.get("error") if isinstance(data, Mapping) else None
         return error if isinstance(error, str) else None
+
+
+def _wire_message(message: Mapping[str, Any]) -> dict[str, Any]:
+    """A neutral message in the ``/api/chat`` format.
+
+    Ollama's calls carry no id and their arguments are an object
+    (``{"function": {"name", "arguments": {...}}}``); a tool result is
+    ``{"role": "tool", "content", "tool_name"}`` (Ollama docs/api.md,
+    "Generate a chat completion": the ``tool_calls`` and ``tool_name`` fields
+    of a message). Results are matched to calls by order.
+    """
+    if message["role"] == "tool":
+        return {"role": "tool", "content": message["content"], "tool_name": message["name"]}
+    if "tool_calls" in message:
+        return {
+            "role": "assistant",
+            "content": message["content"] or "",
+            "tool_calls": [
+                {"function": {"name": call["name"], "arguments": dict(call["arguments"])}}
+                for call in message["tool_calls"]
+            ],
+        }
+    return {"role": message["role"], "content": message["content"]}
 
 
 def _digest_from_tags(tags: Any, model: str) -> str | None:

@@ -16,6 +16,7 @@ none with the setting ``seed=none``.)
 
 from __future__ import annotations
 
+import json
 import urllib.parse
 from collections.abc import Mapping
 from typing import Any, ClassVar
@@ -63,9 +64,10 @@ class OpenAIProvider(Provider):
         return {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
 
     def _request(
-        self, system: str | None, messages: list[dict[str, str]], seed: int | None
+        self, system: str | None, messages: list[dict[str, Any]], seed: int | None
     ) -> tuple[str, str, dict[str, Any]]:
-        chat = ([{"role": "system", "content": system}] if system is not None else []) + messages
+        chat = [{"role": "system", "content": system}] if system is not None else []
+        chat += [_wire_message(m) for m in messages]
         body: dict[str, Any] = {"model": self.model, "messages": chat}
         for name in ("temperature", "max_tokens", "top_p"):
             if name in self.settings:
@@ -140,3 +142,36 @@ class OpenAIProvider(Provider):
             return None
         labels = [str(source[k]) for k in ("type", "code") if source.get(k) not in (None, "")]
         return f"{message}" + (f" ({', '.join(labels)})" if labels else "")
+
+
+def _wire_message(message: Mapping[str, Any]) -> dict[str, Any]:
+    """A neutral message in the Chat Completions format.
+
+    An assistant turn's calls become ``{"id", "type": "function", "function":
+    {"name", "arguments": JSON text}}`` and a tool result becomes ``{"role":
+    "tool", "tool_call_id", "content"}`` (OpenAI API reference, "Create chat
+    completion", messages).
+    """
+    if message["role"] == "tool":
+        return {
+            "role": "tool",
+            "tool_call_id": message["tool_call_id"],
+            "content": message["content"],
+        }
+    if "tool_calls" in message:
+        return {
+            "role": "assistant",
+            "content": message["content"],
+            "tool_calls": [
+                {
+                    "id": call["id"],
+                    "type": "function",
+                    "function": {
+                        "name": call["name"],
+                        "arguments": json.dumps(call["arguments"], ensure_ascii=False),
+                    },
+                }
+                for call in message["tool_calls"]
+            ],
+        }
+    return {"role": message["role"], "content": message["content"]}
