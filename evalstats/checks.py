@@ -53,6 +53,7 @@ __all__ = [
     "has_terms",
     "is_json_with",
     "matches",
+    "review_only",
     "run_check",
     "word_count",
 ]
@@ -746,6 +747,49 @@ def has_terms(*terms: str) -> Check:
     return Check(f"has_terms({_quoted(terms)})", fn)
 
 
+class _ReviewOnly(Check):
+    """The check :func:`review_only` returns: always ``Verdict.unscored(reason)``."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"review_only({reason!r})", lambda answer: None)
+        self.reason = reason
+
+    def __call__(self, answer: Any) -> Verdict:  # type: ignore[override]
+        return Verdict.unscored(self.reason)
+
+
+def review_only(reason: str) -> Check:
+    """A check that leaves the answer to a person: every verdict is ``unscored``.
+
+    For cases where no lexical screen is honest (an answer that must stay
+    within the notes, a refusal worded freely): the check records, for every
+    answer, ``Verdict.unscored(reason)``, so the case's answer axis has no
+    denominator instead of a made-up pass. **Unscored is not passed**; the
+    reviewed task-success rate comes from ``evalstats review``. An incomplete
+    sample still fails every check, this one included (the engine's rule).
+
+    Parameters
+    ----------
+    reason : str
+        What only a person can judge (not empty); it is the verdict's reason.
+
+    Returns
+    -------
+    Check
+        ``check(answer) -> Verdict`` (always unscored).
+
+    Examples
+    --------
+    >>> check = review_only("only a person can judge whether it stays within the notes")
+    >>> check("Anything at all.")
+    Verdict(status='unscored', reason='only a person can judge whether it stays within the notes')
+    >>> check_from_spec({"review_only": "a person judges the refusal"}).name
+    "review_only('a person judges the refusal')"
+    """
+    (reason,) = _texts("review_only", "reason", (reason,), one=True)
+    return _ReviewOnly(reason)
+
+
 # --- checks from declarative specs -----------------------------------------
 
 #: The checks a case file can name, by name.
@@ -756,6 +800,7 @@ BUILTIN_CHECKS: Mapping[str, Callable[..., Check]] = {
     "has_terms": has_terms,
     "is_json_with": is_json_with,
     "matches": matches,
+    "review_only": review_only,
     "word_count": word_count,
 }
 
