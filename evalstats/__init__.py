@@ -9,6 +9,7 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
+from .cases import Case, CaseCheck, Suite, find_suite, load_suite, suite_from_cases
 from .checks import (
     INSPECTION_FAILURE,
     Verdict,
@@ -23,6 +24,7 @@ from .checks import (
     word_count,
 )
 from .compare import CaseRow, Comparison, compare, compare_counts, detectable_difference
+from .engine import Prompt, RunOutcome, Task, TaskResult, Variant, parse_variant, run
 from .errors import (
     CaseFileError,
     EvalStatsError,
@@ -41,47 +43,110 @@ from .intervals import (
     proportion_ci,
 )
 from .judge import Calibration, calibrate, corrected_pass_rate, judged_by
+from .power import (
+    CaseModel,
+    Plan,
+    PowerCurve,
+    PowerTable,
+    fit_case_model,
+    paired_power,
+    plan,
+    power,
+    power_curve,
+    power_table,
+    sample_size,
+)
+from .report import (
+    GateResult,
+    Report,
+    ResultsComparison,
+    changed_since,
+    compare_results,
+    compare_runs,
+    gate,
+    report,
+)
+from .results import Results, ResultsWriter, read_results, sample_passed
 from .runner import RunResult, run_cases
+from .simulate import PowerResult, simulate_power
 from .standin.judge import make_judge
 from .standin.shop import make_assistant
 
 __all__ = [
     "Calibration",
+    "Case",
+    "CaseCheck",
     "CaseFileError",
+    "CaseModel",
     "CaseRow",
     "ClusteredInterval",
     "Comparison",
     "EvalStatsError",
+    "GateResult",
     "INSPECTION_FAILURE",
     "Interval",
     "InvalidArgument",
+    "Plan",
+    "PowerCurve",
+    "PowerResult",
+    "PowerTable",
+    "Prompt",
     "ProviderError",
+    "Report",
+    "Results",
+    "ResultsComparison",
     "ResultsFileError",
+    "ResultsWriter",
+    "RunOutcome",
     "RunResult",
+    "Suite",
+    "Task",
+    "TaskResult",
     "TransientProviderError",
+    "Variant",
     "Verdict",
     "__version__",
     "avoids",
     "calibrate",
+    "changed_since",
     "check_from_spec",
     "clustered_mean_ci",
     "clustered_paired_diff_ci",
     "compare",
     "compare_counts",
+    "compare_results",
+    "compare_runs",
     "contains",
     "contains_any",
     "corrected_pass_rate",
     "detectable_difference",
     "diff_ci",
+    "find_suite",
+    "fit_case_model",
+    "gate",
     "has_terms",
     "is_json_with",
     "judged_by",
+    "load_suite",
     "make_assistant",
     "make_judge",
     "matches",
     "paired_diff_ci",
+    "paired_power",
+    "parse_variant",
+    "plan",
+    "power",
+    "power_curve",
+    "power_table",
     "proportion_ci",
+    "read_results",
+    "report",
+    "run",
     "run_cases",
     "run_check",
+    "sample_passed",
+    "sample_size",
+    "simulate_power",
+    "suite_from_cases",
     "word_count",
 ]
