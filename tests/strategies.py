@@ -222,3 +222,29 @@ def tool_conversations(draw: st.DrawFn, max_rounds: int = 3) -> list[dict]:
     if draw(st.booleans()):
         messages.append({"role": "user", "content": draw(_tool_texts)})
     return messages
+
+
+# --- workspace fixtures (see evalstats.workspace.make_workspace)
+
+_fixture_segments = st.text(
+    alphabet="abcdefghijklmnopqrstuvwxyz0123456789_-", min_size=1, max_size=8
+)
+
+
+@st.composite
+def fixture_maps(draw: st.DrawFn, max_files: int = 5) -> dict[str, str]:
+    """Case fixtures: relative paths (folders without a suffix, files ending in
+    ``.txt`` or ``.md``, so no file is also a folder) mapped to any text."""
+    paths = draw(
+        st.lists(
+            st.builds(
+                lambda folders, stem, suffix: "/".join([*folders, stem + suffix]),
+                st.lists(_fixture_segments, max_size=2),
+                _fixture_segments,
+                st.sampled_from([".txt", ".md"]),
+            ).filter(lambda p: p != "private.txt"),
+            max_size=max_files,
+            unique=True,
+        )
+    )
+    return {p: draw(st.text(max_size=40)) for p in paths}
