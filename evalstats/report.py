@@ -36,6 +36,7 @@ from .checks import INSPECTION_FAILURE
 from .compare import PAIRED_METHODS, UNPAIRED_METHODS, Comparison, compare, compare_counts
 from .errors import InvalidArgument
 from .intervals import ClusteredInterval, Interval, clustered_mean_ci, proportion_ci
+from .runner import AxisCount
 
 if TYPE_CHECKING:
     from .results import Results
@@ -174,41 +175,6 @@ def latency_summary(latencies: Iterable[float]) -> tuple[float, float]:
 
 
 # --- the report ---------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class AxisCount:
-    """Verdicts of one axis (or one check): ``passed`` of ``scored``.
-
-    ``unscored`` verdicts are in no denominator and counted apart;
-    ``not_inspected`` counts the failures that had nothing to inspect (their
-    reason starts with ``could not be inspected``); they are among the failures,
-    and so in ``scored``. Samples that were unmeasured are not counted at all.
-    """
-
-    passed: int
-    scored: int
-    unscored: int
-    not_inspected: int
-
-    @property
-    def failed(self) -> int:
-        return self.scored - self.passed
-
-    @property
-    def rate(self) -> float:
-        """``passed / scored``; NaN when nothing was scored."""
-        return self.passed / self.scored if self.scored else math.nan
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "passed": self.passed,
-            "failed": self.failed,
-            "scored": self.scored,
-            "unscored": self.unscored,
-            "not_inspected": self.not_inspected,
-            "rate": None if not self.scored else self.rate,
-        }
 
 
 @dataclass(frozen=True)

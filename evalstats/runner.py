@@ -23,6 +23,7 @@ suite file through :func:`evalstats.cases.load_suite` and
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -112,10 +113,12 @@ class Sample:
 
 @dataclass(frozen=True)
 class AxisCount:
-    """Verdicts of one axis' checks: ``passed`` of ``scored``, plus ``unscored`` apart.
+    """Verdicts of one axis (or one check): ``passed`` of ``scored``.
 
+    ``unscored`` verdicts are in no denominator and counted apart;
     ``not_inspected`` counts the failures that had nothing to inspect (their
-    reason starts with ``could not be inspected``); they are in ``scored``.
+    reason starts with ``could not be inspected``); they are among the failures,
+    and so in ``scored``. Samples that were unmeasured are not counted at all.
     """
 
     passed: int
@@ -127,13 +130,19 @@ class AxisCount:
     def failed(self) -> int:
         return self.scored - self.passed
 
-    def to_dict(self) -> dict[str, int]:
+    @property
+    def rate(self) -> float:
+        """``passed / scored``; NaN when nothing was scored."""
+        return self.passed / self.scored if self.scored else math.nan
+
+    def to_dict(self) -> dict[str, Any]:
         return {
             "passed": self.passed,
             "failed": self.failed,
             "scored": self.scored,
             "unscored": self.unscored,
             "not_inspected": self.not_inspected,
+            "rate": None if not self.scored else self.rate,
         }
 
 
