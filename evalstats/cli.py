@@ -209,6 +209,23 @@ def _run_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_review(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", metavar="FILE", help="a results file (JSONL) written by run")
+    p.add_argument("--out", required=True, metavar="REVIEWS.jsonl",
+                   help="the reviews file: created if new, continued if it exists (reviewed "
+                   "samples are skipped)")
+    p.add_argument("--reviewer", metavar="NAME", help="recorded with each review")
+    p.add_argument("--case", action="append", metavar="ID",
+                   help="review only this case (repeat for more)")
+
+
+def _run_review(args: argparse.Namespace) -> int:
+    from .review import review
+
+    review(args.file, args.out, reviewer=args.reviewer, cases=args.case)
+    return 0
+
+
 def _add_compare(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help="a results file (JSONL) written by run")
     p.add_argument("--a", required=True, metavar="NAME", help="the variant to compare against")
@@ -412,6 +429,11 @@ VERBS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable[
         "pass rates of a results file per case and variant, with the right denominators",
         _add_report,
         _run_report,
+    ),
+    "review": (
+        "walk a run's samples in the terminal and record a person's verdict on each",
+        _add_review,
+        _run_review,
     ),
     "compare": (
         "compare two variants of a results file, paired when the schedule paired them",
