@@ -1,0 +1,618 @@
+"""The notes assistant: answers a question from the notes in a workspace, with tools.
+
+Run it as::
+
+    python -m evalstats.agents.notes --workspace DIR --model TASK --trace FILE \\
+        [--base-url URL] [--seed N] [--max-model-calls 8] [--max-tool-calls 8] \\
+        [--max-bytes 65536] [--deadline-s 60] "question"
+
+``TASK`` is a provider task name (``openai:notes``, ``ollama:qwen3:0.6b``);
+``--base-url`` moves the provider's host, and the per-request seed is
+``--seed`` or else the ``EVALSTATS_SEED`` environment variable (the same seed
+for every request of one run).
+
+The model gets three tools: ``list_notes()`` (the paths in the workspace's
+``NOTES`` index, one per line), ``read_note(path)`` and ``propose_note(path,
+text)``. :class:`NotesDispatcher` runs them locally and refuses, each with
+its own message the model sees: ``..`` in a path, absolute paths, notes not
+listed in ``NOTES``, links that leave the workspace or lead to an unlisted
+file, listed notes that are missing, and files that are not text (NUL bytes,
+not UTF-8). A proposal is written only after approval of that exact path and
+text (on stdin, ``approve? [y/N]``; at end of input it is refused and nothing
+is written), and only as a new file (created exclusively).
+
+The loop sends the conversation and tool definitions, runs every structured
+tool call the model made, appends the calls and results, and asks again,
+until the model answers without calling a tool or a budget runs out: model
+calls, tool calls, bytes read or the deadline. Budgets are checked before a
+round of calls runs, so every call that ran has its result in a later
+request; a round that does not fit is not run. The last content the model
+sent is the answer, printed on stdout.
+
+The trace (JSONL, flushed after each record) holds a ``start`` record, one
+``request`` record per model request (the full history in evalstats' neutral
+form, tool results with an ``error`` flag), one ``response`` record per
+response and a ``final`` record with the answer and why it stopped (None, a
+budget name, or ``"error: ..."``).
+
+Exit codes: 0 when it ended (a budget stop included: the trace says so),
+2 for bad arguments or an unusable workspace, 3 when the model service
+failed, 75 (``EX_TEMPFAIL``) when it failed in a way a retry may cure (a
+timeout, 429 or 5xx), so a harness can tell the two apart.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import posixpath
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from ..errors import EvalStatsError, ProviderError, TransientProviderError
+
+__all__ = [
+    "EXIT_BAD_ARGUMENTS",
+    "EXIT_PROVIDER_ERROR",
+    "EXIT_TRANSIENT",
+    "INDEX_NAME",
+    "SYSTEM_PROMPT",
+    "TOOLS",
+    "Budgets",
+    "NotesDispatcher",
+    "NotesRun",
+    "Proposal",
+    "ToolResult",
+    "main",
+    "run_notes",
+]
+
+#: The index of readable notes at the workspace root: one relative path per line.
+INDEX_NAME = "NOTES"
+
+EXIT_BAD_ARGUMENTS = 2
+EXIT_PROVIDER_ERROR = 3
+#: ``EX_TEMPFAIL`` from sysexits.h: the service failed in a way a retry may cure.
+EXIT_TRANSIENT = 75
+
+SYSTEM_PROMPT = (
+    "You answer questions about the user's notes. Tools: list_notes() lists the notes "
+    "you may read; read_note(path) returns the text of one of them; propose_note(path, "
+    "text) proposes a new note, which the user must approve before it is saved. Answer "
+    "from what the notes say. If a note could not be read, say so and why."
+)
+
+TOOLS: tuple[dict[str, Any], ...] = (
+    {
+        "name": "list_notes",
+        "description": "List the notes you may read, one path per line.",
+        "parameters": {"type": "object", "properties": {}},
+    },
+    {
+        "name": "read_note",
+        "description": "Read one note, by a path that list_notes gives.",
+        "parameters": {
+            "type": "object",
+            "properties": {"path": {"type": "string", "description": "the note's path"}},
+            "required": ["path"],
+        },
+    },
+    {
+        "name": "propose_note",
+        "description": "Propose a new note; it is saved only if the user approves.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "description": "the new note's path"},
+                "text": {"type": "string", "description": "the new note's text"},
+            },
+            "required": ["path", "text"],
+        },
+    },
+)
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """What a tool call gave back: the text the model sees, whether it was
+    refused or failed, and how many bytes of notes it read."""
+
+    content: str
+    error: bool
+    bytes_read: int = 0
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """One proposed note, exactly as it would be written."""
+
+    path: str
+    text: str
+
+
+class _Refused(Exception):
+    pass
+
+
+def ask_on_stdin(
+    proposal: Proposal, *, stdin: TextIO | None = None, stderr: TextIO | None = None
+) -> bool:
+    """Show ``proposal`` on stderr and read ``y``/``yes`` from stdin; end of input is no."""
+    stdin = sys.stdin if stdin is None else stdin
+    stderr = sys.stderr if stderr is None else stderr
+    stderr.write(
+        f"The assistant proposes a new note.\npath: {proposal.path!r}\n"
+        f"text:\n{proposal.text}\napprove? [y/N] "
+    )
+    stderr.flush()
+    try:
+        line = stdin.readline()
+    except (OSError, ValueError):  # closed or unreadable stdin: no approval
+        return False
+    return line.strip().lower() in ("y", "yes")
+
+
+class NotesDispatcher:
+    """Runs the notes tools inside one workspace, refusing everything not allowed.
+
+    Parameters
+    ----------
+    workspace : path
+        The workspace root; its ``NOTES`` file lists the readable notes.
+    approve : callable, optional
+        ``approve(Proposal) -> bool``, asked once for every proposal; the
+        default asks on stdin (:func:`ask_on_stdin`). Only the proposal it
+        approved is written, and a different path or text is a different
+        proposal that needs its own approval.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (root / "NOTES").write_text("notes.txt\\n")
+    >>> _ = (root / "notes.txt").write_text("Project name: Paper Kite\\n")
+    >>> d = NotesDispatcher(root, approve=lambda proposal: False)
+    >>> d.dispatch("read_note", {"path": "notes.txt"})
+    ToolResult(content='Project name: Paper Kite\\n', error=False, bytes_read=25)
+    >>> d.dispatch("read_note", {"path": "../private.txt"}).content
+    "refused: '..' is not allowed in a note path"
+    """
+
+    def __init__(
+        self,
+        workspace: str | os.PathLike[str],
+        *,
+        approve: Callable[[Proposal], bool] | None = None,
+    ) -> None:
+        root = Path(workspace)
+        if not root.is_dir():
+            raise EvalStatsError(f"workspace={str(workspace)!r} is not a folder")
+        self.root = Path(os.path.realpath(root))
+        self.approve = approve if approve is not None else ask_on_stdin
+
+    # -- the index
+
+    def listed(self) -> tuple[str, ...]:
+        """The note paths in ``NOTES``, normalised, in order; () when there is no index."""
+        index = self.root / INDEX_NAME
+        if index.is_symlink() or not index.is_file():
+            return ()
+        out: list[str] = []
+        for line in index.read_text(encoding="utf-8", errors="replace").splitlines():
+            line = line.strip()
+            if line and not line.startswith("#"):
+                path = posixpath.normpath(line)
+                if path not in out:
+                    out.append(path)
+        return tuple(out)
+
+    # -- the tools
+
+    def dispatch(self, name: str, arguments: Mapping[str, Any]) -> ToolResult:
+        """Run the tool ``name`` with ``arguments``; never raises for a bad call."""
+        if "_unparsed" in arguments:
+            return ToolResult(
+                f"refused: the arguments of {name} were not a JSON object", error=True
+            )
+        try:
+            if name == "list_notes":
+                return self.list_notes()
+            if name == "read_note":
+                unknown = set(arguments) - {"path"}
+                if unknown:
+                    raise _Refused(f"read_note takes only a path, not {sorted(unknown)[0]!r}")
+                return self.read_note(arguments.get("path"))
+            if name == "propose_note":
+                unknown = set(arguments) - {"path", "text"}
+                if unknown:
+                    raise _Refused(
+                        f"propose_note takes a path and a text, not {sorted(unknown)[0]!r}"
+                    )
+                return self.propose_note(arguments.get("path"), arguments.get("text"))
+        except _Refused as refusal:
+            return ToolResult(f"refused: {refusal}", error=True)
+        names = ", ".join(t["name"] for t in TOOLS)
+        return ToolResult(f"refused: there is no tool {name!r}; the tools are {names}", error=True)
+
+    def list_notes(self) -> ToolResult:
+        """The listed note paths, one per line."""
+        listed = self.listed()
+        if not listed:
+            return ToolResult("there are no notes", error=False)
+        return ToolResult("\n".join(listed), error=False)
+
+    def read_note(self, path: Any) -> ToolResult:
+        """The text of a listed note, or the reason it cannot be read.
+
+        ``bytes_read`` counts the bytes read from the file, so a file refused
+        as not text still spends them; a path refused before opening spends none.
+        """
+        try:
+            real = self._resolve(path)
+            data = self._read_bytes(real, path)
+        except _Refused as refusal:
+            return ToolResult(f"refused: {refusal}", error=True)
+        if b"\x00" in data:
+            return ToolResult(
+                f"refused: {path!r} is not a text file (it holds NUL bytes)",
+                error=True,
+                bytes_read=len(data),
+            )
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return ToolResult(
+                f"refused: {path!r} is not a text file (not UTF-8)",
+                error=True,
+                bytes_read=len(data),
+            )
+        return ToolResult(text, error=False, bytes_read=len(data))
+
+    def read_cost(self, path: Any) -> int:
+        """How many bytes :meth:`read_note` would read for ``path`` (0 if the path is refused)."""
+        try:
+            return os.stat(self._resolve(path)).st_size
+        except (_Refused, OSError):
+            return 0
+
+    def propose_note(self, path: Any, text: Any) -> ToolResult:
+        """Write a new note after approval of this exact path and text."""
+        try:
+            relative = self._check_path(path)
+            if not isinstance(text, str):
+                raise _Refused("a proposal's text must be a string")
+            target = self.root / relative
+            parent = Path(os.path.realpath(target.parent))
+            if not _inside(parent, self.root):
+                raise _Refused(f"{path!r} is in a folder outside the workspace")
+            if not parent.is_dir():
+                raise _Refused(f"the folder of {path!r} does not exist")
+            if os.path.lexists(target):
+                raise _Refused(f"{path!r} already exists; nothing was written")
+        except _Refused as refusal:
+            return ToolResult(f"refused: {refusal}", error=True)
+        proposal = Proposal(relative, text)
+        if not self.approve(proposal):
+            return ToolResult(
+                f"refused: the proposal of {relative!r} was not approved; nothing was written",
+                error=True,
+            )
+        data = proposal.text.encode("utf-8")
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+        try:
+            fd = os.open(parent / target.name, flags, 0o644)
+        except FileExistsError:
+            return ToolResult(f"refused: {relative!r} already exists; nothing was written", True)
+        except OSError as exc:
+            return ToolResult(f"failed: could not create {relative!r}: {exc.strerror}", True)
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        return ToolResult(f"saved {relative!r} ({len(data)} bytes)", error=False)
+
+    # -- path rules
+
+    def _check_path(self, path: Any) -> str:
+        if not isinstance(path, str) or not path.strip():
+            raise _Refused(f"path={path!r} must be a note path such as list_notes gives")
+        if "\x00" in path:
+            raise _Refused("a note path cannot hold a NUL character")
+        if path.startswith(("/", "\\")) or (len(path) > 1 and path[1] == ":"):
+            raise _Refused(f"absolute paths such as {path!r} are not allowed; use a listed note")
+        if ".." in path.replace("\\", "/").split("/"):
+            raise _Refused("'..' is not allowed in a note path")
+        return posixpath.normpath(path)
+
+    def _resolve(self, path: Any) -> Path:
+        relative = self._check_path(path)
+        if relative not in self.listed():
+            raise _Refused(f"{path!r} is not a listed note (list_notes gives the notes)")
+        target = self.root / relative
+        if not os.path.lexists(target):
+            raise _Refused(f"{path!r} is listed but does not exist")
+        real = Path(os.path.realpath(target))
+        if real != target:
+            if not _inside(real, self.root):
+                raise _Refused(f"{path!r} is a link that leads outside the workspace")
+            real_relative = real.relative_to(self.root).as_posix()
+            if real_relative not in self.listed():
+                raise _Refused(
+                    f"{path!r} is a link to {real_relative!r}, which is not a listed note"
+                )
+        if not real.is_file():
+            raise _Refused(f"{path!r} is not a regular file")
+        return real
+
+    def _read_bytes(self, real: Path, path: Any) -> bytes:
+        try:
+            fd = os.open(real, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        except OSError as exc:
+            raise _Refused(f"{path!r} could not be opened: {exc.strerror}") from None
+        with os.fdopen(fd, "rb") as handle:
+            return handle.read()
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+# --- the loop ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Budgets:
+    """How much one run may spend; a run stops before a round would exceed one."""
+
+    model_calls: int = 8
+    tool_calls: int = 8
+    bytes_read: int = 65536
+    deadline_s: float = 60.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "model_calls": self.model_calls,
+            "tool_calls": self.tool_calls,
+            "bytes_read": self.bytes_read,
+            "deadline_s": self.deadline_s,
+        }
+
+
+class _TraceWriter:
+    def __init__(self, handle: TextIO) -> None:
+        self.handle = handle
+
+    def write(self, record: Mapping[str, Any]) -> None:
+        self.handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+        self.handle.flush()
+
+
+@dataclass(frozen=True)
+class NotesRun:
+    """How a run ended: the answer, why it stopped (None when the model answered)
+    and the exit code the command returns."""
+
+    answer: str
+    stopped: str | None
+    exit_code: int
+
+
+async def run_notes(
+    question: str,
+    *,
+    provider: Any,
+    dispatcher: NotesDispatcher,
+    trace: TextIO,
+    task: str = "",
+    seed: int | None = None,
+    budgets: Budgets | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> NotesRun:
+    """Answer ``question`` with ``provider`` and the notes tools, writing the trace.
+
+    ``provider`` is anything with ``async complete(messages, *, seed)``
+    returning a :class:`~evalstats.providers.base.Completion` (a
+    :class:`~evalstats.providers.base.Provider` made with :data:`TOOLS`).
+    """
+    budgets = budgets or Budgets()
+    writer = _TraceWriter(trace)
+    started = clock()
+    writer.write(
+        {
+            "type": "start",
+            "question": question,
+            "model": task,
+            "workspace_notes": list(dispatcher.listed()),
+            "budgets": budgets.as_dict(),
+        }
+    )
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": SYSTEM_PROMPT},
+        {"role": "user", "content": question},
+    ]
+    tool_names = [t["name"] for t in TOOLS]
+    answer = ""
+    model_calls = tool_calls = bytes_read = 0
+    stopped: str | None = None
+    exit_code = 0
+    while True:
+        left = budgets.deadline_s - (clock() - started)
+        if left <= 0:
+            stopped = "deadline"
+            break
+        writer.write(
+            {"type": "request", "turn": model_calls, "messages": messages, "tools": tool_names}
+        )
+        turn = model_calls
+        model_calls += 1
+        try:
+            done = await asyncio.wait_for(provider.complete(messages, seed=seed), timeout=left)
+        except TimeoutError:
+            stopped = "deadline"
+            break
+        except TransientProviderError as exc:
+            stopped, exit_code = f"error: {exc}", EXIT_TRANSIENT
+            break
+        except ProviderError as exc:
+            stopped, exit_code = f"error: {exc}", EXIT_PROVIDER_ERROR
+            break
+        calls = [
+            {"id": str(c["id"]), "name": str(c["name"]), "arguments": dict(c["arguments"])}
+            for c in done.tool_calls
+        ]
+        writer.write(
+            {
+                "type": "response",
+                "turn": turn,
+                "content": done.answer if done.answer or not calls else None,
+                "tool_calls": calls,
+                "tokens": dict(done.tokens) if done.tokens is not None else None,
+                "model": done.model,
+            }
+        )
+        answer = done.answer or ""
+        if not calls:
+            break
+        # Check every budget before the round runs, so that each call that runs
+        # has its result sent (and recorded) in the next request.
+        cost = sum(
+            dispatcher.read_cost(c["arguments"].get("path"))
+            for c in calls
+            if c["name"] == "read_note" and "_unparsed" not in c["arguments"]
+        )
+        if model_calls >= budgets.model_calls:
+            stopped = "model_calls"
+        elif tool_calls + len(calls) > budgets.tool_calls:
+            stopped = "tool_calls"
+        elif bytes_read + cost > budgets.bytes_read:
+            stopped = "bytes_read"
+        elif clock() - started >= budgets.deadline_s:
+            stopped = "deadline"
+        if stopped:
+            break
+        messages.append({"role": "assistant", "content": done.answer or None, "tool_calls": calls})
+        for call in calls:
+            result = dispatcher.dispatch(call["name"], call["arguments"])
+            tool_calls += 1
+            bytes_read += result.bytes_read
+            messages.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": call["id"],
+                    "name": call["name"],
+                    "content": result.content,
+                    "error": result.error,
+                }
+            )
+    writer.write({"type": "final", "answer": answer, "stopped": stopped})
+    return NotesRun(answer=answer, stopped=stopped, exit_code=exit_code)
+
+
+# --- the command ------------------------------------------------------------------
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} must be a number of seconds > 0")
+    return value
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m evalstats.agents.notes",
+        description="Answer a question from the notes in a workspace, with tools; "
+        "write a JSONL trace.",
+    )
+    parser.add_argument("--workspace", required=True, help="the folder holding NOTES")
+    parser.add_argument("--model", required=True, help="a provider task, e.g. openai:notes")
+    parser.add_argument("--base-url", help="where the model service is")
+    parser.add_argument("--trace", required=True, help="the JSONL trace file to write")
+    parser.add_argument("--seed", type=int, help="the seed sent with every request")
+    parser.add_argument("--max-model-calls", type=_positive_int, default=8)
+    parser.add_argument("--max-tool-calls", type=_positive_int, default=8)
+    parser.add_argument("--max-bytes", type=_positive_int, default=65536)
+    parser.add_argument("--deadline-s", type=_positive_float, default=60.0)
+    parser.add_argument("question")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The command line; returns the exit code (see the module docstring)."""
+    from ..providers import provider_from_name
+
+    args = _parser().parse_args(argv)
+    seed = args.seed
+    if seed is None and os.environ.get("EVALSTATS_SEED", "").strip():
+        try:
+            seed = int(os.environ["EVALSTATS_SEED"])
+        except ValueError:
+            print(
+                f"notes: EVALSTATS_SEED={os.environ['EVALSTATS_SEED']!r} is not a whole number",
+                file=sys.stderr,
+            )
+            return EXIT_BAD_ARGUMENTS
+    budgets = Budgets(
+        model_calls=args.max_model_calls,
+        tool_calls=args.max_tool_calls,
+        bytes_read=args.max_bytes,
+        deadline_s=args.deadline_s,
+    )
+    try:
+        dispatcher = NotesDispatcher(args.workspace)
+        settings = {"base_url": args.base_url} if args.base_url else {}
+        provider = provider_from_name(
+            args.model, settings, tools=list(TOOLS), timeout=min(120.0, args.deadline_s)
+        )
+    except EvalStatsError as exc:
+        print(f"notes: {exc}", file=sys.stderr)
+        return EXIT_BAD_ARGUMENTS
+    try:
+        trace = open(args.trace, "w", encoding="utf-8")  # noqa: SIM115 - closed below
+    except OSError as exc:
+        print(f"notes: cannot write the trace {args.trace!r}: {exc.strerror}", file=sys.stderr)
+        return EXIT_BAD_ARGUMENTS
+
+    async def go() -> NotesRun:
+        try:
+            return await run_notes(
+                args.question,
+                provider=provider,
+                dispatcher=dispatcher,
+                trace=trace,
+                task=args.model,
+                seed=seed,
+                budgets=budgets,
+            )
+        finally:
+            await provider.aclose()
+
+    try:
+        outcome = asyncio.run(go())
+    finally:
+        trace.close()
+    print(outcome.answer)
+    if outcome.stopped and outcome.stopped.startswith("error: "):
+        print(f"notes: {outcome.stopped[len('error: ') :]}", file=sys.stderr)
+    return outcome.exit_code
+
+
+if __name__ == "__main__":  # pragma: no cover - exercised through subprocess tests
+    sys.exit(main())
