@@ -460,7 +460,7 @@ async def run_notes(
         except ProviderError as exc:
             stopped, exit_code = f"error: {exc}", EXIT_PROVIDER_ERROR
             break
-        calls = [
+        calls: list[dict[str, Any]] = [
             {"id": str(c["id"]), "name": str(c["name"]), "arguments": dict(c["arguments"])}
             for c in done.tool_calls
         ]
