@@ -34,7 +34,9 @@ Top-level fields: ``name`` (default: the file's stem), ``version`` (a string,
 a whole number or null), ``description`` and ``cases``. Case fields: ``id``,
 exactly one of ``prompt`` and ``messages``, ``checks`` (at least one),
 ``fixtures`` (relative path -> text, files for a workspace),
-``required_actions`` (kept verbatim), ``review`` (what a person should look
+``required_actions`` (tool calls a trace must show, such as ``{"tool":
+"read_note", "path": "notes.txt"}``: see
+:func:`evalstats.traces.required_action_from_spec`), ``review`` (what a person should look
 for), ``tags`` and ``holdout`` (kept aside: run only when asked).
 
 A check is a declarative spec with one key naming a built-in check of
@@ -554,6 +556,8 @@ def _norm_fixtures(fixtures: Any) -> _FrozenDict:
 
 
 def _norm_required_actions(actions: Any) -> tuple[Any, ...]:
+    from .traces import required_action_from_spec
+
     if actions is None:
         return ()
     if isinstance(actions, str | bytes | Mapping) or not isinstance(actions, list | tuple):
@@ -562,6 +566,11 @@ def _norm_required_actions(actions: Any) -> tuple[Any, ...]:
     for i, action in enumerate(actions):
         if not isinstance(action, Mapping):
             raise _Problem(f"required_actions[{i}]", f"must be a mapping, not {_kind(action)}")
+        try:
+            # The check it becomes: unknown keys and wrong values fail here, at load.
+            required_action_from_spec(action)
+        except InvalidArgument as exc:
+            raise _Problem(f"required_actions[{i}]", str(exc)) from None
         try:
             out.append(_FrozenDict(_json_copy(action)))
         except ValueError as exc:
@@ -624,7 +633,9 @@ class Case:
         Relative path -> text: files for the case's workspace. Paths may not be
         absolute or contain ``..``.
     required_actions : sequence of mappings, optional
-        Kept verbatim, for checks of tool use.
+        Tool calls the sample's trace must show, each a spec of
+        :func:`evalstats.traces.required_action_from_spec` (checked here, kept
+        verbatim); the engine scores them as checks with axis ``"action"``.
     review : str, optional
         What a person reviewing answers should look for.
     tags : sequence of str, optional

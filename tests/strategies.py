@@ -248,3 +248,116 @@ def fixture_maps(draw: st.DrawFn, max_files: int = 5) -> dict[str, str]:
         )
     )
     return {p: draw(st.text(max_size=40)) for p in paths}
+
+
+# --- tool-use conversations and their trace files (see evalstats.traces)
+
+_note_paths = st.sampled_from(
+    ["notes.txt", "todo.md", "status.md", "../private.txt", "private.txt"]
+)
+_result_texts = st.text(max_size=30)
+
+
+@st.composite
+def traced_conversations(draw: st.DrawFn, max_turns: int = 4, max_calls: int = 3) -> dict:
+    """A tool-use conversation as the list of steps that generated it.
+
+    ``turns[n]`` lists the calls of response ``n`` that were executed, each
+    ``{"id", "name", "arguments", "content", "error"}`` (a turn with no calls
+    is a reply the user answered with another message); ``unexecuted`` lists
+    the calls of the last response that never ran (a budget stopped the
+    assistant). Call ids are unique, numbered afresh in every response (as
+    some services do), or all the same. Write it out with :func:`trace_records`.
+    """
+    id_mode = draw(st.sampled_from(["unique", "per_turn", "same"]))
+    serial = 0
+
+    def new_call(index: int) -> dict:
+        nonlocal serial
+        serial += 1
+        cid = {"unique": f"c{serial}", "per_turn": f"call_{index}", "same": "x"}[id_mode]
+        name = draw(st.sampled_from(["list_notes", "read_note", "read_note", "propose_note"]))
+        arguments: dict = {}
+        if name != "list_notes":
+            arguments["path"] = draw(_note_paths)
+        if name == "propose_note":
+            arguments["text"] = draw(_result_texts)
+        return {"id": cid, "name": name, "arguments": arguments}
+
+    turns = []
+    for _ in range(draw(st.integers(0, max_turns))):
+        steps = []
+        for index in range(draw(st.integers(0, max_calls))):
+            step = new_call(index)
+            step["content"] = draw(_result_texts)
+            step["error"] = draw(st.booleans())
+            steps.append(step)
+        turns.append(steps)
+    unexecuted = [new_call(i) for i in range(draw(st.integers(0, 2)))]
+    stopped = (
+        draw(st.sampled_from(["model_calls", "tool_calls", "deadline"])) if unexecuted else None
+    )
+    return {
+        "question": draw(_result_texts),
+        "turns": turns,
+        "unexecuted": unexecuted,
+        "answer": draw(_result_texts),
+        "stopped": stopped,
+    }
+
+
+def trace_records(conversation: dict) -> list[dict]:
+    """The records of the trace file the notes assistant writes for ``conversation``.
+
+    Every request repeats the whole history so far, tool results included, as
+    the trace format says; each turn without calls is followed by a user
+    message, so the conversation goes on.
+    """
+    tools = ["list_notes", "read_note", "propose_note"]
+    history: list[dict] = [{"role": "user", "content": conversation["question"]}]
+    records: list[dict] = [
+        {
+            "type": "start",
+            "question": conversation["question"],
+            "model": "openai:notes",
+            "workspace_notes": ["notes.txt"],
+            "budgets": {},
+        }
+    ]
+
+    def public(step: dict) -> dict:
+        return {"id": step["id"], "name": step["name"], "arguments": step["arguments"]}
+
+    for turn, steps in enumerate(conversation["turns"]):
+        records.append({"type": "request", "turn": turn, "messages": list(history), "tools": tools})
+        calls = [public(s) for s in steps]
+        content = None if calls else f"reply {turn}"
+        records.append({"type": "response", "turn": turn, "content": content, "tool_calls": calls})
+        history.append({"role": "assistant", "content": content, "tool_calls": calls})
+        for s in steps:
+            history.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": s["id"],
+                    "name": s["name"],
+                    "content": s["content"],
+                    "error": s["error"],
+                }
+            )
+        if not calls:
+            history.append({"role": "user", "content": "Go on."})
+    last = len(conversation["turns"])
+    records.append({"type": "request", "turn": last, "messages": list(history), "tools": tools})
+    calls = [public(s) for s in conversation["unexecuted"]]
+    records.append(
+        {
+            "type": "response",
+            "turn": last,
+            "content": None if calls else conversation["answer"],
+            "tool_calls": calls,
+        }
+    )
+    records.append(
+        {"type": "final", "answer": conversation["answer"], "stopped": conversation["stopped"]}
+    )
+    return records

@@ -799,8 +799,13 @@ def case_dicts(draw: st.DrawFn) -> dict[str, object]:
     data["checks"] = draw(st.lists(_check_dicts, min_size=1, max_size=4))
     optional = {
         "fixtures": st.dictionaries(_fixture_paths, st.text(max_size=20), max_size=3),
+        # Valid specs of evalstats.traces.required_action_from_spec (checked at load).
         "required_actions": st.lists(
-            st.dictionaries(st.text(max_size=6), _json_values, max_size=3), max_size=2
+            st.fixed_dictionaries(
+                {"tool": _text},
+                optional={"path": _text, "error": st.booleans(), "or_no_call": st.booleans()},
+            ),
+            max_size=2,
         ),
         "review": st.text(max_size=20),
         "tags": st.lists(_text, max_size=3),
