@@ -186,6 +186,8 @@ def _add_report(p: argparse.ArgumentParser) -> None:
     p.add_argument("--level", type=float, default=0.95, help="confidence level (0.95)")
     p.add_argument("--plot", metavar="DIR",
                    help="also write forest.png and paired-differences.png into DIR")
+    p.add_argument("--reviews", metavar="REVIEWS.jsonl",
+                   help="add reviewed task-success rates from a reviews file (evalstats review)")
     p.add_argument("--json", action="store_true", help="print one JSON document")
 
 
@@ -196,7 +198,7 @@ def _run_report(args: argparse.Namespace) -> int:
 
     check_level(args.level)  # a bad level is reported before the file is read
     results = read_results(args.file)  # read once for the table and the figures
-    result = report(results, level=args.level)
+    result = report(results, level=args.level, reviews=args.reviews)
     if args.plot:
         from .plots import report_plots
 

@@ -44,10 +44,12 @@ if TYPE_CHECKING:
 __all__ = [
     "AxisCount",
     "CaseVariantRow",
+    "ContainmentSummary",
     "GateResult",
     "NotComparable",
     "Report",
     "ResultsComparison",
+    "ReviewedSummary",
     "RunsComparison",
     "VariantSummary",
     "changed_since",
@@ -309,6 +311,74 @@ class VariantSummary:
 
 
 @dataclass(frozen=True)
+class ReviewedSummary:
+    """A person's verdicts on one variant's samples (from ``evalstats review``).
+
+    ``interval`` is the Wilson interval of ``passed / (passed + failed)``: the
+    reviewed task-success rate. Samples marked ``needs_review`` are in no
+    denominator and counted apart, as are measured samples with no review
+    (``not_reviewed``); a rate over the reviewed samples speaks for all of them
+    only if the reviewed ones were not picked for how they looked.
+    """
+
+    variant: str
+    passed: int
+    failed: int
+    needs_review: int
+    not_reviewed: int
+    interval: Interval
+
+    @property
+    def decided(self) -> int:
+        """Reviews that said pass or fail: the rate's denominator."""
+        return self.passed + self.failed
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "variant": self.variant,
+            "passed": self.passed,
+            "failed": self.failed,
+            "decided": self.decided,
+            "needs_review": self.needs_review,
+            "not_reviewed": self.not_reviewed,
+            "interval": self.interval.to_dict(),
+        }
+
+
+@dataclass(frozen=True)
+class ContainmentSummary:
+    """Containment observations of one variant's samples, as counts of samples.
+
+    Read from each sample's workspace observations (see
+    :func:`evalstats.workspace.observe`): ``observed`` samples carried them;
+    of those, ``marker_seen`` showed the private marker in a tool result, the
+    answer or captured output; ``fixtures_changed`` and ``private_changed``
+    had a fixture or a private file altered; ``files_added`` had any file
+    added; ``unchanged`` had none of these three. They cannot show a read
+    whose content never surfaced.
+    """
+
+    variant: str
+    observed: int
+    unchanged: int
+    marker_seen: int
+    fixtures_changed: int
+    private_changed: int
+    files_added: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "variant": self.variant,
+            "observed": self.observed,
+            "marker_seen": self.marker_seen,
+            "fixtures_changed": self.fixtures_changed,
+            "private_changed": self.private_changed,
+            "files_added": self.files_added,
+            "workspace_unchanged": self.unchanged,
+        }
+
+
+@dataclass(frozen=True)
 class Report:
     """What a results file shows, with the right denominators.
 
@@ -325,6 +395,8 @@ class Report:
     case_ids: tuple[str, ...]
     runs: int | None
     warnings: tuple[str, ...] = ()
+    reviewed: tuple[ReviewedSummary, ...] = ()
+    containment: tuple[ContainmentSummary, ...] = ()
 
     def variant(self, name: str) -> VariantSummary:
         """The summary of variant ``name``."""
@@ -349,6 +421,8 @@ class Report:
             "warnings": list(self.warnings),
             "variants": [v.to_dict() for v in self.variants],
             "cases": [r.to_dict() for r in self.cases],
+            "reviewed": [r.to_dict() for r in self.reviewed],
+            "containment": [c.to_dict() for c in self.containment],
         }
 
     def __str__(self) -> str:
@@ -427,6 +501,31 @@ class Report:
         for v in self.variants:
             for check, c in v.checks.items():
                 lines.append(f"  {v.variant:<{vwidth}}  {check}: {_axis_text(c)}")
+        if self.reviewed:
+            lines.append("")
+            lines.append(
+                f"reviewed task success (passes of pass and fail reviews, Wilson {level} "
+                "interval; needs-review and unreviewed samples apart)"
+            )
+            for r in self.reviewed:
+                lines.append(
+                    f"  {r.variant:<{vwidth}}  {f'{r.passed}/{r.decided}':>7}  "
+                    f"{str(r.interval):<22}  {r.needs_review} needs review, "
+                    f"{r.not_reviewed} not reviewed"
+                )
+        if self.containment:
+            lines.append("")
+            lines.append(
+                "containment (samples with workspace observations; a read whose content "
+                "never surfaced is not seen)"
+            )
+            for w in self.containment:
+                lines.append(
+                    f"  {w.variant:<{vwidth}}  {w.unchanged}/{w.observed} workspaces unchanged; "
+                    f"marker seen in {w.marker_seen}; fixtures changed in "
+                    f"{w.fixtures_changed}; private files changed in {w.private_changed}; "
+                    f"files added in {w.files_added}"
+                )
         return "\n".join(lines)
 
 
@@ -492,7 +591,7 @@ def _count_verdicts(table: dict[str, list[int]], key: str, kind: str, n: int) ->
         t[3] += n
 
 
-def report(results: Any, *, level: float = 0.95) -> Report:
+def report(results: Any, *, level: float = 0.95, reviews: Any = None) -> Report:
     """Summarise a results file with the right denominators.
 
     Parameters
@@ -502,6 +601,14 @@ def report(results: Any, *, level: float = 0.95) -> Report:
         results file.
     level : float
         Confidence level of every interval.
+    reviews : path or iterable of Review, optional
+        A person's verdicts (a reviews file written by
+        :func:`evalstats.review.review`, or its :class:`~evalstats.review.Review`
+        objects): adds the reviewed task-success rate per variant, with a
+        Wilson interval over the pass and fail reviews of measured samples;
+        needs-review verdicts and unreviewed samples are counted apart. A
+        review of a sample the results lack is refused (the reviews of
+        another run); one of an unmeasured sample is left out, with a warning.
 
     Returns
     -------
@@ -513,7 +620,9 @@ def report(results: Any, *, level: float = 0.95) -> Report:
         :func:`~evalstats.intervals.clustered_mean_ci` (about cases like these)
         with its design effect; verdict counts per axis and per check; sample
         counts by status; latency median and 95th percentile over all samples;
-        token totals.
+        token totals. Per variant, when samples carry workspace observations
+        (``cmd:`` tasks), containment counts; with ``reviews``, the reviewed
+        task-success rates.
 
     Notes
     -----
@@ -696,6 +805,10 @@ def report(results: Any, *, level: float = 0.95) -> Report:
     suite = res.manifest.get("suite") or {}
     runs = res.manifest.get("runs")
     summary = res.summary
+    warnings = list(res.warnings)
+    reviewed: tuple[ReviewedSummary, ...] = ()
+    if reviews is not None:
+        reviewed = _reviewed(res, variants, reviews, level, warnings)
     return Report(
         path=None if res.path is None else str(res.path),
         suite={k: suite.get(k) for k in ("name", "version", "path", "sha256")},
@@ -705,8 +818,109 @@ def report(results: Any, *, level: float = 0.95) -> Report:
         cases=tuple(rows),
         case_ids=tuple(case_ids),
         runs=runs if isinstance(runs, int) else None,
-        warnings=tuple(res.warnings),
+        warnings=tuple(warnings),
+        reviewed=reviewed,
+        containment=_containment(res, variants),
     )
+
+
+def _first_records(res: Results) -> dict[tuple[Any, Any, Any], Mapping[str, Any]]:
+    """The first record of each (case, variant, repeat) slot, as :func:`report` counts."""
+    first: dict[tuple[Any, Any, Any], Mapping[str, Any]] = {}
+    for s in res.samples:
+        key = (s.get("case"), s.get("variant"), s.get("repeat"))
+        if key not in first:
+            first[key] = s
+    return first
+
+
+def _reviewed(
+    res: Results, variants: Sequence[str], reviews: Any, level: float, warnings: list[str]
+) -> tuple[ReviewedSummary, ...]:
+    """Reviewed task-success counts per variant (see :func:`report`)."""
+    from .review import Review, read_reviews
+
+    if isinstance(reviews, str | os.PathLike):
+        reviews = read_reviews(reviews)
+    if isinstance(reviews, Review) or not isinstance(reviews, Iterable):
+        raise InvalidArgument(
+            f"reviews={reviews!r} must be the path of a reviews file or a list of Review"
+        )
+    first = _first_records(res)
+    counts = {v: {"pass": 0, "fail": 0, "needs-review": 0} for v in variants}
+    reviewed_keys: set[tuple[Any, Any, Any]] = set()
+    unmeasured = 0
+    for r in reviews:
+        if not isinstance(r, Review):
+            raise InvalidArgument(f"reviews: {r!r} is not a Review")
+        sample = first.get(r.key)
+        if sample is None:
+            raise InvalidArgument(
+                f"reviews: case {r.case!r}, variant {r.variant!r}, repeat {r.repeat} is not "
+                "a sample of these results: are these the reviews of another run?"
+            )
+        if r.key in reviewed_keys:
+            raise InvalidArgument(
+                f"reviews: case {r.case!r}, variant {r.variant!r}, repeat {r.repeat} is "
+                "reviewed twice; keep one review"
+            )
+        reviewed_keys.add(r.key)
+        if sample.get("status") == "unmeasured":
+            unmeasured += 1
+            continue
+        counts[r.variant][r.verdict] += 1
+    if unmeasured:
+        warnings.append(
+            f"{unmeasured} review(s) of unmeasured samples left out: those samples are in "
+            "no rate"
+        )
+    measured = dict.fromkeys(variants, 0)
+    for key, sample in first.items():
+        if sample.get("status") != "unmeasured" and key[1] in measured:
+            measured[key[1]] += 1
+    out = []
+    for v in variants:
+        c = counts[v]
+        out.append(
+            ReviewedSummary(
+                variant=v,
+                passed=c["pass"],
+                failed=c["fail"],
+                needs_review=c["needs-review"],
+                not_reviewed=measured[v] - c["pass"] - c["fail"] - c["needs-review"],
+                interval=proportion_ci(c["pass"], c["pass"] + c["fail"], level=level),
+            )
+        )
+    return tuple(out)
+
+
+def _containment(res: Results, variants: Sequence[str]) -> tuple[ContainmentSummary, ...]:
+    """Containment counts per variant, or () when no sample carries observations."""
+    from .review import workspace_observations
+
+    counts = {v: [0, 0, 0, 0, 0, 0] for v in variants}
+    any_seen = False
+    for (_, variant, _), sample in _first_records(res).items():
+        trace = sample.get("trace")
+        if trace is None and "workspace" not in sample:
+            continue  # the common case, kept cheap
+        observed = workspace_observations(sample)
+        if observed is None or variant not in counts:
+            continue
+        any_seen = True
+        c = counts[variant]
+        fixtures = observed.get("fixtures_unchanged") is False
+        private = observed.get("private_unchanged") is False
+        added = bool(observed.get("files_added"))
+        c[0] += 1
+        c[1] += not (fixtures or private or added)
+        c[2] += bool(observed.get("marker_seen"))
+        c[3] += fixtures
+        c[4] += private
+        c[5] += added
+    if not any_seen:
+        return ()
+    return tuple(ContainmentSummary(v, *counts[v]) for v in variants)
 
 
 # --- comparing two variants of one run ------------------------------------------------

@@ -339,3 +339,141 @@ def test_the_review_verb_reads_answers_from_standard_input(results, tmp_path, mo
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
     assert main(["review", results, "--out", str(tmp_path / "x" / "r.jsonl")]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+# --- report --reviews and containment ---------------------------------------------------
+
+
+def _reviews_file(tmp_path, reviews, name="reviews.jsonl"):
+    path = tmp_path / name
+    path.write_text("".join(json.dumps(r.to_dict()) + "\n" for r in reviews))
+    return path
+
+
+def test_report_adds_reviewed_task_success_per_variant(results, tmp_path):
+    from statsmodels.stats.proportion import proportion_confint
+
+    from evalstats.intervals import proportion_ci
+    from evalstats.report import report
+
+    reviews = [
+        Review("project name", "baseline", 0, "pass", "ok"),
+        Review("traversal", "baseline", 0, "fail", "quoted the marker"),
+        Review("traversal", "baseline", 1, "pass", "declined"),
+        Review("project name", "revised", 0, "pass", "ok"),
+        Review("project name", "revised", 1, "needs-review", "unsure"),
+        Review("traversal", "revised", 0, "fail", "no answer"),
+    ]
+    r = report(results, reviews=_reviews_file(tmp_path, reviews))
+    base, rev = r.reviewed
+    assert (base.variant, base.passed, base.failed, base.needs_review, base.not_reviewed) == (
+        "baseline", 2, 1, 0, 0)  # baseline's repeat-1 "project name" sample is unmeasured
+    assert (rev.variant, rev.passed, rev.failed, rev.needs_review, rev.not_reviewed) == (
+        "revised", 1, 1, 1, 1)
+    for summary in (base, rev):
+        assert summary.interval == proportion_ci(summary.passed, summary.decided)
+        # statsmodels proportion_confint(method="wilson"): the same Wilson (1927) interval
+        low, high = proportion_confint(summary.passed, summary.decided, alpha=0.05,
+                                       method="wilson")
+        assert summary.interval.low == pytest.approx(low, abs=1e-12)
+        assert summary.interval.high == pytest.approx(high, abs=1e-12)
+    text = str(r)
+    assert "reviewed task success" in text
+    assert "2/3" in text and "1 needs review, 1 not reviewed" in text
+    d = json.loads(json.dumps(r.to_dict(), allow_nan=False))
+    assert d["reviewed"][1]["needs_review"] == 1 and d["reviewed"][1]["decided"] == 2
+    assert "reviewed task success" not in str(report(results))
+    assert report(results).reviewed == ()
+
+
+def test_reviews_of_another_run_or_twice_or_of_unmeasured_samples(results, tmp_path):
+    from evalstats.report import report
+
+    stranger = [Review("language", "baseline", 0, "pass", "ok")]
+    with pytest.raises(InvalidArgument, match="reviews of another run"):
+        report(results, reviews=stranger)
+    twice = [Review("traversal", "baseline", 0, "pass", "ok")] * 2
+    with pytest.raises(InvalidArgument, match="reviewed twice"):
+        report(results, reviews=twice)
+    unmeasured = [Review("project name", "baseline", 1, "pass", "ok")]
+    r = report(results, reviews=unmeasured)
+    assert r.reviewed[0].decided == 0
+    assert any("1 review(s) of unmeasured samples left out" in w for w in r.warnings)
+    with pytest.raises(InvalidArgument, match="reviews="):
+        report(results, reviews=3)
+
+
+def test_report_counts_containment_observations_per_variant(tmp_path):
+    from evalstats.report import report
+
+    def observed(marker=False, fixtures=True, private=True, added=()):
+        return {"requested": [], "executed": [], "stopped": None,
+                "workspace": {"marker_seen": marker, "fixtures_unchanged": fixtures,
+                              "private_unchanged": private, "files_added": list(added)}}
+
+    samples = [
+        _sample("project name", "baseline", 0, trace=observed(marker=True)),
+        _sample("project name", "baseline", 1, trace=observed(added=["new.txt"])),
+        _sample("traversal", "baseline", 0, trace=observed(fixtures=False, private=False)),
+        _sample("traversal", "baseline", 1),  # no observation: not counted
+        _sample("project name", "revised", 0, trace=observed()),
+        _sample("project name", "revised", 1, trace={"workspace": observed()["workspace"]}),
+        _sample("traversal", "revised", 0, trace=observed()),
+        _sample("traversal", "revised", 1, status="unmeasured", answer=None, checks=[],
+                trace=observed(marker=True)),
+    ]
+    path = write_results(str(tmp_path / "r.jsonl"), samples)
+    base, rev = report(path).containment
+    assert base.to_dict() == {
+        "variant": "baseline", "observed": 3, "marker_seen": 1, "fixtures_changed": 1,
+        "private_changed": 1, "files_added": 1, "workspace_unchanged": 1,
+    }
+    assert (rev.observed, rev.unchanged, rev.marker_seen) == (4, 4, 1)
+    text = str(report(path))
+    assert "containment" in text and "1/3 workspaces unchanged; marker seen in 1" in text
+
+
+def test_report_without_observations_has_no_containment(results, tmp_path):
+    from evalstats.report import report
+
+    plain = write_results(str(tmp_path / "plain.jsonl"),
+                          [_sample("project name", "baseline", 0)])
+    assert report(plain).containment == ()
+    assert "containment" not in str(report(plain))
+    assert len(report(results).containment) == 2  # one sample of the fixture carries some
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture], max_examples=40,
+          deadline=None)
+@given(verdicts=st.lists(st.sampled_from([*REVIEW_VERDICTS, None]), min_size=7, max_size=7))
+def test_reviewed_counts_add_up_to_the_measured_samples(results, verdicts):
+    from evalstats.intervals import proportion_ci
+    from evalstats.report import report
+
+    keys = [
+        ("project name", "baseline", 0), ("project name", "revised", 0),
+        ("project name", "revised", 1), ("traversal", "baseline", 0),
+        ("traversal", "revised", 0), ("traversal", "baseline", 1),
+        ("traversal", "revised", 1),
+    ]
+    reviews = [Review(*k, v, "why") for k, v in zip(keys, verdicts, strict=True) if v]
+    r = report(results, reviews=reviews)
+    measured = {"baseline": 3, "revised": 4}
+    for s in r.reviewed:
+        assert s.passed + s.failed + s.needs_review + s.not_reviewed == measured[s.variant]
+        assert s.interval.to_dict() == proportion_ci(s.passed, s.decided).to_dict() or (
+            s.decided == 0 and (s.interval.low, s.interval.high) == (0.0, 1.0))
+        if s.decided:
+            assert s.interval.low <= s.passed / s.decided <= s.interval.high
+
+
+def test_the_report_verb_takes_reviews(results, tmp_path, capsys):
+    from evalstats.cli import main
+
+    path = _reviews_file(tmp_path, [Review("traversal", "revised", 1, "pass", "declined")])
+    assert main(["report", results, "--reviews", str(path), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [(d["variant"], d["passed"], d["decided"]) for d in doc["reviewed"]] == [
+        ("baseline", 0, 0), ("revised", 1, 1)]
+    assert main(["report", results, "--reviews", str(tmp_path / "none.jsonl")]) == 2
+    assert "no such file" in capsys.readouterr().err
