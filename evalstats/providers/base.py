@@ -513,8 +513,9 @@ class Provider:
         """Send one request for ``prompt`` and read the answer.
 
         ``prompt`` is an :class:`~evalstats.engine.Prompt` (or anything with
-        ``messages`` and ``system``), or a plain string sent as one user
-        message. Raises :class:`~evalstats.errors.TransientProviderError` or
+        ``messages`` and ``system``), a list of messages, or a plain string
+        sent as one user message. Messages may include tool turns in the
+        neutral form :func:`conversation` describes. Raises :class:`~evalstats.errors.TransientProviderError` or
         :class:`~evalstats.errors.ProviderError` as the module docstring says.
         """
         system, messages = conversation(prompt)
