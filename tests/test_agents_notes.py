@@ -773,3 +773,54 @@ def test_bad_arguments_exit_2(tmp_path, workspace):
         timeout=60,
     )
     assert bad_model.returncode == 2 and "KIND:MODEL" in bad_model.stderr
+
+
+# --- the trace contract: traces.read_trace reads what the assistant writes ---------
+
+
+@settings(
+    max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture], deadline=None
+)
+@given(
+    rounds=st.lists(tool_calls_st, min_size=1, max_size=4),
+    model_calls=st.integers(1, 5),
+    tool_calls=st.integers(1, 6),
+)
+def test_read_trace_recovers_exactly_the_calls_that_ran(workspace, rounds, model_calls, tool_calls):
+    from evalstats.traces import read_trace
+
+    script, n = [], 0
+    for items in rounds:
+        script.append(calls(*[call(n + i, name, **args) for i, (name, args) in enumerate(items)]))
+        n += len(items)
+    script.append(answer("done"))
+    runs = []
+
+    class Counting(NotesDispatcher):
+        def dispatch(self, name, arguments):
+            result = super().dispatch(name, arguments)
+            runs.append((name, dict(arguments), result.error))
+            return result
+
+    out = io.StringIO()
+    outcome = asyncio.run(
+        run_notes(
+            "q",
+            provider=Scripted(script),
+            dispatcher=Counting(workspace),
+            trace=out,
+            budgets=Budgets(model_calls=model_calls, tool_calls=tool_calls),
+        )
+    )
+    trace = read_trace(out.getvalue().splitlines())
+    assert [(o.call.name, dict(o.call.arguments), o.error) for o in trace.executed] == runs
+    requested = [
+        (c["name"], c["arguments"])
+        for r in script[: trace.turns]
+        if isinstance(r, Completion)
+        for c in r.tool_calls
+    ]
+    assert [(c.name, dict(c.arguments)) for c in trace.requested] == requested
+    assert (trace.answer, trace.stopped) == (outcome.answer, outcome.stopped)
+    ok_reads = [a["path"] for name, a, error in runs if name == "read_note" and not error]
+    assert list(trace.reads(ok=True)) == ok_reads
