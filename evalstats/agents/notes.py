@@ -182,6 +182,7 @@ class NotesDispatcher:
     ToolResult(content='Project name: Paper Kite\\n', error=False, bytes_read=25)
     >>> d.dispatch("read_note", {"path": "../private.txt"}).content
     "refused: '..' is not allowed in a note path"
+    >>> import shutil; shutil.rmtree(root)
     """
 
     def __init__(
