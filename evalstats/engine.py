@@ -708,7 +708,11 @@ def _resolve_suite(suite_or_cases: Any) -> Any:
 
 
 def _checks_of(case: Any) -> tuple[tuple[Callable[[Any], Any], str | None, str], ...]:
-    """``(check, axis, name)`` of each check of a case (CaseCheck or (check, axis) pairs)."""
+    """``(check, axis, name)`` of each check of a case (CaseCheck or (check, axis) pairs).
+
+    The case's required actions follow its own checks, as checks with axis
+    ``"action"`` scored on the sample's tool-call trace.
+    """
     out = []
     for c in case.checks:
         if isinstance(c, tuple):
@@ -716,7 +720,51 @@ def _checks_of(case: Any) -> tuple[tuple[Callable[[Any], Any], str | None, str],
             out.append((check, axis, check_name(check)))
         else:
             out.append((c.check, c.axis, getattr(c, "name", None) or check_name(c.check)))
+    actions = getattr(case, "required_actions", None) or ()
+    if actions:
+        from .traces import required_action_from_spec
+
+        for spec in actions:
+            action = required_action_from_spec(spec)
+            out.append((action, "action", action.name))
     return tuple(out)
+
+
+def _needs_trace(check: Callable[[Any], Any]) -> bool:
+    """Whether a check is scored on the tool-call trace instead of the answer."""
+    return getattr(check, "needs_trace", False) is True
+
+
+def _resolve_trace(value: Any, needed: bool) -> tuple[Any, Any, str | None]:
+    """``(trace, record, problem)`` for what a task returned as its trace.
+
+    ``trace`` is the :class:`~evalstats.traces.Trace` to score trace checks
+    on, or None; ``record`` what the sample record keeps (a trace's JSON
+    summary, merged into the task's dict when it gave one); ``problem`` the
+    reason the sample is incomplete: a trace that cannot be read (or none,
+    when the case needs one), or an assistant stopped by a budget or an error.
+    """
+    if value is None and not needed:
+        return None, None, None
+    from .traces import Trace, TraceError, trace_of, trace_summary
+
+    found = trace_of(value)
+    kept: dict[str, Any] = {}
+    if isinstance(value, Mapping) and not isinstance(value, Trace):
+        kept = {k: v for k, v in value.items() if not isinstance(v, Trace | TraceError)}
+    if isinstance(found, Trace):
+        record = {**kept, **trace_summary(found)}
+        if found.stopped is not None:
+            return found, record, f"the assistant was stopped before it finished: {found.stopped}"
+        return found, record, None
+    if isinstance(found, TraceError):
+        record = {**kept, "trace_error": str(found)}
+        if needed or not found.missing:
+            return None, record, str(found)
+        return None, record, None
+    if needed:
+        return None, value, "the task produced no trace to inspect"
+    return None, value, None
 
 
 def _may_block(check: Callable[[Any], Any]) -> bool:
@@ -800,6 +848,9 @@ class _Engine:
         self.checks = {cid: _checks_of(case) for cid, case in cases.items()}
         self.blocking_checks = {
             cid: any(_may_block(c) for c, _, _ in checks) for cid, checks in self.checks.items()
+        }
+        self.needs_trace = {
+            cid: any(_needs_trace(c) for c, _, _ in checks) for cid, checks in self.checks.items()
         }
         self.prompts: dict[tuple[str, str], Prompt] = {}
         self.executor: ThreadPoolExecutor | None = None
@@ -906,13 +957,16 @@ class _Engine:
                 tokens = _tokens(result.tokens)
             else:
                 answer = result
-            nothing = _nothing_to_inspect(answer)
+            # A trace that cannot be read (or none, when a check needs one)
+            # makes the sample incomplete: no outcome is guessed from the answer.
+            parsed, trace, problem = _resolve_trace(trace, self.needs_trace[slot.case])
+            nothing = problem or _nothing_to_inspect(answer)
             if nothing is not None:
                 status, reason = "incomplete", nothing
                 failed = f"{INSPECTION_FAILURE}: {nothing}"
                 verdicts = [_verdict(name, axis, "failed", failed) for _, axis, name in checks]
             else:
-                scored = await self._score(slot.case, checks, answer)
+                scored = await self._score(slot.case, checks, answer, parsed)
                 if isinstance(scored, str):
                     status, reason = "unmeasured", scored
                 else:
@@ -942,15 +996,21 @@ class _Engine:
         case_id: str,
         checks: Sequence[tuple[Callable[[Any], Any], str | None, str]],
         answer: str,
+        trace: Any = None,
     ) -> list[dict[str, Any]] | str:
-        """Every check's verdict, or the reason the sample is unmeasured."""
+        """Every check's verdict, or the reason the sample is unmeasured.
+
+        A check with ``needs_trace = True`` is given ``trace`` (the sample's
+        :class:`~evalstats.traces.Trace`) instead of the answer.
+        """
         blocking = self.blocking_checks[case_id]
         out = []
         for check, axis, name in checks:
             failed: BaseException | None = None
+            subject = trace if _needs_trace(check) else answer
             if not blocking:  # fast checks run here; a retry goes through the loop below
                 try:
-                    verdict = run_check(check, answer)
+                    verdict = run_check(check, subject)
                 except TRANSIENT_ERRORS as exc:
                     failed = exc
                 except ProviderError as exc:
@@ -959,16 +1019,18 @@ class _Engine:
                     out.append(_verdict(name, axis, verdict.status, verdict.reason))
                     continue
 
-            def make(check: Callable[[Any], Any] = check) -> Awaitable[Verdict]:
+            def make(
+                check: Callable[[Any], Any] = check, subject: Any = subject
+            ) -> Awaitable[Verdict]:
                 if not blocking:
 
                     async def inline() -> Verdict:
-                        return run_check(check, answer)
+                        return run_check(check, subject)
 
                     return inline()
                 loop = asyncio.get_running_loop()
                 pool = self._pool()
-                return self._bounded(lambda: loop.run_in_executor(pool, run_check, check, answer))
+                return self._bounded(lambda: loop.run_in_executor(pool, run_check, check, subject))
 
             call = await self._with_retries(make, failed=failed)
             if call.unmeasured is not None:
