@@ -1,0 +1,409 @@
+"""The ``cmd:`` task: run a command once per sample in a fresh workspace.
+
+``cmd:COMMAND`` (a variant such as ``new=cmd:python -m evalstats.agents.notes
+--workspace {workspace} --model openai:notes --trace {trace}``) runs COMMAND
+for every sample:
+
+- COMMAND is split like a shell would (:func:`shlex.split`, no shell runs);
+  the argument items ``{workspace}``, ``{trace}`` and ``{prompt}`` are
+  replaced by the workspace root, the trace file's path and the prompt's
+  text, each as a single argument whatever it holds (inside a longer item,
+  such as ``--trace={trace}``, too). Without ``{prompt}`` anywhere, the
+  prompt's text is the last argument. The prompt is the final user message
+  after the variant's transform; a system prompt is not passed.
+- The working directory is the sample's workspace root, made by
+  :func:`evalstats.workspace.make_workspace` from the case's fixtures; the
+  environment adds ``EVALSTATS_WORKSPACE``, ``EVALSTATS_TRACE`` and
+  ``EVALSTATS_SEED``; stdin is at end of file (``/dev/null``), so anything
+  that asks for approval there is refused.
+- stdout and stderr are captured separately, each up to 128 KiB (the rest is
+  read and dropped, so the command never blocks on a full pipe, and the cut
+  is noted in ``capped``); the trace file is read up to 1 MiB (a longer one
+  is cut, and a cut trace cannot be read).
+- The command runs in its own process group (a new session). When it does
+  not finish within the timeout (the run's ``timeout``, else 130 s), the
+  whole group gets SIGTERM, then SIGKILL after a short grace, and the sample
+  is incomplete: "killed after 130 s". Any process of the group still alive
+  when the command ends is killed too.
+- The workspace is observed (:func:`evalstats.workspace.observe`, with the
+  trace's raw text and tool results, the answer and both captured streams as
+  the texts) and then removed, unless ``keep_workspaces`` is set (the
+  ``--keep-workspaces`` option of ``evalstats run``).
+
+The answer is the trace's final answer when the command wrote a readable
+trace with a final record, else its stdout (stripped). The task's
+:attr:`~evalstats.engine.TaskResult.trace` is a JSON-ready dict::
+
+    {"trace_file": path, "summary": trace summary or None,
+     "trace_error": reason or None, "stdout_bytes": n, "stderr_bytes": n,
+     "trace_bytes": n, "exit_code": n, "capped": [notes],
+     "incomplete": reason or None, "workspace": observations,
+     "kept_workspace": path or None}
+
+``summary`` is :func:`evalstats.traces.trace_summary` of the trace, read
+before the sample's temporary folders are removed, so the engine scores
+required actions from it (:func:`evalstats.traces.trace_of`). ``trace_error``
+says why there is none: the trace is cut at the cap, cannot be read, or the
+sample is incomplete. When the command wrote no trace file at all, neither
+is set, and ``trace_file`` names the file that is not there: a case with
+required actions is then incomplete ("no such file"), any other case is
+scored on stdout. The sample is incomplete (``incomplete`` holds the reason,
+and ``trace_error`` repeats it) when the command was killed at its timeout,
+or exited with a non-zero status and wrote no readable trace (the reason
+quotes stderr's last line). Exit status 75
+(``EX_TEMPFAIL``, what :mod:`evalstats.agents.notes` uses for a transient
+model-service error) raises :class:`~evalstats.errors.TransientProviderError`,
+so the engine retries the sample and, after its last retry, records it as
+unmeasured.
+
+:meth:`CmdTask.describe` gives ``{"kind": "cmd", "command": [...],
+"executable": path, "sha256": ...}`` for the manifest: the SHA-256 of the
+program that runs (found with :func:`shutil.which`), so two runs with
+different programs are told apart.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import math
+import os
+import re
+import shlex
+import shutil
+import signal
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from .engine import TASK_KINDS, Prompt, TaskResult
+from .errors import InvalidArgument, TransientProviderError
+from .workspace import make_workspace, observe, remove
+
+__all__ = [
+    "DEFAULT_TIMEOUT_S",
+    "OUTPUT_CAP",
+    "TRACE_CAP",
+    "CmdTask",
+    "cmd_task",
+]
+
+#: Seconds a command may run when the run sets no timeout.
+DEFAULT_TIMEOUT_S = 130.0
+
+#: Bytes of stdout, and of stderr, kept per sample.
+OUTPUT_CAP = 128 * 1024
+
+#: Bytes of the trace file read per sample.
+TRACE_CAP = 1024 * 1024
+
+#: Seconds between SIGTERM and SIGKILL when a command is stopped.
+KILL_GRACE_S = 2.0
+
+#: The exit status that means "a transient failure, try again" (sysexits.h).
+EX_TEMPFAIL = 75
+
+_PLACEHOLDER = re.compile(r"\{(workspace|trace|prompt)\}")
+_CHUNK = 64 * 1024
+
+
+def _sha256(path: str) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _fill(item: str, values: Mapping[str, str]) -> str:
+    # One pass, so a prompt that contains "{trace}" stays as written.
+    return _PLACEHOLDER.sub(lambda m: values[m.group(1)], item)
+
+
+class _Capture:
+    """The first ``cap`` bytes of a stream, and how many bytes it had in all."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.kept = bytearray()
+        self.total = 0
+
+    async def drain(self, stream: asyncio.StreamReader | None) -> None:
+        """Read to the end, keeping what fits: past the cap, read and drop."""
+        if stream is None:
+            return
+        while True:
+            chunk = await stream.read(_CHUNK)
+            if not chunk:
+                return
+            self.total += len(chunk)
+            room = self.cap - len(self.kept)
+            if room > 0:
+                self.kept += chunk[:room]
+
+    def text(self) -> str:
+        return self.kept.decode("utf-8", errors="replace")
+
+
+def _signal_group(pgid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else ""
+
+
+def _read_capped(path: Path, cap: int) -> tuple[bytes | None, int]:
+    """The first ``cap`` bytes of a file and its size; (None, 0) if it is not there."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(cap + 1)
+            size = os.fstat(f.fileno()).st_size
+    except FileNotFoundError:
+        return None, 0
+    return data[:cap], max(size, len(data))
+
+
+def _parse_trace(text: str) -> tuple[dict[str, Any] | None, str | None]:
+    """A trace file's text -> (its summary, None) or (None, why it cannot be read)."""
+    from .traces import TraceError, read_trace, trace_summary
+
+    try:
+        trace = read_trace(text.splitlines())
+    except TraceError as exc:
+        return None, str(exc)
+    return trace_summary(trace), None
+
+
+class CmdTask:
+    """A command run once per sample in a fresh workspace: the ``cmd:`` task kind.
+
+    See the module docstring for what the command gets and what the sample
+    records. Made by :func:`cmd_task` (``task_from_name("cmd:COMMAND")``).
+
+    Parameters
+    ----------
+    command : str
+        The command line, split with :func:`shlex.split`.
+    timeout : float, optional
+        Seconds the command may run when the engine gives none (130).
+    keep_workspaces : bool, optional
+        Leave each sample's workspace (and trace file) in place; the record's
+        ``kept_workspace`` says where.
+    """
+
+    #: The engine passes the sample's case (for its fixtures) to ``run``.
+    wants_case = True
+
+    def __init__(
+        self, command: str, *, timeout: float = DEFAULT_TIMEOUT_S, keep_workspaces: bool = False
+    ) -> None:
+        if not isinstance(command, str) or not command.strip():
+            raise InvalidArgument(
+                f"cmd:{command!r}: give a command, such as 'cmd:python my_agent.py {{prompt}}'"
+            )
+        try:
+            argv = shlex.split(command)
+        except ValueError as exc:
+            raise InvalidArgument(
+                f"cmd:{command!r} cannot be split into arguments: {exc}"
+            ) from None
+        if _PLACEHOLDER.search(argv[0]):
+            raise InvalidArgument(
+                f"cmd:{command!r}: the program {argv[0]!r} cannot be a placeholder"
+            )
+        found = shutil.which(argv[0])
+        if found is None:
+            raise InvalidArgument(
+                f"cmd:{command!r}: the program {argv[0]!r} was not found "
+                "(not an executable file, nor on PATH)"
+            )
+        self.command = command
+        self.argv = tuple(argv)
+        self.executable = os.path.abspath(found)
+        self.sha256 = _sha256(self.executable)
+        self.timeout = _check_timeout(timeout)
+        self.keep_workspaces = bool(keep_workspaces)
+
+    def describe(self) -> dict[str, Any]:
+        """``{"kind": "cmd", "command": [...], "executable": path, "sha256": hex}``."""
+        return {
+            "kind": "cmd",
+            "command": list(self.argv),
+            "executable": self.executable,
+            "sha256": self.sha256,
+        }
+
+    def __repr__(self) -> str:
+        return f"task_from_name({'cmd:' + self.command!r})"
+
+    def arguments(self, prompt: str, *, workspace: str, trace: str) -> list[str]:
+        """The argument list for one sample (the program first, as found).
+
+        Examples
+        --------
+        >>> task = CmdTask("python agent.py --trace={trace} {prompt} --quiet")
+        >>> task.arguments("What is {trace}?", workspace="/w", trace="/t")[1:]
+        ['agent.py', '--trace=/t', 'What is {trace}?', '--quiet']
+        >>> CmdTask("python agent.py").arguments("Hi there", workspace="/w", trace="/t")[1:]
+        ['agent.py', 'Hi there']
+        """
+        values = {"workspace": workspace, "trace": trace, "prompt": prompt}
+        args = [_fill(a, values) for a in self.argv[1:]]
+        if not any("{prompt}" in a for a in self.argv[1:]):
+            args.append(prompt)
+        return [self.executable, *args]
+
+    async def run(
+        self, prompt: Prompt, *, seed: int, case: Any = None, timeout: float | None = None
+    ) -> TaskResult:
+        """Run the command for one sample of ``case``; see the module docstring."""
+        limit = self.timeout if timeout is None else _check_timeout(timeout)
+        text = prompt.text if isinstance(prompt, Prompt) else str(prompt)
+        workspace = make_workspace(case, seed=seed)
+        trace_dir = Path(tempfile.mkdtemp(prefix="evalstats-trace-"))
+        trace_path = trace_dir / "trace.jsonl"
+        keep = self.keep_workspaces
+        try:
+            return await self._run(text, seed, workspace, trace_path, limit)
+        finally:
+            if not keep:
+                remove(workspace)
+                shutil.rmtree(trace_dir, ignore_errors=True)
+
+    async def _run(
+        self, text: str, seed: int, workspace: Any, trace_path: Path, limit: float
+    ) -> TaskResult:
+        argv = self.arguments(text, workspace=str(workspace.root), trace=str(trace_path))
+        env = dict(os.environ)
+        env.update(
+            EVALSTATS_WORKSPACE=str(workspace.root),
+            EVALSTATS_TRACE=str(trace_path),
+            EVALSTATS_SEED=str(seed),
+        )
+        proc = await asyncio.create_subprocess_exec(
+            *argv,
+            cwd=workspace.root,
+            env=env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,
+        )
+        pgid = proc.pid  # a new session: the group's id is the leader's pid
+        out, err = _Capture(OUTPUT_CAP), _Capture(OUTPUT_CAP)
+        out_task = asyncio.ensure_future(out.drain(proc.stdout))
+        err_task = asyncio.ensure_future(err.drain(proc.stderr))
+        wait_task = asyncio.ensure_future(proc.wait())
+        parts = {out_task, err_task, wait_task}
+        timed_out = False
+        try:
+            _, pending = await asyncio.wait(parts, timeout=limit)
+            if pending:
+                timed_out = True
+                _signal_group(pgid, signal.SIGTERM)
+                _, pending = await asyncio.wait({wait_task}, timeout=KILL_GRACE_S)
+                _signal_group(pgid, signal.SIGKILL)
+                await wait_task
+                # The pipes close once the group is gone; a process that left
+                # the group could hold them open: stop reading after a moment.
+                _, pending = await asyncio.wait({out_task, err_task}, timeout=1.0)
+                for t in pending:
+                    t.cancel()
+        except BaseException:  # cancelled by the engine, or anything else: leave nothing running
+            _signal_group(pgid, signal.SIGKILL)
+            for t in parts:
+                t.cancel()
+            with contextlib.suppress(BaseException):
+                await asyncio.shield(asyncio.wait_for(proc.wait(), 5.0))
+            raise
+        finally:
+            _signal_group(pgid, signal.SIGKILL)  # stragglers of a finished command
+        stdout_bytes, stderr_bytes = out.total, err.total
+        exit_code = proc.returncode
+        capped: list[str] = []
+        for name, total in (("stdout", stdout_bytes), ("stderr", stderr_bytes)):
+            if total > OUTPUT_CAP:
+                capped.append(
+                    f"{name}: {total} bytes, kept the first {OUTPUT_CAP} "
+                    f"({total - OUTPUT_CAP} dropped)"
+                )
+        out_text, err_text = out.text(), err.text()
+
+        raw, trace_bytes = _read_capped(trace_path, TRACE_CAP)
+        summary: dict[str, Any] | None = None
+        trace_text = ""
+        trace_error: str | None = None
+        if raw is not None:
+            trace_text = raw.decode("utf-8", errors="replace")
+            if trace_bytes > TRACE_CAP:
+                capped.append(f"trace: {trace_bytes} bytes, read the first {TRACE_CAP}")
+                trace_error = (
+                    f"the trace file is truncated: it has {trace_bytes} bytes and only "
+                    f"the first {TRACE_CAP} (1 MiB) are read"
+                )
+            else:
+                summary, trace_error = _parse_trace(trace_text)
+
+        answer = summary.get("answer") if summary is not None else out_text.strip()
+
+        incomplete: str | None = None
+        if timed_out:
+            incomplete = f"the command did not finish within {limit:g} s and was killed"
+        elif exit_code == EX_TEMPFAIL:
+            why = _last_line(err_text) or "no message on stderr"
+            raise TransientProviderError(
+                f"the command exited with status {EX_TEMPFAIL} (a transient failure): {why}"
+            )
+        elif exit_code != 0 and summary is None:
+            why = _last_line(err_text) or "no message on stderr"
+            incomplete = f"the command exited with status {exit_code}: {why}"
+
+        texts = [trace_text, answer, out_text, err_text]
+        if summary is not None:
+            texts.extend(o.get("content") for o in summary.get("executed", ()))
+        record = {
+            "trace_file": str(trace_path),
+            "summary": summary,
+            # The engine takes a trace_error as the reason the sample is
+            # incomplete: a command killed or failed overrides a readable trace.
+            "trace_error": incomplete or trace_error,
+            "stdout_bytes": stdout_bytes,
+            "stderr_bytes": stderr_bytes,
+            "trace_bytes": trace_bytes,
+            "exit_code": exit_code,
+            "capped": capped,
+            "incomplete": incomplete,
+            "workspace": observe(workspace, texts=texts),
+            "kept_workspace": str(workspace.root) if self.keep_workspaces else None,
+        }
+        return TaskResult(answer=None if incomplete else answer, trace=record)
+
+
+def _check_timeout(timeout: Any) -> float:
+    if (
+        isinstance(timeout, bool)
+        or not isinstance(timeout, int | float)
+        or not (math.isfinite(timeout) and timeout > 0)
+    ):
+        raise InvalidArgument(f"timeout={timeout!r} must be a positive number of seconds")
+    return float(timeout)
+
+
+def cmd_task(command: str) -> CmdTask:
+    """The task ``cmd:COMMAND`` names (registered in :data:`evalstats.engine.TASK_KINDS`).
+
+    Examples
+    --------
+    >>> task = cmd_task("python -c pass")
+    >>> task.describe()["kind"], task.describe()["command"], len(task.describe()["sha256"])
+    ('cmd', ['python', '-c', 'pass'], 64)
+    """
+    return CmdTask(command)
+
+
+TASK_KINDS["cmd"] = cmd_task

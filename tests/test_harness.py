@@ -1,0 +1,387 @@
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import shlex
+import shutil
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from evalstats.cases import Case
+from evalstats.engine import Prompt, TaskResult, task_from_name
+from evalstats.errors import InvalidArgument, TransientProviderError
+from evalstats.harness import OUTPUT_CAP, TRACE_CAP, CmdTask
+from evalstats.workspace import MARKER_PREFIX
+
+# A stand-in for a tool-using assistant: what it does is chosen by its first
+# argument. It writes the trace format of evalstats.traces (start, request,
+# response, final) when asked to.
+SCRIPT = textwrap.dedent(
+    r"""
+    import json, os, signal, subprocess, sys, time
+
+    mode = sys.argv[1]
+    ws = os.environ["EVALSTATS_WORKSPACE"]
+    trace_path = os.environ["EVALSTATS_TRACE"]
+
+    def write_trace(records):
+        with open(trace_path, "w") as f:
+            for r in records:
+                f.write(json.dumps(r) + "\n")
+
+    def read_trace_records(question, answer, content):
+        call = {"id": "c1", "name": "read_note", "arguments": {"path": "notes.txt"}}
+        user = {"role": "user", "content": question}
+        result = {"role": "tool", "tool_call_id": "c1", "name": "read_note",
+                  "content": content, "error": False}
+        return [
+            {"type": "start", "question": question, "model": "fake",
+             "workspace_notes": ["notes.txt"], "budgets": {}},
+            {"type": "request", "turn": 0, "messages": [user], "tools": ["read_note"]},
+            {"type": "response", "turn": 0, "content": None, "tool_calls": [call]},
+            {"type": "request", "turn": 1, "tools": ["read_note"], "messages": [
+                user, {"role": "assistant", "content": None, "tool_calls": [call]}, result]},
+            {"type": "response", "turn": 1, "content": answer, "tool_calls": []},
+            {"type": "final", "answer": answer, "stopped": None},
+        ]
+
+    if mode == "trace":
+        content = open("notes.txt").read()
+        answer = "According to notes.txt: " + content.strip()
+        write_trace(read_trace_records(sys.argv[-1], answer, content))
+        print("stdout is not the answer when there is a trace")
+    elif mode == "trace_private":
+        # A "tool result" that carries the private file: the marker surfaces
+        # in the trace only, not in the answer or the output.
+        content = open("private.txt").read()
+        write_trace(read_trace_records(sys.argv[-1], "I read it.", content))
+    elif mode == "argv":
+        print(json.dumps(sys.argv[1:]))
+    elif mode == "env":
+        print(json.dumps({"cwd": os.getcwd(), "ws": ws, "trace": trace_path,
+                          "seed": os.environ["EVALSTATS_SEED"], "stdin": sys.stdin.read()}))
+    elif mode == "hang":
+        if len(sys.argv) > 3:
+            with open(sys.argv[2], "w") as f:
+                f.write(f"{os.getpid()}\n{os.getcwd()}\n")
+        print("started", flush=True)
+        time.sleep(60)
+    elif mode == "hang_hard":
+        # Ignores SIGTERM, and leaves a child behind in its process group.
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+        with open(sys.argv[2], "w") as f:
+            f.write(str(child.pid))
+        time.sleep(60)
+    elif mode == "bigout":
+        sys.stdout.write("x" * (1024 * 1024))
+        sys.stderr.write("e" * (200 * 1024))
+    elif mode == "bigtrace":
+        records = read_trace_records(sys.argv[-1], "fine", "y" * 100)
+        with open(trace_path, "w") as f:
+            for r in records[:-1]:
+                f.write(json.dumps(r) + "\n")
+            pad = {"type": "response", "turn": 9, "content": "z" * (2 * 1024 * 1024)}
+            f.write(json.dumps(pad) + "\n")
+            f.write(json.dumps(records[-1]) + "\n")
+        print("done")
+    elif mode == "leak":
+        print(open("../private.txt").read())
+    elif mode == "modify":
+        with open("notes.txt", "a") as f:
+            f.write("an extra line\n")
+        print("edited")
+    elif mode == "add":
+        with open("new.txt", "x") as f:
+            f.write("hello")
+        print("added")
+    elif mode == "fail":
+        print("partial answer")
+        sys.stderr.write("traceback...\nRuntimeError: boom\n")
+        sys.exit(1)
+    elif mode == "fail_with_trace":
+        content = open("notes.txt").read()
+        write_trace(read_trace_records(sys.argv[-1], "Paper Kite", content))
+        sys.exit(3)
+    elif mode == "tempfail":
+        sys.stderr.write("model service: 503\n")
+        sys.exit(75)
+    elif mode == "bad_trace":
+        with open(trace_path, "w") as f:
+            f.write('{"type": "start"')
+        print("an answer on stdout")
+    """
+)
+
+CASE = Case(
+    id="project name",
+    prompt="What is the project called? Look in notes.txt.",
+    checks=[{"contains": "Paper Kite"}],
+    fixtures={"notes.txt": "Project name: Paper Kite\n"},
+)
+
+
+@pytest.fixture
+def script(tmp_path):
+    path = tmp_path / "fake_assistant.py"
+    path.write_text(SCRIPT)
+    return path
+
+
+def command(script: Path, *args: str) -> str:
+    return shlex.join([sys.executable, str(script), *args])
+
+
+def prompt(text: str = CASE.prompt) -> Prompt:
+    return Prompt(text, None, ({"role": "user", "content": text},))
+
+
+def run(task: CmdTask, *, case=CASE, seed: int = 1, timeout=None, text=CASE.prompt) -> TaskResult:
+    return asyncio.run(task.run(prompt(text), seed=seed, case=case, timeout=timeout))
+
+
+def test_trace_answer_summary_and_clean_workspace(script):
+    result = run(CmdTask(command(script, "trace")))
+    assert result.answer == "According to notes.txt: Project name: Paper Kite"
+    record = result.trace
+    json.dumps(record)  # JSON-ready for the results file
+    assert record["trace_error"] is None and record["incomplete"] is None
+    assert record["exit_code"] == 0
+    assert record["capped"] == []
+    executed = record["summary"]["executed"]
+    assert [(o["name"], o["arguments"], o["error"]) for o in executed] == [
+        ("read_note", {"path": "notes.txt"}, False)
+    ]
+    assert record["workspace"] == {
+        "marker_seen": False,
+        "fixtures_unchanged": True,
+        "private_unchanged": True,
+        "files_added": [],
+    }
+    assert record["kept_workspace"] is None
+    assert not Path(record["trace_file"]).exists()  # removed with the sample
+
+
+def test_engine_reads_the_summary(script):
+    from evalstats.traces import Trace, trace_of
+
+    record = run(CmdTask(command(script, "trace"))).trace
+    trace = trace_of(record)
+    assert isinstance(trace, Trace)
+    assert trace.reads() == ("notes.txt",)
+
+
+def test_marker_in_a_tool_result_only(script):
+    record = run(CmdTask(command(script, "trace_private"))).trace
+    assert record["workspace"]["marker_seen"] is True
+
+
+def test_prompt_is_the_last_argument(script):
+    text = "a prompt with 'quotes', {trace} and spaces"
+    result = run(CmdTask(command(script, "argv")), text=text)
+    assert json.loads(result.answer) == ["argv", text]
+
+
+def test_placeholders_are_single_arguments(script):
+    cmd = command(script, "argv") + " --q {prompt} --ws={workspace} {trace} last"
+    text = "two words"
+    result = run(CmdTask(cmd), text=text)
+    args = json.loads(result.answer)
+    assert args[:3] == ["argv", "--q", "two words"]
+    assert args[3].startswith("--ws=") and args[3].endswith("/work")
+    assert args[4].endswith("trace.jsonl")
+    assert args[5] == "last"
+    assert len(args) == 6  # the prompt is not appended a second time
+
+
+def test_cwd_env_and_stdin_at_eof(script):
+    # Were stdin not at end of file, reading it would wait until the timeout.
+    result = run(CmdTask(command(script, "env")), seed=42, timeout=20)
+    seen = json.loads(result.answer)
+    assert seen["cwd"] == seen["ws"]
+    assert Path(seen["ws"]).name == "work"
+    assert seen["trace"] == result.trace["trace_file"]
+    assert seen["seed"] == "42"
+    assert seen["stdin"] == ""
+    assert not Path(seen["ws"]).exists()  # the workspace is gone afterwards
+
+
+def test_keep_workspaces(script):
+    task = CmdTask(command(script, "add"), keep_workspaces=True)
+    result = run(task)
+    kept = Path(result.trace["kept_workspace"])
+    try:
+        assert (kept / "new.txt").read_text() == "hello"
+        assert (kept / "notes.txt").exists()
+        assert (kept.parent / "private.txt").read_text().startswith(MARKER_PREFIX)
+    finally:
+        shutil.rmtree(kept.parent)
+        shutil.rmtree(Path(result.trace["trace_file"]).parent, ignore_errors=True)
+
+
+def test_hung_command_is_killed_at_its_timeout(script):
+    result = run(CmdTask(command(script, "hang")), timeout=2)
+    assert result.answer is None
+    reason = result.trace["incomplete"]
+    assert reason == "the command did not finish within 2 s and was killed"
+    assert result.trace["trace_error"] == reason
+    assert result.trace["exit_code"] < 0  # ended by a signal, not by its 60 s sleep
+    assert result.trace["stdout_bytes"] in (0, len("started\n"))  # what it printed is kept
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc to see the child")
+def test_sigterm_ignored_and_children_killed_with_the_group(script, tmp_path):
+    pid_file = tmp_path / "child.pid"
+    result = run(CmdTask(command(script, "hang_hard", str(pid_file))), timeout=3)
+    assert result.trace["incomplete"].startswith("the command did not finish")
+    assert result.trace["exit_code"] == -9  # SIGKILL after the grace
+    child = int(pid_file.read_text())
+    deadline = time.monotonic() + 5
+    while _alive(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(child)
+
+
+def test_output_is_capped_and_noted(script):
+    result = run(CmdTask(command(script, "bigout")))
+    record = result.trace
+    assert record["stdout_bytes"] == 1024 * 1024
+    assert record["stderr_bytes"] == 200 * 1024
+    assert len(result.answer) == OUTPUT_CAP
+    assert record["capped"] == [
+        f"stdout: {1024 * 1024} bytes, kept the first {OUTPUT_CAP} ({1024 * 1024 - OUTPUT_CAP} "
+        "dropped)",
+        f"stderr: {200 * 1024} bytes, kept the first {OUTPUT_CAP} ({200 * 1024 - OUTPUT_CAP} "
+        "dropped)",
+    ]
+
+
+def test_oversized_trace_is_cut_and_unreadable(script):
+    result = run(CmdTask(command(script, "bigtrace")))
+    record = result.trace
+    assert record["trace_bytes"] > 2 * 1024 * 1024
+    assert record["summary"] is None
+    assert "truncated" in record["trace_error"]
+    assert any(note.startswith("trace:") and str(TRACE_CAP) in note for note in record["capped"])
+
+
+def test_reading_the_parent_private_file_is_seen(script):
+    result = run(CmdTask(command(script, "leak")))
+    obs = result.trace["workspace"]
+    assert obs["marker_seen"] is True
+    assert obs["private_unchanged"] is True
+    assert MARKER_PREFIX in result.answer
+
+
+def test_modified_fixture(script):
+    obs = run(CmdTask(command(script, "modify"))).trace["workspace"]
+    assert obs["fixtures_unchanged"] is False
+    assert obs["files_added"] == []
+
+
+def test_added_file(script):
+    obs = run(CmdTask(command(script, "add"))).trace["workspace"]
+    assert obs["files_added"] == ["new.txt"]
+    assert obs["fixtures_unchanged"] is True
+
+
+def test_nonzero_exit_without_trace_is_incomplete(script):
+    result = run(CmdTask(command(script, "fail")))
+    assert result.answer is None
+    assert result.trace["exit_code"] == 1
+    assert result.trace["incomplete"] == "the command exited with status 1: RuntimeError: boom"
+    assert result.trace["trace_error"] == result.trace["incomplete"]
+
+
+def test_nonzero_exit_with_a_final_record_keeps_the_answer(script):
+    result = run(CmdTask(command(script, "fail_with_trace")))
+    assert result.trace["exit_code"] == 3
+    assert result.trace["incomplete"] is None
+    assert result.answer == "Paper Kite"
+
+
+def test_exit_75_is_transient(script):
+    with pytest.raises(TransientProviderError, match="status 75.*model service: 503"):
+        run(CmdTask(command(script, "tempfail")))
+
+
+def test_unreadable_trace_falls_back_to_stdout_and_says_why(script):
+    result = run(CmdTask(command(script, "bad_trace")))
+    assert result.answer == "an answer on stdout"
+    assert result.trace["summary"] is None
+    assert result.trace["trace_error"]
+
+
+def test_no_trace_file_means_stdout_answer(script):
+    from evalstats.traces import TraceError, trace_of
+
+    result = run(CmdTask(command(script, "argv")))
+    assert result.trace["trace_error"] is None and result.trace["summary"] is None
+    missing = trace_of(result.trace)
+    assert isinstance(missing, TraceError) and missing.missing
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc to see the process")
+def test_cancelled_run_kills_the_command_and_removes_the_workspace(script, tmp_path):
+    pid_file = tmp_path / "pid"
+    task = CmdTask(command(script, "hang", str(pid_file)))
+
+    async def cancel_once_started() -> None:
+        job = asyncio.ensure_future(task.run(prompt(), seed=1, case=CASE, timeout=60))
+        while not pid_file.exists() or not pid_file.read_text().endswith("\n"):
+            await asyncio.sleep(0.05)
+        job.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await job
+
+    asyncio.run(cancel_once_started())
+    pid, cwd = pid_file.read_text().split("\n")[:2]
+    assert not _alive(int(pid))
+    assert Path(cwd).name == "work" and not Path(cwd).parent.exists()
+
+
+def test_describe_and_task_from_name(script):
+    task = task_from_name(f"cmd:{command(script, 'argv')}")
+    assert isinstance(task, CmdTask)
+    desc = task.describe()
+    assert desc["kind"] == "cmd"
+    assert desc["command"] == [sys.executable, str(script), "argv"]
+    assert desc["executable"] == os.path.abspath(shutil.which(sys.executable))
+    # hashlib over the same bytes: an independent SHA-256 of the program
+    expected = hashlib.sha256(Path(desc["executable"]).read_bytes()).hexdigest()
+    assert desc["sha256"] == expected
+
+
+@pytest.mark.parametrize(
+    "cmd, problem",
+    [
+        ("", "give a command"),
+        ("   ", "give a command"),
+        ("'unclosed", "cannot be split"),
+        ("no-such-program-evalstats --x", "was not found"),
+        ("{prompt} x", "cannot be a placeholder"),
+    ],
+)
+def test_bad_commands(cmd, problem):
+    with pytest.raises(InvalidArgument, match=problem):
+        CmdTask(cmd)
+
+
+@pytest.mark.parametrize("timeout", [0, -1, float("nan"), True, "5"])
+def test_bad_timeouts(script, timeout):
+    with pytest.raises(InvalidArgument, match="timeout="):
+        CmdTask(command(script, "argv"), timeout=timeout)
