@@ -824,3 +824,37 @@ def test_read_trace_recovers_exactly_the_calls_that_ran(workspace, rounds, model
     assert (trace.answer, trace.stopped) == (outcome.answer, outcome.stopped)
     ok_reads = [a["path"] for name, a, error in runs if name == "read_note" and not error]
     assert list(trace.reads(ok=True)) == ok_reads
+
+
+def test_call_ids_repeated_across_turns_are_made_unique(workspace):
+    """Ollama and Gemini send no call ids; the provider numbers them per response."""
+    from evalstats.traces import read_trace
+
+    same_id = [
+        Completion(
+            answer="",
+            tool_calls=({"id": "call_0", "name": "read_note", "arguments": {"path": "notes.txt"}},),
+        ),
+        Completion(
+            answer="",
+            tool_calls=(
+                {"id": "call_0", "name": "read_note", "arguments": {"path": "private.txt"}},
+            ),
+        ),
+        answer("done"),
+    ]
+    _, records, _ = run(workspace, same_id)
+    ids = [c["id"] for r in records if r["type"] == "response" for c in r["tool_calls"]]
+    assert ids == ["call_0", "call_1_0"]
+    trace = read_trace([json.dumps(r) for r in records])
+    assert [(o.call.arguments["path"], o.error) for o in trace.executed] == [
+        ("notes.txt", False),
+        ("private.txt", True),
+    ]
+
+
+def test_a_drive_letter_path_is_absolute_but_a_colon_in_a_name_is_not(workspace):
+    d = NotesDispatcher(workspace, approve=never)
+    assert "absolute paths" in d.read_note("C:\\notes.txt").content
+    assert "absolute paths" in d.read_note("c:/notes.txt").content
+    assert "not a listed note" in d.read_note("a:b.txt").content

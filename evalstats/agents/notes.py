@@ -48,6 +48,7 @@ import asyncio
 import json
 import os
 import posixpath
+import re
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -323,7 +324,7 @@ class NotesDispatcher:
             raise _Refused(f"path={path!r} must be a note path such as list_notes gives")
         if "\x00" in path:
             raise _Refused("a note path cannot hold a NUL character")
-        if path.startswith(("/", "\\")) or (len(path) > 1 and path[1] == ":"):
+        if path.startswith(("/", "\\")) or re.match(r"[A-Za-z]:[/\\]", path):
             raise _Refused(f"absolute paths such as {path!r} are not allowed; use a listed note")
         if ".." in path.replace("\\", "/").split("/"):
             raise _Refused("'..' is not allowed in a note path")
@@ -438,6 +439,7 @@ async def run_notes(
     tool_names = [t["name"] for t in TOOLS]
     answer = ""
     model_calls = tool_calls = bytes_read = 0
+    used_ids: set[str] = set()
     stopped: str | None = None
     exit_code = 0
     while True:
@@ -461,10 +463,15 @@ async def run_notes(
         except ProviderError as exc:
             stopped, exit_code = f"error: {exc}", EXIT_PROVIDER_ERROR
             break
-        calls: list[dict[str, Any]] = [
-            {"id": str(c["id"]), "name": str(c["name"]), "arguments": dict(c["arguments"])}
-            for c in done.tool_calls
-        ]
+        calls: list[dict[str, Any]] = []
+        for i, c in enumerate(done.tool_calls):
+            call_id = str(c.get("id") or "")
+            if not call_id or call_id in used_ids:
+                # Services without call ids (Ollama, Gemini) get ids numbered per
+                # response; a conversation needs each id once to match results.
+                call_id = f"call_{turn}_{i}"
+            used_ids.add(call_id)
+            calls.append({"id": call_id, "name": str(c["name"]), "arguments": dict(c["arguments"])})
         writer.write(
             {
                 "type": "response",
