@@ -30,6 +30,7 @@ from evalstats.errors import InvalidArgument
 from evalstats.intervals import proportion_ci
 from evalstats.runner import load_shop_cases
 from evalstats.standin.server import (
+    ALL_MODELS,
     MAX_BODY_BYTES,
     MODELS,
     StandinApp,
@@ -158,7 +159,7 @@ def test_content_parts_and_last_user_message(client):
 def test_models_version_show_tags_and_health(client):
     listing = client.get("/v1/models").json()
     assert listing["object"] == "list"
-    assert [m["id"] for m in listing["data"]] == ["shop-v1", "shop-v2"]
+    assert [m["id"] for m in listing["data"]] == ["shop-v1", "shop-v2", "notes"]
     assert client.get("/v1/models/shop-v1").json()["id"] == "shop-v1"
     assert client.get("/v1/models/gpt-9").status_code == 404
     assert re.fullmatch(r"\d+\.\d+\.\d+.*", client.get("/api/version").json()["version"])
@@ -171,7 +172,7 @@ def test_models_version_show_tags_and_health(client):
     assert again["digest"] == shown[0]["digest"]
     tags = client.get("/api/tags").json()["models"]
     assert {t["name"]: t["digest"] for t in tags} == {
-        f"{m}:latest": model_digest(m) for m in MODELS}
+        f"{m}:latest": model_digest(m) for m in ALL_MODELS}
     assert client.get("/health").json()["status"] == "ok"
 
 
@@ -579,12 +580,12 @@ def test_cli_prints_the_base_url_first_and_stops_on_a_signal(stop_signal):
         first = _read_line(proc, timeout=60)
         assert re.fullmatch(r"http://127\.0\.0\.1:\d+", first), first
         health = httpx.get(first + "/health", timeout=10)
-        assert health.json()["models"] == ["shop-v1", "shop-v2"]
+        assert health.json()["models"] == ["shop-v1", "shop-v2", "notes"]
         answer = httpx.post(first + CHAT, json=openai_body(seed=2), timeout=10).json()
         assert answer["choices"][0]["message"]["content"] == make_assistant(1, seed=2)(ORDER)
         proc.send_signal(stop_signal)
         assert proc.wait(timeout=30) == 0
-        assert "serving shop-v1, shop-v2" in proc.stderr.read()
+        assert "serving shop-v1, shop-v2, notes" in proc.stderr.read()
     finally:
         if proc.poll() is None:
             proc.kill()

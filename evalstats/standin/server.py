@@ -7,11 +7,24 @@ the shop suite). A provider that talks to a real model over HTTP can talk to
 this server instead, so the whole path (requests, retries, timeouts, usage,
 model identity) is exercised against a model whose true quality is known.
 
+The model ``notes`` is the tool-calling notes model of
+:mod:`evalstats.standin.notes` (its behaviour rates set by a
+:class:`~evalstats.standin.notes.NotesModel`, ``notes=`` here). It reads the
+conversation with its tool turns, in either API's format (OpenAI assistant
+``tool_calls`` with JSON-string arguments and ``role: "tool"`` results with a
+``tool_call_id``; Ollama ``tool_calls`` with object arguments and
+``role: "tool"`` results matched to calls in order), and the ``tools``
+offered, and answers either with a final text or with one tool call:
+OpenAI ``message.tool_calls`` and ``finish_reason: "tool_calls"``, Ollama
+``message.tool_calls`` (no ids, object arguments). As the OpenAI API does, a
+tool result that answers no preceding call, and a call left without a result,
+are 400 errors on ``/v1/chat/completions``.
+
 Routes
 ------
 ========================================  ==============================================
 ``POST /v1/chat/completions``             OpenAI chat completions (``stream`` as SSE too)
-``GET /v1/models``, ``/v1/models/{id}``   the two models, in OpenAI's list format
+``GET /v1/models``, ``/v1/models/{id}``   the three models, in OpenAI's list format
 ``POST /api/chat``                        Ollama chat (``"stream": false``; streamed as
                                           NDJSON when ``stream`` is absent or true, as
                                           Ollama does)
@@ -69,17 +82,21 @@ import time
 import uuid
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import IO, Any
 
 from ..errors import InvalidArgument
+from .notes import DEFAULT_NOTES_MODEL, NotesModel
+from .notes import respond as notes_respond
 from .shop import SLIP_RATES, make_assistant
 
 __all__ = [
+    "ALL_MODELS",
     "MAX_BODY_BYTES",
     "MODELS",
+    "NOTES_MODEL",
     "StandinApp",
     "StandinReply",
     "StandinServer",
@@ -93,6 +110,12 @@ __all__ = [
 #: The models the server answers as, and the shop assistant version behind each.
 MODELS: dict[str, int] = {"shop-v1": 1, "shop-v2": 2}
 
+#: The tool-calling notes model (:mod:`evalstats.standin.notes`).
+NOTES_MODEL = "notes"
+
+#: Every model the server answers as, in listing order.
+ALL_MODELS: tuple[str, ...] = (*MODELS, NOTES_MODEL)
+
 #: The largest request body the server reads (larger ones get 413).
 MAX_BODY_BYTES = 16 * 2**20
 
@@ -101,11 +124,12 @@ _MODELS_CREATED = 1_735_689_600
 _MODIFIED_AT = "2025-01-01T00:00:00Z"
 
 
-def model_digest(model: str) -> str:
+def model_digest(model: str, *, notes: NotesModel | None = None) -> str:
     """The stable sha256 digest the server reports for ``model``, as Ollama shows one.
 
     It is a hash of what makes the model what it is (the assistant's version
-    and slip rate), so it changes only when the stand-in's behaviour does.
+    and slip rate; for ``notes``, its behaviour knobs, ``notes`` or the
+    defaults), so it changes only when the stand-in's behaviour does.
 
     Examples
     --------
@@ -113,7 +137,13 @@ def model_digest(model: str) -> str:
     True
     >>> len(model_digest("shop-v2")), model_digest("shop-v1") != model_digest("shop-v2")
     (64, True)
+    >>> model_digest("notes") != model_digest("notes", notes=NotesModel(p_read=0.6))
+    True
     """
+    if _base_name(model) == NOTES_MODEL:
+        knobs = DEFAULT_NOTES_MODEL if notes is None else notes
+        identity = f"evalstats.standin.notes:{knobs!r}"
+        return hashlib.sha256(identity.encode()).hexdigest()
     version = MODELS.get(_base_name(model))
     if version is None:
         raise InvalidArgument(f"model={model!r} is not a stand-in; choose one of {_model_list()}")
@@ -230,7 +260,7 @@ def _base_name(model: str) -> str:
 
 
 def _model_list() -> str:
-    return ", ".join(repr(m) for m in MODELS)
+    return ", ".join(repr(m) for m in ALL_MODELS)
 
 
 @dataclass(frozen=True)
@@ -285,7 +315,11 @@ class StandinApp:
         hang_s: float = 5.0,
         retry_after: int = 1,
         seed: int = 0,
+        notes: NotesModel | None = None,
     ) -> None:
+        if notes is not None and not isinstance(notes, NotesModel):
+            raise InvalidArgument(f"notes={notes!r} must be a NotesModel (the notes model's knobs)")
+        self.notes = DEFAULT_NOTES_MODEL if notes is None else notes
         self.latency_ms = parse_latency(latency_ms)
         self.error_rate = _check_rate("error_rate", error_rate)
         self.hang_rate = _check_rate("hang_rate", hang_rate)
@@ -388,18 +422,33 @@ class StandinApp:
         if n not in (1, None):
             raise _HTTPError(400, f"n={n!r}: the stand-in answers one choice (n=1)",
                               "invalid_value", "n")
-        if model not in MODELS:
+        if model not in ALL_MODELS:
             raise _HTTPError(
                 404,
                 f"The model `{model}` does not exist or you do not have access to it.",
                 "model_not_found",
             )
+        conversation = tools = None
+        if model == NOTES_MODEL:
+            conversation = _neutral_messages(request["messages"], api="openai")
+            tools = _tools(request.get("tools"), api="openai")
         draw = self._draw()
         if draw.fault in ("rate_limited", "server_error"):
             return self._fault("openai", draw)
-        text = self._answer(model, messages, seed, draw.index)
-        prompt_tokens = _prompt_tokens(messages)
-        completion_tokens = estimate_tokens(text)
+        if conversation is not None:
+            text, calls = self._notes_turn(conversation, tools, seed, draw.index)
+        else:
+            text, calls = self._answer(model, messages, seed, draw.index), []
+        wire_calls = [
+            {"id": c["id"], "type": "function",
+             "function": {"name": c["name"], "arguments": json.dumps(c["arguments"])}}
+            for c in calls
+        ]
+        prompt_tokens = _prompt_tokens(messages if conversation is None
+                                       else _token_pairs(conversation))
+        completion_tokens = estimate_tokens(text or "") + sum(
+            estimate_tokens(c["function"]["name"] + c["function"]["arguments"])
+            for c in wire_calls)
         usage = {
             "prompt_tokens": prompt_tokens,
             "completion_tokens": completion_tokens,
@@ -409,10 +458,14 @@ class StandinApp:
             "id": f"chatcmpl-{uuid.uuid4().hex[:24]}",
             "created": int(time.time()),
             "model": model,
-            "system_fingerprint": f"fp_{model_digest(model)[:10]}",
+            "system_fingerprint": f"fp_{self._digest(model)[:10]}",
         }
+        finish = "tool_calls" if wire_calls else "stop"
         delay, kind = _delay(draw, self.hang_s)
         if not stream:
+            message: dict[str, Any] = {"role": "assistant", "content": text, "refusal": None}
+            if wire_calls:
+                message["tool_calls"] = wire_calls
             document = {
                 "id": head["id"],
                 "object": "chat.completion",
@@ -421,9 +474,9 @@ class StandinApp:
                 "choices": [
                     {
                         "index": 0,
-                        "message": {"role": "assistant", "content": text, "refusal": None},
+                        "message": message,
                         "logprobs": None,
-                        "finish_reason": "stop",
+                        "finish_reason": finish,
                     }
                 ],
                 "usage": usage,
@@ -431,11 +484,16 @@ class StandinApp:
             }
             return StandinReply(200, _dumps(document), delay_s=delay, kind=kind)
         chunk = {"object": "chat.completion.chunk", **head}
+        delta: dict[str, Any] = {"role": "assistant", "content": text}
+        if wire_calls:
+            # One delta carries each call whole, with the index OpenAI streams
+            # calls by; a client joins argument pieces, here there is one piece.
+            delta["tool_calls"] = [{"index": i, **c} for i, c in enumerate(wire_calls)]
         events = [
-            {**chunk, "choices": [{"index": 0, "delta": {"role": "assistant", "content": text},
+            {**chunk, "choices": [{"index": 0, "delta": delta,
                                    "logprobs": None, "finish_reason": None}]},
             {**chunk, "choices": [{"index": 0, "delta": {}, "logprobs": None,
-                                   "finish_reason": "stop"}]},
+                                   "finish_reason": finish}]},
         ]
         options = request.get("stream_options")
         if isinstance(options, dict) and options.get("include_usage"):
@@ -445,10 +503,10 @@ class StandinApp:
 
     def _openai_models(self, _body: bytes) -> StandinReply:
         return StandinReply(200, _dumps({"object": "list",
-                                         "data": [_openai_model_entry(m) for m in MODELS]}))
+                                         "data": [_openai_model_entry(m) for m in ALL_MODELS]}))
 
     def _openai_model(self, model: str) -> StandinReply:
-        if model not in MODELS:
+        if model not in ALL_MODELS:
             raise _HTTPError(
                 404,
                 f"The model `{model}` does not exist or you do not have access to it.",
@@ -473,16 +531,32 @@ class StandinApp:
         stream = request.get("stream", True)
         if not isinstance(stream, bool):
             raise _HTTPError(400, "json: cannot unmarshal stream: expected a boolean")
-        if _base_name(model) not in MODELS:
+        if _base_name(model) not in ALL_MODELS:
             raise _HTTPError(404, f'model "{model}" not found, try pulling it first')
+        conversation = tools = None
+        if _base_name(model) == NOTES_MODEL:
+            conversation = _neutral_messages(request["messages"], api="ollama")
+            tools = _tools(request.get("tools"), api="ollama")
         started = time.perf_counter_ns()
         draw = self._draw()
         if draw.fault in ("rate_limited", "server_error"):
             return self._fault("ollama", draw)
-        text = self._answer(_base_name(model), messages, seed, draw.index)
+        if conversation is not None:
+            answer, calls = self._notes_turn(conversation, tools, seed, draw.index)
+            text = answer or ""
+        else:
+            text, calls = self._answer(_base_name(model), messages, seed, draw.index), []
+        # Ollama's calls carry no id, and their arguments are an object.
+        wire_calls = [{"function": {"name": c["name"], "arguments": c["arguments"]}}
+                      for c in calls]
+        reply_message: dict[str, Any] = {"role": "assistant", "content": text}
+        if wire_calls:
+            reply_message["tool_calls"] = wire_calls
         delay, kind = _delay(draw, self.hang_s)
-        prompt_tokens = _prompt_tokens(messages)
-        eval_count = estimate_tokens(text)
+        prompt_tokens = _prompt_tokens(messages if conversation is None
+                                       else _token_pairs(conversation))
+        eval_count = estimate_tokens(text) + sum(
+            estimate_tokens(c["name"] + json.dumps(c["arguments"])) for c in calls)
         # Durations in nanoseconds, as Ollama reports them: the time the
         # request will have taken (its delay plus the work done here), split
         # between reading the prompt and writing the answer by token counts.
@@ -493,7 +567,7 @@ class StandinApp:
         final = {
             "model": model,
             "created_at": created_at,
-            "message": {"role": "assistant", "content": text},
+            "message": reply_message,
             "done_reason": "stop",
             "done": True,
             "total_duration": load + work,
@@ -508,7 +582,7 @@ class StandinApp:
         # Streamed, Ollama sends the text in pieces and the figures in a last
         # object whose message is empty.
         first = {"model": model, "created_at": created_at,
-                 "message": {"role": "assistant", "content": text}, "done": False}
+                 "message": reply_message, "done": False}
         last = {**final, "message": {"role": "assistant", "content": ""}}
         ndjson = _dumps(first) + b"\n" + _dumps(last) + b"\n"
         return StandinReply(200, ndjson, "application/x-ndjson", delay_s=delay, kind=kind)
@@ -518,6 +592,8 @@ class StandinApp:
         model = request.get("model", request.get("name"))
         if not isinstance(model, str) or not model:
             raise _HTTPError(400, "model is required")
+        if _base_name(model) == NOTES_MODEL:
+            return StandinReply(200, _dumps(self._notes_show(model)))
         if _base_name(model) not in MODELS:
             raise _HTTPError(404, f'model "{model}" not found, try pulling it first')
         version = MODELS[_base_name(model)]
@@ -556,11 +632,11 @@ class StandinApp:
                 "model": f"{m}:latest",
                 "modified_at": _MODIFIED_AT,
                 "size": 0,
-                "digest": model_digest(m),
-                "details": {"format": "standin", "family": "shop", "families": ["shop"],
+                "digest": self._digest(m),
+                "details": {"format": "standin", "family": _family(m), "families": [_family(m)],
                             "parameter_size": "0", "quantization_level": "none"},
             }
-            for m in MODELS
+            for m in ALL_MODELS
         ]
         return StandinReply(200, _dumps({"models": models}))
 
@@ -572,10 +648,41 @@ class StandinApp:
     # --- the rest ------------------------------------------------------------
 
     def _health(self, _body: bytes) -> StandinReply:
-        return StandinReply(200, _dumps({"status": "ok", "models": list(MODELS)}))
+        return StandinReply(200, _dumps({"status": "ok", "models": list(ALL_MODELS)}))
 
     def _root(self, _body: bytes) -> StandinReply:
         return StandinReply(200, b"evalstats stand-in server is running", "text/plain")
+
+    def _digest(self, model: str) -> str:
+        return model_digest(model, notes=self.notes)
+
+    def _notes_show(self, model: str) -> dict[str, Any]:
+        knobs = {f"evalstats.notes.{name}": value for name, value in asdict(self.notes).items()}
+        return {
+            "license": "MIT",
+            "modelfile": f"# evalstats stand-in: the notes model\nFROM {NOTES_MODEL}\n",
+            "parameters": "",
+            "template": "{{ .Prompt }}",
+            "details": {
+                "parent_model": "",
+                "format": "standin",
+                "family": "notes",
+                "families": ["notes"],
+                "parameter_size": "0",
+                "quantization_level": "none",
+            },
+            "model_info": {"general.architecture": "evalstats-standin",
+                           "general.name": NOTES_MODEL, **knobs},
+            "capabilities": ["completion", "tools"],
+            "modified_at": _MODIFIED_AT,
+            "digest": self._digest(model),
+        }
+
+    def _notes_turn(self, conversation: list[dict[str, Any]], tools: list[str] | None,
+                    seed: int | None, index: int) -> tuple[str | None, list[dict[str, Any]]]:
+        turn = notes_respond(conversation, tools, knobs=self.notes,
+                             seed=self._request_seed(index) if seed is None else seed)
+        return turn["content"], list(turn["tool_calls"])
 
     def _answer(self, model: str, messages: list[tuple[str, str]], seed: int | None,
                 index: int) -> str:
@@ -606,6 +713,10 @@ def _delay(draw: _Draw, hang_s: float) -> tuple[float, str]:
     return draw.latency_s, "answer"
 
 
+def _family(model: str) -> str:
+    return "notes" if model == NOTES_MODEL else "shop"
+
+
 def _openai_model_entry(model: str) -> dict[str, Any]:
     return {"id": model, "object": "model", "created": _MODELS_CREATED, "owned_by": "evalstats"}
 
@@ -627,6 +738,137 @@ def _error(api: str, exc: _HTTPError,
                               "param": exc.param, "code": exc.code}}
     kind = {400: "bad_request", 404: "not_found", 405: "bad_request"}.get(exc.status, "error")
     return StandinReply(exc.status, _dumps(document), headers=headers, kind=kind)
+
+
+def _token_pairs(conversation: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """``(role, text)`` per message for the token estimate, tool calls as JSON text."""
+    pairs = []
+    for message in conversation:
+        text = message.get("content") or ""
+        for call in message.get("tool_calls") or ():
+            text += call["name"] + json.dumps(call["arguments"])
+        pairs.append((message["role"], text))
+    return pairs
+
+
+def _tools(raw: Any, *, api: str) -> list[str] | None:
+    """The names of the tools offered (``[{"type": "function", "function": {...}}]``)."""
+    if raw is None:
+        return None
+    if not isinstance(raw, list):
+        raise _HTTPError(400, "'tools' must be a list of tools", param="tools")
+    names = []
+    for i, tool in enumerate(raw):
+        function = tool.get("function") if isinstance(tool, dict) else None
+        name = function.get("name") if isinstance(function, dict) else None
+        if not isinstance(name, str) or not name:
+            message = (f"Missing required parameter: 'tools[{i}].function.name'."
+                       if api == "openai" else f"tools[{i}] must be a function with a name")
+            raise _HTTPError(400, message, "missing_required_parameter", f"tools[{i}]")
+        names.append(name)
+    return names
+
+
+def _neutral_messages(raw: list[Any], *, api: str) -> list[dict[str, Any]]:
+    """The conversation in evalstats' neutral form, tool turns included.
+
+    Called after :func:`_messages` checked the roles and contents. OpenAI:
+    an assistant's ``tool_calls`` need an ``id`` and JSON-string ``arguments``;
+    each ``role: "tool"`` message must answer, by ``tool_call_id``, a call of
+    the assistant message before it, and every such call must be answered
+    before the conversation goes on (400 otherwise, as the OpenAI API does).
+    Ollama: calls have object arguments and no id (ids ``call_0``, ``call_1``
+    ... are given in order); a tool message answers the first unanswered call
+    (with its ``tool_name``, when given).
+    """
+    out: list[dict[str, Any]] = []
+    waiting: list[dict[str, Any]] = []  # calls of the last assistant turn not yet answered
+    count = 0
+    for i, message in enumerate(raw):
+        role = message["role"]
+        content = message.get("content")
+        if isinstance(content, list):
+            content = "\n".join(p.get("text", "") for p in content
+                                if isinstance(p, dict) and p.get("type") == "text")
+        if role != "tool" and api == "openai" and waiting:
+            ids = ", ".join(c["id"] for c in waiting)
+            raise _HTTPError(400, "An assistant message with 'tool_calls' must be followed by "
+                                  "tool messages responding to each 'tool_call_id'. The "
+                                  f"following tool_call_ids did not have response messages: "
+                                  f"{ids}", param=f"messages.[{i}].role")
+        if role == "assistant" and message.get("tool_calls") is not None:
+            calls = _wire_calls(message["tool_calls"], i, api=api, first=count)
+            count += len(calls)
+            waiting = list(calls)
+            out.append({"role": "assistant", "content": content, "tool_calls": calls})
+        elif role == "tool":
+            if api == "openai":
+                call_id = message.get("tool_call_id")
+                match = next((c for c in waiting if c["id"] == call_id), None)
+                if match is None:
+                    raise _HTTPError(400, "Invalid parameter: messages with role 'tool' must be "
+                                          "a response to a preceeding message with "
+                                          "'tool_calls'.", param=f"messages.[{i}].role")
+            else:
+                name = message.get("tool_name", message.get("name"))
+                match = next((c for c in waiting if c["name"] == name),
+                             waiting[0] if waiting else None)
+            if match is not None:
+                waiting.remove(match)
+            out.append({"role": "tool", "tool_call_id": match["id"] if match else None,
+                        "name": match["name"] if match else message.get("tool_name"),
+                        "content": content if isinstance(content, str) else ""})
+        else:
+            waiting = [] if api == "ollama" and role != "assistant" else waiting
+            out.append({"role": role, "content": content})
+    if api == "openai" and waiting:
+        ids = ", ".join(c["id"] for c in waiting)
+        raise _HTTPError(400, "An assistant message with 'tool_calls' must be followed by tool "
+                              "messages responding to each 'tool_call_id'. The following "
+                              f"tool_call_ids did not have response messages: {ids}",
+                         param="messages")
+    return out
+
+
+def _wire_calls(raw: Any, i: int, *, api: str, first: int) -> list[dict[str, Any]]:
+    """An assistant message's ``tool_calls`` as ``[{"id", "name", "arguments": dict}]``."""
+    where = f"messages[{i}].tool_calls"
+    if not isinstance(raw, list):
+        raise _HTTPError(400, f"Invalid type for '{where}': expected an array.",
+                         "invalid_type", where)
+    calls = []
+    for k, call in enumerate(raw):
+        function = call.get("function") if isinstance(call, dict) else None
+        if not isinstance(function, dict) or not isinstance(function.get("name"), str):
+            raise _HTTPError(400, f"Missing required parameter: '{where}[{k}].function.name'.",
+                             "missing_required_parameter", f"{where}[{k}]")
+        arguments = function.get("arguments")
+        if api == "openai":
+            call_id = call.get("id")
+            if not isinstance(call_id, str) or not call_id:
+                raise _HTTPError(400, f"Missing required parameter: '{where}[{k}].id'.",
+                                 "missing_required_parameter", f"{where}[{k}].id")
+            if not isinstance(arguments, str):
+                raise _HTTPError(400, f"Invalid type for '{where}[{k}].function.arguments': "
+                                      f"expected a string, but got {type(arguments).__name__} "
+                                      "instead.", "invalid_type",
+                                 f"{where}[{k}].function.arguments")
+            try:
+                parsed = json.loads(arguments) if arguments else {}
+            except ValueError:
+                parsed = None
+        else:
+            call_id = call.get("id") if isinstance(call.get("id"), str) else None
+            call_id = call_id or f"call_{first + k}"
+            parsed = arguments if arguments is not None else {}
+            if not isinstance(parsed, dict):
+                raise _HTTPError(400, "json: cannot unmarshal "
+                                      f"{type(arguments).__name__} into Go struct field "
+                                      ".messages.tool_calls.function.arguments of type "
+                                      "api.ToolCallFunctionArguments")
+        calls.append({"id": call_id, "name": function["name"],
+                      "arguments": parsed if isinstance(parsed, dict) else {}})
+    return calls
 
 
 def _json_object(body: bytes, *, api: str) -> dict[str, Any]:
@@ -880,8 +1122,12 @@ def serve(
     hang_s: float = 5.0,
     retry_after: int = 1,
     seed: int = 0,
+    notes: NotesModel | None = None,
 ) -> StandinServer:
-    """Serve the shop stand-ins over HTTP on a loopback address, in the background.
+    """Serve the stand-ins over HTTP on a loopback address, in the background.
+
+    The models are the shop assistants ``shop-v1`` and ``shop-v2`` and the
+    tool-calling notes model ``notes``.
 
     Parameters
     ----------
@@ -906,6 +1152,8 @@ def serve(
         means retry at once).
     seed : int, optional
         Seeds the fault draws and the answers of requests without a seed.
+    notes : NotesModel, optional
+        The behaviour knobs of the ``notes`` model (its defaults when None).
 
     Returns
     -------
@@ -938,7 +1186,7 @@ def serve(
     """
     server = StandinServer(host=host, port=port, latency_ms=latency_ms, error_rate=error_rate,
                            hang_rate=hang_rate, hang_s=hang_s, retry_after=retry_after,
-                           seed=seed)
+                           seed=seed, notes=notes)
     return server.start()
 
 
@@ -972,7 +1220,7 @@ def serve_until_signal(
             low, high = app.latency_ms
             latency = f"{low:g} ms" if low == high else f"{low:g} to {high:g} ms"
             print(
-                f"evalstats standin: serving {', '.join(MODELS)} at {server.base_url} "
+                f"evalstats standin: serving {', '.join(ALL_MODELS)} at {server.base_url} "
                 f"(OpenAI at /v1, Ollama at /api; latency {latency}, error rate "
                 f"{app.error_rate:g}, hang rate {app.hang_rate:g} for {app.hang_s:g} s, "
                 f"seed {app.seed}); stop with Ctrl-C",
