@@ -740,7 +740,8 @@ def _resolve_trace(value: Any, needed: bool) -> tuple[Any, Any, str | None]:
 
     ``trace`` is the :class:`~evalstats.traces.Trace` to score trace checks
     on, or None; ``record`` what the sample record keeps (a trace's JSON
-    summary, merged into the task's dict when it gave one); ``problem`` the
+    summary, merged into the task's dict when it gave one, in place of any
+    ``"summary"`` the dict held); ``problem`` the
     reason the sample is incomplete: a trace that cannot be read (or none,
     when the case needs one), or an assistant stopped by a budget or an error.
     """
@@ -752,6 +753,8 @@ def _resolve_trace(value: Any, needed: bool) -> tuple[Any, Any, str | None]:
     kept: dict[str, Any] = {}
     if isinstance(value, Mapping) and not isinstance(value, Trace):
         kept = {k: v for k, v in value.items() if not isinstance(v, Trace | TraceError)}
+        if isinstance(kept.get("summary"), Mapping):
+            del kept["summary"]  # the summary is kept once, at the top level
     if isinstance(found, Trace):
         record = {**kept, **trace_summary(found)}
         if found.stopped is not None:

@@ -213,3 +213,24 @@ def test_a_python_trace_check_receives_the_trace(tmp_path: Path) -> None:
         "status": "passed",
         "reason": "",
     }
+
+
+def test_a_harness_dict_with_an_embedded_summary_is_scored_and_kept_once(tmp_path: Path) -> None:
+    # The cmd: harness reads the trace before removing the workspace and hands
+    # over its summary; the trace file itself is gone by then.
+    from evalstats.traces import trace_summary
+
+    given = {
+        "trace_file": str(tmp_path / "removed" / "trace.jsonl"),
+        "summary": trace_summary(trace_of(REFUSED)),
+        "trace_error": None,
+        "exit_code": 0,
+    }
+    sample = run_cases(tmp_path, {"read": TaskResult("It is Paper Kite.", trace=given)})["read"]
+    assert sample["status"] == "completed"
+    assert sample["checks"][1]["reason"] == (
+        "read_note('notes.txt') was refused: refused: notes.txt is not listed"
+    )
+    assert "summary" not in sample["trace"]
+    assert sample["trace"]["executed"][0]["error"] is True
+    assert sample["trace"]["exit_code"] == 0
