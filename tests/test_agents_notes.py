@@ -858,3 +858,54 @@ def test_a_drive_letter_path_is_absolute_but_a_colon_in_a_name_is_not(workspace)
     assert "absolute paths" in d.read_note("C:\\notes.txt").content
     assert "absolute paths" in d.read_note("c:/notes.txt").content
     assert "not a listed note" in d.read_note("a:b.txt").content
+
+
+# --- through the cmd: harness, as the engine runs it ----------------------------------
+
+
+@pytest.mark.slow
+def test_the_assistant_runs_through_the_cmd_harness_in_a_fresh_workspace():
+    import shlex
+
+    from evalstats.cases import Case
+    from evalstats.engine import Prompt
+    from evalstats.harness import CmdTask
+    from evalstats.traces import required_action, trace_of
+
+    case = Case(
+        id="project name",
+        prompt="What is the name of the project? It is in notes.txt.",
+        checks=[{"contains": "Paper Kite"}],
+        fixtures={"notes.txt": "Project name: Paper Kite\n"},
+    )
+    server = ScriptedServer("read")
+    with server as url:
+        command = shlex.join(
+            [
+                sys.executable,
+                "-m",
+                "evalstats.agents.notes",
+                "--workspace",
+                "{workspace}",
+                "--model",
+                "openai:scripted",
+                "--base-url",
+                url,
+                "--trace",
+                "{trace}",
+            ]
+        )
+        task = CmdTask(command)
+        prompt = Prompt(case.prompt, None, ({"role": "user", "content": case.prompt},))
+        result = asyncio.run(task.run(prompt, seed=5, case=case, timeout=60))
+    assert result.answer == "The note says: Project name: Paper Kite\n"  # the trace's, verbatim
+    record = result.trace
+    assert (record["exit_code"], record["incomplete"], record["trace_error"]) == (0, None, None)
+    assert [(o["name"], o["arguments"], o["error"]) for o in record["summary"]["executed"]] == [
+        ("read_note", {"path": "notes.txt"}, False)
+    ]
+    assert record["workspace"]["marker_seen"] is False
+    assert record["workspace"]["fixtures_unchanged"] is True
+    assert record["workspace"]["files_added"] == []
+    assert required_action("read_note", "notes.txt")(trace_of(record)) is None
+    assert server.bodies[0]["seed"] == 5  # EVALSTATS_SEED from the harness
