@@ -263,8 +263,10 @@ def traced_conversations(draw: st.DrawFn, max_turns: int = 4, max_calls: int = 3
     """A tool-use conversation as the list of steps that generated it.
 
     ``turns[n]`` lists the calls of response ``n`` that were executed, each
-    ``{"id", "name", "arguments", "content", "error"}`` (a turn with no calls
-    is a reply the user answered with another message); ``unexecuted`` lists
+    ``{"id", "name", "arguments", "content", "error"}``, in the order their
+    results came back (a turn with no calls is a reply the user answered with
+    another message); ``call_orders[n]`` is the order in which response ``n``
+    listed them; ``unexecuted`` lists
     the calls of the last response that never ran (a budget stopped the
     assistant). Call ids are unique, numbered afresh in every response (as
     some services do), or all the same. Write it out with :func:`trace_records`.
@@ -285,6 +287,7 @@ def traced_conversations(draw: st.DrawFn, max_turns: int = 4, max_calls: int = 3
         return {"id": cid, "name": name, "arguments": arguments}
 
     turns = []
+    call_orders = []
     for _ in range(draw(st.integers(0, max_turns))):
         steps = []
         for index in range(draw(st.integers(0, max_calls))):
@@ -293,6 +296,12 @@ def traced_conversations(draw: st.DrawFn, max_turns: int = 4, max_calls: int = 3
             step["error"] = draw(st.booleans())
             steps.append(step)
         turns.append(steps)
+        # The response may list its calls in another order than their results
+        # come back; with one id for every call only the order itself can pair them.
+        order = list(range(len(steps)))
+        if id_mode != "same":
+            order = draw(st.permutations(order))
+        call_orders.append(order)
     unexecuted = [new_call(i) for i in range(draw(st.integers(0, 2)))]
     stopped = (
         draw(st.sampled_from(["model_calls", "tool_calls", "deadline"])) if unexecuted else None
@@ -300,6 +309,7 @@ def traced_conversations(draw: st.DrawFn, max_turns: int = 4, max_calls: int = 3
     return {
         "question": draw(_result_texts),
         "turns": turns,
+        "call_orders": call_orders,
         "unexecuted": unexecuted,
         "answer": draw(_result_texts),
         "stopped": stopped,
@@ -330,7 +340,7 @@ def trace_records(conversation: dict) -> list[dict]:
 
     for turn, steps in enumerate(conversation["turns"]):
         records.append({"type": "request", "turn": turn, "messages": list(history), "tools": tools})
-        calls = [public(s) for s in steps]
+        calls = [public(steps[i]) for i in conversation["call_orders"][turn]]
         content = None if calls else f"reply {turn}"
         records.append({"type": "response", "turn": turn, "content": content, "tool_calls": calls})
         history.append({"role": "assistant", "content": content, "tool_calls": calls})
