@@ -54,7 +54,12 @@ def _json_default(value: Any) -> Any:
 
 
 def _add_demo(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--runs", type=int, default=10, help="runs per case and variant (10)")
+    p.add_argument("--suite", choices=["shop", "notes"], default="shop",
+                   help="shop: the shop stand-in, version 1 against version 2; notes: the "
+                   "tool-using notes assistant as a subprocess per sample, without and with a "
+                   "read-first prefix (shop)")
+    p.add_argument("--runs", type=int, default=None,
+                   help="runs per case and variant (10 for shop, 3 for notes)")
     p.add_argument("--seed", type=int, default=0, help="seed of the stand-in (0)")
     p.add_argument(
         "--out",
@@ -76,16 +81,37 @@ def _add_demo(p: argparse.ArgumentParser) -> None:
 
 
 def _run_demo(args: argparse.Namespace) -> int:
+    if args.suite == "notes":
+        return _run_notes_demo(args)
     from .demo import run_demo
 
     result = run_demo(
-        runs=args.runs,
+        runs=10 if args.runs is None else args.runs,
         seed=args.seed,
         out=args.out,
         plots=not args.no_plots,
         progress=not (args.quiet or args.json),
         over_http=bool(args.over_http),
         base_url=args.over_http if isinstance(args.over_http, str) else None,
+    )
+    if args.json:
+        _print_json(result.to_dict())
+    else:
+        print(result)
+    return 0
+
+
+def _run_notes_demo(args: argparse.Namespace) -> int:
+    from .demo_notes import run_notes_demo
+
+    if args.over_http:
+        raise UsageError("evalstats demo: --over-http is for --suite shop; the notes demo "
+                         "always runs over HTTP")
+    result = run_notes_demo(
+        runs=3 if args.runs is None else args.runs,
+        seed=args.seed,
+        out=args.out,
+        progress=not (args.quiet or args.json),
     )
     if args.json:
         _print_json(result.to_dict())
@@ -329,11 +355,15 @@ def _add_run(p: argparse.ArgumentParser) -> None:
                    "given; runs only the samples it lacks")
     p.add_argument("--concurrency", type=int, default=1, help="samples in flight at once (1)")
     p.add_argument("--timeout", type=float, default=60.0,
-                   help="seconds per attempt of a sample (60)")
+                   help="seconds per attempt of a sample (60); a cmd: task's command is killed "
+                   "at this time and its sample is incomplete")
     p.add_argument("--retries", type=int, default=3, help="retries of transient errors (3)")
     p.add_argument("--seed", type=int, default=0, help="seed of the run (0)")
     p.add_argument("--include-holdout", action="store_true", help="also run the holdout cases")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--keep-workspaces", action="store_true",
+                   help="leave each cmd: sample's workspace in place (its folder is in the "
+                   "sample record, under trace.kept_workspace)")
 
 
 def _run_run(args: argparse.Namespace) -> int:
@@ -349,9 +379,14 @@ def _run_run(args: argparse.Namespace) -> int:
         out = args.resume
     if out is None:
         raise UsageError("evalstats run: give --out FILE (or --resume FILE to continue a run)")
+    variants = args.variant
+    if args.keep_workspaces:
+        from .harness import keeping_workspaces
+
+        variants = keeping_workspaces(variants)
     outcome = run(
         args.suite,
-        args.variant,
+        variants,
         runs=args.runs,
         out=out,
         concurrency=args.concurrency,
@@ -408,7 +443,8 @@ def _run_standin(args: argparse.Namespace) -> int:
 
 VERBS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable[..., int]]] = {
     "demo": (
-        "run the offline shop stand-in, version 1 against version 2",
+        "run an offline demo: the shop stand-in's two versions, or (--suite notes) the "
+        "tool-using notes assistant without and with a read-first prefix",
         _add_demo,
         _run_demo,
     ),

@@ -1,0 +1,125 @@
+"""The notes demo: the notes assistant as a subprocess per sample, over HTTP, offline."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from evalstats.cases import load_suite
+from evalstats.demo_notes import _action_only, _action_passes, notes_variants
+from evalstats.errors import InvalidArgument
+from evalstats.results import Results
+
+
+def test_the_two_variants_differ_only_by_the_read_first_prefix():
+    from evalstats.standin.notes import READ_FIRST_PREFIX
+
+    base, revised = notes_variants("http://127.0.0.1:9/v1")
+    assert base.prefix == "" and revised.prefix == READ_FIRST_PREFIX + " "
+    assert base.task.describe() == revised.task.describe()
+    command = base.task.describe()["command"]
+    assert command[0] == sys.executable
+    assert command[1:3] == ["-m", "evalstats.agents.notes"]
+    assert command[command.index("--model") + 1] == "openai:notes"
+    assert command[command.index("--base-url") + 1] == "http://127.0.0.1:9/v1"
+    assert "{workspace}" in command and "{trace}" in command
+    case = load_suite("notes").cases[0]
+    assert revised.render(case).text == f"{READ_FIRST_PREFIX} {case.prompt}"
+    assert base.render(case).text == case.prompt
+
+
+@pytest.mark.parametrize("bad", ["", "http://a,b", "http://a b", None])
+def test_a_base_url_the_variant_spec_cannot_hold_is_refused(bad):
+    with pytest.raises(InvalidArgument, match="base_url"):
+        notes_variants(bad)
+
+
+def _sample(variant, repeat, statuses, status="completed", case="c"):
+    checks = [{"check": f"k{i}", "axis": axis, "status": s, "reason": ""}
+              for i, (axis, s) in enumerate(statuses)]
+    return {"case": case, "variant": variant, "repeat": repeat, "status": status,
+            "checks": checks}
+
+
+def test_the_action_screen_counts_samples_whose_every_required_action_passed():
+    samples = (
+        _sample("baseline", 0, [("action", "passed"), ("answer", "failed")]),
+        _sample("baseline", 1, [("action", "passed"), ("action", "failed")]),
+        _sample("baseline", 2, [("action", "failed")], status="incomplete"),
+        _sample("revised", 0, [("action", "passed"), ("answer", "unscored")]),
+        _sample("revised", 1, [], status="unmeasured"),
+        _sample("revised", 2, [("action", "passed"), ("action", "passed")]),
+        _sample("revised", 2, [("action", "failed")]),  # a second record: not counted
+    )
+    results = Results(None, {"variants": [{"name": "baseline"}, {"name": "revised"}]},
+                      samples, None, ())
+    assert _action_passes(results) == {"baseline": (1, 3), "revised": (2, 2)}
+    only = _action_only(results)
+    assert [c["axis"] for s in only.samples for c in s["checks"]] == ["action"] * 8
+
+
+def test_over_http_is_refused_for_the_notes_demo(capsys):
+    from evalstats.cli import main
+
+    assert main(["demo", "--suite", "notes", "--over-http"]) == 2
+    assert "--over-http is for --suite shop" in capsys.readouterr().err
+    assert main(["demo", "--suite", "note"]) == 2
+
+
+@pytest.mark.slow
+def test_the_notes_demo_runs_end_to_end_offline(tmp_path, capsys):
+    from evalstats.cli import main
+    from evalstats.results import read_results
+    from evalstats.traces import required_action_from_spec, trace_from_summary
+
+    out = tmp_path / "demo"
+    assert main(["demo", "--suite", "notes", "--runs", "1", "--out", str(out), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    results = read_results(out / "results.jsonl")
+    assert results.summary is not None and results.summary["status"] == "finished"
+    assert len(results.samples) == 20
+    suite = load_suite("notes")
+    cases = {c.id: c for c in suite.cases}
+    variants = {v["variant"]: v for v in doc["report"]["variants"]}
+    assert set(variants) == {"baseline", "revised"}
+    for v in variants.values():
+        assert v["completed"] + v["incomplete"] + v["unmeasured"] == 10
+        assert v["latency_s"]["samples"] == 10
+    # Independent recount: every sample's required actions scored again from the
+    # trace summary kept in the results file give the report's action axis.
+    recount = {"baseline": [0, 0], "revised": [0, 0]}
+    for s in results.samples:
+        assert s["trace"]["workspace"]["fixtures_unchanged"] in (True, False)
+        if s["status"] != "completed":
+            # Incomplete: every required action fails as not inspected.
+            assert s["reason"] and s["status"] == "incomplete"
+            actions = [c for c in s["checks"] if c["axis"] == "action"]
+            assert all(c["reason"].startswith("could not be inspected") for c in actions)
+            recount[s["variant"]][1] += len(actions)
+            continue
+        trace = trace_from_summary(s["trace"])
+        actions = [c for c in s["checks"] if c["axis"] == "action"]
+        specs = cases[s["case"]].required_actions
+        assert len(actions) == len(specs)
+        for spec, verdict in zip(specs, actions, strict=True):
+            result = required_action_from_spec(spec)(trace)
+            passed = result is None or getattr(result, "status", None) == "passed"
+            assert passed == (verdict["status"] == "passed"), (s["case"], spec)
+            recount[s["variant"]][0] += passed
+            recount[s["variant"]][1] += 1
+    for name, (passed, scored) in recount.items():
+        axis = variants[name]["axes"]["action"]
+        assert (axis["passed"], axis["scored"]) == (passed, scored)
+    containment = {c["variant"]: c for c in doc["report"]["containment"]}
+    assert containment["baseline"]["observed"] == containment["revised"]["observed"] == 10
+    # The answer checks of the four review-only cases are unscored, never passed.
+    for name in variants:
+        assert variants[name]["axes"]["answer"]["unscored"] == sum(
+            1 for s in results.samples
+            if s["variant"] == name and s["status"] == "completed"
+            and any(c["status"] == "unscored" for c in s["checks"])
+        )
+    assert doc["true_rates"]["revised"]["reads_first"] > doc["true_rates"]["baseline"][
+        "reads_first"]
