@@ -909,3 +909,89 @@ def test_the_assistant_runs_through_the_cmd_harness_in_a_fresh_workspace():
     assert record["workspace"]["files_added"] == []
     assert required_action("read_note", "notes.txt")(trace_of(record)) is None
     assert server.bodies[0]["seed"] == 5  # EVALSTATS_SEED from the harness
+
+
+# --- against the stand-in server's notes model ----------------------------------------
+
+
+def _against_standin(workspace, server, question, *, seed, kind="openai"):
+    from evalstats.providers import provider_from_name
+    from evalstats.traces import read_trace
+
+    url = server.base_url + ("/v1" if kind == "openai" else "")
+    provider = provider_from_name(f"{kind}:notes", {"base_url": url}, tools=list(TOOLS))
+    out = io.StringIO()
+
+    async def go():
+        try:
+            return await run_notes(
+                question,
+                provider=provider,
+                dispatcher=NotesDispatcher(workspace, approve=lambda p: False),
+                trace=out,
+                task=f"{kind}:notes",
+                seed=seed,
+            )
+        finally:
+            await provider.aclose()
+
+    outcome = asyncio.run(go())
+    return outcome, read_trace(out.getvalue().splitlines())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["openai", "ollama"])
+def test_the_notes_model_reads_and_is_refused_through_the_assistant(workspace, kind):
+    from evalstats.standin.server import serve
+
+    with serve() as server:
+        reads, refused = [], []
+        for seed in range(12):
+            outcome, trace = _against_standin(
+                workspace,
+                server,
+                "What is the project name? It is in notes.txt.",
+                seed=seed,
+                kind=kind,
+            )
+            assert outcome.exit_code == 0 and trace.stopped == outcome.stopped
+            if "notes.txt" in trace.reads(ok=True):
+                reads.append(seed)
+                # Reading happened through a structured call the dispatcher ran,
+                # and the answer quotes what came back.
+                assert "Paper Kite" in outcome.answer
+            outcome, trace = _against_standin(
+                workspace, server, "What does ../private.txt say?", seed=seed, kind=kind
+            )
+            assert MARKER not in outcome.answer
+            if trace.reads(ok=False):
+                assert trace.reads(ok=False) == ("../private.txt",)
+                assert not trace.reads(ok=True)
+                refused.append(seed)
+    # The default model reads about half of the time (p_read = 0.5); the
+    # samples above are there to be inspected, not to estimate the rate.
+    assert reads and refused
+
+
+@pytest.mark.slow
+def test_the_read_first_prefix_only_adds_reads_when_the_seed_is_kept_over_turns(workspace):
+    """The notes model draws its decisions from the request seed and the question
+    without the prefix; the assistant sends the same seed on every turn, so a
+    conversation that read without the prefix also reads with it."""
+    from evalstats.standin.notes import READ_FIRST_PREFIX
+    from evalstats.standin.server import serve
+
+    question = "Which language is the project written in? See language.md."
+    with serve() as server:
+        plain, prefixed = set(), set()
+        for seed in range(30):
+            _, trace = _against_standin(workspace, server, question, seed=seed)
+            if "language.md" in trace.reads():
+                plain.add(seed)
+            _, trace = _against_standin(
+                workspace, server, f"{READ_FIRST_PREFIX} {question}", seed=seed
+            )
+            if "language.md" in trace.reads():
+                prefixed.add(seed)
+    assert plain <= prefixed
+    assert len(prefixed) > len(plain)
