@@ -84,6 +84,10 @@ TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (TransientProviderError, Tim
 #: The longest wait between two attempts, unless the service asks for more.
 MAX_BACKOFF_S = 30.0
 
+#: Seconds a harness task (``wants_case``) may take beyond the run's timeout
+#: to stop its process and clean up before the engine cancels it.
+_HARNESS_MARGIN_S = 15.0
+
 RunStatus = Literal["finished", "interrupted", "stopped"]
 
 
@@ -319,7 +323,9 @@ def task_from_name(name: str, settings: Mapping[str, str] | None = None) -> Task
         from .providers import provider_from_name
 
         return provider_from_name(name, settings)
-    kinds = sorted({*TASK_KINDS, *PROVIDER_KINDS})
+    if colon and kind == "cmd" and kind not in TASK_KINDS:
+        from . import harness  # noqa: F401 - registers the "cmd" kind (a subprocess per sample)
+    kinds = sorted({*TASK_KINDS, *PROVIDER_KINDS, "cmd"})
     if not colon or kind not in TASK_KINDS:
         raise InvalidArgument(
             f"unknown task {name!r}{suggest(kind, kinds) if colon else ''}; a task name "
@@ -879,7 +885,18 @@ class _Engine:
         async with asyncio.timeout(self.timeout):
             return await make()
 
-    async def _call_task(self, task: Task, prompt: Prompt, seed: int) -> Any:
+    async def _call_task(self, task: Task, prompt: Prompt, seed: int, case: Any = None) -> Any:
+        if getattr(task, "wants_case", False) is True:
+            # A harness task (cmd:) gets the case, for its workspace, and
+            # enforces the run's timeout itself: it kills its process group and
+            # returns what it captured, so a hung command gives an incomplete
+            # sample instead of a timeout retried. The engine's bound, with a
+            # margin for the kill and the clean-up, is only a safety net.
+            if self.timeout is None:
+                return await task.run(prompt, seed=seed, case=case)  # type: ignore[call-arg]
+            limit = self.timeout
+            async with asyncio.timeout(limit + _HARNESS_MARGIN_S):
+                return await task.run(prompt, seed=seed, case=case, timeout=limit)  # type: ignore[call-arg]
         if isinstance(task, CallableTask) and not task.is_async:
             fn = task.fn
             if self.timeout is None:
@@ -944,7 +961,8 @@ class _Engine:
         answer: Any = None
         trace = tokens = model = None
         verdicts: list[dict[str, Any]] = []
-        call = await self._with_retries(lambda: self._call_task(variant.task, prompt, seed))
+        case = self.cases[slot.case]
+        call = await self._with_retries(lambda: self._call_task(variant.task, prompt, seed, case))
         latency = time.perf_counter() - t0
         attempts, result = call.attempts, call.result
         if call.unmeasured is not None:

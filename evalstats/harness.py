@@ -74,7 +74,7 @@ import shlex
 import shutil
 import signal
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +88,7 @@ __all__ = [
     "TRACE_CAP",
     "CmdTask",
     "cmd_task",
+    "keeping_workspaces",
 ]
 
 #: Seconds a command may run when the run sets no timeout.
@@ -407,3 +408,30 @@ def cmd_task(command: str) -> CmdTask:
 
 
 TASK_KINDS["cmd"] = cmd_task
+
+
+def keeping_workspaces(variants: Iterable[Any]) -> list[Any]:
+    """The variants (objects or ``NAME=TASK`` strings), each ``cmd:`` task keeping its workspaces.
+
+    What ``evalstats run --keep-workspaces`` does: strings are parsed with
+    :func:`evalstats.engine.parse_variant`, and every :class:`CmdTask` among
+    the variants' tasks leaves each sample's workspace in place (its path is
+    in the sample record, under ``trace.kept_workspace``). Other tasks are
+    unchanged. The manifest does not record the option, so a run can be
+    resumed with or without it.
+
+    Examples
+    --------
+    >>> [v] = keeping_workspaces(["a=cmd:python -c pass"])
+    >>> v.name, v.task.keep_workspaces
+    ('a', True)
+    """
+    from .engine import Variant, parse_variant
+
+    out = []
+    for v in variants:
+        variant = parse_variant(v) if isinstance(v, str) else v
+        if isinstance(variant, Variant) and isinstance(variant.task, CmdTask):
+            variant.task.keep_workspaces = True
+        out.append(variant)
+    return out

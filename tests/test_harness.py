@@ -385,3 +385,78 @@ def test_bad_commands(cmd, problem):
 def test_bad_timeouts(script, timeout):
     with pytest.raises(InvalidArgument, match="timeout="):
         CmdTask(command(script, "argv"), timeout=timeout)
+
+
+# --- through the engine and the command line -----------------------------------------
+
+
+ACTION_CASE = Case(
+    id="project name",
+    prompt="What is the project called? Look in notes.txt.",
+    checks=[{"has_terms": ["Paper Kite"], "axis": "answer"}],
+    fixtures={"notes.txt": "Project name: Paper Kite\n"},
+    required_actions=[{"tool": "read_note", "path": "notes.txt"}],
+)
+
+
+def test_engine_gives_the_case_and_scores_the_trace(script, tmp_path):
+    from evalstats.engine import run as run_engine
+    from evalstats.results import read_results
+
+    out = tmp_path / "results.jsonl"
+    variants = [
+        f"reads=cmd:{command(script, 'trace')}",
+        f"hangs=cmd:{command(script, 'hang')}",
+        f"leaks=cmd:{command(script, 'leak')}",
+    ]
+    outcome = run_engine([ACTION_CASE], variants, runs=1, out=out, timeout=2, progress=False)
+    assert outcome.status == "finished"
+    samples = {s["variant"]: s for s in read_results(out).samples}
+
+    reads = samples["reads"]
+    assert reads["status"] == "completed"
+    assert reads["answer"] == "According to notes.txt: Project name: Paper Kite"
+    assert [(c["axis"], c["status"]) for c in reads["checks"]] == [
+        ("answer", "passed"),
+        ("action", "passed"),
+    ]
+    assert reads["trace"]["workspace"]["fixtures_unchanged"] is True
+    assert reads["trace"]["executed"][0]["arguments"] == {"path": "notes.txt"}
+
+    # Killed at the run's timeout: incomplete with the reason, not retried.
+    hangs = samples["hangs"]
+    assert hangs["status"] == "incomplete"
+    assert hangs["attempts"] == 1
+    assert hangs["reason"] == "the command did not finish within 2 s and was killed"
+    assert all(c["status"] == "failed" for c in hangs["checks"])
+
+    # Stdout is the answer when there is no trace; the required read never ran.
+    leaks = samples["leaks"]
+    assert leaks["status"] == "incomplete"
+    assert leaks["trace"]["workspace"]["marker_seen"] is True
+
+    manifest = read_results(out).manifest
+    assert [v["task"]["kind"] for v in manifest["variants"]] == ["cmd"] * 3
+
+
+@pytest.mark.parametrize("keep", [False, True])
+def test_cli_keep_workspaces(script, tmp_path, keep):
+    from evalstats.cli import main
+    from evalstats.results import read_results
+
+    suite = tmp_path / "suite.json"
+    suite.write_text(json.dumps({"name": "one", "cases": [CASE.to_dict()]}))
+    out = tmp_path / "results.jsonl"
+    argv = ["run", str(suite), "--variant", f"a=cmd:{command(script, 'add')}"]
+    argv += ["--runs", "2", "--out", str(out), "--quiet"]
+    assert main(argv + (["--keep-workspaces"] if keep else [])) == 0
+    samples = read_results(out).samples
+    assert [s["trace"]["workspace"]["files_added"] for s in samples] == [["new.txt"]] * 2
+    for s in samples:
+        kept = s["trace"]["kept_workspace"]
+        if keep:
+            assert (Path(kept) / "new.txt").read_text() == "hello"
+            shutil.rmtree(Path(kept).parent)
+            shutil.rmtree(Path(s["trace"]["trace_file"]).parent, ignore_errors=True)
+        else:
+            assert kept is None
