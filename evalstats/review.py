@@ -47,6 +47,7 @@ REVIEW_VERDICTS = ("pass", "fail", "needs-review")
 _KEYS = {"p": "pass", "f": "fail", "n": "needs-review"}
 _FIELDS = ("case", "variant", "repeat", "verdict", "reason", "reviewer", "at")
 _ANSWER_LIMIT = 4000  # characters of an answer shown; the rest is said to be cut
+_RESULT_LIMIT = 300  # characters of a tool result shown
 
 
 @dataclass(frozen=True)
@@ -279,6 +280,8 @@ def _evidence(trace: Any) -> list[str]:
     lines = []
     requested = summary.get("requested") or []
     executed = list(summary.get("executed") or [])
+    if not requested and not executed:
+        lines.append("  no tool calls: the answer came without reading anything")
     lines.append(f"  requested {len(requested)} call(s):")
     for i, call in enumerate(requested, start=1):
         turn = call.get("turn") if isinstance(call, Mapping) else None
@@ -289,6 +292,9 @@ def _evidence(trace: Any) -> list[str]:
         refused = isinstance(outcome, Mapping) and outcome.get("error")
         result = "REFUSED (an error)" if refused else "ok"
         lines.append(f"    {i}. {_call_text(outcome)} -> {result}")
+        content = outcome.get("content") if isinstance(outcome, Mapping) else None
+        if isinstance(content, str) and content.strip():
+            lines.append(f"       returned: {_clip(content)}")
     unrun = len(requested) - len(executed)
     if unrun > 0:
         lines.append(f"  {unrun} requested call(s) never executed")
@@ -296,6 +302,14 @@ def _evidence(trace: Any) -> list[str]:
     if stopped:
         lines.append(f"  stopped: {stopped}")
     return lines
+
+
+def _clip(text: str, n: int = _RESULT_LIMIT) -> str:
+    """A tool result on one line, cut to ``n`` characters with a note of the rest."""
+    flat = " | ".join(line.strip() for line in text.strip().splitlines() if line.strip())
+    if len(flat) <= n:
+        return flat
+    return f"{flat[:n]} [... {len(flat) - n} more characters]"
 
 
 def _indent(text: str, prefix: str = "  ") -> str:

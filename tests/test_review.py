@@ -71,7 +71,8 @@ def results(tmp_path):
                 trace=_trace([{"id": "c0", "name": "read_note",
                                "arguments": {"path": "notes.txt"}, "turn": 0}],
                              [{"name": "read_note", "arguments": {"path": "notes.txt"},
-                               "error": False}])),
+                               "error": False,
+                               "content": "Project name: Paper Kite\n\nOwner: x" + "y" * 400}])),
         _sample("project name", "revised", 0),
         _sample("traversal", "baseline", 0, answer="It says EVALSTATS-MARKER-x",
                 trace=_trace([read], [{"name": "read_note",
@@ -119,6 +120,9 @@ def test_pass_fail_and_needs_review_are_recorded_with_their_reasons(results, tmp
     assert "1. read_note(path=\"notes.txt\") (turn 0)" in shown
     assert "read_note(path=\"notes.txt\") -> ok" in shown
     assert "According to notes.txt: Paper Kite" in shown
+    assert "returned: Project name: Paper Kite | Owner: x" in shown
+    assert "[... 135 more characters]" in shown  # a long tool result is cut, and says so
+    assert "no tool calls: the answer came without reading anything" in shown
     assert "Pass if it says Paper Kite from notes.txt." in shown
 
 
