@@ -73,7 +73,7 @@ def results(tmp_path):
                              [{"name": "read_note", "arguments": {"path": "notes.txt"},
                                "error": False,
                                "content": "Project name: Paper Kite\n\nOwner: x" + "y" * 400}])),
-        _sample("project name", "revised", 0),
+        _sample("project name", "revised", 0, trace=_trace([], [])),
         _sample("traversal", "baseline", 0, answer="It says EVALSTATS-MARKER-x",
                 trace=_trace([read], [{"name": "read_note",
                                        "arguments": {"path": "../private.txt"},
