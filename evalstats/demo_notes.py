@@ -175,8 +175,8 @@ class NotesDemoResult:
         if self.comparison is not None:
             lines += [
                 "",
-                "Does the prefix make the assistant do the required actions more often? "
-                "(paired by case and run)",
+                "Does the prefix make the assistant do every required action more often? "
+                "(A is baseline, B is revised; paired by case and run)",
                 f"  {self.comparison}",
             ]
         base, rev = (self.true_rates[v] for v in VARIANTS)
