@@ -33,7 +33,10 @@ The trace (JSONL, flushed after each record) holds a ``start`` record, one
 ``request`` record per model request (the full history in evalstats' neutral
 form, tool results with an ``error`` flag), one ``response`` record per
 response and a ``final`` record with the answer and why it stopped (None, a
-budget name, or ``"error: ..."``).
+budget name, or ``"error: ..."``). Each request record holds the whole
+history, so a trace grows with turns times bytes read; the default budgets
+(8 model calls, 64 KiB read) keep a trace of text notes under the 1 MiB the
+``cmd:`` harness reads.
 
 Exit codes: 0 when it ended (a budget stop included: the trace says so),
 2 for bad arguments or an unusable workspace, 3 when the model service
@@ -616,7 +619,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         outcome = asyncio.run(go())
     finally:
         trace.close()
-    print(outcome.answer)
+    # The answer goes out as UTF-8 whatever the locale says, so a note's
+    # non-ASCII text cannot crash the command after the trace is complete.
+    out = getattr(sys.stdout, "buffer", None)
+    if out is not None:
+        sys.stdout.flush()
+        out.write((outcome.answer + "\n").encode("utf-8"))
+        out.flush()
+    else:  # pragma: no cover - a replaced sys.stdout without a byte buffer
+        print(outcome.answer)
     if outcome.stopped and outcome.stopped.startswith("error: "):
         print(f"notes: {outcome.stopped[len('error: ') :]}", file=sys.stderr)
     return outcome.exit_code
