@@ -136,6 +136,12 @@ class Task(Protocol):
     ``describe()`` returns a JSON-ready description for the manifest (kind,
     model, base URL, generation settings; never credentials); ``run`` answers
     one prompt, with ``seed`` derived from the sample (:func:`sample_seed`).
+
+    A task with the class attribute ``wants_case = True`` (the ``cmd:``
+    harness, :class:`evalstats.harness.CmdTask`) is called as ``run(prompt,
+    seed=seed, case=case, timeout=timeout)``: it gets the sample's case (for
+    its fixtures) and the run's timeout, which it enforces itself (``timeout``
+    is left out when the run has none).
     """
 
     def describe(self) -> dict[str, Any]: ...

@@ -12,11 +12,13 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from evalstats.cases import Case
 from evalstats.engine import Prompt, TaskResult, task_from_name
 from evalstats.errors import InvalidArgument, TransientProviderError
-from evalstats.harness import OUTPUT_CAP, TRACE_CAP, CmdTask
+from evalstats.harness import OUTPUT_CAP, TRACE_CAP, CmdTask, _Capture
 from evalstats.workspace import MARKER_PREFIX
 
 # A stand-in for a tool-using assistant: what it does is chosen by its first
@@ -460,3 +462,44 @@ def test_cli_keep_workspaces(script, tmp_path, keep):
             shutil.rmtree(Path(s["trace"]["trace_file"]).parent, ignore_errors=True)
         else:
             assert kept is None
+
+
+# --- properties ------------------------------------------------------------------------
+
+_prompts = st.text(
+    alphabet=st.one_of(st.characters(blacklist_categories=("Cs",)), st.sampled_from("{}'\" \n")),
+    max_size=40,
+) | st.sampled_from(["{prompt}", "{trace}", "{workspace}", "a {prompt} b", "--x={trace}"])
+
+
+@given(text=_prompts, where=st.sampled_from(["end", "middle", "inside"]))
+def test_the_prompt_is_one_argument_exactly_as_given(text, where):
+    base = {"end": "python agent.py --trace {trace}", "middle": "python agent.py {prompt} -v"}
+    cmd = base.get(where, "python agent.py --q={prompt}")
+    args = CmdTask(cmd).arguments(text, workspace="/ws {x}", trace="/t {prompt}")
+    if where == "end":
+        assert args[1:] == ["agent.py", "--trace", "/t {prompt}", text]
+    elif where == "middle":
+        assert args[1:] == ["agent.py", text, "-v"]
+    else:
+        assert args[1:] == ["agent.py", "--q=" + text]
+
+
+@given(
+    chunks=st.lists(st.binary(min_size=1, max_size=300), max_size=20),
+    cap=st.integers(0, 2000),
+)
+def test_capture_keeps_the_first_cap_bytes_and_counts_all(chunks, cap):
+    async def drain() -> _Capture:
+        reader = asyncio.StreamReader()
+        for chunk in chunks:
+            reader.feed_data(chunk)
+        reader.feed_eof()
+        capture = _Capture(cap)
+        await capture.drain(reader)
+        return capture
+
+    capture = asyncio.run(drain())
+    data = b"".join(chunks)
+    assert bytes(capture.kept) == data[:cap]
+    assert capture.total == len(data)
