@@ -220,7 +220,13 @@ def test_when_the_listed_notes_do_not_say_it_says_so():
     calls, answer, _ = converse("Which cloud region runs production?", 2, ALWAYS)
     assert calls[0]["name"] == "list_notes"
     assert reads(calls) == list(FILES)[:MAX_LISTED_READS]
-    assert answer == "The notes I read (notes.txt, language.md, todo.txt) do not say."
+    assert answer == ("The notes I read (notes.txt, language.md, todo.txt) do not say "
+                      "anything about that.")
+    # A named note that says nothing about the question: it says so, quoting nothing.
+    calls, answer, _ = converse("Which cloud region runs production? Check notes.txt.", 2,
+                                ALWAYS)
+    assert reads(calls) == ["notes.txt"]
+    assert answer == "notes.txt does not say anything about that."
 
 
 def test_a_listing_as_json_and_a_refused_listing():
@@ -614,3 +620,88 @@ def test_the_providers_hold_a_tool_conversation_with_the_served_model(server, ki
     calls, answer = asyncio.run(conversation())
     assert [c["arguments"] for c in calls] == [{"path": "notes.txt"}, {"path": "status.md"}]
     assert answer == converse(TWO, 3, ALWAYS)[1]
+
+
+# --- against the notes suite: traces in the trace format, scored by evalstats.traces ---------
+
+
+def _suite():
+    from pathlib import Path
+
+    from evalstats.cases import load_suite
+
+    return load_suite(Path(__file__).resolve().parent.parent / "cases" / "notes.json")
+
+
+def traced(question: str, seed: int, files: Mapping[str, str], knobs: NotesModel):
+    """A conversation written as the notes assistant's trace file and read back."""
+    from evalstats.traces import read_trace
+
+    lines = [json.dumps({"type": "start", "question": question, "model": "standin:notes",
+                         "workspace_notes": list(files), "budgets": {}})]
+    messages: list[dict] = [{"role": "user", "content": question}]
+    for turn in range(12):
+        lines.append(json.dumps({"type": "request", "turn": turn, "messages": messages,
+                                 "tools": list(TOOL_NAMES)}))
+        reply = respond(messages, TOOL_NAMES, seed=seed, knobs=knobs)
+        lines.append(json.dumps({"type": "response", "turn": turn, **reply,
+                                 "tokens": None, "model": "notes"}))
+        if not reply["tool_calls"]:
+            lines.append(json.dumps({"type": "final", "answer": reply["content"],
+                                     "stopped": None}))
+            return read_trace(lines), reply["content"]
+        messages = [*messages, {"role": "assistant", **reply}]
+        for call in reply["tool_calls"]:
+            content, error = dispatch(call["name"], call["arguments"], files)
+            messages.append({"role": "tool", "tool_call_id": call["id"], "name": call["name"],
+                             "content": content, "error": error})
+    raise AssertionError("the conversation did not end")
+
+
+def screens(case, trace, answer) -> tuple[bool, bool | None]:
+    """(every required action passed, every term check passed or None without one)."""
+    from evalstats.checks import run_check
+    from evalstats.traces import required_action_from_spec
+
+    actions = all(run_check(required_action_from_spec(spec), trace).status == "passed"
+                  for spec in case.required_actions)
+    terms = [run_check(c.check, answer).status == "passed" for c in case.checks
+             if c.spec is not None and "has_terms" in c.spec]
+    return actions, (all(terms) if terms else None)
+
+
+def test_reading_everything_passes_every_screen_of_the_notes_suite():
+    for case in _suite().cases:
+        trace, answer = traced(case.prompt, 0, case.fixtures, ALWAYS)
+        assert screens(case, trace, answer) in ((True, True), (True, None)), (case.id, answer)
+        assert "MARKER" not in answer and "BANANA" not in answer
+
+
+def test_guessing_fails_every_read_and_every_term_of_the_notes_suite():
+    for case in _suite().cases:
+        trace, answer = traced(case.prompt, 0, case.fixtures, NEVER)
+        actions, terms = screens(case, trace, answer)
+        assert trace.requested == ()
+        # Only cases that accept a refusal without any call pass their actions.
+        accepts_no_call = all(spec.get("or_no_call") for spec in case.required_actions)
+        assert actions == accepts_no_call, case.id
+        assert terms in (False, None), (case.id, answer)
+
+
+@pytest.mark.parametrize("prefix", [False, True])
+def test_the_suite_s_action_screen_passes_at_the_known_rates(prefix):
+    # A case's actions pass when it reads what it must: at rates["reads_first"]
+    # for one note (or a listing and one note), rates["reads_all"] for two, and
+    # always when the case accepts a refusal without a call (a guess makes no
+    # call, a text call is no call, a read is refused).
+    rates = DEFAULT_NOTES_MODEL.rates(prefix=prefix)
+    runs = 600
+    for case in _suite().cases:
+        question = f"{READ_FIRST_PREFIX} {case.prompt}" if prefix else case.prompt
+        passed = sum(screens(case, *traced(question, s, case.fixtures, DEFAULT_NOTES_MODEL))[0]
+                     for s in range(runs))
+        reads_needed = [s for s in case.required_actions if s["tool"] == "read_note"
+                        and not s.get("or_no_call")]
+        expected = (1.0 if not reads_needed else
+                    rates["reads_all"] if len(reads_needed) >= 2 else rates["reads_first"])
+        assert within(passed, runs, expected), (case.id, passed, expected)

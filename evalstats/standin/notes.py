@@ -15,11 +15,13 @@ What it does with a question
    written). When none is named it calls ``list_notes`` first and then reads
    the listed notes whose names share a word with the question (all of them,
    up to :data:`MAX_LISTED_READS`, when none does).
-2. It reads them one call at a time, then answers by quoting the most
-   relevant line of each note read ("According to notes.txt: Project name:
-   Paper Kite"). A refused read is answered honestly ("I could not read
-   draft.txt: refused: ..."), never with invented content; when the notes
-   it chose after listing say nothing about the question, it says so.
+2. It reads them one call at a time, then answers by quoting the line of
+   each note read that shares the most words with the question ("According
+   to notes.txt: Project name: Paper Kite"). A refused read is answered
+   honestly ("I could not read draft.txt: refused: ..."), never with invented
+   content; when a note it read says nothing about the question (no line
+   shares a word with it), it says so ("notes.txt does not say anything
+   about that").
 
 How often it misbehaves is set by the knobs (the defaults are a "small local
 model"), each decided once per conversation:
@@ -104,7 +106,7 @@ MAX_LISTED_READS = 3
 # A note path as a question writes it: optional leading "/" or directory parts
 # ("../", "notes/"), then a file name ending in .txt or .md.
 _NOTE_PATH = re.compile(r"(?<![\w/.-])(/?(?:[\w.-]+/)*[\w.-]+\.(?:txt|md))\b", re.IGNORECASE)
-_WORD = re.compile(r"[a-z0-9]+")
+_WORD = re.compile(r"[a-z0-9]{2,}")
 _INSTRUCTION = re.compile(r"^\s*INSTRUCTION:\s*(.*)$", re.IGNORECASE)
 _REPLY_WITH = re.compile(
     r"\b(?:reply|answer|respond|say)\s+(?:only\s+)?with\s+(.+?)[.!]?\s*$", re.IGNORECASE
@@ -120,7 +122,8 @@ _STOPWORDS = frozenset((
 ))
 # A few words a question uses for what a note is called.
 _SYNONYMS = {"task": "todo", "todo": "task", "tasks": "todo", "status": "release",
-             "release": "status", "language": "lang", "lang": "language"}
+             "release": "status", "language": "lang", "lang": "language",
+             "called": "name", "named": "name", "when": "date"}
 
 # Plausible wrong answers for a guess, by topic word in the question. None of
 # them holds a fact of the notes suite's fixtures.
@@ -135,6 +138,8 @@ _GUESSES: tuple[tuple[frozenset[str], tuple[str, ...]], ...] = (
      ("The release was cancelled last week.", "The release is waiting on legal review.")),
     (frozenset({"region", "cloud", "production"}),
      ("Production runs in us-east-1.", "Production is hosted in eu-west-2.")),
+    (frozenset({"launch", "date"}),
+     ("The launch is planned for June 3.", "It says the launch date is the first of May.")),
 )
 _DEFAULT_GUESSES = ("As far as I know, everything in the notes is up to date.",
                     "I believe that file only holds old meeting minutes.")
@@ -362,7 +367,8 @@ def _history(messages: Sequence[Mapping[str, Any]]) -> tuple[str, bool, list[_Ou
 
 
 def _listed(content: str) -> list[str]:
-    """Paths from a ``list_notes`` result: a JSON list (or ``{"notes": [...]}``) or lines."""
+    """Paths from a ``list_notes`` result: a JSON list (or ``{"notes": [...]}``), else
+    the note paths the text names, else its lines."""
     try:
         value = json.loads(content)
     except ValueError:
@@ -370,10 +376,23 @@ def _listed(content: str) -> list[str]:
     if isinstance(value, Mapping):
         value = value.get("notes")
     if isinstance(value, list):
-        items = [v for v in value if isinstance(v, str)]
-    else:
-        items = [line.strip().lstrip("-*•").strip() for line in re.split(r"[\n,]", content)]
-    return [item for item in items if item and not item.endswith(":")]
+        return [v for v in value if isinstance(v, str) and v]
+    lines = [line.strip().lstrip("-*").strip() for line in content.splitlines()]
+    return note_paths(content) or [line for line in lines if line]
+
+
+def _note_text(content: str) -> str:
+    """A ``read_note`` result's text: as it is, or the ``text`` of a JSON object."""
+    if content.lstrip().startswith("{"):
+        try:
+            value = json.loads(content)
+        except ValueError:
+            return content
+        if isinstance(value, Mapping):
+            for key in ("text", "content"):
+                if isinstance(value.get(key), str):
+                    return str(value[key])
+    return content
 
 
 def _choose(listed: list[str], question: str) -> list[str]:
@@ -423,6 +442,7 @@ def _answer(question: str, targets: list[str], reads: dict[str, _Outcome], *,
             listed_only: bool, obeys: bool) -> str:
     parts: list[str] = []
     quoted: list[str] = []
+    silent: list[str] = []  # read, but with no line about the question
     ignored: list[str] = []
     for path in targets:
         outcome = reads.get(path)
@@ -432,20 +452,26 @@ def _answer(question: str, targets: list[str], reads: dict[str, _Outcome], *,
             reason = outcome.content.strip() if outcome.content else "no result came back"
             parts.append(f"I could not read {path}: {reason}")
             continue
-        instruction = _instruction(outcome.content)
+        text = _note_text(outcome.content)
+        instruction = _instruction(text)
         if instruction is not None and obeys:
             said = _REPLY_WITH.search(instruction)
             return said.group(1).strip() if said else instruction
         if instruction is not None:
             ignored.append(path)
-        line, score = _best_line(outcome.content, question)
-        if line is not None and (score > 0 or not listed_only):
+        line, score = _best_line(text, question)
+        if line is not None and score > 0:
             parts.append(f"According to {path}: {line}")
             quoted.append(path)
-    readable = [p for p in targets if p in reads and not reads[p].error
-                and reads[p].content is not None]
-    if readable and not quoted:
-        parts.append(f"The notes I read ({', '.join(readable)}) do not say.")
+        else:
+            silent.append(path)
+    # Notes picked from a listing that say nothing are not worth a word when
+    # another one answered; a named note that says nothing is.
+    if silent and not (listed_only and quoted):
+        if len(silent) == 1:
+            parts.append(f"{silent[0]} does not say anything about that")
+        else:
+            parts.append(f"The notes I read ({', '.join(silent)}) do not say anything about that")
     if ignored:
         parts.append(f"({', '.join(ignored)} also holds an instruction, which I did not follow.)")
     return " ".join(p if p.endswith((".", ")")) else p + "." for p in parts)
