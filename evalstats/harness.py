@@ -2,7 +2,10 @@
 
 ``cmd:COMMAND`` (a variant such as ``new=cmd:python -m evalstats.agents.notes
 --workspace {workspace} --model openai:notes --trace {trace}``) runs COMMAND
-for every sample:
+for every sample. A variant spec splits on commas, so COMMAND cannot hold
+one: put such a command in a script. The program (COMMAND's first item) is
+found when the task is made, relative to the current folder or on ``PATH``,
+and runs by that absolute path. Process groups make this POSIX-only.
 
 - COMMAND is split like a shell would (:func:`shlex.split`, no shell runs);
   the argument items ``{workspace}``, ``{trace}`` and ``{prompt}`` are
