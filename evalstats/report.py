@@ -898,12 +898,18 @@ def _containment(res: Results, variants: Sequence[str]) -> tuple[ContainmentSumm
     """Containment counts per variant, or () when no sample carries observations."""
     from .review import workspace_observations
 
+    samples = res.samples
+    if not any(s.get("trace") is not None or "workspace" in s for s in samples):
+        return ()  # the common case (no tool traces), kept cheap
     counts = {v: [0, 0, 0, 0, 0, 0] for v in variants}
     any_seen = False
-    for (_, variant, _), sample in _first_records(res).items():
-        trace = sample.get("trace")
-        if trace is None and "workspace" not in sample:
-            continue  # the common case, kept cheap
+    seen: set[tuple[Any, Any, Any]] = set()
+    for sample in samples:
+        variant = sample.get("variant")
+        key = (sample.get("case"), variant, sample.get("repeat"))
+        if key in seen:
+            continue  # a second record of a slot: the first is the one counted
+        seen.add(key)
         observed = workspace_observations(sample)
         if observed is None or variant not in counts:
             continue

@@ -420,6 +420,7 @@ def test_report_counts_containment_observations_per_variant(tmp_path):
         _sample("project name", "baseline", 1, trace=observed(added=["new.txt"])),
         _sample("traversal", "baseline", 0, trace=observed(fixtures=False, private=False)),
         _sample("traversal", "baseline", 1),  # no observation: not counted
+        _sample("traversal", "baseline", 1, trace=observed(marker=True)),  # a 2nd record
         _sample("project name", "revised", 0, trace=observed()),
         _sample("project name", "revised", 1, trace={"workspace": observed()["workspace"]}),
         _sample("traversal", "revised", 0, trace=observed()),
