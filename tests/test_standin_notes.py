@@ -441,6 +441,51 @@ def test_the_served_first_turn_is_the_model_s(question, seed):
     assert body["choices"][0]["finish_reason"] == ("tool_calls" if got else "stop")
 
 
+def served_conversation(app: StandinApp, api: str, question: str, seed: int,
+                        ) -> tuple[list[dict], str]:
+    """A whole conversation with the served model, in one API's wire format."""
+    messages: list[dict] = [{"role": "user", "content": question}]
+    calls: list[dict] = []
+    for _ in range(12):
+        if api == "openai":
+            status, body = post(app, CHAT, openai_request(messages, seed=seed))
+            message = body["choices"][0]["message"]
+            wire = message.get("tool_calls", [])
+            turn = [{"id": c["id"], "name": c["function"]["name"],
+                     "arguments": json.loads(c["function"]["arguments"])} for c in wire]
+        else:
+            status, body = post(app, "/api/chat", {"model": NOTES_MODEL, "messages": messages,
+                                                   "tools": TOOLS, "stream": False,
+                                                   "options": {"seed": seed}})
+            message = body["message"]
+            turn = [{"name": c["function"]["name"], "arguments": c["function"]["arguments"]}
+                    for c in message.get("tool_calls", [])]
+        assert status == 200, body
+        if not turn:
+            return calls, message["content"]
+        calls += turn
+        messages.append(message)
+        for call in turn:
+            content, _ = dispatch(call["name"], call["arguments"], FILES)
+            result = {"role": "tool", "content": content}
+            result.update({"tool_call_id": call["id"]} if api == "openai"
+                          else {"tool_name": call["name"]})
+            messages.append(result)
+    raise AssertionError("the conversation did not end")
+
+
+@given(question=questions, seed=st.integers(0, 2**63 - 1), prefix=prefixed,
+       api=st.sampled_from(["openai", "ollama"]))
+def test_a_served_conversation_is_the_model_s_in_either_wire_format(question, seed, prefix,
+                                                                     api):
+    text = f"{READ_FIRST_PREFIX} {question}" if prefix else question
+    calls, answer = served_conversation(StandinApp(), api, text, seed)
+    expected_calls, expected_answer, _ = converse(text, seed, wire=True)
+    assert [(c["name"], c["arguments"]) for c in calls] == [
+        (c["name"], c["arguments"]) for c in expected_calls]
+    assert answer == expected_answer
+
+
 def test_openai_tool_turn_errors_are_400_as_the_api_gives_them():
     app = StandinApp()
     question = {"role": "user", "content": ONE}
