@@ -30,7 +30,8 @@ and runs by that absolute path. Process groups make this POSIX-only.
   when the command ends is killed too.
 - The workspace is observed (:func:`evalstats.workspace.observe`, with the
   trace's raw text and tool results, the answer and both captured streams as
-  the texts) and then removed, unless ``keep_workspaces`` is set (the
+  the texts; only the kept part of each, so a marker printed past the
+  128 KiB cap is not seen) and then removed, unless ``keep_workspaces`` is set (the
   ``--keep-workspaces`` option of ``evalstats run``).
 
 The answer is the trace's final answer when the command wrote a readable
