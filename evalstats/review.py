@@ -417,6 +417,8 @@ def _open_reviews(shown: str) -> tuple[int, list[Review]]:
         if good < len(data):  # drop a review cut off by an interruption
             os.ftruncate(fd, good)
         os.lseek(fd, 0, os.SEEK_END)
+        if good and data[good - 1 : good] != b"\n":
+            os.write(fd, b"\n")  # a complete last review without its newline (hand-edited)
     except BaseException:
         os.close(fd)
         raise

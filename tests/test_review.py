@@ -197,6 +197,17 @@ def test_a_review_cut_off_by_an_interruption_is_dropped_and_the_file_continues(
     assert all(json.loads(line) for line in out.read_text().splitlines())
 
 
+def test_a_last_review_without_its_newline_is_kept_and_the_next_one_starts_a_line(
+    results, tmp_path
+):
+    out = tmp_path / "reviews.jsonl"
+    first = Review("project name", "baseline", 0, "pass", "one", None, "")
+    out.write_text(json.dumps(first.to_dict()))  # no newline at the end
+    _run(results, str(out), "f\ntwo\nq\n")
+    assert [r.reason for r in read_reviews(out)] == ["one", "two"]
+    assert out.read_text().count("\n") == 2
+
+
 def test_the_reviews_file_is_created_exclusively_and_never_overwritten(results, tmp_path):
     out = tmp_path / "reviews.jsonl"
     out.write_text("these are my notes, not reviews\n")
