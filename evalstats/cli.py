@@ -245,12 +245,16 @@ def _add_review(p: argparse.ArgumentParser) -> None:
     p.add_argument("--reviewer", metavar="NAME", help="recorded with each review")
     p.add_argument("--case", action="append", metavar="ID",
                    help="review only this case (repeat for more)")
+    p.add_argument("--blind", action="store_true",
+                   help="hide variant names and shuffle the samples (by --seed)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the --blind order (0)")
 
 
 def _run_review(args: argparse.Namespace) -> int:
     from .review import review
 
-    review(args.file, args.out, reviewer=args.reviewer, cases=args.case)
+    review(args.file, args.out, reviewer=args.reviewer, cases=args.case, blind=args.blind,
+           seed=args.seed)
     return 0
 
 

@@ -19,7 +19,8 @@ The file is created exclusively (an existing file is never overwritten) and
 continued when it exists: samples reviewed already are skipped, so a review
 can stop at any sample (``q``, or end of input) and go on later. Each review
 is written and flushed to disk before the next sample is shown. Unmeasured
-samples are not shown: they have no answer and are in no rate.
+samples are not shown: they have no answer and are in no rate. A blind review
+(``blind=True``, ``--blind``) hides the variant names and shuffles the order.
 
 :func:`read_reviews` reads such a file back; ``evalstats report --reviews``
 turns it into reviewed task-success rates (see :func:`evalstats.report.report`).
@@ -332,11 +333,14 @@ def _prompt_text(prompt: Any) -> str:
     return "" if prompt is None else str(prompt)
 
 
-def _show(sample: Mapping[str, Any], instruction: str, index: int, total: int) -> str:
+def _show(
+    sample: Mapping[str, Any], instruction: str, index: int, total: int, *, blind: bool = False
+) -> str:
+    variant = "hidden" if blind else repr(sample.get("variant"))
     lines = [
         "",
         "=" * 72,
-        f"[{index}/{total}] case {sample.get('case')!r}, variant {sample.get('variant')!r}, "
+        f"[{index}/{total}] case {sample.get('case')!r}, variant {variant}, "
         f"repeat {sample.get('repeat')}",
         "prompt:",
         _indent(_prompt_text(sample.get("prompt"))),
@@ -486,6 +490,8 @@ def review(
     output: IO[str] | None = None,
     reviewer: str | None = None,
     cases: Sequence[str] | None = None,
+    blind: bool = False,
+    seed: int = 0,
 ) -> ReviewSession:
     """Walk a run's samples and record a person's verdict on each.
 
@@ -512,6 +518,13 @@ def review(
         Recorded with each review.
     cases : sequence of str, optional
         Review only these cases.
+    blind : bool, optional
+        Hide the variant's name and show the samples in an order shuffled by
+        ``seed`` (the same order on every resume), so that knowing which
+        variant wrote an answer cannot sway the verdict. A variant's prompt
+        transform (a prefix, say) still shows in the prompt.
+    seed : int, optional
+        The seed of the blind order.
 
     Returns
     -------
@@ -557,6 +570,14 @@ def review(
                 raise InvalidArgument(f"cases: {c!r} is not a case of the run"
                                       f"{suggest(str(c), sorted(map(str, known)))}")
         samples = [s for s in samples if s.get("case") in set(cases)]
+    if not isinstance(blind, bool):
+        raise InvalidArgument(f"blind={blind!r} must be True or False")
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise InvalidArgument(f"seed={seed!r} must be a whole number")
+    if blind:
+        import random
+
+        random.Random(seed).shuffle(samples)
     instructions = _instructions(res.manifest)
     shown = os.fspath(out_path)
     fd, earlier = _open_reviews(shown)
@@ -581,7 +602,9 @@ def review(
         )
         for index, sample in enumerate(todo, start=1):
             case = str(sample.get("case"))
-            output.write(_show(sample, instructions.get(case, ""), index, total) + "\n")
+            output.write(
+                _show(sample, instructions.get(case, ""), index, total, blind=blind) + "\n"
+            )
             verdict: str | None = None
             while verdict is None:
                 got = _ask("verdict [p/f/n/s/q]: ", input, output)

@@ -151,6 +151,27 @@ def test_samples_come_in_case_then_repeat_then_variant_order_without_unmeasured(
     ]
 
 
+def test_a_blind_review_hides_variants_and_keeps_its_shuffled_order_across_resumes(
+    results, tmp_path
+):
+    out = str(tmp_path / "blind.jsonl")
+    _, shown = _run(results, out, "p\none\np\ntwo\nq\n", blind=True, seed=3)
+    assert "variant hidden" in shown
+    assert "'baseline'" not in shown and "'revised'" not in shown
+    _run(results, out, "p\nr\n" * 10, blind=True, seed=3)
+    blind_order = [r.key for r in read_reviews(out)]
+    plain = str(tmp_path / "plain.jsonl")
+    _run(results, plain, "p\nr\n" * 10)
+    in_order = [r.key for r in read_reviews(plain)]
+    assert sorted(blind_order) == sorted(in_order) and blind_order != in_order
+    # The same seed gives the same order in one go as over two sessions.
+    again = str(tmp_path / "again.jsonl")
+    _run(results, again, "p\nr\n" * 10, blind=True, seed=3)
+    assert [r.key for r in read_reviews(again)] == blind_order
+    with pytest.raises(InvalidArgument, match="seed"):
+        _run(results, str(tmp_path / "x.jsonl"), "", blind=True, seed=1.5)
+
+
 def test_bad_input_is_asked_again_and_a_reason_is_required(results, tmp_path):
     out = str(tmp_path / "reviews.jsonl")
     session, shown = _run(results, out, "x\nyes\n\nPASS\n\n   \nfine\nq\n")
