@@ -175,10 +175,10 @@ def _read_capped(path: Path, cap: int) -> tuple[bytes | None, int]:
 
 def _parse_trace(text: str) -> tuple[dict[str, Any] | None, str | None]:
     """A trace file's text -> (its summary, None) or (None, why it cannot be read)."""
-    from .traces import TraceError, read_trace, trace_summary
+    from .traces import TraceError, read_trace, split_records, trace_summary
 
     try:
-        trace = read_trace(text.splitlines())
+        trace = read_trace(split_records(text))
     except TraceError as exc:
         return None, str(exc)
     return trace_summary(trace), None

@@ -191,11 +191,7 @@ def _load_lines(path_or_lines: Any) -> tuple[list[str], str]:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise TraceError(f"trace {shown} is not UTF-8 text (byte {exc.start})") from None
-        # Records end at "\n" only: str.splitlines would also split inside a
-        # record at U+2028 and other line breaks that JSON may carry unescaped.
-        parts = text.split("\n")
-        found = [p + "\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
-        return found, f"trace {shown}"
+        return split_records(text), f"trace {shown}"
     if isinstance(path_or_lines, bytes):
         raise InvalidArgument("path_or_lines must be a path or lines of text, not bytes")
     try:
@@ -332,6 +328,18 @@ def _executed(
                 )
             out.append(ToolOutcome(call, content, error))
     return tuple(out)
+
+
+def split_records(text: str) -> list[str]:
+    """A trace file's text as lines, each complete one ending in ``"\\n"``.
+
+    Records end at ``"\\n"`` only: :meth:`str.splitlines` would also split
+    inside a record at U+2028 and the other line breaks that JSON may carry
+    unescaped. A last line without its newline is kept as it is, so that
+    :func:`read_trace` can tell it was cut off.
+    """
+    parts = text.split("\n")
+    return [p + "\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
 
 
 def read_trace(path_or_lines: str | os.PathLike[str] | Iterable[str]) -> Trace:

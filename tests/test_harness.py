@@ -512,3 +512,24 @@ def test_capture_keeps_the_first_cap_bytes_and_counts_all(chunks, cap):
     data = b"".join(chunks)
     assert bytes(capture.kept) == data[:cap]
     assert capture.total == len(data)
+
+
+def test_a_line_separator_inside_a_record_keeps_the_trace_readable() -> None:
+    # The notes assistant writes U+2028 unescaped (json.dumps(ensure_ascii=False));
+    # records end at "\n" only, so a note holding one must not look malformed.
+    import json
+
+    from evalstats.harness import _parse_trace
+
+    records = [
+        {"type": "start", "question": "q", "model": "m", "workspace_notes": [], "budgets": {}},
+        {"type": "request", "turn": 0, "messages": [{"role": "user", "content": "q"}],
+         "tools": []},
+        {"type": "response", "turn": 0, "content": "line\u2028break", "tool_calls": [],
+         "tokens": None, "model": None},
+        {"type": "final", "answer": "line\u2028break", "stopped": None},
+    ]
+    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+    summary, error = _parse_trace(text)
+    assert error is None and summary is not None
+    assert summary["answer"] == "line\u2028break"
