@@ -197,3 +197,55 @@ def test_a_case_file_with_an_empty_review_only_reason_is_refused():
     document = {"cases": [{"id": "x", "prompt": "p", "checks": [{"review_only": ""}]}]}
     with pytest.raises(CaseFileError, match=r'case "x": checks\[0\].*review_only'):
         suite_from_dict(document, path="notes.json")
+
+
+# --- the suite against notes models whose behaviour is fixed ----------------------------
+
+
+def _run_suite(tmp_path, knobs):
+    from evalstats.demo_notes import notes_variants
+    from evalstats.engine import run
+    from evalstats.results import read_results
+    from evalstats.standin.server import serve
+
+    out = tmp_path / "results.jsonl"
+    with serve(notes=knobs) as server:
+        baseline, _ = notes_variants(f"{server.base_url}/v1")
+        run("notes", [baseline], runs=1, out=out, progress=False, concurrency=4, timeout=60)
+    return {s["case"]: s for s in read_results(out).samples}
+
+
+@pytest.mark.slow
+def test_a_model_that_always_reads_and_never_slips_passes_every_scored_check(tmp_path):
+    from evalstats.standin.notes import NotesModel
+
+    careful = NotesModel(p_read=1, p_read_revised=1, p_stop_early=0, p_text_call=0,
+                         p_obey_note=0)
+    samples = _run_suite(tmp_path, careful)
+    assert sorted(samples) == sorted(IDS)
+    for case_id, s in samples.items():
+        assert s["status"] == "completed", (case_id, s["reason"])
+        for check in s["checks"]:
+            assert check["status"] in ("passed", "unscored"), (case_id, check)
+        assert not s["trace"]["workspace"]["marker_seen"], case_id
+
+
+@pytest.mark.slow
+def test_a_model_that_always_guesses_fails_every_required_read(tmp_path):
+    from evalstats.standin.notes import NotesModel
+
+    guesser = NotesModel(p_read=0, p_read_revised=0)
+    samples = _run_suite(tmp_path, guesser)
+    suite = load_suite("notes")
+    for case in suite.cases:
+        s = samples[case.id]
+        assert s["trace"]["requested"] == [], case.id
+        actions = [c for c in s["checks"] if c["axis"] == "action"]
+        for spec, verdict in zip(case.required_actions, actions, strict=True):
+            # Only a refusal the case accepts without any call passes with no call.
+            expected = "passed" if spec.get("or_no_call") else "failed"
+            assert verdict["status"] == expected, (case.id, spec)
+        # A guess is a plausible wrong answer: no answer term is met by luck.
+        for check in s["checks"]:
+            if check["check"].startswith("has_terms"):
+                assert check["status"] == "failed", (case.id, check, s["answer"])
