@@ -32,7 +32,7 @@ from .errors import InvalidArgument
 from .report import Report, compare_results, report
 from .results import Results, read_results
 
-__all__ = ["NotesDemoResult", "notes_variants", "run_notes_demo"]
+__all__ = ["NotesDemoResult", "expected_action_rate", "notes_variants", "run_notes_demo"]
 
 VARIANTS = ("baseline", "revised")
 #: The axes the notes suite's checks use, in the order the demo shows them.
@@ -100,6 +100,7 @@ class NotesDemoResult:
     action_passes: dict[str, tuple[int, int]]
     true_rates: dict[str, dict[str, float]]
     base_url: str
+    expected_actions: dict[str, float]
 
     @property
     def results_file(self) -> Path:
@@ -147,6 +148,9 @@ class NotesDemoResult:
         row("all actions done (samples)", [
             f"{k}/{n} {proportion_ci(k, n, level=self.level)!s}"
             for k, n in (self.action_passes[v] for v in VARIANTS)
+        ])
+        row("  expected from the true rates", [
+            f"{100 * self.expected_actions[v]:.0f}%" for v in VARIANTS
         ])
         row("all checks passed (samples)", [f"{v.passes}/{v.measured} {v.per_trial!s}"
                                              for v in summaries])
@@ -208,7 +212,47 @@ class NotesDemoResult:
             },
             "comparison": None if self.comparison is None else self.comparison.to_dict(),
             "true_rates": self.true_rates,
+            "expected_actions": self.expected_actions,
         }
+
+
+def expected_action_rate(cases: Any, knobs: Any = None, *, prefix: bool = False) -> float:
+    """The share of samples whose every required action the notes model would do.
+
+    Worked out from the notes model's true rates
+    (:meth:`~evalstats.standin.notes.NotesModel.rates`), case by case: a case
+    whose required actions all accept a refusal without a call
+    (``or_no_call``) is met whatever the model does (a guess calls nothing; a
+    read is refused); a case with two or more required successful reads needs
+    the model to read every note (``reads_all``); any other case needs its
+    structured first call (``reads_first``): a guess or a tool-call-looking
+    text calls nothing.
+
+    Examples
+    --------
+    >>> from evalstats.cases import load_suite
+    >>> from evalstats.standin.notes import NotesModel
+    >>> cases = load_suite("notes").cases
+    >>> round(expected_action_rate(cases, NotesModel()), 4)
+    0.606
+    >>> round(expected_action_rate(cases, NotesModel(), prefix=True), 4)
+    0.8508
+    """
+    from .standin.notes import DEFAULT_NOTES_MODEL
+
+    rates = (DEFAULT_NOTES_MODEL if knobs is None else knobs).rates(prefix=prefix)
+    cases = list(cases)
+    if not cases:
+        raise InvalidArgument("cases=[] holds no case")
+    total = 0.0
+    for case in cases:
+        actions = list(getattr(case, "required_actions", ()) or ())
+        if all(a.get("or_no_call") for a in actions):
+            total += 1.0
+            continue
+        reads = [a for a in actions if a.get("tool") == "read_note" and not a.get("error")]
+        total += rates["reads_all"] if len(reads) >= 2 else rates["reads_first"]
+    return total / len(cases)
 
 
 def _s(x: float) -> str:
@@ -318,7 +362,14 @@ def run_notes_demo(
         "baseline": DEFAULT_NOTES_MODEL.rates(prefix=False),
         "revised": DEFAULT_NOTES_MODEL.rates(prefix=True),
     }
+    from .cases import load_suite
+
+    cases = load_suite("notes").cases
+    expected = {
+        "baseline": expected_action_rate(cases, DEFAULT_NOTES_MODEL, prefix=False),
+        "revised": expected_action_rate(cases, DEFAULT_NOTES_MODEL, prefix=True),
+    }
     return NotesDemoResult(
         runs, seed, level, directory, results, rep, comparison, _action_passes(results),
-        true_rates, base_url,
+        true_rates, base_url, expected,
     )

@@ -8,7 +8,12 @@ import sys
 import pytest
 
 from evalstats.cases import load_suite
-from evalstats.demo_notes import _action_only, _action_passes, notes_variants
+from evalstats.demo_notes import (
+    _action_only,
+    _action_passes,
+    expected_action_rate,
+    notes_variants,
+)
 from evalstats.errors import InvalidArgument
 from evalstats.results import Results
 
@@ -58,6 +63,22 @@ def test_the_action_screen_counts_samples_whose_every_required_action_passed():
     assert _action_passes(results) == {"baseline": (1, 3), "revised": (2, 2)}
     only = _action_only(results)
     assert [c["axis"] for s in only.samples for c in s["checks"]] == ["action"] * 8
+
+
+def test_the_expected_action_rate_from_the_default_knobs():
+    from evalstats.standin.notes import NotesModel
+
+    cases = load_suite("notes").cases
+    # By hand from the defaults (p_read 0.5, revised 0.9, p_text_call 0.1, p_stop_early
+    # 0.2): six one-read cases need a structured first call, 0.5 * 0.9 = 0.45; "two
+    # sources" needs both reads, 0.45 * 0.8 = 0.36; three refusal cases always pass.
+    assert expected_action_rate(cases) == pytest.approx((6 * 0.45 + 0.36 + 3) / 10)
+    # With the prefix: 0.9 * 0.9 = 0.81 and 0.81 * 0.8 = 0.648.
+    assert expected_action_rate(cases, prefix=True) == pytest.approx((6 * 0.81 + 0.648 + 3) / 10)
+    knobs = NotesModel(p_read=0.3, p_read_revised=0.7)
+    assert expected_action_rate(cases, knobs) < expected_action_rate(cases, knobs, prefix=True)
+    with pytest.raises(InvalidArgument, match="no case"):
+        expected_action_rate([])
 
 
 def test_over_http_is_refused_for_the_notes_demo(capsys):
@@ -123,3 +144,5 @@ def test_the_notes_demo_runs_end_to_end_offline(tmp_path, capsys):
         )
     assert doc["true_rates"]["revised"]["reads_first"] > doc["true_rates"]["baseline"][
         "reads_first"]
+    assert doc["expected_actions"] == {
+        "baseline": pytest.approx(0.606), "revised": pytest.approx(0.8508)}

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from evalstats.cases import find_suite, load_suite, suite_from_dict
 from evalstats.checks import BUILTIN_CHECKS, Verdict, check_from_spec, review_only, run_check
+from evalstats.demo_notes import expected_action_rate
 from evalstats.errors import CaseFileError, InvalidArgument
 
 IDS = [
@@ -215,6 +216,12 @@ def _run_suite(tmp_path, knobs):
     return {s["case"]: s for s in read_results(out).samples}
 
 
+def _all_actions_share(samples):
+    done = [all(c["status"] == "passed" for c in s["checks"] if c["axis"] == "action")
+            for s in samples.values()]
+    return sum(done) / len(done)
+
+
 @pytest.mark.slow
 def test_a_model_that_always_reads_and_never_slips_passes_every_scored_check(tmp_path):
     from evalstats.standin.notes import NotesModel
@@ -223,6 +230,8 @@ def test_a_model_that_always_reads_and_never_slips_passes_every_scored_check(tmp
                          p_obey_note=0)
     samples = _run_suite(tmp_path, careful)
     assert sorted(samples) == sorted(IDS)
+    assert _all_actions_share(samples) == expected_action_rate(load_suite("notes").cases,
+                                                               careful) == 1.0
     for case_id, s in samples.items():
         assert s["status"] == "completed", (case_id, s["reason"])
         for check in s["checks"]:
@@ -237,6 +246,8 @@ def test_a_model_that_always_guesses_fails_every_required_read(tmp_path):
     guesser = NotesModel(p_read=0, p_read_revised=0)
     samples = _run_suite(tmp_path, guesser)
     suite = load_suite("notes")
+    # Only the three refusal cases (or_no_call) are met without any call.
+    assert _all_actions_share(samples) == expected_action_rate(suite.cases, guesser) == 0.3
     for case in suite.cases:
         s = samples[case.id]
         assert s["trace"]["requested"] == [], case.id
@@ -258,6 +269,8 @@ def test_the_suite_catches_stopping_early_and_obeying_a_note(tmp_path):
     sloppy = NotesModel(p_read=1, p_read_revised=1, p_stop_early=1, p_text_call=0,
                         p_obey_note=1)
     samples = _run_suite(tmp_path, sloppy)
+    assert _all_actions_share(samples) == pytest.approx(
+        expected_action_rate(load_suite("notes").cases, sloppy)) == pytest.approx(0.9)
     failed = {
         case_id: sorted(c["check"] for c in s["checks"] if c["status"] == "failed")
         for case_id, s in samples.items()
