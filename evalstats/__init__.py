@@ -20,6 +20,7 @@ from .checks import (
     has_terms,
     is_json_with,
     matches,
+    review_only,
     run_check,
     word_count,
 )
@@ -42,7 +43,13 @@ from .intervals import (
     paired_diff_ci,
     proportion_ci,
 )
-from .judge import Calibration, calibrate, corrected_pass_rate, judged_by
+from .judge import (
+    Calibration,
+    CalibrationFileError,
+    calibrate,
+    corrected_pass_rate,
+    judged_by,
+)
 from .power import (
     CaseModel,
     Plan,
@@ -67,13 +74,17 @@ from .report import (
     report,
 )
 from .results import Results, ResultsWriter, read_results, sample_passed
+from .review import read_reviews, review
 from .runner import RunResult, run_cases
 from .simulate import PowerResult, simulate_power
 from .standin.judge import make_judge
 from .standin.shop import make_assistant
+from .traces import Trace, TraceError, read_trace, required_action
+from .workspace import Workspace, make_workspace, observe
 
 __all__ = [
     "Calibration",
+    "CalibrationFileError",
     "Case",
     "CaseCheck",
     "CaseFileError",
@@ -102,9 +113,12 @@ __all__ = [
     "Suite",
     "Task",
     "TaskResult",
+    "Trace",
+    "TraceError",
     "TransientProviderError",
     "Variant",
     "Verdict",
+    "Workspace",
     "__version__",
     "avoids",
     "calibrate",
@@ -130,7 +144,9 @@ __all__ = [
     "load_suite",
     "make_assistant",
     "make_judge",
+    "make_workspace",
     "matches",
+    "observe",
     "paired_diff_ci",
     "paired_power",
     "parse_variant",
@@ -140,7 +156,12 @@ __all__ = [
     "power_table",
     "proportion_ci",
     "read_results",
+    "read_reviews",
+    "read_trace",
     "report",
+    "required_action",
+    "review",
+    "review_only",
     "run",
     "run_cases",
     "run_check",
