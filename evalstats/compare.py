@@ -375,21 +375,30 @@ def _independent_detectable_normal(
     return _bisect_first_crossing(power_at, target, 1.0)
 
 
-def _mcnemar_wins_from(pairs: int, level: float) -> np.ndarray:
-    """For each number m of discordant pairs, the least B-only count that wins.
+def mcnemar_thresholds(discordant: Any, level: float) -> np.ndarray:
+    """The least ``only_b`` for which the exact McNemar test says ``b_better``.
 
-    With m discordant pairs the exact McNemar test says ``b_better`` exactly
-    when only_b >= c_m (its p-value falls as only_b moves above m/2); c_m is
-    m + 1 when no split of m pairs is significant.
+    For each number ``d`` of discordant pairs (vectorised), the smallest count
+    of B-only passes whose two-sided exact p-value (:func:`_mcnemar_pvalue`)
+    is below ``1 - level`` with ``only_b > only_a``; ``d + 1`` where no split
+    of ``d`` pairs is significant. The p-value falls as ``only_b`` moves above
+    ``d / 2``, so B is better exactly when ``only_b`` reaches this threshold.
+    The power module sums over it; :func:`detectable_difference` does too.
     """
-    m = np.arange(pairs + 1)[:, None]
-    j = np.arange(pairs + 1)[None, :]
-    valid = j <= m
-    only_b = np.where(valid, j, 0)
-    only_a = np.where(valid, m - j, 0)
-    p = _mcnemar_pvalue(only_a, only_b)
-    wins = valid & (only_b > only_a) & (p < 1.0 - level)
-    return (m[:, 0] + 1) - wins.sum(axis=1)
+    from scipy.stats import binom
+
+    alpha = 1.0 - level
+    d = np.asarray(discordant, dtype=np.int64)
+    # A candidate from the binomial quantile, then the exact p-values of its
+    # neighbours settle the boundary.
+    k = np.asarray(binom.isf(alpha / 2, d, 0.5), dtype=float)
+    k = np.where(np.isnan(k), d, k).astype(np.int64)
+    best = np.full(d.shape, -1, dtype=np.int64)
+    for cand in (k + 2, k + 1, k, k - 1):
+        c = np.clip(cand, 0, None)
+        ok = (c <= d) & (2 * c > d) & (_mcnemar_pvalue(np.maximum(d - c, 0), c) < alpha)
+        best = np.where(ok, c, best)
+    return np.where(best < 0, d + 1, best)
 
 
 def _binom_sf(k: np.ndarray, n: np.ndarray, p: float) -> np.ndarray:
@@ -408,8 +417,8 @@ def _binom_sf(k: np.ndarray, n: np.ndarray, p: float) -> np.ndarray:
 
 
 def _mcnemar_detectable_exact(pairs: int, disc: float, level: float, target: float) -> float:
-    first_win = _mcnemar_wins_from(pairs, level)
     m = np.arange(pairs + 1)
+    first_win = mcnemar_thresholds(m, level)
 
     def power_at(d: float) -> float:
         pi = min(max(disc, d), 1.0)

@@ -89,21 +89,9 @@ def _support(n: int, p: float, tail: float = _TAIL) -> tuple[np.ndarray, np.ndar
     if p in (0.0, 1.0):
         at = 0 if p == 0.0 else n
         return np.array([at]), np.array([1.0])
-    if min(p, 1.0 - p) > 1e-300:
-        from scipy.stats import binom
+    from .compare import _binom_pmf
 
-        pmf = binom.pmf(k, n, p)
-    else:
-        # scipy's binom.pmf overflows for subnormal p: use log-gamma instead.
-        from scipy.special import gammaln
-
-        pmf = np.exp(
-            gammaln(n + 1)
-            - gammaln(k + 1)
-            - gammaln(n - k + 1)
-            + k * math.log(p)
-            + (n - k) * math.log1p(-p)
-        )
+    pmf = _binom_pmf(k, n, p)
     # Tail masses by summing from each end, which keeps small tails accurate.
     lower = np.concatenate(([0.0], np.cumsum(pmf)[:-1]))  # mass strictly below k
     upper = np.concatenate((np.cumsum(pmf[::-1])[::-1][1:], [0.0]))  # strictly above k
@@ -487,32 +475,6 @@ def _discordance(p_a: float, p_b: float, discordance: Any, correlation: Any) -> 
     return min(max(psi, lo), hi)
 
 
-def _mcnemar_thresholds(d: np.ndarray, level: float) -> np.ndarray:
-    """Smallest ``only_b`` that the exact McNemar test calls ``b_better``, per d.
-
-    The test is the exact conditional binomial test: given ``d`` discordant
-    pairs, ``only_b ~ Binomial(d, 1/2)`` under the null, two-sided p-value
-    ``min(1, 2 * P(X >= only_b))`` for ``only_b > d/2``, and B is better when
-    that p-value is below ``1 - level``. Returns ``d + 1`` where no count is
-    significant.
-    """
-    from scipy.stats import binom
-
-    alpha = 1.0 - level
-    d = np.asarray(d, dtype=np.int64)
-    # candidate: smallest k with sf(k-1) <= alpha/2, then fix up the boundary by
-    # checking the exact p-values of the neighbours.
-    k = np.asarray(binom.isf(alpha / 2, d, 0.5), dtype=float)
-    k = np.where(np.isnan(k), d, k).astype(np.int64)
-    best = np.full(d.shape, -1, dtype=np.int64)
-    for cand in (k + 2, k + 1, k, k - 1):
-        c = np.clip(cand, 0, None)
-        p = np.minimum(1.0, 2.0 * binom.sf(c - 1, d, 0.5))
-        ok = (c <= d) & (2 * c > d) & (p < alpha)
-        best = np.where(ok, c, best)
-    return np.where(best < 0, d + 1, best)
-
-
 def _paired_outcomes(
     p_a: float, p_b: float, pairs: int, psi: float, *, level: float
 ) -> tuple[float, float]:
@@ -522,8 +484,10 @@ def _paired_outcomes(
         return 0.0, 0.0
     pi_b = ((psi + (p_b - p_a)) / 2.0) / psi  # P(only_b | discordant)
     pi_b = min(max(pi_b, 0.0), 1.0)
+    from .compare import mcnemar_thresholds
+
     d, w = _support(pairs, psi)
-    t = _mcnemar_thresholds(d, level)
+    t = mcnemar_thresholds(d, level)
     b_better = float(w @ binom.sf(t - 1, d, pi_b))
     a_better = float(w @ binom.sf(t - 1, d, 1.0 - pi_b))
     return min(max(b_better, 0.0), 1.0), min(max(a_better, 0.0), 1.0)

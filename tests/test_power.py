@@ -18,7 +18,6 @@ from evalstats.errors import InvalidArgument
 from evalstats.power import (
     METHODS,
     _approximate_independent,
-    _mcnemar_thresholds,
     _outcome_probabilities,
     paired_power,
     power,
@@ -259,12 +258,24 @@ def test_paired_power_equals_brute_force_enumeration(p_a, p_b, n, psi):
     assert got == pytest.approx(_paired_brute_force(p_a, p_b, n, psi), abs=1e-10)
 
 
-def test_mcnemar_thresholds_follow_the_exact_test_of_compare():
-    from evalstats.compare import _mcnemar_wins_from
+def test_mcnemar_thresholds_follow_scipy_binomtest():
+    # Reference: scipy.stats.binomtest(only_b, d, 0.5).pvalue, the exact
+    # McNemar test, scanned over every split of d discordant pairs.
+    from scipy.stats import binomtest
+
+    from evalstats.compare import mcnemar_thresholds
 
     for level in (0.9, 0.95, 0.99):
-        d = np.arange(0, 301)
-        np.testing.assert_array_equal(_mcnemar_thresholds(d, level), _mcnemar_wins_from(300, level))
+        d = np.arange(0, 121)
+        expected = [
+            next(
+                (b for b in range(m + 1)
+                 if 2 * b > m and binomtest(b, m, 0.5).pvalue < 1 - level),
+                m + 1,
+            )
+            for m in d
+        ]
+        np.testing.assert_array_equal(mcnemar_thresholds(d, level), expected)
 
 
 def test_paired_power_agrees_with_a_monte_carlo_of_compare():
