@@ -137,8 +137,14 @@ def _serialize(record: Mapping[str, Any], what: str) -> bytes:
     return line
 
 
-def _lock(fd: int, shown: str) -> None:
-    """Take an exclusive advisory lock, so two runs never write one file at once."""
+_BUSY = "is being written by another evalstats run; wait for it to end (or stop it) before resuming"
+
+
+def _lock(fd: int, shown: str, *, busy: str = _BUSY) -> None:
+    """Take an exclusive advisory lock, so two writers never share one file.
+
+    ``busy`` ends the error when another process holds the lock.
+    """
     try:
         import fcntl
     except ImportError:  # pragma: no cover - not on Windows
@@ -146,10 +152,7 @@ def _lock(fd: int, shown: str) -> None:
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
-        raise ResultsFileError(
-            f"{shown} is being written by another evalstats run; wait for it to end "
-            "(or stop it) before resuming"
-        ) from None
+        raise ResultsFileError(f"{shown} {busy}") from None
     except OSError:  # a file system without locks: go on without one
         pass
 

@@ -39,6 +39,7 @@ from typing import IO, Any
 
 from ._validate import suggest
 from .errors import InvalidArgument, ResultsFileError
+from .results import _lock
 
 __all__ = ["REVIEW_VERDICTS", "Review", "ReviewSession", "read_reviews", "review"]
 
@@ -401,7 +402,7 @@ def _open_reviews(shown: str) -> tuple[int, list[Review]]:
         raise ResultsFileError(f"cannot create {shown}: {exc.strerror or exc}") from None
     else:
         try:
-            _lock(fd, shown)
+            _lock(fd, shown, busy="is open in another review; finish that one first")
         except BaseException:
             os.close(fd)
             raise
@@ -414,7 +415,7 @@ def _open_reviews(shown: str) -> tuple[int, list[Review]]:
     except OSError as exc:
         raise ResultsFileError(f"cannot open {shown}: {exc.strerror or exc}") from None
     try:
-        _lock(fd, shown)
+        _lock(fd, shown, busy="is open in another review; finish that one first")
         with os.fdopen(os.dup(fd), "rb") as f:
             data = f.read()
         reviews, good = _parse(data, shown)
@@ -428,20 +429,6 @@ def _open_reviews(shown: str) -> tuple[int, list[Review]]:
         raise
     return fd, reviews
 
-
-def _lock(fd: int, shown: str) -> None:
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not on Windows
-        return
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        raise ResultsFileError(
-            f"{shown} is open in another review; finish that one first"
-        ) from None
-    except OSError:  # pragma: no cover - a file system without locks
-        pass
 
 
 def _instructions(manifest: Mapping[str, Any]) -> dict[str, str]:
