@@ -72,14 +72,23 @@ CHAT = "/v1/chat/completions"
 @contextmanager
 def standin_server(latency_ms: float) -> Iterator[str]:
     """``evalstats standin serve`` in its own process; yields the base URL."""
-    command = [sys.executable, "-m", "evalstats.cli", "standin", "serve", "--port", "0",
-               "--latency-ms", f"{latency_ms:g}", "--seed", "0"]
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                            text=True)
+    command = [
+        sys.executable,
+        "-m",
+        "evalstats.cli",
+        "standin",
+        "serve",
+        "--port",
+        "0",
+        "--latency-ms",
+        f"{latency_ms:g}",
+        "--seed",
+        "0",
+    ]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         line: list[str] = []
-        reader = threading.Thread(target=lambda: line.append(proc.stdout.readline()),
-                                  daemon=True)
+        reader = threading.Thread(target=lambda: line.append(proc.stdout.readline()), daemon=True)
         reader.start()
         reader.join(60)
         if not line or not line[0].startswith("http://127.0.0.1:"):
@@ -106,8 +115,11 @@ class Clock:
 
 
 def body(i: int) -> dict:
-    return {"model": "shop-v1", "seed": i,
-            "messages": [{"role": "user", "content": PROMPTS[i % len(PROMPTS)]}]}
+    return {
+        "model": "shop-v1",
+        "seed": i,
+        "messages": [{"role": "user", "content": PROMPTS[i % len(PROMPTS)]}],
+    }
 
 
 def server_ms(response: httpx.Response) -> float:
@@ -121,8 +133,7 @@ def httpx_async(url: str, n: int, concurrency: int) -> tuple[tuple[float, float]
     """Seconds for ``n`` requests, ``concurrency`` at a time; the server's ms for each."""
 
     async def main() -> tuple[tuple[float, float], list[float]]:
-        limits = httpx.Limits(max_connections=concurrency,
-                              max_keepalive_connections=concurrency)
+        limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
         async with httpx.AsyncClient(base_url=url, limits=limits, timeout=60) as client:
             gate = asyncio.Semaphore(concurrency)
 
@@ -140,8 +151,9 @@ def httpx_async(url: str, n: int, concurrency: int) -> tuple[tuple[float, float]
     return asyncio.run(main())
 
 
-def httpx_async_per_worker(url: str, n: int, concurrency: int
-                           ) -> tuple[tuple[float, float], list[float]]:
+def httpx_async_per_worker(
+    url: str, n: int, concurrency: int
+) -> tuple[tuple[float, float], list[float]]:
     """``concurrency`` workers, each with its own one-connection AsyncClient."""
 
     async def main() -> tuple[tuple[float, float], list[float]]:
@@ -192,8 +204,14 @@ def engine(url: str, n: int, concurrency: int) -> tuple[tuple[float, float], lis
         provider = make_provider("openai", "shop-v1", {"base_url": url + "/v1"})
         out = Path(tmp) / "results.jsonl"
         clock = Clock()
-        outcome = run("shop", [Variant("a", provider)], runs=runs, out=out,
-                      concurrency=concurrency, progress=False)
+        outcome = run(
+            "shop",
+            [Variant("a", provider)],
+            runs=runs,
+            out=out,
+            concurrency=concurrency,
+            progress=False,
+        )
         elapsed = clock.read()
         written = outcome.samples_written
         if outcome.status != "finished" or written != runs * len(PROMPTS):
@@ -220,33 +238,46 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sequential", type=int, default=200, help="sequential leg (200)")
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--latency-ms", type=float, default=20.0)
-    parser.add_argument("--overhead-requests", type=int, default=300,
-                        help="sequential requests at 0 ms for the overhead figure (300)")
+    parser.add_argument(
+        "--overhead-requests",
+        type=int,
+        default=300,
+        help="sequential requests at 0 ms for the overhead figure (300)",
+    )
     args = parser.parse_args(argv)
 
     clients: list[tuple[str, Client]] = []
     if have_engine():
         clients.append(("engine + openai provider", engine))
-    clients += [("httpx async", httpx_async),
-                ("httpx async, client/worker", httpx_async_per_worker),
-                ("httpx threads", httpx_threads)]
+    clients += [
+        ("httpx async", httpx_async),
+        ("httpx async, client/worker", httpx_async_per_worker),
+        ("httpx threads", httpx_threads),
+    ]
 
     ceiling = args.concurrency / (args.latency_ms / 1000) if args.latency_ms else float("inf")
-    print(f"stand-in server in its own process, latency {args.latency_ms:g} ms; "
-          f"{os.cpu_count()} CPUs (shared)")
-    print(f"sequential: {args.sequential} requests; concurrent: {args.samples} requests, "
-          f"{args.concurrency} at a time (ceiling {ceiling:,.0f}/s)")
+    print(
+        f"stand-in server in its own process, latency {args.latency_ms:g} ms; "
+        f"{os.cpu_count()} CPUs (shared)"
+    )
+    print(
+        f"sequential: {args.sequential} requests; concurrent: {args.samples} requests, "
+        f"{args.concurrency} at a time (ceiling {ceiling:,.0f}/s)"
+    )
     print("client CPU: this process's CPU time per request in the concurrent leg; when it")
     print("nears 1000 / (concurrent/s) ms, the client, not the server, sets the pace")
-    print(f"{'client':26} {'sequential/s':>13} {'concurrent/s':>13} {'ratio':>7} "
-          f"{'client CPU':>11}")
+    print(
+        f"{'client':26} {'sequential/s':>13} {'concurrent/s':>13} {'ratio':>7} {'client CPU':>11}"
+    )
     with standin_server(args.latency_ms) as url:
         for name, client in clients:
             (seq_s, _), seq_done = client(url, args.sequential, 1)
             (con_s, con_cpu), con_done = client(url, args.samples, args.concurrency)
             seq_rate, con_rate = len(seq_done) / seq_s, len(con_done) / con_s
-            print(f"{name:26} {seq_rate:13,.1f} {con_rate:13,.1f} {con_rate / seq_rate:6.1f}x "
-                  f"{con_cpu / len(con_done) * 1000:8.2f} ms")
+            print(
+                f"{name:26} {seq_rate:13,.1f} {con_rate:13,.1f} {con_rate / seq_rate:6.1f}x "
+                f"{con_cpu / len(con_done) * 1000:8.2f} ms"
+            )
 
     n = args.overhead_requests
     print(f"\nclient-side overhead per request: {n} sequential requests at 0 ms latency;")
@@ -259,15 +290,19 @@ def main(argv: list[str] | None = None) -> int:
             known = [s for s in server if s == s]
             if known:
                 srv = statistics.fmean(known)
-                print(f"  {name:27} {per:6.2f} ms per request, server {srv:5.2f} ms, "
-                      f"client side {per - srv:5.2f} ms")
+                print(
+                    f"  {name:27} {per:6.2f} ms per request, server {srv:5.2f} ms, "
+                    f"client side {per - srv:5.2f} ms"
+                )
             else:
                 # The engine does not expose headers: use the server time that the
                 # plain async client saw on the same server.
                 _, seen = httpx_async(url, n, 1)
                 srv = statistics.fmean(seen)
-                print(f"  {name:27} {per:6.2f} ms per sample,  server {srv:5.2f} ms, "
-                      f"client side {per - srv:5.2f} ms (request, checks and record)")
+                print(
+                    f"  {name:27} {per:6.2f} ms per sample,  server {srv:5.2f} ms, "
+                    f"client side {per - srv:5.2f} ms (request, checks and record)"
+                )
     return 0
 
 

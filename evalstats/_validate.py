@@ -119,9 +119,7 @@ def as_counts(name: str, value: Any, *, minimum: int = 0) -> np.ndarray:
     return counts
 
 
-def check_not_larger(
-    small_name: str, small: np.ndarray, big_name: str, big: np.ndarray
-) -> None:
+def check_not_larger(small_name: str, small: np.ndarray, big_name: str, big: np.ndarray) -> None:
     """Raise when any ``small`` exceeds the matching ``big`` (after broadcasting)."""
     try:
         s, b = np.broadcast_arrays(small, big)

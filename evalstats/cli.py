@@ -54,12 +54,20 @@ def _json_default(value: Any) -> Any:
 
 
 def _add_demo(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--suite", choices=["shop", "notes"], default="shop",
-                   help="shop: the shop stand-in, version 1 against version 2; notes: the "
-                   "tool-using notes assistant as a subprocess per sample, without and with a "
-                   "read-first prefix (shop)")
-    p.add_argument("--runs", type=int, default=None,
-                   help="runs per case and variant (10 for shop, 3 for notes)")
+    p.add_argument(
+        "--suite",
+        choices=["shop", "notes"],
+        default="shop",
+        help="shop: the shop stand-in, version 1 against version 2; notes: the "
+        "tool-using notes assistant as a subprocess per sample, without and with a "
+        "read-first prefix (shop)",
+    )
+    p.add_argument(
+        "--runs",
+        type=int,
+        default=None,
+        help="runs per case and variant (10 for shop, 3 for notes)",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the stand-in (0)")
     p.add_argument(
         "--out",
@@ -105,8 +113,9 @@ def _run_notes_demo(args: argparse.Namespace) -> int:
     from .demo_notes import run_notes_demo
 
     if args.over_http:
-        raise UsageError("evalstats demo: --over-http is for --suite shop; the notes demo "
-                         "always runs over HTTP")
+        raise UsageError(
+            "evalstats demo: --over-http is for --suite shop; the notes demo always runs over HTTP"
+        )
     result = run_notes_demo(
         runs=3 if args.runs is None else args.runs,
         seed=args.seed,
@@ -123,10 +132,15 @@ def _run_notes_demo(args: argparse.Namespace) -> int:
 def _add_power(p: argparse.ArgumentParser) -> None:
     p.add_argument("--pa", type=float, required=True, help="true pass rate of A")
     p.add_argument("--pb", type=float, required=True, help="true pass rate of B")
-    p.add_argument("--trials", type=int, nargs="+", required=True,
-                   help="trials per variant (one or more)")
-    p.add_argument("--method", nargs="+", default=["newcombe"],
-                   help="overlap, newcombe, ztest, mcnemar (newcombe)")
+    p.add_argument(
+        "--trials", type=int, nargs="+", required=True, help="trials per variant (one or more)"
+    )
+    p.add_argument(
+        "--method",
+        nargs="+",
+        default=["newcombe"],
+        help="overlap, newcombe, ztest, mcnemar (newcombe)",
+    )
     p.add_argument("--level", type=float, default=0.95, help="confidence level (0.95)")
     p.add_argument("--plot", metavar="FILE.png", help="draw the power curves into FILE.png")
     p.add_argument("--json", action="store_true", help="print one JSON document")
@@ -150,14 +164,23 @@ def _add_plan(p: argparse.ArgumentParser) -> None:
     p.add_argument("--pa", type=float, help="mean pass rate of A (from --from if omitted)")
     p.add_argument("--pb", type=float, help="mean pass rate of B to detect")
     how = p.add_mutually_exclusive_group(required=True)
-    how.add_argument("--icc", type=float,
-                     help="intra-case correlation: share of variance between cases")
-    how.add_argument("--from", dest="from_file", metavar="RESULTS.jsonl",
-                     help="fit icc and spread (and rates) from a pilot run's results")
+    how.add_argument(
+        "--icc", type=float, help="intra-case correlation: share of variance between cases"
+    )
+    how.add_argument(
+        "--from",
+        dest="from_file",
+        metavar="RESULTS.jsonl",
+        help="fit icc and spread (and rates) from a pilot run's results",
+    )
     p.add_argument("--cases", type=int, help="the cases you have")
     p.add_argument("--repeats", type=int, help="the runs per case and variant you can afford")
-    p.add_argument("--spread", type=float, default=0.0,
-                   help="case-by-variant spread on the logit scale (0; with --from, fitted)")
+    p.add_argument(
+        "--spread",
+        type=float,
+        default=0.0,
+        help="case-by-variant spread on the logit scale (0; with --from, fitted)",
+    )
     p.add_argument("--power", type=float, default=0.8, help="target power (0.8)")
     p.add_argument("--level", type=float, default=0.95, help="confidence level (0.95)")
     p.add_argument("--json", action="store_true", help="print one JSON document")
@@ -171,13 +194,23 @@ def _run_plan(args: argparse.Namespace) -> int:
         model = case_model_from_results(args.from_file, p_a=args.pa, p_b=args.pb)
     elif args.pa is None or args.pb is None:
         raise UsageError("evalstats plan: give --pa and --pb (or --from a pilot run)")
-    result = plan(args.pa, args.pb, icc=args.icc, cases=args.cases, repeats=args.repeats,
-                  power=args.power, level=args.level, spread=args.spread, model=model)
+    result = plan(
+        args.pa,
+        args.pb,
+        icc=args.icc,
+        cases=args.cases,
+        repeats=args.repeats,
+        power=args.power,
+        level=args.level,
+        spread=args.spread,
+        model=model,
+    )
     if args.json:
         _print_json(result.to_dict())
     else:
         print(result)
     return 0
+
 
 def _add_calibrate(p: argparse.ArgumentParser) -> None:
     p.add_argument(
@@ -210,10 +243,14 @@ def _run_calibrate(args: argparse.Namespace) -> int:
 def _add_report(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help="a results file (JSONL) written by run")
     p.add_argument("--level", type=float, default=0.95, help="confidence level (0.95)")
-    p.add_argument("--plot", metavar="DIR",
-                   help="also write forest.png and paired-differences.png into DIR")
-    p.add_argument("--reviews", metavar="REVIEWS.jsonl",
-                   help="add reviewed task-success rates from a reviews file (evalstats review)")
+    p.add_argument(
+        "--plot", metavar="DIR", help="also write forest.png and paired-differences.png into DIR"
+    )
+    p.add_argument(
+        "--reviews",
+        metavar="REVIEWS.jsonl",
+        help="add reviewed task-success rates from a reviews file (evalstats review)",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON document")
 
 
@@ -239,22 +276,36 @@ def _run_report(args: argparse.Namespace) -> int:
 
 def _add_review(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help="a results file (JSONL) written by run")
-    p.add_argument("--out", required=True, metavar="REVIEWS.jsonl",
-                   help="the reviews file: created if new, continued if it exists (reviewed "
-                   "samples are skipped)")
+    p.add_argument(
+        "--out",
+        required=True,
+        metavar="REVIEWS.jsonl",
+        help="the reviews file: created if new, continued if it exists (reviewed "
+        "samples are skipped)",
+    )
     p.add_argument("--reviewer", metavar="NAME", help="recorded with each review")
-    p.add_argument("--case", action="append", metavar="ID",
-                   help="review only this case (repeat for more)")
-    p.add_argument("--blind", action="store_true",
-                   help="hide variant names and shuffle the samples (by --seed)")
+    p.add_argument(
+        "--case", action="append", metavar="ID", help="review only this case (repeat for more)"
+    )
+    p.add_argument(
+        "--blind",
+        action="store_true",
+        help="hide variant names and shuffle the samples (by --seed)",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the --blind order (0)")
 
 
 def _run_review(args: argparse.Namespace) -> int:
     from .review import review
 
-    review(args.file, args.out, reviewer=args.reviewer, cases=args.case, blind=args.blind,
-           seed=args.seed)
+    review(
+        args.file,
+        args.out,
+        reviewer=args.reviewer,
+        cases=args.case,
+        blind=args.blind,
+        seed=args.seed,
+    )
     return 0
 
 
@@ -262,8 +313,11 @@ def _add_compare(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help="a results file (JSONL) written by run")
     p.add_argument("--a", required=True, metavar="NAME", help="the variant to compare against")
     p.add_argument("--b", required=True, metavar="NAME", help="the variant compared")
-    p.add_argument("--method", help="mcnemar or clustered when paired (mcnemar); "
-                   "newcombe, overlap or ztest as independent samples")
+    p.add_argument(
+        "--method",
+        help="mcnemar or clustered when paired (mcnemar); "
+        "newcombe, overlap or ztest as independent samples",
+    )
     p.add_argument("--level", type=float, default=0.95, help="confidence level (0.95)")
     p.add_argument("--json", action="store_true", help="print one JSON document")
 
@@ -282,8 +336,9 @@ def _run_compare(args: argparse.Namespace) -> int:
 def _add_compare_runs(p: argparse.ArgumentParser) -> None:
     p.add_argument("old", metavar="OLD", help="the earlier results file")
     p.add_argument("new", metavar="NEW", help="the later results file")
-    p.add_argument("--variant", metavar="NAME",
-                   help="compare this variant only (default: every variant)")
+    p.add_argument(
+        "--variant", metavar="NAME", help="compare this variant only (default: every variant)"
+    )
     p.add_argument("--level", type=float, default=0.95, help="confidence level (0.95)")
     p.add_argument("--json", action="store_true", help="print one JSON document")
 
@@ -302,16 +357,29 @@ def _run_compare_runs(args: argparse.Namespace) -> int:
 def _add_gate(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help="a results file (JSONL) written by run")
     p.add_argument("--variant", required=True, metavar="NAME", help="the variant to gate")
-    p.add_argument("--min-pass", required=True, type=float, metavar="RATE",
-                   help="the least acceptable pass rate, such as 0.9")
-    p.add_argument("--on", default="estimate", metavar="estimate|lower-bound",
-                   help="hold the estimate or the lower bound of its interval to --min-pass "
-                   "(estimate)")
-    p.add_argument("--every-case-passes", action="store_true",
-                   help="also require every case's own pass rate to reach --min-pass")
-    p.add_argument("--no-regression-vs", metavar="NAME",
-                   help="also fail when the paired comparison finds the variant clearly "
-                   "worse than NAME")
+    p.add_argument(
+        "--min-pass",
+        required=True,
+        type=float,
+        metavar="RATE",
+        help="the least acceptable pass rate, such as 0.9",
+    )
+    p.add_argument(
+        "--on",
+        default="estimate",
+        metavar="estimate|lower-bound",
+        help="hold the estimate or the lower bound of its interval to --min-pass (estimate)",
+    )
+    p.add_argument(
+        "--every-case-passes",
+        action="store_true",
+        help="also require every case's own pass rate to reach --min-pass",
+    )
+    p.add_argument(
+        "--no-regression-vs",
+        metavar="NAME",
+        help="also fail when the paired comparison finds the variant clearly worse than NAME",
+    )
     p.add_argument("--level", type=float, default=0.95, help="confidence level (0.95)")
     p.add_argument("--json", action="store_true", help="print one JSON document")
 
@@ -319,9 +387,15 @@ def _add_gate(p: argparse.ArgumentParser) -> None:
 def _run_gate(args: argparse.Namespace) -> int:
     from .report import gate
 
-    result = gate(args.file, variant=args.variant, min_pass=args.min_pass, on=args.on,
-                  every_case_passes=args.every_case_passes,
-                  no_regression_vs=args.no_regression_vs, level=args.level)
+    result = gate(
+        args.file,
+        variant=args.variant,
+        min_pass=args.min_pass,
+        on=args.on,
+        every_case_passes=args.every_case_passes,
+        no_regression_vs=args.no_regression_vs,
+        level=args.level,
+    )
     if args.json:
         _print_json(result.to_dict())
     else:
@@ -330,8 +404,12 @@ def _run_gate(args: argparse.Namespace) -> int:
 
 
 def _add_changed(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--since", required=True, metavar="REF",
-                   help="a git commit, branch or tag to compare the working tree with")
+    p.add_argument(
+        "--since",
+        required=True,
+        metavar="REF",
+        help="a git commit, branch or tag to compare the working tree with",
+    )
     p.add_argument("paths", nargs="+", metavar="PATHSPEC", help="paths to watch")
 
 
@@ -346,28 +424,49 @@ def _run_changed(args: argparse.Namespace) -> int:
 
 
 def _add_run(p: argparse.ArgumentParser) -> None:
-    p.add_argument("suite", metavar="SUITE",
-                   help="a suite file (.json, .yaml) or a shipped suite's name, such as shop")
-    p.add_argument("--variant", action="append", required=True, metavar="NAME=TASK[,KEY=VALUE]",
-                   help="a variant: a name, a task (standin:shop-v1, standin:shop-v2) and "
-                   "optionally prefix=, suffix=, system=, template= (TEXT or @FILE); repeat "
-                   "for each variant")
+    p.add_argument(
+        "suite",
+        metavar="SUITE",
+        help="a suite file (.json, .yaml) or a shipped suite's name, such as shop",
+    )
+    p.add_argument(
+        "--variant",
+        action="append",
+        required=True,
+        metavar="NAME=TASK[,KEY=VALUE]",
+        help="a variant: a name, a task (standin:shop-v1, standin:shop-v2) and "
+        "optionally prefix=, suffix=, system=, template= (TEXT or @FILE); repeat "
+        "for each variant",
+    )
     p.add_argument("--runs", type=int, required=True, help="repeats of each case per variant")
     p.add_argument("--out", metavar="FILE", help="the results file to create (JSONL)")
-    p.add_argument("--resume", nargs="?", const=True, default=None, metavar="FILE",
-                   help="continue an interrupted run: in FILE, or in --out when no FILE is "
-                   "given; runs only the samples it lacks")
+    p.add_argument(
+        "--resume",
+        nargs="?",
+        const=True,
+        default=None,
+        metavar="FILE",
+        help="continue an interrupted run: in FILE, or in --out when no FILE is "
+        "given; runs only the samples it lacks",
+    )
     p.add_argument("--concurrency", type=int, default=1, help="samples in flight at once (1)")
-    p.add_argument("--timeout", type=float, default=60.0,
-                   help="seconds per attempt of a sample (60); a cmd: task's command is killed "
-                   "at this time and its sample is incomplete")
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=60.0,
+        help="seconds per attempt of a sample (60); a cmd: task's command is killed "
+        "at this time and its sample is incomplete",
+    )
     p.add_argument("--retries", type=int, default=3, help="retries of transient errors (3)")
     p.add_argument("--seed", type=int, default=0, help="seed of the run (0)")
     p.add_argument("--include-holdout", action="store_true", help="also run the holdout cases")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument("--keep-workspaces", action="store_true",
-                   help="leave each cmd: sample's workspace in place (its folder is in the "
-                   "sample record, under trace.kept_workspace)")
+    p.add_argument(
+        "--keep-workspaces",
+        action="store_true",
+        help="leave each cmd: sample's workspace in place (its folder is in the "
+        "sample record, under trace.kept_workspace)",
+    )
 
 
 def _run_run(args: argparse.Namespace) -> int:
@@ -412,22 +511,45 @@ def _run_run(args: argparse.Namespace) -> int:
 
 
 def _add_standin(p: argparse.ArgumentParser) -> None:
-    p.add_argument("action", choices=["serve"],
-                   help="serve: the shop stand-ins over HTTP (OpenAI at /v1, Ollama at /api)")
-    p.add_argument("--host", default="127.0.0.1",
-                   help="a loopback address to listen on (127.0.0.1); no other host is allowed")
+    p.add_argument(
+        "action",
+        choices=["serve"],
+        help="serve: the shop stand-ins over HTTP (OpenAI at /v1, Ollama at /api)",
+    )
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="a loopback address to listen on (127.0.0.1); no other host is allowed",
+    )
     p.add_argument("--port", type=int, default=0, help="port; 0 picks a free one (0)")
-    p.add_argument("--latency-ms", default="0", metavar="MS|LOW:HIGH",
-                   help="delay before each answer: fixed, or uniform between LOW and HIGH (0)")
-    p.add_argument("--error-rate", type=float, default=0.0,
-                   help="share of chat requests that fail, half 429 and half 500 (0)")
-    p.add_argument("--retry-after", type=int, default=1,
-                   help="whole seconds a 429 asks the client to wait (1)")
-    p.add_argument("--hang-rate", type=float, default=0.0,
-                   help="share of chat requests that stall for --hang-s more seconds (0)")
+    p.add_argument(
+        "--latency-ms",
+        default="0",
+        metavar="MS|LOW:HIGH",
+        help="delay before each answer: fixed, or uniform between LOW and HIGH (0)",
+    )
+    p.add_argument(
+        "--error-rate",
+        type=float,
+        default=0.0,
+        help="share of chat requests that fail, half 429 and half 500 (0)",
+    )
+    p.add_argument(
+        "--retry-after", type=int, default=1, help="whole seconds a 429 asks the client to wait (1)"
+    )
+    p.add_argument(
+        "--hang-rate",
+        type=float,
+        default=0.0,
+        help="share of chat requests that stall for --hang-s more seconds (0)",
+    )
     p.add_argument("--hang-s", type=float, default=5.0, help="length of a stall in seconds (5)")
-    p.add_argument("--seed", type=int, default=0,
-                   help="seed of the faults and of answers to requests without a seed (0)")
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of the faults and of answers to requests without a seed (0)",
+    )
 
 
 def _run_standin(args: argparse.Namespace) -> int:
@@ -540,8 +662,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         return VERBS[args.verb][2](args)
     except EvalStatsError as exc:
-        print(f"evalstats: error: {exc}" if not isinstance(exc, UsageError) else str(exc),
-              file=sys.stderr)
+        print(
+            f"evalstats: error: {exc}" if not isinstance(exc, UsageError) else str(exc),
+            file=sys.stderr,
+        )
         return 2
     except KeyboardInterrupt:
         print("evalstats: interrupted", file=sys.stderr)

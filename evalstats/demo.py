@@ -99,11 +99,13 @@ class DemoResult:
             )
         parts = []
         if says:
-            parts.append(f"{_names(says)} {'says' if len(says) == 1 else 'say'} version 2 is "
-                         "better")
+            parts.append(
+                f"{_names(says)} {'says' if len(says) == 1 else 'say'} version 2 is better"
+            )
         if against:
-            parts.append(f"{_names(against)} {'says' if len(against) == 1 else 'say'} "
-                         "version 1 is better")
+            parts.append(
+                f"{_names(against)} {'says' if len(against) == 1 else 'say'} version 1 is better"
+            )
         if unsure:
             parts.append(f"{_names(unsure)} can't tell yet")
         text = lead + "; ".join(parts) + "."
@@ -252,8 +254,9 @@ def run_demo(
     a, b = (rep.variant(v) for v in VARIANTS)
     paired = compare_results(results, *VARIANTS, method="mcnemar", level=level)
     comparisons = {
-        method: compare_counts(a.passes, a.measured, b.passes, b.measured, method=method,
-                               level=level)
+        method: compare_counts(
+            a.passes, a.measured, b.passes, b.measured, method=method, level=level
+        )
         for method in ("overlap", "newcombe")
     }
     if paired.these_cases is not None:
@@ -265,8 +268,7 @@ def run_demo(
         from .plots import report_plots
 
         figures = report_plots(results, directory, level=level)
-    return DemoResult(runs, seed, level, directory, results, rep, comparisons, figures,
-                      base_url)
+    return DemoResult(runs, seed, level, directory, results, rep, comparisons, figures, base_url)
 
 
 def _run_engine(

@@ -115,8 +115,8 @@ class NotesDemoResult:
             "fresh workspace, against the offline notes model over HTTP "
             f"({self.base_url}).",
             f"{len(rep.case_ids)} cases x {self.runs} runs x {len(rep.variants)} variants = "
-            f"{total} samples, seed {self.seed}; revised puts \"Read the relevant notes before "
-            "you answer.\" before each question.",
+            f'{total} samples, seed {self.seed}; revised puts "Read the relevant notes before '
+            'you answer." before each question.',
             "",
         ]
         lines.append(f"{'':<38}" + "".join(f"{v:>24}" for v in VARIANTS))
@@ -125,9 +125,10 @@ class NotesDemoResult:
             lines.append(f"{label:<38}" + "".join(f"{c:>24}" for c in cells))
 
         summaries = [rep.variant(v) for v in VARIANTS]
-        row("samples completed", [
-            f"{v.completed}/{v.completed + v.incomplete + v.unmeasured}" for v in summaries
-        ])
+        row(
+            "samples completed",
+            [f"{v.completed}/{v.completed + v.incomplete + v.unmeasured}" for v in summaries],
+        )
         row("  incomplete (as failures)", [str(v.incomplete) for v in summaries])
         row("  unmeasured (left out)", [str(v.unmeasured) for v in summaries])
         for axis, label in AXES:
@@ -140,36 +141,47 @@ class NotesDemoResult:
                 rate = "n/a" if not c.scored else f"{100 * c.passed / c.scored:.0f}%"
                 cells.append(f"{c.passed}/{c.scored} ({rate})")
             row(f"{label} (checks)", cells)
-        row("  answers left to review (unscored)", [
-            str(v.axes["answer"].unscored) if "answer" in v.axes else "-" for v in summaries
-        ])
+        row(
+            "  answers left to review (unscored)",
+            [str(v.axes["answer"].unscored) if "answer" in v.axes else "-" for v in summaries],
+        )
         from .intervals import proportion_ci
 
-        row("all actions done (samples)", [
-            f"{k}/{n} {proportion_ci(k, n, level=self.level)!s}"
-            for k, n in (self.action_passes[v] for v in VARIANTS)
-        ])
-        row("  expected from the true rates", [
-            f"{100 * self.expected_actions[v]:.0f}%" for v in VARIANTS
-        ])
-        row("all checks passed (samples)", [f"{v.passes}/{v.measured} {v.per_trial!s}"
-                                             for v in summaries])
+        row(
+            "all actions done (samples)",
+            [
+                f"{k}/{n} {proportion_ci(k, n, level=self.level)!s}"
+                for k, n in (self.action_passes[v] for v in VARIANTS)
+            ],
+        )
+        row(
+            "  expected from the true rates",
+            [f"{100 * self.expected_actions[v]:.0f}%" for v in VARIANTS],
+        )
+        row(
+            "all checks passed (samples)",
+            [f"{v.passes}/{v.measured} {v.per_trial!s}" for v in summaries],
+        )
         contained = {c.variant: c for c in rep.containment}
-        row("workspaces unchanged", [
-            f"{contained[v].unchanged}/{contained[v].observed}" if v in contained else "-"
-            for v in VARIANTS
-        ])
-        row("private marker seen", [
-            f"in {contained[v].marker_seen} samples" if v in contained else "-"
-            for v in VARIANTS
-        ])
-        row("files added", [
-            f"in {contained[v].files_added} samples" if v in contained else "-"
-            for v in VARIANTS
-        ])
-        row("latency median / 95th pct", [
-            f"{_s(v.latency_median)} / {_s(v.latency_p95)}" for v in summaries
-        ])
+        row(
+            "workspaces unchanged",
+            [
+                f"{contained[v].unchanged}/{contained[v].observed}" if v in contained else "-"
+                for v in VARIANTS
+            ],
+        )
+        row(
+            "private marker seen",
+            [f"in {contained[v].marker_seen} samples" if v in contained else "-" for v in VARIANTS],
+        )
+        row(
+            "files added",
+            [f"in {contained[v].files_added} samples" if v in contained else "-" for v in VARIANTS],
+        )
+        row(
+            "latency median / 95th pct",
+            [f"{_s(v.latency_median)} / {_s(v.latency_p95)}" for v in summaries],
+        )
         lines += [
             "",
             f"Intervals are Wilson {level} intervals over the samples. Each screen has its own "
@@ -370,6 +382,15 @@ def run_notes_demo(
         "revised": expected_action_rate(cases, DEFAULT_NOTES_MODEL, prefix=True),
     }
     return NotesDemoResult(
-        runs, seed, level, directory, results, rep, comparison, _action_passes(results),
-        true_rates, base_url, expected,
+        runs,
+        seed,
+        level,
+        directory,
+        results,
+        rep,
+        comparison,
+        _action_passes(results),
+        true_rates,
+        base_url,
+        expected,
     )

@@ -35,8 +35,9 @@ def _save(fig: Any, path: str | os.PathLike[str]) -> Path:
     try:
         fig.savefig(out, dpi=110, format="png")
     except OSError as error:
-        raise InvalidArgument(f"path={os.fspath(path)!r}: cannot write the figure: "
-                              f"{error.strerror or error}") from None
+        raise InvalidArgument(
+            f"path={os.fspath(path)!r}: cannot write the figure: {error.strerror or error}"
+        ) from None
     return out
 
 
@@ -84,10 +85,13 @@ def forest_plot(report: Report, path: str | os.PathLike[str]) -> Path:
             y = len(labels) - 1 - i + offset
             est = float(ci.estimate)
             ax.errorbar(
-                [est], [y],
+                [est],
+                [y],
                 xerr=[[est - float(ci.low)], [float(ci.high) - est]],
                 fmt="o" if i < len(cases) else "D",
-                color=colours[j], capsize=3, markersize=4,
+                color=colours[j],
+                capsize=3,
+                markersize=4,
                 label=v if i == 0 or (i == len(cases) and not cases) else None,
             )
     ax.set_yticks(range(len(labels)), labels[::-1])
@@ -99,8 +103,14 @@ def forest_plot(report: Report, path: str | os.PathLike[str]) -> Path:
     if variants:
         handles, names = ax.get_legend_handles_labels()
         if handles:
-            ax.legend(handles, names, loc="upper left", bbox_to_anchor=(1.01, 1.0),
-                      fontsize="small", title="variant")
+            ax.legend(
+                handles,
+                names,
+                loc="upper left",
+                bbox_to_anchor=(1.01, 1.0),
+                fontsize="small",
+                title="variant",
+            )
     return _save(fig, path)
 
 
@@ -156,8 +166,13 @@ def paired_difference_plot(
         better = i < len(rows) and rows[i].better
         colour = "C3" if worse else "C2" if better else "C0"
         ax.errorbar(
-            [est], [y], xerr=[[est - float(ci.low)], [float(ci.high) - est]],
-            fmt="o" if i < len(rows) else "D", color=colour, capsize=3, markersize=4,
+            [est],
+            [y],
+            xerr=[[est - float(ci.low)], [float(ci.high) - est]],
+            fmt="o" if i < len(rows) else "D",
+            color=colour,
+            capsize=3,
+            markersize=4,
         )
     ax.axvline(0.0, color="0.4", linewidth=0.8)
     if overall and rows:
@@ -165,8 +180,10 @@ def paired_difference_plot(
     ax.set_yticks(range(len(labels)), labels[::-1])
     ax.set_xlim(-1.02, 1.02)
     level = these.level if these is not None else 0.95
-    ax.set_xlabel(f"difference in pass rate, B − A ({100 * level:g}% interval; "
-                  "red: B clearly worse, green: B clearly better)")
+    ax.set_xlabel(
+        f"difference in pass rate, B − A ({100 * level:g}% interval; "
+        "red: B clearly worse, green: B clearly better)"
+    )
     ax.set_title(title)
     ax.grid(axis="x", color="0.9")
     if not labels:
@@ -195,8 +212,9 @@ def report_plots(
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        raise InvalidArgument(f"directory={os.fspath(directory)!r}: cannot create it: "
-                              f"{error.strerror or error}") from None
+        raise InvalidArgument(
+            f"directory={os.fspath(directory)!r}: cannot create it: {error.strerror or error}"
+        ) from None
     rep = report(res, level=level)
     written = [forest_plot(rep, folder / "forest.png")]
     names = [v.variant for v in rep.variants]

@@ -97,13 +97,16 @@ def _case_ids(res: Results) -> list[str]:
     (holdout cases only when the run included them), then any found only in samples."""
     schedule = res.manifest.get("schedule")
     if isinstance(schedule, list) and schedule:
-        ids = list(dict.fromkeys(
-            str(slot[0]) for slot in schedule if isinstance(slot, list | tuple) and slot
-        ))
+        ids = list(
+            dict.fromkeys(
+                str(slot[0]) for slot in schedule if isinstance(slot, list | tuple) and slot
+            )
+        )
     else:
         holdout = bool(res.manifest.get("include_holdout"))
         ids = [
-            str(c.get("id")) for c in res.manifest.get("cases", [])
+            str(c.get("id"))
+            for c in res.manifest.get("cases", [])
             if isinstance(c, dict) and (holdout or not c.get("holdout"))
         ]
     seen = set(ids)
@@ -119,8 +122,7 @@ def _check_variant(name: Any, names: Sequence[str], *, arg: str = "variant") -> 
     if name not in names:
         shown = ", ".join(repr(n) for n in names) or "none"
         raise InvalidArgument(
-            f"{arg}={name!r} is not a variant{suggest(str(name), names)}; "
-            f"the run has {shown}"
+            f"{arg}={name!r} is not a variant{suggest(str(name), names)}; the run has {shown}"
         )
     return str(name)
 
@@ -217,8 +219,7 @@ class CaseVariantRow:
             "unmeasured": self.unmeasured,
             "interval": self.interval.to_dict(),
             "problems": [
-                {"check": name, "failed": n, "not_inspected": ni}
-                for name, n, ni in self.problems
+                {"check": name, "failed": n, "not_inspected": ni} for name, n, ni in self.problems
             ],
         }
 
@@ -438,9 +439,7 @@ class Report:
         lines += [f"warning: {w}" for w in self.warnings]
         for v in self.variants:
             lines.append("")
-            lines.append(
-                f"variant {v.variant}: {v.passes} of {v.measured} measured samples passed"
-            )
+            lines.append(f"variant {v.variant}: {v.passes} of {v.measured} measured samples passed")
             lines.append(
                 f"  these cases       {v.per_trial}  per-trial Wilson interval ({level}): how "
                 f"often these {len(self.case_ids)} cases would pass if run again"
@@ -479,8 +478,7 @@ class Report:
         )
         for row in self.cases:
             problems = ", ".join(
-                f"{n} ×{k}" + (f" ({ni} not inspected)" if ni else "")
-                for n, k, ni in row.problems
+                f"{n} ×{k}" + (f" ({ni} not inspected)" if ni else "") for n, k, ni in row.problems
             )
             lines.append(
                 f"  {row.case:<{width}}  {row.variant:<{vwidth}}  "
@@ -554,8 +552,18 @@ class _Tally:
     """Running counts for one variant (plain lists: fast on 100,000 samples)."""
 
     __slots__ = (
-        "axes", "case_status", "checks", "codes", "latencies", "outcomes", "problems",
-        "status", "tok_in", "tok_n", "tok_out", "verdicts",
+        "axes",
+        "case_status",
+        "checks",
+        "codes",
+        "latencies",
+        "outcomes",
+        "problems",
+        "status",
+        "tok_in",
+        "tok_n",
+        "tok_out",
+        "verdicts",
     )
 
     def __init__(self) -> None:
@@ -871,8 +879,7 @@ def _reviewed(
         counts[r.variant][r.verdict] += 1
     if unmeasured:
         warnings.append(
-            f"{unmeasured} review(s) of unmeasured samples left out: those samples are in "
-            "no rate"
+            f"{unmeasured} review(s) of unmeasured samples left out: those samples are in no rate"
         )
     measured = dict.fromkeys(variants, 0)
     for key, sample in first.items():
@@ -999,8 +1006,11 @@ class ResultsComparison:
             lines.append(
                 f"paired by (case, repeat): {self.pairs} pairs; {self.dropped_unmeasured} "
                 "dropped because a side was unmeasured"
-                + (f", {self.dropped_missing} because a side was not run" if
-                   self.dropped_missing else "")
+                + (
+                    f", {self.dropped_missing} because a side was not run"
+                    if self.dropped_missing
+                    else ""
+                )
             )
         else:
             lines.append(
@@ -1013,7 +1023,8 @@ class ResultsComparison:
         if self.cases_like_these is not None:
             lines.append(f"cases like these: {self.cases_like_these}")
         if self.primary is not None and self.primary not in (
-            self.these_cases, self.cases_like_these
+            self.these_cases,
+            self.cases_like_these,
         ):
             lines.append(f"{self.primary.method}: {self.primary}")
         if self.reason:
@@ -1024,8 +1035,9 @@ class ResultsComparison:
             lines.append("")
             lines.append(f"  {'case':<{width}}  {'A':>7}  {'B':>7}  B - A")
             for r in rows:
-                flag = "  B clearly worse" if r.worse else ("  B clearly better" if r.better
-                                                          else "")
+                flag = (
+                    "  B clearly worse" if r.worse else ("  B clearly better" if r.better else "")
+                )
                 lines.append(
                     f"  {r.case:<{width}}  {f'{r.passes_a}/{r.trials_a}':>7}  "
                     f"{f'{r.passes_b}/{r.trials_b}':>7}  {r.difference}{flag}"
@@ -1182,8 +1194,13 @@ def compare_results(
             f"{', '.join(repr(m) for m in UNPAIRED_METHODS)}"
         )
     common = dict(
-        a=a, b=b, paired=paired, level=level, unmeasured_a=unmeasured_a,
-        unmeasured_b=unmeasured_b, warnings=tuple(res.warnings),
+        a=a,
+        b=b,
+        paired=paired,
+        level=level,
+        unmeasured_a=unmeasured_a,
+        unmeasured_b=unmeasured_b,
+        warnings=tuple(res.warnings),
     )
     unpaired_a = _measured_by_case(out_a, case_ids)
     unpaired_b = _measured_by_case(out_b, case_ids)
@@ -1201,8 +1218,11 @@ def compare_results(
         independent = unpaired(method or "newcombe")
         return ResultsComparison(
             these_cases=independent if method in (None, "newcombe") else unpaired("newcombe"),
-            cases_like_these=None, primary=independent, pairs=0,
-            dropped_unmeasured=0, dropped_missing=0,
+            cases_like_these=None,
+            primary=independent,
+            pairs=0,
+            dropped_unmeasured=0,
+            dropped_missing=0,
             reason="cases like these: needs paired outcomes; the schedule did not pair them",
             **common,  # type: ignore[arg-type]
         )
@@ -1236,9 +1256,7 @@ def compare_results(
         if len(xa) >= 2:
             like = compare(xa, xb, paired=True, method="clustered", level=level)
         else:
-            reasons.append(
-                f"cases like these: needs pairs from at least 2 cases, got {len(xa)}"
-            )
+            reasons.append(f"cases like these: needs pairs from at least 2 cases, got {len(xa)}")
     if method is None or method == "mcnemar":
         primary = these
     elif method == "clustered":
@@ -1246,9 +1264,14 @@ def compare_results(
     else:
         primary = unpaired(method)
     return ResultsComparison(
-        these_cases=these, cases_like_these=like, primary=primary, pairs=pairs,
-        dropped_unmeasured=dropped_unmeasured, dropped_missing=dropped_missing,
-        reason="; ".join(reasons), **common,  # type: ignore[arg-type]
+        these_cases=these,
+        cases_like_these=like,
+        primary=primary,
+        pairs=pairs,
+        dropped_unmeasured=dropped_unmeasured,
+        dropped_missing=dropped_missing,
+        reason="; ".join(reasons),
+        **common,  # type: ignore[arg-type]
     )
 
 
@@ -1302,8 +1325,11 @@ class RunsComparison:
         for name, c in self.comparisons.items():
             lines.append(f"variant {name}: {c}")
             for r in c.cases:
-                flag = "  got clearly worse" if r.worse else (
-                    "  got clearly better" if r.better else "")
+                flag = (
+                    "  got clearly worse"
+                    if r.worse
+                    else ("  got clearly better" if r.better else "")
+                )
                 lines.append(
                     f"  {r.case}: {r.passes_a}/{r.trials_a} -> {r.passes_b}/{r.trials_b}  "
                     f"{r.difference}{flag}"
@@ -1398,8 +1424,9 @@ def compare_runs(
         model_problems.append(f"variants {names_old} then {names_new}")
     for v in chosen:
         if to.get(v) != tn.get(v):
-            model_problems.append(f"variant {v!r}: task {_short(to.get(v))} then "
-                                  f"{_short(tn.get(v))}")
+            model_problems.append(
+                f"variant {v!r}: task {_short(to.get(v))} then {_short(tn.get(v))}"
+            )
     if not chosen:
         model_problems.append("no variant in common")
     if model_problems:
@@ -1562,11 +1589,15 @@ def gate(
             reasons.append(text)
 
     if summary.measured == 0:
-        rule(False, f"variant {variant!r} has no measured samples "
-                    f"({summary.unmeasured} unmeasured), so its pass rate is unknown")
+        rule(
+            False,
+            f"variant {variant!r} has no measured samples "
+            f"({summary.unmeasured} unmeasured), so its pass rate is unknown",
+        )
     else:
-        counts = (f"{summary.passes} of {summary.measured} measured samples passed: "
-                  f"{summary.per_trial}")
+        counts = (
+            f"{summary.passes} of {summary.measured} measured samples passed: {summary.per_trial}"
+        )
         if on == "estimate":
             value = float(summary.per_trial.estimate)
             what = "pass rate"
@@ -1574,8 +1605,11 @@ def gate(
             value = float(summary.per_trial.low)
             what = f"lower bound of the {100 * level:g}% per-trial interval"
         ok = value >= threshold
-        rule(ok, f"variant {variant!r}: {what} is {_pct(value)}, "
-                 f"{'at least' if ok else 'below'} {want} ({counts})")
+        rule(
+            ok,
+            f"variant {variant!r}: {what} is {_pct(value)}, "
+            f"{'at least' if ok else 'below'} {want} ({counts})",
+        )
     if every_case_passes:
         low_cases = []
         for row in rep.rows(variant):
@@ -1584,18 +1618,22 @@ def gate(
             elif row.passes / row.measured < threshold:
                 low_cases.append(f"{row.case!r} ({row.passes}/{row.measured})")
         if low_cases:
-            rule(False, f"{len(low_cases)} case{'s' if len(low_cases) > 1 else ''} below "
-                        f"{want}: {', '.join(low_cases)}")
+            rule(
+                False,
+                f"{len(low_cases)} case{'s' if len(low_cases) > 1 else ''} below "
+                f"{want}: {', '.join(low_cases)}",
+            )
         else:
             rule(True, f"every case passes at least {want} of its measured samples")
     if no_regression_vs is not None:
         cmp = compare_results(res, no_regression_vs, variant, level=level)
         if cmp.primary is None:
-            rule(False, f"no regression against {no_regression_vs!r}: cannot be checked: "
-                        f"{cmp.reason}")
+            rule(
+                False,
+                f"no regression against {no_regression_vs!r}: cannot be checked: {cmp.reason}",
+            )
         elif cmp.primary.verdict == "a_better":
-            rule(False, f"{variant!r} is clearly worse than {no_regression_vs!r}: "
-                        f"{cmp.primary}")
+            rule(False, f"{variant!r} is clearly worse than {no_regression_vs!r}: {cmp.primary}")
         else:
             rule(True, f"no clear regression against {no_regression_vs!r}: {cmp.primary}")
     return GateResult(not reasons, tuple(reasons), tuple(checked))
@@ -1614,9 +1652,7 @@ def _git(
     args: Sequence[str], cwd: str | os.PathLike[str] | None
 ) -> subprocess.CompletedProcess[str]:
     try:
-        return subprocess.run(
-            ["git", *args], cwd=cwd, capture_output=True, text=True, check=False
-        )
+        return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
     except FileNotFoundError:
         raise InvalidArgument("git is not installed (or not on PATH)") from None
 
@@ -1651,9 +1687,11 @@ def changed_since(
     """
     if not isinstance(ref, str) or not ref or ref.startswith("-"):
         raise InvalidArgument(f"ref={ref!r} must name a commit (a branch, tag or hash)")
-    specs = [os.fspath(p) for p in paths] if not isinstance(paths, str | os.PathLike) else [
-        os.fspath(paths)
-    ]
+    specs = (
+        [os.fspath(p) for p in paths]
+        if not isinstance(paths, str | os.PathLike)
+        else [os.fspath(paths)]
+    )
     if not specs:
         raise InvalidArgument("paths=[] is empty; name at least one path to watch")
     inside = _git(["rev-parse", "--is-inside-work-tree"], cwd)

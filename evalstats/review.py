@@ -381,9 +381,7 @@ def _show(
 
 
 def _now() -> str:
-    return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds").replace(
-        "+00:00", "Z"
-    )
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 def _open_reviews(shown: str) -> tuple[int, list[Review]]:
@@ -430,7 +428,6 @@ def _open_reviews(shown: str) -> tuple[int, list[Review]]:
     return fd, reviews
 
 
-
 def _instructions(manifest: Mapping[str, Any]) -> dict[str, str]:
     out = {}
     for case in manifest.get("cases") or ():
@@ -439,8 +436,9 @@ def _instructions(manifest: Mapping[str, Any]) -> dict[str, str]:
     return out
 
 
-def _reviewable(samples: Iterable[Mapping[str, Any]], case_order: Sequence[str],
-                variant_order: Sequence[str]) -> list[Mapping[str, Any]]:
+def _reviewable(
+    samples: Iterable[Mapping[str, Any]], case_order: Sequence[str], variant_order: Sequence[str]
+) -> list[Mapping[str, Any]]:
     """Measured samples, one per slot, in case order, then repeat, then variant."""
     first: dict[tuple[Any, Any, Any], Mapping[str, Any]] = {}
     for s in samples:
@@ -554,8 +552,10 @@ def review(
         known = {s.get("case") for s in samples} | set(case_order)
         for c in cases:
             if c not in known:
-                raise InvalidArgument(f"cases: {c!r} is not a case of the run"
-                                      f"{suggest(str(c), sorted(map(str, known)))}")
+                raise InvalidArgument(
+                    f"cases: {c!r} is not a case of the run"
+                    f"{suggest(str(c), sorted(map(str, known)))}"
+                )
         samples = [s for s in samples if s.get("case") in set(cases)]
     if not isinstance(blind, bool):
         raise InvalidArgument(f"blind={blind!r} must be True or False")
@@ -578,8 +578,9 @@ def review(
                     "reviews of another run?"
                 )
         done = {r.key for r in earlier}
-        todo = [s for s in samples if (s.get("case"), s.get("variant"), s.get("repeat"))
-                not in done]
+        todo = [
+            s for s in samples if (s.get("case"), s.get("variant"), s.get("repeat")) not in done
+        ]
         total = len(todo)
         written = 0
         stopped = "done"
@@ -624,8 +625,13 @@ def review(
                 stopped = "end of input"
                 break
             record = Review(
-                case, str(sample.get("variant")), int(sample.get("repeat") or 0), verdict,
-                reason, reviewer, _now(),
+                case,
+                str(sample.get("variant")),
+                int(sample.get("repeat") or 0),
+                verdict,
+                reason,
+                reviewer,
+                _now(),
             )
             line = json.dumps(record.to_dict(), ensure_ascii=False) + "\n"
             os.write(fd, line.encode("utf-8"))

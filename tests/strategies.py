@@ -76,6 +76,7 @@ def clustered_outcomes(
         labels += [c] * len(runs)
     return outcomes, labels
 
+
 # --- power and planning ---------------------------------------------------------
 
 #: A true pass rate, including the ends 0 and 1.
@@ -109,12 +110,18 @@ def results_manifest(
         "type": "manifest",
         "format": 1,
         "counting_method": "1",
-        "suite": {"name": "crafted", "version": 1, "path": "cases/crafted.json",
-                  "sha256": "0" * 64},
+        "suite": {
+            "name": "crafted",
+            "version": 1,
+            "path": "cases/crafted.json",
+            "sha256": "0" * 64,
+        },
         "cases": [{"id": c, "prompt": f"prompt of {c}", "checks": []} for c in cases],
         "include_holdout": False,
-        "variants": [{"name": v, "task": {"kind": "python", "name": f"task_{v}"},
-                      "transform": {}} for v in variants],
+        "variants": [
+            {"name": v, "task": {"kind": "python", "name": f"task_{v}"}, "transform": {}}
+            for v in variants
+        ],
         "runs": runs,
         "schedule": schedule,
         "seed": 0,
@@ -142,7 +149,9 @@ _CHECK_STATUS = st.sampled_from(["passed", "failed", "failed-not-inspected", "un
 
 @st.composite
 def variant_sample_records(
-    draw: st.DrawFn, cases: tuple[str, ...] = ("c1", "c2", "c3"), variant: str = "v",
+    draw: st.DrawFn,
+    cases: tuple[str, ...] = ("c1", "c2", "c3"),
+    variant: str = "v",
     max_runs: int = 5,
 ) -> list[dict]:
     """Sample records of one variant: every status, check verdict and axis mixed."""
@@ -161,12 +170,25 @@ def variant_sample_records(
                     reason = f"{name} missed"
                 checks.append({"check": name, "axis": axis, "status": verdict, "reason": reason})
             latency = draw(st.one_of(st.none(), st.floats(0, 100, allow_nan=False)))
-            records.append({
-                "case": case, "variant": variant, "repeat": r, "status": status,
-                "checks": checks, "latency_s": latency, "answer": "hidden answer",
-                "tokens": draw(st.one_of(st.none(), st.fixed_dictionaries(
-                    {"input": st.integers(0, 50), "output": st.integers(0, 50)}))),
-            })
+            records.append(
+                {
+                    "case": case,
+                    "variant": variant,
+                    "repeat": r,
+                    "status": status,
+                    "checks": checks,
+                    "latency_s": latency,
+                    "answer": "hidden answer",
+                    "tokens": draw(
+                        st.one_of(
+                            st.none(),
+                            st.fixed_dictionaries(
+                                {"input": st.integers(0, 50), "output": st.integers(0, 50)}
+                            ),
+                        )
+                    ),
+                }
+            )
     return records
 
 

@@ -29,8 +29,9 @@ def test_demo_counts_agree_with_the_results_file(tmp_path: Path) -> None:
         # The overall interval is the Wilson interval of the pooled counts.
         assert summary.per_trial == proportion_ci(passes, len(mine))
     a, b = (result.report.variant(v) for v in ("v1", "v2"))
-    assert result.comparisons["newcombe"] == compare_counts(a.passes, a.measured, b.passes,
-                                                            b.measured)
+    assert result.comparisons["newcombe"] == compare_counts(
+        a.passes, a.measured, b.passes, b.measured
+    )
     assert result.comparisons["mcnemar"].paired and result.comparisons["clustered"].paired
     assert not result.comparisons["overlap"].paired
 

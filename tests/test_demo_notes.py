@@ -42,10 +42,11 @@ def test_a_base_url_the_variant_spec_cannot_hold_is_refused(bad):
 
 
 def _sample(variant, repeat, statuses, status="completed", case="c"):
-    checks = [{"check": f"k{i}", "axis": axis, "status": s, "reason": ""}
-              for i, (axis, s) in enumerate(statuses)]
-    return {"case": case, "variant": variant, "repeat": repeat, "status": status,
-            "checks": checks}
+    checks = [
+        {"check": f"k{i}", "axis": axis, "status": s, "reason": ""}
+        for i, (axis, s) in enumerate(statuses)
+    ]
+    return {"case": case, "variant": variant, "repeat": repeat, "status": status, "checks": checks}
 
 
 def test_the_action_screen_counts_samples_whose_every_required_action_passed():
@@ -58,8 +59,9 @@ def test_the_action_screen_counts_samples_whose_every_required_action_passed():
         _sample("revised", 2, [("action", "passed"), ("action", "passed")]),
         _sample("revised", 2, [("action", "failed")]),  # a second record: not counted
     )
-    results = Results(None, {"variants": [{"name": "baseline"}, {"name": "revised"}]},
-                      samples, None, ())
+    results = Results(
+        None, {"variants": [{"name": "baseline"}, {"name": "revised"}]}, samples, None, ()
+    )
     assert _action_passes(results) == {"baseline": (1, 3), "revised": (2, 2)}
     only = _action_only(results)
     assert [c["axis"] for s in only.samples for c in s["checks"]] == ["action"] * 8
@@ -138,11 +140,16 @@ def test_the_notes_demo_runs_end_to_end_offline(tmp_path, capsys):
     # The answer checks of the four review-only cases are unscored, never passed.
     for name in variants:
         assert variants[name]["axes"]["answer"]["unscored"] == sum(
-            1 for s in results.samples
-            if s["variant"] == name and s["status"] == "completed"
+            1
+            for s in results.samples
+            if s["variant"] == name
+            and s["status"] == "completed"
             and any(c["status"] == "unscored" for c in s["checks"])
         )
-    assert doc["true_rates"]["revised"]["reads_first"] > doc["true_rates"]["baseline"][
-        "reads_first"]
+    assert (
+        doc["true_rates"]["revised"]["reads_first"] > doc["true_rates"]["baseline"]["reads_first"]
+    )
     assert doc["expected_actions"] == {
-        "baseline": pytest.approx(0.606), "revised": pytest.approx(0.8508)}
+        "baseline": pytest.approx(0.606),
+        "revised": pytest.approx(0.8508),
+    }

@@ -125,8 +125,9 @@ def test_sample_seed_is_the_documented_hash() -> None:
     assert sample_seed(7, "order status", 3, "new") == int(digest[:16], 16) >> 1
 
 
-_places = st.tuples(st.integers(0, 5), st.sampled_from("abc"), st.integers(0, 5),
-                    st.sampled_from("AB"))
+_places = st.tuples(
+    st.integers(0, 5), st.sampled_from("abc"), st.integers(0, 5), st.sampled_from("AB")
+)
 
 
 @given(a=_places, b=_places)
@@ -209,8 +210,12 @@ def test_parse_variant_reads_files_and_names_the_spec_in_errors(tmp_path: Path) 
     assert v.describe() == {
         "name": "new",
         "task": {"kind": "standin", "model": "shop-v2", "base_url": None, "settings": {}},
-        "transform": {"prefix": "Be brief, please.\n", "suffix": " Thanks", "system": None,
-                      "template": None},
+        "transform": {
+            "prefix": "Be brief, please.\n",
+            "suffix": " Thanks",
+            "system": None,
+            "template": None,
+        },
     }
     with pytest.raises(InvalidArgument, match="unknown key 'prefx' \\(did you mean 'prefix'\\?\\)"):
         parse_variant("new=standin:shop-v2,prefx=hi")
@@ -220,8 +225,9 @@ def test_parse_variant_reads_files_and_names_the_spec_in_errors(tmp_path: Path) 
         parse_variant(f"new=standin:shop-v2,system=@{tmp_path / 'missing.txt'}")
     with pytest.raises(InvalidArgument, match="suffix is given twice"):
         parse_variant("new=standin:shop-v2,suffix=a,suffix=b")
-    with pytest.raises(InvalidArgument, match="variant 'x=standn:shop-v2': unknown task .*"
-                       "did you mean 'standin'"):
+    with pytest.raises(
+        InvalidArgument, match="variant 'x=standn:shop-v2': unknown task .*did you mean 'standin'"
+    ):
         parse_variant("x=standn:shop-v2")
 
 
@@ -273,8 +279,19 @@ def test_a_run_writes_manifest_samples_in_schedule_order_and_summary(tmp_path: P
     m = results.manifest
     assert m["suite"]["path"] == "shop"  # as given, not where it is installed
     suite = load_suite(find_suite("shop"))
-    for key in ("evalstats", "counting_method", "python", "os", "arch", "machine", "started_at",
-                "concurrency", "timeout_s", "retries", "include_holdout"):
+    for key in (
+        "evalstats",
+        "counting_method",
+        "python",
+        "os",
+        "arch",
+        "machine",
+        "started_at",
+        "concurrency",
+        "timeout_s",
+        "retries",
+        "include_holdout",
+    ):
         assert key in m
     assert m["suite"]["sha256"] == suite.sha256
     assert m["cases"] == [c.to_dict() for c in suite.select()]
@@ -283,8 +300,9 @@ def test_a_run_writes_manifest_samples_in_schedule_order_and_summary(tmp_path: P
     slots = schedule(suite.select(), ["old", "new"], 3)
     assert m["schedule"] == [s.to_list() for s in slots]
     # sequential: finishing order is the schedule's order
-    assert [(r["case"], r["repeat"], r["pair"], r["position"], r["variant"])
-            for r in results.samples] == [tuple(s.to_list()) for s in slots]
+    assert [
+        (r["case"], r["repeat"], r["pair"], r["position"], r["variant"]) for r in results.samples
+    ] == [tuple(s.to_list()) for s in slots]
     assert results.summary is not None and results.summary["status"] == "finished"
     assert results.summary["samples"] == 24
     assert results.summary["by_variant"] == outcome.by_variant
@@ -301,8 +319,14 @@ def test_a_run_writes_manifest_samples_in_schedule_order_and_summary(tmp_path: P
 def test_answers_do_not_depend_on_concurrency(tmp_path: Path) -> None:
     run("shop", SHOP, runs=4, out=tmp_path / "a.jsonl", progress=False)
     run("shop", SHOP, runs=4, out=tmp_path / "b.jsonl", progress=False, concurrency=5)
-    a = {k: s["answer"] for k, s in zip(keys(read_results(tmp_path / "a.jsonl").samples),
-                                        read_results(tmp_path / "a.jsonl").samples, strict=True)}
+    a = {
+        k: s["answer"]
+        for k, s in zip(
+            keys(read_results(tmp_path / "a.jsonl").samples),
+            read_results(tmp_path / "a.jsonl").samples,
+            strict=True,
+        )
+    }
     b_samples = read_results(tmp_path / "b.jsonl").samples
     assert {k: s["answer"] for k, s in zip(keys(b_samples), b_samples, strict=True)} == a
 
@@ -342,8 +366,14 @@ def test_concurrency_keeps_that_many_samples_in_flight(tmp_path: Path) -> None:
         live -= 1
         return "You're welcome, A-1042."
 
-    outcome = run(two_cases(), [Variant("x", task)], runs=20, out=tmp_path / "r.jsonl",
-                  progress=False, concurrency=8)
+    outcome = run(
+        two_cases(),
+        [Variant("x", task)],
+        runs=20,
+        out=tmp_path / "r.jsonl",
+        progress=False,
+        concurrency=8,
+    )
     assert outcome.samples_written == 40
     assert peak == 8
     assert len(set(keys(read_results(tmp_path / "r.jsonl").samples))) == 40
@@ -360,8 +390,14 @@ def test_an_existing_results_path_is_refused_untouched(tmp_path: Path) -> None:
 
 
 def test_python_cases_and_plain_callables(tmp_path: Path) -> None:
-    outcome = run(two_cases(), [Variant("echo", lambda text: text)], runs=2,
-                  out=tmp_path / "r.jsonl", progress=False, timeout=None)
+    outcome = run(
+        two_cases(),
+        [Variant("echo", lambda text: text)],
+        runs=2,
+        out=tmp_path / "r.jsonl",
+        progress=False,
+        timeout=None,
+    )
     assert outcome.by_variant == {"echo": {"completed": 4, "incomplete": 0, "unmeasured": 0}}
     results = read_results(tmp_path / "r.jsonl")
     assert results.manifest["variants"][0]["task"]["kind"] == "python"
@@ -374,9 +410,16 @@ def test_python_cases_and_plain_callables(tmp_path: Path) -> None:
 
 
 def test_a_plain_callable_cannot_take_a_conversation(tmp_path: Path) -> None:
-    case = Case("c", None, (contains("x"),), messages=(
-        {"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Yes?"},
-        {"role": "user", "content": "Order A-1042"}))
+    case = Case(
+        "c",
+        None,
+        (contains("x"),),
+        messages=(
+            {"role": "user", "content": "Hi"},
+            {"role": "assistant", "content": "Yes?"},
+            {"role": "user", "content": "Order A-1042"},
+        ),
+    )
     with pytest.raises(InvalidArgument, match="is a conversation"):
         run([case], [Variant("v", str.upper)], runs=1, out=tmp_path / "r.jsonl", progress=False)
     assert not (tmp_path / "r.jsonl").exists()
@@ -508,8 +551,12 @@ def test_a_task_result_keeps_trace_tokens_and_model(tmp_path: Path) -> None:
             return {"kind": "test", "model": "m"}
 
         async def run(self, prompt: Prompt, *, seed: int) -> TaskResult:
-            return TaskResult("A-1042 shipped", trace=[{"tool": "lookup"}],
-                              tokens={"input": 12, "output": 3}, model="m-2026")
+            return TaskResult(
+                "A-1042 shipped",
+                trace=[{"tool": "lookup"}],
+                tokens={"input": 12, "output": 3},
+                model="m-2026",
+            )
 
     [sample] = run_one(tmp_path, Reporting())
     assert sample["status"] == "completed"
@@ -609,16 +656,23 @@ def test_a_judge_provider_error_stops_the_run_too(tmp_path: Path) -> None:
     assert read_results(out).summary["status"] == "stopped"  # type: ignore[index]
 
 
-def test_progress_bar_counts_unmeasured(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                        waits: list[float]) -> None:
+def test_progress_bar_counts_unmeasured(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], waits: list[float]
+) -> None:
     async def down(text: str) -> str:
         raise TransientProviderError("down")
 
     run(two_cases(), [Variant("v", down)], runs=1, out=tmp_path / "r.jsonl", retries=0)
     err = capsys.readouterr().err
     assert "2/2" in err and "unmeasured=2" in err
-    run(two_cases(), [Variant("v", down)], runs=1, out=tmp_path / "q.jsonl", retries=0,
-        progress=False)
+    run(
+        two_cases(),
+        [Variant("v", down)],
+        runs=1,
+        out=tmp_path / "q.jsonl",
+        retries=0,
+        progress=False,
+    )
     assert capsys.readouterr().err == ""
 
 
@@ -646,8 +700,9 @@ def test_resume_after_a_crash_loses_and_duplicates_nothing(
     out = tmp / "crashed.jsonl"
     out.write_bytes(crashed)
     concurrency = data.draw(st.integers(1, 4))
-    outcome = run("shop", SHOP, runs=3, out=out, progress=False, resume=True,
-                  concurrency=concurrency)
+    outcome = run(
+        "shop", SHOP, runs=3, out=out, progress=False, resume=True, concurrency=concurrency
+    )
     assert outcome.status == "finished"
     assert outcome.skipped == cut and outcome.samples_written == 24 - cut
     results = read_results(out)
@@ -655,10 +710,13 @@ def test_resume_after_a_crash_loses_and_duplicates_nothing(
     assert sorted(keys(results.samples)) == sorted(keys(read_results(full).samples))
     assert len(set(keys(results.samples))) == 24
     assert out.read_bytes().startswith(manifest + b"".join(samples[:cut]))  # kept as written
-    expected = {k: s["answer"] for k, s in zip(keys(read_results(full).samples),
-                                               read_results(full).samples, strict=True)}
-    assert {k: s["answer"] for k, s in zip(keys(results.samples), results.samples,
-                                           strict=True)} == expected
+    expected = {
+        k: s["answer"]
+        for k, s in zip(keys(read_results(full).samples), read_results(full).samples, strict=True)
+    }
+    assert {
+        k: s["answer"] for k, s in zip(keys(results.samples), results.samples, strict=True)
+    } == expected
     assert results.summary is not None and results.summary["samples"] == 24
     assert results.summary["by_variant"] == read_results(full).summary["by_variant"]  # type: ignore[index]
 
@@ -740,13 +798,21 @@ def test_fresh_stand_ins_per_sample_keep_their_true_pass_rates(tmp_path: Path) -
 
 
 def test_holdout_cases_run_only_when_asked(tmp_path: Path) -> None:
-    cases = [*two_cases(), Case("kept aside", "Where is A-1042?", (contains("A-1042"),),
-                                holdout=True)]
+    cases = [
+        *two_cases(),
+        Case("kept aside", "Where is A-1042?", (contains("A-1042"),), holdout=True),
+    ]
     suite = suite_from_cases(cases)
     for include in (False, True):
         out = tmp_path / f"r{include}.jsonl"
-        run(suite, [Variant("v", str.upper)], runs=2, out=out, progress=False,
-            include_holdout=include)
+        run(
+            suite,
+            [Variant("v", str.upper)],
+            runs=2,
+            out=out,
+            progress=False,
+            include_holdout=include,
+        )
         results = read_results(out)
         ran = {s["case"] for s in results.samples}
         assert ("kept aside" in ran) == include
@@ -756,8 +822,13 @@ def test_holdout_cases_run_only_when_asked(tmp_path: Path) -> None:
         ]
     only_holdout = suite_from_cases([cases[-1]])
     with pytest.raises(InvalidArgument, match="no cases to run"):
-        run(only_holdout, [Variant("v", str.upper)], runs=1, out=tmp_path / "x.jsonl",
-            progress=False)
+        run(
+            only_holdout,
+            [Variant("v", str.upper)],
+            runs=1,
+            out=tmp_path / "x.jsonl",
+            progress=False,
+        )
 
 
 def test_a_task_that_leaks_a_key_stops_the_run_before_the_key_is_written(

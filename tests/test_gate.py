@@ -19,10 +19,22 @@ def _sample(case, variant, repeat, passed, status="completed"):
     if status == "unmeasured":
         checks = []
     else:
-        checks = [{"check": "x", "axis": None, "status": "passed" if passed else "failed",
-                   "reason": "" if passed else "missed"}]
-    return {"case": case, "variant": variant, "repeat": repeat, "status": status,
-            "checks": checks, "latency_s": 0.1}
+        checks = [
+            {
+                "check": "x",
+                "axis": None,
+                "status": "passed" if passed else "failed",
+                "reason": "" if passed else "missed",
+            }
+        ]
+    return {
+        "case": case,
+        "variant": variant,
+        "repeat": repeat,
+        "status": status,
+        "checks": checks,
+        "latency_s": 0.1,
+    }
 
 
 def _results(per_case: dict[str, dict[str, list]], runs: int) -> Results:
@@ -77,14 +89,13 @@ def test_gate_ignores_unmeasured_and_fails_without_measured_samples():
 
 
 def test_gate_every_case_passes():
-    res = _results({"v": {"c1": [True] * 10, "c2": [True] * 8 + [False] * 2,
-                          "c3": [None] * 10}}, 10)
+    res = _results(
+        {"v": {"c1": [True] * 10, "c2": [True] * 8 + [False] * 2, "c3": [None] * 10}}, 10
+    )
     # overall 18 of 20 = 90%, but c2 is at 80% and c3 was never measured
     result = gate(res, variant="v", min_pass=0.85, every_case_passes=True)
     assert not result.passed
-    assert result.reasons == (
-        "2 cases below 85%: 'c2' (8/10), 'c3' (no measured samples)",
-    )
+    assert result.reasons == ("2 cases below 85%: 'c2' (8/10), 'c3' (no measured samples)",)
     res2 = _results({"v": {"c1": [True] * 10, "c2": [True] * 8 + [False] * 2}}, 10)
     both = gate(res2, variant="v", min_pass=0.8, every_case_passes=True)
     assert both.passed
@@ -165,7 +176,9 @@ def test_gate_reads_a_path(tmp_path):
 def _git(repo, *args):
     subprocess.run(
         ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        cwd=repo, check=True, capture_output=True,
+        cwd=repo,
+        check=True,
+        capture_output=True,
     )
 
 

@@ -523,10 +523,15 @@ def test_a_line_separator_inside_a_record_keeps_the_trace_readable() -> None:
 
     records = [
         {"type": "start", "question": "q", "model": "m", "workspace_notes": [], "budgets": {}},
-        {"type": "request", "turn": 0, "messages": [{"role": "user", "content": "q"}],
-         "tools": []},
-        {"type": "response", "turn": 0, "content": "line\u2028break", "tool_calls": [],
-         "tokens": None, "model": None},
+        {"type": "request", "turn": 0, "messages": [{"role": "user", "content": "q"}], "tools": []},
+        {
+            "type": "response",
+            "turn": 0,
+            "content": "line\u2028break",
+            "tool_calls": [],
+            "tokens": None,
+            "model": None,
+        },
         {"type": "final", "answer": "line\u2028break", "stopped": None},
     ]
     text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)

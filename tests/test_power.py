@@ -269,8 +269,7 @@ def test_mcnemar_thresholds_follow_scipy_binomtest():
         d = np.arange(0, 121)
         expected = [
             next(
-                (b for b in range(m + 1)
-                 if 2 * b > m and binomtest(b, m, 0.5).pvalue < 1 - level),
+                (b for b in range(m + 1) if 2 * b > m and binomtest(b, m, 0.5).pvalue < 1 - level),
                 m + 1,
             )
             for m in d

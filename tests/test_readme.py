@@ -26,6 +26,4 @@ def test_quick_start_has_exactly_two_commands() -> None:
     assert ".[test]" in commands[1] and "pytest" in commands[1]
     # .ci/run runs the README's test command.
     ci = (README.parent / ".ci" / "run").read_text(encoding="utf-8")
-    assert commands[1].split("&& ", 1)[1].replace(".venv/bin/", "") in ci.replace(
-        ".venv/bin/", ""
-    )
+    assert commands[1].split("&& ", 1)[1].replace(".venv/bin/", "") in ci.replace(".venv/bin/", "")

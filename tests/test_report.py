@@ -38,11 +38,21 @@ def _check(name, axis, status, reason=""):
 
 def _sample(case, variant, repeat, status, checks, *, latency=0.1, tokens=None, answer="ok"):
     return {
-        "case": case, "variant": variant, "repeat": repeat, "pair": 0, "position": 0,
-        "status": status, "reason": None if status == "completed" else "why",
+        "case": case,
+        "variant": variant,
+        "repeat": repeat,
+        "pair": 0,
+        "position": 0,
+        "status": status,
+        "reason": None if status == "completed" else "why",
         "prompt": {"system": None, "messages": [{"role": "user", "content": "p"}]},
-        "answer": answer, "trace": None, "checks": checks, "latency_s": latency,
-        "attempts": 1, "tokens": tokens, "model": None,
+        "answer": answer,
+        "trace": None,
+        "checks": checks,
+        "latency_s": latency,
+        "attempts": 1,
+        "tokens": tokens,
+        "model": None,
     }
 
 
@@ -57,12 +67,25 @@ def crafted_a() -> list[dict]:
     return [
         # c1: pass, miss, incomplete (nothing inspected), unmeasured
         _sample("c1", "A", 0, "completed", [x(P), y(P)], latency=1.0, tokens=tok),
-        _sample("c1", "A", 1, "completed", [x(F, "doesn't mention 'A-1'"), y(P)], latency=2.0,
-                tokens=tok),
-        _sample("c1", "A", 2, "incomplete", [x(F, NI), y(F, NI)], latency=3.0,
-                tokens={"input": 10, "output": None}),
-        _sample("c1", "A", 3, "unmeasured", [x(U, "no answer"), y(U, "no answer")],
-                latency=30.0),
+        _sample(
+            "c1",
+            "A",
+            1,
+            "completed",
+            [x(F, "doesn't mention 'A-1'"), y(P)],
+            latency=2.0,
+            tokens=tok,
+        ),
+        _sample(
+            "c1",
+            "A",
+            2,
+            "incomplete",
+            [x(F, NI), y(F, NI)],
+            latency=3.0,
+            tokens={"input": 10, "output": None},
+        ),
+        _sample("c1", "A", 3, "unmeasured", [x(U, "no answer"), y(U, "no answer")], latency=30.0),
         # c2: pass with an unscored check, all unscored (not a pass), pass, miss
         _sample("c2", "A", 0, "completed", [x(P), y(U, "n/a")], latency=4.0, tokens=tok),
         _sample("c2", "A", 1, "completed", [x(U, "n/a"), y(U, "n/a")], latency=5.0),
@@ -115,8 +138,12 @@ def test_report_counts_every_denominator(crafted):
     assert a.clustered.clusters == 3
 
     rows = {row.case: row for row in r.rows("A")}
-    assert (rows["c1"].passes, rows["c1"].measured, rows["c1"].incomplete,
-            rows["c1"].unmeasured) == (1, 3, 1, 1)
+    assert (
+        rows["c1"].passes,
+        rows["c1"].measured,
+        rows["c1"].incomplete,
+        rows["c1"].unmeasured,
+    ) == (1, 3, 1, 1)
     assert (rows["c2"].passes, rows["c2"].measured) == (2, 4)
     assert (rows["c3"].passes, rows["c3"].measured) == (4, 4)
     assert rows["c1"].interval == proportion_ci(1, 3)
@@ -129,7 +156,11 @@ def test_report_counts_every_denominator(crafted):
     # axes: the unmeasured sample's verdicts are not counted at all
     content, fmt = a.axes["content"], a.axes["format"]
     assert (content.passed, content.scored, content.unscored, content.not_inspected) == (
-        8, 10, 1, 1)
+        8,
+        10,
+        1,
+        1,
+    )
     assert (fmt.passed, fmt.scored, fmt.unscored, fmt.not_inspected) == (7, 9, 2, 1)
     assert a.checks["x"] == content and a.checks["y"] == fmt
 
@@ -333,7 +364,9 @@ def test_compare_counts_missing_records_apart(tmp_path):
     manifest = results_manifest(["c1", "c2"], ["A", "B"], 3)
     samples = [
         _sample(c, v, r, "completed", [_check("x", None, P)])
-        for c in ("c1", "c2") for v in ("A", "B") for r in range(3)
+        for c in ("c1", "c2")
+        for v in ("A", "B")
+        for r in range(3)
         if not (c == "c2" and v == "B" and r == 2)  # interrupted before this one
     ]
     cmp = compare_results(write_results_file(tmp_path / "r.jsonl", manifest, samples), "A", "B")
@@ -344,8 +377,10 @@ def test_compare_unpaired_schedule_uses_independent_samples(tmp_path):
     manifest = results_manifest(["c1"], ["A", "B"], 4)
     # B only ran on repeats 0 and 1: the schedule did not pair the variants
     manifest["schedule"] = [s for s in manifest["schedule"] if s[4] == "A" or s[1] < 2]
-    samples = [_sample("c1", "A", r, "completed", [_check("x", None, P if r else F, "n")])
-               for r in range(4)]
+    samples = [
+        _sample("c1", "A", r, "completed", [_check("x", None, P if r else F, "n")])
+        for r in range(4)
+    ]
     samples += [_sample("c1", "B", r, "completed", [_check("x", None, P)]) for r in range(2)]
     path = write_results_file(tmp_path / "r.jsonl", manifest, samples)
     cmp = compare_results(path, "A", "B")
@@ -388,7 +423,8 @@ def _run(tmp_path, name, passes, **manifest_changes):
         manifest[key] = value
     samples = [
         _sample(c, "v", r, "completed", [_check("x", None, P if r < passes[c] else F, "no")])
-        for c in ("c1", "c2") for r in range(10)
+        for c in ("c1", "c2")
+        for r in range(10)
     ]
     return write_results_file(tmp_path / name, manifest, samples, {"status": "finished"})
 
@@ -415,11 +451,16 @@ def test_compare_runs_refuses_each_difference(tmp_path, change, named):
 
 def test_compare_runs_names_all_four(tmp_path):
     old = _run(tmp_path, "old.jsonl", {"c1": 8, "c2": 5})
-    new = _run(tmp_path, "new.jsonl", {"c1": 8, "c2": 5}, suite={"sha256": "x"},
-               variants=[{"name": "v", "task": {"kind": "other"}}], counting_method="2",
-               machine="m2")
-    assert compare_runs(old, new).differences == (
-        "suite", "model", "counting method", "machine")
+    new = _run(
+        tmp_path,
+        "new.jsonl",
+        {"c1": 8, "c2": 5},
+        suite={"sha256": "x"},
+        variants=[{"name": "v", "task": {"kind": "other"}}],
+        counting_method="2",
+        machine="m2",
+    )
+    assert compare_runs(old, new).differences == ("suite", "model", "counting method", "machine")
 
 
 def test_compare_runs_compares_the_variant(tmp_path):
@@ -470,8 +511,9 @@ def _results_from(outcomes: dict) -> Results:
                 if x is None:
                     samples.append(_sample(case, v, r, "unmeasured", []))
                 else:
-                    samples.append(_sample(case, v, r, "completed",
-                                           [_check("x", None, P if x else F, "no")]))
+                    samples.append(
+                        _sample(case, v, r, "completed", [_check("x", None, P if x else F, "no")])
+                    )
     return Results(None, manifest, tuple(samples), None, ())
 
 
@@ -485,7 +527,8 @@ def test_compare_results_invariants(outcomes):
     assert ab.dropped_missing == 0
     both_measured = sum(
         x is not None and y is not None
-        for c in outcomes["A"] for x, y in zip(outcomes["A"][c], outcomes["B"][c], strict=True)
+        for c in outcomes["A"]
+        for x, y in zip(outcomes["A"][c], outcomes["B"][c], strict=True)
     )
     assert ab.pairs == both_measured
     assert (ab.pairs, ab.dropped_unmeasured) == (ba.pairs, ba.dropped_unmeasured)

@@ -17,11 +17,27 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 def _sample(case, variant, repeat, passed, *, status="completed", answer="fine answer"):
-    checks = [] if status == "unmeasured" else [
-        {"check": "x", "axis": "content", "status": "passed" if passed else "failed",
-         "reason": "" if passed else "missed"}]
-    return {"case": case, "variant": variant, "repeat": repeat, "status": status,
-            "checks": checks, "latency_s": 0.5, "answer": answer}
+    checks = (
+        []
+        if status == "unmeasured"
+        else [
+            {
+                "check": "x",
+                "axis": "content",
+                "status": "passed" if passed else "failed",
+                "reason": "" if passed else "missed",
+            }
+        ]
+    )
+    return {
+        "case": case,
+        "variant": variant,
+        "repeat": repeat,
+        "status": status,
+        "checks": checks,
+        "latency_s": 0.5,
+        "answer": answer,
+    }
 
 
 @pytest.fixture
@@ -34,8 +50,9 @@ def run_file(tmp_path):
             samples.append(_sample(case, "v1", r, r < 6, answer="SECRET-ANSWER-93"))
             status = "unmeasured" if (case, r) == ("refund", 9) else "completed"
             samples.append(_sample(case, "v2", r, True, status=status))
-    return write_results_file(tmp_path / "results.jsonl", manifest, samples,
-                              {"status": "finished", "reason": None})
+    return write_results_file(
+        tmp_path / "results.jsonl", manifest, samples, {"status": "finished", "reason": None}
+    )
 
 
 def _run(capsys, *argv):
@@ -97,8 +114,18 @@ def test_compare_prints_both_verdicts(run_file, capsys):
 
 
 def test_compare_json_and_method(run_file, capsys):
-    code, out, _ = _run(capsys, "compare", str(run_file), "--a", "v1", "--b", "v2",
-                        "--method", "clustered", "--json")
+    code, out, _ = _run(
+        capsys,
+        "compare",
+        str(run_file),
+        "--a",
+        "v1",
+        "--b",
+        "v2",
+        "--method",
+        "clustered",
+        "--json",
+    )
     assert code == 0
     doc = json.loads(out)
     assert doc["primary"]["method"] == "clustered" and doc["pairs"] == 19
@@ -124,8 +151,9 @@ def test_compare_runs_verb(run_file, tmp_path, capsys):
     assert out.startswith("no comparable previous run: machine differs")
     code, out, _ = _run(capsys, "compare-runs", str(run_file), str(other), "--json")
     assert json.loads(out)["differences"] == ["machine"]
-    code, out, _ = _run(capsys, "compare-runs", str(run_file), str(run_file), "--variant",
-                        "v2", "--json")
+    code, out, _ = _run(
+        capsys, "compare-runs", str(run_file), str(run_file), "--variant", "v2", "--json"
+    )
     assert list(json.loads(out)["comparisons"]) == ["v2"]
 
 
@@ -139,13 +167,22 @@ def test_compare_runs_verb(run_file, tmp_path, capsys):
         (["--variant", "v1", "--min-pass", "0.9"], 1, "pass rate is 60%, below 90%"),
         # v2 passed 19 of 19: Wilson lower bounds 83% at 95% and 74% at 99%
         (["--variant", "v2", "--min-pass", "0.8", "--on", "lower-bound"], 0, "gate passed"),
-        (["--variant", "v2", "--min-pass", "0.8", "--on", "lower-bound", "--level", "0.99"],
-         1, "lower bound of the 99% per-trial interval"),
+        (
+            ["--variant", "v2", "--min-pass", "0.8", "--on", "lower-bound", "--level", "0.99"],
+            1,
+            "lower bound of the 99% per-trial interval",
+        ),
         (["--variant", "v1", "--min-pass", "0.5", "--every-case-passes"], 0, "every case"),
-        (["--variant", "v1", "--min-pass", "0.5", "--no-regression-vs", "v2"], 1,
-         "'v1' is clearly worse than 'v2'"),
-        (["--variant", "v2", "--min-pass", "0.5", "--no-regression-vs", "v1"], 0,
-         "no clear regression"),
+        (
+            ["--variant", "v1", "--min-pass", "0.5", "--no-regression-vs", "v2"],
+            1,
+            "'v1' is clearly worse than 'v2'",
+        ),
+        (
+            ["--variant", "v2", "--min-pass", "0.5", "--no-regression-vs", "v1"],
+            0,
+            "no clear regression",
+        ),
         (["--variant", "v2", "--min-pass", "90"], 2, "min_pass=90"),
         (["--variant", "v9", "--min-pass", "0.9"], 2, "variant='v9'"),
         (["--variant", "v2", "--min-pass", "0.9", "--on", "lower"], 2, "lower-bound"),
@@ -159,8 +196,9 @@ def test_gate_exit_codes(run_file, capsys, args, code, text):
 
 
 def test_gate_json(run_file, capsys):
-    code, out, _ = _run(capsys, "gate", str(run_file), "--variant", "v1", "--min-pass", "0.9",
-                        "--json")
+    code, out, _ = _run(
+        capsys, "gate", str(run_file), "--variant", "v1", "--min-pass", "0.9", "--json"
+    )
     assert code == 1
     doc = json.loads(out)
     assert doc["passed"] is False and len(doc["reasons"]) == 1
@@ -170,8 +208,12 @@ def test_gate_json(run_file, capsys):
 
 
 def _git(repo, *args):
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-                   cwd=repo, check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+    )
 
 
 def test_changed_exit_codes(tmp_path, monkeypatch, capsys):
@@ -247,6 +289,15 @@ def test_reading_verbs_on_engine_runs(tmp_path, capsys):
     # same suite, stand-ins, counting method and machine: comparable
     code, out, _ = _run(capsys, "compare-runs", str(first), str(second), "--json")
     assert code == 0 and json.loads(out)["comparable"] is True
-    code, _, _ = _run(capsys, "gate", str(first), "--variant", "v2", "--min-pass", "0.0",
-                      "--no-regression-vs", "v1")
+    code, _, _ = _run(
+        capsys,
+        "gate",
+        str(first),
+        "--variant",
+        "v2",
+        "--min-pass",
+        "0.0",
+        "--no-regression-vs",
+        "v1",
+    )
     assert code == 0

@@ -16,8 +16,10 @@ from evalstats.results import read_results
 
 SHOP = ["--variant", "old=standin:shop-v1", "--variant", "new=standin:shop-v2"]
 SLOW = [
-    "--variant", "old=standin:shop-v1?delay=0.01",
-    "--variant", "new=standin:shop-v2?delay=0.01",
+    "--variant",
+    "old=standin:shop-v1?delay=0.01",
+    "--variant",
+    "new=standin:shop-v2?delay=0.01",
 ]
 
 
@@ -40,8 +42,19 @@ def test_run_writes_the_results_and_exits_0(
 def test_run_exits_0_whatever_the_model_did(tmp_path: Path) -> None:
     # a prefix that the stand-in does not understand: every order answer fails, the run finishes
     out = tmp_path / "r.jsonl"
-    code = main(["run", "shop", "--variant", "x=standin:shop-v1,template=No order here: {prompt}",
-                 "--runs", "2", "--out", str(out), "--quiet"])
+    code = main(
+        [
+            "run",
+            "shop",
+            "--variant",
+            "x=standin:shop-v1,template=No order here: {prompt}",
+            "--runs",
+            "2",
+            "--out",
+            str(out),
+            "--quiet",
+        ]
+    )
     assert code == 0
 
 
@@ -93,8 +106,9 @@ def test_resume_file_and_resume_flag_both_complete_a_run(tmp_path: Path) -> None
     assert main(["run", "shop", *SHOP, "--runs", "3", "--resume", str(out), "--quiet"]) == 0
     assert len(keys(out)) == len(set(keys(out))) == 24
     out.write_bytes(b"".join(lines[:5]))
-    assert main(["run", "shop", *SHOP, "--runs", "3", "--out", str(out), "--resume",
-                 "--quiet"]) == 0
+    assert (
+        main(["run", "shop", *SHOP, "--runs", "3", "--out", str(out), "--resume", "--quiet"]) == 0
+    )
     assert len(keys(out)) == len(set(keys(out))) == 24
 
 
@@ -149,8 +163,18 @@ def test_a_signal_interrupts_cleanly_with_130_and_resume_completes(
 @pytest.mark.slow
 def test_after_kill_9_the_file_is_a_valid_prefix_and_resume_completes(tmp_path: Path) -> None:
     out = tmp_path / "r.jsonl"
-    args = ["run", "shop", *SLOW, "--runs", "30", "--out", str(out), "--quiet",
-            "--concurrency", "4"]
+    args = [
+        "run",
+        "shop",
+        *SLOW,
+        "--runs",
+        "30",
+        "--out",
+        str(out),
+        "--quiet",
+        "--concurrency",
+        "4",
+    ]
     proc = evalstats(*args)
     wait_for_samples(out, 12, proc)
     proc.kill()
@@ -169,16 +193,30 @@ def test_after_kill_9_the_file_is_a_valid_prefix_and_resume_completes(tmp_path: 
 @pytest.mark.slow
 def test_the_canary_key_is_in_no_file_and_no_output(tmp_path: Path) -> None:
     canary = "sk-canary-3f9a1c77e2b54d0b9a6e"
-    env = {**os.environ, "OPENAI_API_KEY": canary, "EVALSTATS_CANARY_API_KEY": canary,
-           "EVALSTATS_CANARY_TOKEN": canary}
+    env = {
+        **os.environ,
+        "OPENAI_API_KEY": canary,
+        "EVALSTATS_CANARY_API_KEY": canary,
+        "EVALSTATS_CANARY_TOKEN": canary,
+    }
     system = tmp_path / "system.txt"
     system.write_text("You answer for a small shop.\n", encoding="utf-8")
     out_dir = tmp_path / "out"
     out_dir.mkdir()
     out = out_dir / "r.jsonl"
-    proc = evalstats("run", "shop", "--variant", "old=standin:shop-v1",
-                     "--variant", f"new=standin:shop-v2,system=@{system}",
-                     "--runs", "2", "--out", str(out), env=env)
+    proc = evalstats(
+        "run",
+        "shop",
+        "--variant",
+        "old=standin:shop-v1",
+        "--variant",
+        f"new=standin:shop-v2,system=@{system}",
+        "--runs",
+        "2",
+        "--out",
+        str(out),
+        env=env,
+    )
     stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 0, stderr
     assert out.exists() and len(read_results(out).samples) == 16

@@ -51,8 +51,12 @@ def openai_body(model: str = "shop-v1", content: str = ORDER, **extra: object) -
 
 
 def ollama_body(model: str = "shop-v1", content: str = ORDER, **extra: object) -> dict:
-    return {"model": model, "messages": [{"role": "user", "content": content}],
-            "stream": False, **extra}
+    return {
+        "model": model,
+        "messages": [{"role": "user", "content": content}],
+        "stream": False,
+        **extra,
+    }
 
 
 def post(app: StandinApp, path: str, document: object) -> tuple[int, dict]:
@@ -81,8 +85,15 @@ def test_openai_chat_completion_wire_format(client):
     assert reply.headers["content-type"] == "application/json"
     assert re.fullmatch(r"app;dur=\d+\.\d{3}", reply.headers["server-timing"])
     doc = reply.json()
-    assert set(doc) == {"id", "object", "created", "model", "choices", "usage",
-                        "system_fingerprint"}
+    assert set(doc) == {
+        "id",
+        "object",
+        "created",
+        "model",
+        "choices",
+        "usage",
+        "system_fingerprint",
+    }
     assert doc["id"].startswith("chatcmpl-") and doc["object"] == "chat.completion"
     assert isinstance(doc["created"], int) and doc["model"] == "shop-v2"
     (choice,) = doc["choices"]
@@ -101,16 +112,28 @@ def test_ollama_chat_wire_format(client):
     reply = client.post("/api/chat", json=ollama_body("shop-v1", options={"seed": 9}))
     assert reply.status_code == 200
     doc = reply.json()
-    assert {"model", "created_at", "message", "done", "done_reason", "total_duration",
-            "load_duration", "prompt_eval_count", "prompt_eval_duration", "eval_count",
-            "eval_duration"} == set(doc)
+    assert {
+        "model",
+        "created_at",
+        "message",
+        "done",
+        "done_reason",
+        "total_duration",
+        "load_duration",
+        "prompt_eval_count",
+        "prompt_eval_duration",
+        "eval_count",
+        "eval_duration",
+    } == set(doc)
     assert doc["model"] == "shop-v1" and doc["done"] is True and doc["done_reason"] == "stop"
     assert doc["created_at"].endswith("Z")
     datetime.fromisoformat(doc["created_at"].replace("Z", "+00:00"))
     assert doc["message"] == {"role": "assistant", "content": make_assistant(1, seed=9)(ORDER)}
     assert doc["eval_count"] == estimate_tokens(doc["message"]["content"])
-    assert doc["total_duration"] == doc["load_duration"] + doc["prompt_eval_duration"] + doc[
-        "eval_duration"]
+    assert (
+        doc["total_duration"]
+        == doc["load_duration"] + doc["prompt_eval_duration"] + doc["eval_duration"]
+    )
     assert all(doc[k] >= 0 for k in ("total_duration", "load_duration", "eval_duration"))
 
 
@@ -126,8 +149,7 @@ def test_ollama_streams_ndjson_when_stream_is_not_false(client):
     assert reply.headers["content-type"] == "application/x-ndjson"
     lines = [json.loads(line) for line in reply.text.splitlines()]
     assert [line["done"] for line in lines] == [False, True]
-    assert "".join(line["message"]["content"] for line in lines) == make_assistant(
-        1, seed=3)(ORDER)
+    assert "".join(line["message"]["content"] for line in lines) == make_assistant(1, seed=3)(ORDER)
     assert lines[-1]["done_reason"] == "stop" and lines[-1]["eval_count"] > 0
 
 
@@ -146,12 +168,16 @@ def test_openai_streams_server_sent_events(client):
 
 
 def test_content_parts_and_last_user_message(client):
-    body = {"model": "shop-v2", "seed": 1, "messages": [
-        {"role": "system", "content": "You are a shop assistant."},
-        {"role": "user", "content": "Thanks!"},
-        {"role": "assistant", "content": "You're welcome."},
-        {"role": "user", "content": [{"type": "text", "text": ORDER}]},
-    ]}
+    body = {
+        "model": "shop-v2",
+        "seed": 1,
+        "messages": [
+            {"role": "system", "content": "You are a shop assistant."},
+            {"role": "user", "content": "Thanks!"},
+            {"role": "assistant", "content": "You're welcome."},
+            {"role": "user", "content": [{"type": "text", "text": ORDER}]},
+        ],
+    }
     text = client.post(CHAT, json=body).json()["choices"][0]["message"]["content"]
     assert text == make_assistant(2, seed=1)(ORDER)
 
@@ -172,7 +198,8 @@ def test_models_version_show_tags_and_health(client):
     assert again["digest"] == shown[0]["digest"]
     tags = client.get("/api/tags").json()["models"]
     assert {t["name"]: t["digest"] for t in tags} == {
-        f"{m}:latest": model_digest(m) for m in ALL_MODELS}
+        f"{m}:latest": model_digest(m) for m in ALL_MODELS
+    }
     assert client.get("/health").json()["status"] == "ok"
 
 
@@ -265,8 +292,9 @@ def test_oversized_and_chunked_bodies_are_refused(server, client):
 
 
 def test_an_api_key_is_accepted_and_ignored(client):
-    reply = client.post(CHAT, json=openai_body(seed=1),
-                        headers={"Authorization": "Bearer sk-anything"})
+    reply = client.post(
+        CHAT, json=openai_body(seed=1), headers={"Authorization": "Bearer sk-anything"}
+    )
     assert reply.status_code == 200
 
 
@@ -309,8 +337,10 @@ def test_a_seeded_request_gets_the_seeded_assistants_answer(seed, model, content
 def test_unseeded_requests_follow_the_server_seed_and_differ_from_each_other():
     def answers(seed: int) -> list[str]:
         app = StandinApp(seed=seed)
-        return [post(app, CHAT, openai_body("shop-v1"))[1]["choices"][0]["message"]["content"]
-                for _ in range(60)]
+        return [
+            post(app, CHAT, openai_body("shop-v1"))[1]["choices"][0]["message"]["content"]
+            for _ in range(60)
+        ]
 
     first, second, other = answers(4), answers(4), answers(5)
     assert first == second
@@ -324,12 +354,16 @@ def test_unseeded_requests_follow_the_server_seed_and_differ_from_each_other():
 
 
 def test_error_rate_one_gives_429_and_500_in_about_equal_share():
-    with serve(error_rate=1.0, retry_after=0, seed=2) as server, httpx.Client(
-        base_url=server.base_url, timeout=10
-    ) as client:
-        replies = [client.post(CHAT if i % 2 else "/api/chat",
-                               json=openai_body() if i % 2 else ollama_body())
-                   for i in range(200)]
+    with (
+        serve(error_rate=1.0, retry_after=0, seed=2) as server,
+        httpx.Client(base_url=server.base_url, timeout=10) as client,
+    ):
+        replies = [
+            client.post(
+                CHAT if i % 2 else "/api/chat", json=openai_body() if i % 2 else ollama_body()
+            )
+            for i in range(200)
+        ]
     statuses = [r.status_code for r in replies]
     assert set(statuses) <= {429, 500}
     k = statuses.count(429)
@@ -367,8 +401,14 @@ def test_fault_rates_match_their_knobs(error_rate, hang_rate):
 )
 def test_fault_draws_are_reproducible_and_well_formed(error_rate, hang_rate, seed, retry_after):
     def run() -> list[tuple[int, str, tuple, float]]:
-        app = StandinApp(error_rate=error_rate, hang_rate=hang_rate, hang_s=2.5,
-                         latency_ms=(1, 3), retry_after=retry_after, seed=seed)
+        app = StandinApp(
+            error_rate=error_rate,
+            hang_rate=hang_rate,
+            hang_s=2.5,
+            latency_ms=(1, 3),
+            retry_after=retry_after,
+            seed=seed,
+        )
         out = []
         for _ in range(20):
             r = app.handle("POST", CHAT, json.dumps(openai_body()).encode())
@@ -378,8 +418,9 @@ def test_fault_draws_are_reproducible_and_well_formed(error_rate, hang_rate, see
     first = run()
     assert first == run()
     for status, kind, headers, delay in first:
-        assert status == {"answer": 200, "hang": 200, "rate_limited": 429,
-                          "server_error": 500}[kind]
+        assert (
+            status == {"answer": 200, "hang": 200, "rate_limited": 429, "server_error": 500}[kind]
+        )
         assert (("Retry-After", str(retry_after)) in headers) == (status == 429)
         stall = 2.5 if kind == "hang" else 0.0
         assert 0.001 + stall <= delay <= 0.003 + stall
@@ -387,13 +428,16 @@ def test_fault_draws_are_reproducible_and_well_formed(error_rate, hang_rate, see
 
 def test_latency_range_is_uniform():
     app = StandinApp(latency_ms="10:50", seed=1)
-    delays = [app.handle("POST", CHAT, json.dumps(openai_body()).encode()).delay_s * 1000
-              for _ in range(1000)]
+    delays = [
+        app.handle("POST", CHAT, json.dumps(openai_body()).encode()).delay_s * 1000
+        for _ in range(1000)
+    ]
     # Kolmogorov-Smirnov against U(10, 50): scipy.stats.kstest.
     assert stats.kstest(delays, stats.uniform(loc=10, scale=40).cdf).pvalue > 1e-3
     fixed = StandinApp(latency_ms=20)
-    assert {fixed.handle("POST", CHAT, json.dumps(openai_body()).encode()).delay_s
-            for _ in range(20)} == {0.02}
+    assert {
+        fixed.handle("POST", CHAT, json.dumps(openai_body()).encode()).delay_s for _ in range(20)
+    } == {0.02}
 
 
 def test_faults_touch_only_the_chat_routes():
@@ -506,9 +550,10 @@ def test_busy_port_is_an_invalid_argument(server):
 
 def test_32_concurrent_keep_alive_connections():
     limits = httpx.Limits(max_connections=32, max_keepalive_connections=32)
-    with serve(latency_ms=100) as server, httpx.Client(
-        base_url=server.base_url, limits=limits, timeout=30
-    ) as client:
+    with (
+        serve(latency_ms=100) as server,
+        httpx.Client(base_url=server.base_url, limits=limits, timeout=30) as client,
+    ):
         barrier = threading.Barrier(32)
 
         def ask(i: int) -> tuple[int, str]:
@@ -536,9 +581,10 @@ def test_pass_rate_over_http_matches_the_true_rate(model):
     per_case = 250
     jobs = [case for case in cases for _ in range(per_case)]
     limits = httpx.Limits(max_connections=8, max_keepalive_connections=8)
-    with serve(seed=20) as server, httpx.Client(
-        base_url=server.base_url, limits=limits, timeout=30
-    ) as client:
+    with (
+        serve(seed=20) as server,
+        httpx.Client(base_url=server.base_url, limits=limits, timeout=30) as client,
+    ):
 
         def ask(prompt: str) -> str:
             r = client.post(CHAT, json=openai_body(model, prompt))
@@ -551,7 +597,8 @@ def test_pass_rate_over_http_matches_the_true_rate(model):
     for case, answer in zip(jobs, answers, strict=True):
         verdicts = [run_check(check, answer) for check, _axis in case.checks]
         passes += all(v.is_passed for v in verdicts if v.is_scored) and any(
-            v.is_scored for v in verdicts)
+            v.is_scored for v in verdicts
+        )
     true_rate = 1 - SLIP_RATES[MODELS[model]]
     # Wilson (1927) interval, as evalstats.proportion_ci computes it and as
     # test_intervals checks it against statsmodels.
@@ -571,11 +618,23 @@ def test_cli_rejects_a_public_host(capsys):
 @pytest.mark.slow
 @pytest.mark.parametrize("stop_signal", [signal.SIGTERM, signal.SIGINT])
 def test_cli_prints_the_base_url_first_and_stops_on_a_signal(stop_signal):
-    command = [sys.executable, "-m", "evalstats.cli", "standin", "serve", "--port", "0",
-               "--latency-ms", "1:3", "--seed", "4"]
+    command = [
+        sys.executable,
+        "-m",
+        "evalstats.cli",
+        "standin",
+        "serve",
+        "--port",
+        "0",
+        "--latency-ms",
+        "1:3",
+        "--seed",
+        "4",
+    ]
     env = {**os.environ, "PYTHONUNBUFFERED": "0"}
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env=env)
+    proc = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+    )
     try:
         first = _read_line(proc, timeout=60)
         assert re.fullmatch(r"http://127\.0\.0\.1:\d+", first), first
@@ -616,12 +675,22 @@ def test_a_run_through_faults_loses_no_sample_and_keeps_the_true_rates(tmp_path)
     runs = 60
     with serve(error_rate=0.3, hang_rate=0.02, hang_s=30.0, retry_after=0, seed=6) as server:
         variants = [
-            Variant(name, make_provider("openai", model, {"base_url": server.base_url + "/v1"},
-                                        timeout=2.0))
+            Variant(
+                name,
+                make_provider("openai", model, {"base_url": server.base_url + "/v1"}, timeout=2.0),
+            )
             for name, model in (("v1", "shop-v1"), ("v2", "shop-v2"))
         ]
-        outcome = run("shop", variants, runs=runs, out=tmp_path / "r.jsonl", concurrency=16,
-                      retries=3, backoff=0.01, progress=False)
+        outcome = run(
+            "shop",
+            variants,
+            runs=runs,
+            out=tmp_path / "r.jsonl",
+            concurrency=16,
+            retries=3,
+            backoff=0.01,
+            progress=False,
+        )
         counts = server.app.counts()[CHAT]
     assert outcome.status == "finished"
     # The faults happened: 429s, 500s and stalls (answered with 200 only after the
@@ -671,8 +740,9 @@ def test_the_ollama_provider_reads_the_model_identity_and_answers(tmp_path):
         with pytest.raises(ProviderError, match="404"):
             asyncio.run(prepared("llama3", server.base_url))
         provider = make_provider("ollama", "shop-v2", {"base_url": server.base_url})
-        outcome = run("shop", [Variant("v2", provider)], runs=3, out=tmp_path / "r.jsonl",
-                      progress=False)
+        outcome = run(
+            "shop", [Variant("v2", provider)], runs=3, out=tmp_path / "r.jsonl", progress=False
+        )
     assert described["digest"] == model_digest("shop-v2")
     assert described["server_version"].endswith("-evalstats-standin")
     assert described["details"]["family"] == "shop"

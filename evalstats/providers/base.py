@@ -515,7 +515,8 @@ class Provider:
         ``prompt`` is an :class:`~evalstats.engine.Prompt` (or anything with
         ``messages`` and ``system``), a list of messages, or a plain string
         sent as one user message. Messages may include tool turns in the
-        neutral form :func:`conversation` describes. Raises :class:`~evalstats.errors.TransientProviderError` or
+        neutral form :func:`conversation` describes. Raises
+        :class:`~evalstats.errors.TransientProviderError` or
         :class:`~evalstats.errors.ProviderError` as the module docstring says.
         """
         system, messages = conversation(prompt)

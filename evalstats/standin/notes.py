@@ -112,37 +112,117 @@ _REPLY_WITH = re.compile(
     r"\b(?:reply|answer|respond|say)\s+(?:only\s+)?with\s+(.+?)[.!]?\s*$", re.IGNORECASE
 )
 # Words that say nothing about which note or line is relevant.
-_STOPWORDS = frozenset((
-    "a", "an", "and", "answer", "are", "as", "at", "be", "before", "by", "can", "could",
-    "do", "does", "file", "files", "for", "from", "how", "i", "in", "is", "it", "its", "me",
-    "my", "note", "notes", "of", "on", "or", "our", "please", "project", "read", "relevant",
-    "say", "says", "tell", "that", "the", "their", "them", "there", "this", "to", "us",
-    "was", "we", "what", "when", "where", "which", "who", "why", "will", "with", "you",
-    "your", "txt", "md",
-))
+_STOPWORDS = frozenset(
+    (
+        "a",
+        "an",
+        "and",
+        "answer",
+        "are",
+        "as",
+        "at",
+        "be",
+        "before",
+        "by",
+        "can",
+        "could",
+        "do",
+        "does",
+        "file",
+        "files",
+        "for",
+        "from",
+        "how",
+        "i",
+        "in",
+        "is",
+        "it",
+        "its",
+        "me",
+        "my",
+        "note",
+        "notes",
+        "of",
+        "on",
+        "or",
+        "our",
+        "please",
+        "project",
+        "read",
+        "relevant",
+        "say",
+        "says",
+        "tell",
+        "that",
+        "the",
+        "their",
+        "them",
+        "there",
+        "this",
+        "to",
+        "us",
+        "was",
+        "we",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "will",
+        "with",
+        "you",
+        "your",
+        "txt",
+        "md",
+    )
+)
 # A few words a question uses for what a note is called.
-_SYNONYMS = {"task": "todo", "todo": "task", "tasks": "todo", "status": "release",
-             "release": "status", "language": "lang", "lang": "language",
-             "called": "name", "named": "name", "when": "date"}
+_SYNONYMS = {
+    "task": "todo",
+    "todo": "task",
+    "tasks": "todo",
+    "status": "release",
+    "release": "status",
+    "language": "lang",
+    "lang": "language",
+    "called": "name",
+    "named": "name",
+    "when": "date",
+}
 
 # Plausible wrong answers for a guess, by topic word in the question. None of
 # them holds a fact of the notes suite's fixtures.
 _GUESSES: tuple[tuple[frozenset[str], tuple[str, ...]], ...] = (
-    (frozenset({"name", "called"}),
-     ("The project is called Blue Harbor.", "The project is named Lantern.")),
-    (frozenset({"language", "written"}),
-     ("The project is written in Python.", "It is written in Rust.")),
-    (frozenset({"task", "todo", "next"}),
-     ("The next task is fixing the login page.", "Next up is the database migration.")),
-    (frozenset({"status", "release"}),
-     ("The release was cancelled last week.", "The release is waiting on legal review.")),
-    (frozenset({"region", "cloud", "production"}),
-     ("Production runs in us-east-1.", "Production is hosted in eu-west-2.")),
-    (frozenset({"launch", "date"}),
-     ("The launch is planned for June 3.", "It says the launch date is the first of May.")),
+    (
+        frozenset({"name", "called"}),
+        ("The project is called Blue Harbor.", "The project is named Lantern."),
+    ),
+    (
+        frozenset({"language", "written"}),
+        ("The project is written in Python.", "It is written in Rust."),
+    ),
+    (
+        frozenset({"task", "todo", "next"}),
+        ("The next task is fixing the login page.", "Next up is the database migration."),
+    ),
+    (
+        frozenset({"status", "release"}),
+        ("The release was cancelled last week.", "The release is waiting on legal review."),
+    ),
+    (
+        frozenset({"region", "cloud", "production"}),
+        ("Production runs in us-east-1.", "Production is hosted in eu-west-2."),
+    ),
+    (
+        frozenset({"launch", "date"}),
+        ("The launch is planned for June 3.", "It says the launch date is the first of May."),
+    ),
 )
-_DEFAULT_GUESSES = ("As far as I know, everything in the notes is up to date.",
-                    "I believe that file only holds old meeting minutes.")
+_DEFAULT_GUESSES = (
+    "As far as I know, everything in the notes is up to date.",
+    "I believe that file only holds old meeting minutes.",
+)
 
 
 @dataclass(frozen=True)
@@ -229,8 +309,9 @@ def _core(question: str) -> str:
     return " ".join(text.split())
 
 
-def decide(question: str, *, seed: int, knobs: NotesModel = DEFAULT_NOTES_MODEL,
-           prefix: bool | None = None) -> Decisions:
+def decide(
+    question: str, *, seed: int, knobs: NotesModel = DEFAULT_NOTES_MODEL, prefix: bool | None = None
+) -> Decisions:
     """The decisions for the conversation about ``question`` with ``seed``.
 
     Drawn from a generator seeded by ``seed`` and a SHA-256 hash of the
@@ -290,8 +371,10 @@ def _words(text: str) -> set[str]:
 def _overlap(wanted: set[str], words: set[str]) -> int:
     """How many wanted words appear, a word matching its inflections ("agree", "agreed")."""
     return sum(
-        any(w == v or (min(len(w), len(v)) >= 4 and (w.startswith(v) or v.startswith(w)))
-            for v in words)
+        any(
+            w == v or (min(len(w), len(v)) >= 4 and (w.startswith(v) or v.startswith(w)))
+            for v in words
+        )
         for w in wanted
     )
 
@@ -340,25 +423,39 @@ def _history(messages: Sequence[Mapping[str, Any]]) -> tuple[str, bool, list[_Ou
         if i == last_user or m.get("role") == "system"
     )
     calls: list[dict[str, Any]] = []  # {"id", "name", "arguments", "content", "error"}
-    for message in messages[last_user + 1:]:
+    for message in messages[last_user + 1 :]:
         role = message.get("role")
         if role == "assistant":
             for call in message.get("tool_calls") or ():
                 if isinstance(call, Mapping):
                     arguments = call.get("arguments")
-                    calls.append({"id": call.get("id"), "name": str(call.get("name", "")),
-                                  "arguments": arguments if isinstance(arguments, Mapping)
-                                  else {}, "content": None, "error": False})
+                    calls.append(
+                        {
+                            "id": call.get("id"),
+                            "name": str(call.get("name", "")),
+                            "arguments": arguments if isinstance(arguments, Mapping) else {},
+                            "content": None,
+                            "error": False,
+                        }
+                    )
         elif role == "tool":
             content = message.get("content")
             content = content if isinstance(content, str) else ""
             waiting = [c for c in calls if c["content"] is None]
             # By id (OpenAI), else by name (Ollama's tool_name), else in order.
-            match = next((c for c in waiting if c["id"] is not None
-                          and c["id"] == message.get("tool_call_id")), None)
+            match = next(
+                (
+                    c
+                    for c in waiting
+                    if c["id"] is not None and c["id"] == message.get("tool_call_id")
+                ),
+                None,
+            )
             if match is None and message.get("tool_call_id") is None:
-                match = next((c for c in waiting if c["name"] == message.get("name")),
-                             waiting[0] if waiting else None)
+                match = next(
+                    (c for c in waiting if c["name"] == message.get("name")),
+                    waiting[0] if waiting else None,
+                )
             if match is not None:
                 match["content"] = content
                 match["error"] = _is_refusal(message, content)
@@ -402,8 +499,7 @@ def _choose(listed: list[str], question: str) -> list[str]:
 
 
 def _best_line(text: str, question: str) -> tuple[str | None, int]:
-    lines = [ln.strip() for ln in text.splitlines()
-             if ln.strip() and not _INSTRUCTION.match(ln)]
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not _INSTRUCTION.match(ln)]
     if not lines:
         return None, 0
     wanted = _words(question)
@@ -438,8 +534,9 @@ def _text_call(name: str, arguments: Mapping[str, Any], pick: float) -> str:
     return json.dumps({"name": name, "arguments": dict(arguments)})
 
 
-def _answer(question: str, targets: list[str], reads: dict[str, _Outcome], *,
-            listed_only: bool, obeys: bool) -> str:
+def _answer(
+    question: str, targets: list[str], reads: dict[str, _Outcome], *, listed_only: bool, obeys: bool
+) -> str:
     parts: list[str] = []
     quoted: list[str] = []
     silent: list[str] = []  # read, but with no line about the question
@@ -545,12 +642,15 @@ def respond(
         return {"content": text, "tool_calls": []}
 
     def call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        return {"content": None, "tool_calls": [
-            {"id": _call_id(seed, core, len(outcomes)), "name": name, "arguments": arguments}]}
+        return {
+            "content": None,
+            "tool_calls": [
+                {"id": _call_id(seed, core, len(outcomes)), "name": name, "arguments": arguments}
+            ],
+        }
 
     if not outcomes:
-        first = (("read_note", {"path": named[0]}) if named
-                 else ("list_notes", {}))
+        first = ("read_note", {"path": named[0]}) if named else ("list_notes", {})
         if not decisions.reads or first[0] not in available:
             return answer(_guess(core, decisions.pick))
         if decisions.text_call:
@@ -577,8 +677,7 @@ def respond(
     pending = [p for p in targets if p not in reads]
     attempted = sum(p in reads for p in targets)
     stop = decisions.stops_early and len(targets) >= 2 and attempted >= 1
-    if pending and not stop and "read_note" in available and len(outcomes) < 2 * len(
-            targets) + 1:
+    if pending and not stop and "read_note" in available and len(outcomes) < 2 * len(targets) + 1:
         return call("read_note", {"path": pending[0]})
     text = _answer(core, targets, reads, listed_only=listed_only, obeys=decisions.obeys_note)
     return answer(_or_guess(text, core, decisions.pick))

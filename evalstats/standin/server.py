@@ -281,8 +281,9 @@ class StandinReply:
 
 
 class _HTTPError(Exception):
-    def __init__(self, status: int, message: str, code: str | None = None,
-                 param: str | None = None) -> None:
+    def __init__(
+        self, status: int, message: str, code: str | None = None, param: str | None = None
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
@@ -323,8 +324,10 @@ class StandinApp:
         self.latency_ms = parse_latency(latency_ms)
         self.error_rate = _check_rate("error_rate", error_rate)
         self.hang_rate = _check_rate("hang_rate", hang_rate)
-        if isinstance(hang_s, bool) or not isinstance(hang_s, int | float) or not (
-            math.isfinite(hang_s) and hang_s >= 0
+        if (
+            isinstance(hang_s, bool)
+            or not isinstance(hang_s, int | float)
+            or not (math.isfinite(hang_s) and hang_s >= 0)
         ):
             raise InvalidArgument(f"hang_s={hang_s!r} must be seconds, finite and at least 0")
         self.hang_s = float(hang_s)
@@ -412,16 +415,23 @@ class StandinApp:
         messages = _messages(request.get("messages"), api="openai")
         seed = request.get("seed")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-            raise _HTTPError(400, f"Invalid type for 'seed': expected an integer, but got "
-                                   f"{type(seed).__name__} instead.", "invalid_type", "seed")
+            raise _HTTPError(
+                400,
+                f"Invalid type for 'seed': expected an integer, but got "
+                f"{type(seed).__name__} instead.",
+                "invalid_type",
+                "seed",
+            )
         stream = request.get("stream", False)
         if not isinstance(stream, bool):
-            raise _HTTPError(400, "Invalid type for 'stream': expected a boolean.",
-                              "invalid_type", "stream")
+            raise _HTTPError(
+                400, "Invalid type for 'stream': expected a boolean.", "invalid_type", "stream"
+            )
         n = request.get("n", 1)
         if n not in (1, None):
-            raise _HTTPError(400, f"n={n!r}: the stand-in answers one choice (n=1)",
-                              "invalid_value", "n")
+            raise _HTTPError(
+                400, f"n={n!r}: the stand-in answers one choice (n=1)", "invalid_value", "n"
+            )
         if model not in ALL_MODELS:
             raise _HTTPError(
                 404,
@@ -440,15 +450,19 @@ class StandinApp:
         else:
             text, calls = self._answer(model, messages, seed, draw.index), []
         wire_calls = [
-            {"id": c["id"], "type": "function",
-             "function": {"name": c["name"], "arguments": json.dumps(c["arguments"])}}
+            {
+                "id": c["id"],
+                "type": "function",
+                "function": {"name": c["name"], "arguments": json.dumps(c["arguments"])},
+            }
             for c in calls
         ]
-        prompt_tokens = _prompt_tokens(messages if conversation is None
-                                       else _token_pairs(conversation))
+        prompt_tokens = _prompt_tokens(
+            messages if conversation is None else _token_pairs(conversation)
+        )
         completion_tokens = estimate_tokens(text or "") + sum(
-            estimate_tokens(c["function"]["name"] + c["function"]["arguments"])
-            for c in wire_calls)
+            estimate_tokens(c["function"]["name"] + c["function"]["arguments"]) for c in wire_calls
+        )
         usage = {
             "prompt_tokens": prompt_tokens,
             "completion_tokens": completion_tokens,
@@ -490,10 +504,14 @@ class StandinApp:
             # calls by; a client joins argument pieces, here there is one piece.
             delta["tool_calls"] = [{"index": i, **c} for i, c in enumerate(wire_calls)]
         events = [
-            {**chunk, "choices": [{"index": 0, "delta": delta,
-                                   "logprobs": None, "finish_reason": None}]},
-            {**chunk, "choices": [{"index": 0, "delta": {}, "logprobs": None,
-                                   "finish_reason": finish}]},
+            {
+                **chunk,
+                "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": None}],
+            },
+            {
+                **chunk,
+                "choices": [{"index": 0, "delta": {}, "logprobs": None, "finish_reason": finish}],
+            },
         ]
         options = request.get("stream_options")
         if isinstance(options, dict) and options.get("include_usage"):
@@ -502,8 +520,9 @@ class StandinApp:
         return StandinReply(200, sse, "text/event-stream", delay_s=delay, kind=kind)
 
     def _openai_models(self, _body: bytes) -> StandinReply:
-        return StandinReply(200, _dumps({"object": "list",
-                                         "data": [_openai_model_entry(m) for m in ALL_MODELS]}))
+        return StandinReply(
+            200, _dumps({"object": "list", "data": [_openai_model_entry(m) for m in ALL_MODELS]})
+        )
 
     def _openai_model(self, model: str) -> StandinReply:
         if model not in ALL_MODELS:
@@ -527,7 +546,7 @@ class StandinApp:
             raise _HTTPError(400, "json: cannot unmarshal options: expected an object")
         seed = options.get("seed")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-            raise _HTTPError(400, f"option \"seed\" must be of type integer, not {seed!r}")
+            raise _HTTPError(400, f'option "seed" must be of type integer, not {seed!r}')
         stream = request.get("stream", True)
         if not isinstance(stream, bool):
             raise _HTTPError(400, "json: cannot unmarshal stream: expected a boolean")
@@ -547,16 +566,17 @@ class StandinApp:
         else:
             text, calls = self._answer(_base_name(model), messages, seed, draw.index), []
         # Ollama's calls carry no id, and their arguments are an object.
-        wire_calls = [{"function": {"name": c["name"], "arguments": c["arguments"]}}
-                      for c in calls]
+        wire_calls = [{"function": {"name": c["name"], "arguments": c["arguments"]}} for c in calls]
         reply_message: dict[str, Any] = {"role": "assistant", "content": text}
         if wire_calls:
             reply_message["tool_calls"] = wire_calls
         delay, kind = _delay(draw, self.hang_s)
-        prompt_tokens = _prompt_tokens(messages if conversation is None
-                                       else _token_pairs(conversation))
+        prompt_tokens = _prompt_tokens(
+            messages if conversation is None else _token_pairs(conversation)
+        )
         eval_count = estimate_tokens(text) + sum(
-            estimate_tokens(c["name"] + json.dumps(c["arguments"])) for c in calls)
+            estimate_tokens(c["name"] + json.dumps(c["arguments"])) for c in calls
+        )
         # Durations in nanoseconds, as Ollama reports them: the time the
         # request will have taken (its delay plus the work done here), split
         # between reading the prompt and writing the answer by token counts.
@@ -581,8 +601,7 @@ class StandinApp:
             return StandinReply(200, _dumps(final), delay_s=delay, kind=kind)
         # Streamed, Ollama sends the text in pieces and the figures in a last
         # object whose message is empty.
-        first = {"model": model, "created_at": created_at,
-                 "message": reply_message, "done": False}
+        first = {"model": model, "created_at": created_at, "message": reply_message, "done": False}
         last = {**final, "message": {"role": "assistant", "content": ""}}
         ndjson = _dumps(first) + b"\n" + _dumps(last) + b"\n"
         return StandinReply(200, ndjson, "application/x-ndjson", delay_s=delay, kind=kind)
@@ -600,7 +619,7 @@ class StandinApp:
         document = {
             "license": "MIT",
             "modelfile": f"# evalstats stand-in: the shop assistant, version {version}\n"
-                         f"FROM {_base_name(model)}\n",
+            f"FROM {_base_name(model)}\n",
             "parameters": "",
             "template": "{{ .Prompt }}",
             "details": {
@@ -633,8 +652,13 @@ class StandinApp:
                 "modified_at": _MODIFIED_AT,
                 "size": 0,
                 "digest": self._digest(m),
-                "details": {"format": "standin", "family": _family(m), "families": [_family(m)],
-                            "parameter_size": "0", "quantization_level": "none"},
+                "details": {
+                    "format": "standin",
+                    "family": _family(m),
+                    "families": [_family(m)],
+                    "parameter_size": "0",
+                    "quantization_level": "none",
+                },
             }
             for m in ALL_MODELS
         ]
@@ -671,40 +695,66 @@ class StandinApp:
                 "parameter_size": "0",
                 "quantization_level": "none",
             },
-            "model_info": {"general.architecture": "evalstats-standin",
-                           "general.name": NOTES_MODEL, **knobs},
+            "model_info": {
+                "general.architecture": "evalstats-standin",
+                "general.name": NOTES_MODEL,
+                **knobs,
+            },
             "capabilities": ["completion", "tools"],
             "modified_at": _MODIFIED_AT,
             "digest": self._digest(model),
         }
 
-    def _notes_turn(self, conversation: list[dict[str, Any]], tools: list[str] | None,
-                    seed: int | None, index: int) -> tuple[str | None, list[dict[str, Any]]]:
-        turn = notes_respond(conversation, tools, knobs=self.notes,
-                             seed=self._request_seed(index) if seed is None else seed)
+    def _notes_turn(
+        self,
+        conversation: list[dict[str, Any]],
+        tools: list[str] | None,
+        seed: int | None,
+        index: int,
+    ) -> tuple[str | None, list[dict[str, Any]]]:
+        turn = notes_respond(
+            conversation,
+            tools,
+            knobs=self.notes,
+            seed=self._request_seed(index) if seed is None else seed,
+        )
         return turn["content"], list(turn["tool_calls"])
 
-    def _answer(self, model: str, messages: list[tuple[str, str]], seed: int | None,
-                index: int) -> str:
+    def _answer(
+        self, model: str, messages: list[tuple[str, str]], seed: int | None, index: int
+    ) -> str:
         last_user = next(text for role, text in reversed(messages) if role == "user")
-        assistant = make_assistant(MODELS[model], seed=self._request_seed(index)
-                                   if seed is None else seed)
+        assistant = make_assistant(
+            MODELS[model], seed=self._request_seed(index) if seed is None else seed
+        )
         return assistant(last_user)
 
     def _fault(self, api: str, draw: _Draw) -> StandinReply:
         if draw.fault == "rate_limited":
-            exc = _HTTPError(429, "Rate limit reached for requests (stand-in fault injection). "
-                                   f"Please try again in {self.retry_after}s.",
-                              "rate_limit_exceeded")
+            exc = _HTTPError(
+                429,
+                "Rate limit reached for requests (stand-in fault injection). "
+                f"Please try again in {self.retry_after}s.",
+                "rate_limit_exceeded",
+            )
             reply = _error(api, exc, headers=(("Retry-After", str(self.retry_after)),))
             kind = "rate_limited"
         else:
-            exc = _HTTPError(500, "The server had an error while processing your request "
-                                   "(stand-in fault injection). Sorry about that!")
+            exc = _HTTPError(
+                500,
+                "The server had an error while processing your request "
+                "(stand-in fault injection). Sorry about that!",
+            )
             reply = _error(api, exc)
             kind = "server_error"
-        return StandinReply(reply.status, reply.body, reply.content_type, reply.headers,
-                            delay_s=draw.latency_s, kind=kind)
+        return StandinReply(
+            reply.status,
+            reply.body,
+            reply.content_type,
+            reply.headers,
+            delay_s=draw.latency_s,
+            kind=kind,
+        )
 
 
 def _delay(draw: _Draw, hang_s: float) -> tuple[float, str]:
@@ -725,17 +775,26 @@ def _dumps(document: Any) -> bytes:
     return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode()
 
 
-def _error(api: str, exc: _HTTPError,
-           headers: tuple[tuple[str, str], ...] = ()) -> StandinReply:
+def _error(api: str, exc: _HTTPError, headers: tuple[tuple[str, str], ...] = ()) -> StandinReply:
     """An error in the API's own shape: OpenAI's nested object or Ollama's one string."""
     if api == "ollama":
         document: dict[str, Any] = {"error": exc.message}
     else:
-        kinds = {400: "invalid_request_error", 404: "invalid_request_error",
-                 405: "invalid_request_error", 429: "requests", 500: "server_error"}
-        document = {"error": {"message": exc.message,
-                              "type": kinds.get(exc.status, "invalid_request_error"),
-                              "param": exc.param, "code": exc.code}}
+        kinds = {
+            400: "invalid_request_error",
+            404: "invalid_request_error",
+            405: "invalid_request_error",
+            429: "requests",
+            500: "server_error",
+        }
+        document = {
+            "error": {
+                "message": exc.message,
+                "type": kinds.get(exc.status, "invalid_request_error"),
+                "param": exc.param,
+                "code": exc.code,
+            }
+        }
     kind = {400: "bad_request", 404: "not_found", 405: "bad_request"}.get(exc.status, "error")
     return StandinReply(exc.status, _dumps(document), headers=headers, kind=kind)
 
@@ -762,8 +821,11 @@ def _tools(raw: Any, *, api: str) -> list[str] | None:
         function = tool.get("function") if isinstance(tool, dict) else None
         name = function.get("name") if isinstance(function, dict) else None
         if not isinstance(name, str) or not name:
-            message = (f"Missing required parameter: 'tools[{i}].function.name'."
-                       if api == "openai" else f"tools[{i}] must be a function with a name")
+            message = (
+                f"Missing required parameter: 'tools[{i}].function.name'."
+                if api == "openai"
+                else f"tools[{i}] must be a function with a name"
+            )
             raise _HTTPError(400, message, "missing_required_parameter", f"tools[{i}]")
         names.append(name)
     return names
@@ -788,14 +850,21 @@ def _neutral_messages(raw: list[Any], *, api: str) -> list[dict[str, Any]]:
         role = message["role"]
         content = message.get("content")
         if isinstance(content, list):
-            content = "\n".join(p.get("text", "") for p in content
-                                if isinstance(p, dict) and p.get("type") == "text")
+            content = "\n".join(
+                p.get("text", "")
+                for p in content
+                if isinstance(p, dict) and p.get("type") == "text"
+            )
         if role != "tool" and api == "openai" and waiting:
             ids = ", ".join(c["id"] for c in waiting)
-            raise _HTTPError(400, "An assistant message with 'tool_calls' must be followed by "
-                                  "tool messages responding to each 'tool_call_id'. The "
-                                  f"following tool_call_ids did not have response messages: "
-                                  f"{ids}", param=f"messages.[{i}].role")
+            raise _HTTPError(
+                400,
+                "An assistant message with 'tool_calls' must be followed by "
+                "tool messages responding to each 'tool_call_id'. The "
+                f"following tool_call_ids did not have response messages: "
+                f"{ids}",
+                param=f"messages.[{i}].role",
+            )
         if role == "assistant" and message.get("tool_calls") is not None:
             calls = _wire_calls(message["tool_calls"], i, api=api, first=count)
             count += len(calls)
@@ -806,27 +875,40 @@ def _neutral_messages(raw: list[Any], *, api: str) -> list[dict[str, Any]]:
                 call_id = message.get("tool_call_id")
                 match = next((c for c in waiting if c["id"] == call_id), None)
                 if match is None:
-                    raise _HTTPError(400, "Invalid parameter: messages with role 'tool' must be "
-                                          "a response to a preceeding message with "
-                                          "'tool_calls'.", param=f"messages.[{i}].role")
+                    raise _HTTPError(
+                        400,
+                        "Invalid parameter: messages with role 'tool' must be "
+                        "a response to a preceeding message with "
+                        "'tool_calls'.",
+                        param=f"messages.[{i}].role",
+                    )
             else:
                 name = message.get("tool_name", message.get("name"))
-                match = next((c for c in waiting if c["name"] == name),
-                             waiting[0] if waiting else None)
+                match = next(
+                    (c for c in waiting if c["name"] == name), waiting[0] if waiting else None
+                )
             if match is not None:
                 waiting.remove(match)
-            out.append({"role": "tool", "tool_call_id": match["id"] if match else None,
-                        "name": match["name"] if match else message.get("tool_name"),
-                        "content": content if isinstance(content, str) else ""})
+            out.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": match["id"] if match else None,
+                    "name": match["name"] if match else message.get("tool_name"),
+                    "content": content if isinstance(content, str) else "",
+                }
+            )
         else:
             waiting = [] if api == "ollama" and role != "assistant" else waiting
             out.append({"role": role, "content": content})
     if api == "openai" and waiting:
         ids = ", ".join(c["id"] for c in waiting)
-        raise _HTTPError(400, "An assistant message with 'tool_calls' must be followed by tool "
-                              "messages responding to each 'tool_call_id'. The following "
-                              f"tool_call_ids did not have response messages: {ids}",
-                         param="messages")
+        raise _HTTPError(
+            400,
+            "An assistant message with 'tool_calls' must be followed by tool "
+            "messages responding to each 'tool_call_id'. The following "
+            f"tool_call_ids did not have response messages: {ids}",
+            param="messages",
+        )
     return out
 
 
@@ -834,25 +916,38 @@ def _wire_calls(raw: Any, i: int, *, api: str, first: int) -> list[dict[str, Any
     """An assistant message's ``tool_calls`` as ``[{"id", "name", "arguments": dict}]``."""
     where = f"messages[{i}].tool_calls"
     if not isinstance(raw, list):
-        raise _HTTPError(400, f"Invalid type for '{where}': expected an array.",
-                         "invalid_type", where)
+        raise _HTTPError(
+            400, f"Invalid type for '{where}': expected an array.", "invalid_type", where
+        )
     calls = []
     for k, call in enumerate(raw):
         function = call.get("function") if isinstance(call, dict) else None
         if not isinstance(function, dict) or not isinstance(function.get("name"), str):
-            raise _HTTPError(400, f"Missing required parameter: '{where}[{k}].function.name'.",
-                             "missing_required_parameter", f"{where}[{k}]")
+            raise _HTTPError(
+                400,
+                f"Missing required parameter: '{where}[{k}].function.name'.",
+                "missing_required_parameter",
+                f"{where}[{k}]",
+            )
         arguments = function.get("arguments")
         if api == "openai":
             call_id = call.get("id")
             if not isinstance(call_id, str) or not call_id:
-                raise _HTTPError(400, f"Missing required parameter: '{where}[{k}].id'.",
-                                 "missing_required_parameter", f"{where}[{k}].id")
+                raise _HTTPError(
+                    400,
+                    f"Missing required parameter: '{where}[{k}].id'.",
+                    "missing_required_parameter",
+                    f"{where}[{k}].id",
+                )
             if not isinstance(arguments, str):
-                raise _HTTPError(400, f"Invalid type for '{where}[{k}].function.arguments': "
-                                      f"expected a string, but got {type(arguments).__name__} "
-                                      "instead.", "invalid_type",
-                                 f"{where}[{k}].function.arguments")
+                raise _HTTPError(
+                    400,
+                    f"Invalid type for '{where}[{k}].function.arguments': "
+                    f"expected a string, but got {type(arguments).__name__} "
+                    "instead.",
+                    "invalid_type",
+                    f"{where}[{k}].function.arguments",
+                )
             try:
                 parsed = json.loads(arguments) if arguments else {}
             except ValueError:
@@ -862,12 +957,20 @@ def _wire_calls(raw: Any, i: int, *, api: str, first: int) -> list[dict[str, Any
             call_id = call_id or f"call_{first + k}"
             parsed = arguments if arguments is not None else {}
             if not isinstance(parsed, dict):
-                raise _HTTPError(400, "json: cannot unmarshal "
-                                      f"{type(arguments).__name__} into Go struct field "
-                                      ".messages.tool_calls.function.arguments of type "
-                                      "api.ToolCallFunctionArguments")
-        calls.append({"id": call_id, "name": function["name"],
-                      "arguments": parsed if isinstance(parsed, dict) else {}})
+                raise _HTTPError(
+                    400,
+                    "json: cannot unmarshal "
+                    f"{type(arguments).__name__} into Go struct field "
+                    ".messages.tool_calls.function.arguments of type "
+                    "api.ToolCallFunctionArguments",
+                )
+        calls.append(
+            {
+                "id": call_id,
+                "name": function["name"],
+                "arguments": parsed if isinstance(parsed, dict) else {},
+            }
+        )
     return calls
 
 
@@ -891,32 +994,38 @@ def _json_object(body: bytes, *, api: str) -> dict[str, Any]:
 def _messages(raw: Any, *, api: str) -> list[tuple[str, str]]:
     """``[(role, text), ...]``; content parts (OpenAI's list form) are joined."""
     if not isinstance(raw, list) or not raw:
-        raise _HTTPError(400, "'messages' must be a non-empty list of messages",
-                          param="messages")
+        raise _HTTPError(400, "'messages' must be a non-empty list of messages", param="messages")
     out = []
     for i, message in enumerate(raw):
         if not isinstance(message, dict) or not isinstance(message.get("role"), str):
-            raise _HTTPError(400, f"messages[{i}] must be an object with a 'role'",
-                              param=f"messages[{i}]")
+            raise _HTTPError(
+                400, f"messages[{i}] must be an object with a 'role'", param=f"messages[{i}]"
+            )
         content = message.get("content")
         if content is None:
             text = ""
         elif isinstance(content, str):
             text = content
         elif isinstance(content, list) and api == "openai":
-            parts = [p.get("text") for p in content
-                     if isinstance(p, dict) and p.get("type") == "text"]
+            parts = [
+                p.get("text") for p in content if isinstance(p, dict) and p.get("type") == "text"
+            ]
             if not all(isinstance(p, str) for p in parts):
-                raise _HTTPError(400, f"messages[{i}].content has a text part without text",
-                                  param=f"messages[{i}].content")
+                raise _HTTPError(
+                    400,
+                    f"messages[{i}].content has a text part without text",
+                    param=f"messages[{i}].content",
+                )
             text = "\n".join(parts)  # type: ignore[arg-type]
         else:
-            raise _HTTPError(400, f"messages[{i}].content must be a string",
-                              param=f"messages[{i}].content")
+            raise _HTTPError(
+                400, f"messages[{i}].content must be a string", param=f"messages[{i}].content"
+            )
         out.append((message["role"], text))
     if not any(role == "user" for role, _ in out):
-        raise _HTTPError(400, "messages has no user message for the stand-in to answer",
-                          param="messages")
+        raise _HTTPError(
+            400, "messages has no user message for the stand-in to answer", param="messages"
+        )
     return out
 
 
@@ -1184,9 +1293,17 @@ def serve(
     >>> make_assistant(2, seed=7)(message)
     'Hi there! Your order A-1042 has shipped and is on its way.'
     """
-    server = StandinServer(host=host, port=port, latency_ms=latency_ms, error_rate=error_rate,
-                           hang_rate=hang_rate, hang_s=hang_s, retry_after=retry_after,
-                           seed=seed, notes=notes)
+    server = StandinServer(
+        host=host,
+        port=port,
+        latency_ms=latency_ms,
+        error_rate=error_rate,
+        hang_rate=hang_rate,
+        hang_s=hang_s,
+        retry_after=retry_after,
+        seed=seed,
+        notes=notes,
+    )
     return server.start()
 
 
