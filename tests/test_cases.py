@@ -408,7 +408,7 @@ def test_unknown_check_lists_the_known_ones(tmp_path) -> None:
     assert "judged_by" in text
 
 
-def test_messages_as_given_in_the_brief(tmp_path) -> None:
+def test_messages_in_the_documented_form(tmp_path) -> None:
     # The exact form the documentation promises, with the path relative as given.
     document = {
         "name": "shop",

@@ -385,8 +385,8 @@ def test_diff_vectorised_equals_scalar_loop(rows, level, method) -> None:
 # paired_diff_ci
 # ---------------------------------------------------------------------------
 
-# Newcombe (1998c), Stat Med 17:2635-2650, table III (the worked examples; the
-# brief's "table II" holds the method definitions), column "method 10": 95% limits
+# Newcombe (1998c), Stat Med 17:2635-2650, table III (the worked examples;
+# table II holds the method definitions), column "method 10": 95% limits
 # for theta = (f - g) / n with cells e (both +), f (first + only), g (second + only),
 # h (both -). Taking B as Newcombe's first classification, e = both, f = only_b,
 # g = only_a, h = neither, so theta = p_b - p_a and the limits carry over unchanged.
