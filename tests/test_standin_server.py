@@ -70,8 +70,11 @@ def server():
         yield running
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def client(server):
+    # A client per test: a test whose request makes the server close the
+    # connection (411, 413) must not leave a half-closed keep-alive connection
+    # for the next test to race against.
     with httpx.Client(base_url=server.base_url, timeout=10) as c:
         yield c
 
