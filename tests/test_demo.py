@@ -143,3 +143,75 @@ def test_demo_over_http_takes_the_path_a_real_model_takes(tmp_path: Path) -> Non
 def test_base_url_needs_over_http() -> None:
     with pytest.raises(InvalidArgument, match="over_http"):
         run_demo(runs=1, base_url="http://127.0.0.1:9/v1")
+
+
+def test_demo_text_has_the_table_the_comparisons_and_one_plain_sentence(tmp_path: Path) -> None:
+    # What `evalstats demo` must print: per case and variant the passes out of
+    # runs with the Wilson interval and the most common problems; the overall
+    # line; overlap, newcombe and mcnemar side by side; one plain sentence.
+    # Every figure is recomputed here from the results file.
+    from collections import Counter
+
+    result = run_demo(out=tmp_path, plots=False)  # the defaults: 10 runs, seed 0
+    assert result.runs == 10 and result.seed == 0
+    text = str(result)
+    lines = text.splitlines()
+    samples = read_results(tmp_path / "results.jsonl").samples
+    cases = ["order status", "broken lamp refund", "discount trick", "thank-you"]
+    header = next(i for i, line in enumerate(lines) if line.startswith("case "))
+    assert "Wilson" in lines[header] and "failed most often" in lines[header]
+    rows = lines[header + 1 : header + 1 + 2 * len(cases)]
+    for row, (case, variant) in zip(
+        rows, [(c, v) for c in cases for v in ("v1", "v2")], strict=True
+    ):
+        mine = [s for s in samples if s["case"] == case and s["variant"] == variant]
+        passes = sum(bool(sample_passed(s)) for s in mine)
+        assert row.split()[: len(case.split()) + 1] == [*case.split(), variant]
+        assert f"{passes:>3}/{len(mine)}" in row
+        wilson = str(proportion_ci(passes, len(mine), method="wilson"))
+        assert wilson in row
+        failed = Counter(c["check"] for s in mine for c in s["checks"] if c["status"] == "failed")
+        problems = row.split(wilson, 1)[1].strip()
+        if not failed:
+            assert problems == "-"
+        else:
+            top = max(failed.values())
+            assert any(
+                problems.startswith(f"{name} x{n}") for name, n in failed.items() if n == top
+            ), (problems, failed)
+    for variant, line in zip(("v1", "v2"), lines[header + 1 + 2 * len(cases) :], strict=False):
+        mine = [s for s in samples if s["variant"] == variant]
+        passes = sum(bool(sample_passed(s)) for s in mine)
+        assert line.split()[:2] == ["overall", variant]
+        assert f"{passes}/{len(mine)}" in line and str(proportion_ci(passes, len(mine))) in line
+    start = lines.index("Is version 2 better than version 1?")
+    shown = [line.split()[0] for line in lines[start + 1 :: 2][:4]]
+    assert shown[:3] == ["overlap", "newcombe", "mcnemar"]
+    for method in ("overlap", "newcombe", "mcnemar"):
+        i = start + 1 + 2 * shown.index(method)
+        assert lines[i + 1].strip() == str(result.comparisons[method])
+    assert result.comparisons["overlap"].method == "overlap"
+    assert result.comparisons["mcnemar"].pvalue is not None
+    sentence = result.meaning
+    assert sentence in lines and sentence.endswith(".")
+    assert "no difference" not in sentence.lower()
+
+
+def test_the_command_takes_runs_and_seed(tmp_path: Path, capsys) -> None:
+    assert main(["demo", "--json", "--out", str(tmp_path / "a"), "--no-plots", "--quiet"]) == 0
+    default = json.loads(capsys.readouterr().out)
+    assert (default["runs"], default["seed"]) == (10, 0)
+    assert [v["measured"] for v in default["report"]["variants"]] == [40, 40]
+    argv = ["demo", "--runs", "4", "--seed", "7", "--no-plots", "--quiet"]
+    assert main([*argv, "--json", "--out", str(tmp_path / "b")]) == 0
+    chosen = json.loads(capsys.readouterr().out)
+    assert (chosen["runs"], chosen["seed"]) == (4, 7)
+    same = run_demo(runs=4, seed=7, out=tmp_path / "c", plots=False)
+    assert chosen["comparisons"] == {m: c.to_dict() for m, c in same.comparisons.items()}
+    assert main([*argv, "--out", str(tmp_path / "d")]) == 0
+    printed = capsys.readouterr().out
+    expected = str(run_demo(runs=4, seed=7, out=tmp_path / "d2", plots=False))
+    assert (
+        printed.replace(str(tmp_path / "d"), "DIR")
+        == expected.replace(str(tmp_path / "d2"), "DIR") + "\n"
+    )

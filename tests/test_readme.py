@@ -27,3 +27,20 @@ def test_quick_start_has_exactly_two_commands() -> None:
     # .ci/run runs the README's test command.
     ci = (README.parent / ".ci" / "run").read_text(encoding="utf-8")
     assert commands[1].split("&& ", 1)[1].replace(".venv/bin/", "") in ci.replace(".venv/bin/", "")
+
+
+def test_quick_start_shows_what_the_demo_prints(tmp_path: Path) -> None:
+    # The excerpt under Quick start is the default demo's own output (10 runs,
+    # seed 0), line for line, so it cannot drift from what a newcomer sees.
+    from evalstats.demo import run_demo
+
+    text = README.read_text(encoding="utf-8")
+    quick = text.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    excerpt = quick.split("```text\n", 1)[1].split("```", 1)[0]
+    shown = [line for line in excerpt.splitlines() if line.strip()]
+    assert len(shown) >= 10
+    printed = str(run_demo(out=tmp_path, plots=False)).splitlines()
+    for line in shown:
+        assert line in printed, line
+    start = printed.index(shown[0])
+    assert [line for line in printed[start:] if line.strip()][: len(shown)] == shown
