@@ -705,7 +705,10 @@ def has_terms(*terms: str) -> Check:
     ("C++", "Node.js", "A-1042") and several words ("Paper Kite", where any
     run of whitespace may separate the words) match as whole terms. Word
     characters are Unicode ones (Unicode ``\\w``, plus combining marks), so
-    non-ASCII text and terms work.
+    non-ASCII text and terms work. In scripts written without spaces between
+    words (Chinese, Japanese, Thai) a run of text is one long "word", so a
+    term inside it has no boundary and is not found: screen such text with
+    :func:`contains`.
 
     **A lexical screen is not a semantic judge.** It sees that a term is
     there, not what the sentence says about it: "The project does not use

@@ -375,6 +375,16 @@ def test_negation_limitation_is_preserved() -> None:
     assert "not a semantic judge" in (has_terms.__doc__ or "")
 
 
+def test_has_terms_needs_a_boundary_in_scripts_written_without_spaces() -> None:
+    # Every CJK ideograph is a Unicode word character, so inside a run of
+    # unspaced Japanese there is no word boundary: the documented limit, for
+    # which contains() is the screen to use.
+    assert has_terms("東京")("私は東京で働いています") == "doesn't mention the term '東京'"
+    assert has_terms("東京")("私は 東京 で働いています") is None
+    assert contains("東京")("私は東京で働いています") is None
+    assert "contains" in (has_terms.__doc__ or "") and "without spaces" in (has_terms.__doc__ or "")
+
+
 def test_has_terms_with_a_later_whole_occurrence() -> None:
     # The first occurrence is inside a word; a later one is whole.
     assert has_terms("Go")("Gopher, then Go.") is None
