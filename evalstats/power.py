@@ -1132,7 +1132,10 @@ class Plan:
     ``reachable`` says whether the target is met; when it is not,
     ``cases_needed`` maps a number of repeats to the cases that would meet it
     and ``repeats_needed`` says how many repeats the given cases would need
-    (None when repeats alone cannot do it). ``simulated`` is the
+    (None when no number of repeats up to ``max_repeats``, the search bound,
+    does it; ``minimum_cases`` is then set when the ceiling itself is below
+    the target, and says how many cases unlimited repeats would need).
+    ``simulated`` is the
     :class:`~evalstats.simulate.PowerResult` of simulating the planned design
     (None when not checked or when no design was planned): the analytic power
     is a normal approximation, rough with few cases or rates near 0 or 1.
@@ -1153,6 +1156,7 @@ class Plan:
     minimum_cases: int | None = None
     fixed: str = ""
     simulated: Any = None
+    max_repeats: int | None = None
 
     @property
     def calls(self) -> int | None:
@@ -1203,6 +1207,13 @@ class Plan:
                     f"With {self.cases} cases, {self.repeats_needed} repeats would reach "
                     "the target."
                 )
+            elif self.cases is not None and self.ceiling >= self.target:
+                # The ceiling is above the target, but further out than the search went.
+                lines.append(
+                    f"With {self.cases} cases, more than {self.max_repeats} repeats would be "
+                    f"needed (the search bound, max_repeats); unlimited repeats would give "
+                    f"{_pct(self.ceiling)}. Add cases."
+                )
             elif self.cases is not None:
                 lines.append(
                     f"With {self.cases} cases no number of repeats reaches "
@@ -1249,6 +1260,7 @@ class Plan:
             "cases_needed": {str(r): c for r, c in sorted(self.cases_needed.items())},
             "repeats_needed": self.repeats_needed,
             "minimum_cases": self.minimum_cases,
+            "max_repeats": self.max_repeats,
         }
 
 
@@ -1310,7 +1322,11 @@ def plan(
         :func:`case_model_from_results`); overrides ``p_a``, ``p_b``, ``icc``
         and ``spread``.
     max_cases, max_repeats : int
-        Search bounds.
+        Search bounds. When the question has no answer within them (given
+        ``repeats``, no number of cases up to ``max_cases`` reaches the
+        target; given only ``cases``, repeats could reach it with these cases
+        but not within ``max_repeats``), :class:`InvalidArgument` names the
+        bound and the power there.
     check : bool
         Simulate the planned design (:func:`evalstats.simulate.simulate_clustered`,
         ``experiments`` experiments, ``seed``) and keep the result in
@@ -1425,6 +1441,14 @@ def _plan(
                     deff(r_need),
                     fixed="cases",
                 )
+            if ceiling >= target:
+                # Repeats could reach the target, only not within the search bound.
+                raise InvalidArgument(
+                    f"power={target:g} is not reached by any number of repeats up to "
+                    f"max_repeats={max_r} with cases={c}: {max_r} repeats give power "
+                    f"{pw(c, max_r):.3f} (unlimited repeats {ceiling:.3f}); add cases or "
+                    "raise max_repeats"
+                )
             return Plan(
                 model,
                 target,
@@ -1440,6 +1464,7 @@ def _plan(
                 None,
                 cases_for(math.inf),
                 fixed="cases",
+                max_repeats=max_r,
             )
         r = _count("repeats", repeats)
         p_cr = pw(c, r)
@@ -1459,8 +1484,9 @@ def _plan(
             deff(r),
             {r: n_r} if n_r is not None else {},
             r_need,
-            None if r_need is not None else cases_for(math.inf),
+            None if r_need is not None or ceiling >= target else cases_for(math.inf),
             fixed="both",
+            max_repeats=max_r,
         )
     r = 1 if repeats is None else _count("repeats", repeats)
     c_need = cases_for(r)

@@ -259,6 +259,34 @@ def test_plan_unreachable_within_bounds_names_the_bound():
         plan(0.7, 0.72, icc=0.3, repeats=2, max_cases=20, check=False)
 
 
+def test_given_cases_a_target_beyond_max_repeats_names_the_bound_not_the_ceiling():
+    # icc 0: cases do not differ, so unlimited repeats reach any power; only the
+    # search bound stops the search. That is not the between-case ceiling.
+    m = CaseModel(0.7, 0.72, 0.0)
+    assert float(clustered_power(m, 5, np.inf)) == 1.0
+    with pytest.raises(
+        InvalidArgument, match=r"max_repeats=10 with cases=5: 10 repeats give power"
+    ):
+        plan(0.7, 0.72, icc=0.0, cases=5, max_repeats=10, check=False)
+    # within a large enough bound the same question has an answer
+    p = plan(0.7, 0.72, icc=0.0, cases=5, check=False)
+    assert p.reachable and float(clustered_power(m, 5, p.repeats)) >= 0.8
+
+
+def test_given_both_a_target_beyond_max_repeats_is_not_called_a_ceiling():
+    p = plan(0.7, 0.72, icc=0.0, cases=5, repeats=3, max_repeats=10, check=False)
+    assert not p.reachable and p.repeats_needed is None and p.ceiling >= 0.8
+    assert p.minimum_cases is None  # these 5 cases could do it with enough repeats
+    text = str(p)
+    assert "no number of repeats" not in text and "set by how much cases differ" not in text
+    assert "more than 10 repeats" in text
+    assert p.to_dict()["max_repeats"] == 10
+    # a real ceiling below the target is still said to be one
+    low = plan(0.7, 0.9, icc=0.3, cases=4, repeats=10, check=False)
+    assert low.ceiling < 0.8 and "no number of repeats" in str(low)
+    assert low.minimum_cases is not None and low.minimum_cases > 4
+
+
 def test_plan_accepts_a_fitted_model():
     m = CaseModel(0.6, 0.75, 0.2, 0.5)
     p = plan(0, 0, icc=0, model=m, cases=40, check=False)
