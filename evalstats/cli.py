@@ -453,9 +453,9 @@ def _add_run(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--timeout",
         type=float,
-        default=60.0,
-        help="seconds per attempt of a sample (60); a cmd: task's command is killed "
-        "at this time and its sample is incomplete",
+        default=None,
+        help="seconds per attempt of a sample (60; a cmd: task's command 130); a cmd: "
+        "task's command is killed at this time and its sample is incomplete",
     )
     p.add_argument("--retries", type=int, default=3, help="retries of transient errors (3)")
     p.add_argument("--seed", type=int, default=0, help="seed of the run (0)")
@@ -470,7 +470,7 @@ def _add_run(p: argparse.ArgumentParser) -> None:
 
 
 def _run_run(args: argparse.Namespace) -> int:
-    from .engine import run
+    from .engine import DEFAULT_TIMEOUT_S, run
 
     out = args.out
     if isinstance(args.resume, str):
@@ -493,7 +493,7 @@ def _run_run(args: argparse.Namespace) -> int:
         runs=args.runs,
         out=out,
         concurrency=args.concurrency,
-        timeout=args.timeout,
+        timeout=DEFAULT_TIMEOUT_S if args.timeout is None else args.timeout,
         retries=args.retries,
         seed=args.seed,
         include_holdout=args.include_holdout,

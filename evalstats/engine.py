@@ -58,6 +58,7 @@ from .errors import (
 )
 
 __all__ = [
+    "DEFAULT_TIMEOUT_S",
     "PROVIDER_KINDS",
     "TASK_KINDS",
     "TRANSIENT_ERRORS",
@@ -87,6 +88,22 @@ MAX_BACKOFF_S = 30.0
 #: Seconds a harness task (``wants_case``) may take beyond the run's timeout
 #: to stop its process and clean up before the engine cancels it.
 _HARNESS_MARGIN_S = 15.0
+
+
+class _DefaultTimeout(float):
+    """The timeout :func:`run` uses when it is given none: 60 s per attempt.
+
+    A float, so it reads and records as 60.0, that also says it was not
+    chosen: a harness task (``cmd:``) then keeps its own default (130 s, a
+    whole assistant session rather than one model request), while a timeout
+    given on purpose, even 60, applies to every task.
+    """
+
+    __slots__ = ()
+
+
+#: Seconds each attempt may take when :func:`run` is given no ``timeout``.
+DEFAULT_TIMEOUT_S: float = _DefaultTimeout(60.0)
 
 RunStatus = Literal["finished", "interrupted", "stopped"]
 
@@ -141,7 +158,8 @@ class Task(Protocol):
     harness, :class:`evalstats.harness.CmdTask`) is called as ``run(prompt,
     seed=seed, case=case, timeout=timeout)``: it gets the sample's case (for
     its fixtures) and the run's timeout, which it enforces itself (``timeout``
-    is left out when the run has none).
+    is left out when the run has none, or was given none and the task has a
+    ``timeout`` attribute of its own: the task's default then holds).
     """
 
     def describe(self) -> dict[str, Any]: ...
@@ -857,6 +875,9 @@ class _Engine:
         self.variants = variants
         self.seed = seed
         self.timeout = timeout
+        # A timeout given on purpose binds harness tasks too; the default
+        # leaves them their own (see _DefaultTimeout).
+        self.timeout_given = not isinstance(timeout, _DefaultTimeout)
         self.retries = retries
         self.backoff = backoff
         self.rng = random.Random(f"evalstats.engine.backoff:{seed}")
@@ -900,6 +921,11 @@ class _Engine:
             # margin for the kill and the clean-up, is only a safety net.
             if self.timeout is None:
                 return await task.run(prompt, seed=seed, case=case)  # type: ignore[call-arg]
+            own = getattr(task, "timeout", None)
+            if not self.timeout_given and isinstance(own, int | float) and own > 0:
+                # No timeout chosen: the task's own default (130 s for cmd:) holds.
+                async with asyncio.timeout(float(own) + _HARNESS_MARGIN_S):
+                    return await task.run(prompt, seed=seed, case=case)  # type: ignore[call-arg]
             limit = self.timeout
             async with asyncio.timeout(limit + _HARNESS_MARGIN_S):
                 return await task.run(prompt, seed=seed, case=case, timeout=limit)  # type: ignore[call-arg]
@@ -1103,7 +1129,7 @@ async def run_async(
     runs: int,
     out: str | Path,
     concurrency: int = 1,
-    timeout: float | None = 60.0,
+    timeout: float | None = DEFAULT_TIMEOUT_S,
     retries: int = 3,
     seed: int = 0,
     include_holdout: bool = False,
@@ -1134,7 +1160,8 @@ async def run_async(
             or not (math.isfinite(timeout) and timeout > 0)
         ):
             raise InvalidArgument(f"timeout={timeout!r} must be a positive number of seconds")
-        timeout = float(timeout)
+        if not isinstance(timeout, _DefaultTimeout):
+            timeout = float(timeout)
     if (
         isinstance(backoff, bool)
         or not isinstance(backoff, int | float)
@@ -1199,7 +1226,7 @@ async def run_async(
         "schedule": [s.to_list() for s in slots],
         "seed": seed,
         "concurrency": concurrency,
-        "timeout_s": timeout,
+        "timeout_s": None if timeout is None else float(timeout),
         "retries": retries,
         **{k: env[k] for k in ("python", "os", "arch", "machine")},
         "started_at": _now(),
@@ -1365,7 +1392,7 @@ def run(
     runs: int,
     out: str | Path,
     concurrency: int = 1,
-    timeout: float | None = 60.0,
+    timeout: float | None = DEFAULT_TIMEOUT_S,
     retries: int = 3,
     seed: int = 0,
     include_holdout: bool = False,
@@ -1417,8 +1444,9 @@ def run(
     concurrency : int, optional
         Samples in flight at once (1: one after the other).
     timeout : float or None, optional
-        Seconds each attempt may take (60). A plain sync callable task runs in
-        a worker thread so that its timeout can be enforced; with
+        Seconds each attempt may take (60; when it is not given, a ``cmd:``
+        task's command keeps its own default of 130 s). A plain sync callable
+        task runs in a worker thread so that its timeout can be enforced; with
         ``timeout=None`` it runs in the event loop's thread, which is faster
         but blocks the loop while it runs. A thread that times out cannot be
         killed: it finishes in the background and its answer is discarded.

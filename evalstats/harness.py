@@ -24,7 +24,8 @@ and runs by that absolute path. Process groups make this POSIX-only.
   is noted in ``capped``); the trace file is read up to 1 MiB (a longer one
   is cut, and a cut trace cannot be read).
 - The command runs in its own process group (a new session). When it does
-  not finish within the timeout (the run's ``timeout``, else 130 s), the
+  not finish within the timeout (130 s, unless the run is given a
+  ``timeout``: ``evalstats run --timeout``), the
   whole group gets SIGTERM, then SIGKILL after a short grace, and the sample
   is incomplete: "killed after 130 s". Any process of the group still alive
   when the command ends is killed too.

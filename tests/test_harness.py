@@ -11,6 +11,7 @@ import sys
 import textwrap
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import given
@@ -19,7 +20,7 @@ from hypothesis import strategies as st
 from evalstats.cases import Case
 from evalstats.engine import Prompt, TaskResult, task_from_name
 from evalstats.errors import InvalidArgument, TransientProviderError
-from evalstats.harness import OUTPUT_CAP, TRACE_CAP, CmdTask, _Capture
+from evalstats.harness import DEFAULT_TIMEOUT_S, OUTPUT_CAP, TRACE_CAP, CmdTask, _Capture
 from evalstats.workspace import MARKER_PREFIX
 
 # A stand-in for a tool-using assistant: what it does is chosen by its first
@@ -449,6 +450,80 @@ def test_engine_gives_the_case_and_scores_the_trace(script, tmp_path):
 
     manifest = read_results(out).manifest
     assert [v["task"]["kind"] for v in manifest["variants"]] == ["cmd"] * 3
+
+
+class _TimeoutProbe:
+    """A harness-like task that records the timeout the engine passes it."""
+
+    wants_case = True
+
+    def __init__(self, own: float = DEFAULT_TIMEOUT_S) -> None:
+        self.timeout = own
+        self.seen: list[object] = []
+
+    def describe(self) -> dict:
+        return {"kind": "probe"}
+
+    async def run(self, prompt, *, seed, case=None, **kwargs):
+        self.seen.append(kwargs.get("timeout", "none given"))
+        return TaskResult(answer="Paper Kite")
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        ({}, "none given"),
+        ({"timeout": 60}, 60.0),
+        ({"timeout": 7.5}, 7.5),
+        ({"timeout": None}, "none given"),
+    ],
+)
+def test_a_cmd_task_keeps_its_own_130_s_unless_the_run_sets_a_timeout(tmp_path, given, expected):
+    from evalstats.engine import DEFAULT_TIMEOUT_S as RUN_DEFAULT
+    from evalstats.engine import Variant
+    from evalstats.engine import run as run_engine
+    from evalstats.results import read_results
+
+    assert DEFAULT_TIMEOUT_S == 130.0 and CmdTask(command(Path(sys.executable))).timeout == 130.0
+    probe = _TimeoutProbe()
+    out = tmp_path / "results.jsonl"
+    run_engine([CASE], [Variant("p", probe)], runs=2, out=out, progress=False, **given)
+    # No timeout given: the task is left its own (130 s for cmd:); a timeout
+    # given on purpose, even the run's default of 60 s, binds it.
+    assert probe.seen == [expected, expected]
+    manifest = read_results(out).manifest
+    assert manifest["timeout_s"] == given.get("timeout", RUN_DEFAULT)
+
+
+def test_without_a_run_timeout_the_command_is_killed_at_the_tasks_own(script, tmp_path):
+    from evalstats.engine import Variant
+    from evalstats.engine import run as run_engine
+    from evalstats.results import read_results
+
+    out = tmp_path / "results.jsonl"
+    task = CmdTask(command(script, "hang"), timeout=2)
+    run_engine([CASE], [Variant("hangs", task)], runs=1, out=out, progress=False)
+    [sample] = read_results(out).samples
+    assert sample["status"] == "incomplete" and sample["attempts"] == 1
+    assert sample["reason"] == "the command did not finish within 2 s and was killed"
+
+
+def test_cli_run_passes_the_default_timeout_unless_given(monkeypatch, tmp_path):
+    from evalstats import engine
+    from evalstats.cli import main
+
+    seen: list[object] = []
+
+    def fake_run(*args, timeout, **kwargs):
+        seen.append(timeout)
+        return SimpleNamespace(status="finished")
+
+    monkeypatch.setattr(engine, "run", fake_run)
+    argv = ["run", "shop", "--variant", "a=standin:shop-v1", "--runs", "1", "--quiet"]
+    assert main([*argv, "--out", str(tmp_path / "a.jsonl")]) == 0
+    assert main([*argv, "--out", str(tmp_path / "b.jsonl"), "--timeout", "60"]) == 0
+    assert seen[0] is engine.DEFAULT_TIMEOUT_S
+    assert seen[1] == 60.0 and seen[1] is not engine.DEFAULT_TIMEOUT_S
 
 
 @pytest.mark.parametrize("keep", [False, True])
