@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -566,3 +567,51 @@ def test_coverage_script_writes_table_and_figure(tmp_path) -> None:
     row = next(r for r in rows if r["method"] == "wilson" and r["trials"] == "7")
     assert float(row["coverage"]) == pytest.approx(coverage("wilson", 7, float(row["p"])), abs=1e-6)
     assert (tmp_path / "coverage.png").stat().st_size > 1000
+
+
+# ---------------------------------------------------------------------------
+# Interval: frozen, and printed the way a person would write it
+# ---------------------------------------------------------------------------
+
+
+def test_interval_is_frozen_with_the_named_fields() -> None:
+    import dataclasses
+
+    ci = proportion_ci(29, 40)
+    assert (ci.estimate, ci.level, ci.method) == (29 / 40, 0.95, "wilson")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        ci.low = 0.0  # type: ignore[misc]
+    low, high = ci.low, ci.high
+    assert 0 < low < ci.estimate < high < 1
+
+
+def test_interval_prints_like_a_person_writes_it() -> None:
+    assert str(Interval(0.82, 0.68, 0.91, 0.95, "wilson")) == "82% (68% to 91%)"
+    # statsmodels proportion_confint(29, 40, method="wilson") = (0.5725, 0.8427)
+    assert str(proportion_ci(29, 40)) == "73% (57% to 84%)"
+    # A limit that would round to 100% without being 1 keeps a decimal; 1 itself is 100%.
+    assert str(Interval(0.996, 0.99, 1.0, 0.95, "wilson")) == "99.6% (99% to 100%)"
+    assert str(Interval(0.0, 0.0, 0.004, 0.95, "wilson")) == "0% (0% to 0.4%)"
+    # Differences carry a sign, with a real minus sign.
+    assert str(Interval(-0.12, -0.27, 0.03, 0.95, "newcombe", difference=True)) == (
+        "\u221212% (\u221227% to +3%)"
+    )
+    assert str(proportion_ci(0, 0)) == "n/a (0% to 100%)"
+
+
+_PRINTED = re.compile(r"^(\S+)% \((\S+)% to (\S+)%\)$")
+
+
+@given(counts(), levels, methods)
+def test_printed_percentages_are_the_limits_rounded(kn, level, method) -> None:
+    # Each printed figure is within half a unit of its last printed digit of the
+    # value, and 0% or 100% is printed only for an exact 0 or 1.
+    ci = proportion_ci(*kn, level=level, method=method)
+    match = _PRINTED.match(str(ci))
+    assert match is not None, str(ci)
+    for text, value in zip(match.groups(), (ci.estimate, ci.low, ci.high), strict=True):
+        shown = float(text)
+        step = 0.1 if "." in text else 1.0
+        assert abs(shown - 100 * value) <= step / 2 + 1e-9
+        if shown in (0.0, 100.0):
+            assert value in (0.0, 1.0)
