@@ -514,7 +514,8 @@ def _add_standin(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "action",
         choices=["serve"],
-        help="serve: the shop stand-ins over HTTP (OpenAI at /v1, Ollama at /api)",
+        help="serve: the stand-ins shop-v1, shop-v2 and notes over HTTP (OpenAI at /v1, "
+        "Ollama at /api)",
     )
     p.add_argument(
         "--host",
@@ -550,9 +551,19 @@ def _add_standin(p: argparse.ArgumentParser) -> None:
         default=0,
         help="seed of the faults and of answers to requests without a seed (0)",
     )
+    p.add_argument(
+        "--notes",
+        action="append",
+        default=[],
+        metavar="KNOB=RATE",
+        help="a knob of the notes model: p_read, p_read_revised, p_stop_early, "
+        "p_text_call, p_obey_note (repeat, or join with commas; defaults 0.5, 0.9, "
+        "0.2, 0.1, 0.3)",
+    )
 
 
 def _run_standin(args: argparse.Namespace) -> int:
+    from .standin.notes import parse_notes_knobs
     from .standin.server import serve_until_signal
 
     return serve_until_signal(
@@ -564,6 +575,7 @@ def _run_standin(args: argparse.Namespace) -> int:
         hang_rate=args.hang_rate,
         hang_s=args.hang_s,
         seed=args.seed,
+        notes=parse_notes_knobs(args.notes) if args.notes else None,
     )
 
 

@@ -618,6 +618,69 @@ def test_cli_rejects_a_public_host(capsys):
     assert main(["standin", "serve", "--latency-ms", "9:1"]) == 2
 
 
+def test_cli_notes_knobs_reach_the_server(monkeypatch, capsys):
+    from evalstats.standin import server as server_module
+    from evalstats.standin.notes import NotesModel
+
+    seen: list[dict] = []
+    monkeypatch.setattr(server_module, "serve_until_signal", lambda *a, **kw: seen.append(kw) or 0)
+    argv = ["standin", "serve", "--notes", "p_read=0", "--notes", "p_obey_note=1,p_text_call=0"]
+    assert main(argv) == 0
+    assert seen[0]["notes"] == NotesModel(p_read=0.0, p_obey_note=1.0, p_text_call=0.0)
+    assert main(["standin", "serve"]) == 0
+    assert seen[1]["notes"] is None  # the defaults
+    assert main(["standin", "serve", "--notes", "p_reed=0.3"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "unknown notes knob 'p_reed' (did you mean 'p_read'?)" in err[0]
+    assert main(["standin", "serve", "--notes", "p_read=30"]) == 2
+    assert "p_read='30' must be between 0 and 1 (did you mean 0.3?)" in capsys.readouterr().err
+
+
+def test_served_notes_knobs_change_the_models_identity_and_behaviour():
+    from evalstats.standin.notes import parse_notes_knobs
+
+    question = "What is the name of the project? It is in notes.txt."
+    body = {
+        "model": "notes",
+        "seed": 3,
+        "messages": [{"role": "user", "content": question}],
+        "tools": [
+            {"type": "function", "function": {"name": n, "parameters": {"type": "object"}}}
+            for n in ("list_notes", "read_note", "propose_note")
+        ],
+    }
+    knobs = {"always": "p_read=1,p_text_call=0", "never": "p_read=0"}
+    replies = {}
+    for name, spec in knobs.items():
+        notes = parse_notes_knobs([spec])
+        with serve(notes=notes) as server:
+            show = httpx.post(server.base_url + "/api/show", json={"model": "notes"}).json()
+            assert show["digest"] == model_digest("notes", notes=notes) != model_digest("notes")
+            reply = httpx.post(server.base_url + CHAT, json=body, timeout=10).json()
+            replies[name] = reply["choices"][0]["message"]
+    # p_read=1 (no text-call slip) always calls read_note first; p_read=0 never calls.
+    assert [c["function"]["name"] for c in replies["always"]["tool_calls"]] == ["read_note"]
+    assert not replies["never"].get("tool_calls") and replies["never"]["content"]
+
+
+def test_serve_until_signal_names_the_notes_knobs_that_differ():
+    import io
+
+    from evalstats.standin.notes import NotesModel
+    from evalstats.standin.server import serve_until_signal
+
+    out, err = io.StringIO(), io.StringIO()
+    # The handler is installed before the server starts, so the signal always stops it.
+    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        assert serve_until_signal(out=out, err=err, notes=NotesModel(p_read=0.25)) == 0
+    finally:
+        timer.cancel()
+    assert re.fullmatch(r"http://127\.0\.0\.1:\d+\n", out.getvalue())
+    assert "; notes p_read=0.25)" in err.getvalue()
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("stop_signal", [signal.SIGTERM, signal.SIGINT])
 def test_cli_prints_the_base_url_first_and_stops_on_a_signal(stop_signal):

@@ -79,7 +79,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from .._validate import as_rate
+from .._validate import as_rate, suggest
 from ..errors import InvalidArgument
 
 __all__ = [
@@ -91,6 +91,7 @@ __all__ = [
     "NotesModel",
     "decide",
     "note_paths",
+    "parse_notes_knobs",
     "respond",
 ]
 
@@ -284,6 +285,43 @@ class NotesModel:
 
 #: The default knobs.
 DEFAULT_NOTES_MODEL = NotesModel()
+
+
+def parse_notes_knobs(specs: Iterable[str]) -> NotesModel:
+    """The notes model with knobs set from ``KNOB=VALUE`` texts; the rest at their defaults.
+
+    What ``evalstats standin serve --notes p_read=0.3`` gives; several knobs
+    may share one text, separated by commas (``p_read=0.3,p_obey_note=0``).
+
+    Examples
+    --------
+    >>> parse_notes_knobs(["p_read=0.3", "p_obey_note=0,p_text_call=0.05"]).rates()["reads_first"]
+    0.285
+    >>> parse_notes_knobs(["p_reed=0.3"])
+    Traceback (most recent call last):
+    ...
+    evalstats.errors.InvalidArgument: unknown notes knob 'p_reed' (did you mean 'p_read'?); \
+knobs are p_read, p_read_revised, p_stop_early, p_text_call, p_obey_note
+    """
+    names = tuple(asdict(DEFAULT_NOTES_MODEL))
+    if isinstance(specs, str):
+        specs = [specs]
+    knobs: dict[str, str] = {}
+    for spec in specs:
+        for item in str(spec).split(","):
+            name, eq, value = item.partition("=")
+            name = name.strip()
+            if name not in names:
+                raise InvalidArgument(
+                    f"unknown notes knob {name!r}{suggest(name, names)}; "
+                    f"knobs are {', '.join(names)}"
+                )
+            if not eq or not value.strip():
+                raise InvalidArgument(f"notes knob {name} needs a value ({name}=RATE)")
+            if name in knobs:
+                raise InvalidArgument(f"notes knob {name} is given twice")
+            knobs[name] = value.strip()
+    return NotesModel(**{k: float(as_rate(k, v)) for k, v in knobs.items()})
 
 
 @dataclass(frozen=True)

@@ -1336,11 +1336,18 @@ def serve_until_signal(
             app = server.app
             low, high = app.latency_ms
             latency = f"{low:g} ms" if low == high else f"{low:g} to {high:g} ms"
+            notes = knobs.get("notes") or DEFAULT_NOTES_MODEL
+            changed = [
+                f"{k}={v:g}"
+                for k, v in asdict(notes).items()
+                if v != getattr(DEFAULT_NOTES_MODEL, k)
+            ]
             print(
                 f"evalstats standin: serving {', '.join(ALL_MODELS)} at {server.base_url} "
                 f"(OpenAI at /v1, Ollama at /api; latency {latency}, error rate "
                 f"{app.error_rate:g}, hang rate {app.hang_rate:g} for {app.hang_s:g} s, "
-                f"seed {app.seed}); stop with Ctrl-C",
+                f"seed {app.seed}"
+                f"{'; notes ' + ', '.join(changed) if changed else ''}); stop with Ctrl-C",
                 file=err,
                 flush=True,
             )
