@@ -38,16 +38,24 @@ __all__ = [
 def _pct(x: float, *, signed: bool = False) -> str:
     """Format a proportion as a percentage, whole where that is honest.
 
-    A value that would round to 0% or 100% without being exactly that keeps one
-    decimal, so that 99.6% never reads as a certain 100%. Halves round away
-    from zero, with a tolerance for floating error, so that 33/40 - 30/40
-    (0.07499999...) reads +8% like the 7.5 points it is.
+    A value that would round to 0% or 100% without being exactly that keeps
+    decimals, one or as many as it takes not to read as that exact figure, so
+    that 99.6% never reads as a certain 100% and 0.046% is 0.05%, not 0.0%.
+    Halves round away from zero, with a tolerance for floating error, so that
+    33/40 - 30/40 (0.07499999...) reads +8% like the 7.5 points it is.
     """
     if math.isnan(x):
         return "n/a"
     p = 100.0 * x
     whole = int(math.copysign(math.floor(abs(p) + 0.5 + 1e-9), p))
-    text = f"{p:.1f}" if whole in (0, 100, -100) and abs(p - whole) > 1e-9 else f"{whole:d}"
+    if whole in (0, 100, -100) and abs(p - whole) > 1e-9:
+        decimals = 1
+        text = f"{p:.1f}"
+        while float(text) in (0.0, 100.0, -100.0) and decimals < 10:
+            decimals += 1
+            text = f"{p:.{decimals}f}"
+    else:
+        text = f"{whole:d}"
     if signed and p > 0 and float(text) != 0:
         text = "+" + text
     return text.replace("-", "−") + "%"

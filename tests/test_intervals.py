@@ -592,6 +592,12 @@ def test_interval_prints_like_a_person_writes_it() -> None:
     # A limit that would round to 100% without being 1 keeps a decimal; 1 itself is 100%.
     assert str(Interval(0.996, 0.99, 1.0, 0.95, "wilson")) == "99.6% (99% to 100%)"
     assert str(Interval(0.0, 0.0, 0.004, 0.95, "wilson")) == "0% (0% to 0.4%)"
+    # Hypothesis found 1/11 at 99% (Clopper-Pearson lower limit 0.000456) printed as
+    # "0.0%": as many decimals as it takes not to read as an exact 0% or 100%.
+    assert str(proportion_ci(1, 11, level=0.99, method="clopper_pearson")).startswith(
+        "9% (0.05% to "
+    )
+    assert str(Interval(0.9996, 0.99, 0.99996, 0.95, "wilson")) == "99.96% (99% to 99.996%)"
     # Differences carry a sign, with a real minus sign.
     assert str(Interval(-0.12, -0.27, 0.03, 0.95, "newcombe", difference=True)) == (
         "\u221212% (\u221227% to +3%)"
@@ -611,7 +617,7 @@ def test_printed_percentages_are_the_limits_rounded(kn, level, method) -> None:
     assert match is not None, str(ci)
     for text, value in zip(match.groups(), (ci.estimate, ci.low, ci.high), strict=True):
         shown = float(text)
-        step = 0.1 if "." in text else 1.0
+        step = 10.0 ** -len(text.split(".")[1]) if "." in text else 1.0
         assert abs(shown - 100 * value) <= step / 2 + 1e-9
         if shown in (0.0, 100.0):
-            assert value in (0.0, 1.0)
+            assert min(abs(value), abs(1 - value)) <= 1e-11, (text, value)
