@@ -41,6 +41,11 @@ from .runner import AxisCount
 if TYPE_CHECKING:
     from .results import Results
 
+# A case-clustered standard error at or below this is zero up to rounding. The
+# smallest real one, of a mean of n 0/1 outcomes over cases, is of order 1/n,
+# far above it for any file that fits on a disk.
+_FLAT_SE = 1e-12
+
 __all__ = [
     "AxisCount",
     "CaseVariantRow",
@@ -444,14 +449,25 @@ class Report:
                 f"  these cases       {v.per_trial}  per-trial Wilson interval ({level}): how "
                 f"often these {len(self.case_ids)} cases would pass if run again"
             )
-            deff = "n/a" if math.isnan(v.design_effect) else f"{v.design_effect:.2f}"
+            # A standard error of zero up to rounding (every case has the same pass
+            # rate; the sum of squares then leaves ~1e-17, not 0) makes an interval
+            # of no width and a design effect of 0: neither says anything about
+            # cases like these.
+            flat = v.clustered.clusters >= 2 and float(v.clustered.se) <= _FLAT_SE
+            deff = "n/a" if flat or math.isnan(v.design_effect) else f"{v.design_effect:.2f}"
             lines.append(
                 f"  cases like these  {v.clustered}  case-clustered interval ({level}, "
                 f"{v.clustered.clusters} cases, design effect {deff}): how often cases "
                 "like these would pass"
             )
-            if v.clustered.clusters < 2 or float(v.clustered.se) == 0.0:
+            if v.clustered.clusters < 2:
                 lines.append(f"    note: {v.clustered.note}")
+            elif flat:
+                lines.append(
+                    f"    note: every case passed the same share of its runs, so the "
+                    f"case-clustered standard error is 0 and the interval has no width: it "
+                    f"says nothing about cases not run ({v.clustered.clusters} cases)"
+                )
             lines.append(
                 f"  samples: {v.completed} completed, {v.incomplete} incomplete (counted as "
                 f"failures), {v.unmeasured} unmeasured (left out of the rates)"

@@ -204,6 +204,29 @@ def test_report_counts_a_duplicate_slot_once(tmp_path):
     assert any("second sample" in w for w in r.warnings)
 
 
+def test_report_says_a_clustered_interval_of_no_width_says_nothing(tmp_path):
+    # Every case passes 2 of 3 runs: the case-clustered standard error is zero
+    # (up to rounding, ~1e-17 from the sums), so the interval has no width.
+    manifest = results_manifest(["c1", "c2", "c3", "c4"], ["A"], 3)
+    samples = [
+        _sample(c, "A", r, "completed", [_check("x", None, P if r < 2 else F, "no")])
+        for c in ("c1", "c2", "c3", "c4")
+        for r in range(3)
+    ]
+    r = report(write_results_file(tmp_path / "r.jsonl", manifest, samples))
+    a = r.variant("A")
+    assert (a.passes, a.measured) == (8, 12)
+    assert float(a.clustered.high) - float(a.clustered.low) < 1e-12
+    text = str(r)
+    assert "standard error is 0 and the interval has no width" in text
+    assert "design effect n/a" in text
+    # one case that differs gives a real interval and no such note
+    samples[-1] = _sample("c4", "A", 2, "completed", [_check("x", None, P)])
+    path = write_results_file(tmp_path / "s.jsonl", manifest, samples)
+    text = str(report(path))
+    assert "no width" not in text and "design effect n/a" not in text
+
+
 def test_report_accepts_results_object_and_level(crafted):
     res = read_results(crafted)
     r = report(res, level=0.9)
