@@ -461,6 +461,28 @@ def test_the_deadline_stops_the_loop(workspace):
     assert records[-1]["stopped"] == "deadline"
 
 
+def test_a_round_that_runs_past_the_deadline_is_still_in_the_trace(workspace):
+    # The clock passes the deadline while the proposal waits for approval: the
+    # note is written, so the trace must show the call as executed.
+    ticks = iter([0.0, 0.0, 0.5, 2.0, 2.0])
+    outcome, records, provider = run(
+        workspace,
+        [calls(call(0, "propose_note", path="late.txt", text="written late"))],
+        budgets=Budgets(deadline_s=1.0),
+        clock=lambda: next(ticks),
+        approve=lambda p: True,
+    )
+    assert outcome.stopped == "deadline"
+    assert (workspace / "late.txt").read_text() == "written late"
+    assert len(provider.sent) == 1  # the last request record is not sent
+    assert [r["type"] for r in records] == ["start", "request", "response", "request", "final"]
+    from evalstats.traces import read_trace
+
+    trace = read_trace([json.dumps(r) for r in records])
+    assert [(o.call.name, o.error) for o in trace.executed] == [("propose_note", False)]
+    assert trace.stopped == "deadline"
+
+
 def test_a_slow_model_is_cut_off_at_the_deadline(workspace):
     class Slow:
         async def complete(self, messages, *, seed=None):

@@ -26,7 +26,9 @@ tool call the model made, appends the calls and results, and asks again,
 until the model answers without calling a tool or a budget runs out: model
 calls, tool calls, bytes read or the deadline. Budgets are checked before a
 round of calls runs, so every call that ran has its result in a later
-request; a round that does not fit is not run. The last content the model
+request; a round that does not fit is not run. When the deadline passes
+while a round runs (a slow approval), the results still go into a last
+request record, which is not sent. The last content the model
 sent is the answer, printed on stdout.
 
 The trace (JSONL, flushed after each record) holds a ``start`` record, one
@@ -445,14 +447,22 @@ async def run_notes(
     used_ids: set[str] = set()
     stopped: str | None = None
     exit_code = 0
+    unsent = False  # results of a round that ran and are in no request record yet
     while True:
         left = budgets.deadline_s - (clock() - started)
-        if left <= 0:
+        if left <= 0 and not unsent:
             stopped = "deadline"
             break
         writer.write(
             {"type": "request", "turn": model_calls, "messages": messages, "tools": tool_names}
         )
+        unsent = False
+        if left <= 0:
+            # The deadline passed while the last round ran: its results are in
+            # the request record just written (so the trace shows every call
+            # that ran), but no time is left to send it.
+            stopped = "deadline"
+            break
         turn = model_calls
         model_calls += 1
         try:
@@ -506,6 +516,7 @@ async def run_notes(
         if stopped:
             break
         messages.append({"role": "assistant", "content": done.answer or None, "tool_calls": calls})
+        unsent = True
         for call in calls:
             result = dispatcher.dispatch(call["name"], call["arguments"])
             tool_calls += 1
