@@ -602,6 +602,40 @@ def test_rogan_gladen_point_estimate_by_hand() -> None:
     assert "sensitivity 0.9 (from 100 good answers)" in iv.note
 
 
+# Lang & Reiczigel (2014), Preventive Veterinary Medicine 113:13-22, examples 1,
+# 2 and 4 (two data sets), as listed with the paper's 95% limits in the examples
+# of prevSeSp in the R package asht (M. P. Fay): observed passes x of n, the
+# judge passing tp of n_good good and failing tf of n_bad bad answers.
+LANG_REICZIGEL_2014 = [
+    ((4060, 11284, 178, 179, 358, 359), (0.349, 0.372)),  # example 1
+    ((51, 2971, 32, 33, 20, 20), (0.0, 0.053)),  # example 2
+    ((259, 509, 84, 127, 96, 109), (0.58, 0.87)),  # example 4
+    ((51, 509, 23, 41, 187, 195), (0.037, 0.195)),  # example 4, second data set
+]
+
+
+@pytest.mark.parametrize(("counts", "limits"), LANG_REICZIGEL_2014)
+def test_lang_reiczigel_2014_worked_examples(counts, limits) -> None:
+    x, n, tp, n_good, tf, n_bad = counts
+    cal = Calibration.from_counts(tp, n_good - tp, tf, n_bad - tf)
+    iv = corrected_pass_rate(x, n, cal)
+    digits = len(str(limits[1]).split(".")[1])  # the precision the paper gives
+    assert (round(iv.low, digits), round(iv.high, digits)) == limits
+    # Rogan & Gladen (1978): (AP + Sp - 1) / (Se + Sp - 1), clipped to [0, 1]
+    rg = (x / n + tf / n_bad - 1) / (tp / n_good + tf / n_bad - 1)
+    assert iv.estimate == pytest.approx(min(max(rg, 0.0), 1.0), abs=1e-12)
+
+
+def test_lang_reiczigel_2014_example_3() -> None:
+    # Example 3 gives the observed rate as 6% of 11,862 (not a whole count), the
+    # sensitivity as 8 of 10 and the specificity as 12 of 12; 95% limits 0 and 0.147.
+    from evalstats.judge import _lang_reiczigel
+
+    z = 1.959963984540054  # scipy.stats.norm.ppf(0.975)
+    _, low, high, _ = _lang_reiczigel(0.06 * 11862, 11862, 8, 10, 12, 12, z)
+    assert (round(float(low), 3), round(float(high), 3)) == (0.0, 0.147)
+
+
 def test_estimates_outside_zero_one_are_clipped_and_say_so() -> None:
     cal = Calibration.from_counts(90, 10, 80, 20)
     low = corrected_pass_rate(10, 100, cal)  # (0.1 + 0.8 - 1) / 0.7 < 0
