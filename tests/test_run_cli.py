@@ -224,3 +224,109 @@ def test_the_canary_key_is_in_no_file_and_no_output(tmp_path: Path) -> None:
     for path in out_dir.rglob("*"):
         if path.is_file():
             assert canary.encode() not in path.read_bytes(), path
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("echo_in_model", [False, True])
+def test_the_canary_key_sent_to_a_service_that_echoes_it_is_in_no_file_and_no_output(
+    tmp_path: Path, echo_in_model: bool
+) -> None:
+    # The stand-in tasks above never touch the key. Here an OpenAI-compatible
+    # service on 127.0.0.1 receives it as "Authorization: Bearer ..." and echoes
+    # it back: in the response id, in a 5xx body (a transient error: after the
+    # last retry the sample is unmeasured, with a reason) and, with
+    # echo_in_model, in the model name, which the sample records. The provider
+    # scrubs what it reports of errors, so that run finishes; a key in the model
+    # name is caught by the results file's guard, which stops the run (exit 2)
+    # before writing it. Either way the key reaches no file and no output.
+    import json
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    canary = "sk-canary-5e1d0a93c4b7f2e68d10"
+    seen: list[str] = []
+    lock = threading.Lock()
+
+    class Echo(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+            body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            auth = self.headers.get("Authorization", "")
+            with lock:
+                seen.append(auth)
+                n = len(seen)
+            prompt = json.loads(body)["messages"][-1]["content"]
+            if n % 3 == 0:  # every third request fails, echoing the header
+                payload = {"error": {"message": f"upstream failed for {auth}", "code": 503}}
+                data, status = json.dumps(payload).encode(), 503
+            else:
+                payload = {
+                    "id": f"chatcmpl-{auth}",
+                    "object": "chat.completion",
+                    "model": f"echo {auth}" if echo_in_model else "echo-model",
+                    "choices": [
+                        {
+                            "index": 0,
+                            "message": {"role": "assistant", "content": f"You said: {prompt}"},
+                            "finish_reason": "stop",
+                        }
+                    ],
+                    "usage": {"prompt_tokens": 3, "completion_tokens": 4, "total_tokens": 7},
+                }
+                data, status = json.dumps(payload).encode(), 200
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Echo)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.start()
+    outputs = []
+    try:
+        base = f"http://127.0.0.1:{server.server_address[1]}/v1"
+        env = {**os.environ, "OPENAI_API_KEY": canary}
+        out_dir = tmp_path / "out"
+        out_dir.mkdir()
+        out = out_dir / "r.jsonl"
+        proc = evalstats(
+            "run",
+            "shop",
+            "--variant",
+            f"a=openai:echo-model,base_url={base}",
+            "--runs",
+            "3",
+            "--retries",
+            "0",
+            "--out",
+            str(out),
+            env=env,
+        )
+        outputs += proc.communicate(timeout=60)
+        if echo_in_model:
+            assert proc.returncode == 2
+            assert "refusing to write a credential" in outputs[1]
+        else:
+            assert proc.returncode == 0, outputs[1]
+        report = evalstats("report", str(out), "--json", env=env)
+        outputs += report.communicate(timeout=60)
+        assert report.returncode == 0, outputs[-1]
+    finally:
+        server.shutdown()
+        thread.join()
+        server.server_close()
+    assert seen and all(auth == f"Bearer {canary}" for auth in seen)  # the key was in play
+    samples = read_results(out).samples
+    if echo_in_model:
+        assert len(samples) < 12
+    else:
+        assert len(samples) == 12
+        assert {s["status"] for s in samples} == {"completed", "unmeasured"}
+    for text in outputs:
+        assert canary not in text
+    for path in out_dir.rglob("*"):
+        if path.is_file():
+            assert canary.encode() not in path.read_bytes(), path
