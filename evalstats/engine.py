@@ -1199,13 +1199,29 @@ async def run_async(
                     )
 
     tasks = list({id(v.task): v.task for v in variant_list}.values())
+    prepare_rng = random.Random(f"evalstats.engine.prepare:{seed}")
     for task in tasks:
         # A provider asks its service once per run (Ollama: the model's digest
         # and the server version, for the manifest; an unknown model fails here,
-        # before any file is written).
+        # before any file is written). A transient failure (429, 5xx, a dropped
+        # connection) is retried like a sample's, and raised after the last retry.
         prepare = getattr(task, "prepare", None)
-        if prepare is not None:
-            await prepare()
+        if prepare is None:
+            continue
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                await prepare()
+                break
+            except TransientProviderError as exc:
+                if attempt > retries:
+                    raise
+                await _sleep(
+                    backoff_delay(
+                        attempt, base=float(backoff), retry_after=exc.retry_after, rng=prepare_rng
+                    )
+                )
 
     env = environment()
     manifest: dict[str, Any] = {

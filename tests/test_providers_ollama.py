@@ -225,6 +225,34 @@ def test_prepare_with_an_unknown_model_stops_with_the_server_message():
     assert not isinstance(info.value, TransientProviderError)
 
 
+@pytest.mark.parametrize("failures", [1, 3, 4])
+def test_a_run_retries_a_transient_failure_of_prepare(tmp_path, failures):
+    from evalstats.cases import Case
+    from evalstats.engine import Variant, run
+    from evalstats.results import read_results
+
+    service = Service()
+    left = {"503s": failures}
+
+    def flaky(request):
+        if request.url.path == "/api/show" and left["503s"] > 0:
+            left["503s"] -= 1
+            return httpx.Response(503, json={"error": "server busy"}, headers={"Retry-After": "0"})
+        return service(request)
+
+    p = OllamaProvider("qwen3:0.6b", transport=httpx.MockTransport(flaky))
+    case = Case("order", "Where is my order?", ({"contains": "A-1042"},))
+    out = tmp_path / "r.jsonl"
+    if failures > 3:  # more than the three retries: the run does not start
+        with pytest.raises(TransientProviderError, match="HTTP 503"):
+            run([case], [Variant("v", p)], runs=1, out=out, retries=3, backoff=0, progress=False)
+        assert not out.exists()
+        return
+    outcome = run([case], [Variant("v", p)], runs=1, out=out, retries=3, backoff=0, progress=False)
+    assert outcome.status == "finished"
+    assert read_results(out).manifest["variants"][0]["task"]["digest"] == DIGEST
+
+
 def test_latest_tag_is_matched_in_tags():
     p = OllamaProvider("llama3", transport=httpx.MockTransport(Service()))
     asyncio.run(p.prepare())
