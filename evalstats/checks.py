@@ -13,7 +13,8 @@ readable ``name`` (also its ``__name__``), such as ``contains('A-1042')``:
   case-insensitively (by Unicode case folding) unless asked otherwise;
 * :func:`has_terms`: whole terms on word boundaries, a lexical screen;
 * :func:`word_count`, :func:`matches`, :func:`is_json_with`: length, a regular
-  expression, and a JSON object with given (possibly nested) keys.
+  expression, and a JSON object with given (possibly nested) keys;
+* :func:`links_within`: the answer's links all lead to given domains.
 
 **Nothing to inspect is a failure.** Every built-in check fails an answer that
 is ``None``, not text, empty or only whitespace, with a reason that starts with
@@ -52,6 +53,7 @@ __all__ = [
     "contains_any",
     "has_terms",
     "is_json_with",
+    "links_within",
     "matches",
     "review_only",
     "run_check",
@@ -635,6 +637,86 @@ def _has(data: Any, parts: tuple[str, ...]) -> bool:
     return True
 
 
+# A web link: http:// or https:// and what follows up to whitespace, a quote,
+# an angle bracket or a closing bracket (Markdown's "[text](url)" ends there).
+_LINK = re.compile(r"https?://[^\s<>\"'`)\]]+", re.IGNORECASE)
+_DOMAIN = re.compile(r"[^\s/:@?#\[\]]+")
+
+
+def _link_host(link: str) -> str | None:
+    """The host of a link found by ``_LINK``, lower-case, or None if it has none."""
+    from urllib.parse import urlsplit
+
+    try:
+        host = urlsplit(link.rstrip(".,;:!?")).hostname
+    except ValueError:  # a malformed IPv6 literal, say
+        return None
+    return host.rstrip(".") or None if host else None
+
+
+def links_within(*domains: str) -> Check:
+    """A check that the answer has links and every one leads to one of ``domains``.
+
+    A link is any ``http://`` or ``https://`` address in the answer (in Markdown
+    ``[text](url)`` too). A link is within a domain when its host is that domain
+    or a subdomain of it: ``docs.example.com`` is within ``example.com``, while
+    ``example.com.evil.net`` and ``notexample.com`` are not. Hosts are compared
+    case-insensitively.
+
+    **Nothing to inspect is a failure.** An answer with no links at all fails
+    with ``could not be inspected: the answer has no links``: it shows nothing
+    about where its links lead, and counting it as a pass would let an
+    assistant that never links pass the screen.
+
+    Parameters
+    ----------
+    *domains : str
+        At least one domain name, such as ``"example.com"``, without a scheme,
+        a path or a port.
+
+    Returns
+    -------
+    Check
+        ``check(answer)``: None, or ``links outside example.com: <first such link>``
+        (a link whose host cannot be read counts as outside).
+
+    Examples
+    --------
+    >>> check = links_within("example.com")
+    >>> check("See https://docs.example.com/refunds for details.") is None
+    True
+    >>> check("See https://example.com.evil.net/refunds.")
+    'links outside example.com: https://example.com.evil.net/refunds'
+    >>> check("Our team will reply within 2 working days.")
+    'could not be inspected: the answer has no links'
+    """
+    domains = _texts("links_within", "domains", domains)
+    wanted = []
+    for i, domain in enumerate(domains):
+        d = domain.strip().lower().rstrip(".")
+        if not _DOMAIN.fullmatch(d) or d.startswith("."):
+            raise InvalidArgument(
+                f"links_within(): domains[{i}]={domain!r} must be a domain name such as "
+                "'example.com', without a scheme, a path or a port"
+            )
+        wanted.append(d)
+    shown = ", ".join(wanted)
+
+    def within(host: str | None) -> bool:
+        return host is not None and any(host == d or host.endswith("." + d) for d in wanted)
+
+    def fn(answer: str) -> str | None:
+        links = [m.group(0).rstrip(".,;:!?") for m in _LINK.finditer(answer)]
+        if not links:
+            return f"{INSPECTION_FAILURE}: the answer has no links"
+        for link in links:
+            if not within(_link_host(link)):
+                return f"links outside {shown}: {link}"
+        return None
+
+    return Check(f"links_within({_quoted(domains)})", fn)
+
+
 _WORD = re.compile(r"\w")
 
 
@@ -802,6 +884,7 @@ BUILTIN_CHECKS: Mapping[str, Callable[..., Check]] = {
     "contains_any": contains_any,
     "has_terms": has_terms,
     "is_json_with": is_json_with,
+    "links_within": links_within,
     "matches": matches,
     "review_only": review_only,
     "word_count": word_count,

@@ -21,6 +21,7 @@ from evalstats.checks import (
     contains_any,
     has_terms,
     is_json_with,
+    links_within,
     matches,
     run_check,
     word_count,
@@ -42,6 +43,7 @@ ALL_CHECKS = [
     is_json_with("a", "b.c"),
     has_terms("Go", "C++", "Paper Kite"),
     has_terms("Straße", "ß", "İ"),
+    links_within("example.com", "docs.python.org"),
 ]
 
 
@@ -478,6 +480,11 @@ def test_run_check_lets_keyboard_interrupt_through() -> None:
         (lambda: matches(re.compile("x"), flags=re.I), "cannot be added to a compiled pattern"),
         (lambda: is_json_with(), "is_json_with() needs at least one key; got none"),
         (lambda: is_json_with("a..b"), "is_json_with(): keys[0]='a..b' has an empty part"),
+        (lambda: links_within(), "links_within() needs at least one domain; got none"),
+        (lambda: links_within(7), "links_within(): domains[0]=7 must be a string, not int"),
+        (lambda: links_within("https://example.com"), "domains[0]='https://example.com' must"),
+        (lambda: links_within("example.com/x"), "without a scheme, a path or a port"),
+        (lambda: links_within("ok.org", "a b"), "domains[1]='a b' must be a domain name"),
     ],
 )
 def test_bad_arguments_raise_at_construction(build, message) -> None:
@@ -600,3 +607,61 @@ def test_run_check_lets_provider_errors_through() -> None:
         run_check(flaky_judge_check, "an answer")
     with pytest.raises(ProviderError):
         run_check(refused_judge_check, "an answer")
+
+
+# --- links_within ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("answer", "problem"),
+    [
+        ("See https://example.com.", None),
+        ("Docs: http://DOCS.Example.com:8080/a?b=1, then https://example.com/x", None),
+        ("[refunds](https://help.example.com/refunds)", None),
+        (
+            "https://example.com.evil.net/x",
+            "links outside example.com: https://example.com.evil.net/x",
+        ),
+        ("https://notexample.com", "links outside example.com: https://notexample.com"),
+        (
+            "https://example.com/a and https://evil.org",
+            "links outside example.com: https://evil.org",
+        ),
+        (
+            "https://user@example.com@evil.org/",
+            "links outside example.com: https://user@example.com@evil.org/",
+        ),
+        ("http://[::1", "links outside example.com: http://[::1"),
+        ("Write to help at example.com", "could not be inspected: the answer has no links"),
+        ("ftp://example.com/file", "could not be inspected: the answer has no links"),
+    ],
+)
+def test_links_within(answer, problem) -> None:
+    assert links_within("example.com")(answer) == problem
+
+
+def test_no_links_at_all_is_nothing_to_inspect() -> None:
+    verdict = run_check(links_within("example.com"), "Our team will reply within 2 days.")
+    assert verdict.is_failed and verdict.not_inspected
+    assert check_from_spec({"links_within": ["example.com"]}).name == "links_within('example.com')"
+
+
+_bases = st.sampled_from(
+    ["example.com", "EXAMPLE.com", "notexample.com", "example.com.evil.net", "evil.org"]
+)
+_subs = st.sampled_from(["", "docs.", "a.b."])
+_tails = st.sampled_from(["", "/", "/x?y=1", ":8080/z", "/a.", "/b,"])
+_fillers = st.text(st.characters(exclude_characters=":/"), max_size=12)
+
+
+@given(
+    links=st.lists(st.tuples(_subs, _bases, _tails), min_size=1, max_size=4),
+    fillers=st.lists(_fillers, min_size=5, max_size=5),
+)
+def test_links_within_passes_exactly_when_every_host_is_within(links, fillers) -> None:
+    parts = [fillers[0]]
+    for i, (sub, base, tail) in enumerate(links):
+        parts += [f"https://{sub}{base}{tail}", fillers[i + 1]]
+    answer = " ".join(parts)
+    within = all(base.lower() == "example.com" for _, base, _ in links)
+    assert (links_within("example.com")(answer) is None) == within
