@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ._validate import as_counts, as_rate, check_level, check_method, check_not_larger
+from ._validate import as_counts, as_rate, check_level, check_method, check_not_larger, suggest
 from .errors import InvalidArgument
 from .intervals import Interval
 
@@ -178,12 +178,24 @@ def decide(
 
 
 def _check_unpaired_method(method: Any) -> str:
+    unpaired = ", ".join(repr(m) for m in UNPAIRED_METHODS)
     if method in PAIRED_METHODS:
         raise InvalidArgument(
             f"method={method!r} needs outcomes paired by (case, repeat), and counts of "
             "two independent samples carry no pairing; pass per-case outcomes to "
-            f"compare(), or choose one of {', '.join(repr(m) for m in UNPAIRED_METHODS)}"
+            f"compare(), or choose one of {unpaired}"
         )
+    if isinstance(method, str) and method not in UNPAIRED_METHODS:
+        # The closest name among every method, so a misspelled paired method is
+        # named too, with why it does not fit counts.
+        hint = suggest(method, METHODS)
+        close = [m for m in PAIRED_METHODS if hint == f" (did you mean {m!r}?)"]
+        if close:
+            raise InvalidArgument(
+                f"method={method!r} is not a known method (did you mean {close[0]!r}? It "
+                "needs outcomes paired by (case, repeat): pass per-case outcomes to "
+                f"compare()); for counts choose one of {unpaired}"
+            )
     return check_method(method, UNPAIRED_METHODS)
 
 

@@ -628,6 +628,15 @@ def test_unknown_method_suggests_the_closest() -> None:
         compare_counts(3, 10, 5, 10, method="newcomb")
     with pytest.raises(InvalidArgument, match=r"did you mean 'mcnemar'"):
         compare({"x": [True]}, {"x": [False]}, method="mcnemr")
+    # A misspelled paired method given for counts is named too, with why it does not fit.
+    for typo, meant in [("mcnemr", "mcnemar"), ("clusterd", "clustered")]:
+        with pytest.raises(InvalidArgument) as info:
+            compare_counts(3, 10, 5, 10, method=typo)
+        assert f"method={typo!r} is not a known method (did you mean {meant!r}? " in str(info.value)
+        assert "pass per-case outcomes to compare()" in str(info.value)
+        assert "for counts choose one of 'newcombe', 'overlap', 'ztest'" in str(info.value)
+    with pytest.raises(InvalidArgument, match=r"^method='xyz' is not a known method; choose"):
+        decide(3, 10, 5, 10, method="xyz")
 
 
 def test_paired_method_on_counts_says_why() -> None:
