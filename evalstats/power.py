@@ -1179,16 +1179,37 @@ class Plan:
                 f"({self.calls} calls): power {_pct(self.power)}, "
                 f"false-positive rate {_pct(self.false_positive_rate)}."
             )
+            # With icc 0 and no spread, cases do not differ: a repeat carries as
+            # much information as a new case (design effect 1), and more cases
+            # only give the clustered t test more degrees of freedom.
+            alike = m.icc == 0 and m.spread == 0
             if self.fixed == "" and self.repeats == 1:
+                if alike:
+                    why = "more cases give the clustered test more degrees of freedom"
+                elif m.icc > 0:
+                    why = f"repeats carry the design effect 1 + (R - 1) x {m.icc:g}"
+                else:
+                    why = "repeats cannot average out how B's gain differs between cases"
                 lines.append(
                     "With every call costing the same, one run per case is the cheapest "
-                    f"design: repeats carry the design effect 1 + (R - 1) x {m.icc:g}."
+                    f"design: {why}."
                 )
-            if self.design_effect is not None and self.repeats and self.repeats > 1:
-                text = (
-                    f"Each extra repeat is worth less than a new case: the design effect of "
-                    f"{self.repeats} repeats is {self.design_effect:.2f} (1 + (R - 1) x icc)"
+            if alike and self.repeats and self.repeats > 1:
+                lines.append(
+                    "Cases do not differ here (icc 0, no spread), so a repeat is worth as much "
+                    "as a new case; more cases only add degrees of freedom to the test."
                 )
+            elif self.design_effect is not None and self.repeats and self.repeats > 1:
+                if m.icc > 0:
+                    text = (
+                        f"Each extra repeat is worth less than a new case: the design effect "
+                        f"of {self.repeats} repeats is {self.design_effect:.2f} (1 + (R - 1) x icc)"
+                    )
+                else:
+                    text = (
+                        "Each extra repeat is worth less than a new case: B's gain differs "
+                        f"between cases (spread {m.spread:g}), which repeats cannot average out"
+                    )
                 if self.ceiling < 0.995:
                     text += (
                         f", and no number of repeats on {self.cases} cases gets past "

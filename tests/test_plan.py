@@ -395,3 +395,20 @@ def test_cli_plan_from_a_pilot_run(tmp_path, capsys):
     assert main(["plan", "--from", str(path), "--icc", "0.3"]) == 2
     assert main(["plan", "--icc", "0.3", "--pa", "0.7"]) == 2
     assert "--pb" in capsys.readouterr().err
+
+
+def test_plan_text_does_not_call_a_repeat_worth_less_when_cases_are_alike():
+    # icc 0 and no spread: every case has the same rates, the design effect of
+    # any number of repeats is 1, and a repeat is worth as much as a new case.
+    alike = plan(0.66, 0.95, icc=0.0, cases=4, check=False)
+    assert alike.reachable and alike.repeats > 1 and alike.design_effect == 1.0
+    text = str(alike)
+    assert "worth less" not in text and "worth as much as a new case" in text
+    one = str(plan(0.66, 0.89, icc=0.0, check=False))
+    assert "design effect 1 + (R - 1) x 0" not in one and "degrees of freedom" in one
+    # a case-by-variant spread alone makes repeats worth less, and says why
+    spread = str(plan(0.66, 0.89, icc=0.0, spread=0.5, cases=10, check=False))
+    assert "worth less" in spread and "spread 0.5" in spread
+    # with icc > 0 the design effect is the reason
+    icc = str(plan(0.66, 0.89, icc=0.1, cases=10, check=False))
+    assert "worth less" in icc and "design effect" in icc
