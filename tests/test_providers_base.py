@@ -377,6 +377,33 @@ def test_concurrent_requests_are_spread_over_the_client_pools():
     asyncio.run(go())
 
 
+def test_the_client_pools_share_one_tls_context(monkeypatch):
+    made = []
+    real = httpx.create_ssl_context
+
+    def counting(*args, **kwargs):
+        made.append(real(*args, **kwargs))
+        return made[-1]
+
+    monkeypatch.setattr(httpx, "create_ssl_context", counting)
+    p = OpenAIProvider("m", base_url="https://127.0.0.1:9/v1")
+
+    async def pools():
+        for _ in range(3):
+            index = p._pick_client()
+            p._in_flight[index] += 1  # busy, so the next pick makes a new pool
+        clients = list(p._clients)
+        await p.aclose()
+        return clients
+
+    clients = asyncio.run(pools())
+    assert len(clients) == 3 and len(made) == 1  # the CA bundle is loaded once
+    twin = p.fresh_copy()
+    asyncio.run(twin.aclose())
+    asyncio.run(pools())
+    assert len(made) == 1  # a later run, and a copy, reuse it
+
+
 def test_provider_is_an_async_context_manager():
     async def go():
         async with OpenAIProvider(
