@@ -434,7 +434,10 @@ def _add_run(p: argparse.ArgumentParser) -> None:
         action="append",
         required=True,
         metavar="NAME=TASK[,KEY=VALUE]",
-        help="a variant: a name, a task (standin:shop-v1, standin:shop-v2) and "
+        help="a variant: a name, a task (standin:shop-v1, standin:shop-v2; a model "
+        "service openai:MODEL, ollama:MODEL, anthropic:MODEL, gemini:MODEL, with "
+        "settings such as temperature=0.2, max_tokens=1024, context=8192, base_url=URL; "
+        "or cmd:COMMAND, run once per sample in a fresh workspace) and "
         "optionally prefix=, suffix=, system=, template= (TEXT or @FILE); repeat "
         "for each variant",
     )
