@@ -1430,7 +1430,9 @@ def _plan(
     max_r = _count("max_repeats", max_repeats)
     if model.p_a == model.p_b:
         raise InvalidArgument(
-            f"p_a={model.p_a:g} equals p_b={model.p_b:g}: there is no difference to plan for"
+            f"p_a={model.p_a:g} equals p_b={model.p_b:g}: there is no difference to plan for; "
+            "give the p_b you want to detect (with a pilot run of one variant, B is a copy "
+            "of A until you do)"
         )
     fp = (1 - level) / 2
 

@@ -412,3 +412,21 @@ def test_plan_text_does_not_call_a_repeat_worth_less_when_cases_are_alike():
     # with icc > 0 the design effect is the reason
     icc = str(plan(0.66, 0.89, icc=0.1, cases=10, check=False))
     assert "worth less" in icc and "design effect" in icc
+
+
+def test_a_one_variant_pilot_without_p_b_says_to_give_it(tmp_path, capsys):
+    from evalstats.power import case_model_from_results
+
+    path = _write_pilot(tmp_path / "pilot.jsonl", cases=10, runs=2)
+    m = case_model_from_results(path, variants=["A"])  # B is a copy of A
+    assert m.p_a == m.p_b
+    with pytest.raises(InvalidArgument, match="no difference to plan for; give the p_b"):
+        plan(0, 0, model=m, check=False)
+    assert (
+        float(
+            plan(
+                0, 0, model=case_model_from_results(path, variants=["A"], p_b=0.95), check=False
+            ).power
+        )
+        >= 0.8
+    )
