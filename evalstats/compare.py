@@ -998,7 +998,8 @@ def _compare_paired(
     rate_a, rate_b = _rates(ka, n, kb, n, level)
     alpha = 1.0 - level
     reason = ""
-    if method == "mcnemar":
+
+    def mcnemar() -> tuple[Interval, float, VerdictName, float | None]:
         difference = paired_diff_ci(both, only_a, only_b, neither, level=level, method="newcombe")
         pvalue = float(_mcnemar_pvalue(only_a, only_b))
         sign = 1 if only_b > only_a else -1 if only_a > only_b else 0
@@ -1008,6 +1009,10 @@ def _compare_paired(
             detectable = detectable_difference(
                 n, method="mcnemar", discordance=(only_a + only_b) / n, level=level
             )
+        return difference, pvalue, verdict, detectable
+
+    if method == "mcnemar":
+        difference, pvalue, verdict, detectable = mcnemar()
     else:  # clustered
         if len(cases) < 2:
             raise InvalidArgument(
@@ -1017,21 +1022,27 @@ def _compare_paired(
         difference = clustered_paired_diff_ci(
             xa.astype(float), xb.astype(float), clusters, level=level
         )
-        low, high = float(difference.low), float(difference.high)
-        verdict = _VERDICTS[1 if low > 0 else -1 if high < 0 else 0]
         pvalue, se = _clustered_pvalue(difference)
-        detectable = None
-        if verdict == "cant_tell":
-            if se > 0:
+        if se > 0:
+            low, high = float(difference.low), float(difference.high)
+            verdict = _VERDICTS[1 if low > 0 else -1 if high < 0 else 0]
+            detectable = None
+            if verdict == "cant_tell":
                 detectable = _clustered_detectable(se, len(cases), level, 0.8)
-            else:
-                reason = (
-                    "the paired differences do not vary between cases, so the clustered "
-                    "standard error is 0; detectable difference from the exact McNemar test"
-                )
-                detectable = detectable_difference(
-                    n, method="mcnemar", discordance=(only_a + only_b) / n, level=level
-                )
+        else:
+            # Every case has the same mean paired difference, so the
+            # cluster-robust standard error is 0: it says nothing about cases
+            # like these, and a zero-width interval would turn two discordant
+            # pairs into "B better, p = 0" (by exact enumeration, a false
+            # "B better" rate of 6.25% at 2 cases x 1 run, p_a = p_b = 0.5,
+            # against 2.5% nominal). Judge these pairs by the exact McNemar
+            # test instead, and say so.
+            reason = (
+                "the paired differences do not vary between cases, so the clustered "
+                "standard error is 0; verdict, interval and p-value from the exact "
+                "McNemar test on these pairs"
+            )
+            difference, pvalue, verdict, detectable = mcnemar()
     rows = []
     for case in cases:
         ya, yb = a[case], b[case]

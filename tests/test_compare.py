@@ -715,10 +715,36 @@ def test_clustered_without_spread_between_cases() -> None:
     c = compare(same, same, method="clustered")
     assert c.verdict == "cant_tell" and c.pvalue == 1.0
     assert "standard error is 0" in c.reason
-    # the fallback is the exact McNemar detectable difference with no discordance
+    # the fallback is the exact McNemar test; with no discordance its detectable
+    # difference is McNemar's
     ref = detectable_difference(6, method="mcnemar", discordance=0.0)
     assert c.detectable == ref
+    # Every case improved alike: the clustered SE is 0, and a zero-width interval
+    # would claim "B better, p = 0" from 4 pairs. The verdict is McNemar's
+    # instead: 4 of 4 discordant pairs for B, p = 2 * 0.5**4 = 0.125
+    # (scipy.stats.binomtest(4, 4, 0.5).pvalue), so "can't tell yet".
     a = {"x": [False, False], "y": [False, False]}
     b = {"x": [True, True], "y": [True, True]}
     c = compare(a, b, method="clustered")
-    assert c.verdict == "b_better" and c.pvalue == 0.0
+    assert c.verdict == "cant_tell" and c.pvalue == pytest.approx(0.125)
+    assert c.difference.method == "newcombe" and "McNemar" in c.reason
+    assert c.method == "clustered"
+    # With enough pairs the fallback still finds the improvement.
+    a = {f"case {i}": [False] * 4 for i in range(3)}
+    b = {f"case {i}": [True] * 4 for i in range(3)}
+    c = compare(a, b, method="clustered")
+    assert c.verdict == "b_better" and c.pvalue == pytest.approx(2 * 0.5**12)
+
+
+def test_clustered_false_positive_rate_stays_nominal_with_two_cases() -> None:
+    # Exact enumeration over every outcome of 2 cases x 1 run with p_a = p_b = 0.5
+    # (each of the 4 outcomes equally likely, 4**2 tables of 16 pairs): the chance
+    # of a false "B better" must not exceed the nominal 2.5% one side.
+    import itertools
+
+    outcomes = list(itertools.product([False, True], repeat=4))
+    false_b = 0
+    for xa, ya, xb, yb in outcomes:
+        c = compare({"x": [xa], "y": [ya]}, {"x": [xb], "y": [yb]}, method="clustered")
+        false_b += c.verdict == "b_better"
+    assert false_b / len(outcomes) <= 0.025
