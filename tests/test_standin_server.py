@@ -504,6 +504,8 @@ def test_localhost_means_127_0_0_1():
     ("knobs", "message"),
     [
         ({"error_rate": 30}, r"error_rate=30 must be between 0 and 1 \(did you mean 0.3\?\)"),
+        ({"error_rate": 1.5}, r"error_rate=1.5 must be between 0 and 1$"),
+        ({"hang_rate": "often"}, r"hang_rate='often' must be a number between 0 and 1"),
         ({"hang_rate": -0.1}, "hang_rate=-0.1"),
         ({"hang_s": -1}, "hang_s=-1"),
         ({"latency_ms": "50:10"}, "low=50 is larger than high=10"),

@@ -87,6 +87,7 @@ from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import IO, Any
 
+from .._validate import as_rate
 from ..errors import InvalidArgument
 from .notes import DEFAULT_NOTES_MODEL, NotesModel
 from .notes import respond as notes_respond
@@ -237,12 +238,9 @@ def _check_host(host: Any) -> str:
 
 
 def _check_rate(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise InvalidArgument(f"{name}={value!r} must be a number between 0 and 1")
-    if not 0.0 <= float(value) <= 1.0:
-        hint = f" (did you mean {value / 100:g}?)" if 1 < value <= 100 else ""
-        raise InvalidArgument(f"{name}={value!r} must be between 0 and 1{hint}")
-    return float(value)
+    # The package's rate check, so a rate reads the same everywhere (a percent
+    # hint for 2 to 100 only: 1.5 is more likely a slip than 1.5%).
+    return float(as_rate(name, value))
 
 
 def _check_whole(name: str, value: Any, *, low: int, high: int | None = None) -> int:
