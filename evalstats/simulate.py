@@ -89,7 +89,12 @@ _BLOCK = 20_000  # experiments drawn at once (bounds memory: block x cases float
 
 
 def clustered_decisions(
-    passes_a: np.ndarray, passes_b: np.ndarray, repeats: int, *, level: float
+    passes_a: np.ndarray,
+    passes_b: np.ndarray,
+    repeats: int,
+    *,
+    level: float,
+    rng: np.random.Generator | None = None,
 ) -> np.ndarray:
     """+1/-1/0 verdicts of the clustered paired comparison, one per experiment.
 
@@ -98,12 +103,25 @@ def clustered_decisions(
     difference ``d_c = (passes_b - passes_a) / repeats`` is averaged over
     cases; its cluster-robust (CR1) standard error with equal runs per case is
     ``sd(d_c) / sqrt(cases)``, and B is better when the mean exceeds
-    ``t_{cases-1}`` times that (zero spread and a positive mean included), as
-    in :func:`evalstats.intervals.clustered_paired_diff_ci`.
+    ``t_{cases-1}`` times that, as in
+    :func:`evalstats.intervals.clustered_paired_diff_ci`.
+
+    When that standard error is 0 (every case has the same mean difference),
+    :func:`evalstats.compare.compare` judges the pairs by the exact McNemar
+    test instead, and so does this rule. The discordant pairs depend on which
+    runs passed, which counts alone do not say: with ``rng`` the overlap of A's
+    and B's passes in a case is drawn as the hypergeometric count it is when
+    runs are independent given the case; without it, passes are taken to come
+    first in each case's runs (A's and B's overlap as much as they can), as
+    when counts are written out as ``[True] * k + [False] * (repeats - k)``.
     """
     from scipy.special import stdtrit
 
-    d = (np.asarray(passes_b, dtype=float) - np.asarray(passes_a, dtype=float)) / repeats
+    from .compare import mcnemar_thresholds
+
+    ka = np.asarray(passes_a, dtype=np.int64)
+    kb = np.asarray(passes_b, dtype=np.int64)
+    d = (kb - ka) / repeats
     cases = d.shape[-1]
     mean = d.mean(axis=-1)
     se = d.std(axis=-1, ddof=1) / math.sqrt(cases)
@@ -112,7 +130,16 @@ def clustered_decisions(
     se = np.where(se < 1e-12, 0.0, se)
     better = mean - t * se > 1e-12
     worse = mean + t * se < -1e-12
-    return np.where(better, 1, np.where(worse, -1, 0)).astype(np.int8)
+    out = np.where(better, 1, np.where(worse, -1, 0)).astype(np.int8)
+    flat = se == 0.0
+    if flat.any():
+        fa, fb = ka[flat], kb[flat]
+        both = np.minimum(fa, fb) if rng is None else rng.hypergeometric(fa, repeats - fa, fb)
+        only_a = (fa - both).sum(axis=-1)
+        only_b = (fb - both).sum(axis=-1)
+        first = mcnemar_thresholds(only_a + only_b, level)
+        out[flat] = np.where(only_b >= first, 1, np.where(only_a >= first, -1, 0))
+    return out
 
 
 def _clustered_hits(
@@ -130,7 +157,9 @@ def _clustered_hits(
         qa, qb = model.draw(rng, (m, cases))
         ya = rng.binomial(repeats, qa)
         yb = rng.binomial(repeats, qb)
-        hits += int(np.count_nonzero(clustered_decisions(ya, yb, repeats, level=level) == 1))
+        hits += int(
+            np.count_nonzero(clustered_decisions(ya, yb, repeats, level=level, rng=rng) == 1)
+        )
         done += m
     return hits
 

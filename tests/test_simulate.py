@@ -14,8 +14,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from evalstats.compare import compare
 from evalstats.errors import InvalidArgument
-from evalstats.intervals import clustered_paired_diff_ci, proportion_ci
+from evalstats.intervals import proportion_ci
 from evalstats.power import CaseModel, paired_power, power
 from evalstats.runner import load_shop_cases
 from evalstats.simulate import (
@@ -32,14 +33,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _verdict_from_intervals(pa_row, pb_row, repeats, level):
-    """Expand per-case counts into runs and judge them with clustered_paired_diff_ci."""
-    a, b, clusters = [], [], []
-    for c, (ka, kb) in enumerate(zip(pa_row, pb_row, strict=True)):
-        a += [1] * ka + [0] * (repeats - ka)
-        b += [1] * kb + [0] * (repeats - kb)
-        clusters += [c] * repeats
-    ci = clustered_paired_diff_ci(a, b, clusters, level=level)
-    return 1 if ci.low > 0 else -1 if ci.high < 0 else 0
+    """Expand per-case counts into runs and judge them as compare() does."""
+    a = {c: [True] * ka + [False] * (repeats - ka) for c, ka in enumerate(pa_row)}
+    b = {c: [True] * kb + [False] * (repeats - kb) for c, kb in enumerate(pb_row)}
+    verdict = compare(a, b, method="clustered", level=level).verdict
+    return {"b_better": 1, "a_better": -1, "cant_tell": 0}[verdict]
 
 
 @given(
@@ -48,7 +46,7 @@ def _verdict_from_intervals(pa_row, pb_row, repeats, level):
     repeats=st.integers(1, 6),
     level=st.sampled_from([0.8, 0.9, 0.95, 0.99]),
 )
-def test_clustered_decisions_agree_with_clustered_paired_diff_ci(data, cases, repeats, level):
+def test_clustered_decisions_agree_with_compare_clustered(data, cases, repeats, level):
     counts = st.lists(st.integers(0, repeats), min_size=cases, max_size=cases)
     ka = data.draw(counts)
     kb = data.draw(counts)
