@@ -12,8 +12,10 @@ and runs by that absolute path. Process groups make this POSIX-only.
   replaced by the workspace root, the trace file's path and the prompt's
   text, each as a single argument whatever it holds (inside a longer item,
   such as ``--trace={trace}``, too). Without ``{prompt}`` anywhere, the
-  prompt's text is the last argument. The prompt is the final user message
-  after the variant's transform; a system prompt is not passed.
+  prompt's text is the last argument. A braced word close to one of these
+  names (``{promt}``) is refused as a typo; other braces are plain text.
+  The prompt is the final user message after the variant's transform; a
+  system prompt is not passed.
 - The working directory is the sample's workspace root, made by
   :func:`evalstats.workspace.make_workspace` from the case's fixtures; the
   environment adds ``EVALSTATS_WORKSPACE``, ``EVALSTATS_TRACE`` and
@@ -83,6 +85,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from ._validate import suggest
 from .engine import TASK_KINDS, Prompt, TaskResult
 from .errors import InvalidArgument, TransientProviderError
 from .workspace import make_workspace, observe, remove
@@ -112,6 +115,9 @@ KILL_GRACE_S = 2.0
 EX_TEMPFAIL = 75
 
 _PLACEHOLDER = re.compile(r"\{(workspace|trace|prompt)\}")
+_PLACEHOLDER_NAMES = ("workspace", "trace", "prompt")
+# Anything that looks like a placeholder: checked for misspelt ones.
+_BRACED_NAME = re.compile(r"\{([A-Za-z_]\w*)\}")
 _CHUNK = 64 * 1024
 
 
@@ -222,6 +228,17 @@ class CmdTask:
             raise InvalidArgument(
                 f"cmd:{command!r}: the program {argv[0]!r} cannot be a placeholder"
             )
+        for item in argv[1:]:
+            for name in _BRACED_NAME.findall(item):
+                # A braced word close to a placeholder's name is a typo (it would
+                # be passed as written, and the prompt appended at the end);
+                # other braced words, unlike any placeholder, are kept as text.
+                hint = suggest(name, _PLACEHOLDER_NAMES)
+                if name not in _PLACEHOLDER_NAMES and hint:
+                    raise InvalidArgument(
+                        f"cmd:{command!r}: unknown placeholder {{{name}}}{hint}; the "
+                        "placeholders are {workspace}, {trace} and {prompt}"
+                    )
         found = shutil.which(argv[0])
         if found is None:
             raise InvalidArgument(

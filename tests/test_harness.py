@@ -379,6 +379,15 @@ def test_describe_and_task_from_name(script):
     assert desc["sha256"] == expected
 
 
+def test_braced_words_unlike_a_placeholder_are_kept_as_text():
+    task = CmdTask("""python -c "print('{x} {count}')" {prompt}""")
+    assert task.arguments("Hi", workspace="/w", trace="/t")[1:] == [
+        "-c",
+        "print('{x} {count}')",
+        "Hi",
+    ]
+
+
 @pytest.mark.parametrize(
     "cmd, problem",
     [
@@ -387,6 +396,9 @@ def test_describe_and_task_from_name(script):
         ("'unclosed", "cannot be split"),
         ("no-such-program-evalstats --x", "was not found"),
         ("{prompt} x", "cannot be a placeholder"),
+        ("python agent.py {promt}", r"unknown placeholder \{promt\} \(did you mean 'prompt'\?\)"),
+        ("python agent.py --trace={tarce}", r"unknown placeholder \{tarce\}"),
+        ("python agent.py --in {Workspace}", r"\(did you mean 'workspace'\?\)"),
     ],
 )
 def test_bad_commands(cmd, problem):
