@@ -32,7 +32,7 @@ from typing import Any, Literal
 
 from .cases import Case, find_suite, load_suite
 from .checks import INSPECTION_FAILURE, Verdict, check_name, run_check
-from .errors import InvalidArgument
+from .errors import InvalidArgument, ProviderError, TransientProviderError
 
 __all__ = [
     "AxisCount",
@@ -46,7 +46,7 @@ __all__ = [
 ]
 
 Task = Callable[[str], str]
-SampleStatus = Literal["completed", "incomplete"]
+SampleStatus = Literal["completed", "incomplete", "unmeasured"]
 
 
 @dataclass(frozen=True)
@@ -70,9 +70,13 @@ class CheckResult:
 class Sample:
     """One answer to one case in one repeat, and what every check said of it.
 
-    ``status`` is ``"completed"`` when the task returned non-empty text and
-    ``"incomplete"`` otherwise (it raised, or returned nothing to inspect);
-    ``error`` holds the exception's type and message when it raised.
+    ``status`` is ``"completed"`` when the task returned non-empty text,
+    ``"incomplete"`` when it raised or returned nothing to inspect (the
+    sample stays in the denominator, every check failed), and
+    ``"unmeasured"`` when the task or a model-graded check met a transient
+    service failure (:class:`~evalstats.errors.TransientProviderError`): no
+    verdict, and no place in any pass rate. ``error`` holds the exception's
+    type and message when something raised.
     """
 
     case: str
@@ -164,15 +168,18 @@ class RunResult:
 
         A sample passes when every scored check passed; a sample with no scored
         check is ``False``: it showed nothing, and it keeps its place so that
-        two runs can be paired by (case, repeat).
+        two runs can be paired by (case, repeat). Unmeasured samples are left
+        out (unmeasured is its own bucket, see :meth:`unmeasured`), so a case
+        with one has fewer outcomes than ``runs``.
         """
         out: dict[str, list[bool]] = {case: [] for case in self.cases}
         for sample in sorted(self.samples, key=lambda s: s.repeat):
-            out[sample.case].append(sample.passed)
+            if sample.status != "unmeasured":
+                out[sample.case].append(sample.passed)
         return out
 
     def pass_counts(self) -> dict[str, tuple[int, int]]:
-        """``{case: (passes, samples)}``; every sample, incomplete ones too, counts."""
+        """``{case: (passes, measured samples)}``; incomplete samples count, unmeasured not."""
         return {case: (sum(o), len(o)) for case, o in self.outcomes().items()}
 
     @property
@@ -182,16 +189,20 @@ class RunResult:
 
     @property
     def trials(self) -> int:
-        """All samples over all cases (the overall denominator)."""
-        return len(self.samples)
+        """Measured samples over all cases (the overall denominator)."""
+        return sum(s.status != "unmeasured" for s in self.samples)
+
+    def unmeasured(self) -> dict[str, int]:
+        """``{case: number of unmeasured samples}`` (in no pass rate, always reported)."""
+        return self._count(lambda s: s.status == "unmeasured")
 
     def incomplete(self) -> dict[str, int]:
         """``{case: number of incomplete samples}``."""
         return self._count(lambda s: s.status == "incomplete")
 
     def unscored_samples(self) -> dict[str, int]:
-        """``{case: number of samples that no check scored}`` (counted as not passed)."""
-        return self._count(lambda s: not s.scored)
+        """``{case: measured samples that no check scored}`` (counted as not passed)."""
+        return self._count(lambda s: s.status != "unmeasured" and not s.scored)
 
     def _count(self, predicate: Callable[[Sample], bool]) -> dict[str, int]:
         counts = dict.fromkeys(self.cases, 0)
@@ -243,6 +254,7 @@ class RunResult:
         """A JSON-ready summary with every sample."""
         counts = self.pass_counts()
         incomplete = self.incomplete()
+        unmeasured = self.unmeasured()
         unscored = self.unscored_samples()
         problems = self.problem_counts()
         return {
@@ -256,6 +268,7 @@ class RunResult:
                     "passes": counts[case][0],
                     "trials": counts[case][1],
                     "incomplete": incomplete[case],
+                    "unmeasured": unmeasured[case],
                     "unscored_samples": unscored[case],
                     "problems": [
                         {"reason": r, "count": n} for r, n in problems[case].most_common()
@@ -356,14 +369,21 @@ def _run_one(task: Task, case: Case, repeat: int, variant: str) -> Sample:
     assert case.prompt is not None  # run_cases refuses conversations
     try:
         answer = task(case.prompt)
+        results = tuple(
+            CheckResult(check_name(c), axis, run_check(c, answer)) for c, axis in case.checks
+        )
+    except TransientProviderError as exc:
+        # The service gave no answer (or a judge no verdict): unmeasured, not
+        # failed. This runner does not retry; the engine does.
+        error = f"{type(exc).__name__}: {exc}"
+        return Sample(case.id, repeat, None, (), "unmeasured", variant, error)
+    except ProviderError:
+        raise  # a refusal the user must fix (401, 404, ...): stop the run
     except Exception as exc:
         error = f"{type(exc).__name__}: {exc}"
         failed = Verdict.failed(f"{INSPECTION_FAILURE}: the task raised {error}")
         results = tuple(CheckResult(check_name(c), axis, failed) for c, axis in case.checks)
         return Sample(case.id, repeat, None, results, "incomplete", variant, error)
-    results = tuple(
-        CheckResult(check_name(c), axis, run_check(c, answer)) for c, axis in case.checks
-    )
     completed = isinstance(answer, str) and bool(answer.strip())
     stored = answer if isinstance(answer, str) else None
     return Sample(

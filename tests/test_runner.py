@@ -321,3 +321,39 @@ def test_load_cases_errors_name_file_case_and_field(tmp_path, document, message)
 def test_load_cases_missing_file(tmp_path) -> None:
     with pytest.raises(CaseFileError, match="cannot be read"):
         load_cases(tmp_path / "nope.json")
+
+
+def test_transient_service_failures_are_unmeasured_not_failed() -> None:
+    # Unmeasured is its own bucket (DESIGN.md): a task or a judge whose service
+    # gave no answer leaves the sample out of every pass rate, and it is counted.
+    from evalstats.errors import ProviderError, TransientProviderError
+
+    calls = {"n": 0}
+
+    def flaky(prompt: str) -> str:
+        calls["n"] += 1
+        if calls["n"] % 3 == 0:
+            raise TransientProviderError("429 from the service", retry_after=1.0)
+        return "Your order A-1042 has shipped."
+
+    case = Case("order", "Where is A-1042?", (contains("A-1042"),))
+    result = run_cases(flaky, [case], runs=6)
+    assert [s.status for s in result.samples].count("unmeasured") == 2
+    assert result.unmeasured() == {"order": 2}
+    assert (result.passes, result.trials) == (4, 4)
+    assert result.outcomes() == {"order": [True] * 4}
+    assert result.to_dict()["cases"][0]["unmeasured"] == 2
+
+    def judge_down(answer: str) -> None:
+        raise TransientProviderError("503 from the judge")
+
+    judged = Case("order", "Where is A-1042?", (judge_down,))
+    result = run_cases(lambda p: "A-1042 shipped", [judged], runs=2)
+    assert [s.status for s in result.samples] == ["unmeasured", "unmeasured"]
+    assert result.trials == 0
+
+    def refused(prompt: str) -> str:
+        raise ProviderError("openai: 401 invalid key")
+
+    with pytest.raises(ProviderError, match="401"):
+        run_cases(refused, [case], runs=1)
