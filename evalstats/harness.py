@@ -5,7 +5,11 @@
 for every sample. A variant spec splits on commas, so COMMAND cannot hold
 one: put such a command in a script. The program (COMMAND's first item) is
 found when the task is made, relative to the current folder or on ``PATH``,
-and runs by that absolute path. Process groups make this POSIX-only.
+and runs by that absolute path. The other items are passed as written, and
+the command runs in the workspace, so a script or file named by a relative
+path is looked for there: give its absolute path (``cmd:python
+/abs/path/agent.py``, or ``"$PWD/agent.py"`` in the shell). Process groups
+make this POSIX-only.
 
 - COMMAND is split like a shell would (:func:`shlex.split`, no shell runs);
   the argument items ``{workspace}``, ``{trace}`` and ``{prompt}`` are
@@ -216,7 +220,8 @@ class CmdTask:
     ) -> None:
         if not isinstance(command, str) or not command.strip():
             raise InvalidArgument(
-                f"cmd:{command!r}: give a command, such as 'cmd:python my_agent.py {{prompt}}'"
+                f"cmd:{command!r}: give a command, such as "
+                "'cmd:python /path/to/my_agent.py {prompt}'"
             )
         try:
             argv = shlex.split(command)
