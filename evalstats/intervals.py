@@ -685,7 +685,12 @@ def _clustered(
     resid = y - mean
     sums = np.bincount(codes, weights=resid, minlength=groups)
     var = groups / (groups - 1) * float(sums @ sums) / (n * n)
-    se = math.sqrt(max(var, 0.0))
+    if var < 1e-24:
+        # Every case has the same mean: the residual sums are 0 up to rounding
+        # (about 1e-17), and the standard error is exactly 0, not a tiny
+        # number that would pass for a confident interval downstream.
+        var = 0.0
+    se = math.sqrt(var)
     df = float(groups - 1)
     t = float(stdtrit(df, 0.5 + level / 2.0))
     low = min(max(mean - t * se, lo_bound), mean)

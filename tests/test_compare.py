@@ -748,3 +748,16 @@ def test_clustered_false_positive_rate_stays_nominal_with_two_cases() -> None:
         c = compare({"x": [xa], "y": [ya]}, {"x": [xb], "y": [yb]}, method="clustered")
         false_b += c.verdict == "b_better"
     assert false_b / len(outcomes) <= 0.025
+
+
+def test_clustered_fallback_catches_a_standard_error_zero_up_to_rounding() -> None:
+    # 4 cases x 3 runs, A passes 2 of 3 and B 3 of 3 in every case: the cluster
+    # residual sums leave ~2e-17, not 0. The verdict must still be McNemar's on
+    # the 4 discordant pairs: p = 2 * 0.5**4 = 0.125
+    # (scipy.stats.binomtest(4, 4, 0.5).pvalue), so "can't tell yet".
+    a = {f"c{i}": [True, True, False] for i in range(4)}
+    b = {f"c{i}": [True, True, True] for i in range(4)}
+    c = compare(a, b, method="clustered")
+    assert c.verdict == "cant_tell"
+    assert c.pvalue == pytest.approx(0.125)
+    assert "McNemar" in c.reason
