@@ -37,8 +37,9 @@ def check_method(method: Any, options: Sequence[str], *, name: str = "method") -
     """Return ``method`` if it is one of ``options``, else raise with a suggestion."""
     if not isinstance(method, str) or method not in options:
         choices = ", ".join(repr(o) for o in options)
+        what = "method" if name == "method" else "choice"
         raise InvalidArgument(
-            f"{name}={method!r} is not a known method{suggest(str(method), options)}; "
+            f"{name}={method!r} is not a known {what}{suggest(str(method), options)}; "
             f"choose one of {choices}"
         )
     return method
