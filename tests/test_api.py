@@ -63,6 +63,7 @@ EXPECTED = [
     "has_terms",
     "is_json_with",
     "judged_by",
+    "links_within",
     "load_suite",
     "make_assistant",
     "make_judge",
