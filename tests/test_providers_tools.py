@@ -27,7 +27,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalstats.errors import InvalidArgument
+from evalstats.errors import InvalidArgument, TransientProviderError
 from evalstats.providers import PROVIDERS, make_provider
 from evalstats.providers.base import conversation
 from tests.strategies import tool_conversations
@@ -469,3 +469,76 @@ def test_a_call_read_from_a_response_goes_back_with_its_result(kind):
     if kind in ("openai", "anthropic"):  # the service's own id goes back
         assert call["id"] == "toolu_1"
         assert "toolu_1" in json.dumps(second)
+
+
+# --- a whole request with tools and settings, every field asserted -------------------
+
+READ_NOTE = {
+    "name": "read_note",
+    "description": "Read one note.",
+    "parameters": {
+        "type": "object",
+        "properties": {"path": {"type": "string"}},
+        "required": ["path"],
+    },
+}
+QUESTION = "What is in notes.txt?"
+
+# Each body as the service's documentation writes a request with tools (see the
+# module docstring), with temperature 0.2, 64 tokens at most and seed 5.
+WHOLE_BODIES = {
+    "openai": {
+        "model": "m",
+        "messages": [{"role": "user", "content": QUESTION}],
+        "temperature": 0.2,
+        "max_tokens": 64,
+        "seed": 5,
+        "tools": [{"type": "function", "function": READ_NOTE}],
+    },
+    "ollama": {
+        "model": "m",
+        "messages": [{"role": "user", "content": QUESTION}],
+        "stream": False,
+        "think": False,
+        "options": {"temperature": 0.2, "num_predict": 64, "seed": 5},
+        "tools": [{"type": "function", "function": READ_NOTE}],
+    },
+    "anthropic": {  # Anthropic takes no seed
+        "model": "m",
+        "max_tokens": 64,
+        "messages": [{"role": "user", "content": QUESTION}],
+        "temperature": 0.2,
+        "tools": [
+            {
+                "name": "read_note",
+                "description": "Read one note.",
+                "input_schema": READ_NOTE["parameters"],
+            }
+        ],
+    },
+    "gemini": {
+        "contents": [{"role": "user", "parts": [{"text": QUESTION}]}],
+        "generationConfig": {"temperature": 0.2, "maxOutputTokens": 64, "seed": 5},
+        "tools": [{"functionDeclarations": [READ_NOTE]}],
+    },
+}
+
+
+@pytest.mark.parametrize("kind", sorted(WHOLE_BODIES))
+def test_a_request_with_tools_and_settings_has_no_stray_field(kind):
+    sent = []
+
+    def service(request):
+        sent.append(json.loads(request.content))
+        return httpx.Response(500, json={"error": {"message": "stop here"}})
+
+    p = make_provider(
+        kind,
+        "m",
+        {"temperature": "0.2", "max_tokens": "64", "base_url": "http://127.0.0.1:9"},
+        tools=[READ_NOTE],
+        transport=httpx.MockTransport(service),
+    )
+    with pytest.raises(TransientProviderError, match="HTTP 500"):
+        asyncio.run(p.complete(QUESTION, seed=5))
+    assert sent == [WHOLE_BODIES[kind]]
