@@ -3,85 +3,111 @@
 Run each case several times, score every answer with explicit checks, report
 pass rates with honest intervals, compare two variants paired on the same cases,
 and plan how many runs are needed before spending money.
+
+The names below are imported when first used, so that ``import evalstats``
+(and ``evalstats --help``, and every subprocess the ``cmd:`` harness starts)
+stays fast; ``from evalstats import proportion_ci`` works as usual.
 """
 
 from __future__ import annotations
 
+import importlib
+import sys
+import types
+from typing import TYPE_CHECKING, Any
+
 __version__ = "0.1.0"
 
-from .cases import Case, CaseCheck, Suite, find_suite, load_suite, suite_from_cases
-from .checks import (
-    INSPECTION_FAILURE,
-    Verdict,
-    avoids,
-    check_from_spec,
-    contains,
-    contains_any,
-    has_terms,
-    is_json_with,
-    links_within,
-    matches,
-    review_only,
-    run_check,
-    word_count,
-)
-from .compare import CaseRow, Comparison, compare, compare_counts, detectable_difference
-from .engine import Prompt, RunOutcome, Task, TaskResult, Variant, parse_variant, run
-from .errors import (
-    CaseFileError,
-    EvalStatsError,
-    InvalidArgument,
-    ProviderError,
-    ResultsFileError,
-    TransientProviderError,
-)
-from .intervals import (
-    ClusteredInterval,
-    Interval,
-    clustered_mean_ci,
-    clustered_paired_diff_ci,
-    diff_ci,
-    paired_diff_ci,
-    proportion_ci,
-)
-from .judge import (
-    Calibration,
-    CalibrationFileError,
-    calibrate,
-    corrected_pass_rate,
-    judged_by,
-)
-from .power import (
-    CaseModel,
-    Plan,
-    PowerCurve,
-    PowerTable,
-    fit_case_model,
-    paired_power,
-    plan,
-    power,
-    power_curve,
-    power_table,
-    sample_size,
-)
-from .report import (
-    GateResult,
-    Report,
-    ResultsComparison,
-    changed_since,
-    compare_results,
-    compare_runs,
-    gate,
-    report,
-)
-from .results import Results, ResultsWriter, read_results, sample_passed
-from .review import read_reviews, review
-from .runner import RunResult, run_cases
-from .simulate import PowerResult, simulate_power
-from .standin.judge import make_judge
-from .standin.shop import make_assistant
-from .traces import Trace, TraceError, read_trace, required_action
-from .workspace import Workspace, make_workspace, observe
+#: Each public name and the module it lives in.
+_EXPORTS: dict[str, str] = {
+    "Calibration": "judge",
+    "CalibrationFileError": "judge",
+    "Case": "cases",
+    "CaseCheck": "cases",
+    "CaseFileError": "errors",
+    "CaseModel": "power",
+    "CaseRow": "compare",
+    "ClusteredInterval": "intervals",
+    "Comparison": "compare",
+    "EvalStatsError": "errors",
+    "GateResult": "report",
+    "INSPECTION_FAILURE": "checks",
+    "Interval": "intervals",
+    "InvalidArgument": "errors",
+    "Plan": "power",
+    "PowerCurve": "power",
+    "PowerResult": "simulate",
+    "PowerTable": "power",
+    "Prompt": "engine",
+    "ProviderError": "errors",
+    "Report": "report",
+    "Results": "results",
+    "ResultsComparison": "report",
+    "ResultsFileError": "errors",
+    "ResultsWriter": "results",
+    "RunOutcome": "engine",
+    "RunResult": "runner",
+    "Suite": "cases",
+    "Task": "engine",
+    "TaskResult": "engine",
+    "Trace": "traces",
+    "TraceError": "traces",
+    "TransientProviderError": "errors",
+    "Variant": "engine",
+    "Verdict": "checks",
+    "Workspace": "workspace",
+    "avoids": "checks",
+    "calibrate": "judge",
+    "changed_since": "report",
+    "check_from_spec": "checks",
+    "clustered_mean_ci": "intervals",
+    "clustered_paired_diff_ci": "intervals",
+    "compare": "compare",
+    "compare_counts": "compare",
+    "compare_results": "report",
+    "compare_runs": "report",
+    "contains": "checks",
+    "contains_any": "checks",
+    "corrected_pass_rate": "judge",
+    "detectable_difference": "compare",
+    "diff_ci": "intervals",
+    "find_suite": "cases",
+    "fit_case_model": "power",
+    "gate": "report",
+    "has_terms": "checks",
+    "is_json_with": "checks",
+    "judged_by": "judge",
+    "links_within": "checks",
+    "load_suite": "cases",
+    "make_assistant": "standin.shop",
+    "make_judge": "standin.judge",
+    "make_workspace": "workspace",
+    "matches": "checks",
+    "observe": "workspace",
+    "paired_diff_ci": "intervals",
+    "paired_power": "power",
+    "parse_variant": "engine",
+    "plan": "power",
+    "power": "power",
+    "power_curve": "power",
+    "power_table": "power",
+    "proportion_ci": "intervals",
+    "read_results": "results",
+    "read_reviews": "review",
+    "read_trace": "traces",
+    "report": "report",
+    "required_action": "traces",
+    "review": "review",
+    "review_only": "checks",
+    "run": "engine",
+    "run_cases": "runner",
+    "run_check": "checks",
+    "sample_passed": "results",
+    "sample_size": "power",
+    "simulate_power": "simulate",
+    "suite_from_cases": "cases",
+    "word_count": "checks",
+}
 
 __all__ = [
     "Calibration",
@@ -173,3 +199,110 @@ __all__ = [
     "suite_from_cases",
     "word_count",
 ]
+
+if TYPE_CHECKING:  # the same names, for type checkers and editors
+    from .cases import Case, CaseCheck, Suite, find_suite, load_suite, suite_from_cases
+    from .checks import (
+        INSPECTION_FAILURE,
+        Verdict,
+        avoids,
+        check_from_spec,
+        contains,
+        contains_any,
+        has_terms,
+        is_json_with,
+        links_within,
+        matches,
+        review_only,
+        run_check,
+        word_count,
+    )
+    from .compare import CaseRow, Comparison, compare, compare_counts, detectable_difference
+    from .engine import Prompt, RunOutcome, Task, TaskResult, Variant, parse_variant, run
+    from .errors import (
+        CaseFileError,
+        EvalStatsError,
+        InvalidArgument,
+        ProviderError,
+        ResultsFileError,
+        TransientProviderError,
+    )
+    from .intervals import (
+        ClusteredInterval,
+        Interval,
+        clustered_mean_ci,
+        clustered_paired_diff_ci,
+        diff_ci,
+        paired_diff_ci,
+        proportion_ci,
+    )
+    from .judge import (
+        Calibration,
+        CalibrationFileError,
+        calibrate,
+        corrected_pass_rate,
+        judged_by,
+    )
+    from .power import (
+        CaseModel,
+        Plan,
+        PowerCurve,
+        PowerTable,
+        fit_case_model,
+        paired_power,
+        plan,
+        power,
+        power_curve,
+        power_table,
+        sample_size,
+    )
+    from .report import (
+        GateResult,
+        Report,
+        ResultsComparison,
+        changed_since,
+        compare_results,
+        compare_runs,
+        gate,
+        report,
+    )
+    from .results import Results, ResultsWriter, read_results, sample_passed
+    from .review import read_reviews, review
+    from .runner import RunResult, run_cases
+    from .simulate import PowerResult, simulate_power
+    from .standin.judge import make_judge
+    from .standin.shop import make_assistant
+    from .traces import Trace, TraceError, read_trace, required_action
+    from .workspace import Workspace, make_workspace, observe
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'evalstats' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
+
+class _Package(types.ModuleType):
+    """The package's module type: a public function keeps its name.
+
+    Four public functions share their module's name (``power``, ``compare``,
+    ``report``, ``review``). Importing such a submodule makes the import system
+    bind it on the package, which would hide the function; this keeps the
+    function there instead. The submodules stay importable by their full name
+    (``from evalstats.power import sample_size``).
+    """
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if isinstance(value, types.ModuleType) and _EXPORTS.get(name) == name:
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

@@ -109,3 +109,44 @@ def test_every_name_is_importable() -> None:
 def test_invalid_argument_is_a_value_error() -> None:
     assert issubclass(evalstats.InvalidArgument, ValueError)
     assert issubclass(evalstats.TransientProviderError, evalstats.ProviderError)
+
+
+def test_import_is_light_and_names_load_on_first_use() -> None:
+    # CONVENTIONS: heavy imports happen where they are needed, so that
+    # `import evalstats` and every `cmd:` subprocess stay fast.
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, evalstats; "
+        "heavy = [m for m in ('numpy', 'scipy', 'statsmodels', 'matplotlib', 'httpx') "
+        "if m in sys.modules]; "
+        "print(heavy); "
+        "evalstats.proportion_ci(3, 10); print('numpy' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    ).stdout.split("\n")
+    assert out[0] == "[]"
+    assert out[1] == "True"
+
+
+def test_functions_keep_their_names_beside_their_modules() -> None:
+    # power, compare, report and review are both functions and modules; importing
+    # the module by its full name must not hide the function.
+    import importlib
+
+    for name in ("power", "compare", "report", "review"):
+        importlib.import_module(f"evalstats.{name}")
+        assert callable(getattr(evalstats, name)), name
+        assert not isinstance(getattr(evalstats, name), type(evalstats)), name
+    from evalstats.power import sample_size
+
+    assert sample_size(0.7, 0.9) == 61  # the README's figure
+
+
+def test_unknown_names_raise_attribute_error() -> None:
+    import pytest
+
+    with pytest.raises(AttributeError, match="no attribute 'nonsense'"):
+        _ = evalstats.nonsense  # type: ignore[attr-defined]
