@@ -306,6 +306,26 @@ def tool_arguments(raw: Any) -> dict[str, Any]:
     return {"_unparsed": raw}
 
 
+def function_calls(raw: Any) -> tuple[dict[str, Any], ...]:
+    """Tool calls sent as ``[{"id", "function": {"name", "arguments"}}, ...]``.
+
+    OpenAI's Chat Completions and Ollama's ``/api/chat`` both answer in this
+    form (Ollama without ids, with arguments as an object rather than JSON
+    text). A call without an id is given ``call_{i}``, ``i`` its position.
+    """
+    calls = []
+    for i, call in enumerate(raw or ()):
+        function = call.get("function") or {}
+        calls.append(
+            {
+                "id": str(call.get("id") or f"call_{i}"),
+                "name": str(function.get("name", "")),
+                "arguments": tool_arguments(function.get("arguments")),
+            }
+        )
+    return tuple(calls)
+
+
 # --- settings ------------------------------------------------------------------
 
 

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from ..errors import ProviderError
-from .base import Completion, Provider, token_count, tool_arguments
+from .base import Completion, Provider, function_calls, token_count
 
 __all__ = ["OllamaProvider", "ollama_host"]
 
@@ -164,19 +164,9 @@ class OllamaProvider(Provider):
             raise ProviderError("ollama: the response has no message")
         message = data["message"]
         content = message.get("content")
-        calls: list[dict[str, Any]] = []
-        for i, call in enumerate(message.get("tool_calls") or ()):
-            function = call.get("function") or {}
-            calls.append(
-                {
-                    "id": str(call.get("id") or f"call_{i}"),
-                    "name": str(function.get("name", "")),
-                    "arguments": tool_arguments(function.get("arguments")),
-                }
-            )
         return Completion(
             answer=content if isinstance(content, str) else "",
-            tool_calls=tuple(calls),
+            tool_calls=function_calls(message.get("tool_calls")),
             tokens={
                 "input": token_count(data.get("prompt_eval_count")),
                 "output": token_count(data.get("eval_count")),

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from ..errors import ProviderError, TransientProviderError
-from .base import Completion, Provider, token_count, tool_arguments
+from .base import Completion, Provider, function_calls, token_count
 
 __all__ = ["OpenAIProvider"]
 
@@ -106,20 +106,10 @@ class OpenAIProvider(Provider):
             content = "".join(
                 str(part.get("text", "")) for part in content if isinstance(part, Mapping)
             )
-        calls: list[dict[str, Any]] = []
-        for i, call in enumerate(message.get("tool_calls") or ()):
-            function = call.get("function") or {}
-            calls.append(
-                {
-                    "id": str(call.get("id") or f"call_{i}"),
-                    "name": str(function.get("name", "")),
-                    "arguments": tool_arguments(function.get("arguments")),
-                }
-            )
         usage = data.get("usage") or {}
         return Completion(
             answer=content if isinstance(content, str) else "",
-            tool_calls=tuple(calls),
+            tool_calls=function_calls(message.get("tool_calls")),
             tokens={
                 "input": token_count(usage.get("prompt_tokens")),
                 "output": token_count(usage.get("completion_tokens")),
