@@ -35,6 +35,24 @@ def _print_json(document: Any) -> None:
     sys.stdout.write("\n")
 
 
+def _show(result: Any, args: argparse.Namespace) -> None:
+    """Print a verb's result: its table, or with ``--json`` one JSON document."""
+    if args.json:
+        _print_json(result.to_dict())
+    else:
+        print(result)
+
+
+def _given(**values: Any) -> dict[str, Any]:
+    """The options the user gave, so that unset ones keep the library's defaults."""
+    return {name: value for name, value in values.items() if value is not None}
+
+
+def _add_level_and_json(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--level", type=float, default=0.95, help="confidence level (0.95)")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+
+
 def _json_default(value: Any) -> Any:
     to_dict = getattr(value, "to_dict", None)
     if callable(to_dict):
@@ -94,7 +112,7 @@ def _run_demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
     result = run_demo(
-        runs=10 if args.runs is None else args.runs,
+        **_given(runs=args.runs),
         seed=args.seed,
         out=args.out,
         plots=not args.no_plots,
@@ -102,10 +120,7 @@ def _run_demo(args: argparse.Namespace) -> int:
         over_http=bool(args.over_http),
         base_url=args.over_http if isinstance(args.over_http, str) else None,
     )
-    if args.json:
-        _print_json(result.to_dict())
-    else:
-        print(result)
+    _show(result, args)
     return 0
 
 
@@ -117,15 +132,12 @@ def _run_notes_demo(args: argparse.Namespace) -> int:
             "evalstats demo: --over-http is for --suite shop; the notes demo always runs over HTTP"
         )
     result = run_notes_demo(
-        runs=3 if args.runs is None else args.runs,
+        **_given(runs=args.runs),
         seed=args.seed,
         out=args.out,
         progress=not (args.quiet or args.json),
     )
-    if args.json:
-        _print_json(result.to_dict())
-    else:
-        print(result)
+    _show(result, args)
     return 0
 
 
@@ -153,10 +165,7 @@ def _run_power(args: argparse.Namespace) -> int:
     if args.plot:
         fig = power_figure(args.pa, args.pb, args.trials, methods=args.method, level=args.level)
         fig.savefig(args.plot, dpi=120)
-    if args.json:
-        _print_json(table.to_dict())
-    else:
-        print(table)
+    _show(table, args)
     return 0
 
 
@@ -182,8 +191,7 @@ def _add_plan(p: argparse.ArgumentParser) -> None:
         help="case-by-variant spread on the logit scale (0; with --from, fitted)",
     )
     p.add_argument("--power", type=float, default=0.8, help="target power (0.8)")
-    p.add_argument("--level", type=float, default=0.95, help="confidence level (0.95)")
-    p.add_argument("--json", action="store_true", help="print one JSON document")
+    _add_level_and_json(p)
 
 
 def _run_plan(args: argparse.Namespace) -> int:
@@ -205,10 +213,7 @@ def _run_plan(args: argparse.Namespace) -> int:
         spread=args.spread,
         model=model,
     )
-    if args.json:
-        _print_json(result.to_dict())
-    else:
-        print(result)
+    _show(result, args)
     return 0
 
 
@@ -225,18 +230,14 @@ def _add_calibrate(p: argparse.ArgumentParser) -> None:
         help="a pass rate the check reported (K passes of N); also print it corrected "
         "for the check's errors",
     )
-    p.add_argument("--level", type=float, default=0.95, help="confidence level (0.95)")
-    p.add_argument("--json", action="store_true", help="print one JSON document")
+    _add_level_and_json(p)
 
 
 def _run_calibrate(args: argparse.Namespace) -> int:
     from .judge import calibrate_file
 
     report = calibrate_file(args.file, observed=args.observed, level=args.level)
-    if args.json:
-        _print_json(report.to_dict())
-    else:
-        print(report)
+    _show(report, args)
     return 0
 
 
@@ -267,10 +268,7 @@ def _run_report(args: argparse.Namespace) -> int:
 
         for path in report_plots(results, args.plot, level=args.level):
             print(f"evalstats: wrote {path}", file=sys.stderr)
-    if args.json:
-        _print_json(result.to_dict())
-    else:
-        print(result)
+    _show(result, args)
     return 0
 
 
@@ -318,18 +316,14 @@ def _add_compare(p: argparse.ArgumentParser) -> None:
         help="mcnemar or clustered when paired (mcnemar); "
         "newcombe, overlap or ztest as independent samples",
     )
-    p.add_argument("--level", type=float, default=0.95, help="confidence level (0.95)")
-    p.add_argument("--json", action="store_true", help="print one JSON document")
+    _add_level_and_json(p)
 
 
 def _run_compare(args: argparse.Namespace) -> int:
     from .report import compare_results
 
     result = compare_results(args.file, args.a, args.b, method=args.method, level=args.level)
-    if args.json:
-        _print_json(result.to_dict())
-    else:
-        print(result)
+    _show(result, args)
     return 0
 
 
@@ -339,18 +333,14 @@ def _add_compare_runs(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--variant", metavar="NAME", help="compare this variant only (default: every variant)"
     )
-    p.add_argument("--level", type=float, default=0.95, help="confidence level (0.95)")
-    p.add_argument("--json", action="store_true", help="print one JSON document")
+    _add_level_and_json(p)
 
 
 def _run_compare_runs(args: argparse.Namespace) -> int:
     from .report import compare_runs
 
     result = compare_runs(args.old, args.new, variant=args.variant, level=args.level)
-    if args.json:
-        _print_json(result.to_dict())
-    else:
-        print(result)
+    _show(result, args)
     return 0
 
 
@@ -380,8 +370,7 @@ def _add_gate(p: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="also fail when the paired comparison finds the variant clearly worse than NAME",
     )
-    p.add_argument("--level", type=float, default=0.95, help="confidence level (0.95)")
-    p.add_argument("--json", action="store_true", help="print one JSON document")
+    _add_level_and_json(p)
 
 
 def _run_gate(args: argparse.Namespace) -> int:
@@ -396,10 +385,7 @@ def _run_gate(args: argparse.Namespace) -> int:
         no_regression_vs=args.no_regression_vs,
         level=args.level,
     )
-    if args.json:
-        _print_json(result.to_dict())
-    else:
-        print(result)
+    _show(result, args)
     return 0 if result.passed else 1
 
 
@@ -473,7 +459,7 @@ def _add_run(p: argparse.ArgumentParser) -> None:
 
 
 def _run_run(args: argparse.Namespace) -> int:
-    from .engine import DEFAULT_TIMEOUT_S, run
+    from .engine import run
 
     out = args.out
     if isinstance(args.resume, str):
@@ -496,7 +482,7 @@ def _run_run(args: argparse.Namespace) -> int:
         runs=args.runs,
         out=out,
         concurrency=args.concurrency,
-        timeout=DEFAULT_TIMEOUT_S if args.timeout is None else args.timeout,
+        **_given(timeout=args.timeout),
         retries=args.retries,
         seed=args.seed,
         include_holdout=args.include_holdout,
