@@ -206,22 +206,17 @@ def _load_lines(path_or_lines: Any) -> tuple[list[str], str]:
     return lines, "trace"
 
 
-def _need(record: Mapping[str, Any], key: str, kinds: Any, what: str, where: str) -> Any:
+def _need(record: Mapping[str, Any], key: str, kind: type, what: str, where: str) -> Any:
     if key not in record:
         raise TraceError(f"{where}: the {record['type']} record has no {key!r}")
     value = record[key]
-    if not isinstance(value, kinds) or isinstance(value, bool) and bool not in _as_tuple(kinds):
+    if isinstance(value, bool) or not isinstance(value, kind):  # true is no turn number
         raise TraceError(f"{where}: {key}={_short(value)} must be {what}")
     return value
 
 
-def _as_tuple(kinds: Any) -> tuple[Any, ...]:
-    return kinds if isinstance(kinds, tuple) else (kinds,)
-
-
-def _short(value: Any, n: int = 60) -> str:
-    text = repr(value)
-    return text if len(text) <= n else text[: n - 3] + "..."
+def _short(value: Any) -> str:
+    return _short_text(repr(value), 60)
 
 
 def _call(raw: Any, turn: int, where: str) -> ToolCall:
