@@ -28,6 +28,13 @@ ANTHROPIC_VERSION = "2023-06-01"
 DEFAULT_MAX_TOKENS = 1024
 
 _SETTINGS = ("temperature", "max_tokens", "top_p", "stop")
+# evalstats' name -> the body's field
+_FIELDS = {
+    "temperature": "temperature",
+    "max_tokens": "max_tokens",
+    "top_p": "top_p",
+    "stop": "stop_sequences",
+}
 
 
 class AnthropicProvider(Provider):
@@ -57,11 +64,7 @@ class AnthropicProvider(Provider):
         }
         if system is not None:
             body["system"] = system
-        for name in ("temperature", "top_p"):
-            if name in self.settings:
-                body[name] = self.settings[name]
-        if "stop" in self.settings:
-            body["stop_sequences"] = list(self.settings["stop"])
+        body.update(self._wire_settings(_FIELDS, None))
         if self.tools:
             body["tools"] = [
                 {
@@ -74,10 +77,7 @@ class AnthropicProvider(Provider):
         return "POST", "/v1/messages", body
 
     def _settings_sent(self, body: Mapping[str, Any]) -> dict[str, Any]:
-        sent = {name: body[name] for name in ("temperature", "max_tokens", "top_p") if name in body}
-        if "stop_sequences" in body:
-            sent["stop"] = body["stop_sequences"]
-        return sent
+        return {name: body[f] for name, f in _FIELDS.items() if f in body}
 
     def _parse(self, data: Any) -> Completion:
         if not isinstance(data, Mapping) or not isinstance(data.get("content"), list):

@@ -619,6 +619,22 @@ class Provider:
 
     # -- shared machinery
 
+    def _wire_settings(self, fields: Mapping[str, str], seed: int | None) -> dict[str, Any]:
+        """The settings in ``fields`` (evalstats' name -> the service's field), in its order.
+
+        ``seed`` is the seed to send (None: none) rather than the setting, and
+        ``stop`` is sent as a list.
+        """
+        out: dict[str, Any] = {}
+        for name, wire in fields.items():
+            if name == "seed":
+                if seed is not None:
+                    out[wire] = seed
+            elif name in self.settings:
+                value = self.settings[name]
+                out[wire] = list(value) if name == "stop" else value
+        return out
+
     def _seed_to_send(self, seed: int | None) -> int | None:
         if not self.takes_seed:
             return None

@@ -66,19 +66,10 @@ class GeminiProvider(Provider):
     def _request(
         self, system: str | None, messages: list[dict[str, Any]], seed: int | None
     ) -> tuple[str, str, dict[str, Any]]:
-        contents = _wire_contents(messages)
-        config: dict[str, Any] = {}
-        for name, field_name in _CONFIG.items():
-            if name == "seed":
-                if seed is not None:
-                    config["seed"] = seed
-            elif name in self.settings:
-                value = self.settings[name]
-                config[field_name] = list(value) if name == "stop" else value
-        body: dict[str, Any] = {"contents": contents}
+        body: dict[str, Any] = {"contents": _wire_contents(messages)}
         if system is not None:
             body["systemInstruction"] = {"parts": [{"text": system}]}
-        body["generationConfig"] = config
+        body["generationConfig"] = self._wire_settings(_CONFIG, seed)
         if self.tools:
             body["tools"] = [{"functionDeclarations": [dict(t) for t in self.tools]}]
         return "POST", self._path(), body

@@ -136,20 +136,12 @@ class OllamaProvider(Provider):
     ) -> tuple[str, str, dict[str, Any]]:
         chat = [{"role": "system", "content": system}] if system is not None else []
         chat += [_wire_message(m) for m in messages]
-        options: dict[str, Any] = {}
-        for name, option in _OPTIONS.items():
-            if name == "seed":
-                if seed is not None:
-                    options["seed"] = seed
-            elif name in self.settings:
-                value = self.settings[name]
-                options[option] = list(value) if name == "stop" else value
         body: dict[str, Any] = {
             "model": self.model,
             "messages": chat,
             "stream": False,
             "think": False,
-            "options": options,
+            "options": self._wire_settings(_OPTIONS, seed),
         }
         if self.tools:
             body["tools"] = [{"type": "function", "function": dict(t)} for t in self.tools]

@@ -27,6 +27,8 @@ from .base import Completion, Provider, function_calls, token_count
 __all__ = ["OpenAIProvider"]
 
 _SETTINGS = ("temperature", "max_tokens", "top_p", "seed", "stop")
+# The body's field for each setting: the same names.
+_FIELDS = {name: name for name in _SETTINGS}
 
 
 class OpenAIProvider(Provider):
@@ -69,13 +71,7 @@ class OpenAIProvider(Provider):
         chat = [{"role": "system", "content": system}] if system is not None else []
         chat += [_wire_message(m) for m in messages]
         body: dict[str, Any] = {"model": self.model, "messages": chat}
-        for name in ("temperature", "max_tokens", "top_p"):
-            if name in self.settings:
-                body[name] = self.settings[name]
-        if seed is not None:
-            body["seed"] = seed
-        if "stop" in self.settings:
-            body["stop"] = list(self.settings["stop"])
+        body.update(self._wire_settings(_FIELDS, seed))
         if self.tools:
             body["tools"] = [{"type": "function", "function": dict(t)} for t in self.tools]
         return "POST", "/chat/completions", body
