@@ -224,8 +224,6 @@ def retry_after_seconds(headers: Mapping[str, str], *, now: float | None = None)
             when = email.utils.parsedate_to_datetime(raw)
         except (TypeError, ValueError, IndexError):
             return None
-        if when is None:  # pragma: no cover - older Pythons returned None
-            return None
         seconds = when.timestamp() - (time.time() if now is None else now)
         return max(0.0, seconds)
     if not math.isfinite(seconds) or seconds < 0:
