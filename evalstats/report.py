@@ -41,11 +41,6 @@ from .runner import AxisCount
 if TYPE_CHECKING:
     from .results import Results
 
-# A case-clustered standard error at or below this is zero up to rounding. The
-# smallest real one, of a mean of n 0/1 outcomes over cases, is of order 1/n,
-# far above it for any file that fits on a disk.
-_FLAT_SE = 1e-12
-
 __all__ = [
     "AxisCount",
     "CaseVariantRow",
@@ -449,11 +444,10 @@ class Report:
                 f"  these cases       {v.per_trial}  per-trial Wilson interval ({level}): how "
                 f"often these {len(self.case_ids)} cases would pass if run again"
             )
-            # A standard error of zero up to rounding (every case has the same pass
-            # rate; the sum of squares then leaves ~1e-17, not 0) makes an interval
-            # of no width and a design effect of 0: neither says anything about
-            # cases like these.
-            flat = v.clustered.clusters >= 2 and float(v.clustered.se) <= _FLAT_SE
+            # Every case has the same pass rate: clustered_mean_ci makes the standard
+            # error exactly 0, an interval of no width and a design effect of 0, and
+            # neither says anything about cases like these.
+            flat = v.clustered.clusters >= 2 and v.clustered.se == 0.0
             deff = "n/a" if flat or math.isnan(v.design_effect) else f"{v.design_effect:.2f}"
             lines.append(
                 f"  cases like these  {v.clustered}  case-clustered interval ({level}, "

@@ -205,8 +205,9 @@ def test_report_counts_a_duplicate_slot_once(tmp_path):
 
 
 def test_report_says_a_clustered_interval_of_no_width_says_nothing(tmp_path):
-    # Every case passes 2 of 3 runs: the case-clustered standard error is zero
-    # (up to rounding, ~1e-17 from the sums), so the interval has no width.
+    # Every case passes 2 of 3 runs: the case-clustered standard error is
+    # exactly zero (clustered_mean_ci clears the ~1e-17 rounding leaves), so
+    # the interval has no width.
     manifest = results_manifest(["c1", "c2", "c3", "c4"], ["A"], 3)
     samples = [
         _sample(c, "A", r, "completed", [_check("x", None, P if r < 2 else F, "no")])
@@ -216,6 +217,7 @@ def test_report_says_a_clustered_interval_of_no_width_says_nothing(tmp_path):
     r = report(write_results_file(tmp_path / "r.jsonl", manifest, samples))
     a = r.variant("A")
     assert (a.passes, a.measured) == (8, 12)
+    assert a.clustered.se == 0.0
     assert float(a.clustered.high) - float(a.clustered.low) < 1e-12
     text = str(r)
     assert "standard error is 0 and the interval has no width" in text
