@@ -27,7 +27,7 @@ import os
 import subprocess
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -35,11 +35,9 @@ from ._validate import as_rate, check_level, check_method, suggest
 from .checks import INSPECTION_FAILURE
 from .compare import PAIRED_METHODS, UNPAIRED_METHODS, Comparison, compare, compare_counts
 from .errors import InvalidArgument
-from .intervals import ClusteredInterval, Interval, clustered_mean_ci, proportion_ci
+from .intervals import ClusteredInterval, Interval, _pct, clustered_mean_ci, proportion_ci
+from .results import Results, read_results, sample_passed
 from .runner import AxisCount
-
-if TYPE_CHECKING:
-    from .results import Results
 
 __all__ = [
     "AxisCount",
@@ -70,8 +68,6 @@ TOP_PROBLEMS = 3
 def _results(results: Any) -> Results:
     """A :class:`~evalstats.results.Results` from itself or from a path."""
     if isinstance(results, str | os.PathLike):
-        from .results import read_results
-
         return read_results(results)
     if not all(hasattr(results, a) for a in ("manifest", "samples", "warnings")):
         raise InvalidArgument(
@@ -125,12 +121,6 @@ def _check_variant(name: Any, names: Sequence[str], *, arg: str = "variant") -> 
             f"{arg}={name!r} is not a variant{suggest(str(name), names)}; the run has {shown}"
         )
     return str(name)
-
-
-def _passed(record: Mapping[str, Any]) -> bool | None:
-    from .results import sample_passed
-
-    return sample_passed(record)
 
 
 # --- small statistics -------------------------------------------------------------
@@ -1097,7 +1087,7 @@ def _by_slot(res: Results, variant: str) -> tuple[dict[tuple[str, int], bool | N
         key: tuple[str, int] = (s.get("case"), int(s.get("repeat", 0)))  # type: ignore[assignment]
         if key in out:  # a duplicate record: the first one counts, as the reader says
             continue
-        passed = _passed(s)
+        passed = sample_passed(s)
         unmeasured += passed is None
         out[key] = passed
     return out, unmeasured
@@ -1647,12 +1637,6 @@ def gate(
         else:
             rule(True, f"no clear regression against {no_regression_vs!r}: {cmp.primary}")
     return GateResult(not reasons, tuple(reasons), tuple(checked))
-
-
-def _pct(x: float) -> str:
-    from .intervals import _pct as pct
-
-    return pct(x)
 
 
 # --- changed --------------------------------------------------------------------------------
