@@ -229,8 +229,8 @@ def _bisect_first_crossing(
     return math.nan
 
 
-def _binom_pmf(k: np.ndarray, n: Any, p: float) -> np.ndarray:
-    """Binomial probabilities by log-gamma, robust for any p in [0, 1].
+def _binom_pmf(k: np.ndarray, n: Any, p: Any) -> np.ndarray:
+    """Binomial probabilities by log-gamma, robust for any p in [0, 1] (k, n, p broadcast).
 
     (``scipy.stats.binom.pmf`` overflows for subnormal p.)
     """

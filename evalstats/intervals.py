@@ -863,7 +863,7 @@ def coverage(method: str, trials: int, p: Any, *, level: float = 0.95) -> Any:
     >>> coverage("clopper_pearson", 20, [0.1, 0.5]).round(4)
     array([0.9887, 0.9586])
     """
-    from scipy.special import gammaln, xlog1py, xlogy
+    from .compare import _binom_pmf
 
     level = _validate.check_level(level)
     method = _validate.check_method(method, PROPORTION_METHODS)
@@ -877,8 +877,6 @@ def coverage(method: str, trials: int, p: Any, *, level: float = 0.95) -> Any:
     covered = (ci.low[:, None] <= flat[None, :]) & (flat[None, :] <= ci.high[:, None])
     # Binomial probabilities in log space: exact 0 and 1 at p = 0 and 1, and no
     # overflow for subnormal p (where scipy.stats.binom.pmf can raise).
-    kk, pp = k[:, None].astype(float), flat[None, :]
-    log_choose = gammaln(n + 1.0) - gammaln(kk + 1.0) - gammaln(n - kk + 1.0)
-    probs = np.exp(log_choose + xlogy(kk, pp) + xlog1py(n - kk, -pp))
+    probs = _binom_pmf(k[:, None], n, flat[None, :])
     result = (probs * covered).sum(axis=0).reshape(rate.shape)
     return float(result) if rate.ndim == 0 else result
