@@ -910,13 +910,8 @@ def _containment(res: Results, variants: Sequence[str]) -> tuple[ContainmentSumm
         return ()  # the common case (no tool traces), kept cheap
     counts = {v: [0, 0, 0, 0, 0, 0] for v in variants}
     any_seen = False
-    seen: set[tuple[Any, Any, Any]] = set()
-    for sample in samples:
+    for sample in _first_records(res).values():
         variant = sample.get("variant")
-        key = (sample.get("case"), variant, sample.get("repeat"))
-        if key in seen:
-            continue  # a second record of a slot: the first is the one counted
-        seen.add(key)
         observed = workspace_observations(sample)
         if observed is None or variant not in counts:
             continue
@@ -1031,7 +1026,7 @@ class ResultsComparison:
             lines.append(self.reason)
         if self.these_cases is not None and self.these_cases.cases:
             rows = self.these_cases.cases
-            width = max(len(r.case) for r in rows + ()) if rows else 4
+            width = max(len(r.case) for r in rows) if rows else 4
             lines.append("")
             lines.append(f"  {'case':<{width}}  {'A':>7}  {'B':>7}  B - A")
             for r in rows:
