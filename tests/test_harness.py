@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import inspect
 import json
 import os
 import shlex
@@ -525,9 +526,13 @@ def test_cli_run_passes_the_default_timeout_unless_given(monkeypatch, tmp_path):
     from evalstats.cli import main
 
     seen: list[object] = []
+    signature = inspect.signature(engine.run)
 
-    def fake_run(*args, timeout, **kwargs):
-        seen.append(timeout)
+    def fake_run(*args, **kwargs):
+        # The timeout run would use: the one passed, else run's own default.
+        call = signature.bind(*args, **kwargs)
+        call.apply_defaults()
+        seen.append(call.arguments["timeout"])
         return SimpleNamespace(status="finished")
 
     monkeypatch.setattr(engine, "run", fake_run)
