@@ -660,6 +660,17 @@ def _positive_int(name: str, value: Any, *, minimum: int = 1) -> int:
     return value
 
 
+def _check_timeout(timeout: Any) -> float:
+    """``timeout`` as a float, if it is a positive, finite number of seconds."""
+    if (
+        isinstance(timeout, bool)
+        or not isinstance(timeout, int | float)
+        or not (math.isfinite(timeout) and timeout > 0)
+    ):
+        raise InvalidArgument(f"timeout={timeout!r} must be a positive number of seconds")
+    return float(timeout)
+
+
 def backoff_delay(
     attempt: int, *, base: float, retry_after: float | None = None, rng: random.Random
 ) -> float:
@@ -1153,15 +1164,8 @@ async def run_async(
     retries = _positive_int("retries", retries, minimum=0)
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise InvalidArgument(f"seed={seed!r} must be a whole number")
-    if timeout is not None:
-        if (
-            isinstance(timeout, bool)
-            or not isinstance(timeout, int | float)
-            or not (math.isfinite(timeout) and timeout > 0)
-        ):
-            raise InvalidArgument(f"timeout={timeout!r} must be a positive number of seconds")
-        if not isinstance(timeout, _DefaultTimeout):
-            timeout = float(timeout)
+    if timeout is not None and not isinstance(timeout, _DefaultTimeout):
+        timeout = _check_timeout(timeout)
     if (
         isinstance(backoff, bool)
         or not isinstance(backoff, int | float)

@@ -78,7 +78,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-import math
 import os
 import re
 import shlex
@@ -90,7 +89,7 @@ from pathlib import Path
 from typing import Any
 
 from ._validate import suggest
-from .engine import TASK_KINDS, Prompt, TaskResult
+from .engine import TASK_KINDS, Prompt, TaskResult, _check_timeout
 from .errors import InvalidArgument, TransientProviderError
 from .workspace import make_workspace, observe, remove
 
@@ -410,16 +409,6 @@ class CmdTask:
             "kept_workspace": str(workspace.root) if self.keep_workspaces else None,
         }
         return TaskResult(answer=None if incomplete else answer, trace=record)
-
-
-def _check_timeout(timeout: Any) -> float:
-    if (
-        isinstance(timeout, bool)
-        or not isinstance(timeout, int | float)
-        or not (math.isfinite(timeout) and timeout > 0)
-    ):
-        raise InvalidArgument(f"timeout={timeout!r} must be a positive number of seconds")
-    return float(timeout)
 
 
 def cmd_task(command: str) -> CmdTask:
