@@ -1103,6 +1103,11 @@ def _measured_by_case(
     }
 
 
+def _pooled(by_case: Mapping[str, list[bool]]) -> tuple[int, int]:
+    """Passes and outcomes over all cases: the counts when cases cannot be compared."""
+    return sum(sum(x) for x in by_case.values()), sum(len(x) for x in by_case.values())
+
+
 def compare_results(
     results: Any,
     a: str,
@@ -1202,11 +1207,7 @@ def compare_results(
 
     def unpaired(m: str) -> Comparison:
         if not unpaired_a or not unpaired_b:
-            ka = sum(sum(x) for x in unpaired_a.values())
-            na = sum(len(x) for x in unpaired_a.values())
-            kb = sum(sum(x) for x in unpaired_b.values())
-            nb = sum(len(x) for x in unpaired_b.values())
-            return compare_counts(ka, na, kb, nb, method=m, level=level)
+            return compare_counts(*_pooled(unpaired_a), *_pooled(unpaired_b), method=m, level=level)
         return compare(unpaired_a, unpaired_b, paired=False, method=m, level=level)
 
     if not paired:
@@ -1446,9 +1447,7 @@ def compare_runs(
         if xo and xn:
             comparisons[v] = compare(xo, xn, paired=False, method="newcombe", level=level)
         else:
-            ka, na = sum(sum(x) for x in xo.values()), sum(len(x) for x in xo.values())
-            kb, nb = sum(sum(x) for x in xn.values()), sum(len(x) for x in xn.values())
-            comparisons[v] = compare_counts(ka, na, kb, nb, level=level)
+            comparisons[v] = compare_counts(*_pooled(xo), *_pooled(xn), level=level)
     warnings = tuple(f"old run: {w}" for w in ro.warnings) + tuple(
         f"new run: {w}" for w in rn.warnings
     )
