@@ -82,7 +82,7 @@ import time
 import uuid
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import IO, Any
@@ -745,14 +745,7 @@ class StandinApp:
             )
             reply = _error(api, exc)
             kind = "server_error"
-        return StandinReply(
-            reply.status,
-            reply.body,
-            reply.content_type,
-            reply.headers,
-            delay_s=draw.latency_s,
-            kind=kind,
-        )
+        return replace(reply, delay_s=draw.latency_s, kind=kind)
 
 
 def _delay(draw: _Draw, hang_s: float) -> tuple[float, str]:
