@@ -616,7 +616,7 @@ class ClusteredInterval(Interval):
         return out
 
 
-def _outcomes(name: str, value: Any, *, signed: bool = False) -> np.ndarray:
+def _outcomes(name: str, value: Any) -> np.ndarray:
     """Validate a 1-D sequence of outcomes in [0, 1] (booleans allowed)."""
     arr = np.asarray(value)
     if arr.ndim != 1:
@@ -644,7 +644,7 @@ def _cluster_codes(clusters: Any, size: int, names: str) -> np.ndarray:
 
 
 def _clustered(
-    y: np.ndarray, codes: np.ndarray, level: float, method: str, *, difference: bool
+    y: np.ndarray, codes: np.ndarray, level: float, *, difference: bool
 ) -> ClusteredInterval:
     """Mean of ``y`` with a CR1 cluster-robust standard error and a t(G - 1) interval."""
     from scipy.special import stdtrit
@@ -658,7 +658,7 @@ def _clustered(
             lo_bound,
             hi_bound,
             level,
-            method,
+            "cluster_robust",
             difference=difference,
             note=f"no outcomes: nothing to estimate from, so the estimate is NaN and the "
             f"interval is {full}",
@@ -671,7 +671,7 @@ def _clustered(
             lo_bound,
             hi_bound,
             level,
-            method,
+            "cluster_robust",
             difference=difference,
             note=f"one case only: a cluster-robust standard error needs at least two "
             f"cases, so the interval is the whole range {full}",
@@ -708,7 +708,7 @@ def _clustered(
         low,
         high,
         level,
-        method,
+        "cluster_robust",
         difference=difference,
         note=note,
         se=se,
@@ -763,7 +763,7 @@ def clustered_mean_ci(outcomes: Any, clusters: Any, *, level: float = 0.95) -> C
     level = _validate.check_level(level)
     y = _outcomes("outcomes", outcomes)
     codes = _cluster_codes(clusters, y.size, "outcomes")
-    return _clustered(y, codes, level, "cluster_robust", difference=False)
+    return _clustered(y, codes, level, difference=False)
 
 
 def clustered_paired_diff_ci(
@@ -814,7 +814,7 @@ def clustered_paired_diff_ci(
             "they must be paired one to one"
         )
     codes = _cluster_codes(clusters, a.size, "outcomes_a")
-    return _clustered(b - a, codes, level, "cluster_robust", difference=True)
+    return _clustered(b - a, codes, level, difference=True)
 
 
 # ---------------------------------------------------------------------------
