@@ -36,6 +36,7 @@ import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from ._validate import suggest
 from .errors import InvalidArgument, ProviderError
@@ -644,11 +645,9 @@ _DOMAIN = re.compile(r"[^\s/:@?#\[\]]+")
 
 
 def _link_host(link: str) -> str | None:
-    """The host of a link found by ``_LINK``, lower-case, or None if it has none."""
-    from urllib.parse import urlsplit
-
+    """The host of a link (found by ``_LINK``, trailing punctuation cut), or None."""
     try:
-        host = urlsplit(link.rstrip(".,;:!?")).hostname
+        host = urlsplit(link).hostname
     except ValueError:  # a malformed IPv6 literal, say
         return None
     return host.rstrip(".") or None if host else None
