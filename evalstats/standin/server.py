@@ -431,11 +431,7 @@ class StandinApp:
                 400, f"n={n!r}: the stand-in answers one choice (n=1)", "invalid_value", "n"
             )
         if model not in ALL_MODELS:
-            raise _HTTPError(
-                404,
-                f"The model `{model}` does not exist or you do not have access to it.",
-                "model_not_found",
-            )
+            raise _openai_not_found(model)
         conversation = tools = None
         if model == NOTES_MODEL:
             conversation = _neutral_messages(request["messages"], api="openai")
@@ -524,11 +520,7 @@ class StandinApp:
 
     def _openai_model(self, model: str) -> StandinReply:
         if model not in ALL_MODELS:
-            raise _HTTPError(
-                404,
-                f"The model `{model}` does not exist or you do not have access to it.",
-                "model_not_found",
-            )
+            raise _openai_not_found(model)
         return StandinReply(200, _dumps(_openai_model_entry(model)))
 
     # --- Ollama --------------------------------------------------------------
@@ -756,6 +748,14 @@ def _delay(draw: _Draw, hang_s: float) -> tuple[float, str]:
 
 def _family(model: str) -> str:
     return "notes" if model == NOTES_MODEL else "shop"
+
+
+def _openai_not_found(model: str) -> _HTTPError:
+    return _HTTPError(
+        404,
+        f"The model `{model}` does not exist or you do not have access to it.",
+        "model_not_found",
+    )
 
 
 def _openai_model_entry(model: str) -> dict[str, Any]:
