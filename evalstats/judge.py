@@ -29,7 +29,7 @@ import numpy as np
 from ._validate import as_counts, check_level, check_not_larger
 from .checks import INSPECTION_FAILURE, Verdict
 from .errors import EvalStatsError, InvalidArgument
-from .intervals import Interval
+from .intervals import Interval, _z
 
 __all__ = [
     "Calibration",
@@ -325,12 +325,6 @@ def _rate_interval(successes: int, trials: int, level: float, empty: str) -> Int
     from .intervals import proportion_ci
 
     return proportion_ci(successes, trials, level=level, method="wilson")
-
-
-def _z(level: float) -> float:
-    from statistics import NormalDist
-
-    return NormalDist().inv_cdf(0.5 + level / 2)
 
 
 def _kappa_interval(table: np.ndarray, level: float) -> Interval:
