@@ -1327,10 +1327,9 @@ def serve_until_signal(
             app = server.app
             low, high = app.latency_ms
             latency = f"{low:g} ms" if low == high else f"{low:g} to {high:g} ms"
-            notes = knobs.get("notes") or DEFAULT_NOTES_MODEL
             changed = [
                 f"{k}={v:g}"
-                for k, v in asdict(notes).items()
+                for k, v in asdict(app.notes).items()
                 if v != getattr(DEFAULT_NOTES_MODEL, k)
             ]
             print(
