@@ -62,6 +62,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..errors import EvalStatsError, ProviderError, TransientProviderError
+from ..workspace import INDEX_NAME
 
 __all__ = [
     "EXIT_BAD_ARGUMENTS",
@@ -78,9 +79,6 @@ __all__ = [
     "main",
     "run_notes",
 ]
-
-#: The index of readable notes at the workspace root: one relative path per line.
-INDEX_NAME = "NOTES"
 
 EXIT_BAD_ARGUMENTS = 2
 EXIT_PROVIDER_ERROR = 3
