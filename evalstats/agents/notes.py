@@ -335,7 +335,8 @@ class NotesDispatcher:
 
     def _resolve(self, path: Any) -> Path:
         relative = self._check_path(path)
-        if relative not in self.listed():
+        listed = self.listed()
+        if relative not in listed:
             raise _Refused(f"{path!r} is not a listed note (list_notes gives the notes)")
         target = self.root / relative
         if not os.path.lexists(target):
@@ -345,7 +346,7 @@ class NotesDispatcher:
             if not _inside(real, self.root):
                 raise _Refused(f"{path!r} is a link that leads outside the workspace")
             real_relative = real.relative_to(self.root).as_posix()
-            if real_relative not in self.listed():
+            if real_relative not in listed:
                 raise _Refused(
                     f"{path!r} is a link to {real_relative!r}, which is not a listed note"
                 )
