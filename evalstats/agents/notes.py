@@ -57,7 +57,7 @@ import re
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -380,12 +380,7 @@ class Budgets:
     deadline_s: float = 60.0
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "model_calls": self.model_calls,
-            "tool_calls": self.tool_calls,
-            "bytes_read": self.bytes_read,
-            "deadline_s": self.deadline_s,
-        }
+        return asdict(self)
 
 
 class _TraceWriter:
