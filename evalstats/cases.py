@@ -69,7 +69,7 @@ import json
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import KW_ONLY, dataclass, field
-from pathlib import Path, PurePosixPath, PureWindowsPath
+from pathlib import Path, PureWindowsPath
 from typing import Any
 
 from ._validate import suggest
@@ -518,8 +518,9 @@ def _bad_fixture_path(path: str) -> str | None:
         return "a fixture path must not be empty"
     if "\x00" in path:
         return "a fixture path must not contain a NUL character"
-    if PurePosixPath(path).is_absolute() or PureWindowsPath(path).is_absolute():
-        return "the path must be relative (inside the workspace), not absolute"
+    # A drive or a leading slash covers every absolute path, POSIX or Windows
+    # ("C:\\x", "\\\\server\\share"), and also "\\x" and "C:x", which are
+    # relative only to a current drive or folder.
     if PureWindowsPath(path).drive or path.startswith(("\\", "/")):
         return "the path must be relative (inside the workspace), not absolute"
     parts = path.replace("\\", "/").split("/")
