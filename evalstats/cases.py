@@ -387,10 +387,6 @@ class CaseCheck:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, CaseCheck):
             return NotImplemented
-        if (self.spec is None) != (other.spec is None):
-            return False
-        if self.spec is None:
-            return self.check is other.check and self.axis == other.axis
         return self._key() == other._key()
 
     def __hash__(self) -> int:
