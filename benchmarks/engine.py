@@ -142,11 +142,6 @@ print(json.dumps({"elapsed": elapsed, "peak_mb": peak_kb / 1024}))
 
 
 def reading(samples: int, folder: Path) -> None:
-    try:
-        import evalstats.report  # noqa: F401
-    except ImportError:
-        print("3. report on a large file: not measured yet (evalstats.report is missing)")
-        return
     runs = max(1, samples // 8)
     out = folder / "large.jsonl"
     start = time.perf_counter()
