@@ -1173,9 +1173,9 @@ def find_suite(name_or_path: str | os.PathLike[str]) -> Path:
     path = Path(given)
     if path.is_file():
         return path
-    shipped = shipped_suites()
     if path.exists():
         raise CaseFileError(f"{given}: is not a file")
+    shipped = shipped_suites()
     hint = _did_you_mean(given, shipped) if bare else ""
     names = ", ".join(shipped) or "none"
     raise CaseFileError(f"{given}: cannot be read: no such file{hint}; shipped suites: {names}")
