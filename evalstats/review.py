@@ -556,7 +556,8 @@ def review(
                     f"cases: {c!r} is not a case of the run"
                     f"{suggest(str(c), sorted(map(str, known)))}"
                 )
-        samples = [s for s in samples if s.get("case") in set(cases)]
+        wanted = set(cases)
+        samples = [s for s in samples if s.get("case") in wanted]
     if not isinstance(blind, bool):
         raise InvalidArgument(f"blind={blind!r} must be True or False")
     if isinstance(seed, bool) or not isinstance(seed, int):
