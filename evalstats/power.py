@@ -475,22 +475,19 @@ def _discordance(p_a: float, p_b: float, discordance: Any, correlation: Any) -> 
     return min(max(psi, lo), hi)
 
 
-def _paired_outcomes(
-    p_a: float, p_b: float, pairs: int, psi: float, *, level: float
-) -> tuple[float, float]:
+def _paired_b_better(p_a: float, p_b: float, pairs: int, psi: float, *, level: float) -> float:
+    """P(the exact McNemar test says b_better) over ``pairs`` pairs with discordance ``psi``."""
     from scipy.stats import binom
 
-    if psi == 0.0:
-        return 0.0, 0.0
-    pi_b = ((psi + (p_b - p_a)) / 2.0) / psi  # P(only_b | discordant)
-    pi_b = min(max(pi_b, 0.0), 1.0)
     from .compare import mcnemar_thresholds
 
+    if psi == 0.0:
+        return 0.0
+    pi_b = ((psi + (p_b - p_a)) / 2.0) / psi  # P(only_b | discordant)
+    pi_b = min(max(pi_b, 0.0), 1.0)
     d, w = _support(pairs, psi)
     t = mcnemar_thresholds(d, level)
-    b_better = float(w @ binom.sf(t - 1, d, pi_b))
-    a_better = float(w @ binom.sf(t - 1, d, 1.0 - pi_b))
-    return min(max(b_better, 0.0), 1.0), min(max(a_better, 0.0), 1.0)
+    return min(max(float(w @ binom.sf(t - 1, d, pi_b)), 0.0), 1.0)
 
 
 def paired_power(
@@ -555,7 +552,7 @@ def paired_power(
     n = _count("pairs", pairs)
     level = check_level(level)
     psi = _discordance(p_a, p_b, discordance, correlation)
-    return _paired_outcomes(p_a, p_b, n, psi, level=level)[0]
+    return _paired_b_better(p_a, p_b, n, psi, level=level)
 
 
 # --- sample sizes ----------------------------------------------------------
@@ -713,7 +710,7 @@ def sample_size(
     last = 0.0
     if design == "paired":
         for n in range(1, max_n + 1):
-            last = _paired_outcomes(p_a, p_b, n, psi, level=level)[0]
+            last = _paired_b_better(p_a, p_b, n, psi, level=level)
             if last >= target:
                 return n
     else:
