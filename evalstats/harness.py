@@ -117,8 +117,8 @@ KILL_GRACE_S = 2.0
 #: The exit status that means "a transient failure, try again" (sysexits.h).
 EX_TEMPFAIL = 75
 
-_PLACEHOLDER = re.compile(r"\{(workspace|trace|prompt)\}")
 _PLACEHOLDER_NAMES = ("workspace", "trace", "prompt")
+_PLACEHOLDER = re.compile(r"\{(" + "|".join(_PLACEHOLDER_NAMES) + r")\}")
 # Anything that looks like a placeholder: checked for misspelt ones.
 _BRACED_NAME = re.compile(r"\{([A-Za-z_]\w*)\}")
 _CHUNK = 64 * 1024
