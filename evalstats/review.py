@@ -436,13 +436,18 @@ def _instructions(manifest: Mapping[str, Any]) -> dict[str, str]:
     return out
 
 
+def _slot(sample: Mapping[str, Any]) -> tuple[Any, Any, Any]:
+    """``(case, variant, repeat)`` of a sample record: what a review is keyed by."""
+    return (sample.get("case"), sample.get("variant"), sample.get("repeat"))
+
+
 def _reviewable(
     samples: Iterable[Mapping[str, Any]], case_order: Sequence[str], variant_order: Sequence[str]
 ) -> list[Mapping[str, Any]]:
     """Measured samples, one per slot, in case order, then repeat, then variant."""
     first: dict[tuple[Any, Any, Any], Mapping[str, Any]] = {}
     for s in samples:
-        key = (s.get("case"), s.get("variant"), s.get("repeat"))
+        key = _slot(s)
         if s.get("status") == "unmeasured" or key in first:
             continue
         first[key] = s
@@ -570,7 +575,7 @@ def review(
     shown = os.fspath(out_path)
     fd, earlier = _open_reviews(shown)
     try:
-        keys = {(s.get("case"), s.get("variant"), s.get("repeat")) for s in res.samples}
+        keys = {_slot(s) for s in res.samples}
         for r in earlier:
             if r.key not in keys:
                 raise ResultsFileError(
@@ -579,9 +584,7 @@ def review(
                     "reviews of another run?"
                 )
         done = {r.key for r in earlier}
-        todo = [
-            s for s in samples if (s.get("case"), s.get("variant"), s.get("repeat")) not in done
-        ]
+        todo = [s for s in samples if _slot(s) not in done]
         total = len(todo)
         written = 0
         stopped = "done"
@@ -641,9 +644,7 @@ def review(
             done.add(record.key)
     finally:
         os.close(fd)
-    remaining = sum(
-        1 for s in samples if (s.get("case"), s.get("variant"), s.get("repeat")) not in done
-    )
+    remaining = sum(_slot(s) not in done for s in samples)
     session = ReviewSession(shown, written, len(earlier), remaining, stopped)
     output.write(f"\n{session}\n")
     output.flush()
