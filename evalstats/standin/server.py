@@ -601,36 +601,44 @@ class StandinApp:
         model = request.get("model", request.get("name"))
         if not isinstance(model, str) or not model:
             raise _HTTPError(400, "model is required")
-        if _base_name(model) == NOTES_MODEL:
-            return StandinReply(200, _dumps(self._notes_show(model)))
-        if _base_name(model) not in MODELS:
+        name = _base_name(model)
+        if name == NOTES_MODEL:
+            about = "the notes model"
+            info = {f"evalstats.notes.{k}": v for k, v in asdict(self.notes).items()}
+            capabilities = ["completion", "tools"]
+        elif name in MODELS:
+            version = MODELS[name]
+            about = f"the shop assistant, version {version}"
+            info = {
+                "evalstats.shop.version": version,
+                "evalstats.shop.slip_rate": SLIP_RATES[version],
+            }
+            capabilities = ["completion"]
+        else:
             raise _HTTPError(404, f'model "{model}" not found, try pulling it first')
-        version = MODELS[_base_name(model)]
         document = {
             "license": "MIT",
-            "modelfile": f"# evalstats stand-in: the shop assistant, version {version}\n"
-            f"FROM {_base_name(model)}\n",
+            "modelfile": f"# evalstats stand-in: {about}\nFROM {name}\n",
             "parameters": "",
             "template": "{{ .Prompt }}",
             "details": {
                 "parent_model": "",
                 "format": "standin",
-                "family": "shop",
-                "families": ["shop"],
+                "family": _family(name),
+                "families": [_family(name)],
                 "parameter_size": "0",
                 "quantization_level": "none",
             },
             "model_info": {
                 "general.architecture": "evalstats-standin",
-                "general.name": _base_name(model),
-                "evalstats.shop.version": version,
-                "evalstats.shop.slip_rate": SLIP_RATES[version],
+                "general.name": name,
+                **info,
             },
-            "capabilities": ["completion"],
+            "capabilities": capabilities,
             "modified_at": _MODIFIED_AT,
             # Real Ollama lists the digest under /api/tags; it is given here too
             # so that one call identifies the model.
-            "digest": model_digest(model),
+            "digest": self._digest(model),
         }
         return StandinReply(200, _dumps(document))
 
@@ -669,31 +677,6 @@ class StandinApp:
 
     def _digest(self, model: str) -> str:
         return model_digest(model, notes=self.notes)
-
-    def _notes_show(self, model: str) -> dict[str, Any]:
-        knobs = {f"evalstats.notes.{name}": value for name, value in asdict(self.notes).items()}
-        return {
-            "license": "MIT",
-            "modelfile": f"# evalstats stand-in: the notes model\nFROM {NOTES_MODEL}\n",
-            "parameters": "",
-            "template": "{{ .Prompt }}",
-            "details": {
-                "parent_model": "",
-                "format": "standin",
-                "family": "notes",
-                "families": ["notes"],
-                "parameter_size": "0",
-                "quantization_level": "none",
-            },
-            "model_info": {
-                "general.architecture": "evalstats-standin",
-                "general.name": NOTES_MODEL,
-                **knobs,
-            },
-            "capabilities": ["completion", "tools"],
-            "modified_at": _MODIFIED_AT,
-            "digest": self._digest(model),
-        }
 
     def _notes_turn(
         self,
