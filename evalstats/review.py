@@ -39,7 +39,7 @@ from typing import IO, Any
 
 from ._validate import suggest
 from .errors import InvalidArgument, ResultsFileError
-from .results import _lock
+from .results import _lock, read_results
 
 __all__ = ["REVIEW_VERDICTS", "Review", "ReviewSession", "read_reviews", "review"]
 
@@ -50,6 +50,7 @@ _KEYS = {"p": "pass", "f": "fail", "n": "needs-review"}
 _FIELDS = ("case", "variant", "repeat", "verdict", "reason", "reviewer", "at")
 _ANSWER_LIMIT = 4000  # characters of an answer shown; the rest is said to be cut
 _RESULT_LIMIT = 300  # characters of a tool result shown
+_BUSY = "is open in another review; finish that one first"
 
 
 @dataclass(frozen=True)
@@ -400,7 +401,7 @@ def _open_reviews(shown: str) -> tuple[int, list[Review]]:
         raise ResultsFileError(f"cannot create {shown}: {exc.strerror or exc}") from None
     else:
         try:
-            _lock(fd, shown, busy="is open in another review; finish that one first")
+            _lock(fd, shown, busy=_BUSY)
         except BaseException:
             os.close(fd)
             raise
@@ -413,7 +414,7 @@ def _open_reviews(shown: str) -> tuple[int, list[Review]]:
     except OSError as exc:
         raise ResultsFileError(f"cannot open {shown}: {exc.strerror or exc}") from None
     try:
-        _lock(fd, shown, busy="is open in another review; finish that one first")
+        _lock(fd, shown, busy=_BUSY)
         with os.fdopen(os.dup(fd), "rb") as f:
             data = f.read()
         reviews, good = _parse(data, shown)
@@ -539,8 +540,6 @@ def review(
     >>> session.reviewed, session.remaining, session.stopped
     (2, 2, 'quit')
     """
-    from .results import read_results
-
     if reviewer is not None and (not isinstance(reviewer, str) or not reviewer.strip()):
         raise InvalidArgument(f"reviewer={reviewer!r} must be a non-empty string or None")
     input = sys.stdin if input is None else input
