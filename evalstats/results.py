@@ -784,7 +784,7 @@ class ResultsWriter:
             raise
         try:
             writer._write(line)
-            writer._sync_now()
+            writer._syncer.sync()
         except BaseException:
             writer._shutdown()
             raise
@@ -858,9 +858,6 @@ class ResultsWriter:
             ) from None
         self._syncer.dirty = True
 
-    def _sync_now(self) -> None:
-        self._syncer.sync()
-
     def write_sample(self, record: Mapping[str, Any]) -> None:
         """Write one sample record as one line (adding ``"type": "sample"``).
 
@@ -896,9 +893,8 @@ class ResultsWriter:
                 line.update(summary)
                 line["type"] = "summary"
                 self._write(_serialize(line, "summary"))
-            self._sync_now()
         finally:
-            self._shutdown()
+            self._shutdown()  # syncs what is left, then closes
 
     def _shutdown(self) -> None:
         if self.closed:
