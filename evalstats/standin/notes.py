@@ -612,10 +612,6 @@ def _answer(
     return " ".join(p if p.endswith((".", ")")) else p + "." for p in parts)
 
 
-def _or_guess(text: str, question: str, pick: float) -> str:
-    return text or _guess(question, pick)
-
-
 def respond(
     messages: Sequence[Mapping[str, Any]],
     tools: Iterable[Any] | None = TOOL_NAMES,
@@ -718,4 +714,4 @@ def respond(
     if pending and not stop and "read_note" in available and len(outcomes) < 2 * len(targets) + 1:
         return call("read_note", {"path": pending[0]})
     text = _answer(core, targets, reads, listed_only=listed_only, obeys=decisions.obeys_note)
-    return answer(_or_guess(text, core, decisions.pick))
+    return answer(text or _guess(core, decisions.pick))
