@@ -935,11 +935,11 @@ class _Engine:
             own = getattr(task, "timeout", None)
             if not self.timeout_given and isinstance(own, int | float) and own > 0:
                 # No timeout chosen: the task's own default (130 s for cmd:) holds.
-                async with asyncio.timeout(float(own) + _HARNESS_MARGIN_S):
-                    return await task.run(prompt, seed=seed, case=case)  # type: ignore[call-arg]
-            limit = self.timeout
+                limit, given = float(own), {}
+            else:
+                limit, given = self.timeout, {"timeout": self.timeout}
             async with asyncio.timeout(limit + _HARNESS_MARGIN_S):
-                return await task.run(prompt, seed=seed, case=case, timeout=limit)  # type: ignore[call-arg]
+                return await task.run(prompt, seed=seed, case=case, **given)  # type: ignore[call-arg]
         if isinstance(task, CallableTask) and not task.is_async:
             fn = task.fn
             if self.timeout is None:
