@@ -390,14 +390,12 @@ class Results:
                     if case.get("holdout") and not include_holdout:
                         continue
                     slots[case["id"]] = runs
-        for s in self.samples:
-            if s["variant"] == variant:
-                slots[s["case"]] = max(slots.get(s["case"], 0), s["repeat"] + 1)
+        mine = [s for s in self.samples if s["variant"] == variant]
+        for s in mine:
+            slots[s["case"]] = max(slots.get(s["case"], 0), s["repeat"] + 1)
         out: dict[str, list[bool | None]] = {case: [None] * n for case, n in slots.items()}
         seen: set[tuple[str, int]] = set()
-        for s in self.samples:
-            if s["variant"] != variant:
-                continue
+        for s in mine:
             key = (s["case"], s["repeat"])
             if key in seen:
                 continue
