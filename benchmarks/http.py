@@ -223,15 +223,6 @@ def engine(url: str, n: int, concurrency: int) -> tuple[tuple[float, float], lis
 Client = Callable[[str, int, int], tuple[tuple[float, float], list[float]]]
 
 
-def have_engine() -> bool:
-    try:
-        import evalstats.engine  # noqa: F401
-        from evalstats.providers import make_provider  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--samples", type=int, default=1000, help="concurrent leg (1000)")
@@ -246,10 +237,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
 
-    clients: list[tuple[str, Client]] = []
-    if have_engine():
-        clients.append(("engine + openai provider", engine))
-    clients += [
+    clients: list[tuple[str, Client]] = [
+        ("engine + openai provider", engine),
         ("httpx async", httpx_async),
         ("httpx async, client/worker", httpx_async_per_worker),
         ("httpx threads", httpx_threads),
