@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import os
 import signal
 import statistics
@@ -276,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
         for name, client in clients:
             (wall, _cpu), server = client(url, n, 1)
             per = wall / len(server) * 1000
-            known = [s for s in server if s == s]
+            known = [s for s in server if not math.isnan(s)]
             if known:
                 srv = statistics.fmean(known)
                 print(
