@@ -183,6 +183,16 @@ def _whole(name: str, value: Any, minimum: int) -> int:
     return value
 
 
+def _out_directory(out: str | Path | None, prefix: str) -> Path:
+    """The folder ``out``, created if missing, or a new temporary folder named ``prefix...``."""
+    directory = Path(tempfile.mkdtemp(prefix=prefix) if out is None else out)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise InvalidArgument(f"out={str(out)!r}: cannot create it: {error.strerror}") from None
+    return directory
+
+
 def run_demo(
     *,
     runs: int = 10,
@@ -234,11 +244,7 @@ def run_demo(
     seed = _whole("seed", seed, 0)
     if base_url is not None and not over_http:
         raise InvalidArgument(f"base_url={base_url!r} is for over_http=True")
-    directory = Path(tempfile.mkdtemp(prefix="evalstats-demo-") if out is None else out)
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise InvalidArgument(f"out={str(out)!r}: cannot create it: {error.strerror}") from None
+    directory = _out_directory(out, "evalstats-demo-")
     if not over_http:
         _run_engine(directory, runs, seed, progress, None)
     elif base_url is not None:

@@ -22,12 +22,12 @@ from __future__ import annotations
 import math
 import shlex
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .compare import Comparison
+from .demo import _out_directory, _whole
 from .errors import InvalidArgument
 from .report import Report, compare_results, report
 from .results import Results, read_results
@@ -271,12 +271,6 @@ def _s(x: float) -> str:
     return "-" if math.isnan(x) else f"{x:.2f} s"
 
 
-def _whole(name: str, value: Any, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise InvalidArgument(f"{name}={value!r} must be a whole number of at least {minimum}")
-    return value
-
-
 def _action_only(results: Results) -> Results:
     """The results with each sample's verdicts cut to its required-action checks."""
     samples = tuple(
@@ -348,11 +342,7 @@ def run_notes_demo(
     runs = _whole("runs", runs, 1)
     seed = _whole("seed", seed, 0)
     concurrency = _whole("concurrency", concurrency, 1)
-    directory = Path(tempfile.mkdtemp(prefix="evalstats-notes-demo-") if out is None else out)
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise InvalidArgument(f"out={str(out)!r}: cannot create it: {error.strerror}") from None
+    directory = _out_directory(out, "evalstats-notes-demo-")
     with serve(seed=seed) as server:
         base_url = f"{server.base_url}/v1"
         run(
