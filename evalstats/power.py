@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -826,9 +827,16 @@ class CaseModel:
         ``within``: mean over cases of ``q_a(1 - q_a) + q_b(1 - q_b)``, the
         binomial variance of one run of each variant.
         """
+        return dict(self._moments)
+
+    @cached_property
+    def _moments(self) -> dict[str, float]:
+        # Computed once per model: a plan's searches call clustered_power, and
+        # so this, dozens of times on the same model. (The fields are frozen.)
         x, wx = self._nodes()
         qa = x[:, None]
-        qb = _shifted(qa, self.shift(), self.spread)  # (nodes, hermite)
+        shift = _solve_shift(x, wx, self.p_b, self.spread)
+        qb = _shifted(qa, shift, self.spread)  # (nodes, hermite)
         w = wx[:, None] * _hermite(self.spread)[1][None, :]
         diff = qb - qa
         mean_diff = float((diff * w).sum())
