@@ -1015,7 +1015,7 @@ class _Engine:
             status, reason = "incomplete", f"the task raised {error}"
             failed = f"{INSPECTION_FAILURE}: the task raised {error}"
             verdicts = [_verdict(name, axis, "failed", failed) for _, axis, name in checks]
-        elif status == "completed":
+        else:
             if isinstance(result, TaskResult):
                 answer, trace, model = result.answer, result.trace, result.model
                 tokens = _tokens(result.tokens)
