@@ -1011,10 +1011,8 @@ class _Engine:
         if call.unmeasured is not None:
             status, reason = "unmeasured", call.unmeasured
         elif call.error is not None:
-            error = f"{type(call.error).__name__}: {call.error}"
-            status, reason = "incomplete", f"the task raised {error}"
-            failed = f"{INSPECTION_FAILURE}: the task raised {error}"
-            verdicts = [_verdict(name, axis, "failed", failed) for _, axis, name in checks]
+            reason = f"the task raised {type(call.error).__name__}: {call.error}"
+            status, verdicts = "incomplete", _not_inspected(checks, reason)
         else:
             if isinstance(result, TaskResult):
                 answer, trace, model = result.answer, result.trace, result.model
@@ -1027,8 +1025,7 @@ class _Engine:
             nothing = problem or _nothing_to_inspect(answer)
             if nothing is not None:
                 status, reason = "incomplete", nothing
-                failed = f"{INSPECTION_FAILURE}: {nothing}"
-                verdicts = [_verdict(name, axis, "failed", failed) for _, axis, name in checks]
+                verdicts = _not_inspected(checks, nothing)
             else:
                 scored = await self._score(slot.case, checks, answer, parsed)
                 if isinstance(scored, str):
@@ -1108,6 +1105,14 @@ class _Engine:
 
 def _verdict(name: str, axis: str | None, status: str, reason: str) -> dict[str, Any]:
     return {"check": name, "axis": axis, "status": status, "reason": reason}
+
+
+def _not_inspected(
+    checks: Sequence[tuple[Callable[[Any], Any], str | None, str]], why: str
+) -> list[dict[str, Any]]:
+    """Every check failed as not inspected, for an incomplete sample."""
+    failed = f"{INSPECTION_FAILURE}: {why}"
+    return [_verdict(name, axis, "failed", failed) for _, axis, name in checks]
 
 
 def _nothing_to_inspect(answer: Any) -> str | None:
