@@ -138,7 +138,7 @@ class NotesDemoResult:
                 if c is None:
                     cells.append("-")
                     continue
-                rate = "n/a" if not c.scored else f"{100 * c.passed / c.scored:.0f}%"
+                rate = "n/a" if not c.scored else f"{100 * c.rate:.0f}%"
                 cells.append(f"{c.passed}/{c.scored} ({rate})")
             row(f"{label} (checks)", cells)
         row(
