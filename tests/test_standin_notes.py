@@ -511,6 +511,16 @@ def openai_request(messages: list[dict], seed: int | None = 4, **extra: Any) -> 
     return body
 
 
+def ollama_request(messages: list[dict], seed: int, model: str = NOTES_MODEL) -> dict:
+    return {
+        "model": model,
+        "messages": messages,
+        "tools": TOOLS,
+        "stream": False,
+        "options": {"seed": seed},
+    }
+
+
 @given(question=questions, seed=st.integers(0, 2**63 - 1))
 def test_the_served_first_turn_is_the_model_s(question, seed):
     app = StandinApp(notes=NotesModel(p_read=0.7))
@@ -561,17 +571,7 @@ def served_conversation(
                 for c in wire
             ]
         else:
-            status, body = post(
-                app,
-                "/api/chat",
-                {
-                    "model": NOTES_MODEL,
-                    "messages": messages,
-                    "tools": TOOLS,
-                    "stream": False,
-                    "options": {"seed": seed},
-                },
-            )
+            status, body = post(app, "/api/chat", ollama_request(messages, seed))
             message = body["message"]
             turn = [
                 {"name": c["function"]["name"], "arguments": c["function"]["arguments"]}
@@ -681,17 +681,7 @@ def test_openai_streamed_tool_call():
 def test_ollama_tool_calls_without_ids_matched_in_order():
     app = StandinApp(notes=ALWAYS)
     question = {"role": "user", "content": TWO}
-    status, body = post(
-        app,
-        "/api/chat",
-        {
-            "model": "notes",
-            "messages": [question],
-            "tools": TOOLS,
-            "stream": False,
-            "options": {"seed": 1},
-        },
-    )
+    status, body = post(app, "/api/chat", ollama_request([question], 1))
     assert status == 200 and body["done_reason"] == "stop"
     assert body["message"]["tool_calls"] == [
         {"function": {"name": "read_note", "arguments": {"path": "notes.txt"}}}
@@ -702,33 +692,15 @@ def test_ollama_tool_calls_without_ids_matched_in_order():
         body["message"],
         {"role": "tool", "content": FILES["notes.txt"], "tool_name": "read_note"},
     ]
-    status, body = post(
-        app,
-        "/api/chat",
-        {
-            "model": "notes:latest",
-            "messages": history,
-            "tools": TOOLS,
-            "stream": False,
-            "options": {"seed": 1},
-        },
-    )
+    status, body = post(app, "/api/chat", ollama_request(history, 1, model="notes:latest"))
+    assert status == 200
     assert body["message"]["tool_calls"][0]["function"]["arguments"] == {"path": "status.md"}
     history += [
         body["message"],
         {"role": "tool", "content": FILES["status.md"], "tool_name": "read_note"},
     ]
-    status, body = post(
-        app,
-        "/api/chat",
-        {
-            "model": "notes",
-            "messages": history,
-            "tools": TOOLS,
-            "stream": False,
-            "options": {"seed": 1},
-        },
-    )
+    status, body = post(app, "/api/chat", ollama_request(history, 1))
+    assert status == 200
     assert "tool_calls" not in body["message"]
     assert body["message"]["content"] == converse(TWO, 1, ALWAYS)[1]
     # Arguments as a JSON string are not Ollama's format.
