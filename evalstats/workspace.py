@@ -275,8 +275,7 @@ def _read_exact(path: Path) -> str | None:
 
 
 def _expected_files(ws: Workspace) -> set[str]:
-    names = {f"../{PRIVATE_NAME}", PRIVATE_NAME, INDEX_NAME, *ws.fixtures}
-    return names
+    return {f"../{PRIVATE_NAME}", PRIVATE_NAME, INDEX_NAME, *ws.fixtures}
 
 
 def _walk(ws: Workspace) -> list[str]:
