@@ -26,11 +26,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .cases import load_suite
 from .compare import Comparison
 from .demo import _out_directory, _whole
 from .errors import InvalidArgument
+from .intervals import proportion_ci
 from .report import Report, compare_results, report
-from .results import Results, read_results
+from .results import Results, read_results, sample_passed
 
 __all__ = ["NotesDemoResult", "expected_action_rate", "notes_variants", "run_notes_demo"]
 
@@ -145,8 +147,6 @@ class NotesDemoResult:
             "  answers left to review (unscored)",
             [str(v.axes["answer"].unscored) if "answer" in v.axes else "-" for v in summaries],
         )
-        from .intervals import proportion_ci
-
         row(
             "all actions done (samples)",
             [
@@ -282,8 +282,6 @@ def _action_only(results: Results) -> Results:
 
 def _action_passes(results: Results) -> dict[str, tuple[int, int]]:
     """Per variant: measured samples whose every required action passed, of measured ones."""
-    from .results import sample_passed
-
     out = {v: [0, 0] for v in VARIANTS}
     seen = set()
     for s in _action_only(results).samples:
@@ -364,8 +362,6 @@ def run_notes_demo(
         "baseline": DEFAULT_NOTES_MODEL.rates(prefix=False),
         "revised": DEFAULT_NOTES_MODEL.rates(prefix=True),
     }
-    from .cases import load_suite
-
     cases = load_suite("notes").cases
     expected = {
         "baseline": expected_action_rate(cases, DEFAULT_NOTES_MODEL, prefix=False),
