@@ -133,9 +133,8 @@ class ShopAssistant:
         kind = classify(message)
         kinds = SLIP_KINDS[kind]
         if slip is None:
-            slipped = u < self.slip_rate
-            slip_kind = kinds[int(pick * len(kinds))] if slipped else None
-        elif isinstance(slip, bool):
+            slip = u < self.slip_rate
+        if isinstance(slip, bool):
             slip_kind = kinds[int(pick * len(kinds))] if slip else None
         elif isinstance(slip, str) and slip in kinds:
             slip_kind = slip
