@@ -684,9 +684,15 @@ class ScriptedServer:
         self.server.server_close()
 
 
-def notes_command(workspace, trace, base_url, *extra, question="What is the project called?"):
-    env = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))}
-    env["EVALSTATS_SEED"] = "11"
+def notes_command(
+    workspace, trace, base_url, *extra, question="What is the project called?", text=True, **env
+):
+    """Run the notes command; ``env`` adds to (or overrides) its environment."""
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))},
+        "EVALSTATS_SEED": "11",
+        **env,
+    }
     return subprocess.run(
         [
             sys.executable,
@@ -705,7 +711,7 @@ def notes_command(workspace, trace, base_url, *extra, question="What is the proj
         ],
         stdin=subprocess.DEVNULL,
         capture_output=True,
-        text=True,
+        text=text,
         timeout=60,
         env=env,
     )
@@ -1023,28 +1029,16 @@ def test_the_read_first_prefix_only_adds_reads_when_the_seed_is_kept_over_turns(
 def test_the_answer_is_printed_as_utf8_whatever_the_locale(workspace, tmp_path):
     (workspace / "notes.txt").write_text("Project name: Papier Kité — 紙凧\n")
     trace = tmp_path / "trace.jsonl"
-    env = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))}
-    env.update(PYTHONIOENCODING="ascii", LC_ALL="C", PYTHONUTF8="0")
     with ScriptedServer("read") as url:
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "evalstats.agents.notes",
-                "--workspace",
-                str(workspace),
-                "--model",
-                "openai:scripted",
-                "--base-url",
-                url,
-                "--trace",
-                str(trace),
-                "q",
-            ],
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=60,
-            env=env,
+        done = notes_command(
+            workspace,
+            trace,
+            url,
+            question="q",
+            text=False,
+            PYTHONIOENCODING="ascii",
+            LC_ALL="C",
+            PYTHONUTF8="0",
         )
     assert done.returncode == 0, done.stderr
     assert done.stdout.decode("utf-8") == "The note says: Project name: Papier Kité — 紙凧\n\n"
