@@ -974,7 +974,11 @@ def anova_icc(outcomes: Mapping[Any, Sequence[Any]]) -> float:
     ...                  "c": [False] * 9 + [True]}), 3)
     0.475
     """
-    cells = _case_means(outcomes, "outcomes")
+    return _icc(_case_means(outcomes, "outcomes"))
+
+
+def _icc(cells: Mapping[Any, tuple[int, int]]) -> float:
+    """:func:`anova_icc` from ``{case: (passes, runs)}``."""
     y = np.array([c[0] for c in cells.values()], dtype=float)
     n = np.array([c[1] for c in cells.values()], dtype=float)
     k, total = y.size, n.sum()
@@ -1024,14 +1028,14 @@ def fit_case_model(
     cells_a = _case_means(outcomes_a, "outcomes_a")
     runs_a = sum(c[1] for c in cells_a.values())
     p_a = sum(c[0] for c in cells_a.values()) / runs_a
-    icc = anova_icc(outcomes_a)
+    icc = _icc(cells_a)
     repeats = round(runs_a / len(cells_a))
     if outcomes_b is None:
         return CaseModel(p_a, p_a, icc, 0.0, cases=len(cells_a), repeats=repeats)
     cells_b = _case_means(outcomes_b, "outcomes_b")
     runs_b = sum(c[1] for c in cells_b.values())
     p_b = sum(c[0] for c in cells_b.values()) / runs_b
-    icc = (icc * runs_a + anova_icc(outcomes_b) * runs_b) / (runs_a + runs_b)
+    icc = (icc * runs_a + _icc(cells_b) * runs_b) / (runs_a + runs_b)
     model = CaseModel(p_a, p_b, icc, 0.0, cases=len(cells_a), repeats=repeats)
     common = [c for c in cells_a if c in cells_b]
     if len(common) < 2:
