@@ -91,7 +91,6 @@ class OllamaProvider(Provider):
     key_env: ClassVar[str | None] = None
     base_url_env: ClassVar[str | None] = "OLLAMA_HOST"
     default_base_url: ClassVar[str] = "http://127.0.0.1:11434"
-    temperature_max: ClassVar[float] = 100.0
 
     def __init__(self, model: str, **kwargs: Any) -> None:
         super().__init__(model, **kwargs)
