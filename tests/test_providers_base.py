@@ -387,20 +387,19 @@ def test_the_client_pools_share_one_tls_context(monkeypatch):
     monkeypatch.setattr(httpx, "create_ssl_context", counting)
     p = OpenAIProvider("m", base_url="https://127.0.0.1:9/v1")
 
-    async def pools():
+    async def pools(provider):
         for _ in range(3):
-            index = p._pick_client()
-            p._in_flight[index] += 1  # busy, so the next pick makes a new pool
-        clients = list(p._clients)
-        await p.aclose()
+            index = provider._pick_client()
+            provider._in_flight[index] += 1  # busy, so the next pick makes a new pool
+        clients = list(provider._clients)
+        await provider.aclose()
         return clients
 
-    clients = asyncio.run(pools())
+    clients = asyncio.run(pools(p))
     assert len(clients) == 3 and len(made) == 1  # the CA bundle is loaded once
-    twin = p.fresh_copy()
-    asyncio.run(twin.aclose())
-    asyncio.run(pools())
-    assert len(made) == 1  # a later run, and a copy, reuse it
+    assert len(asyncio.run(pools(p.fresh_copy()))) == 3
+    asyncio.run(pools(p))
+    assert len(made) == 1  # a copy, and a later run, reuse it
 
 
 def test_provider_is_an_async_context_manager():
