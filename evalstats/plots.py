@@ -45,6 +45,23 @@ def _finite(x: Any) -> bool:
     return not math.isnan(float(x))
 
 
+def _bar(
+    ax: Any, ci: Any, y: float, *, overall: bool, color: str, label: str | None = None
+) -> None:
+    """One interval as a marker with error bars: a dot for a case, a diamond for all cases."""
+    est = float(ci.estimate)
+    ax.errorbar(
+        [est],
+        [y],
+        xerr=[[est - float(ci.low)], [float(ci.high) - est]],
+        fmt="D" if overall else "o",
+        color=color,
+        capsize=3,
+        markersize=4,
+        label=label,
+    )
+
+
 def forest_plot(report: Report, path: str | os.PathLike[str]) -> Path:
     """Draw each case's pass rate and interval for every variant into a PNG file.
 
@@ -82,16 +99,12 @@ def forest_plot(report: Report, path: str | os.PathLike[str]) -> Path:
         for i, ci in enumerate(intervals):
             if ci is None or not _finite(ci.estimate):
                 continue
-            y = len(labels) - 1 - i + offset
-            est = float(ci.estimate)
-            ax.errorbar(
-                [est],
-                [y],
-                xerr=[[est - float(ci.low)], [float(ci.high) - est]],
-                fmt="o" if i < len(cases) else "D",
+            _bar(
+                ax,
+                ci,
+                len(labels) - 1 - i + offset,
+                overall=i >= len(cases),
                 color=colours[j],
-                capsize=3,
-                markersize=4,
                 label=v if i == 0 or (i == len(cases) and not cases) else None,
             )
     ax.set_yticks(range(len(labels)), labels[::-1])
@@ -100,17 +113,16 @@ def forest_plot(report: Report, path: str | os.PathLike[str]) -> Path:
     ax.set_xlabel(f"pass rate ({100 * report.level:g}% interval)")
     ax.set_title("pass rate per case")
     ax.grid(axis="x", color="0.9")
-    if variants:
-        handles, names = ax.get_legend_handles_labels()
-        if handles:
-            ax.legend(
-                handles,
-                names,
-                loc="upper left",
-                bbox_to_anchor=(1.01, 1.0),
-                fontsize="small",
-                title="variant",
-            )
+    handles, names = ax.get_legend_handles_labels()
+    if handles:  # none without variants
+        ax.legend(
+            handles,
+            names,
+            loc="upper left",
+            bbox_to_anchor=(1.01, 1.0),
+            fontsize="small",
+            title="variant",
+        )
     return _save(fig, path)
 
 
@@ -158,22 +170,12 @@ def paired_difference_plot(
     fig = _figure(len(labels))
     ax = fig.add_subplot()
     for i, ci in enumerate(intervals):
-        y = len(labels) - 1 - i
         if not _finite(ci.estimate):
             continue
-        est = float(ci.estimate)
         worse = i < len(rows) and rows[i].worse
         better = i < len(rows) and rows[i].better
         colour = "C3" if worse else "C2" if better else "C0"
-        ax.errorbar(
-            [est],
-            [y],
-            xerr=[[est - float(ci.low)], [float(ci.high) - est]],
-            fmt="o" if i < len(rows) else "D",
-            color=colour,
-            capsize=3,
-            markersize=4,
-        )
+        _bar(ax, ci, len(labels) - 1 - i, overall=i >= len(rows), color=colour)
     ax.axvline(0.0, color="0.4", linewidth=0.8)
     if overall and rows:
         ax.axhline(len(overall) - 0.5, color="0.7", linewidth=0.8)
