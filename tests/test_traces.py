@@ -17,6 +17,7 @@ from evalstats.errors import CaseFileError, EvalStatsError, InvalidArgument
 from evalstats.traces import (
     ToolCall,
     ToolOutcome,
+    Trace,
     TraceError,
     read_trace,
     required_action,
@@ -213,6 +214,18 @@ def test_a_refused_read_never_satisfies_a_required_successful_read() -> None:
         "read_note('status.md') was never called"
     )
     assert required_action("propose_note")(trace) == "propose_note was never called"
+
+
+def test_a_refusal_is_quoted_by_its_first_line_cut_at_80_characters() -> None:
+    call = ToolCall("c1", "read_note", {"path": "a.txt"}, 0)
+    check = required_action("read_note", "a.txt")
+
+    def refused(content: str) -> Trace:
+        return Trace((call,), (ToolOutcome(call, content, True),), "No.", None, 2)
+
+    assert check(refused("  \n ")) == "read_note('a.txt') was refused"
+    assert check(refused("\n  refused: no\nmore")) == "read_note('a.txt') was refused: refused: no"
+    assert check(refused("x" * 100)) == f"read_note('a.txt') was refused: {'x' * 77}..."
 
 
 def test_or_no_call_accepts_declining_without_a_call() -> None:
