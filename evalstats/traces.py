@@ -622,10 +622,10 @@ class RequiredAction:
         if not outcomes:
             n = len(requested)
             return f"{what} was requested {_times(n)} but never executed"
-        first = outcomes[0].content.strip().splitlines()[0] if outcomes[0].content.strip() else ""
         if self.error:
             return f"{what} was executed and not refused"
-        return f"{what} was refused: {_short_text(first)}" if first else f"{what} was refused"
+        lines = outcomes[0].content.strip().splitlines()
+        return f"{what} was refused: {_short_text(lines[0])}" if lines else f"{what} was refused"
 
 
 def _times(n: int) -> str:
