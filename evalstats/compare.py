@@ -751,34 +751,23 @@ def _compare_independent(
     from .intervals import diff_ci
 
     rate_a, rate_b = _rates(ka, na, kb, nb, level)
+    verdict: VerdictName = "cant_tell"
+    pvalue = None
+    detectable: float | None = None
     if na == 0 or nb == 0:
         reason = _empty_reason(na, nb)
-        nan = math.nan
-        return Comparison(
-            verdict="cant_tell",
-            difference=Interval(nan, -1.0, 1.0, level, "newcombe", difference=True, note=reason),
-            pvalue=None,
-            method=method,
-            level=level,
-            successes_a=ka,
-            trials_a=na,
-            successes_b=kb,
-            trials_b=nb,
-            rate_a=rate_a,
-            rate_b=rate_b,
-            detectable=nan,
-            reason=reason,
-        )
-    verdict = _VERDICTS[int(decide(ka, na, kb, nb, method=method, level=level))]
-    difference = diff_ci(ka, na, kb, nb, level=level, method="newcombe")
-    pvalue = float(_ztest_pvalue(ka, na, kb, nb)) if method == "ztest" else None
-    reason = ""
-    if method == "ztest" and ka + kb in (0, na + nb):
-        reason = "every trial had the same outcome, so the z statistic is 0/0; p taken as 1"
-    detectable = None
-    if verdict == "cant_tell":
-        pooled = (ka + kb) / (na + nb)
-        detectable = detectable_difference(na, nb, rate=pooled, method=method, level=level)
+        difference = Interval(math.nan, -1.0, 1.0, level, "newcombe", difference=True, note=reason)
+        detectable = math.nan
+    else:
+        verdict = _VERDICTS[int(decide(ka, na, kb, nb, method=method, level=level))]
+        difference = diff_ci(ka, na, kb, nb, level=level, method="newcombe")
+        pvalue = float(_ztest_pvalue(ka, na, kb, nb)) if method == "ztest" else None
+        reason = ""
+        if method == "ztest" and ka + kb in (0, na + nb):
+            reason = "every trial had the same outcome, so the z statistic is 0/0; p taken as 1"
+        if verdict == "cant_tell":
+            pooled = (ka + kb) / (na + nb)
+            detectable = detectable_difference(na, nb, rate=pooled, method=method, level=level)
     return Comparison(
         verdict=verdict,
         difference=difference,
