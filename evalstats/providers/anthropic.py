@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from ..errors import ProviderError
-from .base import Completion, Provider, token_count, tool_arguments
+from .base import Completion, Provider, token_count, tool_call
 
 __all__ = ["AnthropicProvider"]
 
@@ -90,13 +90,8 @@ class AnthropicProvider(Provider):
             if block.get("type") == "text" and isinstance(block.get("text"), str):
                 texts.append(block["text"])
             elif block.get("type") == "tool_use":
-                calls.append(
-                    {
-                        "id": str(block.get("id") or f"call_{len(calls)}"),
-                        "name": str(block.get("name", "")),
-                        "arguments": tool_arguments(block.get("input")),
-                    }
-                )
+                name = block.get("name", "")
+                calls.append(tool_call(len(calls), block.get("id"), name, block.get("input")))
         usage = data.get("usage") or {}
         return Completion(
             answer="".join(texts),

@@ -304,22 +304,31 @@ def tool_arguments(raw: Any) -> dict[str, Any]:
     return {"_unparsed": raw}
 
 
+def tool_call(index: int, call_id: Any, name: Any, arguments: Any) -> dict[str, Any]:
+    """One tool call from an answer as ``{"id", "name", "arguments": dict}``.
+
+    A call without an id (Ollama's never have one, Gemini's often) is given
+    ``call_{index}``, ``index`` its position among the answer's calls.
+    """
+    return {
+        "id": str(call_id or f"call_{index}"),
+        "name": str(name),
+        "arguments": tool_arguments(arguments),
+    }
+
+
 def function_calls(raw: Any) -> tuple[dict[str, Any], ...]:
     """Tool calls sent as ``[{"id", "function": {"name", "arguments"}}, ...]``.
 
     OpenAI's Chat Completions and Ollama's ``/api/chat`` both answer in this
     form (Ollama without ids, with arguments as an object rather than JSON
-    text). A call without an id is given ``call_{i}``, ``i`` its position.
+    text).
     """
     calls = []
     for i, call in enumerate(raw or ()):
         function = call.get("function") or {}
         calls.append(
-            {
-                "id": str(call.get("id") or f"call_{i}"),
-                "name": str(function.get("name", "")),
-                "arguments": tool_arguments(function.get("arguments")),
-            }
+            tool_call(i, call.get("id"), function.get("name", ""), function.get("arguments"))
         )
     return tuple(calls)
 

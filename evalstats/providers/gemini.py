@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from ..errors import ProviderError
-from .base import Completion, Provider, token_count, tool_arguments
+from .base import Completion, Provider, token_count, tool_call
 
 __all__ = ["GeminiProvider"]
 
@@ -108,11 +108,7 @@ class GeminiProvider(Provider):
             call = part.get("functionCall")
             if isinstance(call, Mapping):
                 calls.append(
-                    {
-                        "id": str(call.get("id") or f"call_{len(calls)}"),
-                        "name": str(call.get("name", "")),
-                        "arguments": tool_arguments(call.get("args")),
-                    }
+                    tool_call(len(calls), call.get("id"), call.get("name", ""), call.get("args"))
                 )
         return Completion(
             answer="".join(texts),
