@@ -231,8 +231,6 @@ def as_task(obj: Any) -> Task:
     >>> as_task(task) is task
     True
     """
-    if isinstance(obj, CallableTask):
-        return obj
     if hasattr(obj, "run") and hasattr(obj, "describe"):
         if not inspect.iscoroutinefunction(obj.run):
             raise InvalidArgument(
