@@ -33,6 +33,7 @@ from typing import Any, Literal
 from .cases import Case, find_suite, load_suite
 from .checks import INSPECTION_FAILURE, Verdict, check_name, run_check
 from .errors import InvalidArgument, ProviderError, TransientProviderError
+from .results import sample_passed
 
 __all__ = [
     "AxisCount",
@@ -94,8 +95,15 @@ class Sample:
 
     @property
     def passed(self) -> bool:
-        """Every scored check passed, and at least one check was scored."""
-        return self.scored and all(r.verdict.is_passed for r in self.checks if r.verdict.is_scored)
+        """Whether the sample passed, by the counting rule of results files.
+
+        :func:`evalstats.results.sample_passed`: a completed sample passes when
+        every scored check passed and at least one check was scored; an
+        incomplete one never passes (even when a check of its own passed the
+        non-text answer), nor an unmeasured one.
+        """
+        checks = [{"status": r.verdict.status} for r in self.checks]
+        return bool(sample_passed({"status": self.status, "checks": checks}))
 
     @property
     def problems(self) -> tuple[str, ...]:

@@ -13,6 +13,7 @@ import evalstats
 from evalstats import runner
 from evalstats.checks import CHECK_ERROR, INSPECTION_FAILURE, Verdict, contains, word_count
 from evalstats.errors import CaseFileError, InvalidArgument
+from evalstats.results import sample_passed
 from evalstats.runner import AxisCount, Case, load_cases, load_shop_cases, run_cases
 from evalstats.standin.shop import make_assistant
 
@@ -80,6 +81,17 @@ def test_nothing_to_inspect_is_an_incomplete_failure(answer) -> None:
     assert not sample.passed
     assert all(r.verdict.not_inspected for r in sample.checks)
     assert result.pass_counts() == {"c": (0, 1)}
+
+
+def test_an_incomplete_sample_never_passes_even_when_its_checks_do() -> None:
+    # A check of one's own may accept a non-text answer; the sample is still
+    # incomplete, and counts as a failure as results.sample_passed says.
+    result = run_cases(lambda p: 42, [Case("c", "p", (lambda answer: None,))], runs=1)
+    sample = result.samples[0]
+    assert sample.status == "incomplete" and sample.checks[0].verdict.is_passed
+    assert not sample.passed
+    assert sample_passed(sample.to_dict()) is False
+    assert result.pass_counts() == {"c": (0, 1)} and result.passes == 0
 
 
 def test_a_check_that_raises_fails_without_stopping_the_run() -> None:
