@@ -333,7 +333,7 @@ class CmdTask:
             if pending:
                 timed_out = True
                 _signal_group(pgid, signal.SIGTERM)
-                _, pending = await asyncio.wait({wait_task}, timeout=KILL_GRACE_S)
+                await asyncio.wait({wait_task}, timeout=KILL_GRACE_S)  # the grace after SIGTERM
                 _signal_group(pgid, signal.SIGKILL)
                 await wait_task
                 # The pipes close once the group is gone; a process that left
