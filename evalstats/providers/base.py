@@ -78,7 +78,8 @@ SEED_MODULUS = 2**31
 #: ms of CPU per request on bookkeeping (encode/httpcore pull requests 924 and
 #: 1035 measure and discuss this). Against the stand-in server at 20 ms latency
 #: and concurrency 32, eight smaller pools cut the client's CPU per request
-#: about fivefold and raised throughput about fourfold.
+#: three- to fivefold and raised throughput three- to sixfold (the engine leg of
+#: benchmarks/http.py, run with CLIENT_SHARDS set to 1 and to 8).
 CLIENT_SHARDS = 8
 
 #: How much of a service's error message an error line keeps.
