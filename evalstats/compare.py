@@ -29,7 +29,7 @@ import numpy as np
 
 from ._validate import as_counts, as_rate, check_level, check_method, check_not_larger, suggest
 from .errors import InvalidArgument
-from .intervals import Interval
+from .intervals import Interval, _z
 
 __all__ = [
     "CaseRow",
@@ -373,7 +373,7 @@ def _independent_detectable_normal(
 ) -> float:
     from scipy.stats import norm
 
-    z = norm.ppf(0.5 + level / 2.0)
+    z = _z(level)
 
     def power_at(d: float) -> float:
         pa, pb = _centred(rate, d)
@@ -446,7 +446,7 @@ def _mcnemar_detectable_exact(pairs: int, disc: float, level: float, target: flo
 def _mcnemar_detectable_normal(pairs: int, disc: float, level: float, target: float) -> float:
     from scipy.stats import norm
 
-    z = norm.ppf(0.5 + level / 2.0)
+    z = _z(level)
 
     def power_at(d: float) -> float:
         pi = min(max(disc, d), 1.0)
