@@ -402,8 +402,9 @@ class Provider:
 
     Subclasses set :attr:`kind`, :attr:`settings_known`, :attr:`key_env` (the
     environment variable holding the key, or None), :attr:`default_base_url`
-    and implement :meth:`_request` (build the body) and :meth:`_parse` (read
-    the response) and :meth:`_error_message` (read an error body).
+    and implement :meth:`_request` (build the body), :meth:`_settings_sent`
+    (read the settings back out of it), :meth:`_parse` (read the response)
+    and :meth:`_error_message` (read an error body).
 
     Parameters
     ----------
