@@ -157,6 +157,14 @@ def _lock(fd: int, shown: str, *, busy: str = _BUSY) -> None:
         pass
 
 
+def _cannot_create(shown: str, error: OSError) -> ResultsFileError:
+    """Why a new file (results, or reviews) cannot be created at ``shown``."""
+    if isinstance(error, FileNotFoundError):
+        folder = os.path.dirname(shown) or "."
+        return ResultsFileError(f"cannot create {shown}: the folder {folder} does not exist")
+    return ResultsFileError(f"cannot create {shown}: {error.strerror or error}")
+
+
 # --- validation shared by the reader and the writer --------------------------
 
 
@@ -766,13 +774,8 @@ class ResultsWriter:
                 f"{shown} already exists; results are never overwritten: choose a new "
                 "--out path, or resume that run with --resume"
             ) from None
-        except FileNotFoundError:
-            folder = os.path.dirname(shown) or "."
-            raise ResultsFileError(
-                f"cannot create {shown}: the folder {folder} does not exist"
-            ) from None
         except OSError as error:
-            raise ResultsFileError(f"cannot create {shown}: {error.strerror or error}") from None
+            raise _cannot_create(shown, error) from None
         try:
             os.fchmod(fd, 0o600)  # the umask may have removed bits; set exactly 0600
             _lock(fd, shown)

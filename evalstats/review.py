@@ -39,7 +39,7 @@ from typing import IO, Any
 
 from ._validate import suggest
 from .errors import InvalidArgument, ResultsFileError
-from .results import _lock, read_results
+from .results import _cannot_create, _lock, read_results
 
 __all__ = ["REVIEW_VERDICTS", "Review", "ReviewSession", "read_reviews", "review"]
 
@@ -392,13 +392,8 @@ def _open_reviews(shown: str) -> tuple[int, list[Review]]:
         fd = os.open(shown, flags | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
         pass
-    except FileNotFoundError:
-        folder = os.path.dirname(shown) or "."
-        raise ResultsFileError(
-            f"cannot create {shown}: the folder {folder} does not exist"
-        ) from None
     except OSError as exc:
-        raise ResultsFileError(f"cannot create {shown}: {exc.strerror or exc}") from None
+        raise _cannot_create(shown, exc) from None
     else:
         try:
             _lock(fd, shown, busy=_BUSY)
