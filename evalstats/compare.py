@@ -1011,8 +1011,9 @@ def _compare_paired(
         difference = clustered_paired_diff_ci(
             xa.astype(float), xb.astype(float), clusters, level=level
         )
-        pvalue, se = _clustered_pvalue(difference)
+        se = float(difference.se)
         if se > 0:
+            pvalue = _clustered_pvalue(difference)
             low, high = float(difference.low), float(difference.high)
             verdict = _VERDICTS[1 if low > 0 else -1 if high < 0 else 0]
             detectable = None
@@ -1066,8 +1067,8 @@ def _compare_paired(
     )
 
 
-def _clustered_pvalue(difference: Any) -> tuple[float, float]:
-    """The clustered t test's two-sided p-value and its standard error.
+def _clustered_pvalue(difference: Any) -> float:
+    """The clustered t test's two-sided p-value (for a standard error above 0).
 
     The interval is estimate +- t_{1-alpha/2, cases-1} * SE (clipped to
     [-1, 1]); the test is p = 2 P(T > |estimate| / SE) on the same degrees of
@@ -1075,8 +1076,5 @@ def _clustered_pvalue(difference: Any) -> tuple[float, float]:
     """
     from scipy.stats import t
 
-    se, df = float(difference.se), float(difference.df)
-    estimate = float(difference.estimate)
-    if se == 0.0:
-        return (1.0 if estimate == 0 else 0.0), 0.0
-    return float(2.0 * t.sf(abs(estimate) / se, df)), se
+    statistic = abs(float(difference.estimate)) / float(difference.se)
+    return float(2.0 * t.sf(statistic, float(difference.df)))
