@@ -77,15 +77,16 @@ def _results(results: Any) -> Results:
     return results  # type: ignore[no-any-return]
 
 
+def _and_unlisted(listed: list[str], res: Results, key: str) -> list[str]:
+    """``listed``, then the ``key`` values (case or variant) found only in samples."""
+    seen = set(listed)
+    found: list[str] = [s.get(key) for s in res.samples]  # type: ignore[misc]
+    return listed + list(dict.fromkeys(v for v in found if v not in seen))
+
+
 def _variant_names(res: Results) -> list[str]:
     names = [str(v.get("name")) for v in res.manifest.get("variants", []) if isinstance(v, dict)]
-    seen = set(names)
-    for s in res.samples:
-        name: str = s.get("variant")  # type: ignore[assignment]
-        if name not in seen:
-            seen.add(name)
-            names.append(name)
-    return names
+    return _and_unlisted(names, res, "variant")
 
 
 def _case_ids(res: Results) -> list[str]:
@@ -105,13 +106,7 @@ def _case_ids(res: Results) -> list[str]:
             for c in res.manifest.get("cases", [])
             if isinstance(c, dict) and (holdout or not c.get("holdout"))
         ]
-    seen = set(ids)
-    for s in res.samples:
-        case: str = s.get("case")  # type: ignore[assignment]
-        if case not in seen:
-            seen.add(case)
-            ids.append(case)
-    return ids
+    return _and_unlisted(ids, res, "case")
 
 
 def _check_variant(name: Any, names: Sequence[str], *, arg: str = "variant") -> str:
