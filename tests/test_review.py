@@ -118,6 +118,19 @@ def results(tmp_path):
     return write_results(str(tmp_path / "results.jsonl"), samples)
 
 
+# The measured samples of the results fixture in review order: case, then
+# repeat, then variant ("project name", baseline, repeat 1 is unmeasured).
+MEASURED_IN_ORDER = [
+    ("project name", "baseline", 0),
+    ("project name", "revised", 0),
+    ("project name", "revised", 1),
+    ("traversal", "baseline", 0),
+    ("traversal", "revised", 0),
+    ("traversal", "baseline", 1),
+    ("traversal", "revised", 1),
+]
+
+
 def _run(results, out, script, **kwargs):
     shown = io.StringIO()
     session = review(results, out, input=io.StringIO(script), output=shown, **kwargs)
@@ -177,15 +190,7 @@ def test_samples_come_in_case_then_repeat_then_variant_order_without_unmeasured(
     out = str(tmp_path / "reviews.jsonl")
     _run(results, out, "p\nr\n" * 10)
     keys = [r.key for r in read_reviews(out)]
-    assert keys == [
-        ("project name", "baseline", 0),
-        ("project name", "revised", 0),
-        ("project name", "revised", 1),
-        ("traversal", "baseline", 0),
-        ("traversal", "revised", 0),
-        ("traversal", "baseline", 1),
-        ("traversal", "revised", 1),
-    ]
+    assert keys == MEASURED_IN_ORDER
 
 
 def test_a_blind_review_hides_variants_and_keeps_its_shuffled_order_across_resumes(
@@ -557,16 +562,7 @@ def test_reviewed_counts_add_up_to_the_measured_samples(results, verdicts):
     from evalstats.intervals import proportion_ci
     from evalstats.report import report
 
-    keys = [
-        ("project name", "baseline", 0),
-        ("project name", "revised", 0),
-        ("project name", "revised", 1),
-        ("traversal", "baseline", 0),
-        ("traversal", "revised", 0),
-        ("traversal", "baseline", 1),
-        ("traversal", "revised", 1),
-    ]
-    reviews = [Review(*k, v, "why") for k, v in zip(keys, verdicts, strict=True) if v]
+    reviews = [Review(*k, v, "why") for k, v in zip(MEASURED_IN_ORDER, verdicts, strict=True) if v]
     r = report(results, reviews=reviews)
     measured = {"baseline": 3, "revised": 4}
     for s in r.reviewed:
