@@ -409,7 +409,7 @@ def simulate_power(
 
         n_chunks = processes * 4
         chunks = [seeds[i::n_chunks] for i in range(n_chunks)]
-        order = [list(range(experiments))[i::n_chunks] for i in range(n_chunks)]
+        order = [range(i, experiments, n_chunks) for i in range(n_chunks)]
         # The tasks and cases (whose checks are often closures, which cannot be
         # pickled) reach the workers through the initializer: with "fork" its
         # arguments are inherited, not pickled. Only seeds and verdicts travel.
