@@ -60,25 +60,23 @@ _SCAN_TAIL = 1e-4  # the coarse first pass of sample_size; see there
 # --- argument checks -------------------------------------------------------
 
 
-def _rate(name: str, value: Any) -> float:
-    arr = as_rate(name, value)
+def _single(name: str, arr: np.ndarray) -> np.ndarray:
     if arr.ndim:
         raise InvalidArgument(f"{name} must be a single number, not an array of shape {arr.shape}")
-    return float(arr)
+    return arr
+
+
+def _rate(name: str, value: Any) -> float:
+    return float(_single(name, as_rate(name, value)))
 
 
 def _count(name: str, value: Any, *, minimum: int = 1) -> int:
-    arr = as_counts(name, value, minimum=minimum)
-    if arr.ndim:
-        raise InvalidArgument(f"{name} must be a single number, not an array of shape {arr.shape}")
-    return int(arr)
+    return int(_single(name, as_counts(name, value, minimum=minimum)))
 
 
-def _target(value: Any, *, name: str = "power") -> float:
-    arr = as_rate(name, value, open_interval=True)
-    if arr.ndim:
-        raise InvalidArgument(f"{name} must be a single number, not an array of shape {arr.shape}")
-    return float(arr)
+def _target(value: Any) -> float:
+    """A target power, strictly between 0 and 1."""
+    return float(_single("power", as_rate("power", value, open_interval=True)))
 
 
 # --- exact power, independent design ---------------------------------------
