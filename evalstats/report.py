@@ -37,7 +37,6 @@ from .compare import PAIRED_METHODS, UNPAIRED_METHODS, Comparison, compare, comp
 from .errors import InvalidArgument
 from .intervals import ClusteredInterval, Interval, _pct, clustered_mean_ci, proportion_ci
 from .results import Results, read_results, sample_passed
-from .review import Review, read_reviews, workspace_observations
 from .runner import AxisCount
 
 __all__ = [
@@ -842,6 +841,8 @@ def _reviewed(
     res: Results, variants: Sequence[str], reviews: Any, level: float, warnings: list[str]
 ) -> tuple[ReviewedSummary, ...]:
     """Reviewed task-success counts per variant (see :func:`report`)."""
+    from .review import Review, read_reviews
+
     if isinstance(reviews, str | os.PathLike):
         reviews = read_reviews(reviews)
     if isinstance(reviews, Review) or not isinstance(reviews, Iterable):
@@ -897,6 +898,8 @@ def _reviewed(
 
 def _containment(res: Results, variants: Sequence[str]) -> tuple[ContainmentSummary, ...]:
     """Containment counts per variant, or () when no sample carries observations."""
+    from .review import workspace_observations
+
     samples = res.samples
     if not any(s.get("trace") is not None or "workspace" in s for s in samples):
         return ()  # the common case (no tool traces), kept cheap
