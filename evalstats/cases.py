@@ -536,11 +536,9 @@ def _norm_fixtures(fixtures: Any) -> _FrozenDict:
         )
     out = {}
     for path, content in fixtures.items():
-        if not isinstance(path, str):
-            raise _Problem(
-                f"fixtures[{_q(path)}]", f"a fixture path must be a string, not {_kind(path)}"
-            )
         where = f"fixtures[{_q(path)}]"
+        if not isinstance(path, str):
+            raise _Problem(where, f"a fixture path must be a string, not {_kind(path)}")
         problem = _bad_fixture_path(path)
         if problem:
             raise _Problem(where, problem)
