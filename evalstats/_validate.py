@@ -11,11 +11,12 @@ from __future__ import annotations
 import difflib
 import math
 from collections.abc import Iterable, Sequence
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from .errors import InvalidArgument
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = [
     "as_counts",
@@ -60,6 +61,8 @@ def check_level(level: Any) -> float:
 
 
 def _first_bad(mask: np.ndarray) -> tuple[int, ...] | None:
+    import numpy as np
+
     if not mask.any():
         return None
     return tuple(int(i) for i in np.argwhere(mask)[0])
@@ -72,6 +75,8 @@ def _label(name: str, index: tuple[int, ...] | None, shape: tuple[int, ...]) -> 
 
 
 def _show(value: Any) -> str:
+    import numpy as np
+
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value.item()
     if isinstance(value, float | np.floating) and float(value).is_integer():
@@ -86,6 +91,8 @@ def as_counts(name: str, value: Any, *, minimum: int = 0) -> np.ndarray:
     booleans, negative and fractional values are rejected with the argument's
     name, and for arrays the position of the first offending element.
     """
+    import numpy as np
+
     if isinstance(value, bool | np.bool_):
         raise InvalidArgument(f"{name}={value!r} must be a whole number, not a boolean")
     try:
@@ -122,6 +129,8 @@ def as_counts(name: str, value: Any, *, minimum: int = 0) -> np.ndarray:
 
 def check_not_larger(small_name: str, small: np.ndarray, big_name: str, big: np.ndarray) -> None:
     """Raise when any ``small`` exceeds the matching ``big`` (after broadcasting)."""
+    import numpy as np
+
     try:
         s, b = np.broadcast_arrays(small, big)
     except ValueError:
@@ -139,6 +148,8 @@ def check_not_larger(small_name: str, small: np.ndarray, big_name: str, big: np.
 
 def as_rate(name: str, value: Any, *, open_interval: bool = False) -> np.ndarray:
     """Return ``value`` as a float array of probabilities in [0, 1] (or (0, 1))."""
+    import numpy as np
+
     if isinstance(value, bool | np.bool_):
         raise InvalidArgument(f"{name}={value!r} must be a number between 0 and 1")
     try:
