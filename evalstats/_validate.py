@@ -25,6 +25,7 @@ __all__ = [
     "check_method",
     "check_not_larger",
     "suggest",
+    "whole_number",
 ]
 
 
@@ -44,6 +45,15 @@ def check_method(method: Any, options: Sequence[str], *, name: str = "method") -
             f"choose one of {choices}"
         )
     return method
+
+
+def whole_number(name: str, value: Any, *, minimum: int = 1) -> int:
+    """Return ``value`` if it is an ``int`` (not a bool) of at least ``minimum``."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidArgument(f"{name}={value!r} must be a whole number")
+    if value < minimum:
+        raise InvalidArgument(f"{name}={value!r} must be at least {minimum}")
+    return value
 
 
 def check_level(level: Any) -> float:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ._validate import whole_number
 from .compare import Comparison, compare_counts
 from .errors import InvalidArgument
 from .report import Report, compare_results, report
@@ -177,12 +178,6 @@ def _names(methods: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def _whole(name: str, value: Any, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise InvalidArgument(f"{name}={value!r} must be a whole number of at least {minimum}")
-    return value
-
-
 def _out_directory(out: str | Path | None, prefix: str) -> Path:
     """The folder ``out``, created if missing, or a new temporary folder named ``prefix...``."""
     directory = Path(tempfile.mkdtemp(prefix=prefix) if out is None else out)
@@ -240,8 +235,8 @@ def run_demo(
     >>> sorted(result.comparisons)
     ['clustered', 'mcnemar', 'newcombe', 'overlap']
     """
-    runs = _whole("runs", runs, 1)
-    seed = _whole("seed", seed, 0)
+    runs = whole_number("runs", runs)
+    seed = whole_number("seed", seed, minimum=0)
     if base_url is not None and not over_http:
         raise InvalidArgument(f"base_url={base_url!r} is for over_http=True")
     directory = _out_directory(out, "evalstats-demo-")

@@ -26,9 +26,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ._validate import whole_number
 from .cases import load_suite
 from .compare import Comparison
-from .demo import _out_directory, _whole
+from .demo import _out_directory
 from .errors import InvalidArgument
 from .intervals import proportion_ci
 from .report import Report, compare_results, report
@@ -337,9 +338,9 @@ def run_notes_demo(
     from .standin.notes import DEFAULT_NOTES_MODEL
     from .standin.server import serve
 
-    runs = _whole("runs", runs, 1)
-    seed = _whole("seed", seed, 0)
-    concurrency = _whole("concurrency", concurrency, 1)
+    runs = whole_number("runs", runs)
+    seed = whole_number("seed", seed, minimum=0)
+    concurrency = whole_number("concurrency", concurrency)
     directory = _out_directory(out, "evalstats-notes-demo-")
     with serve(seed=seed) as server:
         base_url = f"{server.base_url}/v1"

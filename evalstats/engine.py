@@ -48,7 +48,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from ._validate import suggest
+from ._validate import suggest, whole_number
 from .checks import INSPECTION_FAILURE, Verdict, check_name, run_check
 from .errors import (
     InvalidArgument,
@@ -602,7 +602,7 @@ def schedule(cases: Sequence[Any], variants: Sequence[Any], runs: int) -> tuple[
     a 1 2 0 B
     a 1 2 1 A
     """
-    runs = _positive_int("runs", runs)
+    runs = whole_number("runs", runs)
     ids = [c if isinstance(c, str) else c.id for c in cases]
     names = [v if isinstance(v, str) else v.name for v in variants]
     if not ids:
@@ -648,14 +648,6 @@ def sample_seed(seed: int, case_id: str, repeat: int, variant: str) -> int:
     key = json.dumps([seed, case_id, repeat, variant], ensure_ascii=False)
     digest = hashlib.sha256(key.encode("utf-8")).digest()
     return int.from_bytes(digest[:8], "big") >> 1
-
-
-def _positive_int(name: str, value: Any, *, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidArgument(f"{name}={value!r} must be a whole number")
-    if value < minimum:
-        raise InvalidArgument(f"{name}={value!r} must be at least {minimum}")
-    return value
 
 
 def _check_timeout(timeout: Any) -> float:
@@ -1162,9 +1154,9 @@ async def run_async(
     from . import __version__
     from .results import ResultsWriter, environment, read_results
 
-    runs = _positive_int("runs", runs)
-    concurrency = _positive_int("concurrency", concurrency)
-    retries = _positive_int("retries", retries, minimum=0)
+    runs = whole_number("runs", runs)
+    concurrency = whole_number("concurrency", concurrency)
+    retries = whole_number("retries", retries, minimum=0)
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise InvalidArgument(f"seed={seed!r} must be a whole number")
     if timeout is not None and not isinstance(timeout, _DefaultTimeout):

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from ._validate import whole_number
 from .cases import Case, find_suite, load_suite
 from .checks import INSPECTION_FAILURE, Verdict, check_name, run_check
 from .errors import InvalidArgument, ProviderError, TransientProviderError
@@ -225,7 +226,7 @@ class RunResult:
         problems contributes both. ``top`` keeps the ``top`` most common.
         """
         if top is not None:
-            top = _positive_int("top", top)
+            top = whole_number("top", top)
         return {case: counter.most_common(top) for case, counter in self.problem_counts().items()}
 
     def problem_counts(self) -> dict[str, Counter[str]]:
@@ -289,14 +290,6 @@ class RunResult:
         }
 
 
-def _positive_int(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidArgument(f"{name}={value!r} must be a whole number")
-    if value < 1:
-        raise InvalidArgument(f"{name}={value!r} must be at least 1")
-    return value
-
-
 def run_cases(
     task: Task, cases: Iterable[Case], *, runs: int, variant: str = "default"
 ) -> RunResult:
@@ -342,7 +335,7 @@ def run_cases(
     """
     if not callable(task):
         raise InvalidArgument(f"task={task!r} must be callable: task(prompt) -> str")
-    runs = _positive_int("runs", runs)
+    runs = whole_number("runs", runs)
     if not isinstance(variant, str) or not variant:
         raise InvalidArgument(f"variant={variant!r} must be a non-empty string")
     case_list = list(cases)
