@@ -1152,7 +1152,7 @@ async def run_async(
     ``"interrupted"`` before the cancellation propagates.
     """
     from . import __version__
-    from .results import ResultsWriter, environment, read_results
+    from .results import Results, ResultsWriter, environment
 
     runs = whole_number("runs", runs)
     concurrency = whole_number("concurrency", concurrency)
@@ -1250,13 +1250,15 @@ async def run_async(
     by_variant = {n: {"completed": 0, "incomplete": 0, "unmeasured": 0} for n in names}
     done: set[tuple[str, str, int]] = set()
     if resume:
-        previous = read_results(out)
-        differ = _differences(previous.manifest, manifest)
-        if differ:
-            raise ResultsFileError(
-                f"{out}: cannot resume: this run differs from the file's in {', '.join(differ)}"
-            )
-        writer, previous = ResultsWriter.resume(out)
+
+        def same_run(previous: Results) -> None:
+            differ = _differences(previous.manifest, manifest)
+            if differ:
+                raise ResultsFileError(
+                    f"{out}: cannot resume: this run differs from the file's in {', '.join(differ)}"
+                )
+
+        writer, previous = ResultsWriter.resume(out, check=same_run)
         for record in previous.samples:
             key = (record.get("case"), record.get("variant"), record.get("repeat"))
             if key in done:

@@ -39,7 +39,7 @@ import os
 import platform
 import threading
 import weakref
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
@@ -793,15 +793,23 @@ class ResultsWriter:
         return writer
 
     @classmethod
-    def resume(cls, path: str | os.PathLike[str]) -> tuple[ResultsWriter, Results]:
+    def resume(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        check: Callable[[Results], None] | None = None,
+    ) -> tuple[ResultsWriter, Results]:
         """Open an interrupted (or finished) run to append more samples.
 
         The file is read with :func:`read_results`; a cut-off last line and a
         trailing summary are removed by truncating the file just after its
         last complete sample line (or the manifest, when there is no sample),
-        and the file is opened for appending. Returns the writer and the
-        :class:`Results` read so far, whose ``summary`` is None and whose
-        ``warnings`` say what was dropped.
+        and the file is opened for appending. ``check``, when given, is called
+        with what was read before anything is truncated; an exception it
+        raises (say, the run asked for differs from the file's) leaves the
+        file as it was. Returns the writer and the :class:`Results` read so
+        far, whose ``summary`` is None and whose ``warnings`` say what was
+        dropped.
         """
         shown = os.fspath(path)
         try:
@@ -815,6 +823,8 @@ class ResultsWriter:
         try:
             _lock(fd, shown)  # before reading, so nobody appends between read and truncate
             results, keep_end, keep_newline = _read(path)
+            if check is not None:
+                check(results)
         except BaseException:
             os.close(fd)
             raise
