@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
+import timeit
 from collections.abc import Callable
 
 from evalstats.checks import (
@@ -57,15 +57,6 @@ MIX: list[Callable[[str], object]] = [
 ]
 
 
-def best_of(repeats: int, fn: Callable[[], None]) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--answers", type=int, default=10_000)
@@ -92,9 +83,9 @@ def main(argv: list[str] | None = None) -> int:
             for check in MIX:
                 run_check(check, answer)
 
-    base = best_of(args.repeats, baseline)
-    plain = best_of(args.repeats, mix)
-    wrapped = best_of(args.repeats, mix_wrapped)
+    base = min(timeit.repeat(baseline, number=1, repeat=args.repeats))
+    plain = min(timeit.repeat(mix, number=1, repeat=args.repeats))
+    wrapped = min(timeit.repeat(mix_wrapped, number=1, repeat=args.repeats))
 
     print(f"{len(answers):,} answers from the shop stand-in x {len(MIX)} checks = {n_checks:,}")
     print(f"baseline ('in' substring loop): {n_checks / base:>12,.0f} checks/s")
@@ -103,7 +94,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"ratio: the mix takes {plain / base:.1f}x the time of the baseline")
     print("per check:")
     for check in MIX:
-        t = best_of(args.repeats, lambda c=check: [c(a) for a in answers])
+        t = min(
+            timeit.repeat(lambda c=check: [c(a) for a in answers], number=1, repeat=args.repeats)
+        )
         print(f"  {check!r:55} {len(answers) / t:>12,.0f} checks/s")
     return 0
 

@@ -13,20 +13,11 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import time
+import timeit
 
 import numpy as np
 
 from evalstats.intervals import proportion_ci
-
-
-def best_of(repeats: int, fn) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -40,13 +31,13 @@ def main(argv: list[str] | None = None) -> int:
     k = rng.integers(0, n + 1)
     kl, nl = k[: args.loop].tolist(), n[: args.loop].tolist()
 
-    vec = best_of(3, lambda: proportion_ci(k, n))
+    vec = min(timeit.repeat(lambda: proportion_ci(k, n), number=1, repeat=3))
 
     def loop() -> None:
         for ki, ni in zip(kl, nl, strict=True):
             proportion_ci(ki, ni)
 
-    scalar = best_of(1, loop) * (args.pairs / args.loop)
+    scalar = min(timeit.repeat(loop, number=1, repeat=1)) * (args.pairs / args.loop)
 
     print(
         f"vectorised: {args.pairs:,} Wilson intervals in {vec:.3f} s "

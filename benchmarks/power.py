@@ -24,20 +24,10 @@ import math
 import random
 import statistics
 import time
-from collections.abc import Callable
+import timeit
 from functools import partial
 
 import numpy as np
-
-
-def best_of(fn: Callable[[], object], repeat: int) -> float:
-    """Smallest wall time of ``repeat`` calls, in seconds."""
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
 
 
 def full_enumeration(p_a: float, p_b: float, n: int, method: str) -> float:
@@ -92,8 +82,18 @@ def main(argv: list[str] | None = None) -> int:
     power(0.7, 0.75, 10)  # warm the imports
     print(f"exact power at n = {n:,} per variant (p_a = 0.7, p_b = 0.75), best of {args.repeat}:")
     for method in METHODS:
-        fast = best_of(lambda m=method: power(0.7, 0.75, n, method=m), args.repeat)
-        full = best_of(lambda m=method: full_enumeration(0.7, 0.75, n, m), max(1, args.repeat // 2))
+        fast = min(
+            timeit.repeat(
+                lambda m=method: power(0.7, 0.75, n, method=m), number=1, repeat=args.repeat
+            )
+        )
+        full = min(
+            timeit.repeat(
+                lambda m=method: full_enumeration(0.7, 0.75, n, m),
+                number=1,
+                repeat=max(1, args.repeat // 2),
+            )
+        )
         gap = abs(power(0.7, 0.75, n, method=method) - full_enumeration(0.7, 0.75, n, method))
         print(
             f"  {method:<9} {fast * 1e3:7.1f} ms; full 1001 x 1001 grid {full * 1e3:7.1f} ms "
@@ -103,12 +103,19 @@ def main(argv: list[str] | None = None) -> int:
     model = CaseModel(0.7, 0.9, 0.3)
     experiments, cases, repeats = (2000 if args.quick else 10_000), 20, 10
     simulate_clustered(model, cases=cases, repeats=repeats, experiments=100)  # warm
-    vec = best_of(
-        lambda: simulate_clustered(model, cases=cases, repeats=repeats, experiments=experiments),
-        args.repeat,
+    vec = min(
+        timeit.repeat(
+            lambda: simulate_clustered(
+                model, cases=cases, repeats=repeats, experiments=experiments
+            ),
+            number=1,
+            repeat=args.repeat,
+        )
     )
     subset = 50 if args.quick else 200
-    loop = best_of(lambda: loop_clustered(model, cases, repeats, subset, 0), 1)
+    loop = min(
+        timeit.repeat(lambda: loop_clustered(model, cases, repeats, subset, 0), number=1, repeat=1)
+    )
     # the vectorised call simulates power and false positives: 2 x experiments
     vec_rate = 2 * experiments / vec
     loop_rate = subset / loop
