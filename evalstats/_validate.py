@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import numbers
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -24,15 +25,22 @@ __all__ = [
     "check_level",
     "check_method",
     "check_not_larger",
+    "closest",
     "suggest",
     "whole_number",
 ]
 
 
+def closest(value: str, options: Iterable[str]) -> str | None:
+    """The option most like ``value`` (difflib, similarity 0.5 or more), or None."""
+    close = difflib.get_close_matches(str(value), list(options), n=1, cutoff=0.5)
+    return close[0] if close else None
+
+
 def suggest(value: str, options: Iterable[str]) -> str:
     """Return ``" (did you mean 'x'?)"`` for the closest option, or ``""``."""
-    close = difflib.get_close_matches(str(value), list(options), n=1, cutoff=0.5)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    close = closest(value, options)
+    return f" (did you mean {close!r}?)" if close is not None else ""
 
 
 def check_method(method: Any, options: Sequence[str], *, name: str = "method") -> str:
@@ -48,12 +56,15 @@ def check_method(method: Any, options: Sequence[str], *, name: str = "method") -
 
 
 def whole_number(name: str, value: Any, *, minimum: int = 1) -> int:
-    """Return ``value`` if it is an ``int`` (not a bool) of at least ``minimum``."""
-    if isinstance(value, bool) or not isinstance(value, int):
+    """Return ``value`` as an ``int`` if it is an integer (not a bool) of at least ``minimum``.
+
+    numpy integers count (``int(np.int64(3))``); floats, even whole ones, do not.
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise InvalidArgument(f"{name}={value!r} must be a whole number")
     if value < minimum:
         raise InvalidArgument(f"{name}={value!r} must be at least {minimum}")
-    return value
+    return int(value)
 
 
 def check_level(level: Any) -> float:

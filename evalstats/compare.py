@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ._validate import as_counts, as_rate, check_level, check_method, check_not_larger, suggest
+from ._validate import as_counts, as_rate, check_level, check_method, check_not_larger, closest
 from .errors import InvalidArgument
 from .intervals import Interval, _z
 
@@ -188,11 +188,10 @@ def _check_unpaired_method(method: Any) -> str:
     if isinstance(method, str) and method not in UNPAIRED_METHODS:
         # The closest name among every method, so a misspelled paired method is
         # named too, with why it does not fit counts.
-        hint = suggest(method, METHODS)
-        close = [m for m in PAIRED_METHODS if hint == f" (did you mean {m!r}?)"]
-        if close:
+        close = closest(method, METHODS)
+        if close in PAIRED_METHODS:
             raise InvalidArgument(
-                f"method={method!r} is not a known method (did you mean {close[0]!r}? It "
+                f"method={method!r} is not a known method (did you mean {close!r}? It "
                 "needs outcomes paired by (case, repeat): pass per-case outcomes to "
                 f"compare()); for counts choose one of {unpaired}"
             )

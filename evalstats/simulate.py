@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ._validate import check_level, check_method
+from ._validate import check_level, check_method, whole_number
 from .errors import InvalidArgument
 from .intervals import Interval
 from .power import CaseModel
@@ -29,14 +29,6 @@ __all__ = ["PowerResult", "simulate_clustered", "simulate_power"]
 
 #: Comparison methods simulate_power can judge by.
 SIMULATION_METHODS = ("overlap", "newcombe", "ztest", "mcnemar", "clustered")
-
-
-def _positive(name: str, value: Any, *, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer):
-        raise InvalidArgument(f"{name}={value!r} must be a whole number")
-    if value < minimum:
-        raise InvalidArgument(f"{name}={value!r} must be at least {minimum}")
-    return int(value)
 
 
 def _wilson(hits: int, n: int) -> Interval:
@@ -215,11 +207,11 @@ def simulate_clustered(
     """
     if not isinstance(model, CaseModel):
         raise InvalidArgument(f"model={model!r} must be a CaseModel")
-    cases = _positive("cases", cases, minimum=2)
-    repeats = _positive("repeats", repeats)
-    experiments = _positive("experiments", experiments)
+    cases = whole_number("cases", cases, minimum=2)
+    repeats = whole_number("repeats", repeats)
+    experiments = whole_number("experiments", experiments)
     level = check_level(level)
-    streams = np.random.SeedSequence(_positive("seed", seed, minimum=0)).spawn(2)
+    streams = np.random.SeedSequence(whole_number("seed", seed, minimum=0)).spawn(2)
     hits = _clustered_hits(
         model, cases, repeats, experiments, level, np.random.default_rng(streams[0])
     )
@@ -388,17 +380,17 @@ def simulate_power(
     case_list = list(cases)
     if not case_list:
         raise InvalidArgument("cases is empty; give at least one case")
-    runs = _positive("runs_per_case", runs_per_case)
-    experiments = _positive("experiments", experiments)
+    runs = whole_number("runs_per_case", runs_per_case)
+    experiments = whole_number("experiments", experiments)
     method = check_method(method, SIMULATION_METHODS)
     level = check_level(level)
-    seed = _positive("seed", seed, minimum=0)
+    seed = whole_number("seed", seed, minimum=0)
     if method == "clustered" and len(case_list) < 2:
         raise InvalidArgument("method='clustered' needs at least 2 cases")
     calls = 3 * experiments * runs * len(case_list)
     if processes is None:
         processes = 2 if calls >= _POOL_THRESHOLD and (os.cpu_count() or 1) >= 2 else 1
-    processes = _positive("processes", processes)
+    processes = whole_number("processes", processes)
     seeds = _experiment_seeds(seed, experiments)
     args = (make_task_a, make_task_b, case_list, runs, method, level)
     if processes == 1 or experiments == 1:
