@@ -30,7 +30,7 @@ _EXPORTS: dict[str, str] = {
     "ClusteredInterval": "intervals",
     "Comparison": "compare",
     "EvalStatsError": "errors",
-    "GateResult": "report",
+    "GateResult": "gate",
     "INSPECTION_FAILURE": "checks",
     "Interval": "intervals",
     "InvalidArgument": "errors",
@@ -42,7 +42,7 @@ _EXPORTS: dict[str, str] = {
     "ProviderError": "errors",
     "Report": "report",
     "Results": "results",
-    "ResultsComparison": "report",
+    "ResultsComparison": "comparison",
     "ResultsFileError": "errors",
     "ResultsWriter": "results",
     "RunOutcome": "engine",
@@ -58,14 +58,14 @@ _EXPORTS: dict[str, str] = {
     "Workspace": "workspace",
     "avoids": "checks",
     "calibrate": "judge",
-    "changed_since": "report",
+    "changed_since": "runs",
     "check_from_spec": "checks",
     "clustered_mean_ci": "intervals",
     "clustered_paired_diff_ci": "intervals",
     "compare": "compare",
     "compare_counts": "compare",
-    "compare_results": "report",
-    "compare_runs": "report",
+    "compare_results": "comparison",
+    "compare_runs": "runs",
     "contains": "checks",
     "contains_any": "checks",
     "corrected_pass_rate": "judge",
@@ -73,7 +73,7 @@ _EXPORTS: dict[str, str] = {
     "diff_ci": "intervals",
     "find_suite": "cases",
     "fit_case_model": "power",
-    "gate": "report",
+    "gate": "gate",
     "has_terms": "checks",
     "is_json_with": "checks",
     "judged_by": "judge",
@@ -218,6 +218,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
         word_count,
     )
     from .compare import CaseRow, Comparison, compare, compare_counts, detectable_difference
+    from .comparison import ResultsComparison, compare_results
     from .engine import Prompt, RunOutcome, Task, TaskResult, Variant, parse_variant, run
     from .errors import (
         CaseFileError,
@@ -227,6 +228,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
         ResultsFileError,
         TransientProviderError,
     )
+    from .gate import GateResult, gate
     from .intervals import (
         ClusteredInterval,
         Interval,
@@ -256,19 +258,11 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
         power_table,
         sample_size,
     )
-    from .report import (
-        GateResult,
-        Report,
-        ResultsComparison,
-        changed_since,
-        compare_results,
-        compare_runs,
-        gate,
-        report,
-    )
+    from .report import Report, report
     from .results import Results, ResultsWriter, read_results, sample_passed
     from .review import read_reviews, review
     from .runner import RunResult, run_cases
+    from .runs import changed_since, compare_runs
     from .simulate import PowerResult, simulate_power
     from .standin.judge import make_judge
     from .standin.shop import make_assistant
@@ -292,8 +286,8 @@ def __dir__() -> list[str]:
 class _Package(types.ModuleType):
     """The package's module type: a public function keeps its name.
 
-    Four public functions share their module's name (``power``, ``compare``,
-    ``report``, ``review``). Importing such a submodule makes the import system
+    Five public functions share their module's name (``power``, ``compare``,
+    ``report``, ``review``, ``gate``). Importing such a submodule makes the import system
     bind it on the package, which would hide the function; this keeps the
     function there instead. The submodules stay importable by their full name
     (``from evalstats.power import sample_size``).

@@ -320,7 +320,7 @@ def _add_compare(p: argparse.ArgumentParser) -> None:
 
 
 def _run_compare(args: argparse.Namespace) -> int:
-    from .report import compare_results
+    from .comparison import compare_results
 
     result = compare_results(args.file, args.a, args.b, method=args.method, level=args.level)
     _show(result, args)
@@ -337,7 +337,7 @@ def _add_compare_runs(p: argparse.ArgumentParser) -> None:
 
 
 def _run_compare_runs(args: argparse.Namespace) -> int:
-    from .report import compare_runs
+    from .runs import compare_runs
 
     result = compare_runs(args.old, args.new, variant=args.variant, level=args.level)
     _show(result, args)
@@ -374,7 +374,7 @@ def _add_gate(p: argparse.ArgumentParser) -> None:
 
 
 def _run_gate(args: argparse.Namespace) -> int:
-    from .report import gate
+    from .gate import gate
 
     result = gate(
         args.file,
@@ -400,7 +400,7 @@ def _add_changed(p: argparse.ArgumentParser) -> None:
 
 
 def _run_changed(args: argparse.Namespace) -> int:
-    from .report import changed_since
+    from .runs import changed_since
 
     if changed_since(args.since, args.paths):
         print(f"changed since {args.since}")

@@ -20,8 +20,9 @@ from typing import Any
 
 from ._validate import whole_number
 from .compare import Comparison, compare_counts
+from .comparison import compare_results
 from .errors import InvalidArgument
-from .report import Report, compare_results, report
+from .report import Report, report
 from .results import Results, read_results
 from .standin.shop import SLIP_RATES
 

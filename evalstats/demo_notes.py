@@ -29,10 +29,11 @@ from typing import Any
 from ._validate import whole_number
 from .cases import load_suite
 from .compare import Comparison
+from .comparison import compare_results
 from .demo import _out_directory
 from .errors import InvalidArgument
 from .intervals import proportion_ci
-from .report import Report, compare_results, report
+from .report import Report, report
 from .results import Results, read_results, sample_passed
 
 __all__ = ["NotesDemoResult", "expected_action_rate", "notes_variants", "run_notes_demo"]

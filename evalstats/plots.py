@@ -16,7 +16,8 @@ from .errors import InvalidArgument
 
 if TYPE_CHECKING:
     from .compare import Comparison
-    from .report import Report, ResultsComparison
+    from .comparison import ResultsComparison
+    from .report import Report
 
 __all__ = ["forest_plot", "paired_difference_plot", "report_plots"]
 
@@ -207,7 +208,9 @@ def report_plots(
     tuple of pathlib.Path
         The files written.
     """
-    from .report import _results, compare_results, report
+    from ._layout import _results
+    from .comparison import compare_results
+    from .report import report
 
     res = _results(results)
     folder = Path(directory)

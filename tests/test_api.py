@@ -132,18 +132,44 @@ def test_import_is_light_and_names_load_on_first_use() -> None:
 
 
 def test_functions_keep_their_names_beside_their_modules() -> None:
-    # power, compare, report and review are both functions and modules; importing
-    # the module by its full name must not hide the function.
+    # power, compare, report, review and gate are both functions and modules;
+    # importing the module by its full name must not hide the function.
     import importlib
     import types
 
-    for name in ("power", "compare", "report", "review"):
+    for name in ("power", "compare", "report", "review", "gate"):
         importlib.import_module(f"evalstats.{name}")
         assert not isinstance(getattr(evalstats, name), types.ModuleType), name
         assert callable(getattr(evalstats, name)), name
     from evalstats.power import sample_size
 
     assert sample_size(0.7, 0.9) == 61  # the README's figure
+
+
+def test_moved_names_are_still_reachable_from_report() -> None:
+    # compare_results, compare_runs, changed_since and gate moved out of
+    # evalstats.report into modules of their own; the old imports keep working
+    # and give the very same objects.
+    import importlib
+
+    import pytest
+
+    report_module = importlib.import_module("evalstats.report")
+    comparison = importlib.import_module("evalstats.comparison")
+    gate = importlib.import_module("evalstats.gate")
+    runs = importlib.import_module("evalstats.runs")
+    from evalstats.report import GateResult, NotComparable, compare_results  # noqa: F401
+
+    assert report_module.compare_results is comparison.compare_results
+    assert report_module.ResultsComparison is comparison.ResultsComparison
+    assert report_module.gate is gate.gate
+    assert report_module.GateResult is gate.GateResult
+    for name in ("compare_runs", "changed_since", "NotComparable", "RunsComparison"):
+        assert getattr(report_module, name) is getattr(runs, name), name
+    for name in report_module.__all__:
+        assert getattr(report_module, name) is not None, name
+    with pytest.raises(AttributeError, match="no attribute 'nonsense'"):
+        _ = report_module.nonsense  # type: ignore[attr-defined]
 
 
 def test_unknown_names_raise_attribute_error() -> None:

@@ -1,4 +1,4 @@
-"""The release gate and the git change test (evalstats.report.gate, changed_since)."""
+"""The release gate and the git change test (evalstats.gate.gate, evalstats.runs.changed_since)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,10 @@ from hypothesis import strategies as st
 from strategies import results_manifest, write_results_file
 
 from evalstats.errors import InvalidArgument
+from evalstats.gate import gate
 from evalstats.intervals import proportion_ci
-from evalstats.report import changed_since, gate
 from evalstats.results import Results
+from evalstats.runs import changed_since
 
 
 def _sample(case, variant, repeat, passed, status="completed"):

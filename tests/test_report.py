@@ -1,4 +1,4 @@
-"""Reports and comparisons read from results files (evalstats.report)."""
+"""Reports and comparisons read from results files (evalstats.report, .comparison, .runs)."""
 
 from __future__ import annotations
 
@@ -17,17 +17,12 @@ from strategies import (
 )
 
 from evalstats.compare import compare
+from evalstats.comparison import compare_results
 from evalstats.errors import InvalidArgument
 from evalstats.intervals import clustered_mean_ci, diff_ci, proportion_ci
-from evalstats.report import (
-    NotComparable,
-    RunsComparison,
-    compare_results,
-    compare_runs,
-    latency_summary,
-    report,
-)
+from evalstats.report import latency_summary, report
 from evalstats.results import Results, read_results, sample_passed
+from evalstats.runs import NotComparable, RunsComparison, compare_runs
 
 NI = "could not be inspected: the answer is empty"
 

@@ -10,8 +10,9 @@ from strategies import results_manifest, write_results_file
 
 from evalstats.cli import main
 from evalstats.compare import compare
+from evalstats.comparison import compare_results
 from evalstats.plots import forest_plot, paired_difference_plot, report_plots
-from evalstats.report import compare_results, report
+from evalstats.report import report
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 

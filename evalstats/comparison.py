@@ -1,0 +1,319 @@
+"""Two variants of one run compared: :func:`compare_results`.
+
+Paired by (case, repeat) when the schedule ran both variants on the same
+slots, with a verdict about these cases (McNemar's exact test) and one about
+cases like these (a case-clustered interval); otherwise as independent samples.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ._layout import (
+    _by_slot,
+    _case_ids,
+    _check_variant,
+    _measured_by_case,
+    _pooled,
+    _results,
+    _slots,
+    _variant_names,
+)
+from ._validate import check_level, check_method
+from .compare import PAIRED_METHODS, UNPAIRED_METHODS, Comparison, compare, compare_counts
+from .errors import InvalidArgument
+
+__all__ = ["ResultsComparison", "compare_results"]
+
+
+@dataclass(frozen=True)
+class ResultsComparison:
+    """Variant B against variant A in one results file.
+
+    Attributes
+    ----------
+    a, b : str
+        The variant names.
+    paired : bool
+        Whether the schedule ran both variants on the same (case, repeat)
+        slots, so that outcomes are paired.
+    these_cases : Comparison or None
+        The verdict about these cases: the exact McNemar test on the pairs
+        (paired), or Newcombe's interval on the measured samples (unpaired).
+        None when there was nothing to compare (``reason`` says why).
+    cases_like_these : Comparison or None
+        The verdict about cases like these: the mean paired difference with a
+        case-clustered interval. None when unpaired or with fewer than two
+        cases with usable pairs (``reason`` says why).
+    primary : Comparison or None
+        The comparison by the method asked for (``these_cases`` by default).
+    pairs : int
+        Pairs used (paired only).
+    dropped_unmeasured : int
+        Scheduled pairs left out because a side was unmeasured.
+    dropped_missing : int
+        Scheduled pairs left out because a side has no record (a run that did
+        not finish), and neither side was unmeasured.
+    unmeasured_a, unmeasured_b : int
+        Unmeasured samples of each variant.
+    reason : str
+        Why a comparison is missing, when one is.
+    """
+
+    a: str
+    b: str
+    paired: bool
+    these_cases: Comparison | None
+    cases_like_these: Comparison | None
+    primary: Comparison | None
+    pairs: int
+    dropped_unmeasured: int
+    dropped_missing: int
+    unmeasured_a: int
+    unmeasured_b: int
+    level: float
+    reason: str = ""
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def verdict(self) -> str:
+        """The primary verdict: ``b_better``, ``a_better`` or ``cant_tell``."""
+        return "cant_tell" if self.primary is None else self.primary.verdict
+
+    @property
+    def worse_cases(self) -> tuple[str, ...]:
+        """Cases on which B got clearly worse (from the per-case rows)."""
+        base = self.these_cases
+        return () if base is None else base.worse_cases
+
+    def __str__(self) -> str:
+        lines = [f"B={self.b} against A={self.a}"]
+        lines += [f"warning: {w}" for w in self.warnings]
+        if self.paired:
+            lines.append(
+                f"paired by (case, repeat): {self.pairs} pairs; {self.dropped_unmeasured} "
+                "dropped because a side was unmeasured"
+                + (
+                    f", {self.dropped_missing} because a side was not run"
+                    if self.dropped_missing
+                    else ""
+                )
+            )
+        else:
+            lines.append(
+                "not paired: the schedule did not run both variants on the same slots; "
+                "compared as independent samples"
+            )
+        lines.append(f"unmeasured samples: A {self.unmeasured_a}, B {self.unmeasured_b}")
+        if self.these_cases is not None:
+            lines.append(f"these cases:      {self.these_cases}")
+        if self.cases_like_these is not None:
+            lines.append(f"cases like these: {self.cases_like_these}")
+        if self.primary is not None and self.primary not in (
+            self.these_cases,
+            self.cases_like_these,
+        ):
+            lines.append(f"{self.primary.method}: {self.primary}")
+        if self.reason:
+            lines.append(self.reason)
+        if self.these_cases is not None and self.these_cases.cases:
+            rows = self.these_cases.cases
+            width = max(len(r.case) for r in rows) if rows else 4
+            lines.append("")
+            lines.append(f"  {'case':<{width}}  {'A':>7}  {'B':>7}  B - A")
+            for r in rows:
+                flag = (
+                    "  B clearly worse" if r.worse else ("  B clearly better" if r.better else "")
+                )
+                lines.append(
+                    f"  {r.case:<{width}}  {f'{r.passes_a}/{r.trials_a}':>7}  "
+                    f"{f'{r.passes_b}/{r.trials_b}':>7}  {r.difference}{flag}"
+                )
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        def d(c: Comparison | None) -> dict[str, Any] | None:
+            return None if c is None else c.to_dict()
+
+        return {
+            "a": self.a,
+            "b": self.b,
+            "verdict": self.verdict,
+            "paired": self.paired,
+            "level": self.level,
+            "these_cases": d(self.these_cases),
+            "cases_like_these": d(self.cases_like_these),
+            "primary": d(self.primary),
+            "pairs": self.pairs,
+            "dropped_unmeasured": self.dropped_unmeasured,
+            "dropped_missing": self.dropped_missing,
+            "unmeasured_a": self.unmeasured_a,
+            "unmeasured_b": self.unmeasured_b,
+            "worse_cases": list(self.worse_cases),
+            "reason": self.reason,
+            "warnings": list(self.warnings),
+        }
+
+
+def compare_results(
+    results: Any,
+    a: str,
+    b: str,
+    *,
+    method: str | None = None,
+    level: float = 0.95,
+) -> ResultsComparison:
+    """Compare variant ``b`` with variant ``a`` of one results file.
+
+    When the manifest's schedule ran both variants on the same (case, repeat)
+    slots the outcomes are paired; a pair where either side is unmeasured (or
+    has no record) is dropped from the paired analysis and counted. Two
+    verdicts are given: about these cases, McNemar's exact test on the pairs
+    (with Newcombe's paired interval), and about cases like these, the mean
+    paired difference with a case-clustered interval. Per-case rows flag the
+    cases where B got clearly worse (the case's own paired interval lies
+    wholly below 0).
+
+    Parameters
+    ----------
+    results : Results or path
+        A results file or what :func:`evalstats.results.read_results` returned.
+    a, b : str
+        Variant names; positive differences mean B passes more often.
+    method : str, optional
+        The method of the ``primary`` comparison (the one ``verdict`` and
+        ``gate`` use). Paired: ``mcnemar`` (default) or ``clustered``; an
+        unpaired method (``newcombe``, ``overlap``, ``ztest``) compares all
+        measured samples as independent samples. Unpaired schedules:
+        ``newcombe`` (default), ``overlap`` or ``ztest``.
+    level : float
+        Confidence level; the test size is 1 - level.
+
+    Returns
+    -------
+    ResultsComparison
+
+    References
+    ----------
+    McNemar, Q. (1947). Note on the sampling error of the difference between
+    correlated proportions or percentages. Psychometrika 12, 153-157.
+    Newcombe, R. G. (1998). Improved confidence intervals for the difference
+    between binomial proportions based on paired data. Statistics in Medicine
+    17, 2635-2650.
+    Miller, E. (2024). Adding error bars to evals: a statistical approach to
+    language model evaluations. arXiv:2411.00640.
+
+    Examples
+    --------
+    >>> from evalstats.results import Results
+    >>> def sample(case, variant, repeat, ok):
+    ...     check = {"check": "c", "axis": None, "status": "passed" if ok else "failed",
+    ...              "reason": ""}
+    ...     return {"type": "sample", "case": case, "variant": variant, "repeat": repeat,
+    ...             "status": "completed", "checks": [check]}
+    >>> schedule = [[c, r, 0, 0, v] for r in range(10) for c in "xy" for v in "AB"]
+    >>> manifest = {"cases": [{"id": "x"}, {"id": "y"}], "schedule": schedule,
+    ...             "variants": [{"name": "A"}, {"name": "B"}]}
+    >>> samples = [sample(c, "A", r, r < 4) for c in "xy" for r in range(10)]
+    >>> samples += [sample(c, "B", r, True) for c in "xy" for r in range(10)]
+    >>> cmp = compare_results(Results(None, manifest, tuple(samples), None, ()), "A", "B")
+    >>> cmp.paired, cmp.pairs, cmp.these_cases.verdict, cmp.these_cases.only_b
+    (True, 20, 'b_better', 12)
+    """
+    level = check_level(level)
+    res = _results(results)
+    names = _variant_names(res)
+    a = _check_variant(a, names, arg="a")
+    b = _check_variant(b, names, arg="b")
+    if a == b:
+        raise InvalidArgument(f"a={a!r} and b={b!r} are the same variant; name two")
+    if method is not None:
+        check_method(method, PAIRED_METHODS + UNPAIRED_METHODS)
+    case_ids = _case_ids(res)
+    slots = _slots(res)
+    out_a, unmeasured_a = _by_slot(res, a)
+    out_b, unmeasured_b = _by_slot(res, b)
+    paired = bool(slots.get(a)) and slots.get(a) == slots.get(b)
+    if not paired and method in PAIRED_METHODS:
+        raise InvalidArgument(
+            f"method={method!r} needs outcomes paired by (case, repeat), but the schedule did "
+            f"not run {a!r} and {b!r} on the same slots; choose one of "
+            f"{', '.join(repr(m) for m in UNPAIRED_METHODS)}"
+        )
+    common = dict(
+        a=a,
+        b=b,
+        paired=paired,
+        level=level,
+        unmeasured_a=unmeasured_a,
+        unmeasured_b=unmeasured_b,
+        warnings=tuple(res.warnings),
+    )
+    unpaired_a = _measured_by_case(out_a, case_ids)
+    unpaired_b = _measured_by_case(out_b, case_ids)
+
+    def unpaired(m: str) -> Comparison:
+        if not unpaired_a or not unpaired_b:
+            return compare_counts(*_pooled(unpaired_a), *_pooled(unpaired_b), method=m, level=level)
+        return compare(unpaired_a, unpaired_b, paired=False, method=m, level=level)
+
+    if not paired:
+        independent = unpaired(method or "newcombe")
+        return ResultsComparison(
+            these_cases=independent if method in (None, "newcombe") else unpaired("newcombe"),
+            cases_like_these=None,
+            primary=independent,
+            pairs=0,
+            dropped_unmeasured=0,
+            dropped_missing=0,
+            reason="cases like these: needs paired outcomes; the schedule did not pair them",
+            **common,  # type: ignore[arg-type]
+        )
+
+    order = {c: i for i, c in enumerate(case_ids)}
+    pa: dict[str, list[tuple[int, bool]]] = {}
+    pb: dict[str, list[tuple[int, bool]]] = {}
+    dropped_unmeasured = dropped_missing = 0
+    for case, repeat in sorted(slots[a], key=lambda s: (order.get(s[0], len(order)), s[1])):
+        x, y = out_a.get((case, repeat), "missing"), out_b.get((case, repeat), "missing")
+        if x is None or y is None:
+            dropped_unmeasured += 1
+        elif x == "missing" or y == "missing":
+            dropped_missing += 1
+        else:
+            pa.setdefault(case, []).append((repeat, bool(x)))
+            pb.setdefault(case, []).append((repeat, bool(y)))
+    xa = {c: [p for _, p in v] for c, v in pa.items()}
+    xb = {c: [p for _, p in v] for c, v in pb.items()}
+    pairs = sum(len(v) for v in xa.values())
+    reasons = []
+    these: Comparison | None = None
+    like: Comparison | None = None
+    primary: Comparison | None
+    if pairs == 0:
+        reasons.append(
+            "no pair has a measured outcome on both sides, so there is nothing to compare"
+        )
+    else:
+        these = compare(xa, xb, paired=True, method="mcnemar", level=level)
+        if len(xa) >= 2:
+            like = compare(xa, xb, paired=True, method="clustered", level=level)
+        else:
+            reasons.append(f"cases like these: needs pairs from at least 2 cases, got {len(xa)}")
+    if method is None or method == "mcnemar":
+        primary = these
+    elif method == "clustered":
+        primary = like
+    else:
+        primary = unpaired(method)
+    return ResultsComparison(
+        these_cases=these,
+        cases_like_these=like,
+        primary=primary,
+        pairs=pairs,
+        dropped_unmeasured=dropped_unmeasured,
+        dropped_missing=dropped_missing,
+        reason="; ".join(reasons),
+        **common,  # type: ignore[arg-type]
+    )

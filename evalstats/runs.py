@@ -1,0 +1,279 @@
+"""Two runs compared, and whether a run is due.
+
+- :func:`compare_runs`: the same variant in an older and a newer run, only when
+  the two runs are comparable (:class:`NotComparable` says why not).
+- :func:`changed_since`: whether git shows a change under some paths since a
+  ref, so a paid eval runs only when what it measures changed.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ._layout import (
+    _by_slot,
+    _case_ids,
+    _check_variant,
+    _measured_by_case,
+    _pooled,
+    _results,
+    _variant_names,
+)
+from ._validate import check_level
+from .compare import Comparison, compare, compare_counts
+from .errors import InvalidArgument
+from .results import Results
+
+__all__ = ["COMPARABILITY", "NotComparable", "RunsComparison", "changed_since", "compare_runs"]
+
+
+COMPARABILITY = ("suite", "model", "counting method", "machine")
+
+
+@dataclass(frozen=True)
+class NotComparable:
+    """Two runs that must not be compared, and why.
+
+    ``differences`` names which of ``suite``, ``model``, ``counting method``
+    and ``machine`` differ; ``details`` says how, one line each.
+    """
+
+    differences: tuple[str, ...]
+    details: tuple[str, ...]
+    comparable: Literal[False] = False
+
+    def __str__(self) -> str:
+        return "no comparable previous run: " + "; ".join(self.details)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "comparable": False,
+            "summary": str(self),
+            "differences": list(self.differences),
+            "details": list(self.details),
+        }
+
+
+@dataclass(frozen=True)
+class RunsComparison:
+    """The same variants in an older and a newer run.
+
+    ``comparisons`` maps each variant to a :class:`~evalstats.compare.Comparison`
+    with A the old run and B the new one: Newcombe's interval for independent
+    samples on the measured samples, with per-case rows.
+    """
+
+    comparisons: dict[str, Comparison]
+    level: float
+    comparable: Literal[True] = True
+    warnings: tuple[str, ...] = field(default=())
+
+    def __str__(self) -> str:
+        lines = ["old run = A, new run = B (independent samples, measured samples only)"]
+        lines += [f"warning: {w}" for w in self.warnings]
+        for name, c in self.comparisons.items():
+            lines.append(f"variant {name}: {c}")
+            for r in c.cases:
+                flag = (
+                    "  got clearly worse"
+                    if r.worse
+                    else ("  got clearly better" if r.better else "")
+                )
+                lines.append(
+                    f"  {r.case}: {r.passes_a}/{r.trials_a} -> {r.passes_b}/{r.trials_b}  "
+                    f"{r.difference}{flag}"
+                )
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "comparable": True,
+            "level": self.level,
+            "comparisons": {k: v.to_dict() for k, v in self.comparisons.items()},
+            "warnings": list(self.warnings),
+        }
+
+
+def _tasks(res: Results) -> dict[str, Any]:
+    return {
+        str(v.get("name")): v.get("task")
+        for v in res.manifest.get("variants", [])
+        if isinstance(v, dict)
+    }
+
+
+def _short(x: Any) -> str:
+    text = repr(x)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def compare_runs(
+    old: Any, new: Any, *, variant: str | None = None, level: float = 0.95
+) -> RunsComparison | NotComparable:
+    """Compare a newer run with an older one, but only when they are comparable.
+
+    Two runs are comparable when they share the suite (the SHA-256 of the
+    suite), the model (the task descriptions of the variants compared), the
+    counting method and the machine fingerprint. Otherwise the answer is
+    :class:`NotComparable`, which names every one of the four that differs.
+
+    Parameters
+    ----------
+    old, new : Results or path
+        The two runs.
+    variant : str, optional
+        The variant to compare. By default every variant present in both runs
+        (the variant names of the two runs must then be the same).
+    level : float
+        Confidence level.
+
+    Returns
+    -------
+    RunsComparison or NotComparable
+        Each variant's pass rate in the new run against the old, as
+        independent samples (Newcombe's interval) on measured samples, with
+        per-case rows flagging the cases that got clearly worse.
+
+    References
+    ----------
+    Newcombe, R. G. (1998). Interval estimation for the difference between
+    independent proportions: comparison of eleven methods. Statistics in
+    Medicine 17, 873-890.
+
+    Examples
+    --------
+    >>> from evalstats.results import Results
+    >>> m = {"suite": {"sha256": "ab"}, "counting_method": "1", "machine": "m1",
+    ...      "variants": [{"name": "v", "task": {"kind": "python"}}]}
+    >>> other = dict(m, machine="m2")
+    >>> print(compare_runs(Results(None, m, (), None, ()), Results(None, other, (), None, ())))
+    no comparable previous run: machine differs ('m1' then 'm2')
+    """
+    level = check_level(level)
+    ro, rn = _results(old), _results(new)
+    mo, mn = ro.manifest, rn.manifest
+    names_old, names_new = _variant_names(ro), _variant_names(rn)
+    if variant is not None:
+        _check_variant(variant, names_old, arg="variant")
+        _check_variant(variant, names_new, arg="variant")
+        chosen = [variant]
+    else:
+        chosen = [v for v in names_old if v in names_new]
+    differences: list[str] = []
+    details: list[str] = []
+
+    sha_o = (mo.get("suite") or {}).get("sha256")
+    sha_n = (mn.get("suite") or {}).get("sha256")
+    if sha_o is None or sha_o != sha_n:
+        differences.append("suite")
+        details.append(f"suite differs (sha256 {_short(sha_o)} then {_short(sha_n)})")
+    to, tn = _tasks(ro), _tasks(rn)
+    model_problems = []
+    if variant is None and sorted(names_old) != sorted(names_new):
+        model_problems.append(f"variants {names_old} then {names_new}")
+    for v in chosen:
+        if to.get(v) != tn.get(v):
+            model_problems.append(
+                f"variant {v!r}: task {_short(to.get(v))} then {_short(tn.get(v))}"
+            )
+    if not chosen:
+        model_problems.append("no variant in common")
+    if model_problems:
+        differences.append("model")
+        details.append("model differs (" + "; ".join(model_problems) + ")")
+    co, cn = mo.get("counting_method"), mn.get("counting_method")
+    if co is None or co != cn:
+        differences.append("counting method")
+        details.append(f"counting method differs ({_short(co)} then {_short(cn)})")
+    fo, fn = mo.get("machine"), mn.get("machine")
+    if fo is None or fo != fn:
+        differences.append("machine")
+        details.append(f"machine differs ({_short(fo)} then {_short(fn)})")
+    if differences:
+        return NotComparable(tuple(differences), tuple(details))
+
+    case_ids = _case_ids(ro)
+    comparisons = {}
+    for v in chosen:
+        xo = _measured_by_case(_by_slot(ro, v)[0], case_ids)
+        xn = _measured_by_case(_by_slot(rn, v)[0], case_ids)
+        if xo and xn:
+            comparisons[v] = compare(xo, xn, paired=False, method="newcombe", level=level)
+        else:
+            comparisons[v] = compare_counts(*_pooled(xo), *_pooled(xn), level=level)
+    warnings = tuple(f"old run: {w}" for w in ro.warnings) + tuple(
+        f"new run: {w}" for w in rn.warnings
+    )
+    return RunsComparison(comparisons, level, warnings=warnings)
+
+
+# --- changed --------------------------------------------------------------------------------
+
+
+def _git(
+    args: Sequence[str], cwd: str | os.PathLike[str] | None
+) -> subprocess.CompletedProcess[str]:
+    try:
+        return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
+    except FileNotFoundError:
+        raise InvalidArgument("git is not installed (or not on PATH)") from None
+
+
+def changed_since(
+    ref: str, paths: Sequence[str | os.PathLike[str]], *, cwd: str | os.PathLike[str] | None = None
+) -> bool:
+    """Whether git shows any change under ``paths`` since ``ref``.
+
+    A change is anything between the commit ``ref`` and the working tree:
+    later commits, staged and unstaged edits, deletions, and new untracked
+    files (ignored files do not count). Paths are git pathspecs, relative to
+    ``cwd`` (the current directory by default).
+
+    Parameters
+    ----------
+    ref : str
+        A commit-ish: a branch, tag, hash or ``HEAD~3``.
+    paths : sequence of str
+        One or more pathspecs.
+    cwd : path, optional
+        A directory inside the repository.
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    InvalidArgument
+        When ``cwd`` is not in a git repository, or ``ref`` names no commit.
+    """
+    if not isinstance(ref, str) or not ref or ref.startswith("-"):
+        raise InvalidArgument(f"ref={ref!r} must name a commit (a branch, tag or hash)")
+    specs = (
+        [os.fspath(p) for p in paths]
+        if not isinstance(paths, str | os.PathLike)
+        else [os.fspath(paths)]
+    )
+    if not specs:
+        raise InvalidArgument("paths=[] is empty; name at least one path to watch")
+    inside = _git(["rev-parse", "--is-inside-work-tree"], cwd)
+    if inside.returncode != 0 or inside.stdout.strip() != "true":
+        where = os.fspath(cwd) if cwd is not None else "the current directory"
+        raise InvalidArgument(f"{where} is not inside a git working tree")
+    verify = _git(["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], cwd)
+    if verify.returncode != 0:
+        raise InvalidArgument(f"ref={ref!r} is not a commit in this repository")
+    commit = verify.stdout.strip()
+    diff = _git(["diff", "--quiet", commit, "--", *specs], cwd)
+    if diff.returncode == 1:
+        return True
+    if diff.returncode != 0:
+        raise InvalidArgument(f"git diff failed: {diff.stderr.strip() or diff.returncode}")
+    untracked = _git(["ls-files", "--others", "--exclude-standard", "--", *specs], cwd)
+    if untracked.returncode != 0:
+        raise InvalidArgument(f"git ls-files failed: {untracked.stderr.strip()}")
+    return bool(untracked.stdout.strip())
