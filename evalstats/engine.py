@@ -48,6 +48,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from ._recordable import NOTES_KEY, recordable
 from ._validate import suggest, whole_number
 from .checks import INSPECTION_FAILURE, Verdict, check_name, run_check
 from .errors import (
@@ -135,7 +136,9 @@ class TaskResult:
     """What a task returned: the answer and, when it knows them, more facts.
 
     ``trace`` is anything JSON-ready the task wants kept (a tool-call trace;
-    something that cannot be written as JSON stops the run with an error);
+    what JSON cannot hold is rewritten visibly, with a note in the record's
+    ``recording_notes``: a lone surrogate as its escape, NaN as ``"NaN"``,
+    another object as its repr);
     ``tokens`` is ``{"input": n, "output": n}`` (either may be None); ``model``
     is the identity the service reported.
     """
@@ -994,6 +997,7 @@ class _Engine:
         answer: Any = None
         trace = tokens = model = None
         verdicts: list[dict[str, Any]] = []
+        notes: list[str] = []
         case = self.cases[slot.case]
         call = await self._with_retries(lambda: self._call_task(variant.task, prompt, seed, case))
         latency = time.perf_counter() - t0
@@ -1009,6 +1013,12 @@ class _Engine:
                 tokens = _tokens(result.tokens)
             else:
                 answer = result
+            # What is scored is what is recorded: text and numbers JSON cannot
+            # hold (a lone surrogate, NaN) are rewritten visibly first.
+            if isinstance(answer, str):
+                answer, notes = recordable(answer, "answer")
+            trace, trace_notes = recordable(trace, "trace", strict=True)
+            notes += trace_notes
             # A trace that cannot be read (or none, when a check needs one)
             # makes the sample incomplete: no outcome is guessed from the answer.
             parsed, trace, problem = _resolve_trace(trace, self.needs_trace[slot.case])
@@ -1022,6 +1032,10 @@ class _Engine:
                     status, reason = "unmeasured", scored
                 else:
                     verdicts = scored
+            # What the trace holds that JSON has no form for (a Python task's
+            # own objects) is kept as its repr, so the sample is still written.
+            trace, trace_notes = recordable(trace, "trace")
+            notes += trace_notes
         return {
             "case": slot.case,
             "variant": slot.variant,
@@ -1040,6 +1054,7 @@ class _Engine:
             "model": model,
             "started_at": started_at,
             "finished_at": _now(),
+            **({NOTES_KEY: notes} if notes else {}),
         }
 
     async def _score(

@@ -19,6 +19,11 @@ data is on disk at least every second. After ``kill -9`` at any moment the file
 is a valid prefix of the run: :func:`read_results` drops a cut-off last line
 with a warning, and :meth:`ResultsWriter.resume` truncates it and appends.
 
+Whatever a model returned is written: text and numbers strict JSON in UTF-8
+cannot hold (a lone surrogate, NaN, ±Infinity, nesting deeper than 200 levels)
+are rewritten visibly (``"\\ud800"``, ``"NaN"``) and the record's
+``"recording_notes"`` list says what was rewritten and where.
+
 Counting. :func:`sample_passed` is the one rule that turns a sample record
 into pass, fail or "not measured"; :data:`COUNTING_METHOD` names its version,
 so that runs counted under different rules are never compared.
@@ -44,6 +49,7 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
+from ._recordable import NOTES_KEY, recordable
 from ._validate import suggest
 from .errors import InvalidArgument, ResultsFileError
 
@@ -116,18 +122,32 @@ def _jsonable(value: Any) -> Any:
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
+def _dumps(record: Mapping[str, Any]) -> str:
+    return json.dumps(
+        record, ensure_ascii=False, allow_nan=False, separators=(",", ":"), default=_jsonable
+    )
+
+
 def _serialize(record: Mapping[str, Any], what: str) -> bytes:
-    """One JSON line (with its newline) as UTF-8, after the secret guard."""
+    """One JSON line (with its newline) as UTF-8, after the secret guard.
+
+    Text and numbers JSON cannot hold (a lone surrogate, NaN, ±Infinity, a
+    value nested too deeply: what a model may return) are rewritten visibly
+    by :func:`evalstats._recordable.recordable`, and the notes of what was
+    rewritten go into the record under ``"recording_notes"``. Objects JSON
+    has no form for are refused with :class:`InvalidArgument`.
+    """
     try:
-        text = json.dumps(
-            record,
-            ensure_ascii=False,
-            allow_nan=False,
-            separators=(",", ":"),
-            default=_jsonable,
-        )
-        line = (text + "\n").encode("utf-8")
-    except (TypeError, ValueError) as error:  # UnicodeEncodeError is a ValueError
+        try:
+            text = _dumps(record)
+            line = (text + "\n").encode("utf-8")
+        except (ValueError, RecursionError):  # UnicodeEncodeError is a ValueError
+            clean, notes = recordable(record, what, strict=True)
+            if notes:
+                clean[NOTES_KEY] = [*(clean.get(NOTES_KEY) or ()), *notes]
+            text = _dumps(clean)
+            line = (text + "\n").encode("utf-8")
+    except (TypeError, ValueError, RecursionError) as error:
         raise InvalidArgument(f"the {what} record cannot be written as JSON: {error}") from None
     for name, value, escaped in _secrets():
         if value in text or escaped in text:

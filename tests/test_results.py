@@ -142,17 +142,22 @@ def test_manifest_format_and_counting_method_are_not_overridden_silently(tmp_pat
     assert read_results(tmp_path / "y.jsonl").manifest["counting_method"] == "0"
 
 
-def test_nan_and_unserialisable_values_are_refused(tmp_path: Path) -> None:
+def test_nan_is_written_as_text_with_a_note_and_unserialisable_values_are_refused(
+    tmp_path: Path,
+) -> None:
     with ResultsWriter.create(tmp_path / "r.jsonl", manifest()) as w:
         bad = sample("order status", "a", 0)
         bad["latency_s"] = float("nan")
-        with pytest.raises(InvalidArgument, match="cannot be written as JSON"):
-            w.write_sample(bad)
+        w.write_sample(bad)
         bad["latency_s"] = object()
         with pytest.raises(InvalidArgument, match="cannot be written as JSON"):
             w.write_sample(bad)
         w.close({"status": "finished"})
-    assert read_results(tmp_path / "r.jsonl").samples == ()
+    (written,) = read_results(tmp_path / "r.jsonl").samples
+    assert written["latency_s"] == "NaN"
+    assert written["recording_notes"] == [
+        "sample.latency_s: NaN is not a JSON number; written as the string"
+    ]
 
 
 @pytest.mark.parametrize("key", ["case", "variant", "repeat", "status", "checks"])
@@ -874,11 +879,12 @@ def test_read_only_mappings_are_written_as_objects(tmp_path: Path) -> None:
     }
     with ResultsWriter.create(path, manifest()) as w:
         w.write_sample(record)
-        with pytest.raises(InvalidArgument, match="cannot be written as JSON"):
-            w.write_sample({**record, "answer": "\ud800"})  # a lone surrogate is not UTF-8
+        w.write_sample({**record, "answer": "\ud800"})  # a lone surrogate is not UTF-8
         w.close({"status": "finished"})
-    (written,) = read_results(path).samples
+    written, escaped = read_results(path).samples
     assert written["prompt"] == {"system": None, "messages": [{"role": "user", "content": "hi"}]}
+    assert escaped["prompt"] == written["prompt"]
+    assert escaped["answer"] == "\\ud800" and len(escaped["recording_notes"]) == 1
 
 
 def test_secret_guard_without_the_fast_path(

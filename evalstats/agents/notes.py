@@ -61,6 +61,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from .._recordable import NOTES_KEY, recordable, recordable_text
 from ..errors import EvalStatsError, ProviderError, TransientProviderError
 from ..workspace import INDEX_NAME
 
@@ -388,7 +389,12 @@ class _TraceWriter:
         self.handle = handle
 
     def write(self, record: Mapping[str, Any]) -> None:
-        self.handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+        # Strict JSON in UTF-8 whatever the model sent: a lone surrogate is
+        # written as its escape and NaN as "NaN", with a note in the record.
+        clean, notes = recordable(record, str(record.get("type", "record")))
+        if notes:
+            clean = {**clean, NOTES_KEY: notes}
+        self.handle.write(json.dumps(clean, ensure_ascii=False, allow_nan=False) + "\n")
         self.handle.flush()
 
 
@@ -629,7 +635,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     out = getattr(sys.stdout, "buffer", None)
     if out is not None:
         sys.stdout.flush()
-        out.write((outcome.answer + "\n").encode("utf-8"))
+        out.write((recordable_text(outcome.answer)[0] + "\n").encode("utf-8"))
         out.flush()
     else:  # pragma: no cover - a replaced sys.stdout without a byte buffer
         print(outcome.answer)

@@ -58,6 +58,7 @@ from typing import Any, ClassVar
 
 import httpx
 
+from .._recordable import NOTES_KEY, recordable
 from .._validate import suggest
 from ..errors import InvalidArgument, ProviderError, TransientProviderError
 
@@ -107,7 +108,10 @@ class Completion:
     ``stop_reason`` the service's own reason for stopping, ``request`` the
     request body without the conversation and tool definitions (the model and
     the settings exactly as sent, in the service's field names) and
-    ``settings`` the same settings in evalstats' names.
+    ``settings`` the same settings in evalstats' names. ``notes`` say what of
+    the service's answer was rewritten so that JSON can hold it (a lone
+    surrogate as its escape, NaN as ``"NaN"``: see :mod:`evalstats._recordable`);
+    the answer and calls are exactly what is recorded and sent back.
     """
 
     answer: str
@@ -117,15 +121,19 @@ class Completion:
     stop_reason: str | None = None
     request: Mapping[str, Any] = field(default_factory=dict)
     settings: Mapping[str, Any] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
 
     def trace(self) -> dict[str, Any]:
         """The JSON-ready trace a :class:`~evalstats.engine.TaskResult` carries."""
-        return {
+        trace: dict[str, Any] = {
             "request": dict(self.request),
             "settings": dict(self.settings),
             "tool_calls": [dict(c) for c in self.tool_calls],
             "stop_reason": self.stop_reason,
         }
+        if self.notes:
+            trace[NOTES_KEY] = list(self.notes)
+        return trace
 
 
 # --- secrets -------------------------------------------------------------------
@@ -565,14 +573,24 @@ class Provider:
                 f"({type(exc).__name__}: {self._scrub(str(exc))[:120]}); is the base URL right?"
             ) from None
         request = {k: v for k, v in body.items() if k not in self._conversation_fields}
+        # Whatever the service sent must be recordable and sendable back (httpx
+        # refuses NaN and cannot encode a lone surrogate): rewrite it visibly.
+        answer, notes = recordable(done.answer, "answer")
+        calls, more = recordable(list(done.tool_calls), "tool_calls")
+        notes += more
+        model, more = recordable(done.model, "model")
+        notes += more
+        stop_reason, more = recordable(done.stop_reason, "stop_reason")
+        notes += more
         return Completion(
-            answer=done.answer,
-            tool_calls=done.tool_calls,
+            answer=answer,
+            tool_calls=tuple(calls),
             tokens=done.tokens,
-            model=done.model,
-            stop_reason=done.stop_reason,
+            model=model,
+            stop_reason=stop_reason,
             request=request,
             settings=settings_sent,
+            notes=tuple(notes),
         )
 
     async def aclose(self) -> None:
