@@ -47,6 +47,7 @@ _EXPORTS: dict[str, str] = {
     "ResultsWriter": "results",
     "RunOutcome": "engine",
     "RunResult": "runner",
+    "SequentialComparison": "sequential",
     "Suite": "cases",
     "Task": "engine",
     "TaskResult": "engine",
@@ -104,6 +105,7 @@ _EXPORTS: dict[str, str] = {
     "run_check": "checks",
     "sample_passed": "results",
     "sample_size": "power",
+    "sequential_compare": "sequential",
     "simulate_power": "simulate",
     "suite_from_cases": "cases",
     "word_count": "checks",
@@ -137,6 +139,7 @@ __all__ = [
     "ResultsWriter",
     "RunOutcome",
     "RunResult",
+    "SequentialComparison",
     "Suite",
     "Task",
     "TaskResult",
@@ -195,6 +198,7 @@ __all__ = [
     "run_check",
     "sample_passed",
     "sample_size",
+    "sequential_compare",
     "simulate_power",
     "suite_from_cases",
     "word_count",
@@ -261,6 +265,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from .report import Report, report
     from .results import Results, ResultsWriter, read_results, sample_passed
     from .review import read_reviews, review
+    from .sequential import SequentialComparison, sequential_compare
     from .runner import RunResult, run_cases
     from .runs import changed_since, compare_runs
     from .simulate import PowerResult, simulate_power

@@ -393,3 +393,17 @@ def trace_records(conversation: dict) -> list[dict]:
         {"type": "final", "answer": conversation["answer"], "stopped": conversation["stopped"]}
     )
     return records
+
+
+@st.composite
+def paired_results(
+    draw: st.DrawFn, min_cases: int = 1, max_cases: int = 5, max_repeats: int = 12
+) -> tuple[dict, dict]:
+    """Outcomes of A and B paired by (case, repeat): same cases, same repeat counts."""
+    n_cases = draw(st.integers(min_cases, max_cases))
+    a, b = {}, {}
+    for i in range(n_cases):
+        r = draw(st.integers(1, max_repeats))
+        a[f"case{i}"] = draw(st.lists(st.booleans(), min_size=r, max_size=r))
+        b[f"case{i}"] = draw(st.lists(st.booleans(), min_size=r, max_size=r))
+    return a, b

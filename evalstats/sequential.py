@@ -1,0 +1,630 @@
+"""Anytime-valid comparisons of two variants: look as often as you like.
+
+The fixed-n :func:`~evalstats.compare.compare` is valid for one look at a
+planned number of runs. Looking again after more runs, and stopping at the
+first "B better", inflates its false-positive rate (with A and B identical, ten
+looks give a false "B better" about three times as often as the nominal 2.5%).
+The comparisons here stay valid however many times, and after however many
+pairs, one looks: each is built on an *e-process*, a non-negative process that
+starts at 1 and, when there is no difference, stays small. By Ville's
+inequality the chance that it *ever* reaches 1/a is at most a.
+
+Two scopes, as for the fixed-n comparison:
+
+``these_cases``
+    The discordant (case, repeat) pairs: under "no difference" each pair on
+    which exactly one variant passed favours B with probability 1/2. The
+    e-process for "B better" is the likelihood ratio of the observed split
+    against 1/2, mixed over a uniform distribution of the share of discordant
+    pairs B wins on [1/2, 1]; "A better" mixes over [0, 1/2]. Both are closed
+    forms in the incomplete beta function (Robbins 1970; Howard et al. 2021).
+
+``cases_like_these``
+    Cases are a sample of a population of cases; the question is the mean,
+    over that population, of each case's p_b - p_a. Each case's mean paired
+    difference lies in [-1, 1] and is an unbiased estimate of that case's
+    difference; for a bet ``u`` in [0, 1] the wealth prod_c (1 + u x_c) over
+    the cases' current means x_c has expectation 1 after the first round when
+    the population mean is 0 (cases independent), and as runs are added it is
+    a *reverse* martingale (a case's running mean is one), so by Doob's maximal
+    inequality applied backwards it reaches 1/a with probability at most a
+    whatever the number of looks (the device of Manole & Ramdas 2023). Mixing
+    over u uniform on [0, 1] gives the e-process for "B better" (betting, as in
+    Waudby-Smith & Ramdas 2024); u on [-1, 0] gives "A better". It stays valid
+    when cases differ (icc > 0) and when B's gain varies by case, and it needs
+    enough cases: with C cases it can never exceed 2^C.
+
+The two-sided test at level ``level`` gives each direction half of
+a = 1 - level: B is better once the "B better" e-process reaches 2 / a (40 at
+95%). The anytime-valid p-value is min(1, 2 / the largest e-value so far) in
+either direction, so p < a exactly when a verdict has been reached.
+
+References
+----------
+Ville, J. (1939). Etude critique de la notion de collectif. Gauthier-Villars.
+
+Robbins, H. (1970). Statistical methods related to the law of the iterated
+logarithm. Annals of Mathematical Statistics 41, 1397-1409.
+
+Howard, S. R., Ramdas, A., McAuliffe, J. and Sekhon, J. (2021). Time-uniform,
+nonparametric, nonasymptotic confidence sequences. Annals of Statistics 49,
+1055-1080.
+
+Waudby-Smith, I. and Ramdas, A. (2024). Estimating means of bounded random
+variables by betting. JRSS Series B 86, 1-27.
+
+Manole, T. and Ramdas, A. (2023). Martingale methods for sequential estimation
+of convex functionals and divergences. IEEE Transactions on Information Theory
+69, 4641-4658.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+from ._validate import check_level, check_method
+from .errors import InvalidArgument
+from .intervals import Interval
+
+__all__ = [
+    "Look",
+    "SequentialComparison",
+    "sequential_compare",
+]
+
+VerdictName = Literal["b_better", "a_better", "cant_tell"]
+Scope = Literal["these_cases", "cases_like_these"]
+SCOPES = ("these_cases", "cases_like_these")
+
+#: Share of 1 - level spent on the discordance rate in the "these cases"
+#: interval for p_b - p_a (the rest goes to the share of discordant pairs B
+#: wins, on which the verdict rests).
+_DISCORDANCE_SHARE = 0.1
+
+_LOG2 = math.log(2.0)
+
+
+# --- "these cases": the discordant pairs --------------------------------------
+
+
+def log_evalue_discordant(wins: Any, discordant: Any) -> np.ndarray:
+    """Log of the one-sided mixture e-process for "B wins more than half".
+
+    With ``k = wins`` of ``m = discordant`` discordant pairs won by B, the
+    likelihood ratio of a share t against 1/2 is (2t)^k (2(1-t))^(m-k);
+    averaged over t uniform on [1/2, 1] (density 2) it is
+
+        E = 2^(m+1) B(k+1, m-k+1) P(Beta(k+1, m-k+1) > 1/2)
+          = 2^(m+1) B(k+1, m-k+1) I_{1/2}(m-k+1, k+1),
+
+    I the regularized incomplete beta function. It starts at 1 (m = 0) and is
+    a martingale when each discordant pair favours B with probability 1/2.
+    Vectorised; ``wins`` and ``discordant`` broadcast. The "A better" process
+    is the same with ``discordant - wins`` in place of ``wins``.
+    """
+    from scipy.special import betainc, betaln, hyp2f1
+
+    k = np.asarray(wins, dtype=float)
+    m = np.asarray(discordant, dtype=float)
+    a, b = m - k + 1.0, k + 1.0
+    tail = betainc(a, b, 0.5)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_tail = np.log(tail)
+        # Where B won few of many pairs the tail underflows; there
+        # I_x(a, b) = x^a (1-x)^b 2F1(a+b, 1; a+1; x) / (a B(a, b)), a series
+        # that converges fast because a is large (Abramowitz & Stegun 26.5.23).
+        small = tail < 1e-280
+        if np.any(small):
+            series = (
+                -(a + b) * _LOG2
+                - np.log(a)
+                - betaln(a, b)
+                + np.log(hyp2f1(a + b, 1.0, a + 1.0, 0.5))
+            )
+            log_tail = np.where(small, series, log_tail)
+    return (m + 1.0) * _LOG2 + betaln(b, a) + log_tail
+
+
+def _bisect(f: Any, lo: np.ndarray, hi: np.ndarray, *, iterations: int = 44) -> np.ndarray:
+    """Vectorised bisection for the point where f changes from True to False.
+
+    ``f(x)`` is True at (or towards) ``lo`` and False at (or towards) ``hi``,
+    elementwise; returns the boundary, to 2^-44 (6e-14) of the bracket by default.
+    """
+    lo = np.array(lo, dtype=float)
+    hi = np.array(hi, dtype=float)
+    for _ in range(iterations):
+        mid = 0.5 * (lo + hi)
+        inside = f(mid)
+        lo = np.where(inside, mid, lo)
+        hi = np.where(inside, hi, mid)
+    return 0.5 * (lo + hi)
+
+
+def _mixture_cs(successes: Any, trials: Any, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """Robbins' uniform-mixture confidence sequence for a Bernoulli rate.
+
+    The set of rates t with B(k+1, n-k+1) / (t^k (1-t)^(n-k)) < 1/alpha: the
+    mixture likelihood ratio of the uniform prior against t, a martingale at
+    the true rate, so the set covers it at every n at once with probability at
+    least 1 - alpha (Ville). The log ratio is convex in t with its minimum
+    (at most 0) at k/n, so the set is an interval found by bisection on each
+    side. Vectorised over k and n.
+    """
+    from scipy.special import betaln, xlog1py, xlogy
+
+    k, n = np.broadcast_arrays(np.asarray(successes, dtype=float), np.asarray(trials, dtype=float))
+    level = math.log(1.0 / alpha)
+    base = betaln(k + 1.0, n - k + 1.0)
+    mle = np.divide(k, n, out=np.full(k.shape, 0.5), where=n > 0)
+
+    def within(t: np.ndarray) -> np.ndarray:
+        return base - xlogy(k, t) - xlog1py(n - k, -t) < level
+
+    low = _bisect(lambda t: ~within(t), np.zeros(k.shape), mle)
+    high = _bisect(within, mle, np.ones(k.shape))
+    low = np.where(k == 0, 0.0, low)
+    high = np.where(k == n, 1.0, high)
+    return low, high
+
+
+def _discordant_interval(
+    only_b: np.ndarray, only_a: np.ndarray, pairs: np.ndarray, alpha: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Anytime-valid interval of p_b - p_a = pi (2 theta - 1) over these cases.
+
+    theta (the share of discordant pairs B wins) gets Robbins' confidence
+    sequence at 1 - (1 - s) alpha and the discordance pi at 1 - s alpha,
+    s = ``_DISCORDANCE_SHARE``; the difference's limits are the extremes of
+    pi (2 theta - 1) over that rectangle, so it covers with probability at
+    least 1 - alpha at every look at once (a union bound).
+    """
+    m = only_b + only_a
+    t_lo, t_hi = _mixture_cs(only_b, m, (1.0 - _DISCORDANCE_SHARE) * alpha)
+    p_lo, p_hi = _mixture_cs(m, pairs, _DISCORDANCE_SHARE * alpha)
+    lo_shift, hi_shift = 2.0 * t_lo - 1.0, 2.0 * t_hi - 1.0
+    low = lo_shift * np.where(lo_shift < 0, p_hi, p_lo)
+    high = hi_shift * np.where(hi_shift > 0, p_hi, p_lo)
+    estimate = np.divide(only_b - only_a, pairs, out=np.full(m.shape, np.nan), where=pairs > 0)
+    return estimate, low, high
+
+
+# --- "cases like these": the cases' mean paired differences -----------------
+
+
+def _legendre(cases: int) -> tuple[np.ndarray, np.ndarray]:
+    """Gauss-Legendre nodes on [0, 1] and weights (sum 1), exact for degree ``cases``."""
+    nodes, weights = np.polynomial.legendre.leggauss(max(1, (cases + 2) // 2))
+    return (nodes + 1.0) / 2.0, weights / 2.0
+
+
+def log_evalue_cases(means: Any, *, null: Any = 0.0, direction: int = 1) -> np.ndarray:
+    """Log of the betting e-process over cases' mean paired differences.
+
+    ``means`` has the cases on its last axis: each case's current mean of
+    (B pass - A pass) over its pairs, in [-1, 1]. For ``direction=1`` ("B
+    better") the value is
+
+        log of integral over u in [0, 1] of prod_c (1 + u (x_c - null) / (1 + null)) du,
+
+    the wealth of betting a fraction u on each case's excess over ``null``,
+    mixed over u uniformly; ``direction=-1`` ("A better") bets against it:
+    prod_c (1 - u (x_c - null) / (1 - null)). The integrand is a polynomial of
+    degree C in u, so Gauss-Legendre quadrature with C/2 + 1 nodes is exact.
+    Vectorised over the leading axes.
+    """
+    from scipy.special import logsumexp
+
+    x = np.asarray(means, dtype=float)
+    cases = x.shape[-1]
+    u, w = _legendre(cases)
+    y = (x - null) / (1.0 + null) if direction > 0 else (null - x) / (1.0 - null)
+    with np.errstate(divide="ignore"):
+        logs = np.log1p(u[:, None] * y[..., None, :]).sum(axis=-1)  # (..., nodes)
+    return logsumexp(logs + np.log(w), axis=-1)
+
+
+def _cases_interval(means: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """The confidence sequence for the population mean paired difference.
+
+    The low end is where the "B better" e-process against ``null`` falls below
+    2 / alpha as ``null`` rises (it decreases in ``null``); the high end where
+    the "A better" one does as ``null`` falls. Each side spends alpha / 2, so
+    the interval excludes 0 exactly when one of the two e-processes at 0
+    reaches 2 / alpha: interval and verdict agree.
+    """
+    bound = math.log(2.0 / alpha)
+    shape = means.shape[:-1]
+
+    def above_low(null: np.ndarray) -> np.ndarray:
+        return log_evalue_cases(means, null=null[..., None], direction=1) >= bound
+
+    def below_high(null: np.ndarray) -> np.ndarray:
+        return log_evalue_cases(means, null=null[..., None], direction=-1) < bound
+
+    low = _bisect(above_low, np.full(shape, -1.0), np.full(shape, 1.0), iterations=50)
+    high = _bisect(below_high, np.full(shape, -1.0), np.full(shape, 1.0), iterations=50)
+    return low, high
+
+
+# --- results --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Look:
+    """One look at the data: after ``pairs`` pairs, what the e-processes said.
+
+    ``verdict`` is the verdict reached at or before this look (once reached it
+    stands: the experiment stops there).
+    """
+
+    pairs: int
+    evalue_b: float
+    evalue_a: float
+    estimate: float
+    low: float
+    high: float
+    verdict: VerdictName
+
+    def to_dict(self) -> dict[str, Any]:
+        def num(x: float) -> float | None:
+            return None if math.isnan(x) else float(x)
+
+        return {
+            "pairs": self.pairs,
+            "evalue_b": num(self.evalue_b),
+            "evalue_a": num(self.evalue_a),
+            "estimate": num(self.estimate),
+            "low": num(self.low),
+            "high": num(self.high),
+            "verdict": self.verdict,
+        }
+
+
+@dataclass(frozen=True)
+class SequentialComparison:
+    """The anytime-valid comparison of A and B after the latest look.
+
+    Attributes
+    ----------
+    verdict : {"b_better", "a_better", "cant_tell"}
+        Reached at the first look where an e-process reached ``threshold``;
+        never "no difference".
+    evalue_b, evalue_a : float
+        The current values of the e-processes for "B better" and "A better"
+        (each started at 1).
+    pvalue : float
+        The anytime-valid two-sided p-value, min(1, 2 / the largest e-value in
+        either direction at any look so far).
+    difference : Interval
+        The confidence sequence's current interval for p_b - p_a (these cases)
+        or for the mean over cases like these.
+    scope : {"these_cases", "cases_like_these"}
+    level : float
+    pairs, looks : int
+        Pairs so far and the number of looks taken.
+    cases : int
+        Number of cases.
+    only_a, only_b : int
+        Discordant pairs A alone passed and B alone passed.
+    decided_at : int or None
+        Pairs at the look where the verdict was reached.
+    trajectory : tuple of Look
+        Every look, in order.
+    reason : str
+        Anything a reader must know (for example, not every case has a pair yet).
+    """
+
+    verdict: VerdictName
+    evalue_b: float
+    evalue_a: float
+    pvalue: float
+    difference: Interval
+    scope: str
+    level: float
+    pairs: int
+    looks: int
+    cases: int
+    only_a: int
+    only_b: int
+    decided_at: int | None = None
+    trajectory: tuple[Look, ...] = ()
+    reason: str = field(default="")
+
+    @property
+    def threshold(self) -> float:
+        """The e-value a direction must reach for a verdict: 2 / (1 - level)."""
+        return 2.0 / (1.0 - self.level)
+
+    @property
+    def evalue(self) -> float:
+        """The larger of the current e-values (the direction the data lean)."""
+        return max(self.evalue_b, self.evalue_a)
+
+    def __str__(self) -> str:
+        head = {"b_better": "B better", "a_better": "A better", "cant_tell": "can't tell yet"}[
+            self.verdict
+        ]
+        scope = "these cases" if self.scope == "these_cases" else "cases like these"
+        p = "p<0.001" if self.pvalue < 0.001 else f"p={self.pvalue:.2g}"
+        text = (
+            f"{head}: {self.difference}, anytime-valid ({scope}), e-value {_e(self.evalue)} "
+            f"(decides at {self.threshold:g}), {p}, {self.pairs} pairs, {self.looks} "
+            f"look{'s' if self.looks != 1 else ''}, {100 * self.level:g}%"
+        )
+        if self.decided_at is not None:
+            text += f"; decided after {self.decided_at} pairs"
+        if self.reason:
+            text += f"; {self.reason}"
+        return text
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict; ``summary`` holds ``str(self)``."""
+
+        def num(x: float) -> float | None:
+            return None if math.isnan(x) else (float(x) if math.isfinite(x) else None)
+
+        return {
+            "verdict": self.verdict,
+            "summary": str(self),
+            "scope": self.scope,
+            "level": self.level,
+            "threshold": self.threshold,
+            "evalue_b": num(self.evalue_b),
+            "evalue_a": num(self.evalue_a),
+            "pvalue": float(self.pvalue),
+            "difference": self.difference.to_dict(),
+            "pairs": self.pairs,
+            "looks": self.looks,
+            "cases": self.cases,
+            "only_a": self.only_a,
+            "only_b": self.only_b,
+            "decided_at": self.decided_at,
+            "trajectory": [look.to_dict() for look in self.trajectory],
+            "reason": self.reason,
+        }
+
+
+def _e(x: float) -> str:
+    if not math.isfinite(x) or x >= 1e6:
+        return f"{x:.2g}" if math.isfinite(x) else "inf"
+    return f"{x:.3g}"
+
+
+# --- sequential_compare ---------------------------------------------------------
+
+
+def _outcomes(name: str, results: Any) -> dict[str, np.ndarray]:
+    """As the fixed-n compare checks them, without a Python loop over boolean arrays."""
+    from .compare import _outcomes as checked
+
+    if (
+        isinstance(results, Mapping)
+        and results
+        and all(
+            isinstance(seq, np.ndarray) and seq.dtype == bool and seq.ndim == 1 and seq.size
+            for seq in results.values()
+        )
+    ):
+        out = {str(case): seq for case, seq in results.items()}
+        if len(out) == len(results):
+            return out
+    return checked(name, results)
+
+
+def _paired_outcomes(
+    results_a: Any, results_b: Any
+) -> tuple[list[str], dict[str, np.ndarray], dict[str, np.ndarray]]:
+    a = _outcomes("results_a", results_a)
+    b = _outcomes("results_b", results_b)
+    from .compare import _pairing_problem
+
+    problem = _pairing_problem(a, b)
+    if problem:
+        raise InvalidArgument(
+            f"an anytime-valid comparison needs outcomes paired by (case, repeat): {problem}"
+        )
+    return list(a), a, b
+
+
+def _round_robin(cases: list[str], lengths: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """(case index, repeat) of every pair in the order rounds run them.
+
+    Round r runs repeat r of every case that has one, in case order: the
+    paired, alternating schedule of ``evalstats run``.
+    """
+    rounds = max(lengths)
+    grid_case = np.tile(np.arange(len(cases)), rounds)
+    grid_rep = np.repeat(np.arange(rounds), len(cases))
+    keep = grid_rep < np.asarray(lengths)[grid_case]
+    return grid_case[keep], grid_rep[keep]
+
+
+def _look_points(looks: Any, case_idx: np.ndarray, rep: np.ndarray) -> np.ndarray:
+    total = len(case_idx)
+    if looks is None:
+        # After every round: the last pair of each round.
+        ends = np.flatnonzero(np.diff(rep, append=rep[-1] + 1) != 0) + 1
+        return ends.astype(np.int64)
+    if isinstance(looks, str | bytes) or not isinstance(looks, Sequence | np.ndarray):
+        raise InvalidArgument(
+            f"looks={looks!r} must be a sequence of pair counts (or None: after every round)"
+        )
+    points: list[int] = []
+    for i, t in enumerate(looks):
+        if isinstance(t, bool) or not isinstance(t, int | np.integer):
+            raise InvalidArgument(f"looks[{i}]={t!r} must be a whole number of pairs")
+        if not 1 <= t <= total:
+            raise InvalidArgument(f"looks[{i}]={t!r} must be between 1 and {total} (the pairs)")
+        if points and t <= points[-1]:
+            raise InvalidArgument(f"looks[{i}]={t!r} must be larger than the look before it")
+        points.append(int(t))
+    if not points:
+        raise InvalidArgument("looks=[] is empty; expected at least one look")
+    return np.asarray(points, dtype=np.int64)
+
+
+def sequential_compare(
+    results_a: Mapping[str, Sequence[bool]],
+    results_b: Mapping[str, Sequence[bool]],
+    *,
+    scope: str = "these_cases",
+    level: float = 0.95,
+    looks: Sequence[int] | None = None,
+) -> SequentialComparison:
+    """Compare two variants with a verdict valid however often one looks.
+
+    Parameters
+    ----------
+    results_a, results_b : mapping of case id to sequence of bool
+        Each case's pass/fail outcomes in repeat order; paired by (case,
+        repeat), so both sides need the same cases with the same repeat counts.
+        The pairs are taken in the order ``evalstats run`` runs them: round r
+        is repeat r of every case, in case order.
+    scope : {"these_cases", "cases_like_these"}
+        ``these_cases``: a mixture e-process on the discordant pairs (see the
+        module docstring), which speaks about these cases. ``cases_like_these``:
+        a betting e-process over the cases' mean paired differences, which
+        speaks about the population the cases were drawn from; it needs at
+        least 2 cases and decides only after every case has a pair.
+    level : float
+        The confidence level; each direction spends (1 - level) / 2.
+    looks : sequence of int, optional
+        The numbers of pairs at which the data were looked at (increasing).
+        By default, after every round (as ``evalstats run --until-decided``
+        looks). The verdict is the one reached at the first look where an
+        e-process reached 2 / (1 - level); later looks do not undo it.
+
+    Returns
+    -------
+    SequentialComparison
+
+    References
+    ----------
+    Howard, S. R., Ramdas, A., McAuliffe, J. and Sekhon, J. (2021).
+    Time-uniform, nonparametric, nonasymptotic confidence sequences. Annals of
+    Statistics 49, 1055-1080.
+
+    Waudby-Smith, I. and Ramdas, A. (2024). Estimating means of bounded random
+    variables by betting. JRSS Series B 86, 1-27.
+
+    Examples
+    --------
+    >>> a = {"order": [True, False] * 10, "refund": [True, False] * 10}
+    >>> b = {"order": [True] * 20, "refund": [True] * 20}
+    >>> c = sequential_compare(a, b)
+    >>> c.verdict, c.only_b, c.only_a, c.decided_at
+    ('b_better', 20, 0, 16)
+    >>> round(c.evalue_b, 1)
+    99864.3
+    """
+    level = check_level(level)
+    scope = check_method(scope, SCOPES, name="scope")
+    cases, a, b = _paired_outcomes(results_a, results_b)
+    if scope == "cases_like_these" and len(cases) < 2:
+        raise InvalidArgument(
+            f"scope='cases_like_these' needs at least 2 cases, got {len(cases)}; "
+            "use scope='these_cases'"
+        )
+    lengths = [len(a[c]) for c in cases]
+    case_idx, rep = _round_robin(cases, lengths)
+    points = _look_points(looks, case_idx, rep)
+    xa = np.concatenate([a[c] for c in cases])
+    xb = np.concatenate([b[c] for c in cases])
+    start = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    flat = start[case_idx] + rep  # position of each round-robin pair in xa / xb
+    diff = xb[flat].astype(np.int64) - xa[flat].astype(np.int64)
+    alpha = 1.0 - level
+    reason = ""
+    if scope == "these_cases":
+        only_b = np.cumsum(diff > 0)[points - 1]
+        only_a = np.cumsum(diff < 0)[points - 1]
+        log_b = log_evalue_discordant(only_b, only_b + only_a)
+        log_a = log_evalue_discordant(only_a, only_b + only_a)
+        estimate, low, high = _discordant_interval(only_b, only_a, points, alpha)
+        method = "mixture confidence sequence"
+    else:
+        estimate, low, high, log_b, log_a, started = _cases_trajectory(
+            diff, case_idx, points, len(cases), alpha
+        )
+        if not started[-1]:
+            reason = "not every case has a pair yet, so nothing is known about cases like these"
+        method = "betting confidence sequence"
+    bound = math.log(2.0 / alpha)
+    crossed_b = log_b >= bound
+    crossed_a = log_a >= bound
+    first = np.flatnonzero(crossed_b | crossed_a)
+    verdicts: list[VerdictName] = ["cant_tell"] * len(points)
+    decided_at = None
+    if first.size:
+        i = int(first[0])
+        decision: VerdictName = "b_better" if crossed_b[i] else "a_better"
+        verdicts[i:] = [decision] * (len(points) - i)
+        decided_at = int(points[i])
+    best = float(np.max(np.maximum(log_b, log_a)))
+    pvalue = float(min(1.0, math.exp(_LOG2 - best)))
+    trajectory = tuple(
+        Look(
+            pairs=int(points[i]),
+            evalue_b=float(np.exp(log_b[i])),
+            evalue_a=float(np.exp(log_a[i])),
+            estimate=float(estimate[i]),
+            low=float(low[i]),
+            high=float(high[i]),
+            verdict=verdicts[i],
+        )
+        for i in range(len(points))
+    )
+    last = trajectory[-1]
+    n = int(points[-1])
+    used = diff[:n]
+    return SequentialComparison(
+        verdict=last.verdict,
+        evalue_b=last.evalue_b,
+        evalue_a=last.evalue_a,
+        pvalue=pvalue,
+        difference=Interval(last.estimate, last.low, last.high, level, method, difference=True),
+        scope=scope,
+        level=level,
+        pairs=n,
+        looks=len(points),
+        cases=len(cases),
+        only_a=int(np.sum(used < 0)),
+        only_b=int(np.sum(used > 0)),
+        decided_at=decided_at,
+        trajectory=trajectory,
+        reason=reason,
+    )
+
+
+def _cases_trajectory(
+    diff: np.ndarray, case_idx: np.ndarray, points: np.ndarray, cases: int, alpha: float
+) -> tuple[np.ndarray, ...]:
+    """Case means at each look and the "cases like these" e-processes there.
+
+    Before every case has a pair the e-processes are 1 (the reverse-martingale
+    argument starts at the first complete round) and the interval is [-1, 1].
+    """
+    counts = np.empty((len(points), cases), dtype=np.int64)
+    sums = np.empty((len(points), cases), dtype=np.int64)
+    for c in range(cases):
+        where = np.flatnonzero(case_idx == c)
+        n_c = np.searchsorted(where, points, side="left")
+        cum = np.concatenate([[0], np.cumsum(diff[where])])
+        counts[:, c] = n_c
+        sums[:, c] = cum[n_c]
+    started = (counts > 0).all(axis=1)
+    means = np.divide(sums, counts, out=np.zeros(sums.shape), where=counts > 0)
+    log_b = np.where(started, log_evalue_cases(means, direction=1), 0.0)
+    log_a = np.where(started, log_evalue_cases(means, direction=-1), 0.0)
+    low = np.full(len(points), -1.0)
+    high = np.full(len(points), 1.0)
+    if started.any():
+        low[started], high[started] = _cases_interval(means[started], alpha)
+    estimate = np.where(started, means.mean(axis=1), np.nan)
+    return estimate, low, high, log_b, log_a, np.asarray(started)

@@ -1,0 +1,282 @@
+"""Tests of evalstats.sequential: the anytime-valid e-processes and confidence sequences."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import levels, paired_results
+
+from evalstats.errors import InvalidArgument
+from evalstats.sequential import (
+    SequentialComparison,
+    _mixture_cs,
+    log_evalue_cases,
+    log_evalue_discordant,
+    sequential_compare,
+)
+
+FLIP = {"b_better": "a_better", "a_better": "b_better", "cant_tell": "cant_tell"}
+SCOPES = ("these_cases", "cases_like_these")
+
+
+# --- the discordant-pair mixture ------------------------------------------------
+
+
+def _quad_discordant(k: int, m: int) -> float:
+    """The mixture by direct numerical integration: the uniform density 2 on [1/2, 1]
+    times the likelihood ratio (2t)^k (2(1-t))^(m-k) of a share t against 1/2."""
+    from scipy.integrate import quad
+
+    value, _ = quad(
+        lambda t: 2.0 * (2.0 * t) ** k * (2.0 * (1.0 - t)) ** (m - k),
+        0.5,
+        1.0,
+        epsabs=0.0,
+        epsrel=1e-13,
+        limit=200,
+    )
+    return value
+
+
+@pytest.mark.parametrize(
+    ("k", "m"), [(0, 0), (1, 1), (0, 1), (5, 5), (3, 7), (12, 20), (30, 40), (25, 60), (0, 9)]
+)
+def test_discordant_evalue_matches_numerical_integration(k: int, m: int) -> None:
+    # Independent computation: scipy.integrate.quad of the mixture integral.
+    expected = _quad_discordant(k, m)
+    got = math.exp(float(log_evalue_discordant(k, m)))
+    assert got == pytest.approx(expected, rel=1e-9, abs=1e-300)
+
+
+def test_discordant_evalue_worked_value() -> None:
+    # By hand: 5 of 5 discordant pairs to B, integral of 2 (2t)^5 over [1/2, 1]
+    # = 64/6 (1 - 1/64) = 10.5.
+    assert math.exp(float(log_evalue_discordant(5, 5))) == pytest.approx(10.5, rel=1e-12)
+
+
+def test_discordant_evalue_starts_at_one() -> None:
+    assert float(log_evalue_discordant(0, 0)) == pytest.approx(0.0, abs=1e-15)
+
+
+@given(st.integers(0, 3000), st.integers(0, 3000))
+def test_discordant_evalue_is_a_martingale_under_half(k: int, rest: int) -> None:
+    # Under "each discordant pair favours B with probability 1/2", the expected
+    # next value equals the current one, exactly.
+    # (In logs: the values span hundreds of orders of magnitude.)
+    from scipy.special import logsumexp
+
+    m = k + rest
+    now = float(log_evalue_discordant(k, m))
+    up, down = log_evalue_discordant([k + 1, k], m + 1)
+    assert float(logsumexp([up, down]) - math.log(2)) == pytest.approx(now, abs=1e-9)
+
+
+@given(st.integers(0, 3000), st.integers(0, 3000))
+def test_discordant_evalue_is_non_negative_and_finite_in_logs(k: int, rest: int) -> None:
+    log_e = float(log_evalue_discordant(k, k + rest))
+    assert math.isfinite(log_e)  # so the e-value exp(log_e) is a number >= 0
+    # A balanced split is no evidence: the mixture is at most the largest
+    # likelihood ratio, which is 1 when B won exactly half.
+    if k == rest:
+        assert log_e <= 1e-12
+
+
+# --- the Robbins mixture confidence sequence ------------------------------------
+
+
+@pytest.mark.parametrize(("k", "n"), [(3, 10), (0, 5), (5, 5), (40, 100), (1, 1000)])
+def test_mixture_cs_limits_solve_the_boundary_equation(k: int, n: int) -> None:
+    # Independent computation: scipy's brentq on the defining equation
+    # B(k+1, n-k+1) / (t^k (1-t)^(n-k)) = 1/alpha on each side of k/n.
+    from scipy.optimize import brentq
+    from scipy.special import betaln, xlog1py, xlogy
+
+    alpha = 0.05
+
+    def g(t: float) -> float:
+        return betaln(k + 1, n - k + 1) - xlogy(k, t) - xlog1py(n - k, -t) - math.log(1 / alpha)
+
+    low, high = (float(x) for x in _mixture_cs(k, n, alpha))
+    mle = k / n
+    expected_low = 0.0 if k == 0 else brentq(g, 1e-300, mle, xtol=1e-15)
+    expected_high = 1.0 if k == n else brentq(g, mle, 1 - 1e-16, xtol=1e-15)
+    assert low == pytest.approx(expected_low, abs=1e-9)
+    assert high == pytest.approx(expected_high, abs=1e-9)
+
+
+# --- the cases-like-these betting mixture ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    "means",
+    [[0.0, 0.0], [0.5, -0.25, 1.0], [1.0] * 7, [-1.0, 1.0, 0.3, 0.2, -0.1, 0.9, 0.4, 0.0, 0.5]],
+)
+@pytest.mark.parametrize("null", [0.0, 0.2, -0.3])
+@pytest.mark.parametrize("direction", [1, -1])
+def test_cases_evalue_matches_numerical_integration(
+    means: list[float], null: float, direction: int
+) -> None:
+    # Independent computation: quad of the bet's wealth over u in [0, 1].
+    from scipy.integrate import quad
+
+    x = np.asarray(means)
+    scale = (1.0 + null) if direction > 0 else -(1.0 - null)
+
+    def wealth(u: float) -> float:
+        return float(np.prod(1.0 + u * (x - null) / scale))
+
+    expected, _ = quad(wealth, 0.0, 1.0, epsabs=0.0, epsrel=1e-13)
+    got = math.exp(float(log_evalue_cases(x, null=null, direction=direction)))
+    assert got == pytest.approx(expected, rel=1e-9)
+
+
+def test_cases_evalue_starts_at_one() -> None:
+    assert float(log_evalue_cases(np.zeros(5))) == pytest.approx(0.0, abs=1e-14)
+
+
+# --- sequential_compare -----------------------------------------------------------
+
+
+def test_clear_gain_is_found_and_the_verdict_stands() -> None:
+    a = {"order": [True, False] * 10, "refund": [True, False] * 10}
+    b = {"order": [True] * 20, "refund": [True] * 20}
+    c = sequential_compare(a, b)
+    assert c.verdict == "b_better"
+    assert (c.only_b, c.only_a, c.pairs, c.looks) == (20, 0, 40, 20)
+    # With every discordant pair to B, E = 2^(m+1) B(m+1, 1) (1 - 2^-(m+1))
+    # = (2^(m+1) - 1) / (m + 1): 255/8 < 40 at m = 7, 511/9 >= 40 at m = 8.
+    # Discordant pairs come 2 per even round, so m = 8 after round 8 (16 pairs).
+    assert c.decided_at == 16
+    assert c.trajectory[7].verdict == "b_better"
+    assert all(look.verdict == "cant_tell" for look in c.trajectory[:7])
+    assert c.evalue_b == pytest.approx((2**21 - 1) / 21, rel=1e-9)
+    assert c.pvalue == pytest.approx(2 / c.evalue_b)
+    assert c.difference.low > 0
+    assert "B better" in str(c)
+    d = c.to_dict()
+    assert d["verdict"] == "b_better" and len(d["trajectory"]) == 20
+
+
+def test_nothing_discordant_cannot_tell_and_starts_at_one() -> None:
+    a = {"x": [True, False, True], "y": [False, False, True]}
+    c = sequential_compare(a, a)
+    assert c.verdict == "cant_tell"
+    assert c.evalue_b == pytest.approx(1.0) and c.evalue_a == pytest.approx(1.0)
+    assert c.pvalue == 1.0
+    assert "can't tell yet" in str(c) and "no difference" not in str(c)
+
+
+def test_cases_like_these_waits_for_every_case() -> None:
+    a = {"x": [False] * 3, "y": [False] * 1}
+    b = {"x": [True] * 3, "y": [True] * 1}
+    c = sequential_compare(a, b, scope="cases_like_these", looks=[1, 2, 3, 4])
+    first = c.trajectory[0]
+    assert (first.evalue_b, first.low, first.high) == (1.0, -1.0, 1.0)
+    assert c.trajectory[1].evalue_b > 1.0
+    # Two cases can never give more than 2^2 = 4: no verdict, however clear.
+    assert c.verdict == "cant_tell"
+
+
+def test_cases_like_these_decides_with_enough_cases() -> None:
+    a = {f"c{i}": [False] * 4 for i in range(12)}
+    b = {f"c{i}": [True] * 4 for i in range(12)}
+    c = sequential_compare(a, b, scope="cases_like_these")
+    # prod (1 + u) integrated over [0, 1] = (2^13 - 1) / 13 = 630 >= 40 from round 1.
+    assert c.evalue_b == pytest.approx((2**13 - 1) / 13, rel=1e-12)
+    assert c.verdict == "b_better" and c.decided_at == 12
+    assert c.difference.low > 0
+
+
+def test_interval_and_verdict_agree_for_cases_like_these() -> None:
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        a = {f"c{i}": list(rng.random(6) < 0.5) for i in range(15)}
+        b = {f"c{i}": list(rng.random(6) < 0.8) for i in range(15)}
+        c = sequential_compare(a, b, scope="cases_like_these")
+        for look in c.trajectory:
+            crossed = look.evalue_b >= c.threshold
+            assert crossed == (look.low > 0) or abs(look.evalue_b - c.threshold) < 1e-6
+
+
+@settings(max_examples=60, deadline=None)
+@given(paired_results(min_cases=2), st.sampled_from(SCOPES), levels)
+def test_swapping_a_and_b_mirrors_everything(pair: tuple, scope: str, level: float) -> None:
+    a, b = pair
+    ab = sequential_compare(a, b, scope=scope, level=level)
+    ba = sequential_compare(b, a, scope=scope, level=level)
+    assert ba.verdict == FLIP[ab.verdict]
+    assert ba.decided_at == ab.decided_at
+    assert ba.evalue_b == pytest.approx(ab.evalue_a, rel=1e-9)
+    assert ba.evalue_a == pytest.approx(ab.evalue_b, rel=1e-9)
+    assert ba.pvalue == pytest.approx(ab.pvalue, rel=1e-9)
+    assert ba.difference.low == pytest.approx(-ab.difference.high, abs=1e-9)
+    assert ba.difference.high == pytest.approx(-ab.difference.low, abs=1e-9)
+
+
+@settings(max_examples=60, deadline=None)
+@given(paired_results(min_cases=2), st.sampled_from(SCOPES), levels)
+def test_evalues_non_negative_interval_sane_p_consistent(
+    pair: tuple, scope: str, level: float
+) -> None:
+    a, b = pair
+    c = sequential_compare(a, b, scope=scope, level=level)
+    for look in c.trajectory:
+        assert look.evalue_b >= 0 and look.evalue_a >= 0
+        assert -1.0 <= look.low <= look.estimate <= look.high <= 1.0
+    assert 0.0 < c.pvalue <= 1.0
+    # p < 1 - level exactly when a verdict was reached.
+    decided = c.verdict != "cant_tell"
+    assert decided == (c.pvalue < 1 - level) or math.isclose(c.pvalue, 1 - level)
+
+
+def test_looks_change_only_when_the_verdict_is_reached() -> None:
+    a = {"x": [True, False] * 10}
+    b = {"x": [True] * 20}
+    every = sequential_compare(a, b, looks=list(range(1, 21)))
+    once = sequential_compare(a, b, looks=[20])
+    assert every.evalue_b == pytest.approx(once.evalue_b)
+    # m = 8 discordant pairs (the first reaching 40, see above) at pair 16.
+    assert every.decided_at == 16 and once.decided_at == 20
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"scope": "these"}, "scope='these' is not a known choice (did you mean 'these_cases'?)"),
+        ({"level": 95}, "level=95 must be between 0 and 1"),
+        ({"looks": [3, 2]}, "looks[1]=2 must be larger than the look before it"),
+        ({"looks": [0]}, "looks[0]=0 must be between 1 and 4"),
+        ({"looks": [1.5]}, "looks[0]=1.5 must be a whole number of pairs"),
+        ({"looks": "all"}, "looks='all' must be a sequence of pair counts"),
+        ({"looks": []}, "looks=[] is empty"),
+    ],
+)
+def test_bad_arguments_name_themselves(kwargs: dict, message: str) -> None:
+    a = {"x": [True, False], "y": [True, True]}
+    import re
+
+    with pytest.raises(InvalidArgument, match=re.escape(message)):
+        sequential_compare(a, a, **kwargs)
+
+
+def test_unpaired_outcomes_and_one_case_clustered_are_refused() -> None:
+    with pytest.raises(InvalidArgument, match="needs outcomes paired by"):
+        sequential_compare({"x": [True]}, {"x": [True, False]})
+    with pytest.raises(InvalidArgument, match="needs at least 2 cases"):
+        sequential_compare({"x": [True]}, {"x": [False]}, scope="cases_like_these")
+
+
+def test_numpy_boolean_arrays_give_the_same_answer_as_lists() -> None:
+    rng = np.random.default_rng(0)
+    a = {f"c{i}": rng.random(30) < 0.6 for i in range(3)}
+    b = {f"c{i}": rng.random(30) < 0.8 for i in range(3)}
+    listed = sequential_compare(
+        {k: list(v) for k, v in a.items()}, {k: list(v) for k, v in b.items()}
+    )
+    arrays = sequential_compare(a, b)
+    assert isinstance(arrays, SequentialComparison)
+    assert arrays.to_dict() == listed.to_dict()
