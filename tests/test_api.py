@@ -65,6 +65,7 @@ EXPECTED = [
     "is_json_with",
     "judged_by",
     "links_within",
+    "load_results",
     "load_suite",
     "make_assistant",
     "make_judge",

@@ -1,0 +1,223 @@
+"""Long tables (CSV, Parquet): one row per (case, variant, repeat) with a pass column.
+
+Columns, found by name (case-insensitive) unless mapped with ``columns=``
+(``--columns case=item,variant=prompt``):
+
+* ``case`` (required): the case id;
+* ``variant`` (optional, else one variant named after the file);
+* ``repeat`` (optional, else the rows of each (case, variant) are numbered in
+  file order);
+* the pass column: the first of ``passed``, ``pass``, ``correct``, ``score``
+  (a mapped ``pass=`` column wins). Booleans, 1/0 and words such as
+  yes/no/true/false/C/I are read as pass/fail; other numbers need
+  ``pass_threshold``. An empty cell is a sample that was not measured;
+* optional ``latency_s`` (or ``latency``), ``answer``, ``model``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from ..errors import InvalidArgument
+from ..results import Results
+from ._common import PassRule, build, check, file_error, suite_digest
+
+ROLES = ("case", "variant", "repeat", "pass", "latency_s", "answer", "model")
+PASS_COLUMNS = ("passed", "pass", "correct", "score")
+_ALIASES = {"latency_s": ("latency_s", "latency"), "pass": PASS_COLUMNS}
+
+
+def parse_columns(spec: Any) -> dict[str, str]:
+    """``"case=item,variant=prompt"`` (or a mapping) as ``{role: column}``."""
+    if spec is None:
+        return {}
+    if isinstance(spec, Mapping):
+        pairs = list(spec.items())
+    elif isinstance(spec, str):
+        pairs = []
+        for part in spec.split(","):
+            if not part.strip():
+                continue
+            role, eq, column = part.partition("=")
+            if not eq or not role.strip() or not column.strip():
+                raise InvalidArgument(
+                    f"columns={spec!r}: {part.strip()!r} must read ROLE=COLUMN, such as case=item"
+                )
+            pairs.append((role.strip(), column.strip()))
+    else:
+        raise InvalidArgument(f"columns={spec!r} must be text such as 'case=item,variant=prompt'")
+    out = {}
+    for role, column in pairs:
+        role = {"passed": "pass", "latency": "latency_s"}.get(role) or role
+        if role not in ROLES:
+            from .._validate import suggest
+
+            raise InvalidArgument(
+                f"columns={spec!r}: {role!r} is not a column role{suggest(role, ROLES)}; "
+                f"the roles are {', '.join(ROLES)}"
+            )
+        out[role] = str(column)
+    return out
+
+
+def _frame(path: str, fmt: str) -> Any:
+    import pandas as pd
+
+    if fmt == "parquet":
+        try:
+            import pyarrow  # noqa: F401
+        except ImportError:
+            raise file_error(
+                path, "reading Parquet needs pyarrow: pip install pyarrow (or convert to CSV)"
+            ) from None
+        try:
+            return pd.read_parquet(path)
+        except Exception as error:  # pyarrow raises its own types for a broken file
+            raise file_error(path, f"not a readable Parquet file ({error})") from None
+    try:
+        # Everything as text: the pass column is read by the pass rule, and case
+        # ids such as 007 must keep their zeros.
+        return pd.read_csv(path, dtype=str, keep_default_na=False, sep=None, engine="python")
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as e:
+        raise file_error(path, f"not a readable CSV table ({str(e).splitlines()[0]})") from None
+
+
+def read_table(
+    path: str | os.PathLike[str],
+    *,
+    format: str = "csv",
+    pass_threshold: float | None = None,
+    columns: Any = None,
+) -> Results:
+    """Read a long table of outcomes into :class:`~evalstats.results.Results`."""
+    shown = os.fspath(path)
+    mapping = parse_columns(columns)
+    frame = _frame(shown, format)
+    if len(frame) == 0:
+        raise file_error(shown, "the table has no rows")
+    by_lower: dict[str, str] = {}
+    for name in frame.columns:
+        by_lower.setdefault(str(name).strip().lower(), name)
+    found: dict[str, Any] = {}
+    for role in ROLES:
+        if role in mapping:
+            column = mapping[role]
+            if column not in frame.columns and column.lower() not in by_lower:
+                raise file_error(
+                    shown,
+                    f"columns: {role}={column} names no column; the columns are "
+                    + ", ".join(str(c) for c in frame.columns),
+                )
+            found[role] = column if column in frame.columns else by_lower[column.lower()]
+            continue
+        for alias in _ALIASES.get(role, (role,)):
+            if alias in by_lower:
+                found[role] = by_lower[alias]
+                break
+    for role, label in (
+        ("case", "a case column"),
+        ("pass", "a pass column (passed, pass, correct or score)"),
+    ):
+        if role not in found:
+            raise file_error(
+                shown,
+                f"the table has no {label}; its columns are "
+                + ", ".join(str(c) for c in frame.columns)
+                + f"; map one with --columns {role}=NAME",
+            )
+    stem = os.path.splitext(os.path.basename(shown))[0] or "table"
+    cols = {role: frame[c].tolist() for role, c in found.items()}
+    pass_name = str(found["pass"])
+    rule = PassRule(pass_threshold, what=f"column {pass_name!r}")
+    samples: list[dict[str, Any]] = []
+    counters: dict[tuple[str, str], int] = {}
+    variants: dict[str, None] = {}
+    for i in range(len(frame)):
+        row = i + 2  # the header is line 1
+        case = _text(cols["case"][i])
+        if not case:
+            raise file_error(shown, f"row {row}: the case column {found['case']!r} is empty")
+        variant = _text(cols["variant"][i]) if "variant" in cols else stem
+        if not variant:
+            raise file_error(shown, f"row {row}: the variant column {found['variant']!r} is empty")
+        variants.setdefault(variant, None)
+        if "repeat" in cols:
+            repeat = _whole(cols["repeat"][i])
+            if repeat is None:
+                raise file_error(
+                    shown,
+                    f"row {row}: repeat={cols['repeat'][i]!r} must be a whole number of at least 0",
+                )
+        else:
+            repeat = counters.get((case, variant), 0)
+            counters[(case, variant)] = repeat + 1
+        raw = cols["pass"][i]
+        record: dict[str, Any] = {"case": case, "variant": variant, "repeat": repeat}
+        if _text(raw) == "":
+            record.update(
+                status="unmeasured", reason=f"no value in column {pass_name!r}", checks=[]
+            )
+        else:
+            try:
+                passed = rule(raw if not isinstance(raw, str) else raw.strip())
+            except ValueError as error:
+                raise file_error(shown, f"row {row}: {error}") from None
+            record.update(
+                status="completed",
+                reason=None,
+                checks=[
+                    check(pass_name, passed, reason="" if passed else f"{pass_name}={_text(raw)}")
+                ],
+            )
+        if "latency_s" in cols:
+            latency = _number(cols["latency_s"][i])
+            if latency is not None:
+                record["latency_s"] = latency
+        if "answer" in cols:
+            record["answer"] = _text(cols["answer"][i]) or None
+        if "model" in cols:
+            record["model"] = _text(cols["model"][i]) or None
+        samples.append(record)
+    case_ids = list(dict.fromkeys(s["case"] for s in samples))
+    return build(
+        shown,
+        samples,
+        tool=format,
+        tool_version=None,
+        suite={"name": stem, "sha256": suite_digest([format, case_ids])},
+        variants=[{"name": v, "task": {"kind": format, "variant": v}} for v in variants],
+        pass_rule=f"column {pass_name!r} says so ({rule.describe()})",
+        extra={"columns": {role: str(c) for role, c in found.items()}},
+    )
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float) and value != value:  # NaN from Parquet
+        return ""
+    return str(value).strip()
+
+
+def _whole(value: Any) -> int | None:
+    text = _text(value)
+    try:
+        number = float(text)
+    except ValueError:
+        return None
+    if number < 0 or number != int(number):
+        return None
+    return int(number)
+
+
+def _number(value: Any) -> float | None:
+    text = _text(value)
+    if not text:
+        return None
+    try:
+        number = float(text)
+    except ValueError:
+        return None
+    return number if number == number and number >= 0 else None
