@@ -499,6 +499,82 @@ def _run_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_source_options(p: argparse.ArgumentParser) -> None:
+    """How to read another tool's log (ignored for evalstats results files)."""
+    from .imports import FORMATS
+
+    g = p.add_argument_group("reading other tools' logs")
+    g.add_argument(
+        "--format",
+        choices=FORMATS,
+        help="the file's format (default: found from its content)",
+    )
+    g.add_argument(
+        "--pass-threshold",
+        type=float,
+        metavar="X",
+        help="numeric scores pass when at least X (Inspect scorers, lm-eval metrics, a "
+        "table's score column); without it only 1/0, True/False and C/I are read",
+    )
+    g.add_argument(
+        "--columns",
+        metavar="ROLE=NAME,...",
+        help="for CSV/Parquet: which column is which, such as case=item,variant=prompt "
+        "(roles: case, variant, repeat, pass, latency_s, answer, model)",
+    )
+    g.add_argument("--scorer", metavar="NAME", help="for Inspect logs: the scorer that decides")
+    g.add_argument(
+        "--metric",
+        metavar="NAME[,FILTER]",
+        help="for lm-eval samples: the metric (and filter) that decides",
+    )
+
+
+def _source_options(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "format": args.format,
+        "pass_threshold": args.pass_threshold,
+        "columns": args.columns,
+        "scorer": args.scorer,
+        "metric": args.metric,
+    }
+
+
+def _load(paths: Sequence[str], args: argparse.Namespace) -> Any:
+    """Read one file, or join several runs of the same task, into one Results."""
+    from .imports import load_results, merge
+
+    runs = [load_results(path, **_source_options(args)) for path in paths]
+    return merge(runs)
+
+
+def _add_import(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="an Inspect AI log (.eval, .json), a promptfoo results.json, an lm-eval "
+        "samples_*.jsonl, or a CSV/Parquet table; several runs of the same task are joined",
+    )
+    p.add_argument("--out", required=True, metavar="RESULTS.jsonl", help="the file to create")
+    _add_source_options(p)
+
+
+def _run_import(args: argparse.Namespace) -> int:
+    from .imports import write_results
+
+    results = _load(args.files, args)
+    write_results(results, args.out)
+    cases = len({s["case"] for s in results.samples})
+    print(
+        f"wrote {args.out}: {len(results.samples)} samples, {cases} cases, variants "
+        + ", ".join(results.variants())
+    )
+    for warning in results.warnings:
+        print(f"evalstats: {warning}", file=sys.stderr)
+    return 0
+
+
 def _add_standin(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "action",
@@ -624,6 +700,11 @@ VERBS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable[
         "run a suite's cases with each variant, writing every sample to a results file",
         _add_run,
         _run_run,
+    ),
+    "import": (
+        "turn another tool's eval log (Inspect, promptfoo, lm-eval, CSV) into a results file",
+        _add_import,
+        _run_import,
     ),
     "standin": (
         "serve the offline stand-ins over HTTP, with latency and faults to order",
