@@ -27,6 +27,10 @@ from typing import Any, Literal
 
 import numpy as np
 
+from ._binomial import binom_pmf as _binom_pmf
+from ._binomial import binom_sf as _binom_sf
+from ._binomial import mcnemar_pvalue as _mcnemar_pvalue
+from ._binomial import mcnemar_thresholds
 from ._validate import as_counts, as_rate, check_level, check_method, check_not_larger, closest
 from .errors import InvalidArgument
 from .intervals import Interval, _z
@@ -74,24 +78,6 @@ def _ztest_pvalue(ka: Any, na: Any, kb: Any, nb: Any) -> np.ndarray:
         z = (kb / nb - ka / na) / se
     p = 2.0 * ndtr(-np.abs(z))
     return np.where(se > 0, p, 1.0)
-
-
-def _mcnemar_pvalue(only_a: Any, only_b: Any) -> np.ndarray:
-    """Exact two-sided McNemar p-value from the discordant counts, vectorised.
-
-    It is the two-sided binomial test of ``only_b`` successes in
-    ``only_a + only_b`` trials at probability 1/2, as
-    ``scipy.stats.binomtest(only_b, only_a + only_b, 0.5).pvalue``; with
-    probability 1/2 the distribution is symmetric, so the p-value is twice the
-    smaller tail, capped at 1. No discordant pair gives a p-value of 1.
-    """
-    from scipy.stats import binom
-
-    only_a = np.asarray(only_a)
-    only_b = np.asarray(only_b)
-    m = only_a + only_b
-    p = 2.0 * binom.cdf(np.minimum(only_a, only_b), m, 0.5)
-    return np.where(m > 0, np.minimum(p, 1.0), 1.0)
 
 
 def decide(
@@ -226,19 +212,6 @@ def _bisect_first_crossing(
             return hi
         prev = float(d)
     return math.nan
-
-
-def _binom_pmf(k: np.ndarray, n: Any, p: Any) -> np.ndarray:
-    """Binomial probabilities by log-gamma, robust for any p in [0, 1] (k, n, p broadcast).
-
-    (``scipy.stats.binom.pmf`` overflows for subnormal p.)
-    """
-    from scipy.special import gammaln, xlog1py, xlogy
-
-    k = np.asarray(k, dtype=float)
-    n = np.asarray(n, dtype=float)
-    log = gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1)
-    return np.exp(log + xlogy(k, p) + xlog1py(n - k, -p))
 
 
 def _centred(rate: float, d: float) -> tuple[float, float]:
@@ -384,47 +357,6 @@ def _independent_detectable_normal(
         return float(norm.cdf((d - z * null_se) / alt_se))
 
     return _bisect_first_crossing(power_at, target, 1.0)
-
-
-def mcnemar_thresholds(discordant: Any, level: float) -> np.ndarray:
-    """The least ``only_b`` for which the exact McNemar test says ``b_better``.
-
-    For each number ``d`` of discordant pairs (vectorised), the smallest count
-    of B-only passes whose two-sided exact p-value (:func:`_mcnemar_pvalue`)
-    is below ``1 - level`` with ``only_b > only_a``; ``d + 1`` where no split
-    of ``d`` pairs is significant. The p-value falls as ``only_b`` moves above
-    ``d / 2``, so B is better exactly when ``only_b`` reaches this threshold.
-    The power module sums over it; :func:`detectable_difference` does too.
-    """
-    from scipy.stats import binom
-
-    alpha = 1.0 - level
-    d = np.asarray(discordant, dtype=np.int64)
-    # A candidate from the binomial quantile, then the exact p-values of its
-    # neighbours settle the boundary.
-    k = np.asarray(binom.isf(alpha / 2, d, 0.5), dtype=float)
-    k = np.where(np.isnan(k), d, k).astype(np.int64)
-    best = np.full(d.shape, -1, dtype=np.int64)
-    for cand in (k + 2, k + 1, k, k - 1):
-        c = np.clip(cand, 0, None)
-        ok = (c <= d) & (2 * c > d) & (_mcnemar_pvalue(np.maximum(d - c, 0), c) < alpha)
-        best = np.where(ok, c, best)
-    return np.where(best < 0, d + 1, best)
-
-
-def _binom_sf(k: np.ndarray, n: np.ndarray, p: float) -> np.ndarray:
-    """P(X > k) for X ~ Binomial(n, p), elementwise; exact at p = 0 and p = 1."""
-    from scipy.special import bdtrc
-
-    k = np.asarray(k, dtype=np.int64)
-    n = np.asarray(n, dtype=np.int64)
-    if p <= 0.0:
-        return (k < 0).astype(float)
-    if p >= 1.0:
-        return (k < n).astype(float)
-    # bdtrc(k, n, p) = P(X > k) for 0 <= k < n; beyond that range the tail is 0 or 1.
-    inside = bdtrc(np.clip(k, 0, np.maximum(n - 1, 0)), n, p)
-    return np.where(k < 0, 1.0, np.where(k >= n, 0.0, inside))
 
 
 def _mcnemar_detectable_exact(pairs: int, disc: float, level: float, target: float) -> float:

@@ -863,7 +863,7 @@ def coverage(method: str, trials: int, p: Any, *, level: float = 0.95) -> Any:
     >>> coverage("clopper_pearson", 20, [0.1, 0.5]).round(4)
     array([0.9887, 0.9586])
     """
-    from .compare import _binom_pmf
+    from ._binomial import binom_pmf as _binom_pmf
 
     level = _validate.check_level(level)
     method = _validate.check_method(method, PROPORTION_METHODS)

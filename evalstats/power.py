@@ -88,7 +88,7 @@ def _support(n: int, p: float, tail: float = _TAIL) -> tuple[np.ndarray, np.ndar
     if p in (0.0, 1.0):
         at = 0 if p == 0.0 else n
         return np.array([at]), np.array([1.0])
-    from .compare import _binom_pmf
+    from ._binomial import binom_pmf as _binom_pmf
 
     pmf = _binom_pmf(k, n, p)
     # Tail masses by summing from each end, which keeps small tails accurate.
@@ -478,7 +478,7 @@ def _paired_b_better(p_a: float, p_b: float, pairs: int, psi: float, *, level: f
     """P(the exact McNemar test says b_better) over ``pairs`` pairs with discordance ``psi``."""
     from scipy.stats import binom
 
-    from .compare import mcnemar_thresholds
+    from ._binomial import mcnemar_thresholds
 
     if psi == 0.0:
         return 0.0

@@ -109,7 +109,7 @@ def clustered_decisions(
     """
     from scipy.special import stdtrit
 
-    from .compare import mcnemar_thresholds
+    from ._binomial import mcnemar_thresholds
 
     ka = np.asarray(passes_a, dtype=np.int64)
     kb = np.asarray(passes_b, dtype=np.int64)
