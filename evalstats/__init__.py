@@ -25,7 +25,7 @@ _EXPORTS: dict[str, str] = {
     "Case": "cases",
     "CaseCheck": "cases",
     "CaseFileError": "errors",
-    "CaseModel": "power",
+    "CaseModel": "casemodel",
     "CaseRow": "compare",
     "ClusteredInterval": "intervals",
     "Comparison": "compare",
@@ -207,6 +207,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:  # the same names, for type checkers and editors
+    from .casemodel import CaseModel
     from .cases import Case, CaseCheck, Suite, find_suite, load_suite, suite_from_cases
     from .checks import (
         INSPECTION_FAILURE,
@@ -252,7 +253,6 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
         judged_by,
     )
     from .power import (
-        CaseModel,
         Plan,
         PowerCurve,
         PowerTable,

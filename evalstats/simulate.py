@@ -5,7 +5,7 @@ own Monte-Carlo interval:
 
 * :func:`simulate_power` runs whole evals, as a person would: stand-ins that
   really write text, the runner, the real checks, the real comparison.
-* :func:`simulate_clustered` draws from a :class:`~evalstats.power.CaseModel`
+* :func:`simulate_clustered` draws from a :class:`~evalstats.casemodel.CaseModel`
   (cases that differ in difficulty), vectorised over experiments, and judges
   each experiment with the clustered paired comparison.
 """
@@ -21,9 +21,9 @@ from typing import Any
 import numpy as np
 
 from ._validate import check_level, check_method, whole_number
+from .casemodel import CaseModel
 from .errors import InvalidArgument
 from .intervals import Interval
-from .power import CaseModel
 
 __all__ = ["PowerResult", "simulate_clustered", "simulate_power"]
 
