@@ -9,3 +9,7 @@ settings.register_profile(
 )
 settings.register_profile("dev", max_examples=100, deadline=None)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+# tests/data holds fixtures and the scripts that made them with the real tools
+# (which need those tools installed); they are not tests.
+collect_ignore_glob = ["data/*"]
