@@ -93,6 +93,8 @@ _EXPORTS: dict[str, str] = {
     "power": "power",
     "power_curve": "power",
     "power_table": "power",
+    "ppi_diff": "ppi",
+    "ppi_pass_rate": "ppi",
     "proportion_ci": "intervals",
     "read_results": "results",
     "read_reviews": "review",
@@ -187,6 +189,8 @@ __all__ = [
     "power",
     "power_curve",
     "power_table",
+    "ppi_diff",
+    "ppi_pass_rate",
     "proportion_ci",
     "read_results",
     "read_reviews",
@@ -264,6 +268,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
         power_table,
         sample_size,
     )
+    from .ppi import ppi_diff, ppi_pass_rate
     from .report import Report, report
     from .results import Results, ResultsWriter, read_results, sample_passed
     from .review import read_reviews, review

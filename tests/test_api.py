@@ -79,6 +79,8 @@ EXPECTED = [
     "power",
     "power_curve",
     "power_table",
+    "ppi_diff",
+    "ppi_pass_rate",
     "proportion_ci",
     "read_results",
     "read_reviews",

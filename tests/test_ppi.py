@@ -1,0 +1,208 @@
+"""PPI++ corrected pass rates and paired differences (evalstats.ppi)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import levels
+
+from evalstats import InvalidArgument, ppi_diff, ppi_pass_rate
+from evalstats.intervals import _z
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _draw(rng: np.random.Generator, size: int, p: float, se: float, sp: float, reviewed: int):
+    truth = rng.random(size) < p
+    u = rng.random(size)
+    auto = np.where(truth, u < se, u >= sp)
+    mask = np.zeros(size, dtype=bool)
+    mask[rng.choice(size, reviewed, replace=False)] = True
+    return truth, auto, mask
+
+
+# --- against the independent ppi_py package ---------------------------------------
+
+
+def test_wald_matches_ppi_py_on_a_grid_of_random_inputs() -> None:
+    ppi_py = pytest.importorskip("ppi_py")
+    rng = np.random.default_rng(20231103)
+    checked = 0
+    for _ in range(150):
+        size = int(rng.integers(25, 600))
+        reviewed = int(rng.integers(10, size))
+        p, se, sp = rng.random(), rng.uniform(0.3, 1), rng.uniform(0.3, 1)
+        truth, auto, mask = _draw(rng, size, p, se, sp, reviewed)
+        level = float(rng.choice([0.8, 0.9, 0.95, 0.99]))
+        y, yhat, rest = (x.astype(float) for x in (truth[mask], auto[mask], auto[~mask]))
+        # ppi_py.ppi_mean_ci with lam=None: power-tuned PPI++ (Angelopoulos, Duchi & Zrnic 2023)
+        low, high = ppi_py.ppi_mean_ci(y, yhat, rest, alpha=1 - level)
+        estimate = ppi_py.ppi_mean_pointestimate(y, yhat, rest)
+        if not np.isfinite([low[0], high[0], estimate[0]]).all():
+            continue  # ppi_py is undefined when every automatic verdict is the same
+        ours = ppi_pass_rate(auto, mask, truth, level=level, method="wald")
+        assert ours.estimate == pytest.approx(np.clip(estimate[0], 0, 1), abs=1e-6)
+        assert ours.low == pytest.approx(np.clip(low[0], 0, 1), abs=1e-6)
+        assert ours.high == pytest.approx(np.clip(high[0], 0, 1), abs=1e-6)
+        checked += 1
+    assert checked > 140
+
+
+def test_diff_wald_matches_ppi_py_on_the_pair_differences() -> None:
+    ppi_py = pytest.importorskip("ppi_py")
+    rng = np.random.default_rng(7)
+    for _ in range(60):
+        size = int(rng.integers(30, 400))
+        reviewed = int(rng.integers(10, size))
+        ya, aa, mask = _draw(rng, size, rng.random(), 0.85, 0.8, reviewed)
+        yb, ab, _ = _draw(rng, size, rng.random(), 0.9, 0.7, reviewed)
+        d, dhat = (yb.astype(float) - ya), (ab.astype(float) - aa)
+        low, high = ppi_py.ppi_mean_ci(d[mask], dhat[mask], dhat[~mask], alpha=0.05)
+        estimate = ppi_py.ppi_mean_pointestimate(d[mask], dhat[mask], dhat[~mask])
+        ours = ppi_diff(aa, ab, mask, ya, yb, method="wald")
+        assert ours.difference
+        assert ours.estimate == pytest.approx(estimate[0], abs=1e-6)
+        assert ours.low == pytest.approx(max(low[0], -1), abs=1e-6)
+        assert ours.high == pytest.approx(min(high[0], 1), abs=1e-6)
+
+
+# --- the small-sample adjustment -------------------------------------------------
+
+
+@pytest.mark.parametrize(("k", "n"), [(7, 12), (20, 31), (44, 50)])
+def test_adjusted_is_agresti_coull_with_t_when_the_judge_cannot_help(k: int, n: int) -> None:
+    # Every sample reviewed: nothing is left to impute, lambda = 0, and the
+    # adjusted interval is the Agresti-Coull one (statsmodels proportion_confint,
+    # method="agresti_coull") with the normal quantile replaced by Student's t.
+    from scipy.stats import t
+    from statsmodels.stats.proportion import proportion_confint
+
+    human = [True] * k + [False] * (n - k)
+    auto = [not h for h in human]
+    ci = ppi_pass_rate(auto, [True] * n, human)
+    ac_low, ac_high = proportion_confint(k, n, alpha=0.05, method="agresti_coull")
+    centre, half = (ac_low + ac_high) / 2, (ac_high - ac_low) / 2
+    assert ci.estimate == pytest.approx(centre, abs=1e-12)
+    wider = t.ppf(0.975, n - 1) / _z(0.95)
+    assert ci.low == pytest.approx(max(0.0, centre - half * wider), abs=1e-12)
+    assert ci.high == pytest.approx(min(1.0, centre + half * wider), abs=1e-12)
+    assert "lambda=0" in ci.note
+
+
+def test_a_good_judge_narrows_the_interval_and_a_useless_one_does_not_mislead() -> None:
+    from evalstats import proportion_ci
+
+    rng = np.random.default_rng(3)
+    truth, good, mask = _draw(rng, 1000, 0.7, 0.95, 0.95, 60)
+    wilson = proportion_ci(int(truth[mask].sum()), 60)
+    assert ppi_pass_rate(good, mask, truth).width < 0.75 * wilson.width
+    useless = rng.random(1000) < 0.5
+    ci = ppi_pass_rate(useless, mask, truth)
+    assert ci.width < 1.25 * wilson.width
+    assert ci.contains(truth[mask].mean())
+
+
+def test_human_given_per_sample_or_per_review_is_the_same() -> None:
+    rng = np.random.default_rng(11)
+    truth, auto, mask = _draw(rng, 200, 0.6, 0.8, 0.8, 25)
+    assert ppi_pass_rate(auto, mask, truth) == ppi_pass_rate(auto, mask, truth[mask])
+    with_gaps = [t if m else None for t, m in zip(truth.tolist(), mask.tolist(), strict=True)]
+    assert ppi_pass_rate(auto, mask, with_gaps) == ppi_pass_rate(auto, mask, truth)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    size=st.integers(20, 300),
+    share=st.floats(0.05, 1.0),
+    p=st.floats(0, 1),
+    level=levels,
+    method=st.sampled_from(["ppi++", "wald"]),
+)
+def test_interval_lies_in_0_1_and_contains_its_estimate(
+    seed: int, size: int, share: float, p: float, level: float, method: str
+) -> None:
+    rng = np.random.default_rng(seed)
+    reviewed = max(10, min(size, int(size * share)))
+    truth, auto, mask = _draw(rng, size, p, 0.8, 0.7, reviewed)
+    ci = ppi_pass_rate(auto, mask, truth, level=level, method=method)
+    assert 0 <= ci.low <= ci.estimate <= ci.high <= 1
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), method=st.sampled_from(["ppi++", "wald"]))
+def test_swapping_the_variants_negates_the_difference(seed: int, method: str) -> None:
+    rng = np.random.default_rng(seed)
+    ya, aa, mask = _draw(rng, 120, 0.5, 0.8, 0.8, 30)
+    yb, ab, _ = _draw(rng, 120, 0.7, 0.9, 0.6, 30)
+    ab_ci = ppi_diff(aa, ab, mask, ya, yb, method=method)
+    ba_ci = ppi_diff(ab, aa, mask, yb, ya, method=method)
+    assert ab_ci.estimate == pytest.approx(-ba_ci.estimate, abs=1e-12)
+    assert ab_ci.low == pytest.approx(-ba_ci.high, abs=1e-12)
+    assert -1 <= ab_ci.low <= ab_ci.estimate <= ab_ci.high <= 1
+
+
+# --- bad input ---------------------------------------------------------------------
+
+
+def test_fewer_than_ten_reviewed_is_refused() -> None:
+    auto = [True] * 50
+    mask = [i < 9 for i in range(50)]
+    with pytest.raises(InvalidArgument, match=r"reviewed=9 .*at least 10"):
+        ppi_pass_rate(auto, mask, auto)
+    with pytest.raises(InvalidArgument, match=r"reviewed=9"):
+        ppi_diff(auto, auto, mask, auto, auto)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (([True] * 20, [True] * 19, [True] * 20), r"reviewed_mask must be one True/False per"),
+        (([True] * 20, [True] * 20, [True] * 7), r"human must give the person's verdict"),
+        (([True] * 19 + [2], [True] * 20, [True] * 20), r"auto\[19\]=2 must be a verdict"),
+        (([True] * 20, [True] * 20, ["yes"] * 20), r"human must hold verdicts"),
+    ],
+)
+def test_bad_input_names_the_argument(args: tuple, message: str) -> None:
+    with pytest.raises(InvalidArgument, match=message):
+        ppi_pass_rate(*args)
+
+
+def test_unknown_method_suggests_the_closest() -> None:
+    with pytest.raises(InvalidArgument, match="ppi"):
+        ppi_pass_rate([True] * 20, [True] * 20, [True] * 20, method="ppi+")
+
+
+# --- the simulation, reduced ----------------------------------------------------------
+
+
+def _simulation():
+    spec = importlib.util.spec_from_file_location(
+        "ppi_coverage", ROOT / "simulations" / "ppi_coverage.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.slow
+def test_coverage_and_width_hold_in_a_reduced_simulation() -> None:
+    sim = _simulation()
+    # The hardest corner of the grid (few reviews, a sharp judge, a high rate),
+    # a weak judge, and the width goal's setting; 400 experiments each, so the
+    # Monte Carlo standard error of a 95% coverage is about 1.1 points.
+    for p, se, sp, n in [(0.8, 0.95, 0.95, 30), (0.5, 0.7, 0.6, 30), (0.5, 0.9, 0.9, 50)]:
+        row = sim.pass_rate_row(p, se, sp, n, experiments=400, seed=1)
+        assert row.coverage >= 0.92, row
+    assert row.width_ratio <= 0.8, row
+    diff = sim.diff_row(0.6, 0.75, 0.9, 0.9, 50, experiments=300, seed=1)
+    assert diff.coverage >= 0.92, diff
+    assert diff.width_ratio < 1, diff
