@@ -26,11 +26,11 @@ import httpx
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import tool_conversations
 
 from evalstats.errors import InvalidArgument, TransientProviderError
 from evalstats.providers import PROVIDERS, make_provider
 from evalstats.providers.base import conversation
-from tests.strategies import tool_conversations
 
 
 @pytest.fixture(autouse=True)

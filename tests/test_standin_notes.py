@@ -23,6 +23,7 @@ import httpx
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from strategies import tool_conversations
 
 from evalstats.errors import InvalidArgument
 from evalstats.intervals import paired_diff_ci, proportion_ci
@@ -43,7 +44,6 @@ from evalstats.standin.server import (
     model_digest,
     serve,
 )
-from tests.strategies import tool_conversations
 
 FILES = {
     "notes.txt": "Project name: Paper Kite\n",

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from strategies import trace_records, traced_conversations
 
 from evalstats.cases import Case, case_from_dict
 from evalstats.checks import INSPECTION_FAILURE
@@ -26,7 +27,6 @@ from evalstats.traces import (
     trace_of,
     trace_summary,
 )
-from tests.strategies import trace_records, traced_conversations
 
 QUESTION = {"role": "user", "content": "What is the project called? See notes.txt."}
 
