@@ -76,6 +76,7 @@ _EXPORTS: dict[str, str] = {
     "fit_case_model": "power",
     "gate": "gate",
     "has_terms": "checks",
+    "html_report": "html",
     "is_json_with": "checks",
     "judged_by": "judge",
     "links_within": "checks",
@@ -172,6 +173,7 @@ __all__ = [
     "fit_case_model",
     "gate",
     "has_terms",
+    "html_report",
     "is_json_with",
     "judged_by",
     "links_within",
@@ -240,6 +242,8 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
         TransientProviderError,
     )
     from .gate import GateResult, gate
+    from .html import html_report
+    from .imports import load_results
     from .intervals import (
         ClusteredInterval,
         Interval,
@@ -272,9 +276,9 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from .report import Report, report
     from .results import Results, ResultsWriter, read_results, sample_passed
     from .review import read_reviews, review
-    from .sequential import SequentialComparison, sequential_compare
     from .runner import RunResult, run_cases
     from .runs import changed_since, compare_runs
+    from .sequential import SequentialComparison, sequential_compare
     from .simulate import PowerResult, simulate_power
     from .standin.judge import make_judge
     from .standin.shop import make_assistant

@@ -19,7 +19,13 @@ if TYPE_CHECKING:
     from .comparison import ResultsComparison
     from .report import Report
 
-__all__ = ["forest_plot", "paired_difference_plot", "report_plots"]
+__all__ = [
+    "forest_figure",
+    "forest_plot",
+    "paired_difference_figure",
+    "paired_difference_plot",
+    "report_plots",
+]
 
 
 def _figure(rows: int) -> Any:
@@ -84,6 +90,11 @@ def forest_plot(report: Report, path: str | os.PathLike[str]) -> Path:
     pathlib.Path
         ``path``.
     """
+    return _save(forest_figure(report), path)
+
+
+def forest_figure(report: Report) -> Any:
+    """The figure :func:`forest_plot` draws, as a matplotlib ``Figure`` (for other formats)."""
     variants = [v.variant for v in report.variants]
     cases = list(report.case_ids)
     labels = cases + ["all: these cases", "all: cases like these"]
@@ -124,7 +135,7 @@ def forest_plot(report: Report, path: str | os.PathLike[str]) -> Path:
             fontsize="small",
             title="variant",
         )
-    return _save(fig, path)
+    return fig
 
 
 def paired_difference_plot(
@@ -151,6 +162,11 @@ def paired_difference_plot(
     pathlib.Path
         ``path``.
     """
+    return _save(paired_difference_figure(comparison), path)
+
+
+def paired_difference_figure(comparison: ResultsComparison | Comparison) -> Any:
+    """The figure :func:`paired_difference_plot` draws, as a matplotlib ``Figure``."""
     from .compare import Comparison
 
     these: Comparison | None
@@ -191,7 +207,7 @@ def paired_difference_plot(
     ax.grid(axis="x", color="0.9")
     if not labels:
         ax.text(0, 0.5, "no pairs to compare", ha="center", va="center")
-    return _save(fig, path)
+    return fig
 
 
 def report_plots(

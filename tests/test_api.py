@@ -62,6 +62,7 @@ EXPECTED = [
     "fit_case_model",
     "gate",
     "has_terms",
+    "html_report",
     "is_json_with",
     "judged_by",
     "links_within",
