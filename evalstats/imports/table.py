@@ -77,11 +77,20 @@ def _frame(path: str, fmt: str) -> Any:
         except Exception as error:  # pyarrow raises its own types for a broken file
             raise file_error(path, f"not a readable Parquet file ({error})") from None
     try:
+        with open(path, encoding="utf-8-sig") as f:
+            header = f.readline()
+        # The separator is the one the header uses most (comma, semicolon or tab);
+        # pandas' own sniffing needs its slow Python parser.
+        sep = max((",", ";", "\t"), key=header.count)
         # Everything as text: the pass column is read by the pass rule, and case
         # ids such as 007 must keep their zeros.
-        return pd.read_csv(path, dtype=str, keep_default_na=False, sep=None, engine="python")
+        return pd.read_csv(path, dtype=str, keep_default_na=False, sep=sep, encoding="utf-8-sig")
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as e:
         raise file_error(path, f"not a readable CSV table ({str(e).splitlines()[0]})") from None
+    except FileNotFoundError:
+        raise file_error(path, "no such file") from None
+    except OSError as error:
+        raise file_error(path, f"cannot read: {error.strerror or error}") from None
 
 
 def read_table(
