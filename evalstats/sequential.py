@@ -627,4 +627,8 @@ def _cases_trajectory(
     if started.any():
         low[started], high[started] = _cases_interval(means[started], alpha)
     estimate = np.where(started, means.mean(axis=1), np.nan)
+    # The limits come from a bisection to within ~1e-15; where every case mean sits on a
+    # bound (all pairs won by B, say) that tolerance could leave the estimate just outside.
+    low = np.where(started, np.minimum(low, estimate), low)
+    high = np.where(started, np.maximum(high, estimate), high)
     return estimate, low, high, log_b, log_a, np.asarray(started)

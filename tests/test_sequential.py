@@ -280,3 +280,14 @@ def test_numpy_boolean_arrays_give_the_same_answer_as_lists() -> None:
     arrays = sequential_compare(a, b)
     assert isinstance(arrays, SequentialComparison)
     assert arrays.to_dict() == listed.to_dict()
+
+
+def test_interval_contains_the_estimate_when_b_wins_every_pair() -> None:
+    # Every case mean at the bound 1: the bisection's tolerance must not leave the
+    # estimate (exactly 1) above the upper limit. (Found by the property test above.)
+    a = {c: [False] * 3 for c in "xyz"}
+    b = {c: [True] * 3 for c in "xyz"}
+    for scope in SCOPES:
+        c = sequential_compare(a, b, scope=scope)
+        for look in c.trajectory:
+            assert look.low <= look.estimate <= look.high
