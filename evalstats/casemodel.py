@@ -45,7 +45,11 @@ class CaseModel:
     standard deviation ``spread`` (logit scale): some cases gain more from B
     than others.
 
-    ``icc == 0`` means every case has the same pass rate.
+    ``icc == 0`` means every case has the same pass rate. ``icc`` is A's;
+    B's follows from the shift and the spread. A model fitted from a pilot
+    (:func:`evalstats.power.fit_case_model`) also records ``cases``,
+    ``repeats`` and B's own ANOVA estimate ``icc_b``, for information: they
+    do not enter the model.
     """
 
     p_a: float
@@ -54,6 +58,7 @@ class CaseModel:
     spread: float = 0.0
     cases: int | None = field(default=None, compare=False)
     repeats: int | None = field(default=None, compare=False)
+    icc_b: float | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         _rate("p_a", self.p_a)
@@ -149,6 +154,7 @@ class CaseModel:
             "spread": self.spread,
             "cases": self.cases,
             "repeats": self.repeats,
+            "icc_b": self.icc_b,
         }
 
 
