@@ -109,6 +109,11 @@ class CaseModel:
 
     def shift(self) -> float:
         """The logit shift that gives B the mean ``p_b``."""
+        return self._shift
+
+    @cached_property
+    def _shift(self) -> float:
+        # Computed once per model: the planner's simulator draws many blocks.
         return _solve_shift(*self._nodes(), self.p_b, self.spread)
 
     def moments(self) -> dict[str, float]:

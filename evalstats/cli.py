@@ -191,6 +191,18 @@ def _add_plan(p: argparse.ArgumentParser) -> None:
         help="case-by-variant spread on the logit scale (0; with --from, fitted)",
     )
     p.add_argument("--power", type=float, default=0.8, help="target power (0.8)")
+    p.add_argument(
+        "--experiments",
+        type=int,
+        default=8000,
+        help="simulated experiments per design (8000)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed of the simulation (0)")
+    p.add_argument(
+        "--approximate",
+        action="store_true",
+        help="plan by the normal approximation alone, without simulating",
+    )
     _add_level_and_json(p)
 
 
@@ -212,6 +224,9 @@ def _run_plan(args: argparse.Namespace) -> int:
         level=args.level,
         spread=args.spread,
         model=model,
+        simulate=not args.approximate,
+        experiments=args.experiments,
+        seed=args.seed,
     )
     _show(result, args)
     return 0

@@ -25,7 +25,7 @@ from .casemodel import CaseModel
 from .errors import InvalidArgument
 from .intervals import Interval
 
-__all__ = ["PowerResult", "simulate_clustered", "simulate_power"]
+__all__ = ["DesignPowers", "PowerResult", "simulate_clustered", "simulate_power"]
 
 #: Comparison methods simulate_power can judge by.
 SIMULATION_METHODS = ("overlap", "newcombe", "ztest", "mcnemar", "clustered")
@@ -237,6 +237,135 @@ def simulate_clustered(
             "seed": seed,
         },
     )
+
+
+# --- many designs under one model: the planner's simulator ----------------------
+
+#: Counts standing for unlimited repeats: case rates scaled to this many runs
+#: (rounding moves a rate by at most 5e-7).
+_UNLIMITED = 1 << 20
+#: Columns (cases) of the design simulator drawn at once, each block from its
+#: own seed, so that the first c cases are the same draws whatever else is asked.
+_COLUMNS = 16
+
+
+class DesignPowers:
+    """Simulated power of many (cases, repeats) designs under one case model.
+
+    Every design is judged by the clustered comparison's own decision rule
+    (:func:`clustered_decisions`, the rule :func:`evalstats.compare.compare`
+    applies with ``method="clustered"``) on ``experiments`` simulated
+    experiments, with common random numbers across designs: experiment i's
+    case j has the same pass rates under A and B in every design, and its
+    runs are one exchangeable sequence of which a design with R repeats sees
+    the first R. So the power of neighbouring designs differs by the designs,
+    not by the luck of separate simulations, and a search over cases and
+    repeats sees a nearly monotone surface.
+
+    Every ``power(cases, repeats)`` is a function of its arguments and the
+    seed alone, whatever was asked before (see :meth:`_nested` for how the
+    runs are nested). ``repeats=math.inf`` judges the case rates themselves
+    (unlimited repeats).
+    """
+
+    def __init__(self, model: CaseModel, *, experiments: int, level: float, seed: int = 0) -> None:
+        self.model = model
+        self.experiments = whole_number("experiments", experiments)
+        self.level = check_level(level)
+        self.seed = whole_number("seed", seed, minimum=0)
+        self._rates: list[tuple[np.ndarray, np.ndarray]] = []  # per column block
+        # per (column block): {repeats: (passes_a, passes_b)}
+        self._counts: list[dict[int, tuple[np.ndarray, np.ndarray]]] = []
+        # per repeats: the blocks' counts side by side, as far as drawn
+        self._joined: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self.evaluations = 0
+
+    def _block(self, j: int) -> tuple[np.ndarray, np.ndarray]:
+        while len(self._rates) <= j:
+            k = len(self._rates)
+            rng = np.random.default_rng(np.random.SeedSequence([self.seed, 1, k]))
+            self._rates.append(self.model.draw(rng, (self.experiments, _COLUMNS)))
+            self._counts.append({})
+        return self._rates[j]
+
+    def _nested(self, j: int, repeats: int) -> tuple[np.ndarray, np.ndarray]:
+        """Block j's pass counts after ``repeats`` runs, nested across repeats.
+
+        The counts after 1, 2, 4, 8, ... runs extend one another by binomial
+        draws of the extra runs; a count between two of those comes from the
+        bisection tree of the interval: its midpoint's count is drawn from the
+        hypergeometric distribution of the passes among the first runs given
+        the passes at both ends (their exact conditional distribution for
+        exchangeable runs), and so on down to ``repeats``. Every node has its
+        own seed and one parent interval, so a count is the same whatever was
+        asked before it.
+        """
+        qa, qb = self._block(j)
+        drawn = self._counts[j]
+        if repeats in drawn:
+            return drawn[repeats]
+
+        def rng(node: int) -> np.random.Generator:
+            return np.random.default_rng(np.random.SeedSequence([self.seed, 2, j, node]))
+
+        top = 1
+        while top < repeats:
+            top *= 2
+        r = 1
+        while r <= top:
+            if r not in drawn:
+                g = rng(r)
+                if r == 1:
+                    drawn[1] = (g.binomial(1, qa), g.binomial(1, qb))
+                else:
+                    half = drawn[r // 2]
+                    drawn[r] = (half[0] + g.binomial(r // 2, qa), half[1] + g.binomial(r // 2, qb))
+            r *= 2
+        lo, hi = top // 2, top
+        while repeats not in drawn:
+            mid = (lo + hi) // 2
+            if mid not in drawn:
+                g = rng(mid)
+                pair = []
+                for v in (0, 1):
+                    k_lo, k_hi = drawn[lo][v], drawn[hi][v]
+                    good = k_hi - k_lo
+                    pair.append(k_lo + g.hypergeometric(good, (hi - lo) - good, mid - lo))
+                drawn[mid] = (pair[0], pair[1])
+            lo, hi = (lo, mid) if repeats < mid else (mid, hi)
+        return drawn[repeats]
+
+    def _columns(self, cases: int, repeats: float) -> tuple[np.ndarray, np.ndarray, int]:
+        blocks = -(-cases // _COLUMNS)
+        r = _UNLIMITED if math.isinf(repeats) else int(repeats)
+        have = self._joined.get(r)
+        if have is None or have[0].shape[1] < cases:
+            if math.isinf(repeats):
+                parts = [self._block(j) for j in range(blocks)]
+                ka = np.concatenate([np.rint(p[0] * _UNLIMITED) for p in parts], axis=1)
+                kb = np.concatenate([np.rint(p[1] * _UNLIMITED) for p in parts], axis=1)
+            else:
+                parts = [self._nested(j, r) for j in range(blocks)]
+                ka = np.concatenate([p[0] for p in parts], axis=1)
+                kb = np.concatenate([p[1] for p in parts], axis=1)
+            have = self._joined[r] = (ka, kb)
+        return have[0][:, :cases], have[1][:, :cases], r
+
+    def hits(self, cases: int, repeats: float) -> int:
+        """Experiments (of ``self.experiments``) in which B is found better."""
+        ka, kb, r = self._columns(cases, repeats)
+        rng = np.random.default_rng(np.random.SeedSequence([self.seed, 3, cases]))
+        self.evaluations += 1
+        d = clustered_decisions(ka, kb, r, level=self.level, rng=rng)
+        return int(np.count_nonzero(d == 1))
+
+    def power(self, cases: int, repeats: float) -> float:
+        """The share of experiments in which B is found better."""
+        return self.hits(cases, repeats) / self.experiments
+
+    def interval(self, cases: int, repeats: float) -> Interval:
+        """The simulated power with its 95% Monte-Carlo (Wilson) interval."""
+        return _wilson(self.hits(cases, repeats), self.experiments)
 
 
 # --- whole evals against stand-ins ---------------------------------------------

@@ -44,3 +44,23 @@ def test_quick_start_shows_what_the_demo_prints(tmp_path: Path) -> None:
         assert line in printed, line
     start = printed.index(shown[0])
     assert [line for line in printed[start:] if line.strip()][: len(shown)] == shown
+
+
+def test_plan_examples_print_what_the_command_prints(capsys) -> None:
+    # Each `$ evalstats plan ...` block under "How many runs" is the command's
+    # own output (the simulation is seeded), so the figures cannot drift from
+    # what the planner says. When the clustered rule changes, rerun the
+    # commands and paste their output.
+    import shlex
+
+    from evalstats.cli import main
+
+    text = README.read_text(encoding="utf-8")
+    section = text.split("## How many runs", 1)[1].split("\n## ", 1)[0]
+    blocks = [b.split("```", 1)[0] for b in section.split("```text\n")[1:]]
+    plans = [b for b in blocks if b.startswith("$ evalstats plan ")]
+    assert len(plans) >= 2
+    for block in plans:
+        command, _, shown = block.partition("\n")
+        assert main(shlex.split(command)[2:]) == 0
+        assert capsys.readouterr().out == shown, command
