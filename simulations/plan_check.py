@@ -1,0 +1,131 @@
+"""Check the planner against fresh simulations of its own case model.
+
+For each scenario, `plan` chooses a design by simulating the case model
+(DesignPowers, seed 0). This script then simulates the chosen design afresh
+with `simulate_clustered` (a different seed and a different drawing code
+path: plain binomial counts, no nesting) on 20,000 experiments and prints:
+
+* the fresh simulated power of the recommended design with its 95%
+  Monte-Carlo (Wilson) interval, and its distance from the target;
+* the fresh simulated power of the next smaller design (one repeat or one
+  case fewer), which should fall short of the target: a design cannot be
+  closer to the target than the step between neighbouring designs;
+* for a ceiling (too few cases for any number of repeats), the planner's
+  ceiling against a fresh simulation with 5,000 repeats per case;
+* the normal approximation beside each.
+
+Goal: recommended designs within 2 points of the target
+where the step between neighbouring designs allows it, Monte-Carlo error at
+most 1 point, and the ceiling within 2 points of simulation.
+
+Run: python simulations/plan_check.py  (about a minute on 2 cores)
+"""
+
+from __future__ import annotations
+
+from evalstats.power import CaseModel, clustered_power, plan
+from evalstats.simulate import simulate_clustered
+
+EXPERIMENTS = 20_000
+TARGET = 0.8
+
+# (p_a, p_b, icc, spread, cases, repeats): what the user fixes
+SCENARIOS = [
+    (0.7, 0.9, 0.3, 0.0, 4, None),
+    (0.7, 0.9, 0.3, 0.0, 6, None),
+    (0.7, 0.9, 0.3, 0.0, 8, None),
+    (0.7, 0.9, 0.3, 0.0, 10, None),
+    (0.7, 0.9, 0.3, 0.0, 12, None),
+    (0.7, 0.9, 0.3, 0.0, 20, None),
+    (0.7, 0.9, 0.3, 0.0, None, None),
+    (0.7, 0.9, 0.3, 0.0, None, 3),
+    (0.9, 0.97, 0.3, 0.0, 20, None),
+    (0.9, 0.97, 0.3, 0.0, 40, None),
+    (0.6, 0.75, 0.2, 0.5, 30, None),
+    (0.5, 0.6, 0.1, 0.0, None, 5),
+]
+
+
+def fresh(model: CaseModel, cases: int, repeats: int, seed: int):
+    return simulate_clustered(
+        model, cases=cases, repeats=repeats, experiments=EXPERIMENTS, seed=seed
+    ).power
+
+
+def pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def main() -> None:
+    print(
+        f"target power {pct(TARGET)}; fresh simulations of {EXPERIMENTS} experiments, "
+        "95% Monte-Carlo intervals"
+    )
+    worst = 0.0
+    beyond = -1.0
+    for i, (p_a, p_b, icc, spread, cases, repeats) in enumerate(SCENARIOS):
+        model = CaseModel(p_a, p_b, icc, spread)
+        p = plan(
+            p_a, p_b, icc=icc, spread=spread, cases=cases, repeats=repeats, power=TARGET
+        )
+        fixed = [f"{k}={v}" for k, v in (("cases", cases), ("repeats", repeats)) if v]
+        head = f"{p_a:g} -> {p_b:g}, icc {icc:g}, spread {spread:g}; fixed: " + (
+            ", ".join(fixed) or "nothing"
+        )
+        if not p.reachable and p.repeats is None:
+            many = simulate_clustered(
+                model, cases=cases, repeats=5000, experiments=EXPERIMENTS, seed=100 + i
+            ).power
+            gap = abs(p.ceiling - float(many.estimate))
+            print(
+                f"{head}\n  ceiling: planner {pct(p.ceiling)}, fresh (5,000 repeats) "
+                f"{many.estimate:.3f} ({many.low:.3f} to {many.high:.3f}), gap "
+                f"{100 * gap:.1f} points; approximation {pct(p.approximate_ceiling)}"
+            )
+            for r, c in sorted(p.cases_needed.items()):
+                got = fresh(model, c, r, 200 + i * 10 + r)
+                below = fresh(model, c - 1, r, 300 + i * 10 + r)
+                print(
+                    f"  enough cases {c} x {r}: fresh {got.estimate:.3f} "
+                    f"({got.low:.3f} to {got.high:.3f}); {c - 1} x {r}: "
+                    f"{below.estimate:.3f}; approximation "
+                    f"{pct(float(clustered_power(model, c, r)))}"
+                )
+            continue
+        c, r = p.cases, p.repeats
+        got = fresh(model, c, r, 400 + i)
+        smaller = (c, r - 1) if p.fixed == "cases" else (c - 1, r)
+        smallest = 1 if p.fixed == "cases" else 2
+        below = fresh(model, *smaller, 500 + i) if min(smaller) >= smallest else None
+        off = float(got.estimate) - TARGET
+        mc = (float(got.high) - float(got.low)) / 2
+        step = None if below is None else float(got.estimate) - float(below.estimate)
+        if step is None or step <= 0.02:
+            worst = max(worst, abs(off))
+        else:
+            # the target lies within a step of more than 2 points: the first
+            # design to reach it is at most one step (plus MC error) above it
+            beyond = max(beyond, off - step - 2 * mc)
+        print(
+            f"{head}\n  plan {c} cases x {r} runs: fresh {got.estimate:.3f} "
+            f"({got.low:.3f} to {got.high:.3f}), {100 * off:+.1f} points from the target "
+            f"(MC half-width {100 * mc:.1f}); approximation "
+            f"{pct(float(clustered_power(model, c, r)))}"
+        )
+        if below is not None:
+            print(
+                f"  one smaller, {smaller[0]} x {smaller[1]}: fresh {below.estimate:.3f} "
+                f"({below.low:.3f} to {below.high:.3f}); step {100 * step:.1f} points"
+            )
+    print(
+        "largest distance from the target where neighbouring designs differ by at most "
+        f"2 points: {100 * worst:.1f} points (goal: 2)"
+    )
+    print(
+        "elsewhere, largest excess over the target beyond one step and the MC error: "
+        f"{100 * max(beyond, 0.0):.1f} points (goal: 0)"
+    )
+
+
+if __name__ == "__main__":
+    main()
