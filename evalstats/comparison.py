@@ -121,6 +121,10 @@ class ResultsComparison:
             rows = self.these_cases.cases
             width = max(len(r.case) for r in rows) if rows else 4
             lines.append("")
+            lines.append(
+                f"per case: B - A with its own interval (exploratory: not adjusted for the "
+                f"number of cases); flags {self.these_cases.flags_text()}"
+            )
             lines.append(f"  {'case':<{width}}  {'A':>7}  {'B':>7}  B - A")
             for r in rows:
                 flag = (

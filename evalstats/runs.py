@@ -77,6 +77,11 @@ class RunsComparison:
         lines += [f"warning: {w}" for w in self.warnings]
         for name, c in self.comparisons.items():
             lines.append(f"variant {name}: {c}")
+            if c.cases:
+                lines.append(
+                    "  per case: intervals exploratory (not adjusted for the number of "
+                    f"cases); flags {c.flags_text()}"
+                )
             for r in c.cases:
                 flag = (
                     "  got clearly worse"

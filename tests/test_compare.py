@@ -339,7 +339,7 @@ def test_a_case_where_b_got_clearly_worse_is_visible() -> None:
         assert rows["refund"].difference.high < 0
         assert not any(rows[f"c{i}"].worse for i in range(5))
         assert c.worse_cases == ("refund",)
-        assert "B clearly worse on 1 case: 'refund'" in str(c)
+        assert "B clearly worse on 1 case (Holm-adjusted over 6 cases): 'refund'" in str(c)
     assert compare(a, b).verdict == "b_better"  # the average improved
 
 
@@ -765,3 +765,91 @@ def test_clustered_fallback_catches_a_standard_error_zero_up_to_rounding() -> No
     assert c.verdict == "cant_tell"
     assert c.pvalue == pytest.approx(0.125)
     assert "McNemar" in c.reason
+
+
+def test_adjust_pvalues_is_holms_step_down() -> None:
+    from evalstats.compare import adjust_pvalues
+
+    # Holm (1979) by hand: sorted p (0.01, 0.03, 0.04) times (3, 2, 1) is
+    # (0.03, 0.06, 0.04), made non-decreasing: (0.03, 0.06, 0.06).
+    got = adjust_pvalues([0.04, 0.01, 0.03, math.nan])
+    assert got[:3].tolist() == pytest.approx([0.06, 0.03, 0.06])
+    assert math.isnan(got[3])
+    # Bonferroni: times the number tested, capped at 1; "none" leaves them
+    assert adjust_pvalues([0.04, 0.01, 0.5], method="bonferroni").tolist() == pytest.approx(
+        [0.12, 0.03, 1.0]
+    )
+    assert adjust_pvalues([0.04, 0.01], method="none").tolist() == [0.04, 0.01]
+    # and statsmodels' multipletests on random p-values, with ties
+    from statsmodels.stats.multitest import multipletests
+
+    rng = np.random.default_rng(0)
+    for size in (1, 2, 7, 40):
+        p = np.round(rng.random(size) ** 3, 2)
+        for method in ("holm", "bonferroni"):
+            ref = multipletests(p, method=method)[1]
+            assert adjust_pvalues(p, method=method) == pytest.approx(ref, abs=1e-15)
+    with pytest.raises(InvalidArgument, match="adjust='hochberg'"):
+        adjust_pvalues([0.1], method="hochberg")
+
+
+@given(
+    st.lists(st.tuples(st.integers(1, 12), st.integers(1, 12), st.data()), min_size=1, max_size=5)
+)
+def test_unpaired_case_pvalues_are_fishers(tables) -> None:
+    from scipy.stats import fisher_exact
+
+    from evalstats.compare import _fisher_pvalues
+
+    rows = []
+    for na, nb, data in tables:
+        rows.append((data.draw(st.integers(0, na)), na, data.draw(st.integers(0, nb)), nb))
+    got = _fisher_pvalues(*np.array(rows).T)
+    for (ka, na, kb, nb), p in zip(rows, got, strict=True):
+        ref = fisher_exact([[ka, na - ka], [kb, nb - kb]]).pvalue
+        assert p == pytest.approx(ref, rel=1e-9, abs=1e-12)
+
+
+def test_case_flags_are_adjusted_for_the_number_of_cases_and_say_so() -> None:
+    # Ten cases, one of which B drops from 10/10 to 4/10: on its own (exact
+    # McNemar, 6 discordant pairs, p = 2 / 64 = 0.031) it is flagged; adjusted
+    # over ten cases it is not.
+    a = {f"c{i}": [True] * 10 for i in range(10)}
+    b = {f"c{i}": [True] * 10 for i in range(10)}
+    b["c0"] = [True] * 4 + [False] * 6
+    raw = compare(a, b, adjust="none")
+    row = raw.cases[0]
+    assert row.pvalue == pytest.approx(2 / 2**6)  # scipy binomtest(0, 6, 0.5)
+    assert row.worse and raw.worse_cases == ("c0",)
+    assert "not adjusted for the 10 cases tested" in str(raw)
+    for adjust in ("holm", "bonferroni"):
+        c = compare(a, b, adjust=adjust)
+        assert c.adjust == adjust and not c.worse_cases
+        assert c.cases[0].adjusted_pvalue == pytest.approx(min(1.0, 10 * row.pvalue))
+        # the exploratory per-case interval is the same, adjusted or not
+        assert c.cases[0].difference == row.difference
+        assert c.to_dict()["cases"][0]["adjusted_pvalue"] == pytest.approx(10 * 2 / 2**6)
+    with pytest.raises(InvalidArgument, match="adjust='sidak'"):
+        compare(a, b, adjust="sidak")
+
+
+@pytest.mark.parametrize(("cases", "runs", "paired"), [(20, 10, True), (40, 5, False)])
+def test_with_a_equal_to_b_few_comparisons_flag_any_case(cases, runs, paired) -> None:
+    # Reduced version of simulations/case_flags.py: A and B identical per case
+    # (case rates from a Beta, icc 0.3), 200 comparisons; the Holm-adjusted
+    # flags mark some case in at most 5% of them (Monte-Carlo upper bound
+    # checked), while unadjusted flags do so far more often.
+    from evalstats.power import CaseModel
+
+    rng = np.random.default_rng(cases)
+    rates, _ = CaseModel(0.7, 0.7, 0.3).draw(rng, (200, cases))
+    flagged = {"holm": 0, "none": 0}
+    for q in rates:
+        a = {f"c{i}": list(rng.random(runs) < x) for i, x in enumerate(q)}
+        b = {f"c{i}": list(rng.random(runs) < x) for i, x in enumerate(q)}
+        for adjust in flagged:
+            c = compare(a, b, adjust=adjust, paired=paired)
+            flagged[adjust] += bool(c.worse_cases or c.better_cases)
+    # at most 5% of 200 is 10; the margin of 3 is about one binomial sd
+    assert flagged["holm"] <= 0.05 * 200 + 3
+    assert flagged["none"] > 3 * flagged["holm"]

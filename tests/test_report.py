@@ -484,21 +484,22 @@ def test_compare_runs_names_all_four(tmp_path):
 
 
 def test_compare_runs_compares_the_variant(tmp_path):
-    old = _run(tmp_path, "old.jsonl", {"c1": 9, "c2": 7})
-    new = _run(tmp_path, "new.jsonl", {"c1": 10, "c2": 2})
+    old = _run(tmp_path, "old.jsonl", {"c1": 9, "c2": 10})
+    new = _run(tmp_path, "new.jsonl", {"c1": 10, "c2": 1})
     result = compare_runs(old, new, variant="v")
     assert isinstance(result, RunsComparison)
     c = result.comparisons["v"]
     assert c.method == "newcombe" and not c.paired
-    assert (c.successes_a, c.trials_a, c.successes_b, c.trials_b) == (16, 20, 12, 20)
-    # statsmodels confint_proportions_2indep(12, 20, 16, 20, method="newcomb")
+    assert (c.successes_a, c.trials_a, c.successes_b, c.trials_b) == (19, 20, 11, 20)
+    # statsmodels confint_proportions_2indep(11, 20, 19, 20, method="newcomb")
     from statsmodels.stats.proportion import confint_proportions_2indep
 
-    low, high = confint_proportions_2indep(12, 20, 16, 20, method="newcomb", compare="diff")
+    low, high = confint_proportions_2indep(11, 20, 19, 20, method="newcomb", compare="diff")
     assert (c.difference.low, c.difference.high) == pytest.approx((low, high))
     rows = {row.case: row for row in c.cases}
+    # Fisher's exact test on c2's 10/10 -> 1/10 (p = 0.0001), Holm over 2 cases
     assert rows["c2"].worse and not rows["c1"].worse
-    assert rows["c2"].difference == diff_ci(7, 10, 2, 10)
+    assert rows["c2"].difference == diff_ci(10, 10, 1, 10)
     assert "got clearly worse" in str(result)
     with pytest.raises(InvalidArgument, match="variant='w'"):
         compare_runs(old, new, variant="w")
