@@ -185,6 +185,11 @@ def _solve_shift(nodes: np.ndarray, weights: np.ndarray, p_b: float, spread: flo
         return -math.inf if p_b == 0.0 else math.inf
     from scipy.optimize import brentq
 
+    if np.all((nodes == 0.0) | (nodes == 1.0)):
+        raise InvalidArgument(
+            f"p_a={float(nodes[0]):g}: every case passes or fails under A, so no shift on the "
+            f"logit scale gives B the mean p_b={p_b:g}; the case model needs 0 < p_a < 1"
+        )
     qa = nodes[:, None]
     w = weights[:, None] * _hermite(spread)[1][None, :]
 

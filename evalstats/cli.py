@@ -364,7 +364,6 @@ def _add_gate(p: argparse.ArgumentParser) -> None:
     p.add_argument("--variant", required=True, metavar="NAME", help="the variant to gate")
     p.add_argument(
         "--min-pass",
-        required=True,
         type=float,
         metavar="RATE",
         help="the least acceptable pass rate, such as 0.9",
@@ -383,7 +382,15 @@ def _add_gate(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--no-regression-vs",
         metavar="NAME",
-        help="also fail when the paired comparison finds the variant clearly worse than NAME",
+        help="also require the evidence to show the variant not worse than NAME by more "
+        "than --margin (can't tell fails)",
+    )
+    p.add_argument(
+        "--margin",
+        type=float,
+        metavar="M",
+        help="with --no-regression-vs, required: how much worse still counts as no "
+        "regression, such as 0.02 for 2 points (0: no worse at all, which needs a lot of data)",
     )
     _add_level_and_json(p)
 
@@ -398,6 +405,7 @@ def _run_gate(args: argparse.Namespace) -> int:
         on=args.on,
         every_case_passes=args.every_case_passes,
         no_regression_vs=args.no_regression_vs,
+        margin=args.margin,
         level=args.level,
     )
     _show(result, args)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from ._layout import _check_variant, _results, _variant_names
 from ._validate import as_rate, check_level, check_method
@@ -12,7 +13,209 @@ from .errors import InvalidArgument
 from .intervals import _pct
 from .report import report
 
-__all__ = ["GateResult", "gate"]
+if TYPE_CHECKING:
+    from .compare import Comparison
+
+__all__ = ["GateResult", "NonInferiority", "gate", "non_inferiority", "non_inferiority_verdict"]
+
+NonInferiorityVerdict = Literal["not_worse", "worse", "cant_tell"]
+
+
+def _margin(value: Any) -> float:
+    """A non-inferiority margin: a difference of pass rates in [0, 1)."""
+    try:
+        m = float(value)
+    except (TypeError, ValueError):
+        raise InvalidArgument(
+            f"margin={value!r} must be a number in [0, 1), such as 0.05 for 5 points"
+        ) from None
+    if math.isnan(m) or not 0.0 <= m < 1.0:
+        hint = " (did you mean a fraction, such as 0.05 for 5 points?)" if m >= 1 else ""
+        raise InvalidArgument(f"margin={value!r} must be at least 0 and less than 1{hint}")
+    return m
+
+
+def non_inferiority_verdict(comparison: Comparison, margin: float) -> NonInferiorityVerdict:
+    """Is B no worse than A by more than ``margin``, by this comparison's interval?
+
+    ``"not_worse"`` when the lower limit of the interval for p_b - p_a is
+    above ``-margin``; ``"worse"`` when its upper limit is below
+    ``-margin`` (B is worse by more than the margin); ``"cant_tell"``
+    otherwise, and when the comparison has no interval. With a two-sided
+    interval at level 0.95 this is the one-sided test at 2.5% of
+    ``p_b - p_a <= -margin`` (Wellek 2010, ch. 1; the confidence-interval
+    approach to non-inferiority of ICH E9 and CPMP 2000).
+
+    References
+    ----------
+    Wellek, S. (2010). Testing Statistical Hypotheses of Equivalence and
+    Noninferiority, 2nd ed. Chapman & Hall/CRC, chapter 1.
+    """
+    m = _margin(margin)
+    low, high = float(comparison.difference.low), float(comparison.difference.high)
+    if comparison.trials_a == 0 or comparison.trials_b == 0 or math.isnan(low):
+        return "cant_tell"
+    if low > -m:
+        return "not_worse"
+    if high < -m:
+        return "worse"
+    return "cant_tell"
+
+
+@dataclass(frozen=True)
+class NonInferiority:
+    """Whether variant B is no worse than A by more than a margin.
+
+    Attributes
+    ----------
+    verdict : {"not_worse", "worse", "cant_tell"}
+        See :func:`non_inferiority_verdict`.
+    a, b : str
+        The variants: A the reference (the old one), B the one gated.
+    margin : float
+        How much worse than A (in pass-rate units) still counts as no worse.
+    comparison : Comparison
+        The comparison whose interval for p_b - p_a decided it.
+    advice : str
+        For ``cant_tell``: how many more runs or cases would usually decide
+        it, from :func:`evalstats.power.plan` (empty when not asked for).
+    """
+
+    verdict: NonInferiorityVerdict
+    a: str
+    b: str
+    margin: float
+    comparison: Comparison
+    advice: str = ""
+
+    def __str__(self) -> str:
+        m = _pct(self.margin)
+        d = self.comparison.difference
+        bound = f"lower limit of B - A {_pct(float(d.low), signed=True)}"
+        if self.verdict == "not_worse":
+            head = f"{self.b!r} is not worse than {self.a!r} by more than {m}: {bound} > -{m}"
+        elif self.verdict == "worse":
+            head = (
+                f"{self.b!r} is worse than {self.a!r} by more than {m}: upper limit of B - A "
+                f"{_pct(float(d.high), signed=True)} < -{m}"
+            )
+        else:
+            head = (
+                f"can't tell yet whether {self.b!r} is within {m} of {self.a!r}: {bound} "
+                f"is not above -{m}"
+            )
+        text = f"{head} ({self.comparison.method} {d}, {100 * self.comparison.level:g}%)"
+        if self.margin == 0:
+            text += (
+                "; a margin of 0 asks for B to be shown no worse at all, which in practice "
+                "means shown better: that needs a lot of data"
+            )
+        if self.advice:
+            text += f"; {self.advice}"
+        return text
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "verdict": self.verdict,
+            "a": self.a,
+            "b": self.b,
+            "margin": self.margin,
+            "comparison": self.comparison.to_dict(),
+            "advice": self.advice,
+            "summary": str(self),
+        }
+
+
+def _advice(res: Any, a: str, b: str, margin: float, level: float) -> str:
+    """How many runs or cases would usually show B within ``margin`` of A, if it is as good."""
+    from .power import case_model_from_results, plan
+
+    try:
+        fitted = case_model_from_results(res, variants=[a, b])
+    except InvalidArgument:
+        return ""
+    if margin == 0 or fitted.cases is None or fitted.cases < 2:
+        return ""
+    # Showing B no worse than A - margin when B is truly as good as A is
+    # detecting a gain of `margin` over a variant at A's rate minus the margin.
+    p_b = fitted.p_a
+    p_a = p_b - margin
+    if not 0.0 < p_a < 1.0:
+        return ""  # A's rate is 0 or 1 (or within the margin of 0): nothing to plan on
+    model = type(fitted)(p_a, p_b, fitted.icc, fitted.spread)
+    cases, runs = fitted.cases, max(fitted.repeats or 1, 1)
+    parts = []
+    try:
+        more_runs = plan(0, 0, model=model, cases=cases, level=level, experiments=2000)
+        if more_runs.reachable:
+            parts.append(f"{more_runs.repeats} runs per case on these {cases} cases")
+        more_cases = plan(0, 0, model=model, repeats=runs, level=level, experiments=2000)
+        parts.append(f"{more_cases.cases} cases x {runs} runs")
+    except InvalidArgument:
+        pass
+    if not parts:
+        return ""
+    return (
+        "if it is truly as good, about "
+        + " or ".join(parts)
+        + " would usually (80%) decide it (planned for the clustered comparison, icc "
+        f"{fitted.icc:.2g} fitted from this run)"
+    )
+
+
+def non_inferiority(
+    results: Any,
+    a: str,
+    b: str,
+    *,
+    margin: float,
+    level: float = 0.95,
+    method: str | None = None,
+    advice: bool = True,
+) -> NonInferiority:
+    """Is variant ``b`` of a run no worse than ``a`` by more than ``margin``?
+
+    The comparison is :func:`~evalstats.comparison.compare_results`' primary
+    one (``method`` as there); B passes when the lower limit of its interval
+    for p_b - p_a, at ``level``, lies above ``-margin``
+    (:func:`non_inferiority_verdict`). "Can't tell" is not a pass: with
+    ``advice`` it says how many runs per case, or cases, would usually decide
+    it if B is truly as good as A (:func:`evalstats.power.plan`, on the case
+    model fitted from this run).
+
+    Parameters
+    ----------
+    results : Results or path
+    a, b : str
+        The reference variant (the old one) and the one judged.
+    margin : float
+        In [0, 1): how much lower B's pass rate may be and still count as no
+        worse (0.05 is 5 points). A margin of 0 asks B to be shown no worse
+        at all, which needs a lot of data.
+    level : float
+        Confidence level of the two-sided interval (0.95: a one-sided test at
+        2.5%).
+    method : str, optional
+        The comparison method, as in ``compare_results``.
+    advice : bool
+        Plan how much more data would decide a "can't tell".
+
+    Returns
+    -------
+    NonInferiority
+    """
+    m = _margin(margin)
+    level = check_level(level)
+    res = _results(results)
+    names = _variant_names(res)
+    a = _check_variant(a, names, arg="a")
+    b = _check_variant(b, names, arg="b")
+    cmp = compare_results(res, a, b, method=method, level=level)
+    if cmp.primary is None:
+        raise InvalidArgument(f"{b!r} cannot be compared with {a!r}: {cmp.reason}")
+    verdict = non_inferiority_verdict(cmp.primary, m)
+    text = _advice(res, a, b, m, level) if advice and verdict == "cant_tell" else ""
+    return NonInferiority(verdict, a, b, m, cmp.primary, text)
 
 
 @dataclass(frozen=True)
@@ -53,15 +256,16 @@ def gate(
     results: Any,
     *,
     variant: str,
-    min_pass: float,
+    min_pass: float | None = None,
     on: str = "estimate",
     every_case_passes: bool = False,
     no_regression_vs: str | None = None,
+    margin: float | None = None,
     level: float = 0.95,
 ) -> GateResult:
     """Decide whether a variant of a run meets a release policy.
 
-    Rules, each optional but the first:
+    Rules, at least one of ``min_pass`` and ``no_regression_vs``:
 
     * the variant's pass rate over measured samples is at least ``min_pass``:
       its estimate (``on="estimate"``) or the lower limit of its per-trial
@@ -70,10 +274,13 @@ def gate(
       measured samples) is at least ``min_pass``; a case with no measured
       sample breaks this rule. (The estimate, whatever ``on`` says: a lower
       bound from a handful of repeats of one case would fail nearly always.)
-    * ``no_regression_vs``: the paired comparison of this variant (B) with the
-      named one (A) must not say that A is better (McNemar's exact test on the
-      pairs, as :func:`compare_results` by default; unpaired runs use
-      Newcombe's interval). If no comparison can be made the rule fails.
+    * ``no_regression_vs`` with ``margin``: the evidence must say that this
+      variant (B) is not worse than the named one (A) by more than
+      ``margin``: the lower limit of the interval for p_b - p_a (at
+      ``level``, from :func:`compare_results`' primary comparison) lies above
+      ``-margin`` (:func:`non_inferiority`). "Can't tell" fails the gate, with
+      a line saying how many more runs or cases would usually decide it. If no
+      comparison can be made the rule fails.
 
     The gate always fails when the variant has no measured sample.
 
@@ -81,11 +288,15 @@ def gate(
     ----------
     results : Results or path
     variant : str
-    min_pass : float
+    min_pass : float, optional
         The least acceptable pass rate, in [0, 1].
     on : {"estimate", "lower-bound"}
     every_case_passes : bool
     no_regression_vs : str, optional
+    margin : float
+        Required with ``no_regression_vs``: in [0, 1), how much worse than
+        the named variant still counts as no regression (0.02 is 2 points).
+        A margin of 0 means no worse at all, which needs a lot of data.
     level : float
         Confidence level of the intervals and the comparison.
 
@@ -116,8 +327,25 @@ def gate(
 (19 of 20 measured samples passed: 95% (76% to 99%))
     """
     level = check_level(level)
-    threshold = float(as_rate("min_pass", min_pass))
+    if min_pass is None and no_regression_vs is None:
+        raise InvalidArgument(
+            "min_pass=None and no_regression_vs=None: give a pass rate to reach, a variant "
+            "not to regress against (with a margin), or both"
+        )
+    threshold = None if min_pass is None else float(as_rate("min_pass", min_pass))
     on = check_method(on, ("estimate", "lower-bound"), name="on")
+    if no_regression_vs is not None and margin is None:
+        raise InvalidArgument(
+            f"margin=None: no_regression_vs={no_regression_vs!r} needs a margin, how much "
+            "worse still counts as no regression (such as 0.02 for 2 points; 0 means no "
+            "worse at all, which needs a lot of data)"
+        )
+    if margin is not None:
+        margin = _margin(margin)
+    if every_case_passes and threshold is None:
+        raise InvalidArgument(
+            "every_case_passes=True needs min_pass, the rate each case must reach"
+        )
     if not isinstance(every_case_passes, bool):
         raise InvalidArgument(f"every_case_passes={every_case_passes!r} must be True or False")
     res = _results(results)
@@ -131,7 +359,7 @@ def gate(
             )
     rep = report(res, level=level)
     summary = rep.variant(variant)
-    want = _pct(threshold)
+    want = "" if threshold is None else _pct(threshold)
     checked: list[str] = []
     reasons: list[str] = []
 
@@ -146,7 +374,7 @@ def gate(
             f"variant {variant!r} has no measured samples "
             f"({summary.unmeasured} unmeasured), so its pass rate is unknown",
         )
-    else:
+    elif threshold is not None:
         counts = (
             f"{summary.passes} of {summary.measured} measured samples passed: {summary.per_trial}"
         )
@@ -167,7 +395,7 @@ def gate(
         for row in rep.rows(variant):
             if row.measured == 0:
                 low_cases.append(f"{row.case!r} (no measured samples)")
-            elif row.passes / row.measured < threshold:
+            elif threshold is not None and row.passes / row.measured < threshold:
                 low_cases.append(f"{row.case!r} ({row.passes}/{row.measured})")
         if low_cases:
             rule(
@@ -178,14 +406,20 @@ def gate(
         else:
             rule(True, f"every case passes at least {want} of its measured samples")
     if no_regression_vs is not None:
+        assert margin is not None
         cmp = compare_results(res, no_regression_vs, variant, level=level)
         if cmp.primary is None:
             rule(
                 False,
                 f"no regression against {no_regression_vs!r}: cannot be checked: {cmp.reason}",
             )
-        elif cmp.primary.verdict == "a_better":
-            rule(False, f"{variant!r} is clearly worse than {no_regression_vs!r}: {cmp.primary}")
         else:
-            rule(True, f"no clear regression against {no_regression_vs!r}: {cmp.primary}")
+            verdict = non_inferiority_verdict(cmp.primary, margin)
+            advice = (
+                _advice(res, no_regression_vs, variant, margin, level)
+                if verdict == "cant_tell"
+                else ""
+            )
+            found = NonInferiority(verdict, no_regression_vs, variant, margin, cmp.primary, advice)
+            rule(verdict == "not_worse", str(found))
     return GateResult(not reasons, tuple(reasons), tuple(checked))

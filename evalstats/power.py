@@ -922,7 +922,10 @@ def fit_case_model(
     # 0 the moment estimate of spread behaves like the square root of a noisy
     # variance (about 0.2 to 0.4 at 3,000 cases x 10 runs when there is none),
     # and a spread that the pilot cannot tell from 0 is reported as 0.
-    if between - model.moments()["between"] <= _SPREAD_Z * se or p_b in (0.0, 1.0):
+    if p_a in (0.0, 1.0) or p_b in (0.0, 1.0):
+        # every run of a variant passed (or failed): no logit shift spans it
+        return model
+    if between - model.moments()["between"] <= _SPREAD_Z * se:
         return model
     from scipy.optimize import brentq
 

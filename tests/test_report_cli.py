@@ -175,19 +175,22 @@ def test_compare_runs_verb(run_file, tmp_path, capsys):
         ),
         (["--variant", "v1", "--min-pass", "0.5", "--every-case-passes"], 0, "every case"),
         (
-            ["--variant", "v1", "--min-pass", "0.5", "--no-regression-vs", "v2"],
+            ["--variant", "v1", "--no-regression-vs", "v2", "--margin", "0.05"],
             1,
-            "'v1' is clearly worse than 'v2'",
+            "'v1' is worse than 'v2' by more than 5%",
         ),
         (
-            ["--variant", "v2", "--min-pass", "0.5", "--no-regression-vs", "v1"],
+            ["--variant", "v2", "--min-pass", "0.5", "--no-regression-vs", "v1", "--margin", "0"],
             0,
-            "no clear regression",
+            "'v2' is not worse than 'v1' by more than 0%",
         ),
+        (["--variant", "v2", "--no-regression-vs", "v1"], 2, "margin=None"),
+        (["--variant", "v2", "--no-regression-vs", "v1", "--margin", "1"], 2, "margin=1.0"),
+        (["--variant", "v2", "--no-regression-vs", "v1", "--margin", "-0.1"], 2, "margin=-0.1"),
         (["--variant", "v2", "--min-pass", "90"], 2, "min_pass=90"),
         (["--variant", "v9", "--min-pass", "0.9"], 2, "variant='v9'"),
         (["--variant", "v2", "--min-pass", "0.9", "--on", "lower"], 2, "lower-bound"),
-        (["--variant", "v2"], 2, "--min-pass"),
+        (["--variant", "v2"], 2, "min_pass=None"),
     ],
 )
 def test_gate_exit_codes(run_file, capsys, args, code, text):
@@ -300,5 +303,7 @@ def test_reading_verbs_on_engine_runs(tmp_path, capsys):
         "0.0",
         "--no-regression-vs",
         "v1",
+        "--margin",
+        "0.5",
     )
     assert code == 0
