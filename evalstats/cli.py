@@ -324,8 +324,24 @@ def _run_review(args: argparse.Namespace) -> int:
 
 def _add_compare(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help="a results file (JSONL) written by run")
-    p.add_argument("--a", required=True, metavar="NAME", help="the variant to compare against")
-    p.add_argument("--b", required=True, metavar="NAME", help="the variant compared")
+    p.add_argument("--a", metavar="NAME", help="the variant to compare against")
+    p.add_argument("--b", metavar="NAME", help="the variant compared")
+    p.add_argument(
+        "--baseline",
+        metavar="NAME",
+        help="compare every other variant with NAME (adjusted for multiplicity)",
+    )
+    p.add_argument(
+        "--all-pairs",
+        action="store_true",
+        help="compare every pair of variants (adjusted for multiplicity)",
+    )
+    p.add_argument(
+        "--adjust",
+        default="holm",
+        metavar="holm|shaffer|none",
+        help="with --baseline or --all-pairs: how p-values and verdicts are adjusted (holm)",
+    )
     p.add_argument(
         "--method",
         help="mcnemar or clustered when paired (mcnemar); "
@@ -337,6 +353,26 @@ def _add_compare(p: argparse.ArgumentParser) -> None:
 def _run_compare(args: argparse.Namespace) -> int:
     from .comparison import compare_results
 
+    several = args.baseline is not None or args.all_pairs
+    if several and (args.a is not None or args.b is not None):
+        raise UsageError("evalstats compare: give --a and --b, or --baseline, or --all-pairs")
+    if several:
+        from .variants import compare_variants
+
+        many = compare_variants(
+            args.file,
+            baseline=args.baseline,
+            all_pairs=args.all_pairs,
+            adjust=args.adjust,
+            method=args.method,
+            level=args.level,
+        )
+        _show(many, args)
+        return 0
+    if args.a is None or args.b is None:
+        raise UsageError(
+            "evalstats compare: give --a and --b (two variants), --baseline NAME or --all-pairs"
+        )
     result = compare_results(args.file, args.a, args.b, method=args.method, level=args.level)
     _show(result, args)
     return 0
