@@ -353,6 +353,7 @@ class Report:
     warnings: tuple[str, ...] = ()
     reviewed: tuple[ReviewedSummary, ...] = ()
     containment: tuple[ContainmentSummary, ...] = ()
+    ranking: str = ""
 
     def variant(self, name: str) -> VariantSummary:
         """The summary of variant ``name``."""
@@ -379,6 +380,7 @@ class Report:
             "cases": [r.to_dict() for r in self.cases],
             "reviewed": [r.to_dict() for r in self.reviewed],
             "containment": [c.to_dict() for c in self.containment],
+            "ranking": self.ranking,
         }
 
     def __str__(self) -> str:
@@ -392,6 +394,8 @@ class Report:
             f"run {self.status}" if self.status else "run did not finish (no summary)",
         ]
         lines += [f"warning: {w}" for w in self.warnings]
+        if self.ranking:
+            lines.append(self.ranking)
         for v in self.variants:
             lines.append("")
             lines.append(f"variant {v.variant}: {v.passes} of {v.measured} measured samples passed")
@@ -794,7 +798,20 @@ def report(results: Any, *, level: float = 0.95, reviews: Any = None) -> Report:
         warnings=tuple(warnings),
         reviewed=reviewed,
         containment=_containment(res, variants),
+        ranking=_ranking(res, variants, level),
     )
+
+
+def _ranking(res: Results, variants: Sequence[str], level: float) -> str:
+    """With three or more variants: one line ranking them, all pairs Holm-adjusted."""
+    if len(variants) < 3:
+        return ""
+    from .variants import compare_variants
+
+    try:
+        return compare_variants(res, all_pairs=True, level=level).ranking()
+    except InvalidArgument as e:  # a pair with nothing measured
+        return f"no ranking: {e}"
 
 
 def _first_records(res: Results) -> dict[tuple[Any, Any, Any], Mapping[str, Any]]:
