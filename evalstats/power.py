@@ -1047,7 +1047,7 @@ def _gallop(f: Any, target: float, lo: int, hi: int, guess: int) -> int | None:
 #: The planner simulates designs of at most this many cases; beyond it the
 #: clustered t statistic is a mean of thousands of case differences, the
 #: normal approximation holds, and the plan uses it (and says so).
-_SIMULATED_CASES = 2000
+_SIMULATED_CASES = 1000
 
 
 class _Powers:
@@ -1073,11 +1073,17 @@ class _Powers:
     def approximate(self, cases: float, repeats: float) -> float:
         return float(clustered_power(self.model, cases, repeats, level=self.level))
 
-    def __call__(self, cases: int, repeats: float) -> float:
-        if self._sim is None:
-            return self.approximate(cases, repeats)
+    def _exact(self, cases: int, repeats: float) -> bool:
+        """Whether (cases, repeats) is left to the approximation."""
         if cases > _SIMULATED_CASES:
             self.approximated_beyond = True
+            return True
+        # Unlimited repeats on cases that do not differ (no variance between
+        # them): the differences are known exactly, and the power is 1 (or 0).
+        return math.isinf(repeats) and self.model.moments()["between"] == 0.0
+
+    def __call__(self, cases: int, repeats: float) -> float:
+        if self._sim is None or self._exact(cases, repeats):
             return self.approximate(cases, repeats)
         key = (cases, repeats)
         if key not in self._memo:
@@ -1086,7 +1092,7 @@ class _Powers:
 
     def interval(self, cases: int, repeats: float) -> Interval | None:
         """The simulated power with its Monte-Carlo interval (None when approximated)."""
-        if self._sim is None or cases > _SIMULATED_CASES:
+        if self._sim is None or self._exact(cases, repeats):
             return None
         return self._sim.interval(cases, repeats)
 
@@ -1094,7 +1100,12 @@ class _Powers:
         """The smallest x in [lo, hi] with f(x) >= target; ``guess()`` starts a simulated search."""
         if self._sim is None:
             return _first_reaching(f, target, lo, hi)
-        return _gallop(f, target, lo, hi, guess())
+        start = guess()
+        if start > 2 * _SIMULATED_CASES:
+            # far beyond what is simulated: the approximation answers
+            self.approximated_beyond = True
+            return _first_reaching(f, target, lo, hi)
+        return _gallop(f, target, lo, hi, start)
 
 
 @dataclass(frozen=True)
@@ -1124,7 +1135,7 @@ class Plan:
     search bound, does it; ``minimum_cases`` is then set when the ceiling
     itself is below the target, and says how many cases unlimited repeats
     would need). ``approximated_beyond`` is True when some design searched
-    had more cases than the planner simulates (2,000), where the
+    had more cases than the planner simulates (1,000), where the
     approximation was used.
     """
 
@@ -1444,6 +1455,8 @@ def plan(
     )
     if n_exp is None or result.cases is None or result.repeats is None:
         return result
+    if result.cases > _SIMULATED_CASES:
+        return result  # the approximation holds there, and the text says so
     from dataclasses import replace
 
     from .simulate import simulate_clustered

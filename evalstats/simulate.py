@@ -316,10 +316,16 @@ class DesignPowers:
             if r not in drawn:
                 g = rng(r)
                 if r == 1:
-                    drawn[1] = (g.binomial(1, qa), g.binomial(1, qb))
+                    drawn[1] = (
+                        g.binomial(1, qa).astype(np.int32),
+                        g.binomial(1, qb).astype(np.int32),
+                    )
                 else:
                     half = drawn[r // 2]
-                    drawn[r] = (half[0] + g.binomial(r // 2, qa), half[1] + g.binomial(r // 2, qb))
+                    drawn[r] = (
+                        (half[0] + g.binomial(r // 2, qa)).astype(np.int32),
+                        (half[1] + g.binomial(r // 2, qb)).astype(np.int32),
+                    )
             r *= 2
         lo, hi = top // 2, top
         while repeats not in drawn:
@@ -330,7 +336,8 @@ class DesignPowers:
                 for v in (0, 1):
                     k_lo, k_hi = drawn[lo][v], drawn[hi][v]
                     good = k_hi - k_lo
-                    pair.append(k_lo + g.hypergeometric(good, (hi - lo) - good, mid - lo))
+                    extra = g.hypergeometric(good, (hi - lo) - good, mid - lo)
+                    pair.append((k_lo + extra).astype(np.int32))
                 drawn[mid] = (pair[0], pair[1])
             lo, hi = (lo, mid) if repeats < mid else (mid, hi)
         return drawn[repeats]

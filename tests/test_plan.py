@@ -541,3 +541,19 @@ def test_a_one_variant_pilot_without_p_b_says_to_give_it(tmp_path, capsys):
         )
         >= 0.8
     )
+
+
+def test_simulated_plan_leaves_thousands_of_cases_to_the_approximation():
+    # 70% -> 72% at icc 0.3 and 2 runs needs about 2,800 cases: far beyond what
+    # the planner simulates, where the t statistic is a mean of thousands of
+    # case differences and the normal approximation holds; the plan says so.
+    p = plan(0.7, 0.72, icc=0.3, repeats=2)
+    assert p.cases > 1000 and p.approximated_beyond and p.simulated is None
+    assert p.power == pytest.approx(float(clustered_power(CaseModel(0.7, 0.72, 0.3), p.cases, 2)))
+    assert "use the normal approximation, which holds there" in str(p)
+
+
+def test_unlimited_repeats_on_identical_cases_decide_any_difference():
+    # icc 0 and no spread: the ceiling is 1 exactly, not simulated
+    p = plan(0.7, 0.75, icc=0.0, cases=5, repeats=3)
+    assert p.ceiling == 1.0 and p.ceiling_interval is None
