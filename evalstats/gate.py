@@ -90,19 +90,22 @@ class NonInferiority:
 
     def __str__(self) -> str:
         m = _pct(self.margin)
+        # the bound B - A must clear: -margin, in the signed style of the interval
+        floor = _pct(-self.margin, signed=True) if self.margin > 0 else "0"
         d = self.comparison.difference
         bound = f"lower limit of B - A {_pct(float(d.low), signed=True)}"
         if self.verdict == "not_worse":
-            head = f"{self.b!r} is not worse than {self.a!r} by more than {m}: {bound} > -{m}"
+            head = f"{self.b!r} is not worse than {self.a!r} by more than {m}: {bound} > {floor}"
         elif self.verdict == "worse":
             head = (
                 f"{self.b!r} is worse than {self.a!r} by more than {m}: upper limit of B - A "
-                f"{_pct(float(d.high), signed=True)} < -{m}"
+                f"{_pct(float(d.high), signed=True)} < {floor}"
             )
         else:
+            within = f"within {m} of" if self.margin > 0 else "no worse than"
             head = (
-                f"can't tell yet whether {self.b!r} is within {m} of {self.a!r}: {bound} "
-                f"is not above -{m}"
+                f"can't tell yet whether {self.b!r} is {within} {self.a!r}: {bound} "
+                f"is not above {floor}"
             )
         text = f"{head} ({self.comparison.method} {d}, {100 * self.comparison.level:g}%)"
         if self.margin == 0:
@@ -146,10 +149,10 @@ def _advice(res: Any, a: str, b: str, margin: float, level: float) -> str:
     cases, runs = fitted.cases, max(fitted.repeats or 1, 1)
     parts = []
     try:
-        more_runs = plan(0, 0, model=model, cases=cases, level=level, experiments=2000)
+        more_runs = plan(0, 0, model=model, cases=cases, level=level, experiments=1000)
         if more_runs.reachable:
             parts.append(f"{more_runs.repeats} runs per case on these {cases} cases")
-        more_cases = plan(0, 0, model=model, repeats=runs, level=level, experiments=2000)
+        more_cases = plan(0, 0, model=model, repeats=runs, level=level, experiments=1000)
         parts.append(f"{more_cases.cases} cases x {runs} runs")
     except InvalidArgument:
         pass
