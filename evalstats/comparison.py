@@ -176,8 +176,9 @@ def compare_results(
     verdicts are given: about these cases, McNemar's exact test on the pairs
     (with Newcombe's paired interval), and about cases like these, the mean
     paired difference with a case-clustered interval. Per-case rows flag the
-    cases where B got clearly worse (the case's own paired interval lies
-    wholly below 0).
+    cases where B got clearly worse or better: each case's own exact test,
+    Holm-adjusted for the number of cases (see :func:`evalstats.compare.compare`);
+    their per-case intervals are exploratory.
 
     Parameters
     ----------
