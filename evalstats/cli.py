@@ -357,7 +357,7 @@ def _run_compare(args: argparse.Namespace) -> int:
     if several and (args.a is not None or args.b is not None):
         raise UsageError("evalstats compare: give --a and --b, or --baseline, or --all-pairs")
     if several:
-        from .variants import compare_variants
+        from .multiple import compare_variants
 
         many = compare_variants(
             args.file,

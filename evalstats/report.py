@@ -806,7 +806,7 @@ def _ranking(res: Results, variants: Sequence[str], level: float) -> str:
     """With three or more variants: one line ranking them, all pairs Holm-adjusted."""
     if len(variants) < 3:
         return ""
-    from .variants import compare_variants
+    from .multiple import compare_variants
 
     try:
         return compare_variants(res, all_pairs=True, level=level).ranking()

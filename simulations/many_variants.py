@@ -3,7 +3,7 @@
 Each simulated run has k identical variants (every case with the same pass
 rate under each, drawn from a Beta with mean 0.7 and icc 0.3), 10 cases x 5
 runs each on a paired schedule, compared by
-:func:`evalstats.variants.compare_variants` (the ``compare --baseline`` /
+:func:`evalstats.multiple.compare_variants` (the ``compare --baseline`` /
 ``--all-pairs`` command). It prints the share of runs in which some pair is
 called different (the family-wise error rate of the verdicts), with its 95%
 Monte-Carlo (Wilson) interval, for Holm (default), Shaffer and no
@@ -23,8 +23,8 @@ import numpy as np
 
 from evalstats.casemodel import CaseModel
 from evalstats.intervals import proportion_ci
+from evalstats.multiple import _adjust, compare_variants
 from evalstats.results import Results
-from evalstats.variants import _adjust, compare_variants
 
 CASES, RUNS = 10, 5
 ADJUST = ("holm", "shaffer", "none")

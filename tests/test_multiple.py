@@ -12,8 +12,8 @@ from strategies import results_manifest
 from evalstats.cli import main
 from evalstats.compare import adjust_pvalues
 from evalstats.errors import InvalidArgument
+from evalstats.multiple import compare_variants, shaffer_limits
 from evalstats.results import Results
-from evalstats.variants import compare_variants, shaffer_limits
 
 
 def _results(per_variant: dict[str, dict[str, list[bool]]], runs: int) -> Results:

@@ -1,4 +1,4 @@
-"""More than two variants of one run compared: :func:`compare_variants`.
+"""More than two variants of one run compared, adjusted for multiplicity.
 
 Every variant against a baseline (``baseline="old"``), or every pair
 (``all_pairs=True``), each pair by :func:`~evalstats.comparison.compare_results`
