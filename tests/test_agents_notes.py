@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -154,6 +155,65 @@ def test_a_link_swapped_in_for_a_listed_note_is_refused(workspace):
     os.symlink(workspace.parent / "private.txt", workspace / "notes.txt")
     result = d.read_note("notes.txt")
     assert result.error and "leads outside the workspace" in result.content
+
+
+def test_a_hard_link_to_an_outside_file_is_refused(workspace):
+    os.link(workspace.parent / "private.txt", workspace / "hard.txt")
+    with open(workspace / "NOTES", "a") as index:
+        index.write("hard.txt\n")
+    d = NotesDispatcher(workspace, approve=never)
+    result = d.dispatch("read_note", {"path": "hard.txt"})
+    assert result.error and "has 2 hard links" in result.content
+    assert MARKER not in result.content and result.bytes_read == 0
+    assert d.read_cost("hard.txt") == 0
+
+
+def test_a_fifo_under_a_listed_name_is_refused_without_waiting(workspace):
+    os.mkfifo(workspace / "pipe.txt")
+    with open(workspace / "NOTES", "a") as index:
+        index.write("pipe.txt\n")
+    result = NotesDispatcher(workspace, approve=never).read_note("pipe.txt")
+    assert result.error and "is not a regular file" in result.content
+
+
+def test_swapping_a_folder_for_a_link_while_calls_run_never_leads_outside(workspace):
+    """The race: another process swaps ``sub`` between a folder and a link to
+    a folder outside, as fast as it can, while reads and approved writes run."""
+    outside = workspace.parent / "outside"
+    outside.mkdir()
+    (outside / "todo.txt").write_text(MARKER)
+    d = NotesDispatcher(workspace, approve=lambda proposal: True)
+    stop = threading.Event()
+    swaps = 0
+
+    def swap() -> None:
+        nonlocal swaps
+        sub, real = workspace / "sub", workspace / "sub_real"
+        while not stop.is_set():
+            os.rename(sub, real)
+            os.symlink(outside, sub)
+            os.unlink(sub)
+            os.rename(real, sub)
+            swaps += 1
+
+    swapper = threading.Thread(target=swap)
+    swapper.start()
+    reads = writes = refused = 0
+    try:
+        deadline = time.monotonic() + 2.0
+        while time.monotonic() < deadline:
+            result = d.dispatch("read_note", {"path": "sub/todo.txt"})
+            reads += 1
+            refused += result.error
+            assert MARKER not in result.content
+            assert result.error or result.content == NOTES["sub/todo.txt"]
+            d.dispatch("propose_note", {"path": f"sub/new{writes}.txt", "text": "x"})
+            writes += 1
+    finally:
+        stop.set()
+        swapper.join()
+    assert os.listdir(outside) == ["todo.txt"]
+    assert swaps > 100 and reads > 100 and 0 < refused < reads
 
 
 def test_bad_calls_are_refused_not_raised(workspace):

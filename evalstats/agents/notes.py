@@ -16,8 +16,13 @@ The model gets three tools: ``list_notes()`` (the paths in the workspace's
 text)``. :class:`NotesDispatcher` runs them locally and refuses, each with
 its own message the model sees: ``..`` in a path, absolute paths, notes not
 listed in ``NOTES``, links that leave the workspace or lead to an unlisted
-file, listed notes that are missing, and files that are not text (NUL bytes,
-not UTF-8). A proposal is written only after approval of that exact path and
+file, files with more than one hard link, listed notes that are missing, and
+files that are not text (NUL bytes, not UTF-8). Every path is opened
+relative to a descriptor of the workspace, one component at a time with
+``O_NOFOLLOW`` (a link inside the workspace is read and its target walked
+again from the root), so another process that swaps a folder for a link
+while a call runs cannot lead a read or a write outside; such a race ends in
+a refusal, never an exception. A proposal is written only after approval of that exact path and
 text (on stdin, ``approve? [y/N]``; at end of input it is refused and nothing
 is written), and only as a new file (created exclusively).
 
@@ -50,12 +55,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import json
 import os
 import posixpath
 import re
+import stat
 import sys
 import time
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -201,16 +209,45 @@ class NotesDispatcher:
             raise EvalStatsError(f"workspace={str(workspace)!r} is not a folder")
         self.root = Path(os.path.realpath(root))
         self.approve = approve if approve is not None else ask_on_stdin
+        # Every path is opened relative to this descriptor of the workspace,
+        # one component at a time and without following links, so swapping a
+        # folder for a link while a call runs cannot lead outside.
+        try:
+            self._root_fd = os.open(self.root, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
+        except OSError as exc:
+            raise EvalStatsError(
+                f"workspace={str(workspace)!r} cannot be opened: {exc.strerror}"
+            ) from None
+        self._closer = weakref.finalize(self, os.close, self._root_fd)
+        self._roots = {str(self.root), os.path.abspath(root)}
+
+    def close(self) -> None:
+        """Close the workspace's descriptor (garbage collection does it too)."""
+        self._closer()
 
     # -- the index
 
     def listed(self) -> tuple[str, ...]:
-        """The note paths in ``NOTES``, normalised, in order; () when there is no index."""
-        index = self.root / INDEX_NAME
-        if index.is_symlink() or not index.is_file():
+        """The note paths in ``NOTES``, normalised, in order; () when there is no index.
+
+        ``NOTES`` must be a regular file with a single link, read from the
+        workspace itself (not through a link); at most 1 MiB of it is read.
+        """
+        try:
+            fd = os.open(INDEX_NAME, _READ_FLAGS, dir_fd=self._root_fd)
+        except OSError:
             return ()
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
+                return ()
+            data = os.read(fd, _INDEX_CAP)
+        except OSError:
+            return ()
+        finally:
+            os.close(fd)
         out: list[str] = []
-        for line in index.read_text(encoding="utf-8", errors="replace").splitlines():
+        for line in data.decode("utf-8", errors="replace").splitlines():
             line = line.strip()
             if line and not line.startswith("#"):
                 path = posixpath.normpath(line)
@@ -221,7 +258,11 @@ class NotesDispatcher:
     # -- the tools
 
     def dispatch(self, name: str, arguments: Mapping[str, Any]) -> ToolResult:
-        """Run the tool ``name`` with ``arguments``; never raises for a bad call."""
+        """Run the tool ``name`` with ``arguments``; never raises for a bad call.
+
+        A file system that changes under a call (a folder swapped for a
+        link, a file removed) gives a refusal, never an exception.
+        """
         if "_unparsed" in arguments:
             return ToolResult(
                 f"refused: the arguments of {name} were not a JSON object", error=True
@@ -243,6 +284,11 @@ class NotesDispatcher:
                 return self.propose_note(arguments.get("path"), arguments.get("text"))
         except _Refused as refusal:
             return ToolResult(f"refused: {refusal}", error=True)
+        except (OSError, ValueError) as exc:  # a race the checks did not foresee
+            why = getattr(exc, "strerror", None) or str(exc)
+            return ToolResult(
+                f"refused: the workspace changed while {name} ran ({why})", error=True
+            )
         names = ", ".join(t["name"] for t in TOOLS)
         return ToolResult(f"refused: there is no tool {name!r}; the tools are {names}", error=True)
 
@@ -260,8 +306,13 @@ class NotesDispatcher:
         as not text still spends them; a path refused before opening spends none.
         """
         try:
-            real = self._resolve(path)
-            data = self._read_bytes(real, path)
+            fd = self._open_note(path)
+            try:
+                data = _read_all(fd)
+            except OSError as exc:
+                raise _Refused(f"{path!r} could not be read: {exc.strerror}") from None
+            finally:
+                os.close(fd)
         except _Refused as refusal:
             return ToolResult(f"refused: {refusal}", error=True)
         if b"\x00" in data:
@@ -283,9 +334,15 @@ class NotesDispatcher:
     def read_cost(self, path: Any) -> int:
         """How many bytes :meth:`read_note` would read for ``path`` (0 if the path is refused)."""
         try:
-            return os.stat(self._resolve(path)).st_size
-        except (_Refused, OSError):
+            fd = self._open_note(path)
+        except (_Refused, OSError, ValueError):
             return 0
+        try:
+            return os.fstat(fd).st_size
+        except OSError:
+            return 0
+        finally:
+            os.close(fd)
 
     def propose_note(self, path: Any, text: Any) -> ToolResult:
         """Write a new note after approval of this exact path and text."""
@@ -293,14 +350,12 @@ class NotesDispatcher:
             relative = self._check_path(path)
             if not isinstance(text, str):
                 raise _Refused("a proposal's text must be a string")
-            target = self.root / relative
-            parent = Path(os.path.realpath(target.parent))
-            if not _inside(parent, self.root):
-                raise _Refused(f"{path!r} is in a folder outside the workspace")
-            if not parent.is_dir():
-                raise _Refused(f"the folder of {path!r} does not exist")
-            if os.path.lexists(target):
-                raise _Refused(f"{path!r} already exists; nothing was written")
+            folder, name = posixpath.split(relative)
+            parent = self._open_folder(folder, path)
+            try:
+                _refuse_existing(parent, name, relative)
+            finally:
+                os.close(parent)
         except _Refused as refusal:
             return ToolResult(f"refused: {refusal}", error=True)
         proposal = Proposal(relative, text)
@@ -310,13 +365,20 @@ class NotesDispatcher:
                 error=True,
             )
         data = proposal.text.encode("utf-8")
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC
         try:
-            fd = os.open(parent / target.name, flags, 0o644)
+            # The folder is opened again: it may have changed during the approval.
+            parent = self._open_folder(folder, path)
+        except _Refused as refusal:
+            return ToolResult(f"refused: {refusal}", error=True)
+        try:
+            fd = os.open(name, flags, 0o644, dir_fd=parent)
         except FileExistsError:
             return ToolResult(f"refused: {relative!r} already exists; nothing was written", True)
         except OSError as exc:
             return ToolResult(f"failed: could not create {relative!r}: {exc.strerror}", True)
+        finally:
+            os.close(parent)
         with os.fdopen(fd, "wb") as out:
             out.write(data)
         return ToolResult(f"saved {relative!r} ({len(data)} bytes)", error=False)
@@ -334,38 +396,147 @@ class NotesDispatcher:
             raise _Refused("'..' is not allowed in a note path")
         return posixpath.normpath(path)
 
-    def _resolve(self, path: Any) -> Path:
+    def _open_note(self, path: Any) -> int:
+        """A descriptor of the listed note ``path``, opened for reading, or a refusal.
+
+        Links inside the workspace are followed by reading them and opening
+        their target from the workspace's root again; the note it leads to
+        must be listed too. The file must be regular with a single link (a
+        hard link could be a file outside the workspace).
+        """
         relative = self._check_path(path)
         listed = self.listed()
         if relative not in listed:
             raise _Refused(f"{path!r} is not a listed note (list_notes gives the notes)")
-        target = self.root / relative
-        if not os.path.lexists(target):
-            raise _Refused(f"{path!r} is listed but does not exist")
-        real = Path(os.path.realpath(target))
-        if real != target:
-            if not _inside(real, self.root):
-                raise _Refused(f"{path!r} is a link that leads outside the workspace")
-            real_relative = real.relative_to(self.root).as_posix()
-            if real_relative not in listed:
-                raise _Refused(
-                    f"{path!r} is a link to {real_relative!r}, which is not a listed note"
-                )
-        if not real.is_file():
-            raise _Refused(f"{path!r} is not a regular file")
-        return real
-
-    def _read_bytes(self, real: Path, path: Any) -> bytes:
+        fd, real = self._walk(relative, path, final=_READ_FLAGS)
         try:
-            fd = os.open(real, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-        except OSError as exc:
-            raise _Refused(f"{path!r} could not be opened: {exc.strerror}") from None
-        with os.fdopen(fd, "rb") as handle:
-            return handle.read()
+            if real != relative and real not in listed:
+                raise _Refused(f"{path!r} is a link to {real!r}, which is not a listed note")
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise _Refused(f"{path!r} is not a regular file")
+            if info.st_nlink != 1:
+                raise _Refused(
+                    f"{path!r} has {info.st_nlink} hard links; a note must have exactly one "
+                    "(another could be a file outside the workspace)"
+                )
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
+
+    def _open_folder(self, folder: str, path: Any) -> int:
+        """A descriptor of the workspace folder ``folder`` ('' for the root)."""
+        if not folder:
+            return os.dup(self._root_fd)
+        try:
+            fd, _ = self._walk(folder, path, final=os.O_RDONLY | _DIRECTORY)
+        except _Refused as refusal:
+            text = str(refusal)
+            if "outside the workspace" in text:
+                raise _Refused(f"{path!r} is in a folder outside the workspace") from None
+            if "does not exist" in text or "not a folder" in text:
+                raise _Refused(f"the folder of {path!r} does not exist") from None
+            raise
+        return fd
+
+    def _walk(self, relative: str, path: Any, *, final: int) -> tuple[int, str]:
+        """``(descriptor, the path it really is)`` for the workspace path ``relative``.
+
+        Each component is opened relative to its folder's descriptor with
+        ``O_NOFOLLOW``; a link met on the way is read and its target (which
+        must stay inside the workspace) walked again from the root.
+        """
+        parts = relative.split("/")
+        for _ in range(_LINK_HOPS):
+            fd = os.dup(self._root_fd)
+            done: list[str] = []
+            try:
+                for i, name in enumerate(parts):
+                    last = i == len(parts) - 1
+                    flags = (final if last else os.O_RDONLY | _DIRECTORY) | _NOFOLLOW | _CLOEXEC
+                    try:
+                        next_fd = os.open(name, flags, dir_fd=fd)
+                    except OSError as exc:
+                        target = _link_target(fd, name)
+                        if target is None:
+                            raise _Refused(_open_failure(path, exc, last)) from None
+                        parts = self._follow(done, target, parts[i + 1 :], path)
+                        break
+                    os.close(fd)
+                    fd = next_fd
+                    if name not in (".", ""):
+                        done.append(name)
+                else:
+                    return fd, "/".join(done) or "."
+            except BaseException:
+                os.close(fd)
+                raise
+            os.close(fd)
+        raise _Refused(f"{path!r} goes through more than {_LINK_HOPS} links")
+
+    def _follow(self, done: list[str], target: str, rest: list[str], path: Any) -> list[str]:
+        """The components of a link's target (then ``rest``), inside the workspace."""
+        if os.path.isabs(target):
+            target = posixpath.normpath(target)
+            for root in self._roots:
+                if target == root or target.startswith(root.rstrip("/") + "/"):
+                    inside = posixpath.relpath(target, root)
+                    break
+            else:
+                raise _Refused(f"{path!r} is a link that leads outside the workspace")
+        else:
+            inside = posixpath.normpath(posixpath.join(*done, target) if done else target)
+        if inside == ".." or inside.startswith("../"):
+            raise _Refused(f"{path!r} is a link that leads outside the workspace")
+        parts = [p for p in inside.split("/") if p not in ("", ".")]
+        return [*parts, *rest] or ["."]
 
 
-def _inside(path: Path, root: Path) -> bool:
-    return path == root or root in path.parents
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+# O_NONBLOCK: opening a FIFO planted under a note's name must not wait for a writer.
+_READ_FLAGS = os.O_RDONLY | _NOFOLLOW | _CLOEXEC | getattr(os, "O_NONBLOCK", 0)
+_LINK_HOPS = 16
+_INDEX_CAP = 1 << 20
+
+
+def _link_target(folder: int, name: str) -> str | None:
+    """The target of the link ``name`` in ``folder``, or None when it is no link."""
+    try:
+        if not stat.S_ISLNK(os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode):
+            return None
+        return os.readlink(name, dir_fd=folder)
+    except OSError:
+        return None
+
+
+def _open_failure(path: Any, exc: OSError, last: bool) -> str:
+    if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+        return (
+            f"{path!r} is listed but does not exist"
+            if last
+            else (f"{path!r} does not exist (a folder on its way is not a folder)")
+        )
+    return f"{path!r} could not be opened: {exc.strerror}"
+
+
+def _refuse_existing(folder: int, name: str, relative: str) -> None:
+    try:
+        os.stat(name, dir_fd=folder, follow_symlinks=False)
+    except FileNotFoundError:
+        return
+    raise _Refused(f"{relative!r} already exists; nothing was written")
+
+
+def _read_all(fd: int) -> bytes:
+    chunks: list[bytes] = []
+    while True:
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
 
 
 # --- the loop ---------------------------------------------------------------------
