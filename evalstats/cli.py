@@ -13,6 +13,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
+from ._terminal import VisibleWriter, visible
 from ._validate import suggest
 from .errors import EvalStatsError
 
@@ -630,7 +631,7 @@ def _run_import(args: argparse.Namespace) -> int:
         + ", ".join(results.variants())
     )
     for warning in results.warnings:
-        print(f"evalstats: {warning}", file=sys.stderr)
+        print(visible(f"evalstats: {warning}", keep=""), file=sys.stderr)
     return 0
 
 
@@ -801,12 +802,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.verb is None:
             parser.print_help()
             return 2
-        return VERBS[args.verb][2](args)
+        # What a verb prints may quote answers, reasons and names from files:
+        # terminal controls in them are shown, not obeyed.
+        stdout, sys.stdout = sys.stdout, VisibleWriter(sys.stdout)
+        try:
+            return VERBS[args.verb][2](args)
+        finally:
+            sys.stdout = stdout
     except EvalStatsError as exc:
-        print(
-            f"evalstats: error: {exc}" if not isinstance(exc, UsageError) else str(exc),
-            file=sys.stderr,
-        )
+        line = f"evalstats: error: {exc}" if not isinstance(exc, UsageError) else str(exc)
+        print(visible(line, keep=""), file=sys.stderr)  # one line, whatever the message holds
         return 2
     except KeyboardInterrupt:
         print("evalstats: interrupted", file=sys.stderr)

@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from ._recordable import NOTES_KEY, recordable
+from ._terminal import visible
 from ._validate import suggest, whole_number
 from .checks import INSPECTION_FAILURE, Verdict, check_name, run_check
 from .errors import (
@@ -89,6 +90,9 @@ MAX_BACKOFF_S = 30.0
 #: Seconds a harness task (``wants_case``) may take beyond the run's timeout
 #: to stop its process and clean up before the engine cancels it.
 _HARNESS_MARGIN_S = 15.0
+
+#: Samples (cases x runs x variants) one run may take; more is refused up front.
+MAX_SAMPLES = 1_000_000
 
 
 class _DefaultTimeout(float):
@@ -357,6 +361,8 @@ def task_from_name(name: str, settings: Mapping[str, str] | None = None) -> Task
             f"is KIND:NAME with KIND one of {', '.join(kinds)} "
             "(for example 'standin:shop-v2' or 'ollama:qwen3:0.6b')"
         )
+    if kind == "cmd":
+        return TASK_KINDS[kind](rest, settings)  # type: ignore[call-arg]
     if settings:
         raise InvalidArgument(
             f"task {name!r} takes no settings, but was given {', '.join(sorted(settings))}"
@@ -512,7 +518,7 @@ def parse_variant(spec: str) -> Variant:
         )
     task_name, *options = rest.split(",")
     task_name = task_name.strip()
-    takes_settings = task_name.partition(":")[0] in PROVIDER_KINDS
+    takes_settings = task_name.partition(":")[0] in (*PROVIDER_KINDS, "cmd")
     kwargs: dict[str, str] = {}
     settings: dict[str, str] = {}
     for option in options:
@@ -931,8 +937,16 @@ class _Engine:
                 limit, given = float(own), {}
             else:
                 limit, given = self.timeout, {"timeout": self.timeout}
-            async with asyncio.timeout(limit + _HARNESS_MARGIN_S):
-                return await task.run(prompt, seed=seed, case=case, **given)  # type: ignore[call-arg]
+            try:
+                async with asyncio.timeout(limit + _HARNESS_MARGIN_S):
+                    return await task.run(prompt, seed=seed, case=case, **given)  # type: ignore[call-arg]
+            except TimeoutError:
+                # The harness did not come back: its failure, not a model
+                # service's, so the sample is incomplete, never retried.
+                raise RuntimeError(
+                    f"the command did not finish within {limit:g} s and its clean-up did not "
+                    f"end within {_HARNESS_MARGIN_S:g} s more"
+                ) from None
         if isinstance(task, CallableTask) and not task.is_async:
             fn = task.fn
             if self.timeout is None:
@@ -1198,6 +1212,12 @@ async def run_async(
     for i, v in enumerate(variant_list):
         if not isinstance(v, Variant):
             raise InvalidArgument(f"variants[{i}]={v!r} must be a Variant or 'NAME=TASK'")
+    samples = len(cases) * runs * len(variant_list)
+    if samples > MAX_SAMPLES:
+        raise InvalidArgument(
+            f"runs={runs} with {len(cases)} cases and {len(variant_list)} variants makes "
+            f"{samples:,} samples; the limit is {MAX_SAMPLES:,} samples per run"
+        )
     slots = schedule(cases, variant_list, runs)
     for v in variant_list:
         if isinstance(v.task, CallableTask):
@@ -1283,7 +1303,7 @@ async def run_async(
             if counts is not None and record.get("status") in counts:
                 counts[record["status"]] += 1
         for warning in previous.warnings:
-            print(f"evalstats: {out}: {warning}", file=sys.stderr)
+            print(visible(f"evalstats: {out}: {warning}", keep=""), file=sys.stderr)
     else:
         writer = ResultsWriter.create(out, manifest)
     pending = [s for s in slots if (s.case, s.variant, s.repeat) not in done]

@@ -21,20 +21,32 @@ make this POSIX-only.
   The prompt is the final user message after the variant's transform; a
   system prompt is not passed.
 - The working directory is the sample's workspace root, made by
-  :func:`evalstats.workspace.make_workspace` from the case's fixtures; the
-  environment adds ``EVALSTATS_WORKSPACE``, ``EVALSTATS_TRACE`` and
-  ``EVALSTATS_SEED``; stdin is at end of file (``/dev/null``), so anything
+  :func:`evalstats.workspace.make_workspace` from the case's fixtures. The
+  environment is not ours but a minimal one (:meth:`CmdTask.environment`:
+  ``PATH``, ``HOME``, ``LANG`` and a few more, the variables named with the
+  variant's ``env=`` setting, and the key and base-URL variables of the
+  providers the command names), so a secret such as ``AWS_SECRET_ACCESS_KEY``
+  never reaches it; the harness adds ``EVALSTATS_WORKSPACE``,
+  ``EVALSTATS_TRACE`` and ``EVALSTATS_SEED``; stdin is at end of file (``/dev/null``), so anything
   that asks for approval there is refused.
 - stdout and stderr are captured separately, each up to 128 KiB (the rest is
   read and dropped, so the command never blocks on a full pipe, and the cut
   is noted in ``capped``); the trace file is read up to 1 MiB (a longer one
   is cut, and a cut trace cannot be read).
-- The command runs in its own process group (a new session). When it does
-  not finish within the timeout (130 s, unless the run is given a
-  ``timeout``: ``evalstats run --timeout``), the
-  whole group gets SIGTERM, then SIGKILL after a short grace, and the sample
-  is incomplete: "killed after 130 s". Any process of the group still alive
-  when the command ends is killed too.
+- The command runs in its own process group (a new session), with
+  ``EVALSTATS_TASK_TOKEN`` set to a fresh random token its descendants
+  inherit. When it does not finish within the timeout (130 s, unless the run
+  is given a ``timeout``: ``evalstats run --timeout``), its whole tree gets
+  SIGTERM, then SIGKILL after a 1 s grace, and the sample is incomplete
+  ("did not finish within 130 s and was killed"); the sample ends within
+  the timeout and 2 s. The tree is the group, the session, and every process
+  holding the token (found in ``/proc`` on Linux), so a descendant that
+  called ``setsid()`` is ended too. When the command itself ends, what it
+  left running is read for at most 0.5 s more and then ended the same way;
+  our ends of the pipes are closed, so nothing that holds them can make the
+  harness wait. If evalstats itself is killed, a watchdog process ends every
+  running command, and the temporary folders a killed run left are removed
+  when the next ``cmd:`` task is made (see :mod:`evalstats._reaper`).
 - The workspace is observed (:func:`evalstats.workspace.observe`, with the
   trace's raw text and tool results, the answer and both captured streams as
   the texts; only the kept part of each, so a marker printed past the
@@ -84,10 +96,12 @@ import shlex
 import shutil
 import signal
 import tempfile
+import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from . import _reaper
 from ._validate import suggest
 from .engine import TASK_KINDS, Prompt, TaskResult, _check_timeout
 from .errors import InvalidArgument, TransientProviderError
@@ -112,11 +126,18 @@ OUTPUT_CAP = 128 * 1024
 TRACE_CAP = 1024 * 1024
 
 #: Seconds between SIGTERM and SIGKILL when a command is stopped.
-KILL_GRACE_S = 2.0
+KILL_GRACE_S = 1.0
+
+# Seconds the output of what a finished command left running is still read.
+_LINGER_S = 0.5
 
 #: The exit status that means "a transient failure, try again" (sysexits.h).
 EX_TEMPFAIL = 75
 
+#: The variables of ours every command gets (when set); see :meth:`CmdTask.environment`.
+BASE_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR")
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _PLACEHOLDER_NAMES = ("workspace", "trace", "prompt")
 _PLACEHOLDER = re.compile(r"\{(" + "|".join(_PLACEHOLDER_NAMES) + r")\}")
 # Anything that looks like a placeholder: checked for misspelt ones.
@@ -162,9 +183,47 @@ class _Capture:
         return self.kept.decode("utf-8", errors="replace")
 
 
-def _signal_group(pgid: int, sig: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
+_swept = False
+
+
+def _sweep_once() -> None:
+    """At the first ``cmd:`` task of a process, remove what killed runs left behind."""
+    global _swept
+    if not _swept:
+        _swept = True
+        _reaper.sweep()
+
+
+class _Reader:
+    """Our read end of a command's pipe, as an asyncio stream we can close at will."""
+
+    def __init__(self, stream: asyncio.StreamReader, transport: asyncio.BaseTransport) -> None:
+        self.stream = stream
+        self.transport = transport
+
+    @classmethod
+    async def open(cls, fd: int) -> _Reader:
+        loop = asyncio.get_running_loop()
+        stream = asyncio.StreamReader(limit=_CHUNK, loop=loop)
+        pipe = os.fdopen(fd, "rb", buffering=0)
+        try:
+            transport, _ = await loop.connect_read_pipe(
+                lambda: asyncio.StreamReaderProtocol(stream, loop=loop), pipe
+            )
+        except BaseException:
+            pipe.close()
+            raise
+        return cls(stream, transport)
+
+    def close(self) -> None:
+        self.transport.close()
+
+
+async def _end_tree(pgid: int, token: str) -> None:
+    """SIGKILL the command's group, its session and every process holding its token."""
+    deadline = time.monotonic() + 1.0
+    while _reaper.kill_round(pgid, token) and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
 
 
 def _last_line(text: str) -> str:
@@ -215,7 +274,12 @@ class CmdTask:
     wants_case = True
 
     def __init__(
-        self, command: str, *, timeout: float = DEFAULT_TIMEOUT_S, keep_workspaces: bool = False
+        self,
+        command: str,
+        *,
+        timeout: float = DEFAULT_TIMEOUT_S,
+        keep_workspaces: bool = False,
+        env: Iterable[str] = (),
     ) -> None:
         if not isinstance(command, str) or not command.strip():
             raise InvalidArgument(
@@ -255,6 +319,16 @@ class CmdTask:
         self.sha256 = _sha256(self.executable)
         self.timeout = _check_timeout(timeout)
         self.keep_workspaces = bool(keep_workspaces)
+        if isinstance(env, str):
+            env = env.replace("+", " ").split()
+        names = tuple(env)
+        for name in names:
+            if not isinstance(name, str) or not _ENV_NAME.fullmatch(name):
+                raise InvalidArgument(
+                    f"cmd:{command!r}: env={name!r} is not the name of an environment variable"
+                )
+        self.env = names
+        _sweep_once()
 
     def describe(self) -> dict[str, Any]:
         """``{"kind": "cmd", "command": [...], "executable": path, "sha256": hex}``."""
@@ -267,6 +341,36 @@ class CmdTask:
 
     def __repr__(self) -> str:
         return f"task_from_name({'cmd:' + self.command!r})"
+
+    def environment(self) -> dict[str, str]:
+        """The variables the command gets from ours: few, so our secrets stay ours.
+
+        :data:`BASE_ENV` (``PATH``, ``HOME``, ``LANG``, ...), the names given
+        as ``env``, and for every provider the command names (an item such
+        as ``openai:notes`` or ``--model=ollama:qwen3``) its key and base-URL
+        variables (``OPENAI_API_KEY``, ``OPENAI_BASE_URL``). The harness adds
+        ``EVALSTATS_WORKSPACE``, ``EVALSTATS_TRACE``, ``EVALSTATS_SEED`` and
+        ``EVALSTATS_TASK_TOKEN``.
+
+        Examples
+        --------
+        >>> task = CmdTask("python -m agent --model openai:gpt-4o", env=["MY_FLAG"])
+        >>> sorted(task.environment_names() - set(BASE_ENV))
+        ['MY_FLAG', 'OPENAI_API_KEY', 'OPENAI_BASE_URL']
+        """
+        names = self.environment_names()
+        return {k: v for k, v in os.environ.items() if k in names}
+
+    def environment_names(self) -> set[str]:
+        """The names :meth:`environment` passes on when they are set."""
+        from .providers import PROVIDERS
+
+        names = {*BASE_ENV, *self.env}
+        for item in self.argv[1:]:
+            for kind, cls in PROVIDERS.items():
+                if re.search(rf"(^|[=\s]){re.escape(kind)}:", item):
+                    names.update(n for n in (cls.key_env, cls.base_url_env) if n)
+        return names
 
     def arguments(self, prompt: str, *, workspace: str, trace: str) -> list[str]:
         """The argument list for one sample (the program first, as found).
@@ -296,60 +400,89 @@ class CmdTask:
         trace_path = trace_dir / "trace.jsonl"
         keep = self.keep_workspaces
         try:
+            for folder in (workspace.parent, trace_dir):
+                _reaper.write_owner(folder)  # a later start removes them if this process dies
             return await self._run(text, seed, workspace, trace_path, limit)
         finally:
             if not keep:
                 remove(workspace)
                 shutil.rmtree(trace_dir, ignore_errors=True)
+            else:
+                for folder in (workspace.parent, trace_dir):
+                    with contextlib.suppress(OSError):
+                        os.unlink(folder / _reaper.OWNER_FILE)
 
     async def _run(
         self, text: str, seed: int, workspace: Any, trace_path: Path, limit: float
     ) -> TaskResult:
         argv = self.arguments(text, workspace=str(workspace.root), trace=str(trace_path))
-        env = dict(os.environ)
+        token = _reaper.new_token()
+        env = self.environment()
         env.update(
             EVALSTATS_WORKSPACE=str(workspace.root),
             EVALSTATS_TRACE=str(trace_path),
             EVALSTATS_SEED=str(seed),
         )
-        proc = await asyncio.create_subprocess_exec(
-            *argv,
-            cwd=workspace.root,
-            env=env,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            start_new_session=True,
-        )
-        pgid = proc.pid  # a new session: the group's id is the leader's pid
+        env[_reaper.TOKEN_VARIABLE] = token
+        # Our own pipes: asyncio's wait() for a process with pipes also waits
+        # for the pipes to close, which a descendant that left the group can
+        # delay for ever. With these, the exit is the exit, and we stop
+        # reading when we choose.
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *argv,
+                cwd=workspace.root,
+                env=env,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=out_w,
+                stderr=err_w,
+                start_new_session=True,
+            )
+        except BaseException:
+            os.close(out_r)
+            os.close(err_r)
+            raise
+        finally:
+            os.close(out_w)
+            os.close(err_w)
+        pgid = proc.pid  # a new session: the group's (and session's) id is the leader's pid
+        _reaper.register(token, pgid)
         out, err = _Capture(OUTPUT_CAP), _Capture(OUTPUT_CAP)
-        out_task = asyncio.ensure_future(out.drain(proc.stdout))
-        err_task = asyncio.ensure_future(err.drain(proc.stderr))
+        readers = [await _Reader.open(fd) for fd in (out_r, err_r)]
+        out_task = asyncio.ensure_future(out.drain(readers[0].stream))
+        err_task = asyncio.ensure_future(err.drain(readers[1].stream))
         wait_task = asyncio.ensure_future(proc.wait())
-        parts = {out_task, err_task, wait_task}
         timed_out = False
         try:
-            _, pending = await asyncio.wait(parts, timeout=limit)
-            if pending:
+            done, _ = await asyncio.wait({wait_task}, timeout=limit)
+            if not done:
                 timed_out = True
-                _signal_group(pgid, signal.SIGTERM)
+                _reaper.signal_tree(pgid, token, signal.SIGTERM)
                 await asyncio.wait({wait_task}, timeout=KILL_GRACE_S)  # the grace after SIGTERM
-                _signal_group(pgid, signal.SIGKILL)
-                await wait_task
-                # The pipes close once the group is gone; a process that left
-                # the group could hold them open: stop reading after a moment.
-                _, pending = await asyncio.wait({out_task, err_task}, timeout=1.0)
-                for t in pending:
-                    t.cancel()
-        except BaseException:  # cancelled by the engine, or anything else: leave nothing running
-            _signal_group(pgid, signal.SIGKILL)
-            for t in parts:
+            else:
+                # The command ended; what it left running may still hold the
+                # pipes: read what is there for a moment, then end it all.
+                await asyncio.wait({out_task, err_task}, timeout=_LINGER_S)
+            await _end_tree(pgid, token)
+            await wait_task
+            # With every writer gone the pipes are at their end; stop reading anyway.
+            _, pending = await asyncio.wait({out_task, err_task}, timeout=0.2)
+            for t in pending:
                 t.cancel()
+        except BaseException:  # cancelled by the engine, or anything else: leave nothing running
+            _reaper.end_tree(pgid, token)
+            parts: tuple[asyncio.Future[Any], ...] = (out_task, err_task, wait_task)
+            for part in parts:
+                part.cancel()
             with contextlib.suppress(BaseException):
                 await asyncio.shield(asyncio.wait_for(proc.wait(), 5.0))
             raise
         finally:
-            _signal_group(pgid, signal.SIGKILL)  # stragglers of a finished command
+            for reader in readers:
+                reader.close()
+            _reaper.unregister(token)
         stdout_bytes, stderr_bytes = out.total, err.total
         exit_code = proc.returncode
         capped: list[str] = []
@@ -411,8 +544,11 @@ class CmdTask:
         return TaskResult(answer=None if incomplete else answer, trace=record)
 
 
-def cmd_task(command: str) -> CmdTask:
+def cmd_task(command: str, settings: Mapping[str, str] | None = None) -> CmdTask:
     """The task ``cmd:COMMAND`` names (registered in :data:`evalstats.engine.TASK_KINDS`).
+
+    The one setting is ``env``: names of more variables the command gets,
+    separated by spaces or ``+`` (the variant ``v=cmd:./agent.sh,env=PYTHONPATH+MY_FLAG``).
 
     Examples
     --------
@@ -420,7 +556,13 @@ def cmd_task(command: str) -> CmdTask:
     >>> task.describe()["kind"], task.describe()["command"], len(task.describe()["sha256"])
     ('cmd', ['python', '-c', 'pass'], 64)
     """
-    return CmdTask(command)
+    settings = dict(settings or {})
+    env = settings.pop("env", "")
+    if settings:
+        raise InvalidArgument(
+            f"cmd:{command!r} takes only the setting env, not {', '.join(sorted(settings))}"
+        )
+    return CmdTask(command, env=env)
 
 
 TASK_KINDS["cmd"] = cmd_task

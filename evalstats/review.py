@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from ._terminal import visible
 from ._validate import suggest
 from .errors import InvalidArgument, ResultsFileError
 from .results import _cannot_create, _lock, read_results
@@ -375,7 +376,9 @@ def _show(
         )
     lines.append("what to look for:")
     lines.append(_indent(instruction or "(the case has no review instruction)"))
-    return "\n".join(lines)
+    # An answer can hold terminal controls (retitle the window, clear the
+    # screen, overwrite a line): the reviewer sees them written out instead.
+    return visible("\n".join(lines))
 
 
 # --- the walk ----------------------------------------------------------------------

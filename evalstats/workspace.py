@@ -85,6 +85,8 @@ INDEX_NAME = "NOTES"
 PRIVATE_NAME = "private.txt"
 
 _PARENT_PREFIX = "evalstats-ws-"
+# Beside the root, names the process using a workspace (see evalstats._reaper).
+OWNER_FILE = ".evalstats-owner"
 _ROOT_NAME = "work"
 
 
@@ -275,7 +277,7 @@ def _read_exact(path: Path) -> str | None:
 
 
 def _expected_files(ws: Workspace) -> set[str]:
-    return {f"../{PRIVATE_NAME}", PRIVATE_NAME, INDEX_NAME, *ws.fixtures}
+    return {f"../{PRIVATE_NAME}", f"../{OWNER_FILE}", PRIVATE_NAME, INDEX_NAME, *ws.fixtures}
 
 
 def _walk(ws: Workspace) -> list[str]:

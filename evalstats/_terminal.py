@@ -1,0 +1,78 @@
+"""Showing text from models, agents and files on a terminal without obeying it.
+
+An answer is data, but a terminal takes some characters as orders: ESC
+starts sequences that retitle the window, clear the screen or move the
+cursor, a carriage return lets later text overwrite the line, a backspace
+erases, and the bidirectional controls reorder what follows, so a line can
+hide or fake its own text. :func:`visible` writes every such character as
+its escape (``\\x1b``, ``\\r``, ``\\u202e``), so a reviewer reads what the
+model sent rather than what it wanted shown.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from typing import Any, TextIO
+
+__all__ = ["VisibleWriter", "visible"]
+
+# C0 controls and DEL, the C1 controls (U+0080-U+009F: U+009B is a one-byte
+# CSI on some terminals), and the bidirectional embeddings, overrides and
+# isolates with the marks (U+200E, U+200F, U+061C).
+_CONTROLS = "\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+_SHORT = {"\r": "\\r", "\b": "\\b", "\f": "\\f", "\v": "\\v", "\n": "\\n", "\t": "\\t"}
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    if char in _SHORT:
+        return _SHORT[char]
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+_PATTERNS: dict[str, re.Pattern[str]] = {}
+
+
+def visible(text: str, *, keep: str = "\n\t") -> str:
+    """``text`` with every control character written as its escape, except those in ``keep``.
+
+    Examples
+    --------
+    >>> visible("ok\\x1b]0;pwned\\x07 \\rdone")
+    'ok\\\\x1b]0;pwned\\\\x07 \\\\rdone'
+    >>> visible("two\\nlines", keep="")
+    'two\\\\nlines'
+    """
+    pattern = _PATTERNS.get(keep)
+    if pattern is None:
+        spared = f"(?![{re.escape(keep)}])" if keep else ""
+        pattern = _PATTERNS[keep] = re.compile(f"{spared}[{_CONTROLS}]")
+    return pattern.sub(lambda m: _escape(m.group()), text)
+
+
+class VisibleWriter(io.TextIOBase):
+    """A text stream that writes to ``stream`` with controls made visible (but newlines, tabs)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        self.stream.write(visible(text))
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def isatty(self) -> bool:
+        return self.stream.isatty()
+
+    def fileno(self) -> int:
+        return self.stream.fileno()
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return getattr(self.stream, "encoding", "utf-8")
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
