@@ -67,6 +67,7 @@ import functools
 import hashlib
 import json
 import os
+import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path, PureWindowsPath
@@ -115,12 +116,65 @@ _SUFFIXES = (".json", ".yaml", ".yml")
 # --- small helpers ------------------------------------------------------------
 
 
-def _q(value: Any) -> str:
-    """A value as it would be written in a suite file: ``"text"``, ``3``, ``null``."""
-    try:
-        return json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return repr(value)
+#: Characters of a value an error message quotes at most.
+QUOTE_LIMIT = 80
+
+
+def _q(value: Any, limit: int = QUOTE_LIMIT) -> str:
+    """A value as it would be written in a suite file: ``"text"``, ``3``, ``null``.
+
+    At most ``limit`` characters, so a huge value (or one that YAML aliases
+    make huge) costs nothing to quote: only a prefix is ever built.
+
+    Examples
+    --------
+    >>> _q([["lol"] * 9] * 9, limit=30)
+    '[["lol", "lol", "lol", "lol", …'
+    """
+    out: list[str] = []
+    room = [limit + 1]
+
+    def put(text: str) -> bool:
+        out.append(text[: room[0]])
+        room[0] -= len(text)
+        return room[0] > 0
+
+    def walk(v: Any, depth: int) -> bool:
+        if depth > 50:
+            return put("…")
+        if isinstance(v, Mapping):
+            if not put("{"):
+                return False
+            for i, (k, item) in enumerate(v.items()):
+                if (i and not put(", ")) or not walk(str(k), depth + 1) or not put(": "):
+                    return False
+                if not walk(item, depth + 1):
+                    return False
+            return put("}")
+        if isinstance(v, list | tuple):
+            if not put("["):
+                return False
+            for i, item in enumerate(v):
+                if (i and not put(", ")) or not walk(item, depth + 1):
+                    return False
+            return put("]")
+        if isinstance(v, str):
+            return put(json.dumps(v[: room[0] + 2], ensure_ascii=False)[: room[0] + 1])
+        if isinstance(v, int) and not isinstance(v, bool) and v.bit_length() > 256:
+            return put(f"<a whole number of {v.bit_length()} bits>")
+        try:
+            text = json.dumps(v, ensure_ascii=False) if _is_json_scalar(v) else repr(v)
+        except (TypeError, ValueError):
+            text = object.__repr__(v)
+        return put(text[: room[0] + 1])
+
+    walk(value, 0)
+    text = "".join(out)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _is_json_scalar(value: Any) -> bool:
+    return value is None or isinstance(value, bool | int | float)
 
 
 def _did_you_mean(value: Any, options: Iterable[str]) -> str:
@@ -1064,6 +1118,10 @@ def _parse_json(text: str, shown: str) -> Any:
         ) from None
     except ValueError as exc:
         raise CaseFileError(f"{shown}: not valid JSON: {exc}") from None
+    except RecursionError:
+        raise CaseFileError(
+            f"{shown}: not valid JSON here: its values are nested too deeply"
+        ) from None
 
 
 @functools.cache
@@ -1100,11 +1158,71 @@ def _yaml_loader() -> type:
     return Loader
 
 
+#: Values a YAML suite may hold once its aliases are expanded.
+MAX_EXPANDED_VALUES = 1_000_000
+
+
+def _check_expansion(document: Any, shown: str) -> None:
+    """Refuse a document whose aliases expand past :data:`MAX_EXPANDED_VALUES`, or loop.
+
+    PyYAML shares an aliased value instead of copying it, so a few hundred
+    bytes of aliases of aliases ("billion laughs") load at once and then
+    expand in whatever walks them: validation, an error message. The size is
+    counted once per distinct container, so the check costs one pass.
+    """
+    sizes: dict[int, int] = {}
+    inside: set[int] = set()
+
+    def size(value: Any) -> int:
+        if not isinstance(value, dict | list):
+            return 1
+        key = id(value)
+        if key in sizes:
+            return sizes[key]
+        if key in inside:
+            raise CaseFileError(
+                f"{shown}: not valid here: a YAML alias refers to a value that contains it"
+            )
+        inside.add(key)
+        total = 1 + len(value) if isinstance(value, dict) else 1
+        for item in value.values() if isinstance(value, dict) else value:
+            total += size(item)
+            if total > MAX_EXPANDED_VALUES:
+                break
+        inside.discard(key)
+        sizes[key] = total
+        return total
+
+    if size(document) > MAX_EXPANDED_VALUES:
+        raise CaseFileError(
+            f"{shown}: the YAML document expands to more than {MAX_EXPANDED_VALUES:,} values "
+            "(aliases of aliases?); the limit is MAX_EXPANDED_VALUES="
+            f"{MAX_EXPANDED_VALUES}"
+        )
+
+
+def _short(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
 def _parse_yaml(text: str, shown: str) -> Any:
     import yaml
 
     try:
-        return yaml.load(text, Loader=_yaml_loader())  # a safe loader subclass
+        document = yaml.load(text, Loader=_yaml_loader())  # a safe loader subclass
+        _check_expansion(document, shown)
+        return document
+    except RecursionError:
+        raise CaseFileError(
+            f"{shown}: not valid YAML here: its values are nested too deeply"
+        ) from None
+    except (ValueError, OverflowError) as exc:
+        # PyYAML's constructors raise these for a value its tag cannot hold:
+        # a date that is no date (2001-02-30), an integer of 5,000 digits.
+        why = str(exc)
+        if "integer string conversion" in why:
+            why = f"a whole number has more than {sys.get_int_max_str_digits()} digits"
+        raise CaseFileError(f"{shown}: not valid YAML: {_short(why)}") from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or exc.context or "cannot be parsed"

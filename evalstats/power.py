@@ -77,6 +77,24 @@ def _count(name: str, value: Any, *, minimum: int = 1) -> int:
     return int(_single(name, as_counts(name, value, minimum=minimum)))
 
 
+#: Trials per variant exact enumeration takes (its memory grows with them).
+MAX_EXACT_TRIALS = 100_000
+
+#: The most trials a power figure draws (one exact power per number of trials).
+MAX_FIGURE_TRIALS = 1_000
+
+
+def _trials(name: str, value: Any) -> int:
+    """A number of trials for exact enumeration: at least 1, at most :data:`MAX_EXACT_TRIALS`."""
+    n = _count(name, value)
+    if n > MAX_EXACT_TRIALS:
+        raise InvalidArgument(
+            f"{name}={n} is more than the {MAX_EXACT_TRIALS:,} trials exact power enumerates; "
+            "at that size the normal approximation (sample_size(..., exact=False)) is as good"
+        )
+    return n
+
+
 def _target(value: Any) -> float:
     """A target power, strictly between 0 and 1."""
     return float(_single("power", as_rate("power", value, open_interval=True)))
@@ -229,8 +247,8 @@ def power(
     """
     p_a = _rate("p_a", p_a)
     p_b = _rate("p_b", p_b)
-    n_a = _count("trials", trials)
-    n_b = n_a if trials_b is None else _count("trials_b", trials_b)
+    n_a = _trials("trials", trials)
+    n_b = n_a if trials_b is None else _trials("trials_b", trials_b)
     method = check_method(method, METHODS)
     level = check_level(level)
     return _outcome_probabilities(p_a, p_b, n_a, n_b, method=method, level=level)[0]
@@ -354,7 +372,14 @@ def power_curve(
     p_b = _rate("p_b", p_b)
     method = check_method(method, METHODS)
     level = check_level(level)
+    if hasattr(trials_range, "__len__") and len(trials_range) > MAX_EXACT_TRIALS:  # type: ignore[arg-type]
+        raise InvalidArgument(
+            f"trials_range has {len(trials_range):,} numbers of trials; the limit is "  # type: ignore[arg-type]
+            f"{MAX_EXACT_TRIALS:,}"
+        )
     ns = as_counts("trials_range", list(trials_range), minimum=1).ravel()
+    if ns.size and int(ns.max()) > MAX_EXACT_TRIALS:
+        _trials("trials_range", int(ns.max()))
     pw = _many_probabilities(p_a, p_b, ns, method=method, level=level)
     fp = _many_probabilities(p_a, p_a, ns, method=method, level=level)
     return PowerCurve(p_a, p_b, method, level, ns, pw, fp)
@@ -429,7 +454,7 @@ def power_table(
     p_a = _rate("p_a", p_a)
     p_b = _rate("p_b", p_b)
     level = check_level(level)
-    ns = [_count("trials", n) for n in trials]
+    ns = [_trials("trials", n) for n in trials]
     if not ns:
         raise InvalidArgument("trials=[] must name at least one number of trials")
     rows = []
@@ -1651,7 +1676,12 @@ def power_figure(
     p_a = _rate("p_a", p_a)
     p_b = _rate("p_b", p_b)
     level = check_level(level)
-    ns_marked = [_count("trials", n) for n in trials]
+    ns_marked = [_trials("trials", n) for n in trials]
+    if max(ns_marked, default=0) > MAX_FIGURE_TRIALS:
+        raise InvalidArgument(
+            f"trials={max(ns_marked)} is more than the {MAX_FIGURE_TRIALS:,} trials a power "
+            "figure draws (it computes every number of trials up to the largest)"
+        )
     top = max(ns_marked)
     ns = np.arange(1, top + 1)
     fig, ax = plt.subplots(figsize=(7, 4.2))
