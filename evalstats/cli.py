@@ -246,13 +246,28 @@ def _add_calibrate(p: argparse.ArgumentParser) -> None:
         help="a pass rate the check reported (K passes of N); also print it corrected "
         "for the check's errors",
     )
+    for what in ("sensitivity", "specificity"):
+        p.add_argument(
+            f"--min-{what}",
+            type=float,
+            default=0.8,
+            metavar="SHARE",
+            help=f"'passed calibration' needs the lower end of the {what} interval to "
+            "reach this (default 0.8)",
+        )
     _add_level_and_json(p)
 
 
 def _run_calibrate(args: argparse.Namespace) -> int:
     from .judge import calibrate_file
 
-    report = calibrate_file(args.file, observed=args.observed, level=args.level)
+    report = calibrate_file(
+        args.file,
+        observed=args.observed,
+        level=args.level,
+        min_sensitivity=args.min_sensitivity,
+        min_specificity=args.min_specificity,
+    )
     _show(report, args)
     return 0
 

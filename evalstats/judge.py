@@ -370,6 +370,28 @@ def _kappa_interval(table: np.ndarray, level: float) -> Interval:
     )
 
 
+#: The default limits of :attr:`Calibration.passed_calibration`: the check is
+#: trusted when its sensitivity and its specificity are each shown to be at
+#: least 80% (the lower end of their intervals).
+DEFAULT_MIN_SENSITIVITY = 0.8
+DEFAULT_MIN_SPECIFICITY = 0.8
+
+
+def _check_minimum(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        hint = (
+            " (did you mean a share, such as 0.8?)"
+            if isinstance(value, int | float) and 1 < value <= 100
+            else ""
+        )
+        raise InvalidArgument(f"{name}={value!r} must be a share between 0 and 1{hint}")
+    return float(value)
+
+
+def _pct_text(value: float) -> str:
+    return f"{100 * value:.0f}%"
+
+
 @dataclass(frozen=True)
 class Calibration:
     """How a check's verdicts compare with a person's on the same answers.
@@ -409,6 +431,8 @@ class Calibration:
     disagreements: tuple[CalibrationItem, ...] = ()
     unscored: tuple[CalibrationItem, ...] = ()
     level: float = 0.95
+    min_sensitivity: float = DEFAULT_MIN_SENSITIVITY
+    min_specificity: float = DEFAULT_MIN_SPECIFICITY
 
     @classmethod
     def from_counts(
@@ -421,6 +445,8 @@ class Calibration:
         level: float = 0.95,
         disagreements: Sequence[CalibrationItem] = (),
         unscored: Sequence[CalibrationItem] = (),
+        min_sensitivity: float = DEFAULT_MIN_SENSITIVITY,
+        min_specificity: float = DEFAULT_MIN_SPECIFICITY,
     ) -> Calibration:
         """Build a calibration from the four counts of the person-by-check table.
 
@@ -431,6 +457,8 @@ class Calibration:
         90% (79% to 96%) 80% (67% to 89%)
         """
         level = check_level(level)
+        min_sensitivity = _check_minimum("min_sensitivity", min_sensitivity)
+        min_specificity = _check_minimum("min_specificity", min_specificity)
         counts = {}
         for name, value in (
             ("true_pass", true_pass),
@@ -457,6 +485,8 @@ class Calibration:
             disagreements=tuple(disagreements),
             unscored=tuple(unscored),
             level=level,
+            min_sensitivity=min_sensitivity,
+            min_specificity=min_specificity,
         )
 
     @property
@@ -481,12 +511,40 @@ class Calibration:
 
     @property
     def passed_calibration(self) -> bool:
-        """True only if the check scored every answer and agreed with the person on each.
+        """Whether the check is good enough to trust, by the rule in :attr:`rule`.
 
-        A strict rule a gate can use: one disagreement, one unscored answer, or
-        no scored answer at all makes it False.
+        True when the lower end of the sensitivity interval is at least
+        ``min_sensitivity`` and the lower end of the specificity interval is at
+        least ``min_specificity``: the check's error rates are shown, at the
+        calibration's confidence level, to be no worse than those limits. No
+        good or no bad answers, so that one of the two is unknown, is False.
+        Unscored answers are listed but neither help nor hurt.
         """
-        return self.n > 0 and self.agreed == self.n and not self.unscored
+        return not self._shortfalls()
+
+    @property
+    def rule(self) -> str:
+        """The rule :attr:`passed_calibration` applies, in words."""
+        return (
+            f"the lower ends of the {self.level:.0%} intervals must reach "
+            f"{_pct_text(self.min_sensitivity)} for sensitivity and "
+            f"{_pct_text(self.min_specificity)} for specificity"
+        )
+
+    def _shortfalls(self) -> list[str]:
+        problems = []
+        for what, iv, need, count, kind in (
+            ("sensitivity", self.sensitivity, self.min_sensitivity, self.n_good, "good"),
+            ("specificity", self.specificity, self.min_specificity, self.n_bad, "bad"),
+        ):
+            if count == 0:
+                problems.append(f"no {kind} answers were scored, so {what} is unknown")
+            elif float(iv.low) < need:
+                problems.append(
+                    f"{what} could be as low as {_pct_text(float(iv.low))} "
+                    f"(needs {_pct_text(need)})"
+                )
+        return problems
 
     def __str__(self) -> str:
         def fmt_kappa(iv: Interval) -> str:
@@ -515,17 +573,15 @@ class Calibration:
             lines.extend(f"    {item.describe()}" for item in self.disagreements[:shown])
             if len(self.disagreements) > shown:
                 lines.append(f"    ... and {len(self.disagreements) - shown} more")
-        if self.passed_calibration:
-            verdict = "yes: the check agreed with the person on every answer"
-        elif self.n == 0:
-            verdict = "no: no answer was scored"
+        problems = self._shortfalls()
+        if not problems:
+            verdict = (
+                f"yes: sensitivity at least {_pct_text(float(self.sensitivity.low))}, "
+                f"specificity at least {_pct_text(float(self.specificity.low))}"
+            )
         else:
-            parts = []
-            if self.disagreements:
-                parts.append(f"{len(self.disagreements)} disagreement(s)")
-            if self.unscored:
-                parts.append(f"{len(self.unscored)} unscored")
-            verdict = "no: " + " and ".join(parts)
+            verdict = "no: " + "; ".join(problems)
+        lines.append(f"  rule           {self.rule}")
         lines.append(f"  passed calibration: {verdict}")
         return "\n".join(lines)
 
@@ -543,6 +599,11 @@ class Calibration:
             "specificity": self.specificity.to_dict(),
             "kappa": self.kappa.to_dict(),
             "passed_calibration": self.passed_calibration,
+            "rule": {
+                "min_sensitivity": self.min_sensitivity,
+                "min_specificity": self.min_specificity,
+                "text": self.rule,
+            },
             "disagreements": [item.to_dict() for item in self.disagreements],
             "unscored": [item.to_dict() for item in self.unscored],
             "level": self.level,
@@ -567,7 +628,9 @@ def _answers(name: str, value: Any) -> list[Any]:
         raise InvalidArgument(f"{name}={value!r} must be a list of answers") from None
 
 
-def _tally(judged: Iterable[tuple[bool, Verdict, str, str]], level: float) -> Calibration:
+def _tally(
+    judged: Iterable[tuple[bool, Verdict, str, str]], level: float, **rule: float
+) -> Calibration:
     tp = ff = tf = fp = 0
     disagreements: list[CalibrationItem] = []
     unscored: list[CalibrationItem] = []
@@ -592,7 +655,7 @@ def _tally(judged: Iterable[tuple[bool, Verdict, str, str]], level: float) -> Ca
         else:
             tf += 1
     return Calibration.from_counts(
-        tp, ff, tf, fp, level=level, disagreements=disagreements, unscored=unscored
+        tp, ff, tf, fp, level=level, disagreements=disagreements, unscored=unscored, **rule
     )
 
 
@@ -602,6 +665,8 @@ def calibrate(
     bad: Iterable[Any],
     *,
     level: float = 0.95,
+    min_sensitivity: float = DEFAULT_MIN_SENSITIVITY,
+    min_specificity: float = DEFAULT_MIN_SPECIFICITY,
 ) -> Calibration:
     """Measure a check against answers a person has already judged.
 
@@ -616,6 +681,9 @@ def calibrate(
         Answers the person failed.
     level : float, optional
         Confidence level of the intervals (0.95).
+    min_sensitivity, min_specificity : float, optional
+        The rule of ``passed_calibration``: the lower ends of the sensitivity
+        and specificity intervals must reach these (0.8 each).
 
     Returns
     -------
@@ -666,6 +734,7 @@ def calibrate(
     if not callable(check):
         raise InvalidArgument(f"check={check!r} must be a callable check(answer)")
     level = check_level(level)
+    rule = _rule(min_sensitivity, min_specificity)
     good_list = _answers("good", good)
     bad_list = _answers("bad", bad)
     if not good_list and not bad_list:
@@ -674,7 +743,14 @@ def calibrate(
         )
     judged = [(True, _run(check, a), _answer_text(a), "") for a in good_list]
     judged += [(False, _run(check, a), _answer_text(a), "") for a in bad_list]
-    return _tally(judged, level)
+    return _tally(judged, level, **rule)
+
+
+def _rule(min_sensitivity: Any, min_specificity: Any) -> dict[str, float]:
+    return {
+        "min_sensitivity": _check_minimum("min_sensitivity", min_sensitivity),
+        "min_specificity": _check_minimum("min_specificity", min_specificity),
+    }
 
 
 def _answer_text(answer: Any) -> str:
@@ -693,7 +769,13 @@ class VerdictPair(NamedTuple):
     source: str = ""
 
 
-def calibration_from_pairs(pairs: Iterable[Sequence[Any]], *, level: float = 0.95) -> Calibration:
+def calibration_from_pairs(
+    pairs: Iterable[Sequence[Any]],
+    *,
+    level: float = 0.95,
+    min_sensitivity: float = DEFAULT_MIN_SENSITIVITY,
+    min_specificity: float = DEFAULT_MIN_SPECIFICITY,
+) -> Calibration:
     """A calibration from recorded verdict pairs ``(human_passed, check_passed)``.
 
     Parameters
@@ -705,6 +787,8 @@ def calibration_from_pairs(pairs: Iterable[Sequence[Any]], *, level: float = 0.9
         check did not score the answer.
     level : float, optional
         Confidence level of the intervals (0.95).
+    min_sensitivity, min_specificity : float, optional
+        The rule of ``passed_calibration`` (see :func:`calibrate`).
 
     Examples
     --------
@@ -713,6 +797,7 @@ def calibration_from_pairs(pairs: Iterable[Sequence[Any]], *, level: float = 0.9
     (1, 1, 1, 0)
     """
     level = check_level(level)
+    rule = _rule(min_sensitivity, min_specificity)
     judged: list[tuple[bool, Verdict, str, str]] = []
     for i, pair in enumerate(_answers("pairs", pairs)):
         try:
@@ -741,7 +826,7 @@ def calibration_from_pairs(pairs: Iterable[Sequence[Any]], *, level: float = 0.9
         judged.append((bool(human), verdict, answer, source))
     if not judged:
         raise InvalidArgument("pairs is empty; a calibration needs at least one verdict pair")
-    return _tally(judged, level)
+    return _tally(judged, level, **rule)
 
 
 # --- correcting a pass rate for judge error ------------------------------------
@@ -1174,6 +1259,8 @@ def calibrate_file(
     *,
     observed: str | tuple[int, int] | None = None,
     level: float = 0.95,
+    min_sensitivity: float = DEFAULT_MIN_SENSITIVITY,
+    min_specificity: float = DEFAULT_MIN_SPECIFICITY,
 ) -> CalibrationReport:
     """Calibrate a check from a file of paired verdicts; optionally correct a pass rate.
 
@@ -1187,10 +1274,13 @@ def calibrate_file(
         (:func:`corrected_pass_rate`) next to the uncorrected Wilson interval.
     level : float, optional
         Confidence level (0.95).
+    min_sensitivity, min_specificity : float, optional
+        The rule of ``passed calibration`` (see :func:`calibrate`).
     """
     level = check_level(level)
+    rule = _rule(min_sensitivity, min_specificity)
     parsed = _parse_observed(observed) if observed is not None else None
-    calibration = calibration_from_pairs(read_calibration_file(path), level=level)
+    calibration = calibration_from_pairs(read_calibration_file(path), level=level, **rule)
     if parsed is None:
         return CalibrationReport(calibration, source=str(path), level=level)
     k, n = parsed

@@ -180,8 +180,52 @@ def test_command_prints_the_calibration(tmp_path: Path, capsys) -> None:
     assert "sensitivity    90%" in out and "passed 18 of 20 good answers" in out
     assert "specificity    80%" in out and "failed 16 of 20 bad answers" in out
     assert "Cohen's kappa" in out
-    assert "passed calibration: no: 6 disagreement(s)" in out
+    # Wilson 95% lower ends: 18 of 20 -> 69.9%, 16 of 20 -> 58.4%
+    # (statsmodels proportion_confint(18, 20, method="wilson") gives 0.6990).
+    assert (
+        "rule           the lower ends of the 95% intervals must reach 80% for sensitivity" in out
+    )
+    assert (
+        "passed calibration: no: sensitivity could be as low as 70% (needs 80%); "
+        "specificity could be as low as 58% (needs 80%)"
+    ) in out
     assert "corrected" not in out
+
+
+def test_command_takes_the_rule_s_limits(tmp_path: Path, capsys) -> None:
+    path = _write(tmp_path, "verdicts.csv", _csv())
+    args = ["calibrate", str(path), "--min-sensitivity", "0.65", "--min-specificity", "0.55"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "must reach 65% for sensitivity and 55% for specificity" in out
+    assert "passed calibration: yes: sensitivity at least 70%, specificity at least 58%" in out
+    assert main([*args, "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["calibration"]["passed_calibration"] is True
+    assert doc["calibration"]["rule"]["min_sensitivity"] == 0.65
+
+
+def test_the_readme_s_calibrate_example_is_true(capsys) -> None:
+    # The README shows the output of `evalstats calibrate examples/verdicts.csv
+    # --observed 130/200` on the file shipped in examples/; every line it shows
+    # is printed.
+    root = Path(__file__).resolve().parent.parent
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    command = "evalstats calibrate examples/verdicts.csv --observed 130/200"
+    assert command in readme
+    shown = readme.split(f"$ {command}\n", 1)[1].split("```", 1)[0].splitlines()
+    shown = [
+        line.replace("examples/verdicts.csv", str(root / "examples" / "verdicts.csv"))
+        for line in shown
+        if line.strip()
+    ]
+    assert len(shown) >= 8
+    assert (
+        main(["calibrate", str(root / "examples" / "verdicts.csv"), "--observed", "130/200"]) == 0
+    )
+    printed = capsys.readouterr().out.splitlines()
+    for line in shown:
+        assert line in printed, line
 
 
 def test_command_with_observed_prints_the_corrected_and_naive_rates(tmp_path: Path, capsys):
@@ -224,6 +268,12 @@ def test_command_json_is_one_document(tmp_path: Path, capsys) -> None:
             "no better than chance",
         ),
         (_csv(), ["--level", "95"], "did you mean 0.95"),
+        (
+            _csv(),
+            ["--min-sensitivity", "80"],
+            "min_sensitivity=80.0 must be a share between 0 and 1",
+        ),
+        (_csv(), ["--min-specificity", "-0.1"], "min_specificity=-0.1 must be a share"),
     ],
 )
 def test_command_bad_input_is_one_line_and_exit_2(

@@ -463,10 +463,36 @@ def test_unscored_answers_are_reported_and_not_counted() -> None:
     assert "2 answer(s) the check did not score" in str(cal)
 
 
-def test_a_perfect_check_passes_calibration() -> None:
-    cal = calibrate(_mentions_order, ["A-1042 sent"], ["lost"])
+def test_a_perfect_check_passes_calibration_once_enough_answers_show_it() -> None:
+    # Wilson 95% lower end of 1 of 1 is 20.7%, of 20 of 20 is 83.9%
+    # (statsmodels proportion_confint(20, 20, method="wilson")[0] = 0.8389).
+    few = calibrate(_mentions_order, ["A-1042 sent"], ["lost"])
+    assert not few.passed_calibration
+    assert "sensitivity could be as low as 21% (needs 80%)" in str(few)
+    cal = calibrate(_mentions_order, [f"A-1042 sent {i}" for i in range(20)], ["lost"] * 20)
     assert cal.passed_calibration
-    assert "passed calibration: yes" in str(cal)
+    assert "passed calibration: yes: sensitivity at least 84%, specificity at least 84%" in str(cal)
+    strict = calibrate(
+        _mentions_order, [f"A-1042 sent {i}" for i in range(20)], ["lost"] * 20, min_specificity=0.9
+    )
+    assert not strict.passed_calibration
+    assert "specificity could be as low as 84% (needs 90%)" in str(strict)
+
+
+def test_the_rule_is_the_lower_ends_of_the_intervals() -> None:
+    # 86% agreement and kappa 0.73 with 43 of 50 good and 43 of 50 bad answers:
+    # Wilson lower ends 73.8% (statsmodels proportion_confint(43, 50, method="wilson")).
+    cal = Calibration.from_counts(43, 7, 43, 7)
+    assert round(cal.agreement.estimate, 2) == 0.86 and round(cal.kappa.estimate, 2) == 0.72
+    assert not cal.passed_calibration
+    assert Calibration.from_counts(
+        43, 7, 43, 7, min_sensitivity=0.7, min_specificity=0.7
+    ).passed_calibration
+    assert "must reach 80% for sensitivity and 80% for specificity" in cal.rule
+    with pytest.raises(
+        InvalidArgument, match=r"min_sensitivity=80 must be a share between 0 and 1 \(did you mean"
+    ):
+        Calibration.from_counts(1, 0, 1, 0, min_sensitivity=80)
 
 
 def test_nothing_scored_is_not_a_calibration_pass() -> None:
@@ -483,7 +509,7 @@ def test_str_and_to_dict() -> None:
     assert "specificity    75%" in text and "failed 3 of 4 bad answers" in text
     assert "Cohen's kappa  0.50" in text
     assert 'person passed, check failed: "It ships today."' in text
-    assert "passed calibration: no: 2 disagreement(s)" in text
+    assert "passed calibration: no: sensitivity could be as low as 30% (needs 80%)" in text
     doc = json.loads(json.dumps(cal.to_dict(), allow_nan=False))
     assert doc["true_pass"] == 3 and doc["false_pass"] == 1
     assert doc["sensitivity"]["estimate"] == 0.75
@@ -584,7 +610,12 @@ def test_pairs_and_calibrate_agree_and_counts_add_up(pairs, level) -> None:
     assert sum(counts) == len(pairs)
     assert cal.n_good == sum(h for h, _ in pairs)
     assert len(cal.disagreements) == sum(h != c for h, c in pairs)
-    assert cal.passed_calibration == all(h == c for h, c in pairs)
+    assert cal.passed_calibration == (
+        cal.n_good > 0
+        and cal.n_bad > 0
+        and cal.sensitivity.low >= 0.8
+        and cal.specificity.low >= 0.8
+    )
     for iv in (cal.agreement, cal.sensitivity, cal.specificity):
         assert 0 <= iv.low <= iv.high <= 1
 
