@@ -246,6 +246,7 @@ def provider_settings(draw, kind):
         "seed": st.one_of(st.none(), st.integers(0, 2**31 - 1)),
         "stop": st.lists(st.text(min_size=1, max_size=5), min_size=1, max_size=3),
         "context": st.integers(1, 10**6),
+        "format": st.just("json"),
     }
     return {name: draw(values[name]) for name in chosen}
 
@@ -720,3 +721,15 @@ def test_provider_from_name_and_task_factory():
     assert factory("gemini-2.0-flash").describe()["kind"] == "gemini"
     with pytest.raises(InvalidArgument, match="unknown provider"):
         task_factory("nope")
+
+
+def test_format_json_asks_each_wire_for_a_json_object() -> None:
+    openai_body = body_of(make_provider("openai", "m", {"format": "json"}), seed=1)
+    assert openai_body["response_format"] == {"type": "json_object"}
+    ollama_body = body_of(make_provider("ollama", "m", {"format": "json"}), seed=1)
+    assert ollama_body["format"] == "json"
+    assert "response_format" not in body_of(make_provider("openai", "m"), seed=1)
+    with pytest.raises(InvalidArgument, match=r"format='yaml' must be json"):
+        make_provider("openai", "m", {"format": "yaml"})
+    with pytest.raises(InvalidArgument, match=r"format"):
+        make_provider("anthropic", "m", {"format": "json"})

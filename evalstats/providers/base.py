@@ -94,6 +94,7 @@ SETTING_HELP = {
     "seed": "a whole number sent with every request, or None to send none",
     "stop": "a stop sequence or a list of them",
     "context": "the context window in tokens (Ollama's num_ctx), a whole number >= 1",
+    "format": "json to ask for a JSON object (OpenAI response_format json_object, Ollama format)",
 }
 
 
@@ -399,6 +400,10 @@ def check_setting(kind: str, name: str, value: Any) -> Any:
         if isinstance(value, Sequence) and value and all(isinstance(s, str) and s for s in value):
             return tuple(value)
         raise InvalidArgument(f"{kind}: stop={value!r} must be a string or a list of strings")
+    if name == "format":
+        if value != "json":
+            raise InvalidArgument(f"{kind}: format={value!r} must be json (a JSON object reply)")
+        return value
     raise AssertionError(name)  # pragma: no cover - callers check the name first
 
 

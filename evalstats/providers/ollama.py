@@ -28,7 +28,7 @@ from .base import Completion, Provider, function_calls, token_count
 
 __all__ = ["OllamaProvider", "ollama_host"]
 
-_SETTINGS = ("temperature", "max_tokens", "top_p", "seed", "stop", "context")
+_SETTINGS = ("temperature", "max_tokens", "top_p", "seed", "stop", "context", "format")
 # evalstats' name -> Ollama's option name
 _OPTIONS = {
     "temperature": "temperature",
@@ -142,13 +142,18 @@ class OllamaProvider(Provider):
             "think": False,
             "options": self._wire_settings(_OPTIONS, seed),
         }
+        if self.settings.get("format") == "json":
+            body["format"] = "json"
         if self.tools:
             body["tools"] = [{"type": "function", "function": dict(t)} for t in self.tools]
         return "POST", "/api/chat", body
 
     def _settings_sent(self, body: Mapping[str, Any]) -> dict[str, Any]:
         options = body.get("options") or {}
-        return {name: options[option] for name, option in _OPTIONS.items() if option in options}
+        sent = {name: options[option] for name, option in _OPTIONS.items() if option in options}
+        if body.get("format") == "json":
+            sent["format"] = "json"
+        return sent
 
     def _parse(self, data: Any) -> Completion:
         if not isinstance(data, Mapping) or not isinstance(data.get("message"), Mapping):

@@ -26,9 +26,10 @@ from .base import Completion, Provider, function_calls, token_count
 
 __all__ = ["OpenAIProvider"]
 
-_SETTINGS = ("temperature", "max_tokens", "top_p", "seed", "stop")
-# The body's field for each setting: the same names.
-_FIELDS = {name: name for name in _SETTINGS}
+_SETTINGS = ("temperature", "max_tokens", "top_p", "seed", "stop", "format")
+# The body's field for each setting: the same names (format is response_format).
+_FIELDS = {name: name for name in _SETTINGS if name != "format"}
+_JSON_FORMAT = {"type": "json_object"}
 
 
 class OpenAIProvider(Provider):
@@ -72,12 +73,17 @@ class OpenAIProvider(Provider):
         chat += [_wire_message(m) for m in messages]
         body: dict[str, Any] = {"model": self.model, "messages": chat}
         body.update(self._wire_settings(_FIELDS, seed))
+        if self.settings.get("format") == "json":
+            body["response_format"] = _JSON_FORMAT
         if self.tools:
             body["tools"] = [{"type": "function", "function": dict(t)} for t in self.tools]
         return "POST", "/chat/completions", body
 
     def _settings_sent(self, body: Mapping[str, Any]) -> dict[str, Any]:
-        return {name: body[name] for name in _SETTINGS if name in body}
+        sent = {name: body[name] for name in _FIELDS if name in body}
+        if body.get("response_format") == _JSON_FORMAT:
+            sent["format"] = "json"
+        return sent
 
     def _parse(self, data: Any) -> Completion:
         if not isinstance(data, Mapping):

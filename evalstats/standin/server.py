@@ -91,6 +91,16 @@ from .._validate import as_rate
 from ..errors import InvalidArgument
 from .notes import DEFAULT_NOTES_MODEL, NotesModel
 from .notes import respond as notes_respond
+from .shaping import (
+    JSON_SLIP_RATES,
+    Shape,
+    ShapeError,
+    cut,
+    forced_call,
+    json_answer,
+    ollama_shape,
+    openai_shape,
+)
 from .shop import SLIP_RATES, make_assistant
 
 __all__ = [
@@ -425,38 +435,42 @@ class StandinApp:
             raise _HTTPError(
                 400, "Invalid type for 'stream': expected a boolean.", "invalid_type", "stream"
             )
-        n = request.get("n", 1)
-        if n not in (1, None):
-            raise _HTTPError(
-                400, f"n={n!r}: the stand-in answers one choice (n=1)", "invalid_value", "n"
-            )
         if model not in ALL_MODELS:
             raise _openai_not_found(model)
-        conversation = tools = None
+        tools = _tools(request.get("tools"), api="openai")
+        shape = _shape(lambda: openai_shape(request, tools))
+        conversation = None
         if model == NOTES_MODEL:
             conversation = _neutral_messages(request["messages"], api="openai")
-            tools = _tools(request.get("tools"), api="openai")
         draw = self._draw()
         if draw.fault in ("rate_limited", "server_error"):
             return self._fault("openai", draw)
-        if conversation is not None:
-            text, calls = self._notes_turn(conversation, tools, seed, draw.index)
-        else:
-            text, calls = self._answer(model, messages, seed, draw.index), []
-        wire_calls = [
-            {
-                "id": c["id"],
-                "type": "function",
-                "function": {"name": c["name"], "arguments": json.dumps(c["arguments"])},
-            }
-            for c in calls
+        base = self._request_seed(draw.index) if seed is None else seed
+        turns = [
+            self._shaped_turn(
+                model, messages, conversation, request.get("tools"), tools, shape, base + i
+            )
+            for i in range(shape.n)
         ]
         prompt_tokens = _prompt_tokens(
             messages if conversation is None else _token_pairs(conversation)
         )
-        completion_tokens = estimate_tokens(text or "") + sum(
-            estimate_tokens(c["function"]["name"] + c["function"]["arguments"]) for c in wire_calls
-        )
+        choices = []
+        completion_tokens = 0
+        for text, calls, finish in turns:
+            wire_calls = [
+                {
+                    "id": c["id"],
+                    "type": "function",
+                    "function": {"name": c["name"], "arguments": json.dumps(c["arguments"])},
+                }
+                for c in calls
+            ]
+            completion_tokens += estimate_tokens(text or "") + sum(
+                estimate_tokens(c["function"]["name"] + c["function"]["arguments"])
+                for c in wire_calls
+            )
+            choices.append((text, wire_calls, finish))
         usage = {
             "prompt_tokens": prompt_tokens,
             "completion_tokens": completion_tokens,
@@ -468,45 +482,51 @@ class StandinApp:
             "model": model,
             "system_fingerprint": f"fp_{self._digest(model)[:10]}",
         }
-        finish = "tool_calls" if wire_calls else "stop"
         delay, kind = _delay(draw, self.hang_s)
         if not stream:
-            message: dict[str, Any] = {"role": "assistant", "content": text, "refusal": None}
-            if wire_calls:
-                message["tool_calls"] = wire_calls
+            wire_choices = []
+            for i, (text, wire_calls, finish) in enumerate(choices):
+                message: dict[str, Any] = {"role": "assistant", "content": text, "refusal": None}
+                if wire_calls:
+                    message["tool_calls"] = wire_calls
+                wire_choices.append(
+                    {"index": i, "message": message, "logprobs": None, "finish_reason": finish}
+                )
             document = {
                 "id": head["id"],
                 "object": "chat.completion",
                 "created": head["created"],
                 "model": model,
-                "choices": [
-                    {
-                        "index": 0,
-                        "message": message,
-                        "logprobs": None,
-                        "finish_reason": finish,
-                    }
-                ],
+                "choices": wire_choices,
                 "usage": usage,
                 "system_fingerprint": head["system_fingerprint"],
             }
             return StandinReply(200, _dumps(document), delay_s=delay, kind=kind)
         chunk = {"object": "chat.completion.chunk", **head}
-        delta: dict[str, Any] = {"role": "assistant", "content": text}
-        if wire_calls:
-            # One delta carries each call whole, with the index OpenAI streams
-            # calls by; a client joins argument pieces, here there is one piece.
-            delta["tool_calls"] = [{"index": i, **c} for i, c in enumerate(wire_calls)]
-        events = [
-            {
-                **chunk,
-                "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": None}],
-            },
-            {
-                **chunk,
-                "choices": [{"index": 0, "delta": {}, "logprobs": None, "finish_reason": finish}],
-            },
-        ]
+        events = []
+        for i, (text, wire_calls, _finish) in enumerate(choices):
+            delta: dict[str, Any] = {"role": "assistant", "content": text}
+            if wire_calls:
+                # One delta carries each call whole, with the index OpenAI streams
+                # calls by; a client joins argument pieces, here there is one piece.
+                delta["tool_calls"] = [{"index": j, **c} for j, c in enumerate(wire_calls)]
+            events.append(
+                {
+                    **chunk,
+                    "choices": [
+                        {"index": i, "delta": delta, "logprobs": None, "finish_reason": None}
+                    ],
+                }
+            )
+        for i, (_text, _calls, finish) in enumerate(choices):
+            events.append(
+                {
+                    **chunk,
+                    "choices": [
+                        {"index": i, "delta": {}, "logprobs": None, "finish_reason": finish}
+                    ],
+                }
+            )
         options = request.get("stream_options")
         if isinstance(options, dict) and options.get("include_usage"):
             events.append({**chunk, "choices": [], "usage": usage})
@@ -542,6 +562,7 @@ class StandinApp:
             raise _HTTPError(400, "json: cannot unmarshal stream: expected a boolean")
         if _base_name(model) not in ALL_MODELS:
             raise _HTTPError(404, f'model "{model}" not found, try pulling it first')
+        shape = _shape(lambda: ollama_shape(request, options))
         conversation = tools = None
         if _base_name(model) == NOTES_MODEL:
             conversation = _neutral_messages(request["messages"], api="ollama")
@@ -550,11 +571,11 @@ class StandinApp:
         draw = self._draw()
         if draw.fault in ("rate_limited", "server_error"):
             return self._fault("ollama", draw)
-        if conversation is not None:
-            answer, calls = self._notes_turn(conversation, tools, seed, draw.index)
-            text = answer or ""
-        else:
-            text, calls = self._answer(_base_name(model), messages, seed, draw.index), []
+        base = self._request_seed(draw.index) if seed is None else seed
+        answer, calls, done_reason = self._shaped_turn(
+            _base_name(model), messages, conversation, None, tools, shape, base
+        )
+        text = answer or ""
         # Ollama's calls carry no id, and their arguments are an object.
         wire_calls = [{"function": {"name": c["name"], "arguments": c["arguments"]}} for c in calls]
         reply_message: dict[str, Any] = {"role": "assistant", "content": text}
@@ -578,7 +599,7 @@ class StandinApp:
             "model": model,
             "created_at": created_at,
             "message": reply_message,
-            "done_reason": "stop",
+            "done_reason": "length" if done_reason == "length" else "stop",
             "done": True,
             "total_duration": load + work,
             "load_duration": load,
@@ -678,29 +699,38 @@ class StandinApp:
     def _digest(self, model: str) -> str:
         return model_digest(model, notes=self.notes)
 
-    def _notes_turn(
+    def _shaped_turn(
         self,
-        conversation: list[dict[str, Any]],
+        model: str,
+        messages: list[tuple[str, str]],
+        conversation: list[dict[str, Any]] | None,
+        tool_defs: Any,
         tools: list[str] | None,
-        seed: int | None,
-        index: int,
-    ) -> tuple[str | None, list[dict[str, Any]]]:
-        turn = notes_respond(
-            conversation,
-            tools,
-            knobs=self.notes,
-            seed=self._request_seed(index) if seed is None else seed,
-        )
-        return turn["content"], list(turn["tool_calls"])
-
-    def _answer(
-        self, model: str, messages: list[tuple[str, str]], seed: int | None, index: int
-    ) -> str:
-        last_user = next(text for role, text in reversed(messages) if role == "user")
-        assistant = make_assistant(
-            MODELS[model], seed=self._request_seed(index) if seed is None else seed
-        )
-        return assistant(last_user)
+        shape: Shape,
+        seed: int,
+    ) -> tuple[str | None, list[dict[str, Any]], str]:
+        """One choice: the model's turn, shaped to the request; and its finish reason."""
+        if conversation is not None:
+            offered = [] if shape.tool_choice == "none" else tools
+            turn = notes_respond(conversation, offered, knobs=self.notes, seed=seed)
+            text, calls = turn["content"], list(turn["tool_calls"])
+        else:
+            last_user = next(t for role, t in reversed(messages) if role == "user")
+            text, calls = make_assistant(MODELS[model], seed=seed)(last_user), []
+        if shape.tool_choice in ("required", "function") and tools:
+            wanted = shape.function
+            if not calls or (wanted is not None and calls[0]["name"] != wanted):
+                name = wanted or tools[0]
+                call = forced_call(name, _parameters(tool_defs, name))
+                digest = hashlib.sha256(f"{seed}:{name}".encode()).hexdigest()[:24]
+                text, calls = None, [{"id": f"call_{digest}", **call}]
+        if calls:
+            return text, calls, "tool_calls"
+        text = text or ""
+        if shape.json is not None:
+            text = json_answer(text, shape.json, slip_rate=JSON_SLIP_RATES[model], seed=seed)
+        text, truncated = cut(text, shape)
+        return text, [], "length" if truncated else "stop"
 
     def _fault(self, api: str, draw: _Draw) -> StandinReply:
         if draw.fault == "rate_limited":
@@ -721,6 +751,22 @@ class StandinApp:
             reply = _error(api, exc)
             kind = "server_error"
         return replace(reply, delay_s=draw.latency_s, kind=kind)
+
+
+def _shape(read: Callable[[], Shape]) -> Shape:
+    try:
+        return read()
+    except ShapeError as exc:
+        raise _HTTPError(400, exc.message, exc.code, exc.param) from None
+
+
+def _parameters(tool_defs: Any, name: str) -> Any:
+    """The parameter schema of the tool ``name`` among the request's tool definitions."""
+    for tool in tool_defs if isinstance(tool_defs, list) else ():
+        function = tool.get("function") if isinstance(tool, dict) else None
+        if isinstance(function, dict) and function.get("name") == name:
+            return function.get("parameters") or {}
+    return {}
 
 
 def _delay(draw: _Draw, hang_s: float) -> tuple[float, str]:
