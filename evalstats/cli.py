@@ -281,7 +281,8 @@ def _add_report(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--reviews",
         metavar="REVIEWS.jsonl",
-        help="add reviewed task-success rates from a reviews file (evalstats review)",
+        help="add reviewed task-success rates from a reviews file (evalstats review); "
+        "for a random sample (review --sample), also pass rates corrected by it (PPI++)",
     )
     p.add_argument("--json", action="store_true", help="print one JSON document")
 
@@ -321,7 +322,16 @@ def _add_review(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="hide variant names and shuffle the samples (by --seed)",
     )
-    p.add_argument("--seed", type=int, default=0, help="seed of the --blind order (0)")
+    p.add_argument(
+        "--seed", type=int, default=0, help="seed of the --blind order and of --sample (0)"
+    )
+    p.add_argument(
+        "--sample",
+        type=int,
+        metavar="N",
+        help="review a random sample: N (case, repeat) pairs, each variant's answer, drawn "
+        "with --seed; report --reviews then corrects the pass rates by it (PPI++)",
+    )
 
 
 def _run_review(args: argparse.Namespace) -> int:
@@ -334,6 +344,7 @@ def _run_review(args: argparse.Namespace) -> int:
         cases=args.case,
         blind=args.blind,
         seed=args.seed,
+        sample=args.sample,
     )
     return 0
 

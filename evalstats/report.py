@@ -352,6 +352,7 @@ class Report:
     runs: int | None
     warnings: tuple[str, ...] = ()
     reviewed: tuple[ReviewedSummary, ...] = ()
+    corrected: Any = None
     containment: tuple[ContainmentSummary, ...] = ()
     ranking: str = ""
 
@@ -379,6 +380,7 @@ class Report:
             "variants": [v.to_dict() for v in self.variants],
             "cases": [r.to_dict() for r in self.cases],
             "reviewed": [r.to_dict() for r in self.reviewed],
+            "corrected": None if self.corrected is None else self.corrected.to_dict(),
             "containment": [c.to_dict() for c in self.containment],
             "ranking": self.ranking,
         }
@@ -480,6 +482,9 @@ class Report:
                     f"{str(r.interval):<22}  {r.needs_review} needs review, "
                     f"{r.not_reviewed} not reviewed"
                 )
+        if self.corrected is not None:
+            lines.append("")
+            lines.extend(self.corrected.lines(level))
         if self.containment:
             lines.append("")
             lines.append(
@@ -586,6 +591,10 @@ def report(results: Any, *, level: float = 0.95, reviews: Any = None) -> Report:
         needs-review verdicts and unreviewed samples are counted apart. A
         review of a sample the results lack is refused (the reviews of
         another run); one of an unmeasured sample is left out, with a warning.
+        A reviews file drawn at random (``evalstats review --sample``) also
+        gives the pass rates corrected by the review (PPI++, see
+        :mod:`evalstats.reviewsample`): it must be of this run, and each
+        variant needs at least 10 drawn samples reviewed pass or fail.
 
     Returns
     -------
@@ -784,8 +793,20 @@ def report(results: Any, *, level: float = 0.95, reviews: Any = None) -> Report:
     summary = res.summary
     warnings = list(res.warnings)
     reviewed: tuple[ReviewedSummary, ...] = ()
+    corrected = None
     if reviews is not None:
+        design = None
+        if isinstance(reviews, str | os.PathLike):
+            from .review import read_review_design, read_reviews
+
+            where = os.fspath(reviews)
+            path, reviews = reviews, read_reviews(reviews)
+            design = read_review_design(path)
         reviewed = _reviewed(res, variants, reviews, level, warnings)
+        if design is not None:
+            from .reviewsample import corrected_rates
+
+            corrected = corrected_rates(res, design, reviews, level=level, where=where)
     return Report(
         path=None if res.path is None else str(res.path),
         suite={k: suite.get(k) for k in ("name", "version", "path", "sha256")},
@@ -797,6 +818,7 @@ def report(results: Any, *, level: float = 0.95, reviews: Any = None) -> Report:
         runs=runs if isinstance(runs, int) else None,
         warnings=tuple(warnings),
         reviewed=reviewed,
+        corrected=corrected,
         containment=_containment(res, variants),
         ranking=_ranking(res, variants, level),
     )

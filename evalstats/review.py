@@ -42,7 +42,14 @@ from ._validate import suggest
 from .errors import InvalidArgument, ResultsFileError
 from .results import _cannot_create, _lock, read_results
 
-__all__ = ["REVIEW_VERDICTS", "Review", "ReviewSession", "read_reviews", "review"]
+__all__ = [
+    "REVIEW_VERDICTS",
+    "Review",
+    "ReviewSession",
+    "read_review_design",
+    "read_reviews",
+    "review",
+]
 
 #: What a reviewer may conclude about a sample.
 REVIEW_VERDICTS = ("pass", "fail", "needs-review")
@@ -164,6 +171,9 @@ def _parse(data: bytes, shown: str) -> tuple[list[Review], int]:
             if last:
                 break  # cut off mid-line: dropped
             raise ResultsFileError(f"{shown}: line {number}: not valid JSON") from None
+        if number == 1 and isinstance(record, Mapping) and record.get("type") == "design":
+            good += len(raw) + (0 if last else 1)  # the sampling design (evalstats.reviewsample)
+            continue
         review = _review_from(record, f"{shown}: line {number}")
         if review.key in seen:
             raise ResultsFileError(
@@ -202,6 +212,29 @@ def read_reviews(path: str | os.PathLike[str]) -> tuple[Review, ...]:
     except OSError as exc:
         raise ResultsFileError(f"{shown}: cannot be read: {exc.strerror or exc}") from None
     return tuple(_parse(data, shown)[0])
+
+
+def read_review_design(path: str | os.PathLike[str]) -> Any:
+    """The sampling design on the first line of a reviews file, or None (hand-picked reviews).
+
+    Returns a :class:`evalstats.reviewsample.ReviewDesign` when the reviews
+    were drawn at random by ``review --sample``.
+    """
+    from .reviewsample import ReviewDesign
+
+    shown = os.fspath(path)
+    try:
+        with open(shown, "rb") as f:
+            first = f.readline()
+    except OSError as exc:
+        raise ResultsFileError(f"{shown}: cannot be read: {exc.strerror or exc}") from None
+    try:
+        record = json.loads(first)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    if isinstance(record, Mapping) and record.get("type") == "design":
+        return ReviewDesign.from_dict(record, f"{shown}: line 1")
+    return None
 
 
 @dataclass(frozen=True)
@@ -481,6 +514,7 @@ def review(
     cases: Sequence[str] | None = None,
     blind: bool = False,
     seed: int = 0,
+    sample: int | None = None,
 ) -> ReviewSession:
     """Walk a run's samples and record a person's verdict on each.
 
@@ -513,7 +547,14 @@ def review(
         variant wrote an answer cannot sway the verdict. A variant's prompt
         transform (a prefix, say) still shows in the prompt.
     seed : int, optional
-        The seed of the blind order.
+        The seed of the blind order, and of the random sample.
+    sample : int, optional
+        Review a random sample: ``sample`` (case, repeat) pairs drawn
+        uniformly from those every variant measured, each variant's answer to
+        each (see :mod:`evalstats.reviewsample`). The design is written as the
+        reviews file's first line, and the file can only be continued with
+        the same draw; ``report --reviews`` then adds pass rates corrected by
+        the review (PPI++).
 
     Returns
     -------
@@ -564,6 +605,13 @@ def review(
         raise InvalidArgument(f"blind={blind!r} must be True or False")
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise InvalidArgument(f"seed={seed!r} must be a whole number")
+    design = None
+    if sample is not None:
+        from .reviewsample import draw_design
+
+        design = draw_design(res, sample=sample, seed=seed)
+        drawn = set(design.units)
+        samples = [s for s in samples if (s.get("case"), s.get("repeat")) in drawn]
     if blind:
         import random
 
@@ -572,6 +620,17 @@ def review(
     shown = os.fspath(out_path)
     fd, earlier = _open_reviews(shown)
     try:
+        if design is not None:
+            if os.fstat(fd).st_size == 0:
+                line = json.dumps(design.to_dict(), ensure_ascii=False) + "\n"
+                os.write(fd, line.encode("utf-8"))
+                os.fsync(fd)
+            elif read_review_design(shown) != design:
+                raise ResultsFileError(
+                    f"{shown} was not drawn with sample={sample} and seed={seed} from this run "
+                    "(it holds hand-picked reviews or another draw); give a new --out for a "
+                    "random sample"
+                )
         keys = {_slot(s) for s in res.samples}
         for r in earlier:
             if r.key not in keys:
@@ -589,10 +648,10 @@ def review(
             f"{len(samples)} samples to review: {len(samples) - total} reviewed earlier, "
             f"{total} to go. Verdicts: p pass, f fail, n needs-review; s skips, q quits.\n"
         )
-        for index, sample in enumerate(todo, start=1):
-            case = str(sample.get("case"))
+        for index, shown_sample in enumerate(todo, start=1):
+            case = str(shown_sample.get("case"))
             output.write(
-                _show(sample, instructions.get(case, ""), index, total, blind=blind) + "\n"
+                _show(shown_sample, instructions.get(case, ""), index, total, blind=blind) + "\n"
             )
             verdict: str | None = None
             while verdict is None:
@@ -627,8 +686,8 @@ def review(
                 break
             record = Review(
                 case,
-                str(sample.get("variant")),
-                int(sample.get("repeat") or 0),
+                str(shown_sample.get("variant")),
+                int(shown_sample.get("repeat") or 0),
                 verdict,
                 reason,
                 reviewer,
