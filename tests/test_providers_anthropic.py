@@ -272,3 +272,14 @@ def test_missing_key(monkeypatch):
     with pytest.raises(InvalidArgument) as info:
         AnthropicProvider("claude-3-5-haiku-latest")
     assert "ANTHROPIC_API_KEY" in str(info.value)
+
+
+def test_local_server_needs_no_key(monkeypatch):
+    # A self-hosted or proxy base_url takes no key: none is demanded and no empty header is sent.
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    p, service = provider(
+        lambda r: httpx.Response(200, json=message([{"type": "text", "text": "Hi"}])),
+        base_url="http://127.0.0.1:9",
+    )
+    asyncio.run(p.complete(PROMPT, seed=0))
+    assert "x-api-key" not in service.requests[0].headers

@@ -233,3 +233,14 @@ def test_missing_key(monkeypatch):
     monkeypatch.delenv("GEMINI_API_KEY")
     with pytest.raises(InvalidArgument, match="set the environment variable GEMINI_API_KEY"):
         GeminiProvider("gemini-2.0-flash")
+
+
+def test_local_server_needs_no_key(monkeypatch):
+    # A self-hosted or proxy base_url takes no key: none is demanded and no empty header is sent.
+    monkeypatch.delenv("GEMINI_API_KEY")
+    p, service = provider(
+        lambda r: httpx.Response(200, json=response([{"text": "Hi"}])),
+        base_url="http://127.0.0.1:9/v1beta",
+    )
+    asyncio.run(p.complete(PROMPT, seed=0))
+    assert "x-goog-api-key" not in service.requests[0].headers

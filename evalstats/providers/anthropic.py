@@ -2,7 +2,8 @@
 
 The key is read from ``ANTHROPIC_API_KEY`` and sent as ``x-api-key`` with
 ``anthropic-version: 2023-06-01``; ``ANTHROPIC_BASE_URL`` or the
-``base_url`` argument moves the host. The system prompt is the top-level
+``base_url`` argument moves the host, and the key is then required only if
+the host is still api.anthropic.com (a local proxy usually takes none). The system prompt is the top-level
 ``system`` field and the conversation holds only user and assistant turns.
 ``max_tokens`` is required by the API: without the setting, 1024 is sent (and
 recorded). ``stop`` becomes ``stop_sequences``; the API has no seed, so none
@@ -52,7 +53,10 @@ class AnthropicProvider(Provider):
     temperature_max: ClassVar[float] = 1.0
 
     def _headers(self) -> dict[str, str]:
-        return {"x-api-key": self._api_key or "", "anthropic-version": ANTHROPIC_VERSION}
+        headers = {"anthropic-version": ANTHROPIC_VERSION}
+        if self._api_key:
+            headers["x-api-key"] = self._api_key
+        return headers
 
     def _request(
         self, system: str | None, messages: list[dict[str, Any]], seed: int | None

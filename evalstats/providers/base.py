@@ -524,7 +524,10 @@ class Provider:
         return key or None
 
     def _key_required(self) -> bool:
-        return True
+        # A key is needed only by the provider's own service: a local or
+        # self-hosted server at another base_url usually takes none.
+        default_host = urllib.parse.urlsplit(self.default_base_url).hostname
+        return urllib.parse.urlsplit(self.base_url).hostname == default_host
 
     # -- the Task protocol
 

@@ -2,7 +2,8 @@
 
 The key is read from ``GEMINI_API_KEY`` and sent in the ``x-goog-api-key``
 header, never in the URL (some examples put it in a ``?key=`` query, where it
-would end up in logs and error messages). The conversation becomes
+would end up in logs and error messages); it is required only for Google's
+own host, not for a local ``base_url``. The conversation becomes
 ``contents`` with the roles ``user`` and ``model``, the system prompt
 ``systemInstruction``, and the settings ``generationConfig``:
 ``temperature``, ``maxOutputTokens`` (from ``max_tokens``), ``topP``,
@@ -53,7 +54,7 @@ class GeminiProvider(Provider):
     default_base_url: ClassVar[str] = "https://generativelanguage.googleapis.com/v1beta"
 
     def _headers(self) -> dict[str, str]:
-        return {"x-goog-api-key": self._api_key or ""}
+        return {"x-goog-api-key": self._api_key} if self._api_key else {}
 
     def _path(self) -> str:
         name = (

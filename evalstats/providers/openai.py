@@ -17,7 +17,6 @@ none with the setting ``seed=none``.)
 from __future__ import annotations
 
 import json
-import urllib.parse
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -59,9 +58,6 @@ class OpenAIProvider(Provider):
     key_env: ClassVar[str | None] = "OPENAI_API_KEY"
     base_url_env: ClassVar[str | None] = "OPENAI_BASE_URL"
     default_base_url: ClassVar[str] = "https://api.openai.com/v1"
-
-    def _key_required(self) -> bool:
-        return urllib.parse.urlsplit(self.base_url).hostname == "api.openai.com"
 
     def _headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
