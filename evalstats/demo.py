@@ -12,8 +12,10 @@ sees why "72% against 88%" on 40 trials may still be luck.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -49,13 +51,15 @@ class DemoResult:
     """What ``evalstats demo`` ran and found.
 
     ``directory`` holds ``results.jsonl`` (every sample, readable with
-    ``evalstats report``) and the figures listed in ``plots``.
+    ``evalstats report``) and the figures listed in ``plots``; it is None
+    when the demo ran without ``out`` (its temporary folder is gone, and
+    ``results`` holds every sample in memory).
     """
 
     runs: int
     seed: int
     level: float
-    directory: Path
+    directory: Path | None
     results: Results
     report: Report
     comparisons: dict[str, Comparison]
@@ -63,8 +67,8 @@ class DemoResult:
     over_http: str | None = None
 
     @property
-    def results_file(self) -> Path:
-        return self.directory / "results.jsonl"
+    def results_file(self) -> Path | None:
+        return None if self.directory is None else self.directory / "results.jsonl"
 
     @property
     def meaning(self) -> str:
@@ -153,7 +157,12 @@ class DemoResult:
             lines.append(f"  {method:<10} {METHODS[method]}")
             lines.append(f"             {comparison}")
         lines += ["", self.meaning, ""]
-        lines.append(f"Every sample is in {self.results_file}; `evalstats report` reads it.")
+        if self.results_file is None:
+            lines.append(
+                "Add --out DIR to keep every sample (and the figures) for `evalstats report`."
+            )
+        else:
+            lines.append(f"Every sample is in {self.results_file}; `evalstats report` reads it.")
         if self.plots:
             lines.append("Figures: " + ", ".join(str(p) for p in self.plots))
         return "\n".join(lines)
@@ -166,7 +175,7 @@ class DemoResult:
             "level": self.level,
             "over_http": self.over_http,
             "slip_rates": {f"v{v}": rate for v, rate in SLIP_RATES.items()},
-            "results_file": str(self.results_file),
+            "results_file": None if self.results_file is None else str(self.results_file),
             "plots": [str(p) for p in self.plots],
             "report": self.report.to_dict(),
             "comparisons": {m: c.to_dict() for m, c in self.comparisons.items()},
@@ -179,14 +188,20 @@ def _names(methods: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def _out_directory(out: str | Path | None, prefix: str) -> Path:
-    """The folder ``out``, created if missing, or a new temporary folder named ``prefix...``."""
-    directory = Path(tempfile.mkdtemp(prefix=prefix) if out is None else out)
+@contextlib.contextmanager
+def _work_directory(out: str | Path | None, prefix: str) -> Iterator[Path]:
+    """The folder ``out``, created if missing; without one, a temporary folder named
+    ``prefix...`` that is removed on leaving, so a demo leaves nothing behind."""
+    if out is None:
+        with tempfile.TemporaryDirectory(prefix=prefix) as scratch:
+            yield Path(scratch)
+        return
+    directory = Path(out)
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise InvalidArgument(f"out={str(out)!r}: cannot create it: {error.strerror}") from None
-    return directory
+    yield directory
 
 
 def run_demo(
@@ -212,11 +227,12 @@ def run_demo(
     level : float
         Confidence level of every interval.
     out : path, optional
-        Folder for ``results.jsonl`` and the figures; a new temporary folder
-        when not given. An existing ``results.jsonl`` there is never
+        Folder for ``results.jsonl`` and the figures. Without it the demo runs
+        in a temporary folder that it removes, keeps the samples in memory only
+        and writes no figures. An existing ``results.jsonl`` there is never
         overwritten: the demo stops with an error instead.
     plots : bool
-        Write the forest plot and the paired-difference plot.
+        Write the forest plot and the paired-difference plot (only with ``out``).
     progress : bool
         Show a progress bar on stderr.
     over_http : bool
@@ -240,18 +256,13 @@ def run_demo(
     seed = whole_number("seed", seed, minimum=0)
     if base_url is not None and not over_http:
         raise InvalidArgument(f"base_url={base_url!r} is for over_http=True")
-    directory = _out_directory(out, "evalstats-demo-")
-    if not over_http:
-        _run_engine(directory, runs, seed, progress, None)
-    elif base_url is not None:
-        _run_engine(directory, runs, seed, progress, base_url)
-    else:
-        from .standin.server import serve
+    with _work_directory(out, "evalstats-demo-") as directory:
+        results, base_url = _run_shop(directory, runs, seed, progress, over_http, base_url)
+        figures: tuple[Path, ...] = ()
+        if plots and out is not None:
+            from .plots import report_plots
 
-        with serve(seed=seed) as server:
-            base_url = f"{server.base_url}/v1"
-            _run_engine(directory, runs, seed, progress, base_url)
-    results = read_results(directory / "results.jsonl")
+            figures = report_plots(results, directory, level=level)
     rep = report(results, level=level)
     a, b = (rep.variant(v) for v in VARIANTS)
     paired = compare_results(results, *VARIANTS, method="mcnemar", level=level)
@@ -265,12 +276,26 @@ def run_demo(
         comparisons["mcnemar"] = paired.these_cases
     if paired.cases_like_these is not None:
         comparisons["clustered"] = paired.cases_like_these
-    figures: tuple[Path, ...] = ()
-    if plots:
-        from .plots import report_plots
+    kept = None if out is None else directory
+    return DemoResult(runs, seed, level, kept, results, rep, comparisons, figures, base_url)
 
-        figures = report_plots(results, directory, level=level)
-    return DemoResult(runs, seed, level, directory, results, rep, comparisons, figures, base_url)
+
+def _run_shop(
+    directory: Path, runs: int, seed: int, progress: bool, over_http: bool, base_url: str | None
+) -> tuple[Results, str | None]:
+    """Run both versions into ``directory/results.jsonl`` and read the file back,
+    with the base URL they were reached at (None in-process)."""
+    if not over_http:
+        _run_engine(directory, runs, seed, progress, None)
+    elif base_url is not None:
+        _run_engine(directory, runs, seed, progress, base_url)
+    else:
+        from .standin.server import serve
+
+        with serve(seed=seed) as server:
+            base_url = f"{server.base_url}/v1"
+            _run_engine(directory, runs, seed, progress, base_url)
+    return read_results(directory / "results.jsonl"), base_url
 
 
 def _run_engine(

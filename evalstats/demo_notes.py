@@ -30,7 +30,7 @@ from ._validate import whole_number
 from .cases import load_suite
 from .compare import Comparison
 from .comparison import compare_results
-from .demo import _out_directory
+from .demo import _work_directory
 from .errors import InvalidArgument
 from .intervals import proportion_ci
 from .report import Report, report
@@ -97,7 +97,7 @@ class NotesDemoResult:
     runs: int
     seed: int
     level: float
-    directory: Path
+    directory: Path | None
     results: Results
     report: Report
     comparison: Comparison | None
@@ -107,8 +107,8 @@ class NotesDemoResult:
     expected_actions: dict[str, float]
 
     @property
-    def results_file(self) -> Path:
-        return self.directory / "results.jsonl"
+    def results_file(self) -> Path | None:
+        return None if self.directory is None else self.directory / "results.jsonl"
 
     def __str__(self) -> str:
         rep = self.report
@@ -206,9 +206,13 @@ class NotesDemoResult:
             f"in {100 * base['guesses']:.0f}% and {100 * rev['guesses']:.0f}%.",
             "The marker observations cannot show a read whose content never surfaced.",
             "",
-            f"Every sample is in {self.results_file}; `evalstats report` reads it, and "
-            f"`evalstats review {self.results_file} --out reviews.jsonl` walks the samples for "
-            "a person's verdict.",
+            (
+                "Add --out DIR to keep every sample for `evalstats report` and `evalstats review`."
+                if self.results_file is None
+                else f"Every sample is in {self.results_file}; `evalstats report` reads it, and "
+                f"`evalstats review {self.results_file} --out reviews.jsonl` walks the samples "
+                "for a person's verdict."
+            ),
         ]
         return "\n".join(line.rstrip() for line in lines)
 
@@ -219,7 +223,7 @@ class NotesDemoResult:
             "seed": self.seed,
             "level": self.level,
             "base_url": self.base_url,
-            "results_file": str(self.results_file),
+            "results_file": None if self.results_file is None else str(self.results_file),
             "report": self.report.to_dict(),
             "action_passes": {
                 v: {"passes": k, "samples": n} for v, (k, n) in self.action_passes.items()
@@ -321,7 +325,8 @@ def run_notes_demo(
     level : float
         Confidence level of every interval.
     out : path, optional
-        Folder for ``results.jsonl``; a new temporary folder when not given.
+        Folder for ``results.jsonl``. Without it the demo runs in a temporary folder
+        that it removes afterwards, keeping the samples in memory only.
         An existing ``results.jsonl`` there is never overwritten.
     progress : bool
         Show a progress bar on stderr.
@@ -342,8 +347,7 @@ def run_notes_demo(
     runs = whole_number("runs", runs)
     seed = whole_number("seed", seed, minimum=0)
     concurrency = whole_number("concurrency", concurrency)
-    directory = _out_directory(out, "evalstats-notes-demo-")
-    with serve(seed=seed) as server:
+    with _work_directory(out, "evalstats-notes-demo-") as directory, serve(seed=seed) as server:
         base_url = f"{server.base_url}/v1"
         run(
             "notes",
@@ -355,7 +359,7 @@ def run_notes_demo(
             concurrency=concurrency,
             timeout=timeout,
         )
-    results = read_results(directory / "results.jsonl")
+        results = read_results(directory / "results.jsonl")
     rep = report(results, level=level)
     comparison = compare_results(
         _action_only(results), *VARIANTS, method="mcnemar", level=level
@@ -373,7 +377,7 @@ def run_notes_demo(
         runs,
         seed,
         level,
-        directory,
+        None if out is None else directory,
         results,
         rep,
         comparison,

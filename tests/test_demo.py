@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -215,3 +216,16 @@ def test_the_command_takes_runs_and_seed(tmp_path: Path, capsys) -> None:
         printed.replace(str(tmp_path / "d"), "DIR")
         == expected.replace(str(tmp_path / "d2"), "DIR") + "\n"
     )
+
+
+def test_demo_without_out_leaves_nothing_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Without --out the demo works in a temporary folder and removes it; the samples stay in
+    # memory and the text says how to keep them.
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    result = run_demo(runs=2, seed=0)
+    assert list(tmp_path.iterdir()) == []
+    assert result.directory is None and result.results_file is None and result.plots == ()
+    assert result.report.variant("v1").measured == 8
+    assert "Add --out DIR" in str(result)
