@@ -72,6 +72,26 @@ def _json_default(value: Any) -> Any:
 # function that runs it and returns the exit status.
 
 
+def _add_progress(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="show a progress bar on stderr (default: only when stderr is a terminal, so "
+        "pipes and CI logs get none)",
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress bar (as --no-progress)")
+
+
+def _progress(args: argparse.Namespace) -> bool:
+    """Whether to draw a progress bar: asked for, or stderr is a terminal."""
+    if args.quiet or getattr(args, "json", False):
+        return False
+    if args.progress is not None:
+        return bool(args.progress)
+    return sys.stderr.isatty()
+
+
 def _add_demo(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--suite",
@@ -91,7 +111,8 @@ def _add_demo(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--out",
         metavar="DIR",
-        help="folder for results.jsonl and the figures (default: a new temporary folder)",
+        help="folder for results.jsonl and the figures (default: none: the demo works in a "
+        "temporary folder and removes it)",
     )
     p.add_argument("--no-plots", action="store_true", help="write no figures")
     p.add_argument(
@@ -103,7 +124,7 @@ def _add_demo(p: argparse.ArgumentParser) -> None:
         help="reach the stand-ins over HTTP with the openai provider, through a stand-in "
         "server started for the demo (or the one at BASE_URL)",
     )
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_progress(p)
     p.add_argument("--json", action="store_true", help="print one JSON document")
 
 
@@ -117,7 +138,7 @@ def _run_demo(args: argparse.Namespace) -> int:
         seed=args.seed,
         out=args.out,
         plots=not args.no_plots,
-        progress=not (args.quiet or args.json),
+        progress=_progress(args),
         over_http=bool(args.over_http),
         base_url=args.over_http if isinstance(args.over_http, str) else None,
     )
@@ -136,7 +157,7 @@ def _run_notes_demo(args: argparse.Namespace) -> int:
         **_given(runs=args.runs),
         seed=args.seed,
         out=args.out,
-        progress=not (args.quiet or args.json),
+        progress=_progress(args),
     )
     _show(result, args)
     return 0
@@ -535,7 +556,7 @@ def _add_run(p: argparse.ArgumentParser) -> None:
     p.add_argument("--retries", type=int, default=3, help="retries of transient errors (3)")
     p.add_argument("--seed", type=int, default=0, help="seed of the run (0)")
     p.add_argument("--include-holdout", action="store_true", help="also run the holdout cases")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_progress(p)
     p.add_argument(
         "--keep-workspaces",
         action="store_true",
@@ -573,7 +594,7 @@ def _run_run(args: argparse.Namespace) -> int:
         seed=args.seed,
         include_holdout=args.include_holdout,
         resume=args.resume is not None,
-        progress=not args.quiet,
+        progress=_progress(args),
     )
     print(outcome)
     if outcome.status == "interrupted":

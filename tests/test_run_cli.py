@@ -330,3 +330,19 @@ def test_the_canary_key_sent_to_a_service_that_echoes_it_is_in_no_file_and_no_ou
     for path in out_dir.rglob("*"):
         if path.is_file():
             assert canary.encode() not in path.read_bytes(), path
+
+
+def test_progress_bar_only_on_a_terminal_unless_asked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Captured stderr is no terminal: no bar by default; --progress forces one; --no-progress
+    # and --quiet turn it off even on a terminal.
+    base = ["run", "shop", *SHOP, "--runs", "2"]
+    assert main([*base, "--out", str(tmp_path / "a.jsonl")]) == 0
+    assert "sample" not in capsys.readouterr().err
+    assert main([*base, "--out", str(tmp_path / "b.jsonl"), "--progress"]) == 0
+    assert "16/16" in capsys.readouterr().err
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    for flag in ("--no-progress", "--quiet"):
+        assert main([*base, "--out", str(tmp_path / f"c{flag}.jsonl"), flag]) == 0
+        assert "16/16" not in capsys.readouterr().err
