@@ -31,15 +31,23 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message}")
 
 
-def _print_json(document: Any) -> None:
+#: The version of every ``--json`` document's layout; a reader checks
+#: ``document["schema"] == "evalstats.<verb>/1"`` before trusting its fields.
+JSON_SCHEMA_VERSION = 1
+
+
+def _print_json(document: Any, verb: str) -> None:
+    if isinstance(document, dict):
+        document = {"schema": f"evalstats.{verb}/{JSON_SCHEMA_VERSION}", **document}
     json.dump(document, sys.stdout, indent=2, allow_nan=False, default=_json_default)
     sys.stdout.write("\n")
 
 
 def _show(result: Any, args: argparse.Namespace) -> None:
-    """Print a verb's result: its table, or with ``--json`` one JSON document."""
+    """Print a verb's result: its table, or with ``--json`` one JSON document whose
+    ``schema`` field names the verb and the layout's version."""
     if args.json:
-        _print_json(result.to_dict())
+        _print_json(result.to_dict(), args.verb)
     else:
         print(result)
 
