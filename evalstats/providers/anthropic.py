@@ -3,8 +3,9 @@
 The key is read from ``ANTHROPIC_API_KEY`` and sent as ``x-api-key`` with
 ``anthropic-version: 2023-06-01``; ``ANTHROPIC_BASE_URL`` or the
 ``base_url`` argument moves the host, and the key is then required only if
-the host is still api.anthropic.com (a local proxy usually takes none). The system prompt is the top-level
-``system`` field and the conversation holds only user and assistant turns.
+the host is still api.anthropic.com (a local proxy usually takes none). The
+system prompt is the top-level ``system`` field and the conversation holds
+only user and assistant turns.
 ``max_tokens`` is required by the API: without the setting, 1024 is sent (and
 recorded). ``stop`` becomes ``stop_sequences``; the API has no seed, so none
 is sent, and its temperature runs from 0 to 1. Tool definitions are sent as
