@@ -346,3 +346,39 @@ def test_progress_bar_only_on_a_terminal_unless_asked(
     for flag in ("--no-progress", "--quiet"):
         assert main([*base, "--out", str(tmp_path / f"c{flag}.jsonl"), flag]) == 0
         assert "16/16" not in capsys.readouterr().err
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.parametrize("kind", ["openai", "anthropic", "gemini"])
+def test_dead_endpoint_stops_the_run_before_any_sample(
+    kind: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Nothing listens at the base URL: one line naming it, exit 2, and no sample recorded
+    # as unmeasured (the run used to retry every sample and exit 0).
+    url = f"http://127.0.0.1:{_closed_port()}/v1"
+    out = tmp_path / "r.jsonl"
+    argv = ["run", "shop", "--variant", f"a={kind}:m,base_url={url}", "--runs", "1"]
+    assert main([*argv, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert f"nothing answers at {url}" in err
+    assert not out.exists()
+
+
+def test_a_live_endpoint_that_answers_404_at_its_root_is_not_dead(tmp_path: Path) -> None:
+    # The stand-in server answers 404 for the bare base URL; that still shows a server.
+    from evalstats.standin.server import serve
+
+    with serve(seed=0) as server:
+        url = f"{server.base_url}/v1"
+        out = tmp_path / "r.jsonl"
+        argv = ["run", "shop", "--variant", f"a=openai:shop-v1,base_url={url}", "--runs", "1"]
+        assert main([*argv, "--out", str(out)]) == 0
+    assert len([s for s in read_results(out).samples if s["status"] == "completed"]) == 4

@@ -544,7 +544,41 @@ class Provider:
         return out
 
     async def prepare(self) -> None:
-        """Called once per run before the first sample; fetches facts for :meth:`describe`."""
+        """Called once per run before the first sample; fetches facts for :meth:`describe`.
+
+        The base class checks that something answers at the base URL, so that a
+        run against a dead endpoint stops at once with one line naming the URL,
+        instead of retrying every sample and recording them all as unmeasured.
+        """
+        await self._check_endpoint()
+
+    async def _check_endpoint(self) -> None:
+        """Raise :class:`ProviderError` when nothing listens at the base URL.
+
+        Any HTTP answer at all (a 404 for the bare base URL, a 401) shows a
+        server is there; only a refused connection, an unknown host or a URL no
+        client can use fails. A time-out is transient: the engine retries it.
+        """
+        where = self._where("")
+        client = self.client()
+        try:
+            response = await client.get("")
+            await response.aclose()
+        except httpx.TimeoutException as exc:
+            raise TransientProviderError(
+                f"{self.kind}: no answer from {where} within the time allowed "
+                f"({type(exc).__name__})"
+            ) from None
+        except (httpx.ConnectError, httpx.UnsupportedProtocol) as exc:
+            detail = self._scrub(str(exc)) or type(exc).__name__
+            raise ProviderError(
+                f"{self.kind}: nothing answers at {where} ({detail}); "
+                "is the server running and the base URL right?"
+            ) from None
+        except httpx.TransportError:
+            # Something is there but spoke no clean HTTP to a bare GET; the
+            # samples' own requests will say more.
+            return
 
     async def run(self, prompt: Any, *, seed: int) -> Any:
         """Send ``prompt`` and return an :class:`~evalstats.engine.TaskResult`."""
