@@ -498,6 +498,8 @@ def test_a_run_through_the_engine_retries_rate_limits_and_records_the_trace(tmp_
     calls = {"n": 0}
 
     def flaky(request):
+        if request.method == "GET":  # the check, before the run, that a server answers there
+            return httpx.Response(404)
         calls["n"] += 1
         if calls["n"] % 2:  # every other request is rate limited
             return httpx.Response(
