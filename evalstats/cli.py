@@ -440,15 +440,30 @@ def _add_compare_runs(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--variant", metavar="NAME", help="compare this variant only (default: every variant)"
     )
+    p.add_argument(
+        "--allow-different",
+        action="append",
+        default=[],
+        metavar="FIELD",
+        help="compare anyway although FIELD differs (suite, model, counting-method or "
+        "machine; repeatable); the difference is printed above the numbers",
+    )
     _add_level_and_json(p)
 
 
 def _run_compare_runs(args: argparse.Namespace) -> int:
+    """Exit 0 when the runs were compared, 1 when they are not comparable."""
     from .runs import compare_runs
 
-    result = compare_runs(args.old, args.new, variant=args.variant, level=args.level)
+    result = compare_runs(
+        args.old,
+        args.new,
+        variant=args.variant,
+        level=args.level,
+        allow_different=args.allow_different,
+    )
     _show(result, args)
-    return 0
+    return 0 if result.comparable else 1
 
 
 def _add_gate(p: argparse.ArgumentParser) -> None:
@@ -797,7 +812,7 @@ VERBS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable[
         _run_compare,
     ),
     "compare-runs": (
-        "compare a run with an earlier one, if they are comparable",
+        "compare a run with an earlier one, if they are comparable (exit 1 when not)",
         _add_compare_runs,
         _run_compare_runs,
     ),

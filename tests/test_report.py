@@ -452,7 +452,7 @@ def _run(tmp_path, name, passes, **manifest_changes):
 @pytest.mark.parametrize(
     ("change", "named"),
     [
-        ({"suite": {"name": "crafted", "sha256": "1" * 64}}, "suite"),
+        ({"cases": [{"id": "c1", "prompt": "another prompt"}, {"id": "c2"}]}, "suite"),
         ({"variants": [{"name": "v", "task": {"kind": "openai", "model": "other"}}]}, "model"),
         ({"counting_method": "2"}, "counting method"),
         ({"machine": "fingerprint-2"}, "machine"),
@@ -475,7 +475,7 @@ def test_compare_runs_names_all_four(tmp_path):
         tmp_path,
         "new.jsonl",
         {"c1": 8, "c2": 5},
-        suite={"sha256": "x"},
+        cases=[{"id": "c1"}],
         variants=[{"name": "v", "task": {"kind": "other"}}],
         counting_method="2",
         machine="m2",
@@ -573,3 +573,65 @@ def test_compare_runs_of_a_run_with_itself(crafted):
         assert c.difference.estimate == 0 and c.verdict == "cant_tell"
         assert not any(row.worse or row.better for row in c.cases)
     assert "no difference" not in str(result)
+
+
+def test_compare_runs_reads_the_suite_not_its_bytes(tmp_path):
+    # A comment or formatting edit changes the file's SHA-256 but not one parsed case: the same
+    # suite. A changed check, an added case and a changed prompt are each named.
+    old = _run(tmp_path, "old.jsonl", {"c1": 8, "c2": 5})
+    same = _run(tmp_path, "same.jsonl", {"c1": 8, "c2": 5}, suite={"sha256": "f" * 64})
+    assert isinstance(compare_runs(old, same), RunsComparison)
+    cases = results_manifest(["c1", "c2"], ["v"], 10)["cases"]
+    cases[1] = dict(cases[1], checks=[{"contains": "refund"}])
+    cases.append({"id": "c3", "prompt": "new", "checks": []})
+    cases[0] = dict(cases[0], prompt="reworded")
+    changed = _run(tmp_path, "changed.jsonl", {"c1": 8, "c2": 5}, cases=cases)
+    result = compare_runs(old, changed)
+    assert isinstance(result, NotComparable) and result.differences == ("suite",)
+    text = str(result)
+    assert "cases added: 'c3'" in text
+    assert "checks changed in case 'c2'" in text
+    assert "prompts changed in case 'c1'" in text
+
+
+@pytest.mark.parametrize(
+    ("task", "matters"),
+    [
+        (
+            {"kind": "openai", "model": "gpt-4o-mini", "base_url": "https://api.openai.com/v1"},
+            False,
+        ),
+        ({"kind": "anthropic", "model": "c", "base_url": "https://api.anthropic.com"}, False),
+        ({"kind": "openai", "model": "m", "base_url": "http://127.0.0.1:8000/v1"}, True),
+        ({"kind": "openai", "model": "m", "base_url": "http://10.0.0.5:8000/v1"}, True),
+        ({"kind": "ollama", "model": "qwen3", "base_url": "http://127.0.0.1:11434"}, True),
+        ({"kind": "ollama", "model": "qwen3", "base_url": "http://gpu-box:11434"}, True),
+        ({"kind": "cmd", "command": ["agent"]}, True),
+        ({"kind": "python", "name": "my_task"}, True),
+        ({"kind": "standin", "model": "shop-v1"}, False),
+    ],
+)
+def test_the_machine_matters_only_where_it_can_change_answers(tmp_path, task, matters):
+    from evalstats.runs import machine_matters
+
+    assert machine_matters(task) is matters
+    variants = [{"name": "v", "task": task, "transform": {}}]
+    old = _run(tmp_path, "old.jsonl", {"c1": 8, "c2": 5}, variants=variants)
+    new = _run(tmp_path, "new.jsonl", {"c1": 8, "c2": 5}, variants=variants, machine="m2")
+    result = compare_runs(old, new)
+    assert isinstance(result, NotComparable) is matters
+
+
+def test_compare_runs_allow_different_compares_and_says_so(tmp_path):
+    old = _run(tmp_path, "old.jsonl", {"c1": 8, "c2": 5})
+    new = _run(tmp_path, "new.jsonl", {"c1": 8, "c2": 5}, counting_method="2", machine="m2")
+    assert compare_runs(old, new, allow_different=["machine"]).comparable is False
+    result = compare_runs(old, new, allow_different=["machine", "counting-method"])
+    assert isinstance(result, RunsComparison)
+    assert result.warnings[:2] == (
+        "compared although the counting method differs ('1' then '2')",
+        "compared although the machine differs ('fingerprint-1' then 'm2'; 'v' runs locally)",
+    )
+    assert str(result).splitlines()[1].startswith("warning: compared although")
+    with pytest.raises(InvalidArgument, match="allow_different='suit'.*did you mean 'suite'"):
+        compare_runs(old, new, allow_different=["suit"])

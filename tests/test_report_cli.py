@@ -149,10 +149,19 @@ def test_compare_runs_verb(run_file, tmp_path, capsys):
     manifest["machine"] = "another machine"
     other.write_text("\n".join([json.dumps(manifest), *lines[1:]]) + "\n")
     code, out, _ = _run(capsys, "compare-runs", str(run_file), str(other))
-    assert code == 0
+    assert code == 1  # not comparable: exit 1, so CI can tell
     assert out.startswith("no comparable previous run: machine differs")
     code, out, _ = _run(capsys, "compare-runs", str(run_file), str(other), "--json")
-    assert json.loads(out)["differences"] == ["machine"]
+    assert code == 1 and json.loads(out)["differences"] == ["machine"]
+    code, out, _ = _run(
+        capsys, "compare-runs", str(run_file), str(other), "--allow-different", "machine"
+    )
+    assert code == 0
+    assert out.splitlines()[1].startswith("warning: compared although the machine differs")
+    code, _, err = _run(
+        capsys, "compare-runs", str(run_file), str(other), "--allow-different", "machin"
+    )
+    assert code == 2 and err.count("\n") == 1 and "did you mean 'machine'" in err
     code, out, _ = _run(
         capsys, "compare-runs", str(run_file), str(run_file), "--variant", "v2", "--json"
     )
