@@ -102,6 +102,7 @@ _EXPORTS: dict[str, str] = {
     "read_trace": "traces",
     "report": "report",
     "required_action": "traces",
+    "rescore": "rescore",
     "review": "review",
     "review_only": "checks",
     "run": "engine",
@@ -199,6 +200,7 @@ __all__ = [
     "read_trace",
     "report",
     "required_action",
+    "rescore",
     "review",
     "review_only",
     "run",
@@ -274,6 +276,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     )
     from .ppi import ppi_diff, ppi_pass_rate
     from .report import Report, report
+    from .rescore import rescore
     from .results import Results, ResultsWriter, read_results, sample_passed
     from .review import read_reviews, review
     from .runner import RunResult, run_cases

@@ -466,6 +466,27 @@ def _run_compare_runs(args: argparse.Namespace) -> int:
     return 0 if result.comparable else 1
 
 
+def _add_rescore(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", metavar="FILE", help="a results file (JSONL) written by run")
+    p.add_argument(
+        "--suite",
+        required=True,
+        metavar="SUITE",
+        help="the suite with the new checks (same cases and prompts as the run)",
+    )
+    p.add_argument(
+        "--out", required=True, metavar="FILE", help="the new results file (never overwritten)"
+    )
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+
+
+def _run_rescore(args: argparse.Namespace) -> int:
+    from .rescore import rescore
+
+    _show(rescore(args.file, args.suite, out=args.out), args)
+    return 0
+
+
 def _add_gate(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help="a results file (JSONL) written by run")
     p.add_argument("--variant", required=True, metavar="NAME", help="the variant to gate")
@@ -815,6 +836,11 @@ VERBS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable[
         "compare a run with an earlier one, if they are comparable (exit 1 when not)",
         _add_compare_runs,
         _run_compare_runs,
+    ),
+    "rescore": (
+        "score a run's stored answers again with a suite's current checks, calling no model",
+        _add_rescore,
+        _run_rescore,
     ),
     "gate": (
         "exit 1 when a variant misses a pass-rate policy (for CI)",

@@ -88,6 +88,7 @@ EXPECTED = [
     "read_trace",
     "report",
     "required_action",
+    "rescore",
     "review",
     "review_only",
     "run",

@@ -1,0 +1,188 @@
+"""rescore: stored answers scored again with a suite's current checks, no model called."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from evalstats.cli import main
+from evalstats.engine import run
+from evalstats.errors import InvalidArgument
+from evalstats.rescore import rescore
+from evalstats.results import read_results
+
+SUITE = {
+    "name": "mini",
+    "version": 1,
+    "cases": [
+        {
+            "id": "order",
+            "prompt": "Hi, where is my order A-1042?",
+            "checks": [{"contains": "A-1042"}],
+        },
+        {
+            "id": "thanks",
+            "prompt": "Thanks, that's all I needed!",
+            "checks": [{"word_count": [1, 40]}],
+        },
+    ],
+}
+
+
+def _suite(path: Path, **changes) -> Path:
+    doc = json.loads(json.dumps(SUITE))
+    for case_id, fields in changes.items():
+        for case in doc["cases"]:
+            if case["id"] == case_id:
+                case.update(fields)
+    path.write_text(json.dumps(doc, indent=2))
+    return path
+
+
+@pytest.fixture
+def first_run(tmp_path: Path) -> Path:
+    suite = _suite(tmp_path / "suite.json")
+    out = tmp_path / "r.jsonl"
+    run(str(suite), ["old=standin:shop-v1", "new=standin:shop-v2"], runs=5, out=out, progress=False)
+    return out
+
+
+def test_same_checks_give_the_same_verdicts(first_run: Path, tmp_path: Path) -> None:
+    outcome = rescore(first_run, str(tmp_path / "suite.json"), out=tmp_path / "again.jsonl")
+    assert (outcome.samples, outcome.rescored, outcome.verdicts_changed) == (20, 20, 0)
+    before, after = read_results(first_run), read_results(tmp_path / "again.jsonl")
+    assert [s["checks"] for s in after.samples] == [s["checks"] for s in before.samples]
+    assert [s["answer"] for s in after.samples] == [s["answer"] for s in before.samples]
+    assert stat.S_IMODE(os.stat(tmp_path / "again.jsonl").st_mode) == 0o600
+
+
+def test_new_checks_give_new_verdicts_on_the_same_answers(first_run: Path, tmp_path: Path) -> None:
+    new_suite = _suite(tmp_path / "new.json", order={"checks": [{"contains": "shipped"}]})
+    outcome = rescore(first_run, str(new_suite), out=tmp_path / "rescored.jsonl")
+    assert outcome.checks_changed == ("order",)
+    before, after = read_results(first_run), read_results(tmp_path / "rescored.jsonl")
+    for old, new in zip(before.samples, after.samples, strict=True):
+        assert new["answer"] == old["answer"]
+        if new["case"] == "order":
+            # the verdict is the new check's, on the stored answer
+            assert new["checks"][0]["check"] == "contains('shipped')"
+            expected = "passed" if "shipped" in old["answer"].lower() else "failed"
+            assert new["checks"][0]["status"] == expected
+        else:
+            assert new["checks"] == old["checks"]
+    manifest = after.manifest
+    assert manifest["suite"]["sha256"] != before.manifest["suite"]["sha256"]
+    assert manifest["rescored"][0]["from_suite"] == before.manifest["suite"]
+    assert manifest["cases"][0]["checks"] == [{"contains": "shipped"}]
+
+
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [
+        ({"order": {"prompt": "Where is A-1042?"}}, "case 'order' changed its prompt"),
+        ({"order": {"fixtures": {"notes.txt": "hi"}}}, "case 'order' changed its fixtures"),
+    ],
+)
+def test_changed_prompts_are_refused(first_run, tmp_path, change, named) -> None:
+    new_suite = _suite(tmp_path / "new.json", **change)
+    with pytest.raises(InvalidArgument, match=named):
+        rescore(first_run, str(new_suite), out=tmp_path / "x.jsonl")
+    assert not (tmp_path / "x.jsonl").exists()
+
+
+def test_added_case_is_refused_and_the_cli_says_one_line(first_run, tmp_path, capsys) -> None:
+    doc = json.loads(json.dumps(SUITE))
+    doc["cases"].append({"id": "extra", "prompt": "Hello", "checks": [{"contains": "hi"}]})
+    (tmp_path / "more.json").write_text(json.dumps(doc))
+    code = main(
+        [
+            "rescore",
+            str(first_run),
+            "--suite",
+            str(tmp_path / "more.json"),
+            "--out",
+            str(tmp_path / "x.jsonl"),
+        ]
+    )
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "not in the run: 'extra'" in err
+    assert not (tmp_path / "x.jsonl").exists()
+
+
+def test_cli_never_overwrites(first_run, tmp_path, capsys) -> None:
+    target = tmp_path / "taken.jsonl"
+    target.write_text("mine\n")
+    args = [
+        "rescore",
+        str(first_run),
+        "--suite",
+        str(tmp_path / "suite.json"),
+        "--out",
+        str(target),
+    ]
+    assert main(args) == 2
+    assert target.read_text() == "mine\n"
+    assert "already exists" in capsys.readouterr().err
+    assert main([*args[:-1], str(tmp_path / "ok.jsonl"), "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["schema"] == "evalstats.rescore/1" and document["rescored"] == 20
+
+
+def test_incomplete_and_unmeasured_samples_keep_their_status(tmp_path: Path) -> None:
+    from strategies import results_manifest, write_results_file
+
+    manifest = results_manifest(["c1"], ["A"], 3)
+    manifest["cases"] = [{"id": "c1", "prompt": "p", "checks": [{"contains": "x"}]}]
+    samples = [
+        {
+            "type": "sample",
+            "case": "c1",
+            "variant": "A",
+            "repeat": 0,
+            "pair": 0,
+            "position": 0,
+            "status": "completed",
+            "answer": "has x",
+            "checks": [],
+        },
+        {
+            "type": "sample",
+            "case": "c1",
+            "variant": "A",
+            "repeat": 1,
+            "pair": 1,
+            "position": 0,
+            "status": "incomplete",
+            "reason": "crashed",
+            "answer": None,
+            "checks": [],
+        },
+        {
+            "type": "sample",
+            "case": "c1",
+            "variant": "A",
+            "repeat": 2,
+            "pair": 2,
+            "position": 0,
+            "status": "unmeasured",
+            "reason": "HTTP 503",
+            "answer": None,
+            "checks": [],
+        },
+    ]
+    path = write_results_file(tmp_path / "r.jsonl", manifest, samples, {"status": "finished"})
+    (tmp_path / "s.json").write_text(
+        json.dumps(
+            {"name": "s", "cases": [{"id": "c1", "prompt": "p", "checks": [{"contains": "y"}]}]}
+        )
+    )
+    rescore(path, str(tmp_path / "s.json"), out=tmp_path / "o.jsonl")
+    done = read_results(tmp_path / "o.jsonl").samples
+    assert [s["status"] for s in done] == ["completed", "incomplete", "unmeasured"]
+    assert done[0]["checks"][0]["status"] == "failed"  # the new check wants "y"
+    assert done[1]["checks"][0]["reason"].startswith("could not be inspected: crashed")
+    assert done[2]["checks"] == []
