@@ -85,7 +85,14 @@ def _canonical(value: Any) -> str:
 
 
 def _input_of(case: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in case.items() if k not in SCORING_FIELDS}
+    """The case's fields that the model was given; an empty value (no fixtures, not
+    holdout) counts as absent, so a manifest from a version that did not write the
+    field compares equal."""
+    return {
+        k: v
+        for k, v in case.items()
+        if k not in SCORING_FIELDS and v not in (None, False, "", [], {})
+    }
 
 
 def _check_same_inputs(run: Results, new_cases: Mapping[str, Mapping[str, Any]]) -> list[str]:
