@@ -36,6 +36,7 @@ refused with :class:`~evalstats.errors.ResultsFileError` and nothing is written.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import gc
 import hashlib
@@ -149,11 +150,16 @@ def _serialize(record: Mapping[str, Any], what: str) -> bytes:
             line = (text + "\n").encode("utf-8")
     except (TypeError, ValueError, RecursionError) as error:
         raise InvalidArgument(f"the {what} record cannot be written as JSON: {error}") from None
-    for name, value, escaped in _secrets():
-        if value in text or escaped in text:
-            raise ResultsFileError(
-                f"refusing to write a credential (the value of ${name}) into the results file"
-            )
+    secrets = _secrets()
+    if secrets:
+        folded = text.casefold()
+        for name, value, escaped in secrets:
+            # The value as written, in another case, or as base64 (Basic auth).
+            encoded = base64.b64encode(value.encode()).decode()
+            if value.casefold() in folded or escaped.casefold() in folded or encoded in text:
+                raise ResultsFileError(
+                    f"refusing to write a credential (the value of ${name}) into the results file"
+                )
     return line
 
 
@@ -807,7 +813,11 @@ class ResultsWriter:
             writer._write(line)
             writer._syncer.sync()
         except BaseException:
-            writer._shutdown()
+            # A file holding part of a manifest (a full disk) is no run: remove
+            # the file this call created, so the next run can use the path.
+            writer._shutdown(quiet=True)
+            with contextlib.suppress(OSError):
+                os.unlink(path)
             raise
         _fsync_folder(shown)
         return writer
@@ -927,13 +937,22 @@ class ResultsWriter:
         finally:
             self._shutdown()  # syncs what is left, then closes
 
-    def _shutdown(self) -> None:
+    def _shutdown(self, *, quiet: bool = False) -> None:
         if self.closed:
             return
         self.closed = True
         try:
             self._syncer.sync()
-            self._file.close()
+            try:
+                self._file.close()  # closes the descriptor even when the flush fails
+            except OSError as error:
+                # A full disk: what was written before is a valid prefix of
+                # the run, and --resume continues from it.
+                if not quiet:
+                    raise ResultsFileError(
+                        f"cannot finish writing {self.path}: {error.strerror or error}; the "
+                        "samples written before are kept (free some space, then --resume)"
+                    ) from None
         finally:
             self._finalizer()
 
@@ -946,7 +965,7 @@ class ResultsWriter:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        self._shutdown()
+        self._shutdown(quiet=exc is not None)  # never hide the error that ended the block
 
     def __repr__(self) -> str:
         state = "closed" if self.closed else "open"

@@ -207,3 +207,50 @@ def test_the_notes_assistant_writes_its_trace_whatever_the_model_sent(
     assert [r["type"] for r in records][-1] == "final"
     assert records[-1]["answer"] == "It is \\ud800 Paper Kite"
     assert any(NOTES_KEY in r for r in records)
+
+
+def test_a_full_disk_is_one_error_and_leaves_no_partial_manifest(tmp_path: Path, monkeypatch):
+    from evalstats.errors import ResultsFileError
+
+    path = tmp_path / "r.jsonl"
+    full = open("/dev/full", "wb", buffering=1 << 20)  # noqa: SIM115 - closed by the writer
+    w = ResultsWriter.create(path, {"suite": "s"})
+    w._file.close()
+    w._file = full
+    record = {"case": "a", "variant": "v", "repeat": 0, "status": "completed", "checks": []}
+    with pytest.raises(ResultsFileError, match="No space left"):
+        w.write_sample(record)
+    with pytest.raises(ResultsFileError, match="cannot finish writing .*--resume"):
+        w.close({"status": "finished"})
+
+    # A manifest that cannot be written leaves no file behind to block the path.
+    def no_space(self, line):
+        raise ResultsFileError(f"cannot write to {self.path}: No space left on device")
+
+    monkeypatch.setattr(ResultsWriter, "_write", no_space)
+    other = tmp_path / "s.jsonl"
+    with pytest.raises(ResultsFileError, match="No space left"):
+        ResultsWriter.create(other, {"suite": "s"})
+    assert not other.exists()
+
+
+def test_the_key_guard_catches_case_variants_and_base64(tmp_path: Path, monkeypatch) -> None:
+    import base64
+
+    from evalstats.errors import ResultsFileError
+    from evalstats.providers.base import scrub, url_secrets
+
+    key = "sk-Canary-0123456789abcdef"
+    monkeypatch.setenv("MY_API_KEY", key)
+    encoded = base64.b64encode(key.encode()).decode()
+    with ResultsWriter.create(tmp_path / "r.jsonl", {"suite": "s"}) as w:
+        for leaked in (key.upper(), key.lower(), encoded):
+            record = {"case": "a", "variant": "v", "repeat": 0, "status": "completed"}
+            with pytest.raises(ResultsFileError, match="MY_API_KEY"):
+                w.write_sample({**record, "checks": [], "answer": f"here: {leaked}"})
+        w.close({"status": "finished"})
+    assert scrub(f"echo {key.upper()} and {encoded}") == "echo [redacted] and [redacted]"
+    basic = url_secrets("http://me:pa55word-xyz@127.0.0.1:1/v1")[-1]
+    assert scrub(f"Authorization: Basic {basic}", url_secrets("http://me:pa55word-xyz@h/")) == (
+        "Authorization: Basic [redacted]"
+    )

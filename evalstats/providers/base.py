@@ -44,6 +44,7 @@ else lives here:
 from __future__ import annotations
 
 import asyncio
+import base64
 import copy
 import email.utils
 import json
@@ -145,8 +146,31 @@ def _secret_values(extra: Sequence[str | None] = ()) -> list[str]:
     for name, value in os.environ.items():
         if name.endswith(("_API_KEY", "_TOKEN")) and len(value) >= 8:
             values.append(value)
+    # A key also travels as base64 (Basic auth made from a URL's user:password).
+    values += [base64.b64encode(v.encode()).decode() for v in values if len(v) >= 8]
     # Longest first, so a key that contains another is removed whole.
     return sorted(set(values), key=len, reverse=True)
+
+
+def url_secrets(url: str) -> list[str]:
+    """The password of a URL's userinfo and the Basic credentials made from it.
+
+    Examples
+    --------
+    >>> url_secrets("http://me:hunter2-secret@localhost:8080/v1")
+    ['hunter2-secret', 'me:hunter2-secret', 'bWU6aHVudGVyMi1zZWNyZXQ=']
+    >>> url_secrets("http://localhost:8080")
+    []
+    """
+    try:
+        parts = urllib.parse.urlsplit(url)
+        user, password = parts.username, parts.password
+    except ValueError:
+        return []
+    if not password:
+        return []
+    pair = f"{urllib.parse.unquote(user or '')}:{urllib.parse.unquote(password)}"
+    return [urllib.parse.unquote(password), pair, base64.b64encode(pair.encode()).decode()]
 
 
 def scrub(text: str, secrets: Sequence[str | None] = ()) -> str:
@@ -164,7 +188,8 @@ def scrub(text: str, secrets: Sequence[str | None] = ()) -> str:
     """
     values = _secret_values(secrets)
     for value in values:
-        text = text.replace(value, "[redacted]")
+        # In any case: an echo may upper- or lower-case what it was sent.
+        text = re.sub(re.escape(value), "[redacted]", text, flags=re.IGNORECASE)
 
     def masked(match: re.Match[str]) -> str:
         word = match.group(0)
@@ -176,6 +201,11 @@ def scrub(text: str, secrets: Sequence[str | None] = ()) -> str:
     if values:
         text = re.sub(r"[^\s.,;:'\"()\[\]{}]{8,}", masked, text)
     return text
+
+
+def _shown_url(url: str) -> str:
+    """A URL that cannot be parsed, cut and without what looks like credentials."""
+    return re.sub(r"//[^/@]*@", "//***@", url)[:120]
 
 
 def public_url(url: str) -> str:
@@ -503,8 +533,14 @@ class Provider:
         env = os.environ.get(self.base_url_env, "").strip() if self.base_url_env else ""
         url = base_url or env or self.default_base_url
         url = self._normalise_base_url(str(url).strip())
-        parts = urllib.parse.urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
+        try:
+            parts = urllib.parse.urlsplit(url)
+            port = parts.port  # raises for a port out of 0-65535
+        except ValueError as exc:
+            raise InvalidArgument(
+                f"{self.kind}: base_url={_shown_url(url)!r} is not a valid URL: {exc}"
+            ) from None
+        if parts.scheme not in ("http", "https") or not parts.hostname or port == 0:
             raise InvalidArgument(
                 f"{self.kind}: base_url={public_url(url)!r} must be an http:// or https:// URL"
             )
@@ -520,6 +556,13 @@ class Provider:
         if not key and self._key_required():
             raise InvalidArgument(
                 f"{self.kind}: no API key: set the environment variable {self.key_env}"
+            )
+        if key and not (key.isascii() and key.isprintable()):
+            # An HTTP header cannot carry it: every request would fail, and every
+            # sample would be incomplete while the run "finished".
+            raise InvalidArgument(
+                f"{self.kind}: the API key in {self.key_env} holds a character that is not "
+                "printable ASCII (a pasted space, a control character, a typographic quote?)"
             )
         return key or None
 
@@ -847,7 +890,7 @@ class Provider:
         raise ProviderError(line)
 
     def _scrub(self, text: str) -> str:
-        return scrub(text, [self._api_key])
+        return scrub(text, [self._api_key, *url_secrets(self.base_url)])
 
 
 def _jsonable(settings: Mapping[str, Any]) -> dict[str, Any]:
