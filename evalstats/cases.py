@@ -578,6 +578,17 @@ def _bad_fixture_path(path: str) -> str | None:
         return 'the path must stay inside the workspace: no ".." parts'
     if all(p in ("", ".") for p in parts):
         return "the path names no file"
+    from .workspace import INDEX_NAME, PRIVATE_NAME
+
+    # The workspace writes these itself (the index of readable notes and the
+    # planted private file): a fixture of that name would be overwritten, and
+    # every sample of the case would be incomplete.
+    normal = "/".join(p for p in parts if p not in ("", "."))
+    if normal in (INDEX_NAME, PRIVATE_NAME):
+        return (
+            f"{normal!r} is made by the workspace itself (the notes index or the private "
+            "file); give the fixture another name"
+        )
     return None
 
 

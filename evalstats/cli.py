@@ -185,6 +185,7 @@ def _add_power(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--level", type=float, default=0.95, help="confidence level (0.95)")
     p.add_argument("--plot", metavar="FILE.png", help="draw the power curves into FILE.png")
+    p.add_argument("--force", action="store_true", help="replace FILE.png if it exists")
     p.add_argument("--json", action="store_true", help="print one JSON document")
 
 
@@ -193,8 +194,10 @@ def _run_power(args: argparse.Namespace) -> int:
 
     table = power_table(args.pa, args.pb, args.trials, methods=args.method, level=args.level)
     if args.plot:
+        from .plots import _save
+
         fig = power_figure(args.pa, args.pb, args.trials, methods=args.method, level=args.level)
-        fig.savefig(args.plot, dpi=120)
+        _save(fig, args.plot, overwrite=args.force, dpi=120)
     _show(table, args)
     return 0
 

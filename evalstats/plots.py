@@ -7,6 +7,7 @@ display or touches pyplot's global state.
 
 from __future__ import annotations
 
+import errno
 import math
 import os
 from pathlib import Path
@@ -37,13 +38,43 @@ def _figure(rows: int) -> Any:
     return Figure(figsize=(7.5, height), layout="constrained")
 
 
-def _save(fig: Any, path: str | os.PathLike[str]) -> Path:
+def _save(
+    fig: Any, path: str | os.PathLike[str], *, overwrite: bool = True, dpi: int = 110
+) -> Path:
+    """Write ``fig`` as PNG to ``path``, never through a symbolic link.
+
+    An existing file is replaced only with ``overwrite``; otherwise it is
+    refused and left as it was. Every failure is an :class:`InvalidArgument`
+    naming the path.
+    """
     out = Path(path)
+    shown = os.fspath(path)
+    flags = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    flags |= os.O_TRUNC if overwrite else os.O_EXCL
     try:
-        fig.savefig(out, dpi=110, format="png")
+        fd = os.open(out, flags, 0o644)
+    except FileExistsError:
+        raise InvalidArgument(
+            f"path={shown!r} already exists; choose another file or add --force to replace it"
+        ) from None
+    except FileNotFoundError:
+        raise InvalidArgument(
+            f"path={shown!r}: the folder {os.fspath(out.parent)!r} does not exist"
+        ) from None
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise InvalidArgument(
+                f"path={shown!r} is a symbolic link; a figure is never written through one"
+            ) from None
+        raise InvalidArgument(
+            f"path={shown!r}: cannot write the figure: {error.strerror or error}"
+        ) from None
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            fig.savefig(handle, dpi=dpi, format="png")
     except OSError as error:
         raise InvalidArgument(
-            f"path={os.fspath(path)!r}: cannot write the figure: {error.strerror or error}"
+            f"path={shown!r}: cannot write the figure: {error.strerror or error}"
         ) from None
     return out
 

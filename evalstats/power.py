@@ -789,6 +789,31 @@ def _case_means(outcomes: Mapping[Any, Sequence[Any]], name: str) -> dict[Any, t
     return out
 
 
+#: Repeats per case a pilot run may hold (a plan lays out one slot per repeat).
+MAX_PILOT_REPEATS = 100_000
+
+
+def _check_pilot_size(run: Any) -> None:
+    """Refuse a pilot whose repeat numbers or runs would lay out absurdly many slots."""
+    shown = run.path or "the results"
+    runs = run.manifest.get("runs")
+    if isinstance(runs, int) and not isinstance(runs, bool) and runs > MAX_PILOT_REPEATS:
+        raise InvalidArgument(
+            f"{shown}: runs={runs} in the manifest is more than the {MAX_PILOT_REPEATS:,} "
+            "repeats a pilot may hold (MAX_PILOT_REPEATS)"
+        )
+    schedule = run.manifest.get("schedule")
+    slots = schedule if isinstance(schedule, list) else ()
+    repeats = [s[1] for s in slots if isinstance(s, list | tuple) and len(s) >= 2]
+    repeats += [s.get("repeat") for s in run.samples]
+    for repeat in repeats:
+        if isinstance(repeat, int) and not isinstance(repeat, bool) and repeat >= MAX_PILOT_REPEATS:
+            raise InvalidArgument(
+                f"{shown}: repeat={repeat} is more than the {MAX_PILOT_REPEATS:,} repeats a "
+                "pilot may hold (MAX_PILOT_REPEATS)"
+            )
+
+
 def case_model_from_results(
     results: Any,
     *,
@@ -808,6 +833,7 @@ def case_model_from_results(
     from .results import Results, read_results
 
     run = results if isinstance(results, Results) else read_results(results)
+    _check_pilot_size(run)
     names = tuple(run.variants()) if variants is None else tuple(variants)
     if not names:
         raise InvalidArgument("the results hold no variants to fit a case model to")

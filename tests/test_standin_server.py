@@ -242,6 +242,15 @@ def test_malformed_json_is_400_in_each_api_shape(client):
     assert set(reply.json()) == {"error"} and isinstance(reply.json()["error"], str)
 
 
+def test_a_deeply_nested_body_is_400_not_a_crash(client):
+    headers = {"Content-Type": "application/json"}
+    deep = b"[" * 200_000 + b"]" * 200_000
+    for path in (CHAT, "/api/chat"):
+        reply = client.post(path, content=deep, headers=headers)
+        assert reply.status_code == 400
+        assert "nested too deeply" in json.dumps(reply.json())
+
+
 @pytest.mark.parametrize(
     ("body", "needle"),
     [

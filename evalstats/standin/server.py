@@ -970,7 +970,7 @@ def _wire_calls(raw: Any, i: int, *, api: str, first: int) -> list[dict[str, Any
                 )
             try:
                 parsed = json.loads(arguments) if arguments else {}
-            except ValueError:
+            except (ValueError, RecursionError):
                 parsed = None
         else:
             call_id = call.get("id") if isinstance(call.get("id"), str) else None
@@ -997,6 +997,8 @@ def _wire_calls(raw: Any, i: int, *, api: str, first: int) -> list[dict[str, Any
 def _json_object(body: bytes, *, api: str) -> dict[str, Any]:
     try:
         document = json.loads(body)
+    except RecursionError:
+        raise _HTTPError(400, "the request body is nested too deeply to read") from None
     except (ValueError, UnicodeDecodeError) as exc:
         if api == "ollama":
             raise _HTTPError(400, f"invalid JSON: {exc}") from None
