@@ -34,6 +34,8 @@ _EXPORTS: dict[str, str] = {
     "INSPECTION_FAILURE": "checks",
     "Interval": "intervals",
     "InvalidArgument": "errors",
+    "MultipleComparison": "multiple",
+    "NonInferiority": "gate",
     "Plan": "power",
     "PowerCurve": "power",
     "PowerResult": "simulate",
@@ -67,6 +69,7 @@ _EXPORTS: dict[str, str] = {
     "compare_counts": "compare",
     "compare_results": "comparison",
     "compare_runs": "runs",
+    "compare_variants": "multiple",
     "contains": "checks",
     "contains_any": "checks",
     "corrected_pass_rate": "judge",
@@ -86,6 +89,7 @@ _EXPORTS: dict[str, str] = {
     "make_judge": "standin.judge",
     "make_workspace": "workspace",
     "matches": "checks",
+    "non_inferiority": "gate",
     "observe": "workspace",
     "paired_diff_ci": "intervals",
     "paired_power": "power",
@@ -131,6 +135,8 @@ __all__ = [
     "INSPECTION_FAILURE",
     "Interval",
     "InvalidArgument",
+    "MultipleComparison",
+    "NonInferiority",
     "Plan",
     "PowerCurve",
     "PowerResult",
@@ -165,6 +171,7 @@ __all__ = [
     "compare_counts",
     "compare_results",
     "compare_runs",
+    "compare_variants",
     "contains",
     "contains_any",
     "corrected_pass_rate",
@@ -184,6 +191,7 @@ __all__ = [
     "make_judge",
     "make_workspace",
     "matches",
+    "non_inferiority",
     "observe",
     "paired_diff_ci",
     "paired_power",
@@ -243,7 +251,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
         ResultsFileError,
         TransientProviderError,
     )
-    from .gate import GateResult, gate
+    from .gate import GateResult, NonInferiority, gate, non_inferiority
     from .html import html_report
     from .imports import load_results
     from .intervals import (
@@ -262,6 +270,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
         corrected_pass_rate,
         judged_by,
     )
+    from .multiple import MultipleComparison, compare_variants
     from .power import (
         Plan,
         PowerCurve,

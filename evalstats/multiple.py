@@ -33,7 +33,7 @@ from .intervals import _pct
 if TYPE_CHECKING:
     from .compare import Comparison
 
-__all__ = ["PairComparison", "VariantsComparison", "compare_variants", "shaffer_limits"]
+__all__ = ["PairComparison", "MultipleComparison", "compare_variants", "shaffer_limits"]
 
 #: Multiplicity adjustments of compare_variants.
 ADJUSTMENTS = ("holm", "shaffer", "none")
@@ -124,7 +124,7 @@ class PairComparison:
 
 
 @dataclass(frozen=True)
-class VariantsComparison:
+class MultipleComparison:
     """Several variants of one run compared, adjusted for multiplicity.
 
     Attributes
@@ -220,7 +220,7 @@ def compare_variants(
     adjust: str = "holm",
     method: str | None = None,
     level: float = 0.95,
-) -> VariantsComparison:
+) -> MultipleComparison:
     """Compare three or more variants of one run, adjusted for multiplicity.
 
     Give ``baseline`` to compare every other variant with it, or
@@ -247,7 +247,7 @@ def compare_variants(
 
     Returns
     -------
-    VariantsComparison
+    MultipleComparison
 
     References
     ----------
@@ -307,4 +307,4 @@ def compare_variants(
     for v in names:
         passes, measured = _pooled(_measured_by_case(_by_slot(res, v)[0], cases))
         rates[v] = passes / measured if measured else math.nan
-    return VariantsComparison(tuple(pairs), baseline, adjust, level, rates)
+    return MultipleComparison(tuple(pairs), baseline, adjust, level, rates)
