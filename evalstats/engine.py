@@ -37,6 +37,7 @@ import hashlib
 import inspect
 import json
 import math
+import os
 import random
 import signal
 import sys
@@ -1181,7 +1182,7 @@ async def run_async(
     ``"interrupted"`` before the cancellation propagates.
     """
     from . import __version__
-    from .results import Results, ResultsWriter, environment
+    from .results import Results, ResultsWriter, environment, only_a_cut_manifest
 
     runs = whole_number("runs", runs)
     concurrency = whole_number("concurrency", concurrency)
@@ -1284,6 +1285,17 @@ async def run_async(
     names = [v.name for v in variant_list]
     by_variant = {n: {"completed": 0, "incomplete": 0, "unmeasured": 0} for n in names}
     done: set[tuple[str, str, int]] = set()
+    if resume and only_a_cut_manifest(out):
+        # A run that was cut off while writing its manifest (a full disk)
+        # took no sample: start it again rather than refuse for ever.
+        print(
+            visible(
+                f"evalstats: {out}: held only a cut-off manifest; starting the run again", keep=""
+            ),
+            file=sys.stderr,
+        )
+        os.unlink(out)
+        resume = False
     if resume:
 
         def same_run(previous: Results) -> None:

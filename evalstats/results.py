@@ -729,6 +729,20 @@ def _fsync_folder(path: str) -> None:
         os.close(fd)
 
 
+def only_a_cut_manifest(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` holds nothing but the start of a manifest line, cut off.
+
+    What a run leaves when the disk fills while it writes its first line: no
+    sample was taken, so resuming it means starting it again.
+    """
+    try:
+        with open(path, "rb") as f:
+            head = f.read(1 << 20)
+    except OSError:
+        return False
+    return b"\n" not in head and head.startswith(b'{"type":"manifest"') and len(head) < 1 << 20
+
+
 class ResultsWriter:
     """Writes a results file: the manifest, then samples as they finish, then a summary.
 

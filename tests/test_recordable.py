@@ -254,3 +254,16 @@ def test_the_key_guard_catches_case_variants_and_base64(tmp_path: Path, monkeypa
     assert scrub(f"Authorization: Basic {basic}", url_secrets("http://me:pa55word-xyz@h/")) == (
         "Authorization: Basic [redacted]"
     )
+
+
+def test_a_run_cut_off_in_its_manifest_is_started_again_by_resume(tmp_path: Path, capsys) -> None:
+    from evalstats.cli import main
+
+    out = tmp_path / "r.jsonl"
+    out.write_bytes(b'{"type":"manifest","format":1,"sui')  # the disk filled here
+    argv = ["run", "shop", "--variant", "v=standin:shop-v1", "--runs", "1", "--quiet"]
+    assert main([*argv, "--out", str(out)]) == 2  # never overwritten without --resume
+    assert main([*argv, "--resume", str(out)]) == 0
+    assert "held only a cut-off manifest" in capsys.readouterr().err
+    results = read_results(out)
+    assert results.summary["status"] == "finished" and len(results.samples) == 4
