@@ -951,4 +951,11 @@ def check_from_spec(spec: Mapping[str, Any]) -> Check:
     try:
         return factory(*args, **kwargs)
     except TypeError as exc:
-        raise InvalidArgument(f"check {name!r} cannot take {value!r}: {exc}") from None
+        raise InvalidArgument(
+            f"check {name!r} cannot take {_prefix(repr(value))}: {_prefix(str(exc))}"
+        ) from None
+
+
+def _prefix(text: str, limit: int = 120) -> str:
+    """At most ``limit`` characters of ``text``, marked when cut."""
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text) - limit} more characters)"

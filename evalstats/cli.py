@@ -24,6 +24,10 @@ class UsageError(EvalStatsError):
     """Bad command-line usage; printed as one line, exit status 2."""
 
 
+# Characters of an error message the command prints at most.
+_ERROR_LIMIT = 1000
+
+
 class _Parser(argparse.ArgumentParser):
     """An ArgumentParser that reports a usage error as one line and exit 2."""
 
@@ -910,6 +914,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stdout = stdout
     except EvalStatsError as exc:
         line = f"evalstats: error: {exc}" if not isinstance(exc, UsageError) else str(exc)
+        if len(line) > _ERROR_LIMIT:  # an error quotes a short prefix, never a whole value
+            line = f"{line[:_ERROR_LIMIT]}… ({len(line) - _ERROR_LIMIT} more characters)"
         print(visible(line, keep=""), file=sys.stderr)  # one line, whatever the message holds
         return 2
     except KeyboardInterrupt:

@@ -42,6 +42,19 @@ BOMB = "\n".join(
     ]
 )
 
+# Under the expansion limit (59,000 values), but far too long to quote whole.
+SMALL_BOMB = (
+    "cases:\n  - id: x\n    prompt: hi\n    checks: [{contains: ["
+    + ",".join(
+        [
+            "&a [" + ",".join(["lol"] * 9) + "]",
+            *(f"&{n} [" + ",".join([f"*{p}"] * 9) + "]" for p, n in zip("abc", "bcd", strict=True)),
+            "[" + ",".join(["*d"] * 9) + "]",
+        ]
+    )
+    + "]}]\n"
+)
+
 GOOD_RUN = "good.jsonl"
 V = "v=standin:shop-v1"
 RUN = ["run", "{d}/suite.json", "--variant", V, "--out", "{d}/out.jsonl"]
@@ -138,6 +151,11 @@ TABLE: list[tuple[str, list[str], dict[str, str]]] = [
         "run YAML alias bomb",
         ["run", "{d}/s.yaml", "--variant", V, "--runs", "1", "--out", "{d}/o"],
         {"s.yaml": BOMB},
+    ),
+    (
+        "run YAML alias bomb under the limit",
+        ["run", "{d}/s.yaml", "--variant", V, "--runs", "1", "--out", "{d}/o"],
+        {"s.yaml": SMALL_BOMB},
     ),
     (
         "run YAML date that is no date",
@@ -423,4 +441,5 @@ def test_a_bad_input_gets_one_line_and_exit_2(tmp_path, capsys, monkeypatch, arg
     lines = err.splitlines()
     assert len(lines) == 1 and err.endswith("\n"), err
     assert lines[0].startswith("evalstats"), err
+    assert len(lines[0]) < 1200  # a short prefix of any value, never the whole
     assert snapshot(tmp_path) == before
