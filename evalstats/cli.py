@@ -240,12 +240,23 @@ def _add_plan(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="plan by the normal approximation alone, without simulating",
     )
+    p.add_argument(
+        "--cost-per-call",
+        type=float,
+        metavar="DOLLARS",
+        help="what one sample costs: also state the design's cost (cases x repeats x "
+        "variants x this)",
+    )
     _add_level_and_json(p)
 
 
 def _run_plan(args: argparse.Namespace) -> int:
     from .power import case_model_from_results, plan
 
+    if args.cost_per_call is not None:
+        from .cost import design_cost
+
+        design_cost(None, args.cost_per_call)  # a bad price is refused before planning
     model = None
     if args.from_file:
         model = case_model_from_results(args.from_file, p_a=args.pa, p_b=args.pb)
@@ -265,7 +276,16 @@ def _run_plan(args: argparse.Namespace) -> int:
         experiments=args.experiments,
         seed=args.seed,
     )
-    _show(result, args)
+    if args.cost_per_call is None:
+        _show(result, args)
+        return 0
+    from .cost import design_cost
+
+    cost = design_cost(result.calls, args.cost_per_call)
+    if args.json:
+        _print_json({**result.to_dict(), "cost": cost.to_dict()}, "plan")
+    else:
+        print(f"{result}\n{cost}")
     return 0
 
 
@@ -320,6 +340,12 @@ def _add_report(p: argparse.ArgumentParser) -> None:
         help="add reviewed task-success rates from a reviews file (evalstats review); "
         "for a random sample (review --sample), also pass rates corrected by it (PPI++)",
     )
+    p.add_argument(
+        "--prices",
+        metavar="PRICES.yaml",
+        help="model name to {input: ..., output: ...} in dollars per million tokens; "
+        "a variant's own prices (price_in=, price_out=) win",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON document")
 
 
@@ -331,12 +357,22 @@ def _run_report(args: argparse.Namespace) -> int:
     check_level(args.level)  # a bad level is reported before the file is read
     results = read_results(args.file)  # read once for the table and the figures
     result = report(results, level=args.level, reviews=args.reviews)
+    # The cost, from the same records, when any variant has a price.
+    from .cost import cost_summary
+
+    cost = cost_summary(results, prices=args.prices)
     if args.plot:
         from .plots import report_plots
 
         for path in report_plots(results, args.plot, level=args.level):
             print(f"evalstats: wrote {path}", file=sys.stderr)
-    _show(result, args)
+    if args.json:
+        priced = {"cost": cost.to_dict()} if cost.known else {}  # only when prices are known
+        _print_json({**result.to_dict(), **priced}, "report")
+    else:
+        print(result)
+        if cost.known:
+            print("\n" + str(cost))
     return 0
 
 
@@ -607,6 +643,12 @@ def _add_run(p: argparse.ArgumentParser) -> None:
     p.add_argument("--retries", type=int, default=3, help="retries of transient errors (3)")
     p.add_argument("--seed", type=int, default=0, help="seed of the run (0)")
     p.add_argument("--include-holdout", action="store_true", help="also run the holdout cases")
+    p.add_argument(
+        "--prices",
+        metavar="PRICES.yaml",
+        help="model name to {input: ..., output: ...} in dollars per million tokens, "
+        "recorded in the manifest for variants without price_in=/price_out= of their own",
+    )
     _add_progress(p)
     p.add_argument(
         "--keep-workspaces",
@@ -630,6 +672,10 @@ def _run_run(args: argparse.Namespace) -> int:
     if out is None:
         raise UsageError("evalstats run: give --out FILE (or --resume FILE to continue a run)")
     variants = args.variant
+    if args.prices:
+        from .cost import priced_variants
+
+        variants = priced_variants(variants, args.prices)
     if args.keep_workspaces:
         from .harness import keeping_workspaces
 

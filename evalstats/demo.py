@@ -65,6 +65,7 @@ class DemoResult:
     comparisons: dict[str, Comparison]
     plots: tuple[Path, ...] = ()
     over_http: str | None = None
+    cost: Any = None
 
     @property
     def results_file(self) -> Path | None:
@@ -157,6 +158,9 @@ class DemoResult:
             lines.append(f"  {method:<10} {METHODS[method]}")
             lines.append(f"             {comparison}")
         lines += ["", self.meaning, ""]
+        if self.cost is not None:
+            lines.append(_cost_line(self.cost))
+            lines.append("")
         if self.results_file is None:
             lines.append(
                 "Add --out DIR to keep every sample (and the figures) for `evalstats report`."
@@ -180,7 +184,31 @@ class DemoResult:
             "report": self.report.to_dict(),
             "comparisons": {m: c.to_dict() for m, c in self.comparisons.items()},
             "meaning": self.meaning,
+            "cost": None if self.cost is None else self.cost.to_dict(),
         }
+
+
+#: The example price the demo quotes, dollars per million tokens (OpenAI's list
+#: price of gpt-4o-mini, input and output).
+EXAMPLE_PRICES = (0.15, 0.60)
+
+
+def _cost_line(cost: Any) -> str:
+    from .cost import _dollars
+
+    p_in, p_out = EXAMPLE_PRICES
+    tokens = sum(v.input_tokens + v.output_tokens for v in cost.variants)
+    how = (
+        "tokens estimated from the text at 4 characters a token, as the in-process "
+        "stand-in reports none"
+        if cost.estimated
+        else "tokens as the server reported them"
+    )
+    return (
+        f"At an example price of ${p_in:g} in and ${p_out:g} out per million tokens, this "
+        f"run would cost about {_dollars(cost.total)} ({tokens:,} tokens; {how}); "
+        "`evalstats report --prices FILE` prices a real run."
+    )
 
 
 def _names(methods: list[str]) -> str:
@@ -277,7 +305,10 @@ def run_demo(
     if paired.cases_like_these is not None:
         comparisons["clustered"] = paired.cases_like_these
     kept = None if out is None else directory
-    return DemoResult(runs, seed, level, kept, results, rep, comparisons, figures, base_url)
+    from .cost import Prices, cost_summary
+
+    cost = cost_summary(results, default=Prices(*EXAMPLE_PRICES), estimate=True)
+    return DemoResult(runs, seed, level, kept, results, rep, comparisons, figures, base_url, cost)
 
 
 def _run_shop(

@@ -418,6 +418,8 @@ class Variant:
     suffix: str = ""
     system: str | None = None
     template: str | None = None
+    price_in: float | None = None
+    price_out: float | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
@@ -443,6 +445,23 @@ class Variant:
                 f"Variant {self.name!r}: template={_short(self.template)!r} has no "
                 "'{prompt}' to put the case's prompt in"
             )
+        if (self.price_in is None) != (self.price_out is None):
+            given, lacking = (
+                ("price_in", "price_out") if self.price_out is None else ("price_out", "price_in")
+            )
+            raise InvalidArgument(
+                f"Variant {self.name!r}: {given}={getattr(self, given)!r} needs {lacking} too "
+                "(dollars per million tokens)"
+            )
+        if self.price_in is not None:
+            from .cost import Prices
+
+            try:
+                prices = Prices(self.price_in, self.price_out)  # type: ignore[arg-type]
+            except InvalidArgument as exc:
+                raise InvalidArgument(f"Variant {self.name!r}: {exc}") from None
+            object.__setattr__(self, "price_in", prices.input)
+            object.__setattr__(self, "price_out", prices.output)
         if self.system is not None and isinstance(task, CallableTask):
             raise InvalidArgument(
                 f"Variant {self.name!r}: system={_short(self.system)!r} cannot be given to "
@@ -466,8 +485,9 @@ class Variant:
         return Prompt(text, system, tuple(messages))
 
     def describe(self) -> dict[str, Any]:
-        """``{"name", "task", "transform"}`` for the manifest."""
-        return {
+        """``{"name", "task", "transform"}`` for the manifest, and ``"prices"``
+        (dollars per million tokens, ``{"input", "output"}``) when given."""
+        out = {
             "name": self.name,
             "task": self.task.describe(),
             "transform": {
@@ -477,6 +497,9 @@ class Variant:
                 "template": self.template,
             },
         }
+        if self.price_in is not None:
+            out["prices"] = {"input": self.price_in, "output": self.price_out}
+        return out
 
 
 def _short(text: str, n: int = 40) -> str:
@@ -484,12 +507,16 @@ def _short(text: str, n: int = 40) -> str:
 
 
 _VARIANT_OPTIONS = ("prefix", "suffix", "system", "template")
+#: Prices in dollars per million tokens: recorded for the cost, never sent.
+_PRICE_OPTIONS = ("price_in", "price_out")
 
 
 def parse_variant(spec: str) -> Variant:
     """A variant from its command-line form ``NAME=TASK[,KEY=VALUE]...``.
 
-    Keys are ``prefix``, ``suffix``, ``system`` and ``template``; a value
+    Keys are ``prefix``, ``suffix``, ``system`` and ``template``, and
+    ``price_in`` and ``price_out`` (dollars per million input and output
+    tokens, recorded in the manifest for the cost and never sent); a value
     ``@FILE`` is the text of that file (UTF-8, used exactly, final newline
     included), any other value is the text itself. Values cannot contain
     commas: put such text in a file. For a model service (``openai:``,
@@ -520,11 +547,21 @@ def parse_variant(spec: str) -> Variant:
     task_name, *options = rest.split(",")
     task_name = task_name.strip()
     takes_settings = task_name.partition(":")[0] in (*PROVIDER_KINDS, "cmd")
-    kwargs: dict[str, str] = {}
+    kwargs: dict[str, Any] = {}
     settings: dict[str, str] = {}
     for option in options:
         key, eq, value = option.partition("=")
         key = key.strip()
+        if key in _PRICE_OPTIONS:
+            from .cost import _price
+
+            if key in kwargs:
+                raise InvalidArgument(f"{where}: {key} is given twice")
+            try:
+                kwargs[key] = _price(key, value.strip() if eq else None)
+            except InvalidArgument as exc:
+                raise InvalidArgument(f"{where}: {exc}") from None
+            continue
         if takes_settings and key not in _VARIANT_OPTIONS and eq:
             # A generation setting (temperature=0.2, base_url=...): the
             # provider checks its name and value.
@@ -533,12 +570,13 @@ def parse_variant(spec: str) -> Variant:
             settings[key] = value.strip()
             continue
         if key not in _VARIANT_OPTIONS or not eq:
+            known = (*_VARIANT_OPTIONS, *_PRICE_OPTIONS)
             problem = (
-                f"unknown key {key!r}{suggest(key, _VARIANT_OPTIONS)}"
+                f"unknown key {key!r}{suggest(key, known)}"
                 if key not in _VARIANT_OPTIONS
                 else f"{key} needs a value ({key}=TEXT or {key}=@FILE)"
             )
-            raise InvalidArgument(f"{where}: {problem}; keys are {', '.join(_VARIANT_OPTIONS)}")
+            raise InvalidArgument(f"{where}: {problem}; keys are {', '.join(known)}")
         if key in kwargs:
             raise InvalidArgument(f"{where}: {key} is given twice")
         if value.startswith("@"):
