@@ -355,23 +355,30 @@ def _run_report(args: argparse.Namespace) -> int:
     from .results import read_results
 
     check_level(args.level)  # a bad level is reported before the file is read
+    prices = None
+    if args.prices:
+        from .cost import load_prices
+
+        prices = load_prices(args.prices)  # so is a bad prices file
     results = read_results(args.file)  # read once for the table and the figures
     result = report(results, level=args.level, reviews=args.reviews)
-    # The cost, from the same records, when any variant has a price.
-    from .cost import cost_summary
+    # The cost, when a variant has a price: cost.py reads the file's token counts.
+    from .cost import cost_summary, has_prices
 
-    cost = cost_summary(results, prices=args.prices)
+    cost = None
+    if prices is not None or has_prices(results.manifest):
+        cost = cost_summary(args.file, prices=prices)
     if args.plot:
         from .plots import report_plots
 
         for path in report_plots(results, args.plot, level=args.level):
             print(f"evalstats: wrote {path}", file=sys.stderr)
     if args.json:
-        priced = {"cost": cost.to_dict()} if cost.known else {}  # only when prices are known
+        priced = {"cost": cost.to_dict()} if cost is not None and cost.known else {}
         _print_json({**result.to_dict(), **priced}, "report")
     else:
         print(result)
-        if cost.known:
+        if cost is not None and cost.known:
             print("\n" + str(cost))
     return 0
 

@@ -28,6 +28,7 @@ __all__ = [
     "VariantCost",
     "cost_summary",
     "design_cost",
+    "has_prices",
     "load_prices",
     "priced_variants",
     "sample_cost",
@@ -352,6 +353,12 @@ class CostSummary:
 
     def __str__(self) -> str:
         return "\n".join(self.lines())
+
+
+def has_prices(manifest: Mapping[str, Any]) -> bool:
+    """Whether some variant in ``manifest`` carries prices of its own."""
+    listed = manifest.get("variants") if isinstance(manifest, Mapping) else None
+    return any(_manifest_prices(v) is not None for v in listed or ())
 
 
 def _manifest_prices(description: Any) -> Prices | None:
