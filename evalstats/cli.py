@@ -350,16 +350,14 @@ def _add_report(p: argparse.ArgumentParser) -> None:
 
 
 def _run_report(args: argparse.Namespace) -> int:
+    from .cost import load_prices
+
+    prices = load_prices(args.prices) if args.prices else None  # refused before reading
     from ._validate import check_level
     from .report import report
     from .results import read_results
 
     check_level(args.level)  # a bad level is reported before the file is read
-    prices = None
-    if args.prices:
-        from .cost import load_prices
-
-        prices = load_prices(args.prices)  # so is a bad prices file
     results = read_results(args.file)  # read once for the table and the figures
     result = report(results, level=args.level, reviews=args.reviews)
     # The cost, when a variant has a price: cost.py reads the file's token counts.
