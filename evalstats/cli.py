@@ -945,6 +945,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     args_list = list(sys.argv[1:] if argv is None else argv)
+    previous = _catch_sigterm()
     try:
         if args_list and not args_list[0].startswith("-") and args_list[0] not in VERBS:
             raise UsageError(
@@ -972,12 +973,46 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("evalstats: interrupted", file=sys.stderr)
         return 130
+    except _Terminated:
+        print("evalstats: terminated (SIGTERM)", file=sys.stderr)
+        return 143
     except BrokenPipeError:
         # The reader went away (``evalstats ... | head``): not an error of ours.
         import os
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    finally:
+        if previous is not None:
+            import signal
+
+            signal.signal(signal.SIGTERM, previous)
+
+
+class _Terminated(BaseException):
+    """SIGTERM outside a run (which handles it itself): start-up, reading, a report."""
+
+
+def _catch_sigterm() -> Any:
+    """Turn SIGTERM into :class:`_Terminated` (cleanups run, one line is printed).
+
+    Returns the handler it replaced, or None when it installed none (not the
+    main thread, or someone else's handler is in place).
+    """
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    previous = signal.getsignal(signal.SIGTERM)
+    if previous not in (signal.SIG_DFL, None):
+        return None
+
+    def terminated(signum: int, frame: Any) -> None:
+        raise _Terminated
+
+    signal.signal(signal.SIGTERM, terminated)
+    return previous
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -443,3 +443,24 @@ def test_a_bad_input_gets_one_line_and_exit_2(tmp_path, capsys, monkeypatch, arg
     assert lines[0].startswith("evalstats"), err
     assert len(lines[0]) < 1200  # a short prefix of any value, never the whole
     assert snapshot(tmp_path) == before
+
+
+def test_sigterm_outside_a_run_is_one_line_and_changes_nothing(tmp_path, capsys, monkeypatch):
+    import signal
+    import time
+
+    from evalstats import cli
+
+    good_run(tmp_path)
+    before = snapshot(tmp_path)
+
+    def slow_report(args):  # SIGTERM while a file is being read
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(5)
+        raise AssertionError("SIGTERM did not stop the command")
+
+    monkeypatch.setitem(cli.VERBS, "report", (*cli.VERBS["report"][:2], slow_report))
+    assert main(["report", str(tmp_path / GOOD_RUN)]) == 143
+    assert capsys.readouterr().err == "evalstats: terminated (SIGTERM)\n"
+    assert snapshot(tmp_path) == before
+    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL  # put back as it was
