@@ -216,8 +216,9 @@ def _add_plan(p: argparse.ArgumentParser) -> None:
     how.add_argument(
         "--from",
         dest="from_file",
-        metavar="RESULTS.jsonl",
-        help="fit icc and spread (and rates) from a pilot run's results",
+        metavar="FILE",
+        help="fit icc and spread (and rates) from a pilot run: a results file, or "
+        "another tool's log (see evalstats import)",
     )
     p.add_argument("--cases", type=int, help="the cases you have")
     p.add_argument("--repeats", type=int, help="the runs per case and variant you can afford")
@@ -248,6 +249,7 @@ def _add_plan(p: argparse.ArgumentParser) -> None:
         "variants x this)",
     )
     _add_level_and_json(p)
+    _add_source_options(p)
 
 
 def _run_plan(args: argparse.Namespace) -> int:
@@ -259,7 +261,9 @@ def _run_plan(args: argparse.Namespace) -> int:
         design_cost(None, args.cost_per_call)  # a bad price is refused before planning
     model = None
     if args.from_file:
-        model = case_model_from_results(args.from_file, p_a=args.pa, p_b=args.pb)
+        model = case_model_from_results(
+            _load([args.from_file], args, stream=False), p_a=args.pa, p_b=args.pb
+        )
     elif args.pa is None or args.pb is None:
         raise UsageError("evalstats plan: give --pa and --pb (or --from a pilot run)")
     result = plan(
@@ -329,10 +333,15 @@ def _run_calibrate(args: argparse.Namespace) -> int:
 
 
 def _add_report(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", metavar="FILE", help="a results file (JSONL) written by run")
+    p.add_argument("file", metavar="FILE", help=_FILE_HELP)
     p.add_argument("--level", type=float, default=0.95, help="confidence level (0.95)")
     p.add_argument(
         "--plot", metavar="DIR", help="also write forest.png and paired-differences.png into DIR"
+    )
+    p.add_argument(
+        "--html",
+        metavar="REPORT.html",
+        help="also write the whole report as one self-contained HTML file (a new file, 0600)",
     )
     p.add_argument(
         "--reviews",
@@ -347,6 +356,7 @@ def _add_report(p: argparse.ArgumentParser) -> None:
         "a variant's own prices (price_in=, price_out=) win",
     )
     p.add_argument("--json", action="store_true", help="print one JSON document")
+    _add_source_options(p)
 
 
 def _run_report(args: argparse.Namespace) -> int:
@@ -355,22 +365,28 @@ def _run_report(args: argparse.Namespace) -> int:
     prices = load_prices(args.prices) if args.prices else None  # refused before reading
     from ._validate import check_level
     from .report import report
-    from .results import read_results
 
     check_level(args.level)  # a bad level is reported before the file is read
-    results = read_results(args.file)  # read once for the table and the figures
+    # Read once for the table, the figures and the HTML page (which lists samples).
+    results = _load([args.file], args, stream=False)
     result = report(results, level=args.level, reviews=args.reviews)
     # The cost, when a variant has a price: cost.py reads the file's token counts.
     from .cost import cost_summary, has_prices
 
     cost = None
     if prices is not None or has_prices(results.manifest):
-        cost = cost_summary(args.file, prices=prices)
+        cost = cost_summary(results, prices=prices)
     if args.plot:
         from .plots import report_plots
 
         for path in report_plots(results, args.plot, level=args.level):
             print(f"evalstats: wrote {path}", file=sys.stderr)
+    if args.html:
+        from .html import html_report
+
+        print(
+            f"evalstats: wrote {html_report(results, args.html, level=args.level)}", file=sys.stderr
+        )
     if args.json:
         priced = {"cost": cost.to_dict()} if cost is not None and cost.known else {}
         _print_json({**result.to_dict(), **priced}, "report")
@@ -427,9 +443,21 @@ def _run_review(args: argparse.Namespace) -> int:
 
 
 def _add_compare(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", metavar="FILE", help="a results file (JSONL) written by run")
-    p.add_argument("--a", metavar="NAME", help="the variant to compare against")
-    p.add_argument("--b", metavar="NAME", help="the variant compared")
+    p.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help=_FILE_HELP + "; two or more runs of one task (such as two Inspect logs, one "
+        "per model) are joined and compared paired by (case, repeat)",
+    )
+    p.add_argument(
+        "--a",
+        metavar="NAME",
+        help="the variant to compare against (default: the first, when the run has two)",
+    )
+    p.add_argument(
+        "--b", metavar="NAME", help="the variant compared (default: the second, when two)"
+    )
     p.add_argument(
         "--baseline",
         metavar="NAME",
@@ -452,6 +480,7 @@ def _add_compare(p: argparse.ArgumentParser) -> None:
         "newcombe, overlap or ztest as independent samples",
     )
     _add_level_and_json(p)
+    _add_source_options(p)
 
 
 def _run_compare(args: argparse.Namespace) -> int:
@@ -460,11 +489,12 @@ def _run_compare(args: argparse.Namespace) -> int:
     several = args.baseline is not None or args.all_pairs
     if several and (args.a is not None or args.b is not None):
         raise UsageError("evalstats compare: give --a and --b, or --baseline, or --all-pairs")
+    source = _load(args.files, args)
     if several:
         from .multiple import compare_variants
 
         many = compare_variants(
-            args.file,
+            source,
             baseline=args.baseline,
             all_pairs=args.all_pairs,
             adjust=args.adjust,
@@ -473,18 +503,27 @@ def _run_compare(args: argparse.Namespace) -> int:
         )
         _show(many, args)
         return 0
-    if args.a is None or args.b is None:
-        raise UsageError(
-            "evalstats compare: give --a and --b (two variants), --baseline NAME or --all-pairs"
-        )
-    result = compare_results(args.file, args.a, args.b, method=args.method, level=args.level)
+    a, b = args.a, args.b
+    if a is None or b is None:
+        names = [n for n in _variant_names(source) if n not in (a, b)]
+        if (a is None) + (b is None) != len(names):
+            raise UsageError(
+                "evalstats compare: the run has variants "
+                + (", ".join(repr(n) for n in _variant_names(source)) or "none")
+                + "; give --a and --b (two variants), --baseline NAME or --all-pairs"
+            )
+        if a is None:
+            a = names.pop(0)
+        if b is None:
+            b = names.pop(0)
+    result = compare_results(source, a, b, method=args.method, level=args.level)
     _show(result, args)
     return 0
 
 
 def _add_compare_runs(p: argparse.ArgumentParser) -> None:
-    p.add_argument("old", metavar="OLD", help="the earlier results file")
-    p.add_argument("new", metavar="NEW", help="the later results file")
+    p.add_argument("old", metavar="OLD", help="the earlier run: " + _FILE_HELP)
+    p.add_argument("new", metavar="NEW", help="the later run, in the same kind of file")
     p.add_argument(
         "--variant", metavar="NAME", help="compare this variant only (default: every variant)"
     )
@@ -497,15 +536,17 @@ def _add_compare_runs(p: argparse.ArgumentParser) -> None:
         "machine; repeatable); the difference is printed above the numbers",
     )
     _add_level_and_json(p)
+    _add_source_options(p)
 
 
 def _run_compare_runs(args: argparse.Namespace) -> int:
     """Exit 0 when the runs were compared, 1 when they are not comparable."""
     from .runs import compare_runs
 
+    old, new = _load([args.old], args), _load([args.new], args)
     result = compare_runs(
-        args.old,
-        args.new,
+        old,
+        new,
         variant=args.variant,
         level=args.level,
         allow_different=args.allow_different,
@@ -536,7 +577,7 @@ def _run_rescore(args: argparse.Namespace) -> int:
 
 
 def _add_gate(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", metavar="FILE", help="a results file (JSONL) written by run")
+    p.add_argument("file", metavar="FILE", help=_FILE_HELP)
     p.add_argument("--variant", required=True, metavar="NAME", help="the variant to gate")
     p.add_argument(
         "--min-pass",
@@ -569,13 +610,14 @@ def _add_gate(p: argparse.ArgumentParser) -> None:
         "regression, such as 0.02 for 2 points (0: no worse at all, which needs a lot of data)",
     )
     _add_level_and_json(p)
+    _add_source_options(p)
 
 
 def _run_gate(args: argparse.Namespace) -> int:
     from .gate import gate
 
     result = gate(
-        args.file,
+        _load([args.file], args),
         variant=args.variant,
         min_pass=args.min_pass,
         on=args.on,
@@ -749,12 +791,35 @@ def _source_options(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def _load(paths: Sequence[str], args: argparse.Namespace) -> Any:
-    """Read one file, or join several runs of the same task, into one Results."""
-    from .imports import load_results, merge
+_FILE_HELP = (
+    "a results file written by run, or another tool's log: an Inspect AI log (.eval, "
+    ".json), a promptfoo results.json, lm-eval samples_*.jsonl, a CSV/Parquet table"
+)
 
-    runs = [load_results(path, **_source_options(args)) for path in paths]
+
+def _load(paths: Sequence[str], args: argparse.Namespace, *, stream: bool = True) -> Any:
+    """The run to analyse: one file read, or several runs of the same task joined.
+
+    With ``stream``, one evalstats results file is handed on as its path, for
+    the library to read as it counts; anything else is read into a Results.
+    """
+    from .imports import detect_format, load_results, merge
+
+    options = _source_options(args)
+    plain = not any(v is not None for v in options.values())
+    if stream and len(paths) == 1 and plain and detect_format(paths[0]) == "evalstats":
+        return paths[0]
+    runs = [load_results(path, **options) for path in paths]
     return merge(runs)
+
+
+def _variant_names(source: Any) -> list[str]:
+    """The variants of a run: from its Results, or the manifest line of its file."""
+    from .imports import load_results
+
+    if isinstance(source, str):
+        source = load_results(source)
+    return list(source.variants())
 
 
 def _add_import(p: argparse.ArgumentParser) -> None:

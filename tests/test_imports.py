@@ -485,3 +485,147 @@ def test_import_writes_our_jsonl_0600_and_never_overwrites(tmp_path, capsys):
 def test_import_options_for_another_format_are_refused(capsys, tmp_path):
     line = _import_error(capsys, tmp_path, TABLE, "--scorer", "match")
     assert "scorer='match' is for inspect files" in line
+
+
+# --- the command line and the README --------------------------------------------------
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def _readme_section(title: str) -> str:
+    text = README.read_text(encoding="utf-8")
+    return text.split(f"## {title}", 1)[1].split("\n## ", 1)[0]
+
+
+def test_readme_commands_on_the_committed_files_work(tmp_path):
+    import shlex
+    import subprocess
+    import sys
+
+    section = _readme_section("Analyse runs you already have")
+    block = section.split("```sh\n", 1)[1].split("```", 1)[0]
+    commands = [line for line in block.splitlines() if line.strip()]
+    assert [c.split()[1] for c in commands] == ["compare", "report", "gate", "plan", "import"]
+    shutil.copytree(DATA, tmp_path / "tests" / "data")
+    exe = str(Path(sys.executable).with_name("evalstats"))
+    for command in commands:
+        argv = shlex.split(command)
+        if not HAVE_INSPECT and any(a.endswith(".eval") for a in argv):
+            continue
+        done = subprocess.run(
+            [exe, *argv[1:]], cwd=tmp_path, capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 0, (command, done.stderr)
+        assert done.stdout.strip(), command
+    html = tmp_path / "r.html"
+    assert html.exists() and stat.S_IMODE(os.stat(html).st_mode) == 0o600
+    if HAVE_INSPECT:
+        both = read_results(tmp_path / "quiz.jsonl")
+        assert both.variants() == ("mockllm/a", "mockllm/b")
+        assert both.outcomes("mockllm/a") == A_OUTCOMES
+
+
+def _ci_step() -> str:
+    section = _readme_section("Run your own eval")
+    yaml_text = section.split("```yaml\nname: eval", 1)[1].split("```", 1)[0]
+    step = yaml_text.split("id: changed", 1)[1].split("run: |\n", 1)[1]
+    lines = []
+    for line in step.splitlines():
+        if line.strip().startswith("- ") and not line.startswith(" " * 12):
+            break
+        lines.append(line[10:])
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize(
+    ("status", "event", "expected"),
+    [
+        (0, "push", "run=yes"),
+        (1, "push", "run=no"),
+        (1, "schedule", "run=yes"),
+        (2, "push", None),  # another program called evalstats, or bad usage
+        (127, "push", None),  # not installed at all
+    ],
+)
+def test_readme_ci_example_fails_on_a_broken_install(tmp_path, status, event, expected):
+    """The CI example treats only 0 and 1 from `changed` as answers; anything else fails."""
+    import subprocess
+
+    script = _ci_step().replace("${{ github.event_name }}", event)
+    assert "evalstats changed" in script
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "evalstats").write_text(f"#!/bin/sh\nexit {status}\n")
+    (fake / "evalstats").chmod(0o755)
+    output = tmp_path / "github_output"
+    output.write_text("")
+    env = {"PATH": f"{fake}:/usr/bin:/bin", "GITHUB_OUTPUT": str(output)}
+    done = subprocess.run(
+        ["bash", "-e", "-c", script], env=env, capture_output=True, text=True, timeout=30
+    )
+    if expected is None:
+        assert done.returncode != 0
+        assert f"exit status {status}" in done.stderr
+    else:
+        assert done.returncode == 0, done.stderr
+        assert output.read_text().strip() == expected
+
+
+def test_readme_says_the_pypi_evalstats_is_another_project():
+    text = README.read_text(encoding="utf-8")
+    assert "`pip install evalstats` does not install this one" in text
+    assert "pip install evalstats-honest" in _readme_section("Run your own eval")
+    import tomllib
+
+    project = tomllib.loads((README.parent / "pyproject.toml").read_text())["project"]
+    assert project["name"] == "evalstats-honest"
+    assert "inspect" in project["optional-dependencies"]
+
+
+@needs_inspect
+def test_compare_two_inspect_files_on_the_command_line(capsys):
+    code, out, err = _cli(capsys, "compare", INSPECT_A, INSPECT_B)
+    assert code == 0, err
+    assert "B=mockllm/b against A=mockllm/a" in out
+    assert "paired by (case, repeat): 15 pairs" in out
+
+
+def test_compare_needs_names_when_a_run_has_more_than_two_variants(tmp_path, capsys):
+    path = tmp_path / "t.csv"
+    path.write_text("case,variant,passed\nx,a,1\nx,b,0\nx,c,1\n")
+    line = _one_line_error(capsys, "compare", path, naming="'a', 'b', 'c'")
+    assert "--a and --b" in line
+    code, out, _ = _cli(capsys, "compare", path, "--a", "c", "--b", "a")
+    assert code == 0 and "B=a against A=c" in out
+
+
+def test_every_analysis_verb_reads_foreign_files(tmp_path, capsys):
+    code, out, _ = _cli(capsys, "report", PROMPTFOO)
+    assert code == 0 and "variant terse: 6 of 9 measured samples passed" in out
+    code, out, _ = _cli(
+        capsys, "gate", LM_EVAL, "--variant", "example-org/tiny-model", "--min-pass", "0.6"
+    )
+    assert code == 0 and "63%" in out
+    code, out, _ = _cli(
+        capsys, "gate", LM_EVAL, "--variant", "example-org/tiny-model", "--min-pass", "0.7"
+    )
+    assert code == 1
+    code, out, _ = _cli(capsys, "compare-runs", TABLE, TABLE, "--json")
+    assert code == 0 and json.loads(out)
+    code, out, _ = _cli(capsys, "plan", "--from", TABLE, "--pb", "0.95", "--json")
+    assert code == 0 and json.loads(out)["cases"] > 0
+    code, out, err = _cli(capsys, "report", TABLE, "--plot", tmp_path / "fig")
+    assert code == 0 and (tmp_path / "fig" / "forest.png").exists()
+    # A pass option for a format that has none is refused, not ignored.
+    line = _one_line_error(capsys, "report", PROMPTFOO, "--pass-threshold", "0.5", naming="0.5")
+    assert "promptfoo decides each test's pass itself" in line
+
+
+def test_report_writes_html_and_never_overwrites(tmp_path, capsys):
+    out = tmp_path / "r.html"
+    code, _, err = _cli(capsys, "report", TABLE, "--html", out)
+    assert code == 0 and f"wrote {out}" in err
+    before = out.read_bytes()
+    line = _one_line_error(capsys, "report", TABLE, "--html", out, naming=out)
+    assert "already exists" in line
+    assert out.read_bytes() == before
