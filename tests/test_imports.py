@@ -15,7 +15,7 @@ import stat
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evalstats.cli import main
@@ -629,3 +629,53 @@ def test_report_writes_html_and_never_overwrites(tmp_path, capsys):
     line = _one_line_error(capsys, "report", TABLE, "--html", out, naming=out)
     assert "already exists" in line
     assert out.read_bytes() == before
+
+
+@st.composite
+def _long_tables(draw):
+    """Rows (case, variant, repeat, pass-or-None) of two variants on the same slots."""
+    cases = draw(st.lists(st.sampled_from("pqrstu"), min_size=1, max_size=4, unique=True))
+    repeats = draw(st.integers(1, 4))
+    rows = []
+    for case in cases:
+        for r in range(repeats):
+            for v in ("old", "new"):
+                rows.append((case, v, r, draw(st.sampled_from([True, False, None]))))
+    return rows
+
+
+def _write_table(path, rows):
+    cell = {True: "yes", False: "no", None: ""}
+    path.write_text(
+        "case,variant,repeat,passed\n" + "".join(f"{c},{v},{r},{cell[p]}\n" for c, v, r, p in rows)
+    )
+
+
+@settings(max_examples=25)  # each example reads three small CSV files with pandas
+@given(_long_tables())
+def test_merging_runs_split_by_variant_gives_the_same_outcomes_and_pairs(rows):
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        whole, old, new = (Path(folder) / n for n in ("whole.csv", "a.csv", "b.csv"))
+        _write_table(whole, rows)
+        _write_table(old, [r for r in rows if r[1] == "old"])
+        _write_table(new, [r for r in rows if r[1] == "new"])
+        one = load_results(whole)
+        two = merge([load_results(old), load_results(new)])
+        by_slot = {(c, v, r): p for c, v, r, p in rows}
+        for v in ("old", "new"):
+            expected: dict[str, list] = {}
+            for c, vv, _, p in rows:
+                if vv == v:
+                    expected.setdefault(c, []).append(p)
+            assert one.outcomes(v) == expected
+            assert two.outcomes(v) == expected
+        a, b = compare_results(one, "old", "new"), compare_results(two, "old", "new")
+        # A pair counts when both sides were measured.
+        measured = sum(
+            by_slot[(c, "old", r)] is not None and by_slot[(c, "new", r)] is not None
+            for c, v, r, _ in rows
+            if v == "old"
+        )
+        assert a.paired and b.paired and a.pairs == b.pairs == measured
