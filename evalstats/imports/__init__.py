@@ -28,7 +28,7 @@ from typing import Any
 
 from .._validate import suggest
 from ..errors import InvalidArgument, ResultsFileError
-from ..results import Results, ResultsWriter, read_results
+from ..results import Results, ResultsWriter, _gc_paused, read_results
 from ._common import check_threshold, file_error, unique_names
 
 __all__ = ["FORMATS", "detect_format", "load_results", "merge", "write_results"]
@@ -180,6 +180,26 @@ def load_results(
     >>> print(res.warnings[0][:60])
     imported from csv: a sample passes when column 'passed' says
     """
+    with _gc_paused():  # many small records and no cycles: see results._gc_paused
+        return _load(
+            path,
+            format=format,
+            pass_threshold=pass_threshold,
+            columns=columns,
+            scorer=scorer,
+            metric=metric,
+        )
+
+
+def _load(
+    path: str | os.PathLike[str],
+    *,
+    format: str | None,
+    pass_threshold: float | None,
+    columns: Any,
+    scorer: str | None,
+    metric: str | None,
+) -> Results:
     shown = os.fspath(path)
     threshold = check_threshold(pass_threshold)
     if format is None:

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..errors import InvalidArgument, ResultsFileError
-from ..results import COUNTING_METHOD, FORMAT_VERSION, Results, _sample_problem
+from ..results import COUNTING_METHOD, FORMAT_VERSION, Results
 
 #: Imported logs do not record the machine they ran on; they all carry this
 #: value, and every imported run says so in its warnings.
@@ -183,9 +183,6 @@ def build(
     seen: set[tuple[str, str, int]] = set()
     notes = list(warnings)
     for s in samples:
-        problem = _sample_problem(s)
-        if problem is not None:  # a reader bug, not the user's: say so plainly
-            raise AssertionError(f"{tool} reader made a bad sample: {problem}")
         key = (s["case"], s["variant"], s["repeat"])
         if key in seen:
             notes.append(

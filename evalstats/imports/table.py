@@ -137,58 +137,79 @@ def read_table(
                 + f"; map one with --columns {role}=NAME",
             )
     stem = os.path.splitext(os.path.basename(shown))[0] or "table"
-    cols = {role: frame[c].tolist() for role, c in found.items()}
     pass_name = str(found["pass"])
     rule = PassRule(pass_threshold, what=f"column {pass_name!r}")
+    n = len(frame)
+
+    # Each distinct value is converted once (a table of 100,000 rows has few
+    # distinct cases, repeats and pass values), and a bad one is reported at
+    # the first row that holds it.
+    def converted(role: str, convert: Any) -> list[Any]:
+        return _mapped(frame[found[role]].tolist(), convert, shown)
+
+    def non_empty(role: str) -> Any:
+        def convert(value: Any) -> str:
+            text = _text(value)
+            if not text:
+                raise ValueError(f"the {role} column {found[role]!r} is empty")
+            return text
+
+        return convert
+
+    def repeat_of(value: Any) -> int:
+        whole = _whole(value)
+        if whole is None:
+            raise ValueError(f"repeat={value!r} must be a whole number of at least 0")
+        return whole
+
+    passed_check: dict[str, Any] = check(pass_name, True)
+
+    def outcome(value: Any) -> dict[str, Any] | None:
+        text = _text(value)
+        if text == "":
+            return None
+        passed = rule(value if not isinstance(value, str) else value.strip())
+        return passed_check if passed else check(pass_name, False, reason=f"{pass_name}={text}")
+
+    cases = converted("case", non_empty("case"))
+    variants_of = converted("variant", non_empty("variant")) if "variant" in found else [stem] * n
+    verdicts = converted("pass", outcome)
+    if "repeat" in found:
+        repeats = converted("repeat", repeat_of)
+    else:
+        counters: dict[tuple[str, str], int] = {}
+        repeats = []
+        for case, variant in zip(cases, variants_of, strict=True):
+            r = counters.get((case, variant), 0)
+            counters[(case, variant)] = r + 1
+            repeats.append(r)
+    latencies = None
+    if "latency_s" in found:
+        import pandas as pd
+
+        numbers = pd.to_numeric(frame[found["latency_s"]], errors="coerce")
+        latencies = [x if x == x and x >= 0 else None for x in numbers.tolist()]
+    answers = (
+        [_text(v) or None for v in frame[found["answer"]].tolist()] if "answer" in found else None
+    )
+    models = converted("model", lambda v: _text(v) or None) if "model" in found else None
+    no_value = f"no value in column {pass_name!r}"
     samples: list[dict[str, Any]] = []
-    counters: dict[tuple[str, str], int] = {}
-    variants: dict[str, None] = {}
-    for i in range(len(frame)):
-        row = i + 2  # the header is line 1
-        case = _text(cols["case"][i])
-        if not case:
-            raise file_error(shown, f"row {row}: the case column {found['case']!r} is empty")
-        variant = _text(cols["variant"][i]) if "variant" in cols else stem
-        if not variant:
-            raise file_error(shown, f"row {row}: the variant column {found['variant']!r} is empty")
-        variants.setdefault(variant, None)
-        if "repeat" in cols:
-            repeat = _whole(cols["repeat"][i])
-            if repeat is None:
-                raise file_error(
-                    shown,
-                    f"row {row}: repeat={cols['repeat'][i]!r} must be a whole number of at least 0",
-                )
+    for i in range(n):
+        verdict = verdicts[i]
+        record: dict[str, Any] = {"case": cases[i], "variant": variants_of[i], "repeat": repeats[i]}
+        if verdict is None:
+            record.update(status="unmeasured", reason=no_value, checks=[])
         else:
-            repeat = counters.get((case, variant), 0)
-            counters[(case, variant)] = repeat + 1
-        raw = cols["pass"][i]
-        record: dict[str, Any] = {"case": case, "variant": variant, "repeat": repeat}
-        if _text(raw) == "":
-            record.update(
-                status="unmeasured", reason=f"no value in column {pass_name!r}", checks=[]
-            )
-        else:
-            try:
-                passed = rule(raw if not isinstance(raw, str) else raw.strip())
-            except ValueError as error:
-                raise file_error(shown, f"row {row}: {error}") from None
-            record.update(
-                status="completed",
-                reason=None,
-                checks=[
-                    check(pass_name, passed, reason="" if passed else f"{pass_name}={_text(raw)}")
-                ],
-            )
-        if "latency_s" in cols:
-            latency = _number(cols["latency_s"][i])
-            if latency is not None:
-                record["latency_s"] = latency
-        if "answer" in cols:
-            record["answer"] = _text(cols["answer"][i]) or None
-        if "model" in cols:
-            record["model"] = _text(cols["model"][i]) or None
+            record.update(status="completed", reason=None, checks=[verdict])
+        if latencies is not None and latencies[i] is not None:
+            record["latency_s"] = latencies[i]
+        if answers is not None:
+            record["answer"] = answers[i]
+        if models is not None:
+            record["model"] = models[i]
         samples.append(record)
+    variants = dict.fromkeys(variants_of)
     case_ids = list(dict.fromkeys(s["case"] for s in samples))
     return build(
         shown,
@@ -200,6 +221,25 @@ def read_table(
         pass_rule=f"column {pass_name!r} says so ({rule.describe()})",
         extra={"columns": {role: str(c) for role, c in found.items()}},
     )
+
+
+def _mapped(values: list[Any], convert: Any, shown: str) -> list[Any]:
+    """``convert`` of each value, computed once per distinct value; errors name the row."""
+    cache: dict[Any, Any] = {}
+    out = []
+    for i, value in enumerate(values):
+        try:
+            out.append(cache[value])
+            continue
+        except KeyError:
+            pass
+        try:
+            result = convert(value)
+        except ValueError as error:
+            raise file_error(shown, f"row {i + 2}: {error}") from None  # the header is row 1
+        cache[value] = result
+        out.append(result)
+    return out
 
 
 def _text(value: Any) -> str:
@@ -219,14 +259,3 @@ def _whole(value: Any) -> int | None:
     if number < 0 or number != int(number):
         return None
     return int(number)
-
-
-def _number(value: Any) -> float | None:
-    text = _text(value)
-    if not text:
-        return None
-    try:
-        number = float(text)
-    except ValueError:
-        return None
-    return number if number == number and number >= 0 else None
