@@ -142,7 +142,8 @@ def _manifest_section(res: Any, rep: Any) -> str:
         source = f"{imported.get('tool')}" + (
             f" {imported.get('version')}" if imported.get("version") else ""
         )
-        rows.append(("imported from", _e(f"{source}, file {imported.get('file')}")))
+        files = m.get("merged") or [imported.get("file")]
+        rows.append(("imported from", _e(f"{source}, " + ", ".join(str(f) for f in files))))
         rows.append(("a sample passes when", _e(imported.get("pass_rule"))))
     rows.append(("cases", _e(len(rep.case_ids))))
     rows.append(("runs per case", _e(rep.runs if rep.runs is not None else "varies")))
