@@ -453,11 +453,10 @@ def _add_compare(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--a",
         metavar="NAME",
-        help="the variant to compare against (default: the first, when the run has two)",
+        help="the variant to compare against (with neither --a nor --b, a run of two "
+        "variants compares the second with the first)",
     )
-    p.add_argument(
-        "--b", metavar="NAME", help="the variant compared (default: the second, when two)"
-    )
+    p.add_argument("--b", metavar="NAME", help="the variant compared")
     p.add_argument(
         "--baseline",
         metavar="NAME",
@@ -504,18 +503,19 @@ def _run_compare(args: argparse.Namespace) -> int:
         _show(many, args)
         return 0
     a, b = args.a, args.b
-    if a is None or b is None:
-        names = [n for n in _variant_names(source) if n not in (a, b)]
-        if (a is None) + (b is None) != len(names):
+    if (a is None) != (b is None):
+        raise UsageError(
+            "evalstats compare: give both --a and --b (or neither, for a run of two variants)"
+        )
+    if a is None:  # a run of exactly two variants (two joined logs, say) needs no names
+        names = _variant_names(source)
+        if len(names) != 2:
             raise UsageError(
                 "evalstats compare: the run has variants "
-                + (", ".join(repr(n) for n in _variant_names(source)) or "none")
+                + (", ".join(repr(n) for n in names) or "none")
                 + "; give --a and --b (two variants), --baseline NAME or --all-pairs"
             )
-        if a is None:
-            a = names.pop(0)
-        if b is None:
-            b = names.pop(0)
+        a, b = names
     result = compare_results(source, a, b, method=args.method, level=args.level)
     _show(result, args)
     return 0

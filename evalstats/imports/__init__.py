@@ -49,7 +49,7 @@ def detect_format(path: str | os.PathLike[str]) -> str:
         with open(shown, "rb") as f:
             head = f.read(_SNIFF_BYTES)
     except FileNotFoundError:
-        raise file_error(shown, "no such file") from None
+        raise file_error(shown, "no such results file or log") from None
     except IsADirectoryError:
         raise file_error(shown, "is a folder, not a results file or log") from None
     except OSError as error:
