@@ -60,6 +60,7 @@ of convex functionals and divergences. IEEE Transactions on Information Theory
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -74,7 +75,10 @@ from .intervals import Interval
 __all__ = [
     "Look",
     "SequentialComparison",
+    "SequentialPower",
+    "discordant_thresholds",
     "sequential_compare",
+    "simulate_sequential",
 ]
 
 VerdictName = Literal["b_better", "a_better", "cant_tell"]
@@ -146,30 +150,45 @@ def _bisect(f: Any, lo: np.ndarray, hi: np.ndarray, *, iterations: int = 44) -> 
     return 0.5 * (lo + hi)
 
 
-def _mixture_cs(successes: Any, trials: Any, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+def _mixture_cs(successes: Any, trials: Any, alpha: Any) -> tuple[np.ndarray, np.ndarray]:
     """Robbins' uniform-mixture confidence sequence for a Bernoulli rate.
 
     The set of rates t with B(k+1, n-k+1) / (t^k (1-t)^(n-k)) < 1/alpha: the
     mixture likelihood ratio of the uniform prior against t, a martingale at
     the true rate, so the set covers it at every n at once with probability at
     least 1 - alpha (Ville). The log ratio is convex in t with its minimum
-    (at most 0) at k/n, so the set is an interval found by bisection on each
-    side. Vectorised over k and n.
+    (at most 0) at k/n, so the set is an interval; both ends are found by one
+    vectorised bisection. Vectorised over k, n and alpha.
     """
     from scipy.special import betaln, xlog1py, xlogy
 
-    k, n = np.broadcast_arrays(np.asarray(successes, dtype=float), np.asarray(trials, dtype=float))
-    level = math.log(1.0 / alpha)
-    base = betaln(k + 1.0, n - k + 1.0)
+    k, n, a = (
+        np.ravel(x)
+        for x in np.broadcast_arrays(
+            np.asarray(successes, dtype=float),
+            np.asarray(trials, dtype=float),
+            np.asarray(alpha, dtype=float),
+        )
+    )
+    shape = np.broadcast_shapes(np.shape(successes), np.shape(trials), np.shape(alpha))
     mle = np.divide(k, n, out=np.full(k.shape, 0.5), where=n > 0)
+    # Stack the two ends: the first half bisects [0, k/n], the second [k/n, 1].
+    kk, nn = np.concatenate([k, k]), np.concatenate([n, n])
+    level = np.log(1.0 / np.concatenate([a, a]))
+    base = betaln(kk + 1.0, nn - kk + 1.0)
+    side = np.concatenate([np.ones(k.shape, bool), np.zeros(k.shape, bool)])
 
-    def within(t: np.ndarray) -> np.ndarray:
-        return base - xlogy(k, t) - xlog1py(n - k, -t) < level
+    def toward_lo(t: np.ndarray) -> np.ndarray:
+        inside = base - xlogy(kk, t) - xlog1py(nn - kk, -t) < level
+        # Low end: outside below it. High end: inside below it.
+        return np.where(side, ~inside, inside)
 
-    low = _bisect(lambda t: ~within(t), np.zeros(k.shape), mle)
-    high = _bisect(within, mle, np.ones(k.shape))
-    low = np.where(k == 0, 0.0, low)
-    high = np.where(k == n, 1.0, high)
+    lo = np.concatenate([np.zeros(k.shape), mle])
+    hi = np.concatenate([mle, np.ones(k.shape)])
+    ends = _bisect(toward_lo, lo, hi)
+    low, high = ends[: k.size], ends[k.size :]
+    low = np.where(k == 0, 0.0, low).reshape(shape)
+    high = np.where(k == n, 1.0, high).reshape(shape)
     return low, high
 
 
@@ -185,8 +204,9 @@ def _discordant_interval(
     least 1 - alpha at every look at once (a union bound).
     """
     m = only_b + only_a
-    t_lo, t_hi = _mixture_cs(only_b, m, (1.0 - _DISCORDANCE_SHARE) * alpha)
-    p_lo, p_hi = _mixture_cs(m, pairs, _DISCORDANCE_SHARE * alpha)
+    share = np.array([1.0 - _DISCORDANCE_SHARE, _DISCORDANCE_SHARE])[:, None] * alpha
+    lows, highs = _mixture_cs(np.stack([only_b, m]), np.stack([m, pairs]), share)
+    (t_lo, p_lo), (t_hi, p_hi) = lows, highs
     lo_shift, hi_shift = 2.0 * t_lo - 1.0, 2.0 * t_hi - 1.0
     low = lo_shift * np.where(lo_shift < 0, p_hi, p_lo)
     high = hi_shift * np.where(hi_shift > 0, p_hi, p_lo)
@@ -197,6 +217,7 @@ def _discordant_interval(
 # --- "cases like these": the cases' mean paired differences -----------------
 
 
+@functools.cache
 def _legendre(cases: int) -> tuple[np.ndarray, np.ndarray]:
     """Gauss-Legendre nodes on [0, 1] and weights (sum 1), exact for degree ``cases``."""
     nodes, weights = np.polynomial.legendre.leggauss(max(1, (cases + 2) // 2))
@@ -218,15 +239,21 @@ def log_evalue_cases(means: Any, *, null: Any = 0.0, direction: int = 1) -> np.n
     degree C in u, so Gauss-Legendre quadrature with C/2 + 1 nodes is exact.
     Vectorised over the leading axes.
     """
-    from scipy.special import logsumexp
-
     x = np.asarray(means, dtype=float)
     cases = x.shape[-1]
     u, w = _legendre(cases)
     y = (x - null) / (1.0 + null) if direction > 0 else (null - x) / (1.0 - null)
     with np.errstate(divide="ignore"):
         logs = np.log1p(u[:, None] * y[..., None, :]).sum(axis=-1)  # (..., nodes)
-    return logsumexp(logs + np.log(w), axis=-1)
+    return _logsumexp(logs + np.log(w))
+
+
+def _logsumexp(x: np.ndarray) -> np.ndarray:
+    """log(sum(exp(x))) over the last axis (scipy's is slow on small arrays)."""
+    top = np.max(x, axis=-1)
+    safe = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(divide="ignore"):
+        return safe + np.log(np.sum(np.exp(x - safe[..., None]), axis=-1))
 
 
 def _cases_interval(means: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
@@ -632,3 +659,259 @@ def _cases_trajectory(
     low = np.where(started, np.minimum(low, estimate), low)
     high = np.where(started, np.maximum(high, estimate), high)
     return estimate, low, high, log_b, log_a, np.asarray(started)
+
+
+# --- simulation: power, pairs to a verdict, false verdicts ----------------------
+
+
+def discordant_thresholds(pairs: int, *, level: float = 0.95) -> np.ndarray:
+    """For m = 0..pairs discordant pairs, the fewest B wins that reach 2 / (1 - level).
+
+    The "B better" mixture grows with B's wins at a fixed number of discordant
+    pairs, so B is better exactly when its wins reach this count (``m + 1``
+    where no split of m pairs is enough). The simulator compares counts with
+    this table instead of evaluating the mixture at every pair.
+    """
+    bound = math.log(2.0 / (1.0 - level))
+    m = np.arange(pairs + 1)
+    lo = np.full(pairs + 1, -1)  # a count known to fall short (-1: none yet)
+    hi = m + 1  # a count known to reach it (m + 1 stands for "no split does")
+    while np.any(hi - lo > 1):
+        mid = (lo + hi) // 2  # in [0, m] while hi - lo > 1
+        ok = log_evalue_discordant(mid, m) >= bound
+        narrowing = hi - lo > 1
+        hi = np.where(narrowing & ok, mid, hi)
+        lo = np.where(narrowing & ~ok, mid, lo)
+    return hi
+
+
+@dataclass(frozen=True)
+class SequentialPower:
+    """What a sequential design does, by simulation.
+
+    Attributes
+    ----------
+    power : Interval
+        Share of experiments ending in "B better" within the budget, with its
+        95% Monte Carlo (Wilson) interval. With p_a == p_b it is the false
+        "B better" rate.
+    wrong : Interval
+        Share ending in "A better".
+    expected_pairs : Interval
+        Mean number of pairs run (to the verdict, or the whole budget), with a
+        95% Monte Carlo interval (mean +- 1.96 SE).
+    median_pairs : float
+        Median number of pairs run.
+    budget : int
+        The budget in pairs (runs per case x cases).
+    experiments : int
+    settings : dict
+    """
+
+    power: Interval
+    wrong: Interval
+    expected_pairs: Interval
+    median_pairs: float
+    budget: int
+    experiments: int
+    settings: dict[str, Any] = field(default_factory=dict)
+    stopped: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False, compare=False)
+    verdicts: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False, compare=False)
+
+    def __str__(self) -> str:
+        return (
+            f"power {self.power} within {self.budget} pairs; on average "
+            f"{self.expected_pairs.estimate:.1f} pairs ({self.expected_pairs.low:.1f} to "
+            f"{self.expected_pairs.high:.1f}), median {self.median_pairs:g}; "
+            f"{self.experiments} simulated experiments, ranges are 95% Monte Carlo intervals"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "power": self.power.to_dict(),
+            "wrong": self.wrong.to_dict(),
+            "expected_pairs": self.expected_pairs.to_dict(),
+            "median_pairs": self.median_pairs,
+            "budget": self.budget,
+            "experiments": self.experiments,
+            "settings": dict(self.settings),
+        }
+
+
+def _draw_differences(
+    rng: np.random.Generator,
+    experiments: int,
+    runs: int,
+    cases: int,
+    p_a: float,
+    p_b: float,
+    icc: float,
+    spread: float,
+) -> np.ndarray:
+    """Paired differences (B pass - A pass), shape (experiments, runs, cases).
+
+    Each case's rates come from :class:`~evalstats.power.CaseModel` (one draw
+    per experiment and case); given them, A and B pass each run independently,
+    as the stand-ins do.
+    """
+    from .power import CaseModel
+
+    if icc == 0.0 and spread == 0.0:
+        qa = np.full((experiments, cases), p_a)
+        qb = np.full((experiments, cases), p_b)
+    else:
+        qa, qb = CaseModel(p_a, p_b, icc, spread).draw(rng, (experiments, cases))
+    only_b = (qb * (1.0 - qa))[:, None, :]
+    only_a = (qa * (1.0 - qb))[:, None, :]
+    u = rng.random((experiments, runs, cases))
+    return np.where(u < only_b, 1, np.where(u < only_b + only_a, -1, 0)).astype(np.int8)
+
+
+def _first_crossing(up: np.ndarray, down: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs run and verdict (+1, -1, 0) from crossing masks of shape (experiments, pairs)."""
+    either = up | down
+    hit = either.any(axis=1)
+    first = np.argmax(either, axis=1)
+    rows = np.arange(len(first))
+    verdict = np.where(hit, np.where(up[rows, first], 1, -1), 0).astype(np.int8)
+    stopped = np.where(hit, first + 1, up.shape[1])
+    return stopped, verdict
+
+
+def _simulate_these(d: np.ndarray, table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    flat = d.reshape(d.shape[0], -1)
+    wins_b = np.cumsum(flat > 0, axis=1)
+    wins_a = np.cumsum(flat < 0, axis=1)
+    need = table[wins_a + wins_b]
+    return _first_crossing(wins_b >= need, wins_a >= need)
+
+
+def _simulate_cases(d: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """First crossings of the cases-like-these e-processes, looking after every pair.
+
+    After a pair of case c in round r only case c's mean changes, so each
+    direction's log wealth at every node of the mixture is a running sum of
+    per-pair changes; before every case has a pair the e-processes are 1.
+    """
+    from scipy.special import logsumexp
+
+    experiments, runs, cases = d.shape
+    u, w = _legendre(cases)
+    means = np.cumsum(d, axis=1, dtype=np.float64) / np.arange(1, runs + 1)[None, :, None]
+    bound = math.log(2.0 / (1.0 - level))
+    masks = []
+    for sign in (1.0, -1.0):
+        terms = np.log1p(sign * u[None, None, None, :] * means[..., None])  # (E, R, C, nodes)
+        terms[:, 1:] -= terms[:, :-1].copy()
+        log_w = np.cumsum(terms.reshape(experiments, runs * cases, len(u)), axis=1)
+        log_e = logsumexp(log_w + np.log(w), axis=-1)
+        log_e[:, : cases - 1] = 0.0
+        masks.append(log_e >= bound)
+    return _first_crossing(*masks)
+
+
+def simulate_sequential(
+    p_a: float,
+    p_b: float,
+    runs: int,
+    *,
+    cases: int = 1,
+    icc: float = 0.0,
+    spread: float = 0.0,
+    scope: str = "these_cases",
+    level: float = 0.95,
+    experiments: int = 2000,
+    seed: int = 0,
+) -> SequentialPower:
+    """Simulate the sequential design: power within a budget, pairs to a verdict.
+
+    Each experiment runs ``cases`` cases round by round (one pair of every
+    case per round) for at most ``runs`` rounds, looks after every pair, and
+    stops at the first verdict of :func:`sequential_compare` (the same
+    e-processes and threshold). Case rates follow
+    :class:`~evalstats.power.CaseModel` (``icc``, ``spread``); given them, A
+    and B pass independently. Vectorised over experiments with numpy.
+
+    Parameters
+    ----------
+    p_a, p_b : float
+        Mean pass rates of A and B.
+    runs : int
+        The budget: runs per case (``--max-runs``).
+    cases : int
+        Number of cases (1: every pair alike).
+    icc, spread : float
+        Between-case spread of A's rates and of B's gain (see ``CaseModel``).
+    scope : {"these_cases", "cases_like_these"}
+    level : float
+    experiments, seed : int
+
+    Returns
+    -------
+    SequentialPower
+
+    Examples
+    --------
+    >>> sim = simulate_sequential(0.7, 0.9, 120, experiments=400, seed=1)
+    >>> 0.8 < sim.power.estimate < 1.0 and sim.expected_pairs.estimate < 100
+    True
+    """
+    from ._validate import as_rate, whole_number
+    from .intervals import proportion_ci
+
+    p_a = float(as_rate("p_a", p_a))
+    p_b = float(as_rate("p_b", p_b))
+    runs = whole_number("runs", runs)
+    cases = whole_number("cases", cases)
+    experiments = whole_number("experiments", experiments)
+    seed = whole_number("seed", seed, minimum=0)
+    level = check_level(level)
+    scope = check_method(scope, SCOPES, name="scope")
+    try:
+        icc, spread = float(icc), float(spread)
+    except (TypeError, ValueError):
+        raise InvalidArgument(f"icc={icc!r} and spread={spread!r} must be numbers") from None
+    if scope == "cases_like_these" and cases < 2:
+        raise InvalidArgument(f"scope='cases_like_these' needs at least 2 cases, got cases={cases}")
+    rng = np.random.default_rng(seed)
+    pairs = runs * cases
+    table = discordant_thresholds(pairs, level=level) if scope == "these_cases" else None
+    # Bound memory: the cases scope holds (block, pairs, nodes) floats.
+    width = pairs * (len(_legendre(cases)[0]) if table is None else 1)
+    block = max(1, min(experiments, 4_000_000 // max(width, 1)))
+    stopped, verdicts = [], []
+    for start in range(0, experiments, block):
+        n = min(block, experiments - start)
+        d = _draw_differences(rng, n, runs, cases, p_a, p_b, icc, spread)
+        s, v = _simulate_these(d, table) if table is not None else _simulate_cases(d, level)
+        stopped.append(s)
+        verdicts.append(v)
+    stop = np.concatenate(stopped)
+    verdict = np.concatenate(verdicts)
+    mean = float(stop.mean())
+    half = (
+        1.959963984540054 * float(stop.std(ddof=1)) / math.sqrt(experiments)
+        if experiments > 1
+        else math.nan
+    )
+    return SequentialPower(
+        power=proportion_ci(int(np.sum(verdict == 1)), experiments, method="wilson"),
+        wrong=proportion_ci(int(np.sum(verdict == -1)), experiments, method="wilson"),
+        expected_pairs=Interval(mean, mean - half, mean + half, 0.95, "normal"),
+        median_pairs=float(np.median(stop)),
+        budget=pairs,
+        experiments=experiments,
+        settings={
+            "p_a": p_a,
+            "p_b": p_b,
+            "runs": runs,
+            "cases": cases,
+            "icc": icc,
+            "spread": spread,
+            "scope": scope,
+            "level": level,
+            "seed": seed,
+        },
+        stopped=stop,
+        verdicts=verdict,
+    )

@@ -291,3 +291,149 @@ def test_interval_contains_the_estimate_when_b_wins_every_pair() -> None:
         c = sequential_compare(a, b, scope=scope)
         for look in c.trajectory:
             assert look.low <= look.estimate <= look.high
+
+
+# --- the simulator -------------------------------------------------------------
+
+
+def _as_results(d: np.ndarray) -> tuple[dict, dict]:
+    """Outcomes whose paired differences are ``d`` (runs x cases): -1 A only, +1 B only."""
+    runs, cases = d.shape
+    a = {f"c{c}": [bool(x < 0) for x in d[:, c]] for c in range(cases)}
+    b = {f"c{c}": [bool(x > 0) for x in d[:, c]] for c in range(cases)}
+    return a, b
+
+
+@pytest.mark.parametrize(
+    ("scope", "cases", "p_b", "icc"),
+    [("these_cases", 3, 0.85, 0.0), ("cases_like_these", 12, 0.95, 0.2)],
+)
+def test_simulator_stops_where_sequential_compare_decides(
+    scope: str, cases: int, p_b: float, icc: float
+) -> None:
+    from evalstats.sequential import (
+        _draw_differences,
+        _simulate_cases,
+        _simulate_these,
+        discordant_thresholds,
+    )
+
+    rng = np.random.default_rng(7)
+    runs = 15
+    d = _draw_differences(rng, 30, runs, cases, 0.6, p_b, icc, 0.0)
+    if scope == "these_cases":
+        stopped, verdicts = _simulate_these(d, discordant_thresholds(runs * cases))
+    else:
+        stopped, verdicts = _simulate_cases(d, 0.95)
+    signs = {"b_better": 1, "a_better": -1, "cant_tell": 0}
+    decided = 0
+    for i in range(len(d)):
+        a, b = _as_results(d[i])
+        c = sequential_compare(a, b, scope=scope, looks=list(range(1, runs * cases + 1)))
+        assert signs[c.verdict] == verdicts[i]
+        assert (c.decided_at or runs * cases) == stopped[i]
+        decided += c.decided_at is not None
+    assert decided > 0  # the comparison is not vacuous
+
+
+def test_discordant_thresholds_are_where_the_mixture_crosses() -> None:
+    from evalstats.sequential import discordant_thresholds
+
+    table = discordant_thresholds(60)
+    bound = math.log(40)
+    for m in range(61):
+        k = int(table[m])
+        if k <= m:
+            assert float(log_evalue_discordant(k, m)) >= bound
+        if k >= 1:
+            assert float(log_evalue_discordant(k - 1, m)) < bound
+    # Hand check from the all-to-B values (2^(m+1) - 1) / (m + 1): m = 8 needs 8 of 8.
+    assert table[7] == 8 and table[8] == 8
+
+
+def _repeated_mcnemar_false_rate(experiments: int, pairs: int, every: int) -> float:
+    """The unsafe practice: the fixed-n exact McNemar test after every ``every`` pairs."""
+    from evalstats.compare import mcnemar_thresholds
+
+    rng = np.random.default_rng(11)
+    u = rng.random((experiments, pairs))
+    wins_b = np.cumsum(u < 0.2, axis=1)[:, every - 1 :: every]
+    disc = np.cumsum(u < 0.4, axis=1)[:, every - 1 :: every]
+    return float(np.mean((wins_b >= mcnemar_thresholds(disc, 0.95)).any(axis=1)))
+
+
+def test_no_inflation_under_continuous_monitoring_reduced() -> None:
+    # simulations/sequential.py: 20,000 experiments to 2,000 pairs. Here 3,000
+    # to 600 pairs, looking after every pair; nominal one-sided 2.5%.
+    from evalstats.sequential import simulate_sequential
+
+    sim = simulate_sequential(0.5, 0.5, 600, experiments=3000, seed=3)
+    assert sim.power.estimate <= 0.035
+    # The same data looked at with the fixed-n test after every 10 pairs: the
+    # inflation this module exists to prevent (so the check above can fail).
+    assert _repeated_mcnemar_false_rate(3000, 600, 10) > 0.06
+
+
+def test_clustered_scope_valid_when_cases_differ_reduced() -> None:
+    from evalstats.sequential import simulate_sequential
+
+    for icc, spread in ((0.3, 0.0), (0.3, 1.0)):
+        sim = simulate_sequential(
+            0.7,
+            0.7,
+            25,
+            cases=20,
+            icc=icc,
+            spread=spread,
+            scope="cases_like_these",
+            experiments=300,
+            seed=5,
+        )
+        assert sim.power.estimate <= 0.035
+
+
+def test_efficiency_at_ninety_percent_power_reduced() -> None:
+    # simulations/sequential.py: the fixed exact McNemar test needs 91 pairs for
+    # 90% power at 0.7 vs 0.9 (paired_power); with a budget of 130 pairs the
+    # sequential design reaches 90% and stops on average after ~68 pairs.
+    from evalstats.power import paired_power
+    from evalstats.sequential import simulate_sequential
+
+    assert paired_power(0.7, 0.9, 91) >= 0.9 > paired_power(0.7, 0.9, 90)
+    sim = simulate_sequential(0.7, 0.9, 130, experiments=3000, seed=9)
+    assert sim.power.estimate >= 0.88
+    assert sim.expected_pairs.estimate <= 0.8 * 91
+
+
+def test_confidence_sequences_cover_at_every_look_reduced() -> None:
+    # Share of experiments in which some look's interval misses the true
+    # difference: at most 1 - level (5%) by construction; allow MC error.
+    rng = np.random.default_rng(13)
+    misses = {"these_cases": 0, "cases_like_these": 0}
+    experiments = 100
+    for _ in range(experiments):
+        d = _draw_differences_for_test(rng)
+        a, b = _as_results(d)
+        for scope in misses:
+            c = sequential_compare(a, b, scope=scope)
+            truth = 0.1
+            misses[scope] += any(not (look.low <= truth <= look.high) for look in c.trajectory)
+    assert misses["these_cases"] / experiments <= 0.06
+    assert misses["cases_like_these"] / experiments <= 0.06
+
+
+def _draw_differences_for_test(rng: np.random.Generator) -> np.ndarray:
+    # 10 cases x 40 runs, every case at 0.7 vs 0.8 (so both targets are 0.1).
+    u = rng.random((40, 10))
+    return np.where(u < 0.8 * 0.3, 1, np.where(u < 0.8 * 0.3 + 0.7 * 0.2, -1, 0))
+
+
+def test_simulate_sequential_bad_input() -> None:
+    from evalstats.sequential import simulate_sequential
+
+    with pytest.raises(InvalidArgument, match="runs=0 must be at least 1"):
+        simulate_sequential(0.7, 0.9, 0)
+    with pytest.raises(InvalidArgument, match="p_b=90.0 must be between 0 and 1"):
+        simulate_sequential(0.7, 90.0, 10)
+    with pytest.raises(InvalidArgument, match="needs at least 2 cases"):
+        simulate_sequential(0.7, 0.9, 10, scope="cases_like_these")

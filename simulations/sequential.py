@@ -1,0 +1,251 @@
+"""Anytime-valid comparisons: validity under continuous monitoring, and pairs saved.
+
+Validity. With A and B identical, the script looks after every pair up to
+2,000 pairs and counts how often the sequential comparison ever says "B
+better" (one-sided, nominal at most 2.5% at the 95% level):
+
+* "these cases" on independent pairs (p = 0.7 and p = 0.5);
+* "these cases" on 4 cases with icc 0.3 and A = B on every case, and on 4
+  cases whose gain from B varies around zero on these very cases (rates A/B
+  of 0.6/0.8, 0.8/0.6, 0.7/0.9, 0.9/0.7: the average over these cases is 0);
+* "cases like these" for icc 0.1, 0.3, 0.5 and 5, 10, 20, 40 cases (the
+  runs per case that make 2,000 pairs), and with B's gain varying by case.
+
+Each line prints the rate with its 95% Monte Carlo (Wilson) interval.
+
+Efficiency, on the shop stand-in (true pass rates 0.7 and 0.9, slips
+independent). For the power a fixed design reaches with N pairs (exact
+McNemar power; N = 71 gives 80%), the sequential design with the smallest
+budget whose simulated power is at least as high uses, on average, some number
+of pairs; the ratio of that to N is printed at 80% and 90% power, looking
+after every pair and after every round of the 4 shop cases. The same for icc
+0.3 with the "cases like these" scope, against the fixed clustered t test on
+the same numbers of cases (its power simulated with the same case model).
+
+Usage::
+
+    python simulations/sequential.py [--experiments 20000] [--seed 0] [--quick]
+
+``--quick`` runs every part with few experiments (a smoke test).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+
+import numpy as np
+
+from evalstats.intervals import proportion_ci
+from evalstats.power import CaseModel, paired_power
+from evalstats.sequential import simulate_sequential
+from evalstats.simulate import clustered_decisions
+from evalstats.standin.shop import SLIP_RATES
+
+P_A = 1.0 - SLIP_RATES[1]
+P_B = 1.0 - SLIP_RATES[2]
+PAIRS = 2000
+
+
+def rate_line(label: str, hits: int, n: int) -> str:
+    ci = proportion_ci(hits, n, method="wilson")
+    return (
+        f"{label:<58} {100 * ci.estimate:6.2f}%  ({100 * ci.low:.2f}% to "
+        f"{100 * ci.high:.2f}%)  n={n}"
+    )
+
+
+def validity(experiments: int, cases_experiments: int, seed: int) -> list[tuple[str, float]]:
+    """Print the false "B better" rates; return (label, MC upper bound) pairs."""
+    print(f"Validity: A = B, a look after every pair, up to {PAIRS} pairs")
+    bounds = []
+
+    def run(label: str, **kw: object) -> None:
+        n = kw.pop("experiments")
+        sim = simulate_sequential(**kw, experiments=n, seed=seed)  # type: ignore[arg-type]
+        hits = int(np.sum(sim.verdicts == 1))
+        print(rate_line(label, hits, n), flush=True)
+        bounds.append((label, float(sim.power.high)))
+
+    for p in (0.7, 0.5):
+        run(
+            f"these cases, independent pairs, p={p}",
+            p_a=p,
+            p_b=p,
+            runs=PAIRS,
+            experiments=experiments,
+        )
+    run(
+        "these cases, 4 cases, icc=0.3",
+        p_a=0.7,
+        p_b=0.7,
+        runs=PAIRS // 4,
+        cases=4,
+        icc=0.3,
+        experiments=experiments,
+    )
+    hits = varying_gain_these_cases(experiments, seed)
+    label = "these cases, 4 cases, gain +-0.2 by case (mean 0)"
+    print(rate_line(label, hits, experiments), flush=True)
+    bounds.append((label, float(proportion_ci(hits, experiments, method="wilson").high)))
+    for icc in (0.1, 0.3, 0.5):
+        for cases in (5, 10, 20, 40):
+            run(
+                f"cases like these, icc={icc}, {cases} cases",
+                p_a=0.7,
+                p_b=0.7,
+                runs=PAIRS // cases,
+                cases=cases,
+                icc=icc,
+                scope="cases_like_these",
+                experiments=cases_experiments,
+            )
+    for cases in (10, 40):
+        run(
+            f"cases like these, icc=0.3, {cases} cases, gain varies (sd 1)",
+            p_a=0.7,
+            p_b=0.7,
+            runs=PAIRS // cases,
+            cases=cases,
+            icc=0.3,
+            spread=1.0,
+            scope="cases_like_these",
+            experiments=cases_experiments,
+        )
+    return bounds
+
+
+def varying_gain_these_cases(experiments: int, seed: int) -> int:
+    """False "B better" verdicts when B gains 0.2 on two cases and loses 0.2 on two."""
+    from evalstats.sequential import _simulate_these, discordant_thresholds
+
+    qa = np.array([0.6, 0.8, 0.7, 0.9])
+    qb = np.array([0.8, 0.6, 0.9, 0.7])
+    rng = np.random.default_rng(seed + 1)
+    table = discordant_thresholds(PAIRS)
+    hits = 0
+    for start in range(0, experiments, 2000):
+        n = min(2000, experiments - start)
+        u = rng.random((n, PAIRS // 4, 4))
+        only_b, only_a = qb * (1 - qa), qa * (1 - qb)
+        d = np.where(u < only_b, 1, np.where(u < only_b + only_a, -1, 0)).astype(np.int8)
+        hits += int(np.sum(_simulate_these(d, table)[1] == 1))
+    return hits
+
+
+def smallest_budget(stopped: np.ndarray, verdicts: np.ndarray, target: float, step: int) -> int:
+    """Smallest budget (a multiple of ``step`` pairs) whose simulated power reaches target."""
+    decided = np.where(verdicts == 1, stopped, np.iinfo(np.int64).max)
+    budgets = np.arange(step, int(stopped.max()) + step, step)
+    power = (decided[None, :] <= budgets[:, None]).mean(axis=1)
+    reach = np.flatnonzero(power >= target)
+    return int(budgets[reach[0]]) if reach.size else -1
+
+
+def mean_pairs(stopped: np.ndarray, budget: int) -> tuple[float, float]:
+    used = np.minimum(stopped, budget)
+    return float(used.mean()), 1.959963984540054 * float(used.std(ddof=1)) / math.sqrt(len(used))
+
+
+def efficiency(experiments: int, seed: int) -> dict[tuple[str, float], float]:
+    print("\nEfficiency: shop stand-in, p_a = 0.7, p_b = 0.9 (these cases)")
+    ratios = {}
+    sim = simulate_sequential(P_A, P_B, 400, experiments=experiments, seed=seed)
+    for target_power in (0.8, 0.9):
+        n = next(n for n in range(1, 1000) if paired_power(P_A, P_B, n) >= target_power)
+        reached = paired_power(P_A, P_B, n)
+        for step, how in ((1, "every pair"), (4, "every round of 4 cases")):
+            # Looking after every round: a crossing inside a round is seen at its end.
+            stopped = np.ceil(sim.stopped / step).astype(np.int64) * step
+            budget = smallest_budget(stopped, sim.verdicts, reached, step)
+            mean, half = mean_pairs(stopped, budget)
+            power = proportion_ci(
+                int(np.sum((sim.verdicts == 1) & (stopped <= budget))), experiments, method="wilson"
+            )
+            ratio = mean / n
+            ratios[(how, target_power)] = ratio
+            print(
+                f"  fixed McNemar N={n} pairs (exact power {100 * reached:.1f}%); sequential, "
+                f"look after {how}: budget {budget} pairs, power {power}, mean pairs "
+                f"{mean:.1f} ({mean - half:.1f} to {mean + half:.1f}); ratio {ratio:.3f} "
+                f"({(mean - half) / n:.3f} to {(mean + half) / n:.3f})",
+                flush=True,
+            )
+    return ratios
+
+
+def clustered_efficiency(experiments: int, seed: int) -> None:
+    print("\nEfficiency: icc 0.3, cases like these, against the fixed clustered t test")
+    rng = np.random.default_rng(seed)
+    model = CaseModel(P_A, P_B, 0.3)
+    for cases in (20, 40):
+        sim = simulate_sequential(
+            P_A,
+            P_B,
+            60,
+            cases=cases,
+            icc=0.3,
+            scope="cases_like_these",
+            experiments=experiments,
+            seed=seed,
+        )
+        # The fixed design's power at r runs per case, simulated on the same model.
+        fixed = {}
+        for r in range(1, 61):
+            qa, qb = model.draw(rng, (experiments, cases))
+            ka, kb = rng.binomial(r, qa), rng.binomial(r, qb)
+            fixed[r] = float(np.mean(clustered_decisions(ka, kb, r, level=0.95, rng=rng) == 1))
+        for target_power in (0.8, 0.9):
+            r = next((r for r in fixed if fixed[r] >= target_power), None)
+            if r is None:
+                print(
+                    f"  {cases} cases: the fixed design does not reach {target_power:.0%} "
+                    "within 60 runs per case"
+                )
+                continue
+            n = r * cases
+            budget = smallest_budget(sim.stopped, sim.verdicts, fixed[r], cases)
+            ceiling = proportion_ci(int(np.sum(sim.verdicts == 1)), experiments, method="wilson")
+            if budget < 0:
+                print(
+                    f"  {cases} cases: fixed t test N={n} pairs ({r} runs/case, power "
+                    f"{100 * fixed[r]:.1f}%); the sequential design does not reach that power "
+                    f"within 60 runs per case (it reaches {ceiling})"
+                )
+                continue
+            mean, half = mean_pairs(sim.stopped, budget)
+            print(
+                f"  {cases} cases: fixed t test N={n} pairs ({r} runs/case, power "
+                f"{100 * fixed[r]:.1f}%); sequential budget {budget} pairs, mean pairs "
+                f"{mean:.1f} ({mean - half:.1f} to {mean + half:.1f}); ratio {mean / n:.3f}",
+                flush=True,
+            )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--experiments", type=int, default=20000)
+    parser.add_argument(
+        "--cases-experiments",
+        type=int,
+        default=2000,
+        help="experiments per 'cases like these' validity point",
+    )
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--quick", action="store_true", help="few experiments")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.experiments, args.cases_experiments = 400, 100
+    start = time.perf_counter()
+    bounds = validity(args.experiments, args.cases_experiments, args.seed)
+    worst = max(bounds, key=lambda b: b[1])
+    print(f"largest Monte Carlo upper bound: {100 * worst[1]:.2f}% ({worst[0]})")
+    efficiency(args.experiments, args.seed)
+    clustered_efficiency(max(args.cases_experiments, 200), args.seed)
+    print(f"\n{time.perf_counter() - start:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
