@@ -272,7 +272,11 @@ def _dollars(x: float | None) -> str:
         return "$0"
     if abs(x) >= 0.01:
         return f"${x:,.2f}"
-    return f"${x:.2g}" if abs(x) >= 1e-6 else f"${x:.1e}"
+    if abs(x) < 1e-9:
+        return f"${x:.1e}"
+    # two significant digits, written out: $0.00048, not $4.8e-04
+    digits = 1 - math.floor(math.log10(abs(x)))
+    return "$" + f"{x:.{digits}f}".rstrip("0").rstrip(".")
 
 
 @dataclass(frozen=True)
@@ -407,7 +411,7 @@ def cost_summary(
         model = task.get("model") if isinstance(task, Mapping) else None
         own = _manifest_prices(desc)
         if own is not None:
-            price, source = own, "the variant"
+            price, source = own, "the run's manifest"
         elif isinstance(model, str) and model in table:
             price, source = table[model], "the prices file"
         elif default is not None:
