@@ -40,7 +40,7 @@ _EXPORTS: dict[str, str] = {
     "PowerCurve": "power",
     "PowerResult": "simulate",
     "PowerTable": "power",
-    "Prompt": "engine",
+    "Prompt": "tasks",
     "ProviderError": "errors",
     "Report": "report",
     "Results": "results",
@@ -51,12 +51,12 @@ _EXPORTS: dict[str, str] = {
     "RunResult": "runner",
     "SequentialComparison": "sequential",
     "Suite": "cases",
-    "Task": "engine",
-    "TaskResult": "engine",
+    "Task": "tasks",
+    "TaskResult": "tasks",
     "Trace": "traces",
     "TraceError": "traces",
     "TransientProviderError": "errors",
-    "Variant": "engine",
+    "Variant": "variants",
     "Verdict": "checks",
     "Workspace": "workspace",
     "avoids": "checks",
@@ -93,7 +93,7 @@ _EXPORTS: dict[str, str] = {
     "observe": "workspace",
     "paired_diff_ci": "intervals",
     "paired_power": "power",
-    "parse_variant": "engine",
+    "parse_variant": "variants",
     "plan": "power",
     "power": "power",
     "power_curve": "power",
@@ -242,7 +242,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     )
     from .compare import CaseRow, Comparison, compare, compare_counts, detectable_difference
     from .comparison import ResultsComparison, compare_results
-    from .engine import Prompt, RunOutcome, Task, TaskResult, Variant, parse_variant, run
+    from .engine import RunOutcome, run
     from .errors import (
         CaseFileError,
         EvalStatsError,
@@ -294,7 +294,9 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from .simulate import PowerResult, simulate_power
     from .standin.judge import make_judge
     from .standin.shop import make_assistant
+    from .tasks import Prompt, Task, TaskResult
     from .traces import Trace, TraceError, read_trace, required_action
+    from .variants import Variant, parse_variant
     from .workspace import Workspace, make_workspace, observe
 
 

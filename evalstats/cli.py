@@ -724,7 +724,7 @@ def _run_run(args: argparse.Namespace) -> int:
 
         variants = priced_variants(variants, args.prices)
     if args.keep_workspaces:
-        from .harness import keeping_workspaces
+        from .variants import keeping_workspaces
 
         variants = keeping_workspaces(variants)
     outcome = run(

@@ -55,7 +55,7 @@ make this POSIX-only.
 
 The answer is the trace's final answer when the command wrote a readable
 trace with a final record, else its stdout (stripped). The task's
-:attr:`~evalstats.engine.TaskResult.trace` is a JSON-ready dict::
+:attr:`~evalstats.tasks.TaskResult.trace` is a JSON-ready dict::
 
     {"trace_file": path, "summary": trace summary or None,
      "trace_error": reason or None, "stdout_bytes": n, "stderr_bytes": n,
@@ -103,8 +103,9 @@ from typing import Any
 
 from . import _reaper
 from ._validate import suggest
-from .engine import TASK_KINDS, Prompt, TaskResult, _check_timeout
 from .errors import InvalidArgument, TransientProviderError
+from .tasks import Prompt, TaskResult
+from .tasks import check_timeout as _check_timeout
 from .workspace import make_workspace, observe, remove
 
 __all__ = [
@@ -113,7 +114,6 @@ __all__ = [
     "TRACE_CAP",
     "CmdTask",
     "cmd_task",
-    "keeping_workspaces",
 ]
 
 #: Seconds a command may run when the run sets no timeout.
@@ -545,7 +545,7 @@ class CmdTask:
 
 
 def cmd_task(command: str, settings: Mapping[str, str] | None = None) -> CmdTask:
-    """The task ``cmd:COMMAND`` names (registered in :data:`evalstats.engine.TASK_KINDS`).
+    """The task ``cmd:COMMAND`` names (see :func:`evalstats.variants.task_from_name`).
 
     The one setting is ``env``: names of more variables the command gets,
     separated by spaces or ``+`` (the variant ``v=cmd:./agent.sh,env=PYTHONPATH+MY_FLAG``).
@@ -563,33 +563,3 @@ def cmd_task(command: str, settings: Mapping[str, str] | None = None) -> CmdTask
             f"cmd:{command!r} takes only the setting env, not {', '.join(sorted(settings))}"
         )
     return CmdTask(command, env=env)
-
-
-TASK_KINDS["cmd"] = cmd_task
-
-
-def keeping_workspaces(variants: Iterable[Any]) -> list[Any]:
-    """The variants (objects or ``NAME=TASK`` strings), each ``cmd:`` task keeping its workspaces.
-
-    What ``evalstats run --keep-workspaces`` does: strings are parsed with
-    :func:`evalstats.engine.parse_variant`, and every :class:`CmdTask` among
-    the variants' tasks leaves each sample's workspace in place (its path is
-    in the sample record, under ``trace.kept_workspace``). Other tasks are
-    unchanged. The manifest does not record the option, so a run can be
-    resumed with or without it.
-
-    Examples
-    --------
-    >>> [v] = keeping_workspaces(["a=cmd:python -c pass"])
-    >>> v.name, v.task.keep_workspaces
-    ('a', True)
-    """
-    from .engine import Variant, parse_variant
-
-    out = []
-    for v in variants:
-        variant = parse_variant(v) if isinstance(v, str) else v
-        if isinstance(variant, Variant) and isinstance(variant.task, CmdTask):
-            variant.task.keep_workspaces = True
-        out.append(variant)
-    return out

@@ -1,6 +1,6 @@
 """Model providers over httpx: OpenAI-compatible servers, Ollama, Anthropic, Gemini.
 
-Each provider is a :class:`~evalstats.engine.Task`: it sends one chat request
+Each provider is a :class:`~evalstats.tasks.Task`: it sends one chat request
 per sample and returns the answer, any tool calls, the token usage and the
 model identity the service reported. No vendor SDKs; one
 :class:`httpx.AsyncClient` per run. :mod:`evalstats.providers.base` says how

@@ -1,6 +1,6 @@
 """What every model provider shares: settings, one HTTP client per run, errors.
 
-A provider is a :class:`~evalstats.engine.Task` that sends one chat request
+A provider is a :class:`~evalstats.tasks.Task` that sends one chat request
 per sample to a model service over httpx and returns the answer text, any
 structured tool calls, the token usage and the model identity the service
 reported. The subclasses (:mod:`.openai`, :mod:`.ollama`, :mod:`.anthropic`,
@@ -126,7 +126,7 @@ class Completion:
     notes: tuple[str, ...] = ()
 
     def trace(self) -> dict[str, Any]:
-        """The JSON-ready trace a :class:`~evalstats.engine.TaskResult` carries."""
+        """The JSON-ready trace a :class:`~evalstats.tasks.TaskResult` carries."""
         trace: dict[str, Any] = {
             "request": dict(self.request),
             "settings": dict(self.settings),
@@ -624,8 +624,8 @@ class Provider:
             return
 
     async def run(self, prompt: Any, *, seed: int) -> Any:
-        """Send ``prompt`` and return an :class:`~evalstats.engine.TaskResult`."""
-        from ..engine import TaskResult
+        """Send ``prompt`` and return an :class:`~evalstats.tasks.TaskResult`."""
+        from ..tasks import TaskResult
 
         done = await self.complete(prompt, seed=seed)
         return TaskResult(
@@ -635,7 +635,7 @@ class Provider:
     async def complete(self, prompt: Any, *, seed: int | None = None) -> Completion:
         """Send one request for ``prompt`` and read the answer.
 
-        ``prompt`` is an :class:`~evalstats.engine.Prompt` (or anything with
+        ``prompt`` is an :class:`~evalstats.tasks.Prompt` (or anything with
         ``messages`` and ``system``), a list of messages, or a plain string
         sent as one user message. Messages may include tool turns in the
         neutral form :func:`conversation` describes. Raises
