@@ -734,10 +734,113 @@ async def run_async(
     does not install signal handlers; cancelling it stops starting samples,
     cancels the ones in flight and writes the summary with status
     ``"interrupted"`` before the cancellation propagates.
-    """
-    from . import __version__
-    from .results import Results, ResultsWriter, environment, only_a_cut_manifest
 
+    The stages: check the arguments; select the cases and read the variants;
+    lay out the schedule; let each task prepare (once per run); write the
+    manifest (or reopen the file to resume); run the samples, ``concurrency``
+    workers at a time; write the summary; release the tasks.
+    """
+    runs, concurrency, retries, timeout = _checked_arguments(
+        runs=runs,
+        concurrency=concurrency,
+        retries=retries,
+        seed=seed,
+        timeout=timeout,
+        backoff=backoff,
+        out=out,
+    )
+    suite, cases = _suite_and_cases(suite_or_cases, include_holdout)
+    variant_list = _variants(variants)
+    samples = len(cases) * runs * len(variant_list)
+    if samples > MAX_SAMPLES:
+        raise InvalidArgument(
+            f"runs={runs} with {len(cases)} cases and {len(variant_list)} variants makes "
+            f"{samples:,} samples; the limit is {MAX_SAMPLES:,} samples per run"
+        )
+    slots = schedule(cases, variant_list, runs)
+    _check_conversations(variant_list, cases)
+    tasks = list({id(v.task): v.task for v in variant_list}.values())
+    await _prepare_tasks(tasks, retries=retries, backoff=float(backoff), seed=seed)
+    manifest = _manifest(
+        suite,
+        cases,
+        variant_list,
+        slots,
+        runs=runs,
+        seed=seed,
+        concurrency=concurrency,
+        timeout=timeout,
+        retries=retries,
+        include_holdout=include_holdout,
+    )
+    by_variant = {v.name: {"completed": 0, "incomplete": 0, "unmeasured": 0} for v in variant_list}
+    writer, done = _open_results(out, manifest, by_variant, resume=resume)
+    pending = [s for s in slots if (s.case, s.variant, s.repeat) not in done]
+    skipped = len(slots) - len(pending)
+
+    engine = _Engine(
+        cases={c.id: c for c in cases},
+        variants={v.name: v for v in variant_list},
+        seed=seed,
+        timeout=timeout,
+        retries=retries,
+        backoff=float(backoff),
+        concurrency=concurrency,
+    )
+    state = _State(by_variant=by_variant)
+    state.unmeasured = sum(c["unmeasured"] for c in by_variant.values())  # when resuming
+    bar = _progress(len(pending), unmeasured=state.unmeasured, enabled=progress)
+    loop = asyncio.get_running_loop()
+    installed = _install_signal_handlers(loop, state) if _handle_signals else []
+    t0 = time.perf_counter()
+    try:
+        with writer:
+            stop, cancelled = await _run_samples(engine, writer, pending, state, bar, concurrency)
+            status: RunStatus = "finished"
+            reason: str | None = None
+            if stop is not None:
+                status, reason = "stopped", f"{type(stop).__name__}: {stop}"
+            elif state.interrupted is not None:
+                status, reason = "interrupted", state.interrupted
+            elapsed = time.perf_counter() - t0
+            writer.close(
+                {
+                    "status": status,
+                    "reason": reason,
+                    "samples": skipped + state.written,
+                    "by_variant": by_variant,
+                    "finished_at": _now(),
+                    "elapsed_s": round(elapsed, 6),
+                }
+            )
+    finally:
+        await _release(loop, installed, bar, engine, tasks)
+    if cancelled:
+        raise asyncio.CancelledError
+    if stop is not None:
+        raise stop
+    return RunOutcome(
+        path=str(out),
+        status=status,
+        samples_written=state.written,
+        by_variant=by_variant,
+        elapsed_s=elapsed,
+        skipped=skipped,
+        reason=reason,
+    )
+
+
+def _checked_arguments(
+    *,
+    runs: Any,
+    concurrency: Any,
+    retries: Any,
+    seed: Any,
+    timeout: Any,
+    backoff: Any,
+    out: Any,
+) -> tuple[int, int, int, float | None]:
+    """The run's numbers, checked: ``(runs, concurrency, retries, timeout)``."""
     runs = whole_number("runs", runs)
     concurrency = whole_number("concurrency", concurrency)
     retries = whole_number("retries", retries, minimum=0)
@@ -753,7 +856,11 @@ async def run_async(
         raise InvalidArgument(f"backoff={backoff!r} must be a number of seconds, 0 or more")
     if not isinstance(out, str | Path) or not str(out):
         raise InvalidArgument(f"out={out!r} must be a file path")
+    return runs, concurrency, retries, timeout
 
+
+def _suite_and_cases(suite_or_cases: Any, include_holdout: bool) -> tuple[Any, tuple[Any, ...]]:
+    """The suite and the cases that run (the holdout cases only when asked for)."""
     suite = _resolve_suite(suite_or_cases)
     cases = tuple(suite.select(include_holdout=bool(include_holdout)))
     if not cases:
@@ -761,19 +868,22 @@ async def run_async(
             f"suite {suite.name!r} has no cases to run"
             + ("" if include_holdout else " (holdout cases run only with include_holdout)")
         )
+    return suite, cases
+
+
+def _variants(variants: Any) -> list[Variant]:
+    """The variants, strings parsed by :func:`parse_variant`."""
     if isinstance(variants, Variant | str):
         variants = [variants]
     variant_list = [parse_variant(v) if isinstance(v, str) else v for v in variants]
     for i, v in enumerate(variant_list):
         if not isinstance(v, Variant):
             raise InvalidArgument(f"variants[{i}]={v!r} must be a Variant or 'NAME=TASK'")
-    samples = len(cases) * runs * len(variant_list)
-    if samples > MAX_SAMPLES:
-        raise InvalidArgument(
-            f"runs={runs} with {len(cases)} cases and {len(variant_list)} variants makes "
-            f"{samples:,} samples; the limit is {MAX_SAMPLES:,} samples per run"
-        )
-    slots = schedule(cases, variant_list, runs)
+    return variant_list
+
+
+def _check_conversations(variant_list: Sequence[Variant], cases: Sequence[Any]) -> None:
+    """A plain callable receives one text: it cannot be sent a conversation."""
     for v in variant_list:
         if isinstance(v.task, CallableTask):
             for case in cases:
@@ -787,13 +897,17 @@ async def run_async(
                         "write a Task to send whole conversations"
                     )
 
-    tasks = list({id(v.task): v.task for v in variant_list}.values())
+
+async def _prepare_tasks(tasks: Sequence[Any], *, retries: int, backoff: float, seed: int) -> None:
+    """Let each task that has one run its ``prepare()``, retrying transient failures.
+
+    A provider asks its service once per run (Ollama: the model's digest and
+    the server version, for the manifest; an unknown model fails here, before
+    any file is written). A transient failure (429, 5xx, a dropped
+    connection) is retried like a sample's, and raised after the last retry.
+    """
     prepare_rng = random.Random(f"evalstats.engine.prepare:{seed}")
     for task in tasks:
-        # A provider asks its service once per run (Ollama: the model's digest
-        # and the server version, for the manifest; an unknown model fails here,
-        # before any file is written). A transient failure (429, 5xx, a dropped
-        # connection) is retried like a sample's, and raised after the last retry.
         prepare = getattr(task, "prepare", None)
         if prepare is None:
             continue
@@ -806,14 +920,31 @@ async def run_async(
             except TransientProviderError as exc:
                 if attempt > retries:
                     raise
-                await _sleep(
-                    backoff_delay(
-                        attempt, base=float(backoff), retry_after=exc.retry_after, rng=prepare_rng
-                    )
+                delay = backoff_delay(
+                    attempt, base=backoff, retry_after=exc.retry_after, rng=prepare_rng
                 )
+                await _sleep(delay)
+
+
+def _manifest(
+    suite: Any,
+    cases: Sequence[Any],
+    variant_list: Sequence[Variant],
+    slots: Sequence[Slot],
+    *,
+    runs: int,
+    seed: int,
+    concurrency: int,
+    timeout: float | None,
+    retries: int,
+    include_holdout: bool,
+) -> dict[str, Any]:
+    """The manifest line: everything that produced the run."""
+    from . import __version__
+    from .results import environment
 
     env = environment()
-    manifest: dict[str, Any] = {
+    return {
         "type": "manifest",
         "format": 1,
         "evalstats": __version__,
@@ -836,8 +967,22 @@ async def run_async(
         **{k: env[k] for k in ("python", "os", "arch", "machine")},
         "started_at": _now(),
     }
-    names = [v.name for v in variant_list]
-    by_variant = {n: {"completed": 0, "incomplete": 0, "unmeasured": 0} for n in names}
+
+
+def _open_results(
+    out: str | Path,
+    manifest: Mapping[str, Any],
+    by_variant: dict[str, dict[str, int]],
+    *,
+    resume: bool,
+) -> tuple[Any, set[tuple[str, str, int]]]:
+    """The writer, and the (case, variant, repeat) samples the file already holds.
+
+    A new file gets the manifest. To resume, the file's manifest must match
+    this run's; the samples it holds are counted into ``by_variant``.
+    """
+    from .results import Results, ResultsWriter, only_a_cut_manifest
+
     done: set[tuple[str, str, int]] = set()
     if resume and only_a_cut_manifest(out):
         # A run that was cut off while writing its manifest (a full disk)
@@ -850,45 +995,65 @@ async def run_async(
         )
         os.unlink(out)
         resume = False
-    if resume:
+    if not resume:
+        return ResultsWriter.create(out, manifest), done
 
-        def same_run(previous: Results) -> None:
-            differ = _differences(previous.manifest, manifest)
-            if differ:
-                raise ResultsFileError(
-                    f"{out}: cannot resume: this run differs from the file's in {', '.join(differ)}"
-                )
+    def same_run(previous: Results) -> None:
+        differ = _differences(previous.manifest, manifest)
+        if differ:
+            raise ResultsFileError(
+                f"{out}: cannot resume: this run differs from the file's in {', '.join(differ)}"
+            )
 
-        writer, previous = ResultsWriter.resume(out, check=same_run)
-        for record in previous.samples:
-            key = (record.get("case"), record.get("variant"), record.get("repeat"))
-            if key in done:
-                continue
-            done.add(key)  # type: ignore[arg-type]
-            counts = by_variant.get(record.get("variant"))  # type: ignore[arg-type]
-            if counts is not None and record.get("status") in counts:
-                counts[record["status"]] += 1
-        for warning in previous.warnings:
-            print(visible(f"evalstats: {out}: {warning}", keep=""), file=sys.stderr)
-    else:
-        writer = ResultsWriter.create(out, manifest)
-    pending = [s for s in slots if (s.case, s.variant, s.repeat) not in done]
-    skipped = len(slots) - len(pending)
+    writer, previous = ResultsWriter.resume(out, check=same_run)
+    for record in previous.samples:
+        key = (record.get("case"), record.get("variant"), record.get("repeat"))
+        if key in done:
+            continue
+        done.add(key)  # type: ignore[arg-type]
+        counts = by_variant.get(record.get("variant"))  # type: ignore[arg-type]
+        if counts is not None and record.get("status") in counts:
+            counts[record["status"]] += 1
+    for warning in previous.warnings:
+        print(visible(f"evalstats: {out}: {warning}", keep=""), file=sys.stderr)
+    return writer, done
 
-    engine = _Engine(
-        cases={c.id: c for c in cases},
-        variants={v.name: v for v in variant_list},
-        seed=seed,
-        timeout=timeout,
-        retries=retries,
-        backoff=float(backoff),
-        concurrency=concurrency,
-    )
-    state = _State(by_variant=by_variant)
-    state.unmeasured = sum(c["unmeasured"] for c in by_variant.values())  # when resuming
-    bar = _progress(len(pending), unmeasured=state.unmeasured, enabled=progress)
-    t0 = time.perf_counter()
+
+def _install_signal_handlers(loop: asyncio.AbstractEventLoop, state: _State) -> list[int]:
+    """On SIGINT and SIGTERM, stop starting samples and cancel the workers."""
+
+    def on_signal(signum: int) -> None:
+        if state.interrupted is None:
+            state.interrupted = f"interrupted by {signal.Signals(signum).name}"
+        state.stopping = True
+        for w in state.workers:
+            w.cancel()
+
+    installed: list[int] = []
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(sig, on_signal, sig)
+            installed.append(sig)
+        except (NotImplementedError, RuntimeError, ValueError):  # pragma: no cover
+            pass
+    return installed
+
+
+async def _run_samples(
+    engine: _Engine,
+    writer: Any,
+    pending: Sequence[Slot],
+    state: _State,
+    bar: Any,
+    concurrency: int,
+) -> tuple[ProviderError | None, bool]:
+    """Run the pending samples, ``concurrency`` workers at a time, writing each record.
+
+    Returns the provider error that stopped the run (or None) and whether the
+    run was cancelled.
+    """
     queue = iter(pending)
+    by_variant = state.by_variant
 
     async def worker() -> None:
         for slot in queue:
@@ -904,86 +1069,46 @@ async def run_async(
                     bar.set_postfix(unmeasured=state.unmeasured, refresh=False)
                 bar.update(1)
 
-    loop = asyncio.get_running_loop()
-    installed: list[int] = []
-
-    def on_signal(signum: int) -> None:
-        if state.interrupted is None:
-            state.interrupted = f"interrupted by {signal.Signals(signum).name}"
-        state.stopping = True
-        for w in state.workers:
-            w.cancel()
-
-    if _handle_signals:
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            try:
-                loop.add_signal_handler(sig, on_signal, sig)
-                installed.append(sig)
-            except (NotImplementedError, RuntimeError, ValueError):  # pragma: no cover
-                pass
-
-    status: RunStatus = "finished"
-    reason: str | None = None
     stop: ProviderError | None = None
     cancelled = False
+    n = min(concurrency, len(pending))
+    state.workers = [asyncio.ensure_future(worker()) for _ in range(n)]
     try:
-        with writer:
-            n = min(concurrency, len(pending))
-            state.workers = [asyncio.ensure_future(worker()) for _ in range(n)]
-            try:
-                if state.workers:
-                    await asyncio.wait(state.workers, return_when=asyncio.FIRST_EXCEPTION)
-            except asyncio.CancelledError:
-                cancelled = True
-                state.interrupted = state.interrupted or "the run was cancelled"
-            state.stopping = True
-            for w in state.workers:
-                w.cancel()
-            results = await asyncio.gather(*state.workers, return_exceptions=True)
-            for r in results:
-                if isinstance(r, _Stop):
-                    stop = stop or r.error
-                elif isinstance(r, BaseException) and not isinstance(r, asyncio.CancelledError):
-                    raise r
-            if stop is not None:
-                status, reason = "stopped", f"{type(stop).__name__}: {stop}"
-            elif state.interrupted is not None:
-                status, reason = "interrupted", state.interrupted
-            elapsed = time.perf_counter() - t0
-            writer.close(
-                {
-                    "status": status,
-                    "reason": reason,
-                    "samples": skipped + state.written,
-                    "by_variant": by_variant,
-                    "finished_at": _now(),
-                    "elapsed_s": round(elapsed, 6),
-                }
-            )
-    finally:
-        for installed_sig in installed:
-            loop.remove_signal_handler(installed_sig)
-        if bar is not None:
-            bar.close()
-        if engine.executor is not None:
-            engine.executor.shutdown(wait=False, cancel_futures=True)
-        for task in tasks:
-            aclose = getattr(task, "aclose", None)
-            if aclose is not None:
-                await aclose()
-    if cancelled:
-        raise asyncio.CancelledError
-    if stop is not None:
-        raise stop
-    return RunOutcome(
-        path=str(out),
-        status=status,
-        samples_written=state.written,
-        by_variant=by_variant,
-        elapsed_s=elapsed,
-        skipped=skipped,
-        reason=reason,
-    )
+        if state.workers:
+            await asyncio.wait(state.workers, return_when=asyncio.FIRST_EXCEPTION)
+    except asyncio.CancelledError:
+        cancelled = True
+        state.interrupted = state.interrupted or "the run was cancelled"
+    state.stopping = True
+    for w in state.workers:
+        w.cancel()
+    results = await asyncio.gather(*state.workers, return_exceptions=True)
+    for r in results:
+        if isinstance(r, _Stop):
+            stop = stop or r.error
+        elif isinstance(r, BaseException) and not isinstance(r, asyncio.CancelledError):
+            raise r
+    return stop, cancelled
+
+
+async def _release(
+    loop: asyncio.AbstractEventLoop,
+    installed: Sequence[int],
+    bar: Any,
+    engine: _Engine,
+    tasks: Sequence[Any],
+) -> None:
+    """Remove the signal handlers, close the bar and the worker threads, close the tasks."""
+    for installed_sig in installed:
+        loop.remove_signal_handler(installed_sig)
+    if bar is not None:
+        bar.close()
+    if engine.executor is not None:
+        engine.executor.shutdown(wait=False, cancel_futures=True)
+    for task in tasks:
+        aclose = getattr(task, "aclose", None)
+        if aclose is not None:
+            await aclose()
 
 
 def _counting_method() -> str:
