@@ -42,7 +42,7 @@ import random
 import signal
 import sys
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -81,6 +81,7 @@ __all__ = [
     "TaskResult",
     "Variant",
     "as_task",
+    "iter_schedule",
     "parse_variant",
     "run",
     "run_async",
@@ -178,6 +179,22 @@ def schedule(cases: Sequence[Any], variants: Sequence[Any], runs: int) -> tuple[
     a 1 2 1 A
     """
     runs = whole_number("runs", runs)
+    ids, names = _ids_and_names(cases, variants)
+    return tuple(_slots(ids, names, runs))
+
+
+def iter_schedule(cases: Sequence[Any], variants: Sequence[Any], runs: int) -> Iterator[Slot]:
+    """The slots of :func:`schedule`, made one at a time as they are taken.
+
+    The arguments are checked at once; the slots are not held, so a run's
+    memory does not grow with its number of samples.
+    """
+    runs = whole_number("runs", runs)
+    ids, names = _ids_and_names(cases, variants)
+    return _slots(ids, names, runs)
+
+
+def _ids_and_names(cases: Sequence[Any], variants: Sequence[Any]) -> tuple[list[str], list[str]]:
     ids = [c if isinstance(c, str) else c.id for c in cases]
     names = [v if isinstance(v, str) else v.name for v in variants]
     if not ids:
@@ -186,16 +203,18 @@ def schedule(cases: Sequence[Any], variants: Sequence[Any], runs: int) -> tuple[
         raise InvalidArgument("variants is empty; give at least one variant")
     _unique("case id", ids)
     _unique("variant name", names)
+    return ids, names
+
+
+def _slots(ids: Sequence[str], names: Sequence[str], runs: int) -> Iterator[Slot]:
     k = len(names)
-    slots: list[Slot] = []
     for repeat in range(runs):
         for index, case_id in enumerate(ids):
             shift = (index + repeat) % k
-            order = names[shift:] + names[:shift]
+            order = [*names[shift:], *names[:shift]]
             pair = repeat * len(ids) + index
             for position, name in enumerate(order):
-                slots.append(Slot(case_id, index, repeat, pair, position, name))
-    return tuple(slots)
+                yield Slot(case_id, index, repeat, pair, position, name)
 
 
 def _unique(what: str, values: Sequence[str]) -> None:
@@ -757,7 +776,7 @@ async def run_async(
             f"runs={runs} with {len(cases)} cases and {len(variant_list)} variants makes "
             f"{samples:,} samples; the limit is {MAX_SAMPLES:,} samples per run"
         )
-    slots = schedule(cases, variant_list, runs)
+    iter_schedule(cases, variant_list, runs)  # checks case ids and variant names now
     _check_conversations(variant_list, cases)
     tasks = list({id(v.task): v.task for v in variant_list}.values())
     await _prepare_tasks(tasks, retries=retries, backoff=float(backoff), seed=seed)
@@ -765,7 +784,6 @@ async def run_async(
         suite,
         cases,
         variant_list,
-        slots,
         runs=runs,
         seed=seed,
         concurrency=concurrency,
@@ -774,9 +792,23 @@ async def run_async(
         include_holdout=include_holdout,
     )
     by_variant = {v.name: {"completed": 0, "incomplete": 0, "unmeasured": 0} for v in variant_list}
-    writer, done = _open_results(out, manifest, by_variant, resume=resume)
-    pending = [s for s in slots if (s.case, s.variant, s.repeat) not in done]
-    skipped = len(slots) - len(pending)
+    # The schedule is made afresh each time it is walked, never held: once
+    # into the manifest, once (when resuming) to count what the file holds,
+    # once as the samples are taken.
+    writer, done = _open_results(
+        out,
+        manifest,
+        by_variant,
+        resume=resume,
+        schedule=(s.to_list() for s in iter_schedule(cases, variant_list, runs)),
+    )
+    skipped = (
+        sum(1 for s in iter_schedule(cases, variant_list, runs) if _key(s) in done) if done else 0
+    )
+    count = runs * len(cases) * len(variant_list) - skipped
+    pending = iter_schedule(cases, variant_list, runs)
+    if done:
+        pending = (s for s in pending if _key(s) not in done)
 
     engine = _Engine(
         cases={c.id: c for c in cases},
@@ -789,13 +821,15 @@ async def run_async(
     )
     state = _State(by_variant=by_variant)
     state.unmeasured = sum(c["unmeasured"] for c in by_variant.values())  # when resuming
-    bar = _progress(len(pending), unmeasured=state.unmeasured, enabled=progress)
+    bar = _progress(count, unmeasured=state.unmeasured, enabled=progress)
     loop = asyncio.get_running_loop()
     installed = _install_signal_handlers(loop, state) if _handle_signals else []
     t0 = time.perf_counter()
     try:
         with writer:
-            stop, cancelled = await _run_samples(engine, writer, pending, state, bar, concurrency)
+            stop, cancelled = await _run_samples(
+                engine, writer, pending, count, state, bar, concurrency
+            )
             status: RunStatus = "finished"
             reason: str | None = None
             if stop is not None:
@@ -930,7 +964,6 @@ def _manifest(
     suite: Any,
     cases: Sequence[Any],
     variant_list: Sequence[Variant],
-    slots: Sequence[Slot],
     *,
     runs: int,
     seed: int,
@@ -939,7 +972,11 @@ def _manifest(
     retries: int,
     include_holdout: bool,
 ) -> dict[str, Any]:
-    """The manifest line: everything that produced the run."""
+    """The manifest line: everything that produced the run.
+
+    Its ``"schedule"`` is written by the results writer from the slots as they
+    are made (see :func:`_open_results`), so it is not held here.
+    """
     from . import __version__
     from .results import environment
 
@@ -959,7 +996,6 @@ def _manifest(
         "include_holdout": bool(include_holdout),
         "variants": [v.describe() for v in variant_list],
         "runs": runs,
-        "schedule": [s.to_list() for s in slots],
         "seed": seed,
         "concurrency": concurrency,
         "timeout_s": None if timeout is None else float(timeout),
@@ -975,10 +1011,12 @@ def _open_results(
     by_variant: dict[str, dict[str, int]],
     *,
     resume: bool,
+    schedule: Iterator[list[Any]],
 ) -> tuple[Any, set[tuple[str, str, int]]]:
     """The writer, and the (case, variant, repeat) samples the file already holds.
 
-    A new file gets the manifest. To resume, the file's manifest must match
+    A new file gets the manifest, its ``schedule`` written from ``schedule``
+    as the slots come. To resume, the file's manifest must match
     this run's; the samples it holds are counted into ``by_variant``.
     """
     from .results import Results, ResultsWriter, only_a_cut_manifest
@@ -996,7 +1034,7 @@ def _open_results(
         os.unlink(out)
         resume = False
     if not resume:
-        return ResultsWriter.create(out, manifest), done
+        return ResultsWriter.create(out, manifest, schedule=schedule), done
 
     def same_run(previous: Results) -> None:
         differ = _differences(previous.manifest, manifest)
@@ -1017,6 +1055,10 @@ def _open_results(
     for warning in previous.warnings:
         print(visible(f"evalstats: {out}: {warning}", keep=""), file=sys.stderr)
     return writer, done
+
+
+def _key(slot: Slot) -> tuple[str, str, int]:
+    return (slot.case, slot.variant, slot.repeat)
 
 
 def _install_signal_handlers(loop: asyncio.AbstractEventLoop, state: _State) -> list[int]:
@@ -1042,17 +1084,23 @@ def _install_signal_handlers(loop: asyncio.AbstractEventLoop, state: _State) -> 
 async def _run_samples(
     engine: _Engine,
     writer: Any,
-    pending: Sequence[Slot],
+    pending: Iterator[Slot],
+    count: int,
     state: _State,
     bar: Any,
     concurrency: int,
 ) -> tuple[ProviderError | None, bool]:
-    """Run the pending samples, ``concurrency`` workers at a time, writing each record.
+    """Run the ``count`` pending samples, ``concurrency`` workers at a time, writing each record.
+
+    Each worker lets the event loop run after every sample, even when the
+    task never waits: so the workers take turns, a signal is seen between
+    samples, and the loop clears the timeout timers the samples cancelled
+    (which it does only when it runs), instead of keeping one per sample.
 
     Returns the provider error that stopped the run (or None) and whether the
     run was cancelled.
     """
-    queue = iter(pending)
+    queue = pending
     by_variant = state.by_variant
 
     async def worker() -> None:
@@ -1068,10 +1116,11 @@ async def _run_samples(
                     state.unmeasured += 1
                     bar.set_postfix(unmeasured=state.unmeasured, refresh=False)
                 bar.update(1)
+            await asyncio.sleep(0)
 
     stop: ProviderError | None = None
     cancelled = False
-    n = min(concurrency, len(pending))
+    n = min(concurrency, count)
     state.workers = [asyncio.ensure_future(worker()) for _ in range(n)]
     try:
         if state.workers:

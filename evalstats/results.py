@@ -45,7 +45,7 @@ import os
 import platform
 import threading
 import weakref
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
@@ -121,6 +121,31 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, Mapping):
         return dict(value)
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def _chunks(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    chunk: list[Any] = []
+    for item in items:
+        chunk.append(item)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def _schedule_text(chunk: list[Any]) -> bytes:
+    """Items of a manifest's schedule as JSON, without the brackets, after the secret guard."""
+    try:
+        text = _dumps(chunk)  # type: ignore[arg-type]
+    except (ValueError, RecursionError):
+        text = _dumps(recordable(chunk, "manifest", strict=True)[0])
+    for name, value, escaped in _secrets():
+        if value in text or escaped in text:
+            raise ResultsFileError(
+                f"refusing to write a credential (the value of ${name}) into the results file"
+            )
+    return text[1:-1].encode("utf-8")
 
 
 def _dumps(record: Mapping[str, Any]) -> str:
@@ -779,7 +804,13 @@ class ResultsWriter:
     # -- making one --
 
     @classmethod
-    def create(cls, path: str | os.PathLike[str], manifest: Mapping[str, Any]) -> ResultsWriter:
+    def create(
+        cls,
+        path: str | os.PathLike[str],
+        manifest: Mapping[str, Any],
+        *,
+        schedule: Iterable[Any] | None = None,
+    ) -> ResultsWriter:
         """Create a new results file and write its manifest line.
 
         The file is created exclusively (``O_CREAT | O_EXCL``): an existing
@@ -791,6 +822,10 @@ class ResultsWriter:
         :data:`FORMAT_VERSION` first; ``"counting_method"`` defaults to
         :data:`COUNTING_METHOD`. A manifest that holds a credential (see the
         module notes) is refused before the file is created.
+
+        ``schedule``, when given, is the manifest's ``"schedule"``, written
+        item by item as the iterable yields them (the last field of the
+        manifest line), so that a long schedule is never held whole.
         """
         shown = os.fspath(path)
         if not isinstance(manifest, Mapping):
@@ -805,6 +840,8 @@ class ResultsWriter:
         record: dict[str, Any] = {"type": "manifest", "format": FORMAT_VERSION}
         record.update(manifest)
         record.setdefault("counting_method", COUNTING_METHOD)
+        if schedule is not None:
+            record.pop("schedule", None)
         line = _serialize(record, "manifest")
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
         try:
@@ -824,7 +861,10 @@ class ResultsWriter:
             os.close(fd)
             raise
         try:
-            writer._write(line)
+            if schedule is None:
+                writer._write(line)
+            else:
+                writer._write_with_schedule(line, schedule)
             writer._syncer.sync()
         except BaseException:
             # A file holding part of a manifest (a full disk) is no run: remove
@@ -900,6 +940,16 @@ class ResultsWriter:
         return writer, resumed
 
     # -- writing --
+
+    def _write_with_schedule(self, line: bytes, schedule: Iterable[Any]) -> None:
+        """The manifest ``line`` with ``"schedule"`` as its last field, written in chunks."""
+        self._write(line[: -len(b"}\n")] + b',"schedule":[')
+        first = True
+        for chunk in _chunks(schedule, 4096):
+            text = _schedule_text(chunk)
+            self._write(text if first else b"," + text)
+            first = False
+        self._write(b"]}\n")
 
     def _write(self, line: bytes) -> None:
         if self.closed:
