@@ -395,6 +395,15 @@ def read_trace(path_or_lines: str | os.PathLike[str] | Iterable[str]) -> Trace:
     """
     lines, shown = _load_lines(path_or_lines)
     records = _parse(lines, shown)
+    _check_start(records, shown)
+    walk = _TraceWalk(shown)
+    for number, record in records[1:]:
+        walk.take(number, record)
+    return walk.trace()
+
+
+def _check_start(records: list[tuple[int, dict[str, Any]]], shown: str) -> None:
+    """A trace has records, and the first is the ``start`` record."""
     if not records:
         raise TraceError(f"{shown} is empty: no records")
     first_line, first = records[0]
@@ -403,61 +412,83 @@ def read_trace(path_or_lines: str | os.PathLike[str] | Iterable[str]) -> Trace:
             f"{shown}, line {first_line}: malformed record: the first record is a "
             f"{first['type']!r} record, not the 'start' record"
         )
-    requested: list[ToolCall] = []
-    latest: list[Any] = []
-    latest_where = shown
-    requests = 0
-    answered = True  # whether the latest request has its response
-    final: dict[str, Any] | None = None
-    for number, record in records[1:]:
-        where = f"{shown}, line {number}"
+
+
+class _TraceWalk:
+    """The records after ``start``, taken in order: requests, responses, the final record."""
+
+    def __init__(self, shown: str) -> None:
+        self.shown = shown
+        self.requested: list[ToolCall] = []
+        self.latest: list[Any] = []
+        self.latest_where = shown
+        self.requests = 0
+        self.answered = True  # whether the latest request has its response
+        self.final: dict[str, Any] | None = None
+
+    def take(self, number: int, record: dict[str, Any]) -> None:
+        where = f"{self.shown}, line {number}"
         kind = record["type"]
-        if final is not None:
+        if self.final is not None:
             raise TraceError(f"{where}: malformed trace: a {kind!r} record after the final record")
         if kind == "start":
             raise TraceError(f"{where}: malformed trace: a second 'start' record")
         if kind == "request":
-            turn = _need(record, "turn", int, "a whole number", where)
-            if turn != requests:
-                raise TraceError(
-                    f"{where}: malformed trace: request turn={turn}, expected turn={requests}"
-                )
-            messages = _need(record, "messages", list, "a list of messages", where)
-            if messages[: len(latest)] != latest:
-                raise TraceError(
-                    f"{where}: malformed trace: request turn={turn} does not repeat the "
-                    "history of the request before it"
-                )
-            latest, latest_where = messages, where
-            requests += 1
-            answered = False
+            self._request(record, where)
         elif kind == "response":
-            turn = _need(record, "turn", int, "a whole number", where)
-            if answered or turn != requests - 1:
-                raise TraceError(
-                    f"{where}: malformed trace: a response for turn={turn} with no request "
-                    "waiting for it"
-                )
-            content = record.get("content")
-            if content is not None and not isinstance(content, str):
-                raise TraceError(f"{where}: content={_short(content)} must be text or null")
-            raw_calls = record.get("tool_calls") or []
-            if not isinstance(raw_calls, list):
-                raise TraceError(f"{where}: tool_calls={_short(raw_calls)} must be a list")
-            requested.extend(_call(raw, turn, where) for raw in raw_calls)
-            answered = True
-        else:  # final
-            answer = record.get("answer")
-            if answer is not None and not isinstance(answer, str):
-                raise TraceError(f"{where}: answer={_short(answer)} must be text or null")
-            stopped = record.get("stopped")
-            if stopped is not None and not isinstance(stopped, str):
-                raise TraceError(f"{where}: stopped={_short(stopped)} must be text or null")
-            final = record
-    if final is None:
-        raise TraceError(f"{shown} has no final record: the assistant did not finish")
-    executed = _executed(latest, tuple(requested), latest_where)
-    return Trace(tuple(requested), executed, final.get("answer"), final.get("stopped"), requests)
+            self._response(record, where)
+        else:
+            self._final(record, where)
+
+    def _request(self, record: dict[str, Any], where: str) -> None:
+        turn = _need(record, "turn", int, "a whole number", where)
+        if turn != self.requests:
+            raise TraceError(
+                f"{where}: malformed trace: request turn={turn}, expected turn={self.requests}"
+            )
+        messages = _need(record, "messages", list, "a list of messages", where)
+        if messages[: len(self.latest)] != self.latest:
+            raise TraceError(
+                f"{where}: malformed trace: request turn={turn} does not repeat the "
+                "history of the request before it"
+            )
+        self.latest, self.latest_where = messages, where
+        self.requests += 1
+        self.answered = False
+
+    def _response(self, record: dict[str, Any], where: str) -> None:
+        turn = _need(record, "turn", int, "a whole number", where)
+        if self.answered or turn != self.requests - 1:
+            raise TraceError(
+                f"{where}: malformed trace: a response for turn={turn} with no request "
+                "waiting for it"
+            )
+        content = record.get("content")
+        if content is not None and not isinstance(content, str):
+            raise TraceError(f"{where}: content={_short(content)} must be text or null")
+        raw_calls = record.get("tool_calls") or []
+        if not isinstance(raw_calls, list):
+            raise TraceError(f"{where}: tool_calls={_short(raw_calls)} must be a list")
+        self.requested.extend(_call(raw, turn, where) for raw in raw_calls)
+        self.answered = True
+
+    def _final(self, record: dict[str, Any], where: str) -> None:
+        answer = record.get("answer")
+        if answer is not None and not isinstance(answer, str):
+            raise TraceError(f"{where}: answer={_short(answer)} must be text or null")
+        stopped = record.get("stopped")
+        if stopped is not None and not isinstance(stopped, str):
+            raise TraceError(f"{where}: stopped={_short(stopped)} must be text or null")
+        self.final = record
+
+    def trace(self) -> Trace:
+        """The trace, once every record is taken; a trace must end with its final record."""
+        final = self.final
+        if final is None:
+            raise TraceError(f"{self.shown} has no final record: the assistant did not finish")
+        requested = tuple(self.requested)
+        executed = _executed(self.latest, requested, self.latest_where)
+        return Trace(requested, executed, final.get("answer"), final.get("stopped"), self.requests)
 
 
 # --- summaries and the forms tasks hand over --------------------------------
