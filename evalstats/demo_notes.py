@@ -111,10 +111,13 @@ class NotesDemoResult:
         return None if self.directory is None else self.directory / "results.jsonl"
 
     def __str__(self) -> str:
+        lines = [*self._heading(), *self._table(), *self._explanation()]
+        return "\n".join(line.rstrip() for line in lines)
+
+    def _heading(self) -> list[str]:
         rep = self.report
-        level = f"{100 * self.level:g}%"
         total = sum(v.completed + v.incomplete + v.unmeasured for v in rep.variants)
-        lines = [
+        return [
             "evalstats demo --suite notes: the notes assistant, one subprocess per sample in a "
             "fresh workspace, against the offline notes model over HTTP "
             f"({self.base_url}).",
@@ -123,7 +126,11 @@ class NotesDemoResult:
             'you answer." before each question.',
             "",
         ]
-        lines.append(f"{'':<38}" + "".join(f"{v:>24}" for v in VARIANTS))
+
+    def _table(self) -> list[str]:
+        """One row per figure, one column per variant."""
+        rep = self.report
+        lines = [f"{'':<38}" + "".join(f"{v:>24}" for v in VARIANTS)]
 
         def row(label: str, cells: list[str]) -> None:
             lines.append(f"{label:<38}" + "".join(f"{c:>24}" for c in cells))
@@ -136,15 +143,7 @@ class NotesDemoResult:
         row("  incomplete (as failures)", [str(v.incomplete) for v in summaries])
         row("  unmeasured (left out)", [str(v.unmeasured) for v in summaries])
         for axis, label in AXES:
-            cells = []
-            for v in summaries:
-                c = v.axes.get(axis)
-                if c is None:
-                    cells.append("-")
-                    continue
-                rate = "n/a" if not c.scored else f"{100 * c.rate:.0f}%"
-                cells.append(f"{c.passed}/{c.scored} ({rate})")
-            row(f"{label} (checks)", cells)
+            row(f"{label} (checks)", [_axis_cell(v.axes.get(axis)) for v in summaries])
         row(
             "  answers left to review (unscored)",
             [str(v.axes["answer"].unscored) if "answer" in v.axes else "-" for v in summaries],
@@ -184,7 +183,12 @@ class NotesDemoResult:
             "latency median / 95th pct",
             [f"{_s(v.latency_median)} / {_s(v.latency_p95)}" for v in summaries],
         )
-        lines += [
+        return lines
+
+    def _explanation(self) -> list[str]:
+        """What the intervals are, the comparison, the model's true rates, where the file is."""
+        level = f"{100 * self.level:g}%"
+        lines = [
             "",
             f"Intervals are Wilson {level} intervals over the samples. Each screen has its own "
             "denominator: required-action checks, answer-term checks (review-only checks are "
@@ -214,7 +218,7 @@ class NotesDemoResult:
                 "for a person's verdict."
             ),
         ]
-        return "\n".join(line.rstrip() for line in lines)
+        return lines
 
     def to_dict(self) -> dict[str, Any]:
         """One JSON-ready document: settings, the report, the comparison, the files."""
@@ -386,3 +390,11 @@ def run_notes_demo(
         base_url,
         expected,
     )
+
+
+def _axis_cell(counts: Any) -> str:
+    """``passed/scored (rate)`` of one axis, or ``-`` when the variant has no such checks."""
+    if counts is None:
+        return "-"
+    rate = "n/a" if not counts.scored else f"{100 * counts.rate:.0f}%"
+    return f"{counts.passed}/{counts.scored} ({rate})"
