@@ -132,5 +132,34 @@ def recordable(value: Any, where: str = "value", *, strict: bool = False) -> tup
     >>> recordable(["fine", 1, 2.5])
     (['fine', 1, 2.5], [])
     """
+    if _plain(value, 0, strict):
+        return value, []  # nothing to rewrite: skip building the names notes would need
     walk = _Walk(strict)
     return walk.value(value, where, 0), walk.notes
+
+
+def _plain(value: Any, depth: int, strict: bool) -> bool:
+    """Whether :class:`_Walk` would return ``value`` itself, with no note (it mirrors it)."""
+    if isinstance(value, str):
+        return value.isascii() or _SURROGATE.search(value) is None
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if value is None or isinstance(value, int):
+        return True
+    if depth >= MAX_DEPTH:
+        return False
+    if type(value) is dict:
+        for k, v in value.items():
+            if isinstance(k, str):
+                if not (k.isascii() or _SURROGATE.search(k) is None):
+                    return False
+            elif isinstance(k, float) and not math.isfinite(k):
+                return False
+            if not _plain(v, depth + 1, strict):
+                return False
+        return True
+    if type(value) is list:
+        return all(_plain(v, depth + 1, strict) for v in value)
+    if isinstance(value, Mapping | list | tuple):
+        return False  # another mapping or a tuple: rewritten as a dict or a list
+    return strict
