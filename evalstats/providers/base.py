@@ -826,7 +826,6 @@ class Provider:
         return public_url(self.base_url + path)
 
     async def _send(self, method: str, path: str, body: Any = None) -> Any:
-        where = self._where(path)
         index = self._pick_client()
         client = self._clients[index]
         self._in_flight[index] += 1
@@ -836,12 +835,14 @@ class Provider:
             else:
                 response = await client.post(path, json=body)
         except httpx.TimeoutException as exc:
+            where = self._where(path)
             raise TransientProviderError(
                 f"{self.kind}: no answer from {where} within the time allowed "
                 f"({type(exc).__name__})"
             ) from None
         except httpx.TransportError as exc:
             detail = self._scrub(str(exc)) or "no detail"
+            where = self._where(path)
             raise TransientProviderError(
                 f"{self.kind}: could not reach {where}: {type(exc).__name__}: {detail}"
             ) from None
@@ -854,8 +855,9 @@ class Provider:
         except ValueError:
             data = None
         if status >= 400:
-            self._raise_for(status, response, data, where)
+            self._raise_for(status, response, data, self._where(path))
         if data is None:
+            where = self._where(path)
             text = self._scrub(" ".join(response.text.split()))[:120]
             raise ProviderError(
                 f"{self.kind}: HTTP {status} from {where} is not JSON"
