@@ -671,47 +671,68 @@ def respond(
     decisions = decide(question, seed=seed, knobs=knobs, prefix=prefix)
     available = _tool_names(tools)
     named = note_paths(core)
-
-    def answer(text: str) -> dict[str, Any]:
-        return {"content": text, "tool_calls": []}
-
-    def call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        return {
-            "content": None,
-            "tool_calls": [
-                {"id": _call_id(seed, core, len(outcomes)), "name": name, "arguments": arguments}
-            ],
-        }
-
+    call_id = _call_id(seed, core, len(outcomes))
     if not outcomes:
-        first = ("read_note", {"path": named[0]}) if named else ("list_notes", {})
-        if not decisions.reads or first[0] not in available:
-            return answer(_guess(core, decisions.pick))
-        if decisions.text_call:
-            return answer(_text_call(*first, decisions.pick))
-        return call(*first)
+        return _first_turn(core, named, decisions, available, call_id)
+    chosen = _targets(core, named, outcomes, decisions)
+    if isinstance(chosen, str):
+        return _said(chosen)
+    targets, listed_only = chosen
+    reads = _first_reads(outcomes)
+    pending = [p for p in targets if p not in reads]
+    attempted = sum(p in reads for p in targets)
+    stop = decisions.stops_early and len(targets) >= 2 and attempted >= 1
+    if pending and not stop and "read_note" in available and len(outcomes) < 2 * len(targets) + 1:
+        return _called(call_id, "read_note", {"path": pending[0]})
+    text = _answer(core, targets, reads, listed_only=listed_only, obeys=decisions.obeys_note)
+    return _said(text or _guess(core, decisions.pick))
 
-    listing = next((o for o in outcomes if o.name == "list_notes"), None)
+
+def _said(text: str) -> dict[str, Any]:
+    """A turn that answers."""
+    return {"content": text, "tool_calls": []}
+
+
+def _called(call_id: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """A turn that makes one tool call."""
+    return {"content": None, "tool_calls": [{"id": call_id, "name": name, "arguments": arguments}]}
+
+
+def _first_turn(
+    core: str, named: list[str], decisions: Any, available: Any, call_id: str
+) -> dict[str, Any]:
+    """The first turn: read the named note (or list the notes), or guess without reading."""
+    first: tuple[str, dict[str, Any]] = (
+        ("read_note", {"path": named[0]}) if named else ("list_notes", {})
+    )
+    if not decisions.reads or first[0] not in available:
+        return _said(_guess(core, decisions.pick))
+    if decisions.text_call:
+        return _said(_text_call(*first, decisions.pick))
+    return _called(call_id, *first)
+
+
+def _targets(
+    core: str, named: list[str], outcomes: Sequence[_Outcome], decisions: Any
+) -> tuple[list[str], bool] | str:
+    """The notes to read and whether a listing chose them, or the answer when there are none."""
     if named:
-        targets, listed_only = named, False
-    elif listing is None:
-        return answer(_guess(core, decisions.pick))
-    elif listing.error or listing.content is None:
+        return named, False
+    listing = next((o for o in outcomes if o.name == "list_notes"), None)
+    if listing is None:
+        return _guess(core, decisions.pick)
+    if listing.error or listing.content is None:
         reason = listing.content.strip() if listing.content else "no result came back"
-        return answer(f"I could not list the notes: {reason}")
-    else:
-        targets, listed_only = _choose(_listed(listing.content), core), True
-        if not targets:
-            return answer("There are no notes to read.")
+        return f"I could not list the notes: {reason}"
+    targets = _choose(_listed(listing.content), core)
+    return (targets, True) if targets else "There are no notes to read."
+
+
+def _first_reads(outcomes: Sequence[_Outcome]) -> dict[str, _Outcome]:
+    """Each note path's first ``read_note`` outcome."""
     reads: dict[str, _Outcome] = {}
     for outcome in outcomes:
         path = outcome.arguments.get("path")
         if outcome.name == "read_note" and isinstance(path, str) and path not in reads:
             reads[path] = outcome
-    pending = [p for p in targets if p not in reads]
-    attempted = sum(p in reads for p in targets)
-    stop = decisions.stops_early and len(targets) >= 2 and attempted >= 1
-    if pending and not stop and "read_note" in available and len(outcomes) < 2 * len(targets) + 1:
-        return call("read_note", {"path": pending[0]})
-    text = _answer(core, targets, reads, listed_only=listed_only, obeys=decisions.obeys_note)
-    return answer(text or _guess(core, decisions.pick))
+    return reads
