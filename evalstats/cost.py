@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ._prices import Prices, _price
 from .errors import InvalidArgument
 
 __all__ = [
@@ -38,54 +39,6 @@ __all__ = [
 #: rule of thumb for English with GPT tokenizers; OpenAI, "What are tokens and
 #: how to count them").
 CHARS_PER_TOKEN = 4
-
-
-def _price(name: str, value: Any) -> float:
-    """``value`` as dollars per million tokens: a finite number >= 0."""
-    shown = value
-    if isinstance(value, str):
-        try:
-            value = float(value)
-        except ValueError:
-            raise InvalidArgument(
-                f"{name}={value!r} must be a number (dollars per million tokens)"
-            ) from None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InvalidArgument(f"{name}={value!r} must be a number (dollars per million tokens)")
-    if not math.isfinite(value) or value < 0:
-        raise InvalidArgument(
-            f"{name}={shown!r} must be a finite number >= 0 (dollars per million tokens)"
-        )
-    return float(value)
-
-
-@dataclass(frozen=True)
-class Prices:
-    """Dollars per million tokens, ``input`` (the prompt) and ``output`` (the answer).
-
-    Examples
-    --------
-    >>> Prices(0.15, 0.6).cost(1000, 500)
-    0.00045
-    >>> Prices(-1, 0.6)  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    evalstats.errors.InvalidArgument: price_in=-1 must be a finite number >= 0 ...
-    """
-
-    input: float
-    output: float
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "input", _price("price_in", self.input))
-        object.__setattr__(self, "output", _price("price_out", self.output))
-
-    def cost(self, input_tokens: int, output_tokens: int) -> float:
-        """Dollars for these token counts."""
-        return (input_tokens * self.input + output_tokens * self.output) / 1e6
-
-    def to_dict(self) -> dict[str, float]:
-        return {"input": self.input, "output": self.output}
 
 
 def load_prices(path: str | Path) -> dict[str, Prices]:

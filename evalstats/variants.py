@@ -237,7 +237,7 @@ class Variant:
                 "(dollars per million tokens)"
             )
         if self.price_in is not None:
-            from .cost import Prices
+            from ._prices import Prices
 
             try:
                 prices = Prices(self.price_in, self.price_out)  # type: ignore[arg-type]
@@ -336,7 +336,7 @@ def parse_variant(spec: str) -> Variant:
         key, eq, value = option.partition("=")
         key = key.strip()
         if key in _PRICE_OPTIONS:
-            from .cost import _price
+            from ._prices import _price
 
             if key in kwargs:
                 raise InvalidArgument(f"{where}: {key} is given twice")
