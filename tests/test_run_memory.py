@@ -47,7 +47,9 @@ def test_a_schedule_written_in_chunks_reads_back_whole(tmp_path: Path) -> None:
     # More slots than one chunk (4,096), and text JSON must escape.
     slots = [[f'case "{i % 7}" é', i, i // 2, i % 2, "v"] for i in range(10_000)]
     path = tmp_path / "r.jsonl"
-    with ResultsWriter.create(path, {**MANIFEST, "schedule": ["ignored"]}, schedule=iter(slots)):
+    with ResultsWriter.create(
+        path, {**MANIFEST, "schedule": [["a", 0, 0, 0, "v"]]}, schedule=iter(slots)
+    ):
         pass
     first = path.read_text(encoding="utf-8").splitlines()[0]
     manifest = json.loads(first)
