@@ -404,9 +404,43 @@ def _clustered_detectable(se: float, cases: int, level: float, target: float) ->
     observed to be under the alternative; NaN when that exceeds 1, the largest
     possible difference.
     """
+    return _t_detectable(se, float(cases - 1), level, target)
+
+
+def _clustered_rule_detectable(difference: Any, level: float, target: float) -> float:
+    """The difference the clustered rule actually used would usually detect.
+
+    For the t methods, :func:`_clustered_detectable` on the interval's own
+    degrees of freedom. For the betting interval, the same shape of
+    approximation: the lower limit sits ``estimate - low`` below the
+    estimate, and with the estimate's spread unchanged a difference d is
+    detected with probability ``target`` when d = (estimate - low) +
+    t_{target, cases - 1} * SE. NaN when that exceeds 1: with 5 cases or fewer
+    no difference can be told about cases like these at 95% (a difference
+    of +1 on every case happens with probability 1/2^cases under a mean of 0).
+    """
     from scipy.stats import t
 
-    df = cases - 1
+    from .intervals import betting_limits
+
+    se = float(difference.se)
+    if difference.method != "betting":
+        return _t_detectable(se, float(difference.df), level, target)
+    cases = int(difference.clusters)
+    # Even B passing every run of every case and A none (a difference of +1 on
+    # each case) may leave the lower limit at or below 0.
+    best_low = 2.0 * float(betting_limits(np.ones(cases), level)[0]) - 1.0
+    if best_low <= 0.0:
+        return math.nan
+    distance = float(difference.estimate) - float(difference.low)
+    d = distance + float(t.ppf(target, cases - 1)) * se
+    return d if d < 1.0 else math.nan
+
+
+def _t_detectable(se: float, df: float, level: float, target: float) -> float:
+    """(t_{1-alpha/2, df} + t_{target, df}) * SE, or NaN above 1."""
+    from scipy.stats import t
+
     d = float((t.ppf(0.5 + level / 2.0, df) + t.ppf(target, df)) * se)
     return d if d <= 1.0 else math.nan
 
@@ -837,10 +871,14 @@ def compare(
         Paired: ``mcnemar`` (default) is the exact conditional binomial test
         on the discordant pairs, ``scipy.stats.binomtest(only_b, only_a +
         only_b, 0.5)``, two-sided, with Newcombe's paired interval; it speaks
-        about these cases. ``clustered`` treats cases as clusters: the mean
-        paired difference with a cluster-robust standard error and t with
-        cases - 1 degrees of freedom; it speaks about cases like these, and
-        its verdict is whether that interval excludes 0.
+        about these cases. ``clustered`` treats cases as clusters and speaks
+        about cases like these: the mean paired difference with the interval
+        of :func:`~evalstats.intervals.clustered_paired_diff_ci` (the
+        distribution-free betting interval below
+        :data:`~evalstats.intervals.FEW_CASES` cases or when the case
+        differences do not vary, else CR2 with Satterthwaite degrees of
+        freedom); its verdict is whether that interval excludes 0, and its
+        p-value is the t test's (None for the betting interval).
         Unpaired, on the pooled counts: ``newcombe`` (default), ``overlap``,
         ``ztest``, exactly as :func:`compare_counts`.
     level : float
@@ -1079,39 +1117,26 @@ def _compare_paired(
             )
         return difference, pvalue, verdict, detectable
 
+    pvalue: float | None
     if method == "mcnemar":
         difference, pvalue, verdict, detectable = mcnemar()
     else:  # clustered
         if len(cases) < 2:
             raise InvalidArgument(
-                f"method='clustered' needs at least 2 cases to estimate the spread "
-                f"between cases, got {len(cases)}; use 'mcnemar'"
+                f"method='clustered' needs at least 2 cases to say anything about cases "
+                f"like these, got {len(cases)}; use 'mcnemar' (about these cases)"
             )
         difference = clustered_paired_diff_ci(
             xa.astype(float), xb.astype(float), clusters, level=level
         )
-        se = float(difference.se)
-        if se > 0:
-            pvalue = _clustered_pvalue(difference)
-            low, high = float(difference.low), float(difference.high)
-            verdict = _VERDICTS[1 if low > 0 else -1 if high < 0 else 0]
-            detectable = None
-            if verdict == "cant_tell":
-                detectable = _clustered_detectable(se, len(cases), level, 0.8)
-        else:
-            # Every case has the same mean paired difference, so the
-            # cluster-robust standard error is 0: it says nothing about cases
-            # like these, and a zero-width interval would turn two discordant
-            # pairs into "B better, p = 0" (by exact enumeration, a false
-            # "B better" rate of 6.25% at 2 cases x 1 run, p_a = p_b = 0.5,
-            # against 2.5% nominal). Judge these pairs by the exact McNemar
-            # test instead, and say so.
-            reason = (
-                "the paired differences do not vary between cases, so the clustered "
-                "standard error is 0; verdict, interval and p-value from the exact "
-                "McNemar test on these pairs"
-            )
-            difference, pvalue, verdict, detectable = mcnemar()
+        low, high = float(difference.low), float(difference.high)
+        verdict = _VERDICTS[1 if low > 0 else -1 if high < 0 else 0]
+        # The t methods have a p-value; the betting interval (few cases, or no
+        # spread between cases) is an interval rule, like newcombe.
+        pvalue = _clustered_pvalue(difference) if difference.method != "betting" else None
+        detectable = None
+        if verdict == "cant_tell":
+            detectable = _clustered_rule_detectable(difference, level, 0.8)
     rows = []
     for case in cases:
         ya, yb = a[case], b[case]
@@ -1151,9 +1176,10 @@ def _compare_paired(
 def _clustered_pvalue(difference: Any) -> float:
     """The clustered t test's two-sided p-value (for a standard error above 0).
 
-    The interval is estimate +- t_{1-alpha/2, cases-1} * SE (clipped to
-    [-1, 1]); the test is p = 2 P(T > |estimate| / SE) on the same degrees of
-    freedom, so p < 1 - level exactly when the unclipped interval excludes 0.
+    The interval is estimate +- t_{1-alpha/2, df} * SE (clipped to [-1, 1]),
+    df being Satterthwaite's (CR2) or cases - 1 (CR1); the test is
+    p = 2 P(T > |estimate| / SE) on the same degrees of freedom, so
+    p < 1 - level exactly when the unclipped interval excludes 0.
     """
     from scipy.stats import t
 

@@ -581,17 +581,46 @@ def paired_diff_ci(
 # ---------------------------------------------------------------------------
 
 
+#: Methods of the clustered intervals. ``auto`` is ``betting`` below
+#: :data:`FEW_CASES` cases and ``cr2`` from there on.
+CLUSTERED_METHODS = ("auto", "cr2", "cr1", "betting")
+
+#: Below this many cases ``method="auto"`` uses the distribution-free betting
+#: interval instead of CR2 + t. Chosen by simulation (simulations/few_cases.py):
+#: on the grid icc 0-0.5, 1-10 repeats, pass rates 0.5-0.95, the CR2 t
+#: interval covers as little as 60-90% at 10-40 cases where case rates are
+#: skewed (pass rate 0.95, icc 0.3-0.5), and at 100 cases still 88-92% at
+#: pass rate 0.95 with 1-10 repeats, while the betting interval always covers
+#: at least its level (by construction) and at 100 cases is only about 10%
+#: wider than CR2 + t at pass rates 0.5-0.8. From 200 cases the t interval's
+#: worst coverage on the grid is about 93% (pass rate 0.95), and by 400 the
+#: grid's worst is 93.5% or more.
+FEW_CASES = 100
+
+#: The betting fraction cap (Waudby-Smith & Ramdas 2024, section 5: bets are
+#: truncated at c / m, c in (0, 1)). Any c in (0, 1) keeps the guarantee; 0.9
+#: gave intervals as narrow as or narrower than 1/2 and 3/4 at 6-200 cases
+#: (pass rates 0.5-0.95, icc 0-0.5, 3 runs), and it is the smallest of the
+#: three with which 6 cases that all gain +1 exclude 0 (1.9^6 > 40), as the
+#: best possible level-95% rule does (6 is the fewest with 2^-cases < 2.5%).
+_BET_CAP = 0.9
+
+
 @dataclass(frozen=True)
 class ClusteredInterval(Interval):
-    """An :class:`Interval` from a cluster-robust standard error.
+    """An :class:`Interval` over runs grouped by case (a case is a cluster).
 
     Attributes
     ----------
     se : float
-        The cluster-robust (CR1) standard error of the estimate; NaN with fewer
-        than two clusters.
+        The cluster-robust standard error of the estimate (CR2, or CR1 with
+        ``method="cr1"``); NaN with fewer than two clusters. Reported for every
+        method, including ``betting``, whose limits do not use it.
     df : float
-        Degrees of freedom of the t quantile, clusters - 1 (NaN with one cluster).
+        Degrees of freedom of the t quantile: Satterthwaite's for CR2
+        (clusters - 1 when every case has the same number of runs), clusters
+        - 1 for CR1; NaN with one cluster. For ``betting`` the Satterthwaite
+        value is reported but not used.
     clusters : int
         The number of clusters (cases).
     design_effect : float
@@ -643,10 +672,145 @@ def _cluster_codes(clusters: Any, size: int, names: str) -> np.ndarray:
     return codes.reshape(-1)
 
 
+def _cr2(y: np.ndarray, codes: np.ndarray, groups: int) -> tuple[float, float, float]:
+    """Mean, CR2 variance and Satterthwaite df of the mean of ``y`` clustered by ``codes``.
+
+    The mean is OLS on a constant, so for cluster g with n_g runs and residual
+    sum S_g, H_gg = J / N and the CR2 adjustment (I - H_gg)^(-1/2) (Bell &
+    McCaffrey 2002) scales S_g by (1 - n_g / N)^(-1/2):
+
+        V = sum_g S_g^2 / (1 - n_g / N) / N^2.
+
+    Satterthwaite's degrees of freedom under the working model of independent
+    runs with equal variance (Pustejovsky & Tipton 2018, eq. 11; the default
+    of clubSandwich's ``coef_test(test="Satterthwaite")`` for ``lm``) are
+    (sum_g p_g'p_g)^2 / sum_g sum_h (p_g'p_h)^2 with p_g = k_g (1_g - (n_g/N) 1)
+    and k_g^2 = 1 / (N^2 (1 - n_g / N)), so p_g'p_h = k_g k_h (delta_gh n_g -
+    n_g n_h / N) and the numerator's sum is 1 / N. With equal n_g the variance
+    is CR1's and the df are G - 1.
+    """
+    n = float(y.size)
+    mean = float(y.mean())
+    sizes = np.bincount(codes, minlength=groups).astype(float)
+    sums = np.bincount(codes, weights=y - mean, minlength=groups)
+    keep = 1.0 - sizes / n
+    var = float(np.sum(sums * sums / keep)) / (n * n)
+    k2 = 1.0 / (n * n * keep)
+    diag = k2 * k2 * (sizes - sizes * sizes / n) ** 2
+    cross = (float(np.sum(k2 * sizes * sizes)) ** 2 - float(np.sum(k2 * k2 * sizes**4))) / (n * n)
+    df = (1.0 / n) ** 2 / (float(diag.sum()) + cross)
+    return mean, var, df
+
+
+def _betting_lower(x: np.ndarray, alpha: float) -> np.ndarray:
+    """Lower confidence bounds, at error ``alpha`` each, for the mean of ``x`` in [0, 1].
+
+    ``x`` has shape (..., n): independent observations with a common mean m,
+    taken in the order of the last axis. The bound is the smallest m at which
+    the capital K(m) = prod_i (1 + lambda_i(m) (x_i - m)) of betting that the
+    mean exceeds m stays below 1 / alpha, with the predictable plug-in bets of
+    Waudby-Smith & Ramdas (2024), section 5, for a known n:
+    lambda_i(m) = min(sqrt(2 log(1 / alpha) / (n s2_{i-1})), c / m), where
+    s2_{i-1} = (1/4 + sum_{j<i} (x_j - mu_j)^2) / i and mu_j = (1/2 + sum_{k<=j}
+    x_k) / (j + 1) use only earlier observations. K(m) is a nonnegative
+    martingale at the true mean, so by Ville's inequality it ever reaches
+    1 / alpha with probability at most alpha: the bound exceeds the mean with
+    probability at most alpha, whatever the distribution on [0, 1]. K is
+    nonincreasing in m, so the bound is found by bisection (to 1e-12, rounding
+    down).
+    """
+    n = x.shape[-1]
+    steps = np.arange(1, n + 1, dtype=float)
+    # Running mean mu_j after j + 1 observations, and the plug-in variance
+    # before observation i (i = 1..n), each starting from the prior 1/2, 1/4.
+    mu = (0.5 + np.cumsum(x, axis=-1)) / (steps + 1.0)
+    sq = np.cumsum((x - mu) ** 2, axis=-1)
+    prev = np.concatenate([np.zeros(x.shape[:-1] + (1,)), sq[..., :-1]], axis=-1)
+    s2 = (0.25 + prev) / steps
+    lam = np.sqrt(2.0 * math.log(1.0 / alpha) / (n * s2))
+    threshold = math.log(1.0 / alpha)
+
+    def rejected(m: np.ndarray) -> np.ndarray:
+        mm = m[..., None]
+        with np.errstate(divide="ignore"):
+            bet = np.minimum(lam, np.where(mm > 0, _BET_CAP / np.maximum(mm, 1e-300), np.inf))
+        return np.log1p(bet * (x - mm)).sum(axis=-1) >= threshold
+
+    shape = x.shape[:-1]
+    lo = np.zeros(shape)  # rejected, or 0
+    hi = np.ones(shape)  # never rejected: every factor is at most 1 at m = 1
+    start = rejected(lo)
+    for _ in range(42):
+        mid = 0.5 * (lo + hi)
+        rej = rejected(mid)
+        lo = np.where(rej, mid, lo)
+        hi = np.where(rej, hi, mid)
+    return np.where(start, lo, 0.0)
+
+
+def betting_limits(x: Any, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """Two-sided betting limits for the mean of ``x`` in [0, 1] along the last axis.
+
+    Each side has error (1 - level) / 2 (the upper limit is one minus the
+    lower limit of ``1 - x``), so the interval misses the mean with
+    probability at most 1 - level, and lies wholly above it with probability
+    at most (1 - level) / 2: a one-sided claim made from it keeps that error.
+    """
+    arr = np.asarray(x, dtype=float)
+    alpha = (1.0 - level) / 2.0
+    return _betting_lower(arr, alpha), 1.0 - _betting_lower(1.0 - arr, alpha)
+
+
+def clustered_limits(
+    case_means: Any, level: float, *, difference: bool = False, method: str = "auto"
+) -> tuple[np.ndarray, np.ndarray]:
+    """Vectorised limits from per-case means of equally many runs per case.
+
+    ``case_means`` has shape (..., cases); with the same number of runs in
+    every case the mean over runs is the mean of the case means and CR2 (like
+    CR1) is the t interval on the case means with cases - 1 degrees of
+    freedom. ``method`` as in :func:`clustered_mean_ci`; where the case means
+    are all equal (standard error 0) the t methods give way to ``betting``, as
+    :func:`clustered_mean_ci` does. Differences (``difference=True``) lie in
+    [-1, 1]. Used by the simulators so that they judge exactly as
+    :func:`evalstats.compare.compare` does.
+    """
+    from scipy.special import stdtrit
+
+    x = np.asarray(case_means, dtype=float)
+    cases = x.shape[-1]
+    lo_bound = -1.0 if difference else 0.0
+    mean = x.mean(axis=-1)
+    if method == "auto":
+        method = "betting" if cases < FEW_CASES else "cr2"
+    unit = (x - lo_bound) / (1.0 - lo_bound)
+    if method == "betting":
+        low, high = betting_limits(unit, level)
+    else:
+        se = x.std(axis=-1, ddof=1) / math.sqrt(cases)
+        se = np.where(se < 1e-12, 0.0, se)
+        t = float(stdtrit(cases - 1, 0.5 + level / 2.0))
+        low_t, high_t = (
+            (mean - t * se - lo_bound) / (1.0 - lo_bound),
+            (mean + t * se - lo_bound) / (1.0 - lo_bound),
+        )
+        flat = se == 0.0
+        if flat.any():
+            bl, bh = betting_limits(unit[flat], level)
+            low_t = np.array(low_t, dtype=float)
+            high_t = np.array(high_t, dtype=float)
+            low_t[flat], high_t[flat] = bl, bh
+        low, high = low_t, high_t
+    scale = 1.0 - lo_bound
+    low = np.clip(lo_bound + scale * low, lo_bound, 1.0)
+    high = np.clip(lo_bound + scale * high, lo_bound, 1.0)
+    return np.fmin(low, mean), np.fmax(high, mean)
+
+
 def _clustered(
-    y: np.ndarray, codes: np.ndarray, level: float, *, difference: bool
+    y: np.ndarray, codes: np.ndarray, level: float, *, difference: bool, method: str
 ) -> ClusteredInterval:
-    """Mean of ``y`` with a CR1 cluster-robust standard error and a t(G - 1) interval."""
+    """Mean of ``y`` clustered by case, with the interval of ``method``."""
     from scipy.special import stdtrit
 
     lo_bound, hi_bound = (-1.0, 1.0) if difference else (0.0, 1.0)
@@ -658,7 +822,7 @@ def _clustered(
             lo_bound,
             hi_bound,
             level,
-            "cluster_robust",
+            method,
             difference=difference,
             note=f"no outcomes: nothing to estimate from, so the estimate is NaN and the "
             f"interval is {full}",
@@ -671,44 +835,64 @@ def _clustered(
             lo_bound,
             hi_bound,
             level,
-            "cluster_robust",
+            method,
             difference=difference,
-            note=f"one case only: a cluster-robust standard error needs at least two "
-            f"cases, so the interval is the whole range {full}",
+            note=f"one case only: nothing can be said about cases like these from one "
+            f"case, so the interval is the whole range {full}",
             clusters=groups,
         )
-    # CR1 sandwich for the mean (OLS on a constant): with residuals e and cluster
-    # sums S_g = sum of e over cluster g, Var = G/(G-1) * (N-1)/(N-K) * sum S_g^2 / N^2
-    # with K = 1, so the second factor is 1. This is the clustered standard error of
-    # Miller (2024), arXiv 2411.00640, with statsmodels' default
-    # small-sample correction; inference uses t with G - 1 degrees of freedom.
+    if method == "auto":
+        method = "betting" if groups < FEW_CASES else "cr2"
     resid = y - mean
     sums = np.bincount(codes, weights=resid, minlength=groups)
-    var = groups / (groups - 1) * float(sums @ sums) / (n * n)
+    if method == "cr1":
+        # CR1 (Cameron & Miller 2015; Miller 2024, arXiv 2411.00640), as
+        # statsmodels' OLS(y, 1).fit(cov_type="cluster"): G/(G-1) * sum S_g^2 / N^2
+        # (the (N-1)/(N-K) factor is 1 for K = 1), with t on G - 1 df.
+        var = groups / (groups - 1) * float(sums @ sums) / (n * n)
+        df = float(groups - 1)
+    else:
+        _, var, df = _cr2(y, codes, groups)
     if var < 1e-24:
         # Every case has the same mean: the residual sums are 0 up to rounding
         # (about 1e-17), and the standard error is exactly 0, not a tiny
         # number that would pass for a confident interval downstream.
         var = 0.0
     se = math.sqrt(var)
-    df = float(groups - 1)
-    t = float(stdtrit(df, 0.5 + level / 2.0))
-    low = min(max(mean - t * se, lo_bound), mean)
-    high = max(min(mean + t * se, hi_bound), mean)
     iid = float(resid @ resid) / (n * (n - 1)) if n > 1 else math.nan
     deff = var / iid if iid > 0 else math.nan
-    note = f"cluster-robust SE over {groups} cases, t with {groups - 1} df"
-    if se == 0.0:
-        note += (
-            "; every case has the same mean outcome, so the standard error is 0 and the "
-            "interval has no width: it says nothing about cases not run"
+    scale = hi_bound - lo_bound
+    if method == "betting" or se == 0.0:
+        # Case means as independent draws with the mean sought (each case's
+        # expected mean is the mean over cases like these, however many runs
+        # it had), in the order of the sorted case labels.
+        case_means = np.bincount(codes, weights=y, minlength=groups) / np.bincount(
+            codes, minlength=groups
         )
+        bl, bh = betting_limits((case_means - lo_bound) / scale, level)
+        low, high = lo_bound + scale * float(bl), lo_bound + scale * float(bh)
+        what = f"betting interval over {groups} cases (distribution-free)"
+        if method != "betting":
+            what = (
+                f"every case has the same mean outcome, so the {method.upper()} standard "
+                f"error is 0 and says nothing about cases not run; {what} instead"
+            )
+        note = what
+        used = "betting"
+    else:
+        t = float(stdtrit(df, 0.5 + level / 2.0))
+        low, high = mean - t * se, mean + t * se
+        df_text = f"{df:.3g}" if abs(df - round(df)) > 1e-9 else f"{round(df)}"
+        note = f"{method.upper()} cluster-robust SE over {groups} cases, t with {df_text} df"
+        used = method
+    low = min(max(low, lo_bound), mean)
+    high = max(min(high, hi_bound), mean)
     return ClusteredInterval(
         mean,
         low,
         high,
         level,
-        "cluster_robust",
+        used,
         difference=difference,
         note=note,
         se=se,
@@ -718,13 +902,21 @@ def _clustered(
     )
 
 
-def clustered_mean_ci(outcomes: Any, clusters: Any, *, level: float = 0.95) -> ClusteredInterval:
-    """Mean pass rate with a cluster-robust interval, a cluster being a case.
+def _clustered_method(method: Any) -> str:
+    return _validate.check_method(method, CLUSTERED_METHODS)
+
+
+def clustered_mean_ci(
+    outcomes: Any, clusters: Any, *, level: float = 0.95, method: str = "auto"
+) -> ClusteredInterval:
+    """Mean pass rate over runs grouped by case, with an interval about cases like these.
 
     When each case is run several times, runs of the same case are not
     independent: a hard case fails again and again. Treating every run as an
     independent trial then makes the interval too narrow. This function keeps
-    the runs of a case together, as Miller (2024) recommends for evals.
+    the runs of a case together, as Miller (2024) recommends for evals: the
+    interval speaks about the mean pass rate over cases like these (the cases
+    seen being a sample of them), not only about the cases run.
 
     Parameters
     ----------
@@ -734,19 +926,46 @@ def clustered_mean_ci(outcomes: Any, clusters: Any, *, level: float = 0.95) -> C
         One label per run naming its case (any hashable values numpy can sort).
     level : float, optional
         Confidence level, strictly between 0 and 1.
+    method : {"auto", "cr2", "cr1", "betting"}
+        ``cr2``: the bias-reduced cluster-robust standard error of Bell &
+        McCaffrey (2002) with Satterthwaite degrees of freedom (Pustejovsky &
+        Tipton 2018), as R's clubSandwich computes them (``vcovCR(type =
+        "CR2")``, ``coef_test(test = "Satterthwaite")``); with the same number
+        of runs per case it is the t interval on the case means with cases - 1
+        degrees of freedom. ``cr1``: the CR1 standard error (statsmodels'
+        ``OLS(y, ones).fit(cov_type="cluster")``) with t on cases - 1 degrees
+        of freedom. ``betting``: the betting confidence interval of
+        Waudby-Smith & Ramdas (2024) on the case means, taken in the order of
+        the sorted case labels, which covers the mean with probability at least
+        ``level`` whatever the distribution of case pass rates in [0, 1] and
+        however few the cases; it is wide, which is the honest answer from few
+        cases. ``auto`` (default): ``betting`` below :data:`FEW_CASES` cases,
+        ``cr2`` from there on; the t intervals need many cases when case pass
+        rates are skewed (see :data:`FEW_CASES`).
 
     Returns
     -------
     ClusteredInterval
-        ``estimate`` is the mean outcome; ``se`` the CR1 cluster-robust standard
-        error (the one statsmodels' ``OLS(y, ones).fit(cov_type="cluster")``
-        gives); the limits are ``estimate -/+ t * se`` with t on ``clusters - 1``
-        degrees of freedom, clipped to [0, 1]. ``design_effect`` compares the
-        clustered variance with the independent-runs one. A single case gives
-        the interval (0, 1): no standard error can be estimated from one cluster.
+        ``estimate`` is the mean outcome over all runs; ``se`` the CR2 (or
+        CR1) standard error and ``df`` its degrees of freedom; ``method`` the
+        method used (``cr2``, ``cr1`` or ``betting``). The limits are clipped
+        to [0, 1] and contain the estimate. When the case means are all equal
+        the standard error is 0 and the t methods give way to the betting
+        interval, with a note. ``design_effect`` compares the clustered
+        variance with the independent-runs one. A single case gives the
+        interval (0, 1): nothing can be said about cases like these from one.
 
     References
     ----------
+    Bell, R. M. & McCaffrey, D. F. (2002). Bias reduction in standard errors
+    for linear regression with multi-stage samples. Survey Methodology 28,
+    169-181.
+    Pustejovsky, J. E. & Tipton, E. (2018). Small-sample methods for
+    cluster-robust variance estimation and hypothesis testing in fixed effects
+    models. Journal of Business & Economic Statistics 36, 672-683.
+    Waudby-Smith, I. & Ramdas, A. (2024). Estimating means of bounded random
+    variables by betting. Journal of the Royal Statistical Society, Series B
+    86, 1-27.
     Miller, E. (2024). Adding error bars to evals: a statistical approach to
     language model evaluations. arXiv:2411.00640.
     Cameron, A. C. & Miller, D. L. (2015). A practitioner's guide to
@@ -754,27 +973,37 @@ def clustered_mean_ci(outcomes: Any, clusters: Any, *, level: float = 0.95) -> C
 
     Examples
     --------
-    >>> ci = clustered_mean_ci([1, 1, 1, 0, 0, 0, 1, 0], ["a", "a", "b", "b", "c", "c", "d", "d"])
+    >>> y = [1, 1, 1, 0, 0, 0, 1, 0]
+    >>> ci = clustered_mean_ci(y, ["a", "a", "b", "b", "c", "c", "d", "d"], method="cr2")
     >>> round(ci.estimate, 3), round(ci.se, 4), ci.df, ci.clusters
     (0.5, 0.2041, 3.0, 4)
     >>> ci.note
-    'cluster-robust SE over 4 cases, t with 3 df'
+    'CR2 cluster-robust SE over 4 cases, t with 3 df'
+    >>> print(clustered_mean_ci([1] * 12, [1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6]))
+    100% (51% to 100%)
     """
     level = _validate.check_level(level)
+    method = _clustered_method(method)
     y = _outcomes("outcomes", outcomes)
     codes = _cluster_codes(clusters, y.size, "outcomes")
-    return _clustered(y, codes, level, difference=False)
+    return _clustered(y, codes, level, difference=False, method=method)
 
 
 def clustered_paired_diff_ci(
-    outcomes_a: Any, outcomes_b: Any, clusters: Any, *, level: float = 0.95
+    outcomes_a: Any,
+    outcomes_b: Any,
+    clusters: Any,
+    *,
+    level: float = 0.95,
+    method: str = "auto",
 ) -> ClusteredInterval:
-    """Mean paired difference ``b - a`` with a cluster-robust interval.
+    """Mean paired difference ``b - a`` over runs grouped by case.
 
     Each position holds one pair: the outcome of variant A and of variant B on
     the same case (and the same repeat). The per-pair differences ``b - a`` are
-    averaged and their standard error is clustered by case, as in
-    :func:`clustered_mean_ci`.
+    averaged, and the interval speaks about cases like these, as in
+    :func:`clustered_mean_ci` (the betting interval works on the case mean
+    differences, which lie in [-1, 1]).
 
     Parameters
     ----------
@@ -785,6 +1014,8 @@ def clustered_paired_diff_ci(
         One case label per pair.
     level : float, optional
         Confidence level, strictly between 0 and 1.
+    method : {"auto", "cr2", "cr1", "betting"}
+        As in :func:`clustered_mean_ci`.
 
     Returns
     -------
@@ -794,6 +1025,12 @@ def clustered_paired_diff_ci(
 
     References
     ----------
+    Pustejovsky, J. E. & Tipton, E. (2018). Small-sample methods for
+    cluster-robust variance estimation and hypothesis testing in fixed effects
+    models. Journal of Business & Economic Statistics 36, 672-683.
+    Waudby-Smith, I. & Ramdas, A. (2024). Estimating means of bounded random
+    variables by betting. Journal of the Royal Statistical Society, Series B
+    86, 1-27.
     Miller, E. (2024). Adding error bars to evals: a statistical approach to
     language model evaluations. arXiv:2411.00640.
 
@@ -802,10 +1039,11 @@ def clustered_paired_diff_ci(
     >>> a = [0, 0, 1, 1, 0, 1]
     >>> b = [1, 1, 1, 1, 0, 1]
     >>> ci = clustered_paired_diff_ci(a, b, [1, 1, 2, 2, 3, 3])
-    >>> round(ci.estimate, 4), ci.clusters
-    (0.3333, 3)
+    >>> round(ci.estimate, 4), ci.clusters, ci.method
+    (0.3333, 3, 'betting')
     """
     level = _validate.check_level(level)
+    method = _clustered_method(method)
     a = _outcomes("outcomes_a", outcomes_a)
     b = _outcomes("outcomes_b", outcomes_b)
     if a.size != b.size:
@@ -814,7 +1052,7 @@ def clustered_paired_diff_ci(
             "they must be paired one to one"
         )
     codes = _cluster_codes(clusters, a.size, "outcomes_a")
-    return _clustered(b - a, codes, level, difference=True)
+    return _clustered(b - a, codes, level, difference=True, method=method)
 
 
 # ---------------------------------------------------------------------------

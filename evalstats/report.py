@@ -406,8 +406,8 @@ class Report:
                 f"often these {len(self.case_ids)} cases would pass if run again"
             )
             # Every case has the same pass rate: clustered_mean_ci makes the standard
-            # error exactly 0, an interval of no width and a design effect of 0, and
-            # neither says anything about cases like these.
+            # error exactly 0 (and the design effect 0), which says nothing about
+            # cases like these; its interval is then the distribution-free one.
             flat = v.clustered.clusters >= 2 and v.clustered.se == 0.0
             deff = "n/a" if flat or math.isnan(v.design_effect) else f"{v.design_effect:.2f}"
             lines.append(
@@ -420,8 +420,9 @@ class Report:
             elif flat:
                 lines.append(
                     f"    note: every case passed the same share of its runs, so the "
-                    f"case-clustered standard error is 0 and the interval has no width: it "
-                    f"says nothing about cases not run ({v.clustered.clusters} cases)"
+                    f"case-clustered standard error is 0 and says nothing about cases not "
+                    f"run ({v.clustered.clusters} cases); the interval is the "
+                    f"distribution-free betting interval"
                 )
             lines.append(
                 f"  samples: {v.completed} completed, {v.incomplete} incomplete (counted as "

@@ -12,7 +12,6 @@ own Monte-Carlo interval:
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -87,51 +86,28 @@ def clustered_decisions(
     *,
     level: float,
     rng: np.random.Generator | None = None,
+    method: str = "auto",
 ) -> np.ndarray:
     """+1/-1/0 verdicts of the clustered paired comparison, one per experiment.
 
     ``passes_a`` and ``passes_b`` have shape ``(experiments, cases)`` and hold
     each case's pass count out of ``repeats`` runs. The per-case mean paired
-    difference ``d_c = (passes_b - passes_a) / repeats`` is averaged over
-    cases; its cluster-robust (CR1) standard error with equal runs per case is
-    ``sd(d_c) / sqrt(cases)``, and B is better when the mean exceeds
-    ``t_{cases-1}`` times that, as in
-    :func:`evalstats.intervals.clustered_paired_diff_ci`.
-
-    When that standard error is 0 (every case has the same mean difference),
-    :func:`evalstats.compare.compare` judges the pairs by the exact McNemar
-    test instead, and so does this rule. The discordant pairs depend on which
-    runs passed, which counts alone do not say: with ``rng`` the overlap of A's
-    and B's passes in a case is drawn as the hypergeometric count it is when
-    runs are independent given the case; without it, passes are taken to come
-    first in each case's runs (A's and B's overlap as much as they can), as
-    when counts are written out as ``[True] * k + [False] * (repeats - k)``.
+    differences ``d_c = (passes_b - passes_a) / repeats`` are judged by
+    :func:`evalstats.intervals.clustered_limits` with ``method`` (by default as
+    :func:`evalstats.compare.compare` judges them: the betting interval below
+    :data:`~evalstats.intervals.FEW_CASES` cases, CR2 with t on cases - 1
+    degrees of freedom from there, the betting interval again where the case
+    differences do not vary); B is better when the lower limit is above 0.
+    ``rng`` is accepted for callers that pass one and not used: the verdict
+    depends on the counts only.
     """
-    from scipy.special import stdtrit
-
-    from ._binomial import mcnemar_thresholds
+    from .intervals import clustered_limits
 
     ka = np.asarray(passes_a, dtype=np.int64)
     kb = np.asarray(passes_b, dtype=np.int64)
     d = (kb - ka) / repeats
-    cases = d.shape[-1]
-    mean = d.mean(axis=-1)
-    se = d.std(axis=-1, ddof=1) / math.sqrt(cases)
-    t = float(stdtrit(cases - 1, 0.5 + level / 2.0))
-    # Rounding: a spread that is zero up to floating point counts as zero.
-    se = np.where(se < 1e-12, 0.0, se)
-    better = mean - t * se > 1e-12
-    worse = mean + t * se < -1e-12
-    out = np.where(better, 1, np.where(worse, -1, 0)).astype(np.int8)
-    flat = se == 0.0
-    if flat.any():
-        fa, fb = ka[flat], kb[flat]
-        both = np.minimum(fa, fb) if rng is None else rng.hypergeometric(fa, repeats - fa, fb)
-        only_a = (fa - both).sum(axis=-1)
-        only_b = (fb - both).sum(axis=-1)
-        first = mcnemar_thresholds(only_a + only_b, level)
-        out[flat] = np.where(only_b >= first, 1, np.where(only_a >= first, -1, 0))
-    return out
+    low, high = clustered_limits(d, level, difference=True, method=method)
+    return np.where(low > 1e-12, 1, np.where(high < -1e-12, -1, 0)).astype(np.int8)
 
 
 def _clustered_hits(
@@ -141,6 +117,7 @@ def _clustered_hits(
     experiments: int,
     level: float,
     rng: np.random.Generator,
+    method: str = "auto",
 ) -> int:
     hits = 0
     done = 0
@@ -149,9 +126,8 @@ def _clustered_hits(
         qa, qb = model.draw(rng, (m, cases))
         ya = rng.binomial(repeats, qa)
         yb = rng.binomial(repeats, qb)
-        hits += int(
-            np.count_nonzero(clustered_decisions(ya, yb, repeats, level=level, rng=rng) == 1)
-        )
+        verdicts = clustered_decisions(ya, yb, repeats, level=level, method=method)
+        hits += int(np.count_nonzero(verdicts == 1))
         done += m
     return hits
 
@@ -164,14 +140,16 @@ def simulate_clustered(
     experiments: int = 10_000,
     level: float = 0.95,
     seed: int = 0,
+    method: str = "auto",
 ) -> PowerResult:
     """Simulated power of the clustered paired comparison under a case model.
 
     Each experiment draws ``cases`` cases from ``model`` (their pass rates
     under A and B), runs each ``repeats`` times per variant (binomial counts),
-    and judges B against A by the cluster-robust paired t test
-    (:func:`clustered_decisions`). The false-positive rate comes from the same
-    simulation with B's mean set to A's (the same case-by-variant spread).
+    and judges B against A as :func:`evalstats.compare.compare` does with
+    ``method="clustered"`` (:func:`clustered_decisions`). The false-positive
+    rate comes from the same simulation with B's mean set to A's (the same
+    case-by-variant spread).
     Vectorised over experiments; 10,000 experiments x 20 cases x 10 repeats
     take a fraction of a second.
 
@@ -187,6 +165,10 @@ def simulate_clustered(
         Confidence level of the comparison.
     seed : int
         Seed; the same seed gives the same result.
+    method : {"auto", "cr2", "cr1", "betting"}
+        The interval the verdict comes from, as in
+        :func:`evalstats.intervals.clustered_paired_diff_ci`; ``auto`` is what
+        :func:`evalstats.compare.compare` uses.
 
     Returns
     -------
@@ -200,10 +182,10 @@ def simulate_clustered(
     Examples
     --------
     >>> from evalstats.power import CaseModel
-    >>> r = simulate_clustered(CaseModel(0.7, 0.9, 0.3), cases=10, repeats=11,
+    >>> r = simulate_clustered(CaseModel(0.7, 0.9, 0.3), cases=40, repeats=3,
     ...                        experiments=2000, seed=1)
     >>> print(r.power)
-    88% (87% to 90%)
+    89% (87% to 90%)
     """
     if not isinstance(model, CaseModel):
         raise InvalidArgument(f"model={model!r} must be a CaseModel")
@@ -211,13 +193,16 @@ def simulate_clustered(
     repeats = whole_number("repeats", repeats)
     experiments = whole_number("experiments", experiments)
     level = check_level(level)
+    from .intervals import CLUSTERED_METHODS
+
+    method = check_method(method, CLUSTERED_METHODS)
     streams = np.random.SeedSequence(whole_number("seed", seed, minimum=0)).spawn(2)
     hits = _clustered_hits(
-        model, cases, repeats, experiments, level, np.random.default_rng(streams[0])
+        model, cases, repeats, experiments, level, np.random.default_rng(streams[0]), method
     )
     null = CaseModel(model.p_a, model.p_a, model.icc, model.spread)
     false = _clustered_hits(
-        null, cases, repeats, experiments, level, np.random.default_rng(streams[1])
+        null, cases, repeats, experiments, level, np.random.default_rng(streams[1]), method
     )
     return PowerResult(
         _wilson(hits, experiments),
@@ -233,6 +218,7 @@ def simulate_clustered(
             "cases": cases,
             "repeats": repeats,
             "method": "clustered",
+            "interval": method,
             "level": level,
             "seed": seed,
         },

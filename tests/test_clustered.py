@@ -40,7 +40,7 @@ def test_mean_matches_statsmodels(seed: int, level: float) -> None:
     rates = rng.beta(2, 2, size=cases)
     y = (rng.random(groups.size) < rates[groups]).astype(float)
     est, se, lo, hi, df, iid_var = statsmodels_reference(y, groups, level)
-    ci = clustered_mean_ci(y, groups, level=level)
+    ci = clustered_mean_ci(y, groups, level=level, method="cr1")
     assert isinstance(ci, ClusteredInterval)
     assert ci.estimate == pytest.approx(est, abs=1e-12)
     assert ci.se == pytest.approx(se, rel=1e-10)
@@ -50,7 +50,7 @@ def test_mean_matches_statsmodels(seed: int, level: float) -> None:
     assert ci.high == pytest.approx(min(hi, 1.0), abs=1e-10)
     if iid_var > 0:
         assert ci.design_effect == pytest.approx(se**2 / iid_var, rel=1e-10)
-    assert ci.note == f"cluster-robust SE over {cases} cases, t with {cases - 1} df"
+    assert ci.note == f"CR1 cluster-robust SE over {cases} cases, t with {cases - 1} df"
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -62,7 +62,7 @@ def test_paired_difference_matches_statsmodels(seed: int) -> None:
     b = rng.random(groups.size) < 0.65
     d = b.astype(float) - a.astype(float)
     est, se, lo, hi, df, _ = statsmodels_reference(d, groups, 0.95)
-    ci = clustered_paired_diff_ci(a, b, groups)
+    ci = clustered_paired_diff_ci(a, b, groups, method="cr1")
     assert ci.difference and ci.estimate == pytest.approx(est, abs=1e-12)
     assert ci.se == pytest.approx(se, rel=1e-10) and ci.df == df
     assert ci.low == pytest.approx(max(lo, -1.0), abs=1e-10)
@@ -74,7 +74,7 @@ def test_string_labels_and_fractional_scores() -> None:
     labels = ["x", "x", "y", "z", "z", "z", "w"]
     codes = np.unique(labels, return_inverse=True)[1]
     est, se, lo, hi, _, _ = statsmodels_reference(np.array(y), codes, 0.95)
-    ci = clustered_mean_ci(y, labels)
+    ci = clustered_mean_ci(y, labels, method="cr1")
     assert (ci.estimate, ci.se) == pytest.approx((est, se), rel=1e-10)
     assert ci.clusters == 4
 
@@ -108,15 +108,17 @@ def test_single_case_is_never_a_confident_number() -> None:
 
 
 def test_all_equal_outcomes_say_so() -> None:
-    ci = clustered_mean_ci([1, 1, 1, 1], [1, 1, 2, 2])
-    assert ci.se == 0.0 and ci.low == ci.high == 1.0
+    ci = clustered_mean_ci([1, 1, 1, 1], [1, 1, 2, 2], method="cr2")
+    # A zero standard error says nothing about cases not run: the betting
+    # interval takes over, and from two cases it cannot exclude anything.
+    assert ci.se == 0.0 and ci.method == "betting" and (ci.low, ci.high) == (0.0, 1.0)
     assert "standard error is 0" in ci.note
 
 
 def test_to_dict_carries_the_extra_fields() -> None:
     ci = clustered_mean_ci([1, 0, 1, 0, 1], [1, 1, 2, 2, 3])
     d = ci.to_dict()
-    assert d["clusters"] == 3 and d["df"] == 2.0
+    assert d["clusters"] == 3 and d["df"] == pytest.approx(1.8)  # Satterthwaite, sizes 2, 2, 1
     assert d["se"] == pytest.approx(ci.se) and d["design_effect"] == pytest.approx(ci.design_effect)
 
 
@@ -147,17 +149,26 @@ def test_limits_contain_estimate(data, level) -> None:
 @given(clustered_outcomes(), st.randoms(use_true_random=False))
 def test_relabelling_and_reordering_clusters_changes_nothing(data, rnd) -> None:
     y, groups = data
-    ci = clustered_mean_ci(y, groups)
     order = list(range(len(y)))
     rnd.shuffle(order)
     distinct = sorted(set(groups))
     shuffled = distinct[:]
     rnd.shuffle(shuffled)
     names = {g: f"case-{s}" for g, s in zip(distinct, shuffled, strict=True)}
-    other = clustered_mean_ci([y[i] for i in order], [names[groups[i]] for i in order])
+    # CR2: nothing depends on labels or order.
+    ci = clustered_mean_ci(y, groups, method="cr2")
+    other = clustered_mean_ci(
+        [y[i] for i in order], [names[groups[i]] for i in order], method="cr2"
+    )
     assert other.estimate == pytest.approx(ci.estimate, abs=1e-12)
     assert other.se == pytest.approx(ci.se, rel=1e-9, abs=1e-12, nan_ok=True)
-    assert (other.low, other.high) == pytest.approx((ci.low, ci.high), abs=1e-9)
+    if ci.method == "cr2":
+        assert (other.low, other.high) == pytest.approx((ci.low, ci.high), abs=1e-9)
+    # Betting takes the cases in the order of their sorted labels: reordering
+    # the runs (labels kept) changes nothing.
+    bet = clustered_mean_ci(y, groups, method="betting")
+    again = clustered_mean_ci([y[i] for i in order], [groups[i] for i in order], method="betting")
+    assert (again.low, again.high) == pytest.approx((bet.low, bet.high), abs=1e-12)
 
 
 @given(clustered_outcomes(), clustered_outcomes(), levels)
@@ -178,4 +189,170 @@ def test_se_matches_statsmodels_property(data) -> None:
     arr = np.array(y, dtype=float)
     codes = np.unique(groups, return_inverse=True)[1]
     _, se, _, _, _, _ = statsmodels_reference(arr, codes, 0.95)
-    assert clustered_mean_ci(y, groups).se == pytest.approx(se, rel=1e-9, abs=1e-12)
+    assert clustered_mean_ci(y, groups, method="cr1").se == pytest.approx(se, rel=1e-9, abs=1e-12)
+
+
+# --- CR2 and Satterthwaite degrees of freedom -----------------------------------
+
+
+def cr2_by_matrices(y: np.ndarray, x: np.ndarray, groups: np.ndarray, c: np.ndarray):
+    """CR2 variance and Satterthwaite df of c'beta, written out as matrices.
+
+    Pustejovsky & Tipton (2018), JBES 36, eqs. (5)-(6) and (11), with OLS
+    (W = I) and the working model Phi = I that clubSandwich's
+    vcovCR(type = "CR2") and coef_test(test = "Satterthwaite") use for lm():
+    A_j = ((I - H)_jj)^(-1/2) (Bell & McCaffrey 2002), V = M sum_j X_j' A_j
+    e_j e_j' A_j X_j M, and df = (sum_j p_j'p_j)^2 / sum_i sum_j (p_i'p_j)^2
+    with p_j = (I - H)_j' A_j X_j M c. Written independently of the closed
+    form in evalstats.intervals (which only handles a constant).
+    """
+    n = y.size
+    m = np.linalg.inv(x.T @ x)
+    h = x @ m @ x.T
+    resid = y - h @ y
+    i_h = np.eye(n) - h
+    meat = np.zeros((x.shape[1], x.shape[1]))
+    ps = []
+    for g in np.unique(groups):
+        rows = np.flatnonzero(groups == g)
+        vals, vecs = np.linalg.eigh(i_h[np.ix_(rows, rows)])
+        a = vecs @ np.diag(vals**-0.5) @ vecs.T
+        u = x[rows].T @ a @ resid[rows]
+        meat += np.outer(u, u)
+        ps.append(i_h[rows].T @ a @ x[rows] @ m @ c)
+    v = m @ meat @ m
+    gram = np.array([[pi @ pj for pj in ps] for pi in ps])
+    return float(c @ v @ c), float(np.trace(gram) ** 2 / np.sum(gram**2))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_cr2_matches_the_matrix_formulas(seed: int) -> None:
+    rng = np.random.default_rng(500 + seed)
+    cases = int(rng.integers(2, 15))
+    sizes = rng.integers(1, 9, size=cases)
+    groups = np.repeat(np.arange(cases), sizes)
+    y = rng.random(groups.size) < rng.beta(1, 1, size=cases)[groups]
+    y = y.astype(float)
+    var, df = cr2_by_matrices(y, np.ones((y.size, 1)), groups, np.ones(1))
+    ci = clustered_mean_ci(y, groups, method="cr2")
+    assert ci.se**2 == pytest.approx(var, rel=1e-9, abs=1e-15)
+    assert ci.df == pytest.approx(df, rel=1e-9)
+    if var > 0:
+        from scipy.stats import t
+
+        half = t.ppf(0.975, df) * math.sqrt(var)
+        assert ci.low == pytest.approx(max(y.mean() - half, 0.0), abs=1e-9)
+        assert ci.high == pytest.approx(min(y.mean() + half, 1.0), abs=1e-9)
+    assert ci.method == "cr2"
+
+
+def test_matrix_cr2_is_welch_with_one_run_per_cluster() -> None:
+    # With every observation its own cluster CR2 is HC2, and for a difference of
+    # two group means HC2 is exactly Welch's variance s1^2/n1 + s2^2/n2 (Imbens
+    # & Kolesar 2016, Review of Economics and Statistics 98, section 3); scipy's
+    # Welch t statistic gives that variance independently.
+    from scipy.stats import ttest_ind
+
+    rng = np.random.default_rng(7)
+    y1, y2 = rng.normal(0, 1, 7), rng.normal(1, 3, 11)
+    y = np.concatenate([y1, y2])
+    x = np.column_stack([np.ones(18), np.r_[np.zeros(7), np.ones(11)]])
+    var, _ = cr2_by_matrices(y, x, np.arange(18), np.array([0.0, 1.0]))
+    welch = ttest_ind(y2, y1, equal_var=False).statistic
+    assert math.sqrt(var) == pytest.approx((y2.mean() - y1.mean()) / welch, rel=1e-12)
+
+
+@pytest.mark.parametrize("cases,runs", [(4, 3), (9, 1), (25, 6)])
+def test_cr2_balanced_is_the_t_test_on_case_means(cases: int, runs: int) -> None:
+    # Equal runs per case: CR2 equals CR1 and the Satterthwaite df are G - 1
+    # (Pustejovsky & Tipton 2018, section 3.2), i.e. the one-sample t test on
+    # the case means, here scipy.stats.ttest_1samp.
+    from scipy.stats import ttest_1samp
+
+    rng = np.random.default_rng(cases)
+    groups = np.repeat(np.arange(cases), runs)
+    y = (rng.random(groups.size) < 0.6).astype(float)
+    means = y.reshape(cases, runs).mean(axis=1)
+    ci = clustered_mean_ci(y, groups, method="cr2", level=0.9)
+    ref = ttest_1samp(means, 0.0).confidence_interval(0.9)
+    assert ci.df == pytest.approx(cases - 1, rel=1e-12)
+    assert ci.se == pytest.approx(clustered_mean_ci(y, groups, method="cr1").se, rel=1e-12)
+    assert ci.low == pytest.approx(max(ref.low, 0.0), abs=1e-12)
+    assert ci.high == pytest.approx(min(ref.high, 1.0), abs=1e-12)
+
+
+def test_cr2_unbalanced_df_below_cases_minus_one() -> None:
+    # One large case among small ones: CR2 inflates that case's residual sum
+    # and the Satterthwaite df fall well below G - 1 (here about 1.4).
+    y = np.r_[np.tile([1.0, 0.0], 20), [1.0, 1.0], [0.0], [1.0, 0.0, 1.0]]
+    groups = np.r_[np.zeros(40), [1, 1], [2], [3, 3, 3]]
+    ci = clustered_mean_ci(y, groups, method="cr2")
+    var, df = cr2_by_matrices(y, np.ones((y.size, 1)), groups, np.ones(1))
+    assert ci.df == pytest.approx(df, rel=1e-9) and ci.df < 2.0
+    assert ci.se**2 == pytest.approx(var, rel=1e-9)
+
+
+# --- the betting interval ---------------------------------------------------------
+
+
+def capital(x: np.ndarray, m: float, alpha: float, cap: float) -> float:
+    """Waudby-Smith & Ramdas (2024) capital for 'mean above m', step by step."""
+    n = len(x)
+    total, sq, k = 0.0, 0.0, 1.0
+    for i, xi in enumerate(x, start=1):
+        s2 = (0.25 + sq) / i
+        lam = math.sqrt(2 * math.log(1 / alpha) / (n * s2))
+        bet = lam if m == 0 else min(lam, cap / m)
+        k *= 1 + bet * (xi - m)
+        total += xi
+        sq += (xi - (0.5 + total) / (i + 1)) ** 2
+    return k
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_betting_bound_is_where_the_capital_crosses(seed: int) -> None:
+    from evalstats.intervals import _BET_CAP, betting_limits
+
+    rng = np.random.default_rng(seed)
+    x = rng.beta(0.5, 0.3, size=int(rng.integers(4, 30)))
+    low, high = betting_limits(x, 0.95)
+    low, high = float(low), float(high)
+    assert 0.0 <= low < x.mean() < high <= 1.0
+    assert capital(x, low - 1e-9, 0.025, _BET_CAP) >= 40.0 or low == 0.0
+    assert capital(x, low + 1e-7, 0.025, _BET_CAP) < 40.0
+    assert capital(1 - x, 1 - high - 1e-9, 0.025, _BET_CAP) >= 40.0 or high == 1.0
+
+
+@pytest.mark.parametrize("cases", [4, 6, 10])
+def test_betting_coverage_by_exact_enumeration(cases: int) -> None:
+    # One run per case: every sequence of pass/fail outcomes and its
+    # probability, so the coverage is exact. It holds at every true rate,
+    # and each side misses with probability at most 2.5%.
+    import itertools
+
+    seqs = np.array(list(itertools.product([0.0, 1.0], repeat=cases)))
+    groups = np.arange(cases)
+    cis = [clustered_mean_ci(s, groups) for s in seqs]
+    low = np.array([c.low for c in cis])
+    high = np.array([c.high for c in cis])
+    k = seqs.sum(axis=1)
+    for p in np.linspace(0.01, 0.99, 99):
+        prob = p**k * (1 - p) ** (cases - k)
+        assert prob @ (low > p) <= 0.025 + 1e-12
+        assert prob @ (high < p) <= 0.025 + 1e-12
+
+
+def test_auto_switches_at_few_cases() -> None:
+    from evalstats.intervals import FEW_CASES
+
+    rng = np.random.default_rng(1)
+    few = np.repeat(np.arange(FEW_CASES - 1), 2)
+    many = np.repeat(np.arange(FEW_CASES), 2)
+    assert clustered_mean_ci(rng.random(few.size), few).method == "betting"
+    assert clustered_mean_ci(rng.random(many.size), many).method == "cr2"
+    assert clustered_mean_ci([1, 1, 0, 1], [1, 1, 2, 2], method="cr1").method == "cr1"
+
+
+def test_unknown_method_names_the_argument() -> None:
+    with pytest.raises(InvalidArgument, match=r"method='cr3' is not a known method"):
+        clustered_mean_ci([1, 0], [1, 2], method="cr3")

@@ -283,7 +283,9 @@ def test_swapping_paired_results_flips_the_verdict(results: tuple, method: str) 
     assert ba.verdict == swapped(ab.verdict)
     assert ba.difference.low == pytest.approx(-ab.difference.high, abs=1e-9)
     assert ba.difference.high == pytest.approx(-ab.difference.low, abs=1e-9)
-    assert ba.pvalue == pytest.approx(ab.pvalue, rel=1e-9)
+    assert (ba.pvalue is None) == (ab.pvalue is None)
+    if ab.pvalue is not None:
+        assert ba.pvalue == pytest.approx(ab.pvalue, rel=1e-9)
     assert [r.worse for r in ba.cases] == [r.better for r in ab.cases]
 
 
@@ -363,13 +365,13 @@ def test_clustered_verdict_and_pvalue_agree_with_its_interval(results: tuple, le
     a, b = results
     assume(len(a) >= 2)
     c = compare(a, b, method="clustered", level=level)
-    if "McNemar" in c.reason:
-        # No spread between cases: the verdict is the exact McNemar test's.
-        assert c.verdict == compare(a, b, method="mcnemar", level=level).verdict
-        return
     low, high = c.difference.low, c.difference.high
     expected = "b_better" if low > 0 else "a_better" if high < 0 else "cant_tell"
     assert c.verdict == expected
+    if c.difference.method == "betting":
+        # An interval rule (few cases, or no spread between cases): no p-value.
+        assert c.pvalue is None
+        return
     assert 0.0 <= c.pvalue <= 1.0
     if abs(low) > 1e-9 and abs(high) > 1e-9:  # away from ties at the boundary
         assert (c.pvalue < 1 - level) == (c.verdict != "cant_tell")
@@ -383,16 +385,24 @@ def test_clustered_pvalue_matches_statsmodels_cluster_robust_ols() -> None:
     b = {f"c{i}": list(rng.random(6) < 0.7) for i in range(12)}
     a = {k: [bool(x) for x in v] for k, v in a.items()}
     b = {k: [bool(x) for x in v] for k, v in b.items()}
-    c = compare(a, b, method="clustered")
+    from evalstats.compare import _clustered_pvalue
+    from evalstats.intervals import clustered_paired_diff_ci
+
     d = np.concatenate([np.array(b[k], float) - np.array(a[k], float) for k in a])
     groups = np.repeat(np.arange(12), 6)
+    xa = np.concatenate([np.array(a[k], float) for k in a])
+    xb = np.concatenate([np.array(b[k], float) for k in a])
+    c = clustered_paired_diff_ci(xa, xb, groups, method="cr1")
     # statsmodels: OLS of the paired differences on a constant, cluster-robust by
     # case, t with cases - 1 degrees of freedom.
     fit = sm.OLS(d, np.ones_like(d)).fit(
         cov_type="cluster", cov_kwds={"groups": groups}, use_t=True
     )
-    assert c.difference.estimate == pytest.approx(fit.params[0])
-    assert c.pvalue == pytest.approx(fit.pvalues[0], rel=1e-6)
+    assert c.estimate == pytest.approx(fit.params[0])
+    assert _clustered_pvalue(c) == pytest.approx(fit.pvalues[0], rel=1e-6)
+    # Balanced, so CR2 with Satterthwaite df gives the same test.
+    cr2 = clustered_paired_diff_ci(xa, xb, groups, method="cr2")
+    assert _clustered_pvalue(cr2) == pytest.approx(fit.pvalues[0], rel=1e-6)
 
 
 def test_clustered_detectable_against_statsmodels_ttestpower() -> None:
@@ -717,27 +727,24 @@ def test_bad_counts_name_the_argument() -> None:
 def test_clustered_without_spread_between_cases() -> None:
     same = {"x": [True, False, True], "y": [False, False, True]}
     c = compare(same, same, method="clustered")
-    assert c.verdict == "cant_tell" and c.pvalue == 1.0
-    assert "standard error is 0" in c.reason
-    # the fallback is the exact McNemar test; with no discordance its detectable
-    # difference is McNemar's
-    ref = detectable_difference(6, method="mcnemar", discordance=0.0)
-    assert c.detectable == ref
-    # Every case improved alike: the clustered SE is 0, and a zero-width interval
-    # would claim "B better, p = 0" from 4 pairs. The verdict is McNemar's
-    # instead: 4 of 4 discordant pairs for B, p = 2 * 0.5**4 = 0.125
-    # (scipy.stats.binomtest(4, 4, 0.5).pvalue), so "can't tell yet".
-    a = {"x": [False, False], "y": [False, False]}
-    b = {"x": [True, True], "y": [True, True]}
-    c = compare(a, b, method="clustered")
-    assert c.verdict == "cant_tell" and c.pvalue == pytest.approx(0.125)
-    assert c.difference.method == "newcombe" and "McNemar" in c.reason
-    assert c.method == "clustered"
-    # With enough pairs the fallback still finds the improvement.
+    assert c.verdict == "cant_tell" and c.pvalue is None
+    assert c.difference.method == "betting" and c.method == "clustered"
+    # From 2 cases nothing can be told about cases like these: even a gain of
+    # +1 on both has probability 1/4 under no difference.
+    assert math.isnan(c.detectable)
+    # Every case improved alike: the clustered SE is 0, and a zero-width
+    # interval would claim "B better" from 3 cases. The distribution-free
+    # interval cannot: a gain of +1 on all three has probability 1/8 when half
+    # the cases like these gain +1 and half lose 1 (mean 0).
     a = {f"case {i}": [False] * 4 for i in range(3)}
     b = {f"case {i}": [True] * 4 for i in range(3)}
     c = compare(a, b, method="clustered")
-    assert c.verdict == "b_better" and c.pvalue == pytest.approx(2 * 0.5**12)
+    assert c.verdict == "cant_tell" and c.difference.low < 0
+    # Six cases all gaining +1 is 1/64 < 2.5% under such a mean-0 spread: it can.
+    a = {f"case {i}": [False] * 2 for i in range(6)}
+    b = {f"case {i}": [True] * 2 for i in range(6)}
+    c = compare(a, b, method="clustered")
+    assert c.verdict == "b_better" and c.difference.low > 0
 
 
 def test_clustered_false_positive_rate_stays_nominal_with_two_cases() -> None:
@@ -754,17 +761,17 @@ def test_clustered_false_positive_rate_stays_nominal_with_two_cases() -> None:
     assert false_b / len(outcomes) <= 0.025
 
 
-def test_clustered_fallback_catches_a_standard_error_zero_up_to_rounding() -> None:
-    # 4 cases x 3 runs, A passes 2 of 3 and B 3 of 3 in every case: the cluster
-    # residual sums leave ~2e-17, not 0. The verdict must still be McNemar's on
-    # the 4 discordant pairs: p = 2 * 0.5**4 = 0.125
-    # (scipy.stats.binomtest(4, 4, 0.5).pvalue), so "can't tell yet".
-    a = {f"c{i}": [True, True, False] for i in range(4)}
-    b = {f"c{i}": [True, True, True] for i in range(4)}
+def test_clustered_zero_standard_error_up_to_rounding_is_zero() -> None:
+    # 120 cases x 3 runs, A passes 2 of 3 and B 3 of 3 in every case: the cluster
+    # residual sums leave ~1e-17, not 0. That must count as no spread (the
+    # betting interval), never as a tiny standard error claiming certainty.
+    from evalstats.intervals import FEW_CASES
+
+    a = {f"c{i}": [True, True, False] for i in range(FEW_CASES + 20)}
+    b = {f"c{i}": [True, True, True] for i in range(FEW_CASES + 20)}
     c = compare(a, b, method="clustered")
-    assert c.verdict == "cant_tell"
-    assert c.pvalue == pytest.approx(0.125)
-    assert "McNemar" in c.reason
+    assert c.difference.method == "betting" and c.difference.se == 0.0
+    assert c.verdict == "b_better" and 0 < c.difference.low < 1 / 3 - 0.02
 
 
 def test_adjust_pvalues_is_holms_step_down() -> None:

@@ -201,8 +201,8 @@ def test_report_counts_a_duplicate_slot_once(tmp_path):
 
 def test_report_says_a_clustered_interval_of_no_width_says_nothing(tmp_path):
     # Every case passes 2 of 3 runs: the case-clustered standard error is
-    # exactly zero (clustered_mean_ci clears the ~1e-17 rounding leaves), so
-    # the interval has no width.
+    # exactly zero (clustered_mean_ci clears the ~1e-17 rounding leaves), which
+    # says nothing about cases like these: the interval is the betting one.
     manifest = results_manifest(["c1", "c2", "c3", "c4"], ["A"], 3)
     samples = [
         _sample(c, "A", r, "completed", [_check("x", None, P if r < 2 else F, "no")])
@@ -212,16 +212,16 @@ def test_report_says_a_clustered_interval_of_no_width_says_nothing(tmp_path):
     r = report(write_results_file(tmp_path / "r.jsonl", manifest, samples))
     a = r.variant("A")
     assert (a.passes, a.measured) == (8, 12)
-    assert a.clustered.se == 0.0
-    assert float(a.clustered.high) - float(a.clustered.low) < 1e-12
+    assert a.clustered.se == 0.0 and a.clustered.method == "betting"
+    assert float(a.clustered.high) - float(a.clustered.low) > 0.5
     text = str(r)
-    assert "standard error is 0 and the interval has no width" in text
+    assert "standard error is 0 and says nothing about cases not run" in text
     assert "design effect n/a" in text
     # one case that differs gives a real interval and no such note
     samples[-1] = _sample("c4", "A", 2, "completed", [_check("x", None, P)])
     path = write_results_file(tmp_path / "s.jsonl", manifest, samples)
     text = str(report(path))
-    assert "no width" not in text and "design effect n/a" not in text
+    assert "says nothing" not in text and "design effect n/a" not in text
 
 
 def test_report_accepts_results_object_and_level(crafted):
