@@ -8,8 +8,11 @@ Every power figure comes with the false-positive rate of the same decision
 rule. For the independent and paired designs the false-positive rate is the
 power at ``p_b == p_a``: the probability that the comparison says
 ``b_better`` when B is exactly as good as A, A staying at its stated rate.
-For a two-sided test at level 0.95 it is at most about 2.5%, and often less
-because counts are discrete.
+It is one-sided (a false "B better"; a false "A better" is as likely again),
+so its nominal value at level 0.95 is 2.5%. Counts are discrete, so the
+exact figure differs from that and is always computed, never assumed: often
+it is lower, but Newcombe's interval and the z test exceed it at small n
+(``power(0.5, 0.5, 50)`` is 0.0284, ``power(0.5, 0.5, 25)`` 0.0325).
 """
 
 from __future__ import annotations
@@ -208,7 +211,9 @@ def power(
     Every pair of outcomes ``(k_a, k_b)`` is enumerated with its binomial
     probability and judged by the same decision rule as
     :func:`evalstats.compare.compare_counts`; no sampling. With
-    ``p_a == p_b`` the result is the false-positive rate of the rule.
+    ``p_a == p_b`` the result is the rule's one-sided false-positive rate
+    (nominally (1 - level) / 2, but exactly this figure: 0.0284 for
+    ``power(0.5, 0.5, 50)``).
 
     Parameters
     ----------
@@ -298,6 +303,7 @@ class PowerCurve:
         ]
         for n, pw, fp in zip(self.trials, self.power, self.false_positive_rate, strict=True):
             lines.append(f"{int(n):>8d} {_pct(float(pw)):>8} {_pct(float(fp)):>10}")
+        lines.append(_ONE_SIDED.format(nominal=_pct((1 - self.level) / 2)))
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
@@ -401,8 +407,8 @@ class PowerTable:
     def __str__(self) -> str:
         head = (
             f"Chance of concluding 'B is better': power when A passes {_pct(self.p_a)} "
-            f"and B {_pct(self.p_b)},\nfalse positives when B is no better; "
-            f"level {self.level:g}"
+            f"and B {_pct(self.p_b)},\none-sided false positives (a false 'B better') "
+            f"when B is no better; level {self.level:g}"
         )
         lines = [head, f"{'method':<10} {'trials':>7} {'power':>7} {'false pos.':>10}"]
         for r in self.rows:
@@ -445,7 +451,7 @@ def power_table(
     --------
     >>> print(power_table(0.7, 0.9, [40], methods=["overlap", "newcombe"]))
     Chance of concluding 'B is better': power when A passes 70% and B 90%,
-    false positives when B is no better; level 0.95
+    one-sided false positives (a false 'B better') when B is no better; level 0.95
     method      trials   power false pos.
     overlap         40     29%       0.3%
     newcombe        40     63%       2.4%
@@ -582,6 +588,12 @@ def paired_power(
     return _paired_b_better(p_a, p_b, n, psi, level=level)
 
 
+_ONE_SIDED = (
+    "false pos.: one-sided, a false 'B better' when B is exactly as good (nominal "
+    "{nominal}); the exact figure, which discrete counts can put above the nominal one"
+)
+
+
 # --- sample sizes ----------------------------------------------------------
 
 
@@ -602,8 +614,24 @@ def _approximate_independent(
         # Cohen's effect size h = 2 asin(sqrt(p_b)) - 2 asin(sqrt(p_a)); the
         # variance of 2 asin(sqrt(p_hat)) is 1/n. As statsmodels'
         # NormalIndPower with proportion_effectsize (Cohen 1988, ch. 6).
+        # Power counts both rejection tails, as NormalIndPower and R's
+        # pwr.2p.test do: Phi(h sqrt(n/2) - z) + Phi(-h sqrt(n/2) - z). The far
+        # tail only adds power, so n lies below the near-tail answer
+        # 2 ((z + z_b) / h)^2; solve for it there.
+        from scipy.optimize import brentq
+        from scipy.special import ndtr
+
         h = abs(2 * math.asin(math.sqrt(p_b)) - 2 * math.asin(math.sqrt(p_a)))
-        return 2.0 * ((za + zb) / h) ** 2
+        near = 2.0 * ((za + zb) / h) ** 2
+
+        def shortfall(n: float) -> float:
+            s = h * math.sqrt(n / 2.0)
+            return float(ndtr(s - za) + ndtr(-s - za)) - target
+
+        tiny = 1e-9
+        if near <= tiny or shortfall(tiny) >= 0:
+            return tiny  # the target is below the test's size: any n reaches it
+        return float(brentq(shortfall, tiny, near, xtol=1e-10, rtol=1e-14))
     if method == "ztest":
         # The pooled variance under the null, the unpooled one under the
         # alternative: the formula of R's power.prop.test (strict = FALSE),
@@ -658,8 +686,9 @@ def sample_size(
 
     * ``ztest``: the formula of R's ``power.prop.test`` (pooled variance under
       the null, unpooled under the alternative). ``approximation="arcsine"``
-      uses Cohen's effect size h instead, as statsmodels'
-      ``NormalIndPower().solve_power(proportion_effectsize(p_b, p_a))``.
+      uses Cohen's effect size h instead and counts both rejection tails, as
+      statsmodels' ``NormalIndPower().solve_power(proportion_effectsize(p_b,
+      p_a))`` and R's ``pwr.2p.test`` do.
     * ``newcombe``: the unpooled (Wald) test of the difference.
     * ``overlap``: the difference must exceed the sum of the two half-widths.
     * ``design="paired"`` (McNemar): Connor (1987), eq. (3).

@@ -193,43 +193,54 @@ def test_normal_sample_size_ztest_agrees_with_r_power_prop_test():
 
 
 @pytest.mark.parametrize(
-    ("p_a", "p_b", "target"), [(0.5, 0.75, 0.9), (0.7, 0.9, 0.8), (0.2, 0.25, 0.8)]
+    ("p_a", "p_b", "target", "level"),
+    [
+        (0.5, 0.75, 0.9, 0.95),
+        (0.7, 0.9, 0.8, 0.95),
+        (0.2, 0.25, 0.8, 0.95),
+        # power 0.5 and levels 0.8-0.9: where the far rejection tail matters
+        (0.5, 0.7, 0.5, 0.95),
+        (0.3, 0.35, 0.5, 0.8),
+        (0.6, 0.9, 0.6, 0.9),
+        (0.9, 0.97, 0.5, 0.8),
+        (0.5, 0.55, 0.8, 0.8),
+    ],
 )
-def test_normal_sample_size_ztest_agrees_with_statsmodels_power_proportions_2indep(
-    p_a, p_b, target
-):
-    # statsmodels power_proportions_2indep (pooled variance under the null,
-    # unpooled under the alternative, as R's power.prop.test), solved for n by
-    # root-finding. It adds the far tail, which R and evalstats leave out, so
-    # the n differ in the third decimal at most here: 76.7069, 61.5987, 1093.736.
-    from scipy.optimize import brentq
-    from statsmodels.stats.proportion import power_proportions_2indep
-
-    def gap(n):
-        return power_proportions_2indep(p_b - p_a, p_a, n, ratio=1.0, alpha=0.05).power - target
-
-    ref = brentq(gap, 2, 1e5)
-    raw = _approximate_independent(p_a, p_b, target, "ztest", 0.95, "score")
-    assert raw == pytest.approx(ref, abs=0.01)
-    assert sample_size(p_a, p_b, power=target, method="ztest", exact=False) == math.ceil(ref)
-
-
-@pytest.mark.parametrize(
-    ("p_a", "p_b", "target"), [(0.5, 0.75, 0.9), (0.7, 0.9, 0.8), (0.2, 0.25, 0.8)]
-)
-def test_normal_sample_size_arcsine_agrees_with_statsmodels(p_a, p_b, target):
-    # statsmodels NormalIndPower().solve_power(effect_size=Cohen's h): for
-    # p = 0.5 vs 0.75 at 90% power it gives 76.653 (not R's 76.707: the
-    # arcsine transform differs slightly from R's formula).
+def test_normal_sample_size_arcsine_agrees_with_statsmodels(p_a, p_b, target, level):
+    # statsmodels NormalIndPower().solve_power(effect_size=Cohen's h), whose
+    # two-sided power counts both rejection tails, as R's pwr.2p.test does:
+    # for p = 0.5 vs 0.75 at 90% power it gives 76.653 (not power.prop.test's
+    # 76.707: the arcsine transform differs slightly from R's formula).
     from statsmodels.stats.power import NormalIndPower
     from statsmodels.stats.proportion import proportion_effectsize
 
     h = proportion_effectsize(p_b, p_a)
-    ref = NormalIndPower().solve_power(effect_size=abs(h), power=target, alpha=0.05, ratio=1.0)
-    raw = _approximate_independent(p_a, p_b, target, "ztest", 0.95, "arcsine")
-    assert raw == pytest.approx(ref, abs=0.005)  # statsmodels solves by root-finding
-    got = sample_size(p_a, p_b, power=target, method="ztest", exact=False, approximation="arcsine")
-    assert got == math.ceil(ref)
+    ref = NormalIndPower().solve_power(effect_size=abs(h), power=target, alpha=1 - level, ratio=1.0)
+    raw = _approximate_independent(p_a, p_b, target, "ztest", level, "arcsine")
+    assert raw == pytest.approx(ref, rel=1e-6)  # statsmodels solves by root-finding
+    got = sample_size(
+        p_a, p_b, power=target, method="ztest", exact=False, approximation="arcsine", level=level
+    )
+    assert got == math.ceil(ref - 1e-6)
+
+
+def test_arcsine_sample_size_far_tail_by_hand() -> None:
+    # At power 0.5 and level 0.8 the far tail adds Phi(-2 z) ~ 0.5% of power:
+    # h = 2 asin(sqrt(0.35)) - 2 asin(sqrt(0.3)) = 0.10682, z = 1.28155; the
+    # near tail alone needs n = 2 (z / h)^2 = 287.8, while Phi(s - z) +
+    # Phi(-s - z) = 0.5 at s = h sqrt(n / 2) = 1.2680 gives n = 281.8 (scipy
+    # brentq on that equation, written out here).
+    from scipy.optimize import brentq
+    from scipy.stats import norm
+
+    h = 2 * math.asin(math.sqrt(0.35)) - 2 * math.asin(math.sqrt(0.3))
+    z = norm.isf(0.1)
+    s = brentq(lambda s: norm.cdf(s - z) + norm.cdf(-s - z) - 0.5, 0.0, 5.0)
+    n = 2 * (s / h) ** 2
+    assert 2 * (z / h) ** 2 - n > 5
+    assert sample_size(
+        0.3, 0.35, power=0.5, level=0.8, method="ztest", exact=False, approximation="arcsine"
+    ) == math.ceil(n)
 
 
 def test_normal_sample_size_for_the_other_rules():
@@ -440,3 +451,15 @@ def test_cli_power_bad_input_exits_2(capsys):
         main(["power", "--pa", "0.5", "--pb", "0.9", "--trials", "10", "--method", "overlapp"]) == 2
     )
     assert "did you mean 'overlap'" in capsys.readouterr().err
+
+
+def test_false_positive_wording_is_one_sided_with_the_computed_figure() -> None:
+    # power(0.5, 0.5, 50) = 0.028445, the exact figure the tests of exact power
+    # above check; the table must call it one-sided and print it, not claim
+    # "at most 2.5%".
+    assert power(0.5, 0.5, 50) == pytest.approx(0.028445, abs=1e-6)
+    text = str(power_table(0.5, 0.6, [50]))
+    assert "one-sided false positives" in text
+    assert text.splitlines()[3].split()[-1] == "2.8%"
+    curve = str(power_curve(0.5, 0.6, [50]))
+    assert "one-sided" in curve and "nominal 2.5%" in curve and "2.8%" in curve
