@@ -29,7 +29,7 @@ import numpy as np
 from ._validate import as_counts, check_level, check_not_larger
 from .checks import INSPECTION_FAILURE, Verdict
 from .errors import EvalStatsError, InvalidArgument
-from .intervals import Interval, _z
+from .intervals import Interval, _pct, _z
 
 __all__ = [
     "Calibration",
@@ -887,6 +887,45 @@ def _lang_reiczigel(
     return estimate, low, high, widened
 
 
+def _one_sided_bound(
+    x: Any, n: Any, tp: Any, n_good: Any, tf: Any, n_bad: Any, level: float, *, upper: bool
+) -> np.ndarray:
+    """A one-sided bound on the true pass rate that never collapses to a point.
+
+    The Rogan-Gladen ratio p = (a - f) / (s - f), with a the expected rate the
+    judge passes, f its false-pass rate (1 - Sp) and s its sensitivity, is
+    increasing in a and, where f < a < s, decreasing in f and s. With one-sided
+    Clopper-Pearson bounds at error (1 - level) / 3 for each of the three
+    independent samples (Bonferroni), all three hold together with probability
+    at least ``level``, and the largest ratio over that box, (a_hi - f_lo) /
+    (s_lo - f_lo), is an upper bound on p with at least that confidence (1 where
+    s_lo <= f_lo). The lower bound is the mirror image, (a_lo - f_hi) / (s_hi -
+    f_hi). Clipped to [0, 1].
+    """
+    from scipy.special import betaincinv
+
+    x, n, tp, n_good, tf, n_bad = (
+        np.asarray(v, dtype=float) for v in (x, n, tp, n_good, tf, n_bad)
+    )
+    err = (1.0 - level) / 3.0
+    fp = n_bad - tf  # bad answers the judge passed
+
+    def cp_low(k: np.ndarray, m: np.ndarray) -> np.ndarray:
+        return np.where(k > 0, betaincinv(np.maximum(k, 1), m - k + 1, err), 0.0)
+
+    def cp_high(k: np.ndarray, m: np.ndarray) -> np.ndarray:
+        return np.where(k < m, betaincinv(k + 1, np.maximum(m - k, 1), 1 - err), 1.0)
+
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if upper:
+            a, f, s = cp_high(x, n), cp_low(fp, n_bad), cp_low(tp, n_good)
+            bound = np.where(s > f, (a - f) / (s - f), 1.0)
+        else:
+            a, f, s = cp_low(x, n), cp_high(fp, n_bad), cp_high(tp, n_good)
+            bound = np.where(s > f, (a - f) / (s - f), 0.0)
+    return np.clip(bound, 0.0, 1.0)
+
+
 def corrected_pass_rate(
     observed_passes: Any,
     trials: Any,
@@ -1000,6 +1039,18 @@ def corrected_pass_rate(
     estimate = np.where(empty, np.nan, estimate)
     low = np.where(empty, 0.0, low)
     high = np.where(empty, 1.0, high)
+    # A two-sided interval that clipping collapsed to 0% (or 100%) claims a
+    # certainty no calibration gives: the observed rate lies within the judge's
+    # own error. Say so and give the one-sided bound instead.
+    at_zero = ~empty & (high <= 0.0)
+    at_one = ~empty & (low >= 1.0) & ~at_zero
+    cal = (calibration.true_pass, calibration.n_good, calibration.true_fail, calibration.n_bad)
+    if at_zero.any():
+        high = np.where(at_zero, _one_sided_bound(k, n, *cal, level, upper=True), high)
+    if at_one.any():
+        low = np.where(at_one, _one_sided_bound(k, n, *cal, level, upper=False), low)
+    collapsed = at_zero | at_one
+    method = "lang_reiczigel"
     note = (
         f"Rogan-Gladen estimate, Lang & Reiczigel interval; judge sensitivity {se:.3g} "
         f"(from {calibration.n_good} good answers), specificity {sp:.3g} "
@@ -1007,6 +1058,11 @@ def corrected_pass_rate(
     )
     if np.ndim(widened) and bool(np.any(widened & ~empty)):
         note += "; some intervals widened to contain their estimate (tiny calibration sample)"
+    one_sided = (
+        f"the two-sided interval collapsed to a point after clipping, so the limit "
+        f"given is the one-sided {_pct(level)} bound (Clopper-Pearson bounds of the "
+        f"three samples, Bonferroni)"
+    )
     if not np.ndim(estimate):
         if empty:
             note += "; no trials, nothing to estimate"
@@ -1016,10 +1072,34 @@ def corrected_pass_rate(
                 note += f"; the raw estimate {raw:.3g} was clipped to [0, 1]"
             if widened:
                 note += "; widened to contain the estimate (tiny calibration sample)"
-        return Interval(
-            float(estimate), float(low), float(high), level, "lang_reiczigel", note=note
+            if bool(collapsed):
+                method = "one_sided_bound"
+                observed = _pct(int(k) / int(n))
+                if bool(at_zero):
+                    bound, side, edge = float(high), "at most", 0.0
+                    judge = f"it passes {_pct(1 - sp)} of bad answers"
+                    beyond = "even if no answer were good it would usually pass more"
+                else:
+                    bound, side, edge = float(low), "at least", 1.0
+                    judge = f"it fails {_pct(1 - se)} of good answers"
+                    beyond = "even if every answer were good it would usually pass fewer"
+                what = (
+                    f"{side} {_pct(bound)} (one-sided {_pct(level)}): the observed pass "
+                    f"rate {observed} is within the judge's error, since {judge}"
+                )
+                if bound == edge:
+                    what += (
+                        f", and beyond it: {beyond}, so check that the calibration answers "
+                        "are like these"
+                    )
+                note = f"true pass rate {what}; {one_sided}; {note}"
+        return Interval(float(estimate), float(low), float(high), level, method, note=note)
+    if bool(np.any(collapsed)):
+        note += (
+            "; where the observed rate was within the judge's error (the interval "
+            f"collapsed at 0 or 1), {one_sided}"
         )
-    return Interval(estimate, low, high, level, "lang_reiczigel", note=note)
+    return Interval(estimate, low, high, level, method, note=note)
 
 
 # --- calibration files ---------------------------------------------------------
@@ -1228,6 +1308,8 @@ class CalibrationReport:
                 f"  corrected for the check's errors {self.corrected}"
                 "  (Rogan-Gladen, Lang & Reiczigel interval)",
             ]
+            if self.corrected.method == "one_sided_bound":
+                lines.append(f"  {self.corrected.note.split(';')[0]}")
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:

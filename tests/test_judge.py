@@ -865,3 +865,57 @@ def test_end_to_end_with_the_standin_judge_the_corrected_interval_covers() -> No
     # population rate p, as in the binomial simulation above.
     assert abs(covered / experiments - 0.95) <= _tolerance(experiments), covered
     assert naive_covered / experiments < 0.5, naive_covered
+
+
+# --- a corrected rate whose interval collapses ------------------------------------
+
+
+def test_collapsed_corrected_rate_gives_the_one_sided_bound() -> None:
+    from evalstats.judge import Calibration, corrected_pass_rate
+
+    cal = Calibration.from_counts(40, 10, 30, 10)  # sensitivity 0.8, specificity 0.75
+    r = corrected_pass_rate(8, 100, cal)
+    # The Lang & Reiczigel interval lies below 0 and clips to 0% (0% to 0%); the
+    # bound instead: Clopper-Pearson one-sided bounds at 0.05 / 3 for the three
+    # samples (scipy.stats.beta quantiles, written out here), combined as
+    # (a_hi - f_lo) / (s_lo - f_lo).
+    from scipy.stats import beta
+
+    e = 0.05 / 3
+    a_hi, f_lo, s_lo = beta.ppf(1 - e, 9, 92), beta.ppf(e, 10, 31), beta.ppf(e, 40, 11)
+    assert r.method == "one_sided_bound" and r.low == 0.0 and r.estimate == 0.0
+    assert r.high == pytest.approx((a_hi - f_lo) / (s_lo - f_lo), rel=1e-9)
+    assert str(r) == "0% (0% to 7%)"
+    assert r.note.startswith(
+        "true pass rate at most 7% (one-sided 95%): the observed pass rate 8% is within "
+        "the judge's error, since it passes 25% of bad answers;"
+    )
+    # Five passes lie below even what the judge's false passes alone would give.
+    five = corrected_pass_rate(5, 100, cal)
+    assert five.high == 0.0 and "beyond it" in five.note and "one-sided 95%" in five.note
+    # The mirror image at 100%.
+    top = corrected_pass_rate(99, 100, Calibration.from_counts(45, 5, 30, 10))
+    assert top.method in ("lang_reiczigel", "one_sided_bound")
+    if top.method == "one_sided_bound":
+        assert top.high == 1.0 and top.low < 1.0 and "at least" in top.note
+
+
+def test_one_sided_bound_coverage_by_exact_enumeration() -> None:
+    # Every outcome of the three samples (observed 60, 30 good, 25 bad answers)
+    # with its binomial probability: the upper bound covers the true rate with
+    # probability at least 95%, at true rates where the interval collapses.
+    from scipy.stats import binom
+
+    from evalstats.judge import _one_sided_bound
+
+    n, n_good, n_bad = 60, 30, 25
+    x = np.arange(n + 1)[:, None, None]
+    tp = np.arange(n_good + 1)[None, :, None]
+    tf = np.arange(n_bad + 1)[None, None, :]
+    for p, se, sp in [(0.0, 0.8, 0.75), (0.02, 0.9, 0.7), (0.05, 0.7, 0.85)]:
+        a = p * se + (1 - p) * (1 - sp)
+        prob = binom.pmf(x, n, a) * binom.pmf(tp, n_good, se) * binom.pmf(tf, n_bad, sp)
+        upper = _one_sided_bound(x, n, tp, n_good, tf, n_bad, 0.95, upper=True)
+        assert float((prob * (upper >= p)).sum()) >= 0.95
+        lower = _one_sided_bound(x, n, tp, n_good, tf, n_bad, 0.95, upper=False)
+        assert float((prob * (lower <= p)).sum()) >= 0.95
