@@ -407,34 +407,52 @@ def _clustered_detectable(se: float, cases: int, level: float, target: float) ->
     return _t_detectable(se, float(cases - 1), level, target)
 
 
-def _clustered_rule_detectable(difference: Any, level: float, target: float) -> float:
+def _clustered_rule_detectable(
+    difference: Any, case_differences: np.ndarray, level: float, target: float
+) -> float:
     """The difference the clustered rule actually used would usually detect.
 
-    For the t methods, :func:`_clustered_detectable` on the interval's own
-    degrees of freedom. For the betting interval, the same shape of
-    approximation: the lower limit sits ``estimate - low`` below the
-    estimate, and with the estimate's spread unchanged a difference d is
-    detected with probability ``target`` when d = (estimate - low) +
-    t_{target, cases - 1} * SE. NaN when that exceeds 1: with 5 cases or fewer
-    no difference can be told about cases like these at 95% (a difference
-    of +1 on every case happens with probability 1/2^cases under a mean of 0).
+    For the t methods, (t_{1-alpha/2, df} + t_{target, df}) * SE on the
+    interval's own degrees of freedom. For the betting interval, whose limits
+    do not move with the mean as a t interval's do, the power is simulated
+    for that rule: 400 resamples (with replacement, a fixed seed) of the
+    observed per-case differences, centred (and scaled to their unbiased
+    variance) and shifted by d and kept within [-1, 1], are judged by the betting interval, and d is the smallest shift
+    with B called better in a share ``target`` of them (an approximation: on
+    the package's case model at 20-60 cases, the simulated power of the rule
+    at the d returned was 70-83% for a target of 80%). NaN when even a shift
+    of 1 does not get there: with 5 cases or fewer no difference can be told
+    about cases like these at 95% (a difference of +1 on every case happens
+    with probability 1/2^cases under a mean of 0).
     """
-    from scipy.stats import t
-
-    from .intervals import betting_limits
+    from .intervals import clustered_limits
 
     se = float(difference.se)
     if difference.method != "betting":
         return _t_detectable(se, float(difference.df), level, target)
-    cases = int(difference.clusters)
-    # Even B passing every run of every case and A none (a difference of +1 on
-    # each case) may leave the lower limit at or below 0.
-    best_low = 2.0 * float(betting_limits(np.ones(cases), level)[0]) - 1.0
-    if best_low <= 0.0:
+    diffs = np.asarray(case_differences, dtype=float)
+    rng = np.random.default_rng(0)
+    # Centred and scaled by sqrt(G / (G - 1)), so that the resamples' variance
+    # is the unbiased one of the observed differences.
+    centred = (diffs - diffs.mean()) * math.sqrt(diffs.size / (diffs.size - 1))
+    base = centred[rng.integers(0, diffs.size, size=(400, diffs.size))]
+
+    def power_at(d: float) -> float:
+        low, _ = clustered_limits(
+            np.clip(base + d, -1.0, 1.0), level, difference=True, method="betting"
+        )
+        return float(np.mean(low > 1e-12))
+
+    if power_at(1.0) < target:
         return math.nan
-    distance = float(difference.estimate) - float(difference.low)
-    d = distance + float(t.ppf(target, cases - 1)) * se
-    return d if d < 1.0 else math.nan
+    lo, hi = 0.0, 1.0
+    while hi - lo > 0.002:
+        mid = 0.5 * (lo + hi)
+        if power_at(mid) >= target:
+            hi = mid
+        else:
+            lo = mid
+    return hi
 
 
 def _t_detectable(se: float, df: float, level: float, target: float) -> float:
@@ -1136,7 +1154,8 @@ def _compare_paired(
         pvalue = _clustered_pvalue(difference) if difference.method != "betting" else None
         detectable = None
         if verdict == "cant_tell":
-            detectable = _clustered_rule_detectable(difference, level, 0.8)
+            per_case = np.array([b[c].mean() - a[c].mean() for c in cases])
+            detectable = _clustered_rule_detectable(difference, per_case, level, 0.8)
     rows = []
     for case in cases:
         ya, yb = a[case], b[case]

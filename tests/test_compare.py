@@ -860,3 +860,36 @@ def test_with_a_equal_to_b_few_comparisons_flag_any_case(cases, runs, paired) ->
     # at most 5% of 200 is 10; the margin of 3 is about one binomial sd
     assert flagged["holm"] <= 0.05 * 200 + 3
     assert flagged["none"] > 3 * flagged["holm"]
+
+
+def test_clustered_detectable_is_computed_for_the_rule_used() -> None:
+    from scipy.stats import t
+
+    from evalstats.casemodel import CaseModel
+    from evalstats.intervals import FEW_CASES
+    from evalstats.simulate import simulate_clustered
+
+    rng = np.random.default_rng(3)
+    # From FEW_CASES cases the rule is CR2 + t: the detectable difference is
+    # (t_.975 + t_.8) * SE on the interval's Satterthwaite df (G - 1 here).
+    g = FEW_CASES + 10
+    a = {f"c{i}": [bool(x) for x in rng.random(2) < 0.6] for i in range(g)}
+    b = {f"c{i}": [bool(x) for x in rng.random(2) < 0.6] for i in range(g)}
+    c = compare(a, b, method="clustered")
+    assert c.difference.method == "cr2" and c.verdict == "cant_tell"
+    se, df = c.difference.se, c.difference.df
+    assert df == pytest.approx(g - 1)
+    assert c.detectable == pytest.approx((t.ppf(0.975, df) + t.ppf(0.8, df)) * se, rel=1e-9)
+    # Below it the rule is the betting interval, whose power at the detectable
+    # difference is simulated on the case model: about 80% (70-90% asserted).
+    model = CaseModel(0.7, 0.7, 0.1)
+    qa, qb = model.draw(rng, (60,))
+    a = {f"c{i}": [bool(x) for x in rng.random(3) < qa[i]] for i in range(60)}
+    b = {f"c{i}": [bool(x) for x in rng.random(3) < qb[i]] for i in range(60)}
+    c = compare(a, b, method="clustered")
+    assert c.difference.method == "betting" and c.verdict == "cant_tell"
+    d = c.detectable
+    sim = simulate_clustered(
+        CaseModel(0.7 - d / 2, 0.7 + d / 2, 0.1), cases=60, repeats=3, experiments=2000, seed=1
+    )
+    assert 0.7 <= sim.power.low and sim.power.high <= 0.92
