@@ -417,10 +417,11 @@ def _clustered_rule_detectable(
     do not move with the mean as a t interval's do, the power is simulated
     for that rule: 400 resamples (with replacement, a fixed seed) of the
     observed per-case differences, centred (and scaled to their unbiased
-    variance) and shifted by d and kept within [-1, 1], are judged by the betting interval, and d is the smallest shift
-    with B called better in a share ``target`` of them (an approximation: on
-    the package's case model at 20-60 cases, the simulated power of the rule
-    at the d returned was 70-83% for a target of 80%). NaN when even a shift
+    variance), shifted by d and kept within [-1, 1], are judged by the
+    betting interval, and d is the smallest shift with B called better in a
+    share ``target`` of them (an approximation: on the package's case model
+    at 20-60 cases, the simulated power of the rule at the d returned was
+    70-83% for a target of 80%). NaN when even a shift
     of 1 does not get there: with 5 cases or fewer no difference can be told
     about cases like these at 95% (a difference of +1 on every case happens
     with probability 1/2^cases under a mean of 0).
@@ -564,6 +565,12 @@ class Comparison:
     reason : str
         Why the verdict could not be reached or how it was computed, when that
         matters (zero trials, a fallback).
+    scope : {"trials", "cases"}
+        What the verdict speaks about: these cases (or trials) run again, or
+        cases like these. :func:`compare_counts` always gives ``"trials"``.
+    scope_note : str
+        Why the scope is not the one asked for or the usual default, when it is
+        not (too few cases for cases like these, outcomes not paired).
     """
 
     verdict: VerdictName
@@ -586,6 +593,8 @@ class Comparison:
     detectable: float | None = None
     reason: str = field(default="")
     adjust: str = "holm"
+    scope: str = "trials"
+    scope_note: str = ""
 
     @property
     def worse_cases(self) -> tuple[str, ...]:
@@ -623,6 +632,8 @@ class Comparison:
             )
         else:
             text = f"{head}: {self.difference}, {test}, {level}"
+        if self.cases:
+            text += f", about {_ABOUT[self.scope]}"
         if self.verdict == "cant_tell":
             text += "; " + _detectable_text(self.detectable)
         for flagged, how in ((self.worse_cases, "worse"), (self.better_cases, "better")):
@@ -633,6 +644,8 @@ class Comparison:
                     f"; B clearly {how} on {len(flagged)} case{'s' if len(flagged) > 1 else ''} "
                     f"({self.flags_text()}): {shown}"
                 )
+        if self.scope_note:
+            text += f"; {self.scope_note}"
         return text
 
     def to_dict(self) -> dict[str, Any]:
@@ -663,6 +676,8 @@ class Comparison:
             "cases": [row.to_dict() for row in self.cases],
             "adjust": self.adjust,
             "reason": self.reason,
+            "scope": self.scope,
+            "scope_note": self.scope_note,
         }
 
 
@@ -873,6 +888,7 @@ def compare(
     method: str | None = None,
     level: float = 0.95,
     adjust: str = "holm",
+    scope: str | None = None,
 ) -> Comparison:
     """Compare two variants from the pass/fail outcomes of each case's repeats.
 
@@ -886,7 +902,7 @@ def compare(
         the method is a paired one, or not given). ``paired=True`` with
         mismatched cases or repeat counts raises, naming what differs.
     method : str, optional
-        Paired: ``mcnemar`` (default) is the exact conditional binomial test
+        Paired: ``mcnemar`` is the exact conditional binomial test
         on the discordant pairs, ``scipy.stats.binomtest(only_b, only_a +
         only_b, 0.5)``, two-sided, with Newcombe's paired interval; it speaks
         about these cases. ``clustered`` treats cases as clusters and speaks
@@ -897,8 +913,9 @@ def compare(
         differences do not vary, else CR2 with Satterthwaite degrees of
         freedom); its verdict is whether that interval excludes 0, and its
         p-value is the t test's (None for the betting interval).
-        Unpaired, on the pooled counts: ``newcombe`` (default), ``overlap``,
-        ``ztest``, exactly as :func:`compare_counts`.
+        Unpaired, on the pooled counts: ``newcombe`` (the default for
+        ``scope="trials"``), ``overlap``, ``ztest``, exactly as
+        :func:`compare_counts`. Not given: chosen by ``scope``.
     level : float
         Confidence level; the test size is 1 - level.
     adjust : {"holm", "bonferroni", "none"}
@@ -909,15 +926,27 @@ def compare(
         any case at all is at most ``1 - level``; ``"none"`` flags each case
         at ``1 - level`` on its own, and with 40 cases then flags some case
         in most comparisons of identical variants.
+    scope : {"cases", "trials"}, optional
+        What the verdict speaks about. ``"cases"``: cases like these, the
+        claim people mean when they ship a prompt (``method="clustered"``;
+        needs paired outcomes and at least 2 cases). ``"trials"``: these
+        cases, run again (``mcnemar`` when paired, else ``newcombe``). By
+        default ``"cases"`` when the outcomes are paired and there are at
+        least :data:`MIN_CASES` (5) cases; otherwise ``"trials"``, with
+        ``scope_note`` saying that nothing can be said about cases like these
+        (or that the outcomes are not paired). A method implies its scope; a
+        scope that contradicts it raises.
 
     Returns
     -------
     Comparison
-        With a row per case. A row's ``worse`` flag says that B got clearly
-        worse on that case (its adjusted p-value is below ``1 - level`` and B
-        passed less often); ``better`` likewise. The row's interval of
-        p_b - p_a (Newcombe's, paired or independent as the comparison) is
-        not adjusted: it is exploratory.
+        ``scope`` says which claim the verdict makes, and ``str()`` says it
+        ("about cases like these" / "about these cases"). With a row per
+        case. A row's ``worse`` flag says that B got clearly worse on that
+        case (its adjusted p-value is below ``1 - level`` and B passed less
+        often); ``better`` likewise. The row's interval of p_b - p_a
+        (Newcombe's, paired or independent as the comparison) is not
+        adjusted: it is exploratory.
 
     References
     ----------
@@ -933,11 +962,19 @@ def compare(
 
     Examples
     --------
+    Two cases: nothing can be said about cases like these, and the verdict
+    is McNemar's, about these cases.
+
     >>> a = {"order": [True] * 8 + [False] * 2, "refund": [False] * 5 + [True] * 5}
     >>> b = {"order": [True] * 10, "refund": [True] * 10}
     >>> c = compare(a, b)
-    >>> c.verdict, c.only_b, c.only_a, round(c.pvalue, 4)
-    ('b_better', 7, 0, 0.0156)
+    >>> c.verdict, c.scope, c.only_b, c.only_a, round(c.pvalue, 4)
+    ('b_better', 'trials', 7, 0, 0.0156)
+    >>> c.scope_note
+    'with 2 cases nothing can be said about cases like these (it takes at least 5)'
+    >>> print(c)
+    B better: +35% (+12% to +57%), mcnemar p=0.016, 95%, about these cases; with 2 cases \
+nothing can be said about cases like these (it takes at least 5)
     >>> [row.passes_b - row.passes_a for row in c.cases]
     [2, 5]
     """
@@ -947,9 +984,54 @@ def compare(
     if method is not None:
         check_method(method, METHODS)
     adjust = check_method(adjust, ADJUST_METHODS, name="adjust")
+    if scope is not None:
+        check_method(scope, SCOPES, name="scope")
     a = _outcomes("results_a", results_a)
     b = _outcomes("results_b", results_b)
     problem = _pairing_problem(a, b)
+    if method is not None and scope is not None and _scope_of(method) != scope:
+        raise InvalidArgument(
+            f"scope={scope!r} does not fit method={method!r}, which speaks about "
+            f"{_ABOUT[_scope_of(method)]}; give one of them, or "
+            + (
+                "method='clustered' for cases like these"
+                if scope == "cases"
+                else "method='mcnemar' (paired) or 'newcombe' for these cases"
+            )
+        )
+    if method == "clustered":
+        scope = "cases"
+    n_cases = len(a)
+    note = ""
+    if scope == "cases":
+        if paired is False or (paired is None and problem):
+            why = problem if problem else "paired=False was asked for"
+            raise InvalidArgument(
+                f"scope='cases' needs outcomes paired by (case, repeat), since a claim about "
+                f"cases like these compares A and B case by case: {why}; use scope='trials'"
+            )
+        if n_cases < 2:
+            raise InvalidArgument(
+                f"scope='cases' needs at least 2 cases to say anything about cases like "
+                f"these, got {n_cases}; use scope='trials' (about these cases)"
+            )
+        method = "clustered"
+        if n_cases < MIN_CASES:
+            note = _few_cases_note(n_cases)
+    elif scope is None and method is None:
+        pairable = not problem and paired is not False
+        if pairable and n_cases >= MIN_CASES:
+            method, scope = "clustered", "cases"
+        else:
+            scope = "trials"
+            if n_cases < MIN_CASES:
+                note = _few_cases_note(n_cases)
+            else:
+                why = problem if problem else "paired=False was asked for"
+                note = (
+                    f"not paired ({why}), and a claim about cases like these compares A and "
+                    "B case by case"
+                )
     if paired is None:
         paired = not problem and (method is None or method in PAIRED_METHODS)
     if method is None:
@@ -969,8 +1051,31 @@ def compare(
             f"choose {' or '.join(repr(m) for m in PAIRED_METHODS)}, or paired=False"
         )
     if paired:
-        return _compare_paired(a, b, method=method, level=level, adjust=adjust)
-    return _compare_unpaired(a, b, method=method, level=level, adjust=adjust)
+        result = _compare_paired(a, b, method=method, level=level, adjust=adjust)
+    else:
+        result = _compare_unpaired(a, b, method=method, level=level, adjust=adjust)
+    return replace(result, scope=_scope_of(method), scope_note=note)
+
+
+#: The two claims a comparison can make, and the words for them.
+SCOPES = ("cases", "trials")
+_ABOUT = {"cases": "cases like these", "trials": "these cases"}
+#: With fewer cases than this, compare() does not claim anything about cases
+#: like these by default: a distribution-free claim at 95% needs at least 6
+#: cases that all moved the same way (1/2^cases < 2.5%), and the clustered
+#: interval cannot tell anything from fewer.
+MIN_CASES = 5
+
+
+def _scope_of(method: str) -> str:
+    return "cases" if method == "clustered" else "trials"
+
+
+def _few_cases_note(n_cases: int) -> str:
+    return (
+        f"with {n_cases} case{'s' if n_cases != 1 else ''} nothing can be said about cases "
+        f"like these (it takes at least {MIN_CASES})"
+    )
 
 
 def _compare_unpaired(
