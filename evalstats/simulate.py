@@ -12,6 +12,7 @@ own Monte-Carlo interval:
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
