@@ -136,8 +136,13 @@ def test_non_inferiority_is_decided_by_the_lower_limit_and_can_t_tell_says_what_
     assert non_inferiority_verdict(found.comparison, -low + 1e-9) == "not_worse"
     assert non_inferiority_verdict(found.comparison, 0.0) == "cant_tell"
     text = str(found)
-    assert "can't tell yet" in text and "runs per case on these 6 cases" in text
-    assert "would usually (80%) decide it" in text
+    assert "can't tell yet" in text
+    # With 6 cases no number of runs decides it about cases like these (the
+    # clustered comparison is distribution-free below 100 cases), so the
+    # advice, when the planner finds a design at all, is more cases.
+    if found.advice:
+        assert "cases x 4 runs" in text and "would usually (80%) decide it" in text
+        assert "runs per case on these 6 cases" not in text
     # a plan for a margin of 0 cannot be made; the text says it needs a lot of data
     zero = non_inferiority(res, "old", "new", margin=0.0, advice=False)
     assert zero.advice == "" and "needs a lot of data" in str(zero)

@@ -230,14 +230,14 @@ def test_simulated_plan_picks_the_first_design_its_own_simulation_says_reaches_t
     # DesignPowers gives each (cases, repeats) the same draws whatever was asked
     # before, so the plan's choices can be re-derived exactly.
     m = CaseModel(0.7, 0.9, 0.3)
-    p = plan(0.7, 0.9, icc=0.3, cases=10, experiments=3000, seed=2)
+    p = plan(0.7, 0.9, icc=0.3, cases=40, experiments=3000, seed=2)
     sim = DesignPowers(m, experiments=3000, level=0.95, seed=2)
     assert p.reachable and p.method == "simulation" and p.experiments == 3000
-    assert sim.power(10, p.repeats) >= 0.8 > sim.power(10, p.repeats - 1)
+    assert sim.power(40, p.repeats) >= 0.8 > sim.power(40, p.repeats - 1)
     # the reported power is an independent simulation of the chosen design
     assert p.simulated.experiments == 3000
     assert p.power == p.simulated.power.estimate
-    assert p.approximate_power == pytest.approx(float(clustered_power(m, 10, p.repeats)))
+    assert p.approximate_power == pytest.approx(float(clustered_power(m, 40, p.repeats)))
     text = str(p)
     assert "by simulation (normal approximation" in text
     json.dumps(p.to_dict())
@@ -267,14 +267,14 @@ def test_simulated_plan_with_too_few_cases_gives_the_simulated_ceiling():
 
 def test_simulated_plan_fixes_the_issue_example_of_too_many_repeats():
     # plan(0.9, 0.97, icc=0.3, cases=20) asked for 163 repeats by the normal
-    # approximation, where about 18 give 80% by simulation of the same model.
+    # approximation. The clustered comparison judges 20 cases by the
+    # distribution-free interval, which no number of repeats on 20 cases gets
+    # to 80% for a 7-point gain: the simulated plan says so, and how many
+    # cases it takes.
     approx = plan(0.9, 0.97, icc=0.3, cases=20, simulate=False)
     assert approx.repeats == 163  # the README's figure
-    p = plan(0.9, 0.97, icc=0.3, cases=20, experiments=4000)
-    assert p.repeats <= 25
-    # within 2 points of the target, up to the Monte-Carlo error of 4,000
-    # experiments (sd 0.6 points)
-    assert p.power == pytest.approx(0.8, abs=0.02 + 3 * 0.0063)
+    p = plan(0.9, 0.97, icc=0.3, cases=20, experiments=2000)
+    assert not p.reachable and "cases are needed however many repeats" in str(p)
 
 
 def test_design_powers_draw_exchangeable_runs():
