@@ -7,7 +7,6 @@ gain of B that varies by case (logit sd 1.0).
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -20,8 +19,21 @@ from evalstats.intervals import (
     proportion_ci,
 )
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "simulations"))
-from few_cases import coverage_hits, false_positives  # noqa: E402
+
+def _simulation():
+    """simulations/few_cases.py, loaded from its file (the folder is not put on
+    sys.path, where its coverage.py would hide the coverage package)."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "simulations" / "few_cases.py"
+    spec = importlib.util.spec_from_file_location("few_cases_simulation", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_SIM = _simulation()
+coverage_hits, false_positives = _SIM.coverage_hits, _SIM.false_positives
 
 
 @pytest.mark.parametrize("seed", range(4))
