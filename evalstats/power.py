@@ -1502,14 +1502,14 @@ def plan(
 
     Examples
     --------
-    >>> p = plan(0.7, 0.9, icc=0.3, cases=10, experiments=4000)
+    >>> p = plan(0.7, 0.9, icc=0.3, cases=40, experiments=4000)
     >>> (p.cases, p.repeats, p.reachable)
-    (10, 8, True)
-    >>> print(p.simulated.power)  # the normal approximation says 74%
-    80% (78% to 81%)
+    (40, 3, True)
+    >>> print(p.simulated.power)  # the normal approximation says 98%
+    89% (88% to 90%)
     >>> p = plan(0.7, 0.9, icc=0.3, cases=4, experiments=4000)
     >>> p.reachable, p.repeats_needed, p.minimum_cases
-    (False, None, 6)
+    (False, None, 27)
     """
     if model is None:
         if icc is None:
