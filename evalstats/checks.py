@@ -34,7 +34,7 @@ import json
 import re
 import unicodedata
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
@@ -94,6 +94,9 @@ class Verdict:
 
     status: Status
     reason: str = ""
+    #: What a model-graded check saw and said (the judge's prompt and raw reply),
+    #: kept with the verdict in the sample record; not part of the verdict's value.
+    evidence: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.status not in _STATUSES:

@@ -532,7 +532,7 @@ def _add_compare_runs(p: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="FIELD",
-        help="compare anyway although FIELD differs (suite, model, counting-method or "
+        help="compare anyway although FIELD differs (suite, model, judge, counting-method or "
         "machine; repeatable); the difference is printed above the numbers",
     )
     _add_level_and_json(p)
@@ -671,6 +671,13 @@ def _add_run(p: argparse.ArgumentParser) -> None:
     p.add_argument("--runs", type=int, required=True, help="repeats of each case per variant")
     p.add_argument("--out", metavar="FILE", help="the results file to create (JSONL)")
     p.add_argument(
+        "--judge",
+        metavar="SPEC",
+        help="the judge of the suite's judged_by checks: a model service as for a variant "
+        "(openai:gpt-4o-mini,temperature=0) or the offline stand-in "
+        "standin:judge,sensitivity=0.9,specificity=0.8,seed=1; recorded in the manifest",
+    )
+    p.add_argument(
         "--resume",
         nargs="?",
         const=True,
@@ -706,8 +713,6 @@ def _add_run(p: argparse.ArgumentParser) -> None:
 
 
 def _run_run(args: argparse.Namespace) -> int:
-    from .engine import run
-
     out = args.out
     if isinstance(args.resume, str):
         if out is not None and out != args.resume:
@@ -727,8 +732,41 @@ def _run_run(args: argparse.Namespace) -> int:
         from .variants import keeping_workspaces
 
         variants = keeping_workspaces(variants)
-    outcome = run(
-        args.suite,
+    suite: Any = args.suite
+    judge: Any = None
+    described = None
+    if args.judge is not None:
+        import dataclasses
+        from pathlib import Path
+
+        from .cases import find_suite, load_suite
+        from .judgespec import judge_from_spec
+
+        judge, described = judge_from_spec(args.judge)
+        found = find_suite(args.suite)
+        suite = load_suite(found, judge=judge)
+        if Path(args.suite) != found:  # a shipped suite by name, recorded as given
+            suite = dataclasses.replace(suite, path=str(args.suite))
+    try:
+        outcome = _run_with(args, suite, variants, out, described)
+    finally:
+        if hasattr(judge, "close"):
+            judge.close()
+    print(outcome)
+    if outcome.status == "interrupted":
+        print(
+            f"evalstats: {outcome.reason}; continue with the same command and --resume {out}",
+            file=sys.stderr,
+        )
+        return 130
+    return 0
+
+
+def _run_with(args: argparse.Namespace, suite: Any, variants: Any, out: str, judge: Any) -> Any:
+    from .engine import run
+
+    return run(
+        suite,
         variants,
         runs=args.runs,
         out=out,
@@ -739,15 +777,8 @@ def _run_run(args: argparse.Namespace) -> int:
         include_holdout=args.include_holdout,
         resume=args.resume is not None,
         progress=_progress(args),
+        judge=judge,
     )
-    print(outcome)
-    if outcome.status == "interrupted":
-        print(
-            f"evalstats: {outcome.reason}; continue with the same command and --resume {out}",
-            file=sys.stderr,
-        )
-        return 130
-    return 0
 
 
 def _add_source_options(p: argparse.ArgumentParser) -> None:

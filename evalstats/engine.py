@@ -391,7 +391,7 @@ def _may_block(check: Callable[[Any], Any]) -> bool:
     return isinstance(check, JudgedCheck) or bool(getattr(check, "blocking", False))
 
 
-_RESUME_KEYS = ("suite", "cases", "variants", "runs", "seed", "include_holdout")
+_RESUME_KEYS = ("suite", "cases", "variants", "runs", "seed", "include_holdout", "judge")
 
 
 def _differences(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
@@ -670,7 +670,7 @@ class _Engine:
                 except ProviderError as exc:
                     raise _Stop(exc) from exc
                 else:
-                    out.append(_verdict(name, axis, verdict.status, verdict.reason))
+                    out.append(_verdict(name, axis, verdict.status, verdict.reason, verdict))
                     continue
 
             def make(
@@ -687,17 +687,40 @@ class _Engine:
                 return self._bounded(lambda: loop.run_in_executor(pool, run_check, check, subject))
 
             call = await self._with_retries(make, failed=failed)
+            if call.unmeasured is not None and _is_judged(check):
+                # The judge gave no verdict after retries: the check is unmeasured
+                # for the judge, neither passed nor failed, and counted apart.
+                record = _verdict(name, axis, "unscored", f"{JUDGE_UNMEASURED}: {call.unmeasured}")
+                out.append({**record, "judge_unmeasured": True})
+                continue
             if call.unmeasured is not None:
                 return f"the check {name} could not be scored: {call.unmeasured}"
             if call.error is not None:  # run_check turns check errors into verdicts
                 raise call.error
             verdict = call.result
-            out.append(_verdict(name, axis, verdict.status, verdict.reason))
+            out.append(_verdict(name, axis, verdict.status, verdict.reason, verdict))
         return out
 
 
-def _verdict(name: str, axis: str | None, status: str, reason: str) -> dict[str, Any]:
-    return {"check": name, "axis": axis, "status": status, "reason": reason}
+#: The reason of a judged check whose judge gave no verdict after retries.
+JUDGE_UNMEASURED = "the judge gave no verdict"
+
+
+def _is_judged(check: Callable[[Any], Any]) -> bool:
+    from .judge import JudgedCheck
+
+    return isinstance(check, JudgedCheck)
+
+
+def _verdict(
+    name: str, axis: str | None, status: str, reason: str, verdict: Any = None
+) -> dict[str, Any]:
+    record: dict[str, Any] = {"check": name, "axis": axis, "status": status, "reason": reason}
+    evidence = getattr(verdict, "evidence", None)
+    if evidence:
+        # A judged check keeps the judge's prompt and raw reply, so a verdict can be audited.
+        record["judge"] = dict(evidence)
+    return record
 
 
 def _not_inspected(
@@ -745,6 +768,7 @@ async def run_async(
     resume: bool = False,
     progress: bool = True,
     backoff: float = 0.5,
+    judge: Mapping[str, Any] | None = None,
     _handle_signals: bool = False,
 ) -> RunOutcome:
     """Run every case with every variant ``runs`` times; write every sample to ``out``.
@@ -791,6 +815,8 @@ async def run_async(
         retries=retries,
         include_holdout=include_holdout,
     )
+    if judge is not None:
+        manifest["judge"] = dict(judge)
     by_variant = {v.name: {"completed": 0, "incomplete": 0, "unmeasured": 0} for v in variant_list}
     # The schedule is made afresh each time it is walked, never held: once
     # into the manifest, once (when resuming) to count what the file holds,
@@ -1191,6 +1217,7 @@ def run(
     resume: bool = False,
     progress: bool = True,
     backoff: float = 0.5,
+    judge: Mapping[str, Any] | None = None,
 ) -> RunOutcome:
     """Run every case with every variant ``runs`` times and write each sample to ``out``.
 
@@ -1207,9 +1234,11 @@ def run(
     task that raises any other exception, or returns an empty answer or no
     text, gives an ``incomplete`` sample whose checks all fail as ``could not
     be inspected``. Every check then scores the answer; a model-graded check
-    that fails transiently is retried the same way, and leaves the sample
-    ``unmeasured`` after its last retry. Unmeasured samples record no
-    verdicts. A :class:`~evalstats.errors.ProviderError` that is not
+    that fails transiently is retried the same way; after its last retry a
+    judged check (``judged_by``) is recorded ``unscored`` and marked
+    ``judge_unmeasured`` (the judge gave no verdict: neither passed nor
+    failed), and any other blocking check leaves the sample ``unmeasured``.
+    Unmeasured samples record no verdicts. A :class:`~evalstats.errors.ProviderError` that is not
     transient (from the task or a check) stops the run: the samples in flight
     are dropped, the summary says ``"stopped"`` and the error is raised once
     the file is closed.
@@ -1259,6 +1288,10 @@ def run(
         Show a progress bar on stderr (samples done, unmeasured so far, time left).
     backoff : float, optional
         The first retry's backoff ceiling in seconds (0.5).
+    judge : mapping, optional
+        What judges the suite's ``judged_by`` checks (``{"spec": ...}``, from
+        ``--judge``), recorded in the manifest: runs with different judges are
+        not comparable.
 
     Returns
     -------
@@ -1299,6 +1332,7 @@ def run(
             resume=resume,
             progress=progress,
             backoff=backoff,
+            judge=judge,
             _handle_signals=_in_main_thread(),
         )
     )

@@ -204,7 +204,10 @@ class JudgedCheck:
             return Verdict.failed(
                 f"{INSPECTION_FAILURE}: the answer is {type(answer).__name__}, not text"
             )
-        return parse_judgement(self.judge(self.prompt(answer)))
+        prompt = self.prompt(answer)
+        reply = self.judge(prompt)
+        verdict = parse_judgement(reply)
+        return Verdict(verdict.status, verdict.reason, evidence={"prompt": prompt, "reply": reply})
 
     def __repr__(self) -> str:
         return f"judged_by(rubric={_snippet(self.rubric, 60)!r}, name={self.name!r})"
@@ -251,8 +254,9 @@ def judged_by(judge: Callable[[str], str], rubric: str, *, name: str | None = No
     Exceptions raised by the judge are not turned into verdicts: they
     propagate to the caller. A
     :class:`~evalstats.errors.TransientProviderError` (rate limit, 5xx,
-    timeout) therefore reaches the engine, which records the sample as
-    *unmeasured*, not failed: the answer was never graded. Any other exception
+    timeout) therefore reaches the engine, which retries it and then records
+    the check as unmeasured for the judge (``unscored``, marked
+    ``judge_unmeasured``), not failed: the answer was never graded. Any other exception
     (a permanent provider error, a bug in the judge) propagates too, and the
     engine reports it as the sample's error, because a judge that cannot
     grade must not quietly become a string of failures. A judge that returns

@@ -793,6 +793,17 @@ def report(results: Any, *, level: float = 0.95, reviews: Any = None) -> Report:
     runs = res.manifest.get("runs")
     summary = res.summary
     warnings = list(res.warnings)
+    judge_unmeasured: dict[str, int] = {}
+    for record in _first_records(res).values():
+        for c in record.get("checks") or ():
+            if isinstance(c, Mapping) and c.get("judge_unmeasured"):
+                name = str(record.get("variant"))
+                judge_unmeasured[name] = judge_unmeasured.get(name, 0) + 1
+    for v, n in judge_unmeasured.items():
+        warnings.append(
+            f"variant {v}: {n} judged check verdict(s) unmeasured: the judge gave no verdict "
+            "after retries (neither passed nor failed, left out of those checks' denominators)"
+        )
     reviewed: tuple[ReviewedSummary, ...] = ()
     corrected = None
     if reviews is not None:

@@ -43,7 +43,13 @@ __all__ = [
 ]
 
 
-COMPARABILITY = ("suite", "model", "counting method", "machine")
+COMPARABILITY = ("suite", "model", "judge", "counting method", "machine")
+
+
+def _judge_text(judge: Any) -> str:
+    if isinstance(judge, Mapping) and isinstance(judge.get("spec"), str):
+        return judge["spec"]
+    return "none" if judge is None else _short(judge)
 
 
 @dataclass(frozen=True)
@@ -280,6 +286,11 @@ def comparability(
     if model_problems:
         differences.append("model")
         details.append("model differs (" + "; ".join(model_problems) + ")")
+    jo, jn = mo.get("judge"), mn.get("judge")
+    if jo != jn:
+        # The judge is the ruler of judged checks: another judge, another ruler.
+        differences.append("judge")
+        details.append(f"judge differs ({_judge_text(jo)} then {_judge_text(jn)})")
     co, cn = mo.get("counting_method"), mn.get("counting_method")
     if co is None or co != cn:
         differences.append("counting method")

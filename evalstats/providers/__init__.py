@@ -209,7 +209,7 @@ def make_judge_from_provider(provider: Provider) -> ProviderJudge:
     It works on a copy of ``provider`` with its own HTTP client, so the same
     provider can also be a task in a run. Transient failures raise
     :class:`~evalstats.errors.TransientProviderError`, which the engine
-    retries and, in the end, records as an unmeasured sample.
+    retries and, in the end, records as a check unmeasured for the judge.
 
     Examples
     --------

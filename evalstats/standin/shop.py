@@ -29,7 +29,14 @@ from typing import Literal
 
 from ..errors import InvalidArgument
 
-__all__ = ["SLIP_KINDS", "SLIP_RATES", "ShopAssistant", "classify", "make_assistant"]
+__all__ = [
+    "SLIP_KINDS",
+    "SLIP_RATES",
+    "ShopAssistant",
+    "classify",
+    "make_assistant",
+    "reply_is_good",
+]
 
 #: Probability that a reply slips, by version.
 SLIP_RATES: dict[int, float] = {1: 0.30, 2: 0.10}
@@ -222,3 +229,27 @@ def make_assistant(version: int, seed: int = 0) -> ShopAssistant:
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise InvalidArgument(f"seed={seed!r} must be a whole number")
     return ShopAssistant(version, seed)
+
+
+def reply_is_good(reply: str) -> bool:
+    """Whether a shop assistant's reply is free of every slip (the truth of a stand-in judge).
+
+    A slip leaves a mark in the reply: the small talk of a ramble, the code
+    SAVE100, a refund said to be issued, or an order reply without its id.
+
+    Examples
+    --------
+    >>> assistant = make_assistant(1, seed=3)
+    >>> reply_is_good(assistant("Where is my order A-1042?", slip=False))
+    True
+    >>> reply_is_good(assistant("Where is my order A-1042?", slip="forgets_id"))
+    False
+    """
+    if not isinstance(reply, str):
+        return False
+    return not (
+        _RAMBLE in reply
+        or "SAVE100" in reply
+        or "has been issued" in reply
+        or "Your order has shipped" in reply
+    )
