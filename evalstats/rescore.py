@@ -140,7 +140,7 @@ def _score_sample(
     record: Mapping[str, Any], checks: Any, needs_trace: Callable[[Any], bool]
 ) -> dict[str, Any]:
     """The record with its verdicts from ``checks``; unmeasured when a judge fails."""
-    from .engine import TRANSIENT_ERRORS, _not_inspected, _verdict
+    from .engine import _not_inspected, _verdict
 
     out = dict(record)
     status = record.get("status")
@@ -168,7 +168,7 @@ def _score_sample(
             continue
         try:
             verdict = run_check(check, subject)
-        except (*TRANSIENT_ERRORS, ProviderError) as exc:
+        except (TimeoutError, ProviderError) as exc:  # a judge that could not answer
             out.update(status="unmeasured", reason=f"the check {name} could not be scored: {exc}")
             out["checks"] = []
             return out
