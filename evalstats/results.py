@@ -41,6 +41,7 @@ import contextlib
 import gc
 import hashlib
 import json
+import math
 import os
 import platform
 import threading
@@ -78,6 +79,11 @@ CHECK_STATUSES = ("passed", "failed", "unscored")
 
 #: Keys every sample record must have (the reader and the writer both insist).
 SAMPLE_REQUIRED = ("case", "variant", "repeat", "status", "checks")
+
+#: The most runs per case and variant a results file may hold: a manifest's
+#: ``runs`` and every ``repeat`` (which counts from 0) stay below it, so that a
+#: corrupt or hostile file cannot make a reader allocate without bound.
+MAX_RUNS = 1_000_000
 
 #: Environment variables whose values are never written (name suffixes).
 SECRET_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET")
@@ -219,34 +225,145 @@ def _cannot_create(shown: str, error: OSError) -> ResultsFileError:
 # --- validation shared by the reader and the writer --------------------------
 
 
-def _sample_problem(record: Mapping[str, Any]) -> str | None:
-    """What is wrong with a sample record, or None when it can be counted."""
+def _whole(value: Any, *, low: int = 0, high: int | None = None) -> bool:
+    """Whether ``value`` is a whole number (not a bool) in ``[low, high)``."""
+    return (
+        isinstance(value, int)
+        and not isinstance(value, bool)
+        and value >= low
+        and (high is None or value < high)
+    )
+
+
+def _short(value: Any) -> str:
+    """``repr(value)``, cut to a short prefix: errors never quote a whole record."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _sample_problem(record: Mapping[str, Any], *, written: bool = True) -> str | None:
+    """What is wrong with a sample record, or None when it can be counted.
+
+    ``written`` says the record was read from a file: the fields only a reader
+    counts are checked too (see :func:`_field_problem`).
+    """
     for key in SAMPLE_REQUIRED:
         if key not in record:
             return f'the sample has no "{key}"'
     for key in ("case", "variant"):
         if not isinstance(record[key], str):
-            return f'"{key}"={record[key]!r} must be a string'
+            return f'"{key}"={_short(record[key])} must be a string'
     repeat = record["repeat"]
-    if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 0:
-        return f'"repeat"={repeat!r} must be a whole number of at least 0'
+    if not _whole(repeat, high=MAX_RUNS):
+        return f'"repeat"={_short(repeat)} must be a whole number from 0 to {MAX_RUNS - 1:,}'
     if record["status"] not in SAMPLE_STATUSES:
         return (
-            f'"status"={record["status"]!r} is not a sample status'
+            f'"status"={_short(record["status"])} is not a sample status'
             f"{suggest(str(record['status']), SAMPLE_STATUSES)}; expected one of "
             + ", ".join(repr(s) for s in SAMPLE_STATUSES)
         )
     checks = record["checks"]
     if not isinstance(checks, list | tuple):
-        return f'"checks"={checks!r} must be a list'
+        return f'"checks"={_short(checks)} must be a list'
     for i, check in enumerate(checks):
         if not isinstance(check, Mapping) or "status" not in check:
             return f'checks[{i}] must be an object with a "status"'
         if check["status"] not in CHECK_STATUSES:
             return (
-                f'checks[{i}]: "status"={check["status"]!r} is not a check status'
+                f'checks[{i}]: "status"={_short(check["status"])} is not a check status'
                 f"{suggest(str(check['status']), CHECK_STATUSES)}"
             )
+    if written:
+        return _field_problem(record)
+    return None
+
+
+def _field_problem(record: Mapping[str, Any]) -> str | None:
+    """What is wrong with the optional fields a reader counts (the checks' names, axes
+    and reasons, the latency, the tokens); the writer leaves them to the engine and to
+    its JSON encoder."""
+    for i, check in enumerate(record["checks"]):
+        for key in ("check", "axis", "reason"):
+            value = check.get(key)
+            if value is not None and not isinstance(value, str):
+                return f'checks[{i}]: "{key}"={_short(value)} must be a string or null'
+    latency = record.get("latency_s")
+    if latency is not None and (
+        isinstance(latency, bool)
+        or not isinstance(latency, int | float)
+        or not math.isfinite(latency)
+    ):
+        return f'"latency_s"={_short(latency)} must be a number of seconds or null'
+    tokens = record.get("tokens")
+    if tokens is not None:
+        if not isinstance(tokens, Mapping):
+            return f'"tokens"={_short(tokens)} must be an object or null'
+        for key in ("input", "output"):
+            value = tokens.get(key)
+            if value is not None and not _whole(value):
+                return f'"tokens": "{key}"={_short(value)} must be a whole number or null'
+    return None
+
+
+def _slot_problem(slot: Any) -> str | None:
+    """What is wrong with one slot of a manifest's schedule, or None."""
+    if not isinstance(slot, list | tuple) or len(slot) < 5:
+        return f"{_short(slot)} must be a list [case, repeat, pair, position, variant]"
+    case, repeat, pair, position, variant = slot[:5]
+    if not isinstance(case, str) or not isinstance(variant, str):
+        return f"{_short(slot)}: the case and the variant must be strings"
+    if not _whole(repeat, high=MAX_RUNS):
+        return (
+            f"{_short(slot)}: repeat={_short(repeat)} must be a whole number from 0 to "
+            f"{MAX_RUNS - 1:,}"
+        )
+    if not _whole(pair) or not _whole(position):
+        return f"{_short(slot)}: the pair and the position must be whole numbers of at least 0"
+    return None
+
+
+def _manifest_problem(manifest: Mapping[str, Any], *, schedule: bool = True) -> str | None:
+    """What is wrong with the manifest fields a reader relies on, or None.
+
+    ``suite`` is an object; ``cases`` a list of objects with a string ``id``;
+    ``variants`` a list of objects with a string ``name`` (or of names);
+    ``runs`` a whole number below :data:`MAX_RUNS`; ``schedule`` (checked
+    when ``schedule`` is true) a list of ``[case, repeat, pair, position,
+    variant]`` slots. Each may be absent or null.
+    """
+    suite = manifest.get("suite")
+    if suite is not None and not isinstance(suite, Mapping):
+        return f'"suite"={_short(suite)} must be an object'
+    cases = manifest.get("cases")
+    if cases is not None:
+        if not isinstance(cases, list):
+            return f'"cases"={_short(cases)} must be a list of cases'
+        for i, case in enumerate(cases):
+            if not isinstance(case, Mapping) or not isinstance(case.get("id"), str):
+                return f'"cases"[{i}]={_short(case)} must be an object with a string "id"'
+    variants = manifest.get("variants")
+    if variants is not None:
+        if not isinstance(variants, list):
+            return f'"variants"={_short(variants)} must be a list of variants'
+        for i, variant in enumerate(variants):
+            name = variant.get("name") if isinstance(variant, Mapping) else variant
+            if not isinstance(name, str):
+                return (
+                    f'"variants"[{i}]={_short(variant)} must be an object with a string '
+                    '"name" (or a name)'
+                )
+    runs = manifest.get("runs")
+    if runs is not None and not _whole(runs, high=MAX_RUNS + 1):
+        return f'"runs"={_short(runs)} must be a whole number from 0 to {MAX_RUNS:,}'
+    if schedule:
+        slots = manifest.get("schedule")
+        if slots is not None:
+            if not isinstance(slots, list):
+                return f'"schedule"={_short(slots)} must be a list of slots'
+            for i, slot in enumerate(slots):
+                problem = _slot_problem(slot)
+                if problem is not None:
+                    return f'"schedule"[{i}]: {problem}'
     return None
 
 
@@ -530,124 +647,212 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
+class _Scan:
+    """One pass over a results file's lines, holding the file to its structure.
+
+    The manifest comes first (with this reader's ``format``), then samples,
+    then at most one summary, which must be the last record; a line that is
+    not valid JSON is fatal unless it is the last one (an interrupted run), and
+    is then dropped with a warning. Every error names the file and the line.
+
+    How a line becomes a record is the caller's: ``manifest(line, number)``
+    decodes the first record (None when it is not valid JSON) and
+    ``record(line, number)`` every later one, returning ``(type, record)`` or
+    None when the line is not valid JSON. :meth:`records` yields
+    ``(line number, record)`` for each sample; afterwards ``manifest``,
+    ``summary``, ``warnings``, ``keep_end`` (the offset just after the last
+    kept sample, or the manifest) and ``keep_newline`` (whether that prefix
+    ends with a newline) say the rest.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        manifest: Callable[[bytes, int], dict[str, Any] | None],
+        record: Callable[[bytes, int], tuple[Any, Any] | None],
+    ) -> None:
+        self.shown = os.fspath(path)
+        self.path = path
+        self._decode_manifest = manifest
+        self._decode = record
+        self.manifest: dict[str, Any] | None = None
+        self.summary: dict[str, Any] | None = None
+        self.warnings: list[str] = []
+        self.keep_end = 0
+        self.keep_newline = True
+        self.read_warnings = 0
+
+    def _open(self) -> Any:
+        shown = self.shown
+        try:
+            return open(self.path, "rb")  # noqa: SIM115 - closed by records()
+        except FileNotFoundError:
+            raise ResultsFileError(f"{shown}: no such results file") from None
+        except IsADirectoryError:
+            raise ResultsFileError(f"{shown}: is a folder, not a results file") from None
+        except OSError as error:
+            raise ResultsFileError(f"{shown}: cannot read: {error.strerror or error}") from None
+
+    def records(self) -> Iterator[tuple[int, Any]]:
+        shown = self.shown
+        f = self._open()
+        offset = 0
+        summary_line = 0
+        pending: tuple[int, bytes] | None = None  # an unparsable line, fatal unless last
+        last = b""  # the last kept line, to tell whether it ended with a newline
+        with f:
+            for number, line in enumerate(f, start=1):
+                offset += len(line)
+                if line.isspace():
+                    continue
+                if pending is not None:
+                    raise ResultsFileError(
+                        f"{shown}: line {pending[0]} is not valid JSON; only the last line of "
+                        "a results file may be cut short"
+                    )
+                if self.manifest is None:
+                    manifest = self._decode_manifest(line, number)
+                    if manifest is None:
+                        pending = (number, line)
+                        continue
+                    self.manifest = manifest
+                    self.keep_end, last = offset, line
+                    continue
+                decoded = self._decode(line, number)
+                if decoded is None:
+                    pending = (number, line)
+                    continue
+                kind, record = decoded
+                if self.summary is not None:
+                    raise ResultsFileError(
+                        f"{shown}: line {number}: a {kind!r} record after the summary "
+                        f"(line {summary_line}); the summary must be the last record"
+                    )
+                if kind == "sample":
+                    yield number, record
+                    self.keep_end, last = offset, line
+                elif kind == "summary":
+                    self.summary, summary_line = record, number
+                elif kind == "manifest":
+                    raise ResultsFileError(f"{shown}: line {number}: a second manifest")
+                else:
+                    raise ResultsFileError(
+                        f"{shown}: line {number}: unknown record type {_short(kind)}"
+                        f"{suggest(str(kind), ('sample', 'summary'))}"
+                    )
+        self.keep_newline = last.endswith(b"\n") if last else True
+        self._finish(pending)
+
+    def _finish(self, pending: tuple[int, bytes] | None) -> None:
+        shown, warnings = self.shown, self.warnings
+        self.read_warnings = len(warnings)  # those about lines; then those about the end
+        if self.manifest is None:
+            if pending is not None:
+                raise ResultsFileError(
+                    f"{shown}: the manifest (line {pending[0]}) is incomplete or not valid "
+                    "JSON; the run was cut off before it started, or this is not a results file"
+                )
+            raise ResultsFileError(f"{shown}: the file is empty; it has no manifest")
+        if pending is not None:
+            warnings.append(
+                TRUNCATED_WARNING
+                if not pending[1].endswith(b"\n")
+                else f"the last line (line {pending[0]}) is not valid JSON "
+                "(an interrupted run?) and was dropped"
+            )
+        summary = self.summary
+        if summary is None:
+            warnings.append(NO_SUMMARY_WARNING)
+        elif summary.get("status") not in (None, "finished"):
+            reason = summary.get("reason")
+            warnings.append(
+                f"the run ended with status {summary.get('status')!r}"
+                + (f": {reason}" if reason else "")
+            )
+
+    def check_manifest(self, record: Any, number: int) -> dict[str, Any]:
+        """The first record, once it is known to be this format's manifest."""
+        shown = self.shown
+        if not isinstance(record, dict):
+            raise ResultsFileError(f'{shown}: line {number} is not a JSON object with a "type"')
+        kind = record.get("type")
+        if kind != "manifest":
+            raise ResultsFileError(
+                f"{shown}: line {number} should be the manifest, but its type is "
+                f"{_short(kind)}; is this an evalstats results file?"
+            )
+        fmt = record.get("format")
+        if fmt != FORMAT_VERSION:
+            raise ResultsFileError(
+                f"{shown}: line {number}: the manifest has format={_short(fmt)}; this "
+                f"evalstats reads format {FORMAT_VERSION}"
+            )
+        return record
+
+    def duplicate(
+        self, number: int, key: tuple[Any, Any, Any], first: int | None, *, at: int | None = None
+    ) -> None:
+        """Warn about a second sample for one (case, variant, repeat) slot (at index ``at``
+        of the warnings, or last)."""
+        where = f"line {first}" if first is not None else "an earlier line"
+        self.warnings.insert(
+            len(self.warnings) if at is None else at,
+            f"line {number}: a second sample for case {key[0]!r}, variant {key[1]!r}, "
+            f"repeat {key[2]} (the first is on {where} and is the one counted)",
+        )
+
+
 def _read(path: str | os.PathLike[str]) -> tuple[Results, int, bool]:
     """Read a results file.
 
     Returns the results, the byte offset where the last kept sample (or the
     manifest) ends, and whether that kept prefix ends with a newline.
     """
-    shown = os.fspath(path)
-    try:
-        f = open(path, "rb")  # noqa: SIM115 - closed below; a with block hides nothing
-    except FileNotFoundError:
-        raise ResultsFileError(f"{shown}: no such results file") from None
-    except IsADirectoryError:
-        raise ResultsFileError(f"{shown}: is a folder, not a results file") from None
-    except OSError as error:
-        raise ResultsFileError(f"{shown}: cannot read: {error.strerror or error}") from None
-    warnings: list[str] = []
-    manifest: dict[str, Any] | None = None
+
+    def manifest(line: bytes, number: int) -> dict[str, Any] | None:
+        record = _parse_line(line)
+        if record is None:
+            return None
+        record = scan.check_manifest(record, number)
+        problem = _manifest_problem(record)
+        if problem is not None:
+            raise ResultsFileError(f"{scan.shown}: line {number}: the manifest's {problem}")
+        return record  # type: ignore[no-any-return]
+
+    def record(line: bytes, number: int) -> tuple[Any, Any] | None:
+        parsed = _parse_line(line)
+        if parsed is None:
+            return None
+        if not isinstance(parsed, dict):
+            raise ResultsFileError(
+                f'{scan.shown}: line {number} is not a JSON object with a "type"'
+            )
+        return parsed.get("type"), parsed
+
+    scan = _Scan(path, manifest, record)
     samples: list[dict[str, Any]] = []
-    summary: dict[str, Any] | None = None
-    summary_line = 0
-    keep_end = 0  # offset after the last kept manifest/sample line
-    keep_newline = True
-    offset = 0
-    pending: tuple[int, bytes] | None = None  # an unparsable line, fatal unless it is the last
     seen: dict[tuple[str, str, int], int] = {}
     sharer = _Sharer()
-    with f, _gc_paused():
-        for number, line in enumerate(f, start=1):
-            offset += len(line)
-            if not line.strip():
-                continue
-            if pending is not None:
-                bad_number, _ = pending
-                raise ResultsFileError(
-                    f"{shown}: line {bad_number} is not valid JSON; only the last line of "
-                    "a results file may be cut short"
-                )
-            record = _parse_line(line)
-            if not isinstance(record, dict):
-                if record is None:
-                    pending = (number, line)
-                    continue
-                raise ResultsFileError(f'{shown}: line {number} is not a JSON object with a "type"')
-            kind = record.get("type")
-            if manifest is None:
-                if kind != "manifest":
-                    raise ResultsFileError(
-                        f"{shown}: line {number} should be the manifest, but its type is "
-                        f"{kind!r}; is this an evalstats results file?"
-                    )
-                fmt = record.get("format")
-                if fmt != FORMAT_VERSION:
-                    raise ResultsFileError(
-                        f"{shown}: line {number}: the manifest has format={fmt!r}; this "
-                        f"evalstats reads format {FORMAT_VERSION}"
-                    )
-                manifest = record
-                keep_end, keep_newline = offset, line.endswith(b"\n")
-                continue
-            if summary is not None:
-                raise ResultsFileError(
-                    f"{shown}: line {number}: a {kind!r} record after the summary "
-                    f"(line {summary_line}); the summary must be the last record"
-                )
-            if kind == "sample":
-                problem = _sample_problem(record)
-                if problem is not None:
-                    raise ResultsFileError(f"{shown}: line {number}: {problem}")
-                key = (record["case"], record["variant"], record["repeat"])
-                if key in seen:
-                    warnings.append(
-                        f"line {number}: a second sample for case {key[0]!r}, variant "
-                        f"{key[1]!r}, repeat {key[2]} (the first is on line {seen[key]} "
-                        "and is the one counted)"
-                    )
-                else:
-                    seen[key] = number
-                samples.append(sharer.share(record))
-                keep_end, keep_newline = offset, line.endswith(b"\n")
-            elif kind == "summary":
-                summary, summary_line = record, number
-            elif kind == "manifest":
-                raise ResultsFileError(f"{shown}: line {number}: a second manifest")
+    with _gc_paused():
+        for number, sample in scan.records():
+            problem = _sample_problem(sample)
+            if problem is not None:
+                raise ResultsFileError(f"{scan.shown}: line {number}: {problem}")
+            key = (sample["case"], sample["variant"], sample["repeat"])
+            if key in seen:
+                scan.duplicate(number, key, seen[key])
             else:
-                raise ResultsFileError(
-                    f"{shown}: line {number}: unknown record type {kind!r}"
-                    f"{suggest(str(kind), ('sample', 'summary'))}"
-                )
-    if manifest is None:
-        if pending is not None:
-            raise ResultsFileError(
-                f"{shown}: the manifest (line {pending[0]}) is incomplete or not valid JSON; "
-                "the run was cut off before it started, or this is not a results file"
-            )
-        raise ResultsFileError(f"{shown}: the file is empty; it has no manifest")
-    if pending is not None:
-        warnings.append(
-            TRUNCATED_WARNING
-            if not pending[1].endswith(b"\n")
-            else f"the last line (line {pending[0]}) is not valid JSON "
-            "(an interrupted run?) and was dropped"
-        )
-    if summary is None:
-        warnings.append(NO_SUMMARY_WARNING)
-    elif summary.get("status") not in (None, "finished"):
-        reason = summary.get("reason")
-        warnings.append(
-            f"the run ended with status {summary.get('status')!r}"
-            + (f": {reason}" if reason else "")
-        )
+                seen[key] = number
+            samples.append(sharer.share(sample))
+    assert scan.manifest is not None  # records() raised otherwise
     results = Results(
-        path=shown,
-        manifest=manifest,
+        path=scan.shown,
+        manifest=scan.manifest,
         samples=tuple(samples),
-        summary=summary,
-        warnings=tuple(warnings),
+        summary=scan.summary,
+        warnings=tuple(scan.warnings),
     )
-    return results, keep_end, keep_newline
+    return results, scan.keep_end, scan.keep_newline
 
 
 def read_results(path: str | os.PathLike[str]) -> Results:
@@ -973,7 +1178,7 @@ class ResultsWriter:
         """
         if not isinstance(record, Mapping):
             raise InvalidArgument(f"record={record!r} must be a mapping")
-        problem = _sample_problem(record)
+        problem = _sample_problem(record, written=False)
         if problem is not None:
             raise InvalidArgument(f"cannot write the sample: {problem}")
         line: dict[str, Any] = {"type": "sample"}

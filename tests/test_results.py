@@ -686,8 +686,9 @@ WRITER_SCRIPT = textwrap.dedent(
     from evalstats.results import ResultsWriter
     path = sys.argv[1]
     answer = "x" * 3000  # long lines make a kill in the middle of a write more likely
-    with ResultsWriter.create(path, {"variants": [{"name": "a"}], "runs": 10**9}) as w:
-        for r in range(10**9):
+    # As many runs as a results file may hold (MAX_RUNS): the writer is killed long before.
+    with ResultsWriter.create(path, {"variants": [{"name": "a"}], "runs": 10**6}) as w:
+        for r in range(10**6):
             w.write_sample({"case": "c", "variant": "a", "repeat": r, "status": "completed",
                             "answer": answer, "checks": [{"status": "passed"}]})
     """
