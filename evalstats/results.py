@@ -41,7 +41,6 @@ import contextlib
 import gc
 import hashlib
 import json
-import math
 import os
 import platform
 import threading
@@ -288,11 +287,7 @@ def _field_problem(record: Mapping[str, Any]) -> str | None:
             if value is not None and not isinstance(value, str):
                 return f'checks[{i}]: "{key}"={_short(value)} must be a string or null'
     latency = record.get("latency_s")
-    if latency is not None and (
-        isinstance(latency, bool)
-        or not isinstance(latency, int | float)
-        or not math.isfinite(latency)
-    ):
+    if not _number_or_null(latency):
         return f'"latency_s"={_short(latency)} must be a number of seconds or null'
     tokens = record.get("tokens")
     if tokens is not None:
@@ -300,9 +295,21 @@ def _field_problem(record: Mapping[str, Any]) -> str | None:
             return f'"tokens"={_short(tokens)} must be an object or null'
         for key in ("input", "output"):
             value = tokens.get(key)
-            if value is not None and not _whole(value):
+            if value is not None and not _whole(value) and value not in NON_FINITE:
                 return f'"tokens": "{key}"={_short(value)} must be a whole number or null'
     return None
+
+
+#: How the writer records numbers JSON cannot hold (see :mod:`evalstats._recordable`);
+#: a reader takes them as numbers that were not measured.
+NON_FINITE = ("NaN", "Infinity", "-Infinity")
+
+
+def _number_or_null(value: Any) -> bool:
+    """A number (not a bool), null, or a non-finite number as the writer records it."""
+    if value is None or value in NON_FINITE:
+        return True
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _slot_problem(slot: Any) -> str | None:
@@ -339,6 +346,8 @@ def _manifest_problem(manifest: Mapping[str, Any], *, schedule: bool = True) -> 
         if not isinstance(cases, list):
             return f'"cases"={_short(cases)} must be a list of cases'
         for i, case in enumerate(cases):
+            if isinstance(case, str):  # a bare case id
+                continue
             if not isinstance(case, Mapping) or not isinstance(case.get("id"), str):
                 return f'"cases"[{i}]={_short(case)} must be an object with a string "id"'
     variants = manifest.get("variants")
@@ -647,6 +656,10 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
+#: The longest first line :class:`_Scan` holds whole when asked to read it in pieces.
+LONG_LINE = 1 << 20
+
+
 class _Scan:
     """One pass over a results file's lines, holding the file to its structure.
 
@@ -670,11 +683,14 @@ class _Scan:
         path: str | os.PathLike[str],
         manifest: Callable[[bytes, int], dict[str, Any] | None],
         record: Callable[[bytes, int], tuple[Any, Any] | None],
+        *,
+        long_manifest: Callable[[Any, bytes], tuple[dict[str, Any] | None, int]] | None = None,
     ) -> None:
         self.shown = os.fspath(path)
         self.path = path
         self._decode_manifest = manifest
         self._decode = record
+        self._long_manifest = long_manifest
         self.manifest: dict[str, Any] | None = None
         self.summary: dict[str, Any] | None = None
         self.warnings: list[str] = []
@@ -700,8 +716,23 @@ class _Scan:
         summary_line = 0
         pending: tuple[int, bytes] | None = None  # an unparsable line, fatal unless last
         last = b""  # the last kept line, to tell whether it ended with a newline
+        start = 1
         with f:
-            for number, line in enumerate(f, start=1):
+            if self._long_manifest is not None:
+                # A first line longer than LONG_LINE (a schedule of many samples) is
+                # read in pieces by long_manifest, never held whole.
+                head = f.readline(LONG_LINE)
+                if len(head) == LONG_LINE and not head.endswith(b"\n"):
+                    manifest, size = self._long_manifest(f, head)
+                    offset, start = size, 2
+                    if manifest is None:
+                        pending = (1, b"")
+                    else:
+                        self.manifest = self.check_manifest(manifest, 1)
+                        self.keep_end, last = offset, b"\n"
+                else:
+                    f.seek(0)
+            for number, line in enumerate(f, start=start):
                 offset += len(line)
                 if line.isspace():
                     continue
@@ -1042,6 +1073,9 @@ class ResultsWriter:
                 f"manifest format={manifest['format']!r}; this evalstats writes format "
                 f"{FORMAT_VERSION}"
             )
+        problem = _manifest_problem(manifest)
+        if problem is not None:  # a file its own reader would refuse is never begun
+            raise InvalidArgument(f"manifest: {problem}")
         record: dict[str, Any] = {"type": "manifest", "format": FORMAT_VERSION}
         record.update(manifest)
         record.setdefault("counting_method", COUNTING_METHOD)

@@ -94,7 +94,7 @@ def test_the_writer_records_what_json_cannot_hold_with_notes(tmp_path: Path) -> 
         "answer": "hi \ud800",
         "latency_s": math.inf,
     }
-    with ResultsWriter.create(path, {"suite": "s"}) as w:
+    with ResultsWriter.create(path, {"suite": {"name": "s"}}) as w:
         w.write_sample(record)
         w.close({"status": "finished"})
     strict_loads(path.read_text(encoding="utf-8").splitlines()[1])
@@ -214,7 +214,7 @@ def test_a_full_disk_is_one_error_and_leaves_no_partial_manifest(tmp_path: Path,
 
     path = tmp_path / "r.jsonl"
     full = open("/dev/full", "wb", buffering=1 << 20)  # noqa: SIM115 - closed by the writer
-    w = ResultsWriter.create(path, {"suite": "s"})
+    w = ResultsWriter.create(path, {"suite": {"name": "s"}})
     w._file.close()
     w._file = full
     record = {"case": "a", "variant": "v", "repeat": 0, "status": "completed", "checks": []}
@@ -230,7 +230,7 @@ def test_a_full_disk_is_one_error_and_leaves_no_partial_manifest(tmp_path: Path,
     monkeypatch.setattr(ResultsWriter, "_write", no_space)
     other = tmp_path / "s.jsonl"
     with pytest.raises(ResultsFileError, match="No space left"):
-        ResultsWriter.create(other, {"suite": "s"})
+        ResultsWriter.create(other, {"suite": {"name": "s"}})
     assert not other.exists()
 
 
@@ -243,7 +243,7 @@ def test_the_key_guard_catches_case_variants_and_base64(tmp_path: Path, monkeypa
     key = "sk-Canary-0123456789abcdef"
     monkeypatch.setenv("MY_API_KEY", key)
     encoded = base64.b64encode(key.encode()).decode()
-    with ResultsWriter.create(tmp_path / "r.jsonl", {"suite": "s"}) as w:
+    with ResultsWriter.create(tmp_path / "r.jsonl", {"suite": {"name": "s"}}) as w:
         for leaked in (key.upper(), key.lower(), encoded):
             record = {"case": "a", "variant": "v", "repeat": 0, "status": "completed"}
             with pytest.raises(ResultsFileError, match="MY_API_KEY"):
