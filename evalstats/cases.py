@@ -63,17 +63,18 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import fnmatch
 import functools
 import hashlib
 import json
 import os
 import sys
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path, PureWindowsPath
 from typing import Any
 
-from ._validate import suggest
+from ._validate import suggest, whole_number
 from .checks import BUILTIN_CHECKS, check_from_spec, check_name
 from .errors import CaseFileError, InvalidArgument
 
@@ -646,6 +647,16 @@ def _norm_review(review: Any) -> str:
     return review
 
 
+def _selectors(name: str, values: Any) -> tuple[str, ...]:
+    """Patterns or tags for :meth:`Suite.select`, checked: a list of non-empty strings."""
+    if isinstance(values, str) or not isinstance(values, Sequence):
+        raise InvalidArgument(f"{name}s={values!r} must be a list of strings")
+    for v in values:
+        if not isinstance(v, str) or not v:
+            raise InvalidArgument(f"{name}={v!r} must be a non-empty string")
+    return tuple(values)
+
+
 def _norm_tags(tags: Any) -> tuple[str, ...]:
     if tags is None:
         return ()
@@ -919,21 +930,64 @@ class Suite:
         if self.sha256 is None:
             object.__setattr__(self, "sha256", _cases_sha256(cases))
 
-    def select(self, *, include_holdout: bool = False) -> tuple[Case, ...]:
+    def select(
+        self,
+        *,
+        include_holdout: bool = False,
+        ids: Sequence[str] | None = None,
+        tags: Sequence[str] | None = None,
+        limit: int | None = None,
+    ) -> tuple[Case, ...]:
         """The cases to run, in suite order: holdout cases only when asked.
+
+        ``ids`` keeps the cases whose id matches any of these shell-style
+        patterns (``order*``, ``case-?``; an exact id matches itself), ``tags``
+        those that carry any of these tags; given both, a case must pass both.
+        ``limit`` then keeps the first ``limit`` of them, in file order. A
+        pattern or tag that selects no case is an error (a typo would otherwise
+        run nothing it names).
 
         Examples
         --------
         >>> suite = suite_from_cases([
-        ...     Case("a", "p", ({"contains": "x"},)),
+        ...     Case("a", "p", ({"contains": "x"},), tags=("orders",)),
         ...     Case("b", "p", ({"contains": "x"},), holdout=True),
+        ...     Case("a2", "p", ({"contains": "x"},)),
         ... ])
         >>> [c.id for c in suite.select()], [c.id for c in suite.select(include_holdout=True)]
-        (['a'], ['a', 'b'])
+        (['a', 'a2'], ['a', 'b', 'a2'])
+        >>> [c.id for c in suite.select(ids=["a*"])], [c.id for c in suite.select(tags=["orders"])]
+        (['a', 'a2'], ['a'])
+        >>> [c.id for c in suite.select(ids=["a*"], limit=1)]
+        ['a']
         """
         if not isinstance(include_holdout, bool):
             raise InvalidArgument(f"include_holdout={include_holdout!r} must be True or False")
-        return tuple(c for c in self.cases if include_holdout or not c.holdout)
+        chosen = [c for c in self.cases if include_holdout or not c.holdout]
+        if ids is not None:
+            patterns = _selectors("case", ids)
+            for pattern in patterns:
+                if not any(fnmatch.fnmatchcase(c.id, pattern) for c in chosen):
+                    hint = suggest(pattern, [c.id for c in chosen])
+                    raise InvalidArgument(
+                        f"case={pattern!r} matches no case of suite {self.name!r}"
+                        + (hint or ("" if include_holdout else " (holdout cases are left out)"))
+                    )
+            chosen = [c for c in chosen if any(fnmatch.fnmatchcase(c.id, p) for p in patterns)]
+        if tags is not None:
+            wanted = _selectors("tag", tags)
+            known = sorted({t for c in chosen for t in c.tags})
+            for tag in wanted:
+                if tag not in known:
+                    raise InvalidArgument(
+                        f"tag={tag!r} is on no case selected from suite {self.name!r}"
+                        + (suggest(tag, known) or f" (tags: {', '.join(known) or 'none'})")
+                        + ("" if include_holdout else "; holdout cases are left out")
+                    )
+            chosen = [c for c in chosen if set(c.tags) & set(wanted)]
+        if limit is not None:
+            chosen = chosen[: whole_number("limit", limit)]
+        return tuple(chosen)
 
     def case(self, case_id: str) -> Case:
         """The case with id ``case_id``; InvalidArgument (with the closest id) if none."""

@@ -703,6 +703,24 @@ def _add_run(p: argparse.ArgumentParser) -> None:
         help="model name to {input: ..., output: ...} in dollars per million tokens, "
         "recorded in the manifest for variants without price_in=/price_out= of their own",
     )
+    p.add_argument(
+        "--case",
+        action="append",
+        metavar="ID",
+        help="run only the cases whose id matches (a shell pattern such as 'order*'; repeatable)",
+    )
+    p.add_argument(
+        "--tag",
+        action="append",
+        metavar="TAG",
+        help="run only the cases with this tag (repeatable)",
+    )
+    p.add_argument(
+        "--limit",
+        type=int,
+        metavar="N",
+        help="run only the first N (selected) cases, in file order",
+    )
     _add_progress(p)
     p.add_argument(
         "--keep-workspaces",
@@ -775,6 +793,9 @@ def _run_with(args: argparse.Namespace, suite: Any, variants: Any, out: str, jud
         retries=args.retries,
         seed=args.seed,
         include_holdout=args.include_holdout,
+        case_ids=args.case,
+        tags=args.tag,
+        limit=args.limit,
         resume=args.resume is not None,
         progress=_progress(args),
         judge=judge,

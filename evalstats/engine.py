@@ -769,6 +769,9 @@ async def run_async(
     progress: bool = True,
     backoff: float = 0.5,
     judge: Mapping[str, Any] | None = None,
+    case_ids: Sequence[str] | None = None,
+    tags: Sequence[str] | None = None,
+    limit: int | None = None,
     _handle_signals: bool = False,
 ) -> RunOutcome:
     """Run every case with every variant ``runs`` times; write every sample to ``out``.
@@ -792,7 +795,12 @@ async def run_async(
         backoff=backoff,
         out=out,
     )
-    suite, cases = _suite_and_cases(suite_or_cases, include_holdout)
+    selection = {
+        k: (list(v) if k != "limit" else v)
+        for k, v in (("cases", case_ids), ("tags", tags), ("limit", limit))
+        if v is not None
+    }
+    suite, cases = _suite_and_cases(suite_or_cases, include_holdout, selection)
     variant_list = _variants(variants)
     samples = len(cases) * runs * len(variant_list)
     if samples > MAX_SAMPLES:
@@ -814,6 +822,7 @@ async def run_async(
         timeout=timeout,
         retries=retries,
         include_holdout=include_holdout,
+        selection=selection,
     )
     if judge is not None:
         manifest["judge"] = dict(judge)
@@ -919,10 +928,20 @@ def _checked_arguments(
     return runs, concurrency, retries, timeout
 
 
-def _suite_and_cases(suite_or_cases: Any, include_holdout: bool) -> tuple[Any, tuple[Any, ...]]:
-    """The suite and the cases that run (the holdout cases only when asked for)."""
+def _suite_and_cases(
+    suite_or_cases: Any, include_holdout: bool, selection: Mapping[str, Any]
+) -> tuple[Any, tuple[Any, ...]]:
+    """The suite and the cases that run: the holdout cases only when asked for, and
+    only those the selection (case id patterns, tags, a limit) keeps."""
     suite = _resolve_suite(suite_or_cases)
-    cases = tuple(suite.select(include_holdout=bool(include_holdout)))
+    cases = tuple(
+        suite.select(
+            include_holdout=bool(include_holdout),
+            ids=selection.get("cases"),
+            tags=selection.get("tags"),
+            limit=selection.get("limit"),
+        )
+    )
     if not cases:
         raise InvalidArgument(
             f"suite {suite.name!r} has no cases to run"
@@ -997,6 +1016,7 @@ def _manifest(
     timeout: float | None,
     retries: int,
     include_holdout: bool,
+    selection: Mapping[str, Any],
 ) -> dict[str, Any]:
     """The manifest line: everything that produced the run.
 
@@ -1020,6 +1040,7 @@ def _manifest(
         },
         "cases": [case.to_dict() for case in cases],
         "include_holdout": bool(include_holdout),
+        "selection": dict(selection) or None,
         "variants": [v.describe() for v in variant_list],
         "runs": runs,
         "seed": seed,
@@ -1218,6 +1239,9 @@ def run(
     progress: bool = True,
     backoff: float = 0.5,
     judge: Mapping[str, Any] | None = None,
+    case_ids: Sequence[str] | None = None,
+    tags: Sequence[str] | None = None,
+    limit: int | None = None,
 ) -> RunOutcome:
     """Run every case with every variant ``runs`` times and write each sample to ``out``.
 
@@ -1292,6 +1316,11 @@ def run(
         What judges the suite's ``judged_by`` checks (``{"spec": ...}``, from
         ``--judge``), recorded in the manifest: runs with different judges are
         not comparable.
+    case_ids, tags, limit : optional
+        Run part of the suite: the cases whose id matches one of the
+        shell-style patterns ``case_ids``, that carry one of ``tags``, the
+        first ``limit`` of them (see :meth:`~evalstats.cases.Suite.select`).
+        The selection is recorded in the manifest under ``"selection"``.
 
     Returns
     -------
@@ -1333,6 +1362,9 @@ def run(
             progress=progress,
             backoff=backoff,
             judge=judge,
+            case_ids=case_ids,
+            tags=tags,
+            limit=limit,
             _handle_signals=_in_main_thread(),
         )
     )
