@@ -695,6 +695,14 @@ def _add_run(p: argparse.ArgumentParser) -> None:
         "task's command is killed at this time and its sample is incomplete",
     )
     p.add_argument("--retries", type=int, default=3, help="retries of transient errors (3)")
+    p.add_argument(
+        "--stop-after-unmeasured",
+        type=int,
+        default=20,
+        metavar="N",
+        help="stop the run when N samples in a row are unmeasured (the service is down; "
+        "resume later); 0 never stops (20)",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the run (0)")
     p.add_argument("--include-holdout", action="store_true", help="also run the holdout cases")
     p.add_argument(
@@ -796,6 +804,7 @@ def _run_with(args: argparse.Namespace, suite: Any, variants: Any, out: str, jud
         case_ids=args.case,
         tags=args.tag,
         limit=args.limit,
+        stop_after_unmeasured=args.stop_after_unmeasured or None,
         resume=args.resume is not None,
         progress=_progress(args),
         judge=judge,

@@ -439,6 +439,11 @@ class _State:
     interrupted: str | None = None
     stopping: bool = False
     workers: list[asyncio.Task[None]] = field(default_factory=list)
+    # The circuit breaker: unmeasured records held back while they come in a row
+    # (written once a measured sample ends the streak), and why it tripped.
+    breaker: int | None = None
+    held: list[tuple[Slot, dict[str, Any]]] = field(default_factory=list)
+    tripped: str | None = None
 
 
 class _Engine:
@@ -772,6 +777,7 @@ async def run_async(
     case_ids: Sequence[str] | None = None,
     tags: Sequence[str] | None = None,
     limit: int | None = None,
+    stop_after_unmeasured: int | None = 20,
     _handle_signals: bool = False,
 ) -> RunOutcome:
     """Run every case with every variant ``runs`` times; write every sample to ``out``.
@@ -800,6 +806,8 @@ async def run_async(
         for k, v in (("cases", case_ids), ("tags", tags), ("limit", limit))
         if v is not None
     }
+    if stop_after_unmeasured is not None:
+        stop_after_unmeasured = whole_number("stop_after_unmeasured", stop_after_unmeasured)
     suite, cases = _suite_and_cases(suite_or_cases, include_holdout, selection)
     variant_list = _variants(variants)
     samples = len(cases) * runs * len(variant_list)
@@ -854,7 +862,7 @@ async def run_async(
         backoff=float(backoff),
         concurrency=concurrency,
     )
-    state = _State(by_variant=by_variant)
+    state = _State(by_variant=by_variant, breaker=stop_after_unmeasured)
     state.unmeasured = sum(c["unmeasured"] for c in by_variant.values())  # when resuming
     bar = _progress(count, unmeasured=state.unmeasured, enabled=progress)
     loop = asyncio.get_running_loop()
@@ -1150,19 +1158,35 @@ async def _run_samples(
     queue = pending
     by_variant = state.by_variant
 
+    def write(slot: Slot, record: dict[str, Any]) -> None:
+        writer.write_sample(record)
+        state.written += 1
+        by_variant[slot.variant][record["status"]] += 1
+        if bar is not None:
+            if record["status"] == "unmeasured":
+                state.unmeasured += 1
+                bar.set_postfix(unmeasured=state.unmeasured, refresh=False)
+            bar.update(1)
+
     async def worker() -> None:
         for slot in queue:
             if state.stopping:
                 return
             record = await engine.sample(slot)
-            writer.write_sample(record)
-            state.written += 1
-            by_variant[slot.variant][record["status"]] += 1
-            if bar is not None:
-                if record["status"] == "unmeasured":
-                    state.unmeasured += 1
-                    bar.set_postfix(unmeasured=state.unmeasured, refresh=False)
-                bar.update(1)
+            if state.breaker and record["status"] == "unmeasured":
+                # Held back while they come in a row: if the breaker trips they are
+                # not written, so a resumed run takes those samples again.
+                state.held.append((slot, record))
+                if len(state.held) >= state.breaker and state.tripped is None:
+                    state.tripped = str(record.get("reason") or "no answer")
+                    state.stopping = True
+                    return
+            else:
+                if state.tripped is None:
+                    for held in state.held:
+                        write(*held)
+                    state.held.clear()
+                write(slot, record)
             await asyncio.sleep(0)
 
     stop: ProviderError | None = None
@@ -1184,6 +1208,16 @@ async def _run_samples(
             stop = stop or r.error
         elif isinstance(r, BaseException) and not isinstance(r, asyncio.CancelledError):
             raise r
+    if state.tripped is None:
+        for held in state.held:
+            write(*held)
+    elif stop is None:
+        stop = ProviderError(
+            f"stopped after {state.breaker} samples in a row were unmeasured (the last: "
+            f"{state.tripped}); the service is not answering. Every measured sample is in "
+            "the file; fix the service and continue with --resume"
+        )
+    state.held.clear()
     return stop, cancelled
 
 
@@ -1242,6 +1276,7 @@ def run(
     case_ids: Sequence[str] | None = None,
     tags: Sequence[str] | None = None,
     limit: int | None = None,
+    stop_after_unmeasured: int | None = 20,
 ) -> RunOutcome:
     """Run every case with every variant ``runs`` times and write each sample to ``out``.
 
@@ -1321,6 +1356,12 @@ def run(
         shell-style patterns ``case_ids``, that carry one of ``tags``, the
         first ``limit`` of them (see :meth:`~evalstats.cases.Suite.select`).
         The selection is recorded in the manifest under ``"selection"``.
+    stop_after_unmeasured : int or None, optional
+        The circuit breaker: when this many samples in a row are unmeasured
+        (20), the service is taken to be down and the run stops with a
+        :class:`~evalstats.errors.ProviderError`, status ``"stopped"``. Those
+        unmeasured samples are not written, so ``resume=True`` takes them
+        again once the service answers. None turns the breaker off.
 
     Returns
     -------
@@ -1365,6 +1406,7 @@ def run(
             case_ids=case_ids,
             tags=tags,
             limit=limit,
+            stop_after_unmeasured=stop_after_unmeasured,
             _handle_signals=_in_main_thread(),
         )
     )

@@ -382,3 +382,61 @@ def test_a_live_endpoint_that_answers_404_at_its_root_is_not_dead(tmp_path: Path
         argv = ["run", "shop", "--variant", f"a=openai:shop-v1,base_url={url}", "--runs", "1"]
         assert main([*argv, "--out", str(out)]) == 0
     assert len([s for s in read_results(out).samples if s["status"] == "completed"]) == 4
+
+
+def test_circuit_breaker_stops_a_run_whose_service_is_down_and_resume_takes_those_samples(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Every request fails (the stand-in server with error rate 1): after N unmeasured samples
+    # in a row the run stops with one line, exit 2; the held-back unmeasured samples are not
+    # written, so --resume runs them once the service answers again.
+    from evalstats.standin.server import serve
+
+    with serve(seed=0, error_rate=1.0, retry_after=0) as server:
+        url = f"{server.base_url}/v1"
+        out = tmp_path / "r.jsonl"
+        argv = [
+            "run", "shop", "--variant", f"a=openai:shop-v1,base_url={url}", "--runs", "5",
+            "--retries", "0", "--stop-after-unmeasured", "6", "--quiet", "--out", str(out),
+        ]  # fmt: skip
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "6 samples in a row were unmeasured" in err
+        results = read_results(out)
+        assert results.summary["status"] == "stopped"
+        assert [s for s in results.samples if s["status"] == "unmeasured"] == []
+        server.app.error_rate = 0.0
+        assert main([*argv[:-2], "--resume", str(out)]) == 0
+    done = read_results(out)
+    assert len(done.samples) == 20 and {s["status"] for s in done.samples} == {"completed"}
+
+
+def test_circuit_breaker_writes_a_short_streak_of_unmeasured_samples(tmp_path: Path) -> None:
+    # Fewer unmeasured in a row than the breaker's N: every one is written, none lost.
+    from evalstats.engine import Variant, run
+    from evalstats.errors import TransientProviderError
+
+    calls = {"n": 0}
+
+    def flaky(prompt: str) -> str:
+        calls["n"] += 1
+        if calls["n"] % 3 == 0:
+            raise TransientProviderError("HTTP 503")
+        return "Your order A-1042 has shipped."
+
+    out = tmp_path / "r.jsonl"
+    variants = [Variant("v", flaky)]
+    run("shop", variants, runs=3, out=out, progress=False, retries=0, backoff=0.0,
+        stop_after_unmeasured=2)  # fmt: skip
+    samples = read_results(out).samples
+    assert len(samples) == 12
+    assert sum(s["status"] == "unmeasured" for s in samples) == 4
+
+
+def test_stop_after_unmeasured_must_be_a_whole_number(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "r.jsonl"
+    argv = ["run", "shop", *SHOP, "--runs", "1", "--stop-after-unmeasured", "-1", "--out", str(out)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "stop_after_unmeasured=-1" in err
+    assert not out.exists()
