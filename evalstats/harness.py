@@ -31,7 +31,8 @@ make this POSIX-only.
   that asks for approval there is refused.
 - stdout and stderr are captured separately, each up to 128 KiB (the rest is
   read and dropped, so the command never blocks on a full pipe, and the cut
-  is noted in ``capped``); the trace file is read up to 1 MiB (a longer one
+  is noted in ``capped``; an answer taken from a cut stdout makes the sample
+  incomplete); the trace file is read up to 1 MiB (a longer one
   is cut, and a cut trace cannot be read).
 - The command runs in its own process group (a new session), with
   ``EVALSTATS_TASK_TOKEN`` set to a fresh random token its descendants
@@ -522,6 +523,13 @@ class CmdTask:
         elif exit_code != 0 and summary is None:
             why = _last_line(err_text) or "no message on stderr"
             incomplete = f"the command exited with status {exit_code}: {why}"
+        elif summary is None and stdout_bytes > OUTPUT_CAP:
+            # The answer is stdout, and only its first part was kept: a cut answer
+            # is not scored as if it were whole.
+            incomplete = (
+                f"the answer on stdout has {stdout_bytes} bytes, more than the "
+                f"{OUTPUT_CAP}-byte cap, so it cannot be scored whole"
+            )
 
         texts = [trace_text, answer, out_text, err_text]
         if summary is not None:
