@@ -760,6 +760,11 @@ def test_a_higher_level_never_narrows_the_interval(cells, n, data) -> None:
     cal = Calibration.from_counts(tp, ff, tf, fp)
     narrow = corrected_pass_rate(k, n, cal, level=0.8)
     wide = corrected_pass_rate(k, n, cal, level=0.99)
+    # Where clipping collapses the interval at one level but not the other, the two are
+    # different methods (a one-sided Bonferroni bound against the Lang-Reiczigel interval),
+    # and their widths need not be ordered: with k=0 of n=1, sensitivity 1 and specificity
+    # 0.275, the 80% one-sided bound reaches 1 while the 99% interval ends at 0.993.
+    assume(narrow.method == wide.method)
     assert wide.width >= narrow.width - 1e-12
 
 
