@@ -183,7 +183,7 @@ def paired_difference_plot(
     Parameters
     ----------
     comparison : ResultsComparison or Comparison
-        From :func:`evalstats.report.compare_results` or
+        From :func:`evalstats.comparison.compare_results` or
         :func:`evalstats.compare.compare`.
     path : path
         The PNG file to write.
@@ -248,7 +248,7 @@ def report_plots(
 
     ``forest.png`` always; ``paired-differences.png`` when the run has at
     least two variants, comparing the second (B) with the first (A) in
-    manifest order, as :func:`evalstats.report.compare_results` does.
+    manifest order, as :func:`evalstats.comparison.compare_results` does.
 
     Returns
     -------

@@ -22,12 +22,11 @@ axis' denominator and is counted apart; a failure whose reason starts with
 
 from __future__ import annotations
 
-import importlib
 import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -39,52 +38,16 @@ from .intervals import ClusteredInterval, Interval, clustered_mean_ci, proportio
 from .results import Results
 from .runner import AxisCount
 
-if TYPE_CHECKING:
-    from .comparison import ResultsComparison, compare_results
-    from .gate import GateResult, gate
-    from .runs import NotComparable, RunsComparison, changed_since, compare_runs
-
 __all__ = [
     "AxisCount",
     "CaseVariantRow",
     "ContainmentSummary",
-    "GateResult",
-    "NotComparable",
     "Report",
-    "ResultsComparison",
     "ReviewedSummary",
-    "RunsComparison",
     "VariantSummary",
-    "changed_since",
-    "compare_results",
-    "compare_runs",
-    "gate",
     "latency_summary",
     "report",
 ]
-
-#: Names that moved to modules of their own, and where they live now. They are
-#: looked up when first used (the gate imports this module, so this module cannot
-#: import the gate's at its top).
-_MOVED = {
-    "ResultsComparison": "comparison",
-    "compare_results": "comparison",
-    "GateResult": "gate",
-    "gate": "gate",
-    "COMPARABILITY": "runs",
-    "NotComparable": "runs",
-    "RunsComparison": "runs",
-    "changed_since": "runs",
-    "compare_runs": "runs",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _MOVED.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f".{module}", __package__), name)
-
 
 #: How many problems (failing checks) a case row keeps, most common first.
 TOP_PROBLEMS = 3

@@ -157,32 +157,6 @@ def test_functions_keep_their_names_beside_their_modules() -> None:
     assert sample_size(0.7, 0.9) == 61  # the README's figure
 
 
-def test_moved_names_are_still_reachable_from_report() -> None:
-    # compare_results, compare_runs, changed_since and gate moved out of
-    # evalstats.report into modules of their own; the old imports keep working
-    # and give the very same objects.
-    import importlib
-
-    import pytest
-
-    report_module = importlib.import_module("evalstats.report")
-    comparison = importlib.import_module("evalstats.comparison")
-    gate = importlib.import_module("evalstats.gate")
-    runs = importlib.import_module("evalstats.runs")
-    from evalstats.report import GateResult, NotComparable, compare_results  # noqa: F401
-
-    assert report_module.compare_results is comparison.compare_results
-    assert report_module.ResultsComparison is comparison.ResultsComparison
-    assert report_module.gate is gate.gate
-    assert report_module.GateResult is gate.GateResult
-    for name in ("compare_runs", "changed_since", "NotComparable", "RunsComparison"):
-        assert getattr(report_module, name) is getattr(runs, name), name
-    for name in report_module.__all__:
-        assert getattr(report_module, name) is not None, name
-    with pytest.raises(AttributeError, match="no attribute 'nonsense'"):
-        _ = report_module.nonsense  # type: ignore[attr-defined]
-
-
 def test_unknown_names_raise_attribute_error() -> None:
     import pytest
 

@@ -19,10 +19,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evalstats.cli import main
+from evalstats.comparison import compare_results
 from evalstats.errors import InvalidArgument, ResultsFileError
 from evalstats.imports import detect_format, load_results, merge, write_results
 from evalstats.imports._common import PassRule
-from evalstats.report import compare_results
 from evalstats.results import read_results
 
 DATA = Path(__file__).parent / "data"
