@@ -80,6 +80,11 @@ def _slots(res: Results) -> dict[str, set[tuple[str, int]]]:
     for slot in res.manifest.get("schedule", ()) or ():
         if isinstance(slot, list | tuple) and len(slot) >= 5:
             out.setdefault(slot[4], set()).add((slot[0], int(slot[1])))
+    if isinstance(res.manifest.get("until_decided"), dict) and out:
+        # A sequential run's manifest schedules its first round; every later
+        # round (evalstats.sequential_run) runs the same slots again.
+        rounds = 1 + max((int(s.get("repeat", 0)) for s in res.samples), default=0)
+        out = {v: {(c, r) for c, _ in slots for r in range(rounds)} for v, slots in out.items()}
     return out
 
 

@@ -160,6 +160,24 @@ class ResultsComparison:
         }
 
 
+def _looked_before(res: Any) -> tuple[str, ...]:
+    """Why this fixed-n comparison may not hold its error rate: earlier looks."""
+    advice = (
+        "repeated looks inflate the false-positive rate of this fixed-n comparison; "
+        "'evalstats compare --sequential' stays valid however often one looks"
+    )
+    if res.looks:
+        n = len(res.looks)
+        return (f"the file was looked at {n} time{'s' if n != 1 else ''} as it grew; {advice}",)
+    summary = res.summary or {}
+    if summary.get("resumed_with"):
+        return (
+            f"the run was resumed or extended after an earlier session; if it was looked "
+            f"at then, {advice}",
+        )
+    return ()
+
+
 def compare_results(
     results: Any,
     a: str,
@@ -253,7 +271,7 @@ def compare_results(
         level=level,
         unmeasured_a=unmeasured_a,
         unmeasured_b=unmeasured_b,
-        warnings=tuple(res.warnings),
+        warnings=tuple(res.warnings) + _looked_before(res),
     )
     unpaired_a = _measured_by_case(out_a, case_ids)
     unpaired_b = _measured_by_case(out_b, case_ids)

@@ -399,8 +399,12 @@ def _differences(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
         return json.loads(json.dumps(value, sort_keys=True))
 
     out = []
+    # A sequential run (evalstats.sequential_run) grows by a round per call.
+    grows = isinstance(old.get("until_decided"), Mapping)
     for key in _RESUME_KEYS:
         a, b = old.get(key), new.get(key)
+        if key == "runs" and grows and isinstance(a, int) and isinstance(b, int) and b >= a:
+            continue
         if key == "suite":
             a = (a or {}).get("sha256") if isinstance(a, Mapping) else None
             b = (b or {}).get("sha256")
@@ -778,6 +782,7 @@ async def run_async(
     tags: Sequence[str] | None = None,
     limit: int | None = None,
     stop_after_unmeasured: int | None = 20,
+    until_decided: Mapping[str, Any] | None = None,
     _handle_signals: bool = False,
 ) -> RunOutcome:
     """Run every case with every variant ``runs`` times; write every sample to ``out``.
@@ -834,6 +839,8 @@ async def run_async(
     )
     if judge is not None:
         manifest["judge"] = dict(judge)
+    if until_decided is not None:
+        manifest["until_decided"] = dict(until_decided)
     by_variant = {v.name: {"completed": 0, "incomplete": 0, "unmeasured": 0} for v in variant_list}
     # The schedule is made afresh each time it is walked, never held: once
     # into the manifest, once (when resuming) to count what the file holds,
@@ -885,6 +892,9 @@ async def run_async(
                     "status": status,
                     "reason": reason,
                     "samples": skipped + state.written,
+                    # Samples from earlier sessions: the run was resumed (or
+                    # extended) after it may have been looked at.
+                    **({"resumed_with": skipped} if skipped else {}),
                     "by_variant": by_variant,
                     "finished_at": _now(),
                     "elapsed_s": round(elapsed, 6),
@@ -1277,6 +1287,7 @@ def run(
     tags: Sequence[str] | None = None,
     limit: int | None = None,
     stop_after_unmeasured: int | None = 20,
+    until_decided: Mapping[str, Any] | None = None,
 ) -> RunOutcome:
     """Run every case with every variant ``runs`` times and write each sample to ``out``.
 
@@ -1362,6 +1373,10 @@ def run(
         :class:`~evalstats.errors.ProviderError`, status ``"stopped"``. Those
         unmeasured samples are not written, so ``resume=True`` takes them
         again once the service answers. None turns the breaker off.
+    until_decided : mapping, optional
+        Set by :func:`evalstats.sequential_run.run_until_decided`, which calls
+        this once per round: recorded in the manifest, and it lets a resume
+        add rounds (``runs`` may grow).
 
     Returns
     -------
@@ -1407,6 +1422,7 @@ def run(
             tags=tags,
             limit=limit,
             stop_after_unmeasured=stop_after_unmeasured,
+            until_decided=until_decided,
             _handle_signals=_in_main_thread(),
         )
     )

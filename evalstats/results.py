@@ -7,6 +7,9 @@ A run writes one file, one JSON object per line, each with a ``"type"``:
   machine; see :data:`FORMAT_VERSION`);
 * ``{"type": "sample", "case": ..., "variant": ..., "repeat": ..., "status": ...,
   "checks": [...], ...}`` for every sample, in the order the samples finished;
+* ``{"type": "look", "round": ..., "pairs": ..., "verdict": ..., ...}`` after
+  each round of a sequential run (``evalstats run --until-decided``): what the
+  anytime-valid comparison said at that look;
 * ``{"type": "summary", "status": ..., ...}`` last, when the run ended normally
   or was interrupted cleanly.
 
@@ -521,6 +524,7 @@ class Results:
     samples: tuple[dict[str, Any], ...]
     summary: dict[str, Any] | None
     warnings: tuple[str, ...] = ()
+    looks: tuple[dict[str, Any], ...] = ()
 
     def variants(self) -> tuple[str, ...]:
         """The variant names, in manifest order.
@@ -693,6 +697,7 @@ class _Scan:
         self._long_manifest = long_manifest
         self.manifest: dict[str, Any] | None = None
         self.summary: dict[str, Any] | None = None
+        self.looks: list[dict[str, Any]] = []
         self.warnings: list[str] = []
         self.keep_end = 0
         self.keep_newline = True
@@ -762,6 +767,11 @@ class _Scan:
                 if kind == "sample":
                     yield number, record
                     self.keep_end, last = offset, line
+                elif kind == "look":
+                    # A sequential run's look after a round (evalstats.sequential):
+                    # kept, so that resuming never drops the trajectory.
+                    self.looks.append(record)
+                    self.keep_end, last = offset, line
                 elif kind == "summary":
                     self.summary, summary_line = record, number
                 elif kind == "manifest":
@@ -769,7 +779,7 @@ class _Scan:
                 else:
                     raise ResultsFileError(
                         f"{shown}: line {number}: unknown record type {_short(kind)}"
-                        f"{suggest(str(kind), ('sample', 'summary'))}"
+                        f"{suggest(str(kind), ('sample', 'look', 'summary'))}"
                     )
         self.keep_newline = last.endswith(b"\n") if last else True
         self._finish(pending)
@@ -882,6 +892,7 @@ def _read(path: str | os.PathLike[str]) -> tuple[Results, int, bool]:
         samples=tuple(samples),
         summary=scan.summary,
         warnings=tuple(scan.warnings),
+        looks=tuple(scan.looks),
     )
     return results, scan.keep_end, scan.keep_newline
 
@@ -1175,6 +1186,7 @@ class ResultsWriter:
             samples=results.samples,
             summary=None,
             warnings=tuple(warnings),
+            looks=results.looks,
         )
         return writer, resumed
 
@@ -1220,6 +1232,23 @@ class ResultsWriter:
         line["type"] = "sample"
         self._write(_serialize(line, "sample"))
         self.samples_written += 1
+
+    def write_look(self, record: Mapping[str, Any]) -> None:
+        """Write one look of a sequential run (adding ``"type": "look"``).
+
+        The record must say after how many ``pairs`` the look was taken and
+        its ``verdict``; :mod:`evalstats.sequential` writes the e-values and
+        the interval too.
+        """
+        if not isinstance(record, Mapping):
+            raise InvalidArgument(f"record={record!r} must be a mapping")
+        for key in ("pairs", "verdict"):
+            if key not in record:
+                raise InvalidArgument(f"cannot write the look: it has no {key!r}")
+        line: dict[str, Any] = {"type": "look"}
+        line.update(record)
+        line["type"] = "look"
+        self._write(_serialize(line, "look"))
 
     def close(self, summary: Mapping[str, Any] | None = None) -> None:
         """Write the summary line (adding ``"type": "summary"``), fsync and close.
