@@ -115,6 +115,8 @@ _EXPORTS: dict[str, str] = {
     "sample_passed": "results",
     "sample_size": "power",
     "sequential_compare": "sequential",
+    "sequential_plan": "sequential",
+    "sequential_results": "sequential",
     "simulate_power": "simulate",
     "suite_from_cases": "cases",
     "word_count": "checks",
@@ -217,6 +219,8 @@ __all__ = [
     "sample_passed",
     "sample_size",
     "sequential_compare",
+    "sequential_plan",
+    "sequential_results",
     "simulate_power",
     "suite_from_cases",
     "word_count",
@@ -290,7 +294,12 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
     from .review import read_reviews, review
     from .runner import RunResult, run_cases
     from .runs import changed_since, compare_runs
-    from .sequential import SequentialComparison, sequential_compare
+    from .sequential import (
+        SequentialComparison,
+        sequential_compare,
+        sequential_plan,
+        sequential_results,
+    )
     from .simulate import PowerResult, simulate_power
     from .standin.judge import make_judge
     from .standin.shop import make_assistant

@@ -136,11 +136,33 @@ def _add_demo(p: argparse.ArgumentParser) -> None:
         help="reach the stand-ins over HTTP with the openai provider, through a stand-in "
         "server started for the demo (or the one at BASE_URL)",
     )
+    p.add_argument(
+        "--sequential",
+        action="store_true",
+        help="shop only: run round by round until the anytime-valid comparison decides "
+        "(at most --runs rounds, 33 by default) and show the pairs saved against the "
+        "fixed design",
+    )
     _add_progress(p)
     p.add_argument("--json", action="store_true", help="print one JSON document")
 
 
 def _run_demo(args: argparse.Namespace) -> int:
+    if args.sequential:
+        from .sequential_run import run_sequential_demo
+
+        if args.suite != "shop" or args.over_http:
+            raise UsageError("evalstats demo: --sequential runs the shop stand-in in process")
+        _show(
+            run_sequential_demo(
+                **_given(max_runs=args.runs),
+                seed=args.seed,
+                out=args.out,
+                progress=_progress(args),
+            ),
+            args,
+        )
+        return 0
     if args.suite == "notes":
         return _run_notes_demo(args)
     from .demo import run_demo
@@ -190,12 +212,59 @@ def _add_power(p: argparse.ArgumentParser) -> None:
     p.add_argument("--level", type=float, default=0.95, help="confidence level (0.95)")
     p.add_argument("--plot", metavar="FILE.png", help="draw the power curves into FILE.png")
     p.add_argument("--force", action="store_true", help="replace FILE.png if it exists")
+    _add_sequential(p, "each --trials value is the budget in pairs")
     p.add_argument("--json", action="store_true", help="print one JSON document")
+
+
+def _add_sequential(p: argparse.ArgumentParser, budget: str, *, simulation: bool = True) -> None:
+    p.add_argument(
+        "--sequential",
+        action="store_true",
+        help=f"the anytime-valid sequential design instead ({budget}): power within the "
+        "budget and pairs to a verdict, by simulation, beside the fixed design",
+    )
+    if simulation:
+        p.add_argument(
+            "--experiments",
+            type=int,
+            default=4000,
+            help="simulated experiments (--sequential; 4000)",
+        )
+        p.add_argument(
+            "--seed", type=int, default=0, help="seed of the simulation (--sequential; 0)"
+        )
+
+
+def _show_all(results: list[Any], args: argparse.Namespace) -> None:
+    if args.json:
+        _print_json({"sequential": [r.to_dict() for r in results]}, args.verb)
+    else:
+        print("\n\n".join(str(r) for r in results))
 
 
 def _run_power(args: argparse.Namespace) -> int:
     from .power import power_figure, power_table
 
+    if args.sequential:
+        from .sequential import sequential_plan
+
+        if args.plot:
+            raise UsageError(
+                "evalstats power: --plot draws fixed designs; drop it with --sequential"
+            )
+        plans = [
+            sequential_plan(
+                args.pa,
+                args.pb,
+                budget,
+                level=args.level,
+                experiments=args.experiments,
+                seed=args.seed,
+            )
+            for budget in args.trials
+        ]
+        _show_all(plans, args)
+        return 0
     table = power_table(args.pa, args.pb, args.trials, methods=args.method, level=args.level)
     if args.plot:
         from .plots import _save
@@ -248,6 +317,7 @@ def _add_plan(p: argparse.ArgumentParser) -> None:
         help="what one sample costs: also state the design's cost (cases x repeats x "
         "variants x this)",
     )
+    _add_sequential(p, "--repeats is the budget of runs per case", simulation=False)
     _add_level_and_json(p)
     _add_source_options(p)
 
@@ -259,6 +329,29 @@ def _run_plan(args: argparse.Namespace) -> int:
         from .cost import design_cost
 
         design_cost(None, args.cost_per_call)  # a bad price is refused before planning
+    if args.sequential:
+        from .sequential import sequential_plan
+
+        if args.from_file or args.cases is None or args.repeats is None:
+            raise UsageError(
+                "evalstats plan: --sequential needs --pa, --pb, --icc, --cases and --repeats "
+                "(the budget of runs per case)"
+            )
+        if args.pa is None or args.pb is None:
+            raise UsageError("evalstats plan: give --pa and --pb")
+        planned = sequential_plan(
+            args.pa,
+            args.pb,
+            args.repeats,
+            cases=args.cases,
+            icc=args.icc,
+            spread=args.spread,
+            level=args.level,
+            experiments=args.experiments,
+            seed=args.seed,
+        )
+        _show(planned, args)
+        return 0
     model = None
     if args.from_file:
         model = case_model_from_results(
@@ -478,6 +571,20 @@ def _add_compare(p: argparse.ArgumentParser) -> None:
         help="mcnemar or clustered when paired (mcnemar); "
         "newcombe, overlap or ztest as independent samples",
     )
+    p.add_argument(
+        "--sequential",
+        action="store_true",
+        help="the anytime-valid comparison, valid however often the file was looked at, "
+        "with its trajectory (a look after every round)",
+    )
+    p.add_argument(
+        "--scope",
+        default="these_cases",
+        help="with --sequential: these_cases or cases_like_these (these_cases)",
+    )
+    p.add_argument(
+        "--plot", metavar="FILE.png", help="with --sequential: draw the trajectory into FILE.png"
+    )
     _add_level_and_json(p)
     _add_source_options(p)
 
@@ -485,6 +592,29 @@ def _add_compare(p: argparse.ArgumentParser) -> None:
 def _run_compare(args: argparse.Namespace) -> int:
     from .comparison import compare_results
 
+    if args.sequential:
+        from .sequential import sequential_results
+
+        if args.method is not None:
+            raise UsageError("evalstats compare: --method is for the fixed-n compare; drop it")
+        if args.a is None or args.b is None or args.baseline is not None or args.all_pairs:
+            raise UsageError(
+                "evalstats compare: --sequential compares two variants: give --a and --b"
+            )
+        source = _load(args.files, args, stream=False)
+        seq = sequential_results(source, args.a, args.b, scope=args.scope, level=args.level)
+        if args.plot:
+            from .plots import sequential_plot
+
+            print(f"evalstats: wrote {sequential_plot(seq, args.plot)}", file=sys.stderr)
+        if args.json:
+            _print_json(seq.to_dict(), args.verb)
+        else:
+            print(seq)
+            print(seq.trajectory_text())
+        return 0
+    if args.plot or args.scope != "these_cases":
+        raise UsageError("evalstats compare: --scope and --plot go with --sequential")
     several = args.baseline is not None or args.all_pairs
     if several and (args.a is not None or args.b is not None):
         raise UsageError("evalstats compare: give --a and --b, or --baseline, or --all-pairs")
@@ -668,7 +798,26 @@ def _add_run(p: argparse.ArgumentParser) -> None:
         "optionally prefix=, suffix=, system=, template= (TEXT or @FILE); repeat "
         "for each variant",
     )
-    p.add_argument("--runs", type=int, required=True, help="repeats of each case per variant")
+    p.add_argument(
+        "--runs", type=int, help="repeats of each case per variant (not with --until-decided)"
+    )
+    p.add_argument(
+        "--until-decided",
+        action="store_true",
+        help="run two variants round by round, look after each round with the anytime-valid "
+        "comparison, and stop at its verdict (needs --max-runs)",
+    )
+    p.add_argument(
+        "--max-runs", type=int, metavar="N", help="with --until-decided: at most N rounds"
+    )
+    p.add_argument(
+        "--scope",
+        default="these_cases",
+        help="with --until-decided: these_cases or cases_like_these (these_cases)",
+    )
+    p.add_argument(
+        "--level", type=float, default=0.95, help="with --until-decided: confidence level (0.95)"
+    )
     p.add_argument("--out", metavar="FILE", help="the results file to create (JSONL)")
     p.add_argument(
         "--judge",
@@ -758,6 +907,11 @@ def _run_run(args: argparse.Namespace) -> int:
         from .variants import keeping_workspaces
 
         variants = keeping_workspaces(variants)
+    if not args.until_decided:
+        if args.runs is None:
+            raise UsageError("evalstats run: give --runs N (or --until-decided --max-runs N)")
+        if args.max_runs is not None:
+            raise UsageError("evalstats run: --max-runs goes with --until-decided")
     suite: Any = args.suite
     judge: Any = None
     described = None
@@ -774,6 +928,8 @@ def _run_run(args: argparse.Namespace) -> int:
         if Path(args.suite) != found:  # a shipped suite by name, recorded as given
             suite = dataclasses.replace(suite, path=str(args.suite))
     try:
+        if args.until_decided:
+            return _run_until_decided(args, suite, variants, out, described)
         outcome = _run_with(args, suite, variants, out, described)
     finally:
         if hasattr(judge, "close"):
@@ -907,6 +1063,49 @@ def _run_import(args: argparse.Namespace) -> int:
     )
     for warning in results.warnings:
         print(visible(f"evalstats: {warning}", keep=""), file=sys.stderr)
+    return 0
+
+
+def _run_until_decided(
+    args: argparse.Namespace, suite: Any, variants: list[Any], out: str, judge: Any
+) -> int:
+    from .sequential_run import run_until_decided
+
+    if args.max_runs is None:
+        raise UsageError("evalstats run: --until-decided needs --max-runs N (the budget)")
+    if args.runs is not None:
+        raise UsageError(
+            "evalstats run: --until-decided runs round by round; give --max-runs, not --runs"
+        )
+    result = run_until_decided(
+        suite,
+        variants,
+        max_runs=args.max_runs,
+        out=out,
+        scope=args.scope,
+        level=args.level,
+        resume=args.resume is not None,
+        concurrency=args.concurrency,
+        **_given(timeout=args.timeout),
+        retries=args.retries,
+        seed=args.seed,
+        include_holdout=args.include_holdout,
+        case_ids=args.case,
+        tags=args.tag,
+        limit=args.limit,
+        stop_after_unmeasured=args.stop_after_unmeasured or None,
+        progress=_progress(args),
+        judge=judge,
+    )
+    print(result)
+    if result.comparison is not None:
+        print(result.comparison.trajectory_text())
+    if result.status == "interrupted":
+        print(
+            f"evalstats: {result.reason}; continue with the same command and --resume {out}",
+            file=sys.stderr,
+        )
+        return 130
     return 0
 
 

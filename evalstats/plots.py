@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from .compare import Comparison
     from .comparison import ResultsComparison
     from .report import Report
+    from .sequential import SequentialComparison
 
 __all__ = [
     "forest_figure",
@@ -26,6 +27,7 @@ __all__ = [
     "paired_difference_figure",
     "paired_difference_plot",
     "report_plots",
+    "sequential_plot",
 ]
 
 
@@ -241,6 +243,52 @@ def paired_difference_figure(comparison: ResultsComparison | Comparison) -> Any:
     return fig
 
 
+def sequential_plot(comparison: SequentialComparison, path: str | os.PathLike[str]) -> Path:
+    """Draw a sequential comparison's trajectory into a PNG file.
+
+    Top: the e-values for "B better" and "A better" at every look against the
+    pairs so far, on a log scale, with the decision boundary 2 / (1 - level).
+    Bottom: the confidence sequence's interval of the difference at every
+    look, with 0 marked. A vertical line marks the look where the verdict was
+    reached.
+    """
+    from matplotlib.figure import Figure
+
+    looks = comparison.trajectory
+    pairs = [look.pairs for look in looks]
+    fig = Figure(figsize=(7.5, 5.5), layout="constrained")
+    top, bottom = fig.subplots(2, 1, sharex=True)
+    tiny = 1e-6  # a log axis cannot show 0
+    top.step(pairs, [max(look.evalue_b, tiny) for look in looks], where="post", label="B better")
+    top.step(pairs, [max(look.evalue_a, tiny) for look in looks], where="post", label="A better")
+    top.axhline(comparison.threshold, color="black", lw=1, ls="--", label="decision boundary")
+    top.set_yscale("log")
+    top.set_ylabel("e-value")
+    top.legend(loc="upper left", fontsize=8)
+    scope = "these cases" if comparison.scope == "these_cases" else "cases like these"
+    verdict = {"b_better": "B better", "a_better": "A better"}.get(
+        comparison.verdict, "can't tell yet"
+    )
+    top.set_title(f"anytime-valid comparison ({scope}): {verdict}")
+    bottom.fill_between(
+        pairs,
+        [look.low for look in looks],
+        [look.high for look in looks],
+        step="post",
+        alpha=0.3,
+        label=f"{100 * comparison.level:g}% confidence sequence",
+    )
+    bottom.step(pairs, [look.estimate for look in looks], where="post", color="black", lw=1)
+    bottom.axhline(0.0, color="grey", lw=1)
+    bottom.set_ylabel("B − A")
+    bottom.set_xlabel("pairs")
+    bottom.legend(loc="upper right", fontsize=8)
+    if comparison.decided_at is not None:
+        for ax in (top, bottom):
+            ax.axvline(comparison.decided_at, color="tab:red", lw=1)
+    return _save(fig, path)
+
+
 def report_plots(
     results: Any, directory: str | os.PathLike[str], *, level: float = 0.95
 ) -> tuple[Path, ...]:
@@ -248,7 +296,9 @@ def report_plots(
 
     ``forest.png`` always; ``paired-differences.png`` when the run has at
     least two variants, comparing the second (B) with the first (A) in
-    manifest order, as :func:`evalstats.comparison.compare_results` does.
+    manifest order, as :func:`evalstats.comparison.compare_results` does; and
+    ``sequential.png`` (see :func:`sequential_plot`) for a sequential run,
+    one with ``look`` records.
 
     Returns
     -------
@@ -273,4 +323,11 @@ def report_plots(
     if len(names) >= 2:
         cmp = compare_results(res, names[0], names[1], level=level)
         written.append(paired_difference_plot(cmp, folder / "paired-differences.png"))
+    if res.looks and len(names) >= 2:
+        # A sequential run (run --until-decided): its trajectory, judged as it was.
+        from .sequential import sequential_results
+
+        scope = res.looks[-1].get("scope", "these_cases")
+        seq = sequential_results(res, names[0], names[1], scope=scope, level=level)
+        written.append(sequential_plot(seq, folder / "sequential.png"))
     return tuple(written)

@@ -63,7 +63,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import numpy as np
@@ -75,9 +75,12 @@ from .intervals import Interval
 __all__ = [
     "Look",
     "SequentialComparison",
+    "SequentialPlan",
     "SequentialPower",
     "discordant_thresholds",
     "sequential_compare",
+    "sequential_plan",
+    "sequential_results",
     "simulate_sequential",
 ]
 
@@ -389,6 +392,30 @@ class SequentialComparison:
         if self.reason:
             text += f"; {self.reason}"
         return text
+
+    def trajectory_text(self, *, limit: int = 12) -> str:
+        """The looks as a small table (the first, the last and the deciding one
+        when there are more than ``limit``)."""
+        looks = list(self.trajectory)
+        keep = set(range(len(looks)))
+        if len(looks) > limit:
+            keep = set(range(limit // 2)) | set(range(len(looks) - limit // 2, len(looks)))
+            keep |= {i for i, look in enumerate(looks) if look.pairs == self.decided_at}
+        lines = [f"{'pairs':>7}  {'e-value B':>10}  {'e-value A':>10}  interval of B − A"]
+        gap = False
+        for i, look in enumerate(looks):
+            if i not in keep:
+                if not gap:
+                    lines.append(f"{'...':>7}")
+                gap = True
+                continue
+            gap = False
+            ci = Interval(look.estimate, look.low, look.high, self.level, "", difference=True)
+            mark = "  <- decided" if look.pairs == self.decided_at else ""
+            lines.append(
+                f"{look.pairs:>7}  {_e(look.evalue_b):>10}  {_e(look.evalue_a):>10}  {ci}{mark}"
+            )
+        return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict; ``summary`` holds ``str(self)``."""
@@ -767,26 +794,36 @@ def _draw_differences(
     return np.where(u < only_b, 1, np.where(u < only_b + only_a, -1, 0)).astype(np.int8)
 
 
-def _first_crossing(up: np.ndarray, down: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Pairs run and verdict (+1, -1, 0) from crossing masks of shape (experiments, pairs)."""
+def _first_crossing(
+    up: np.ndarray, down: np.ndarray, every: int = 1
+) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs run and verdict (+1, -1, 0) from crossing masks of shape (experiments, pairs).
+
+    With ``every`` > 1 the data are looked at only after every ``every`` pairs
+    (after each round of that many cases).
+    """
+    if every > 1:
+        up, down = up[:, every - 1 :: every], down[:, every - 1 :: every]
     either = up | down
     hit = either.any(axis=1)
     first = np.argmax(either, axis=1)
     rows = np.arange(len(first))
     verdict = np.where(hit, np.where(up[rows, first], 1, -1), 0).astype(np.int8)
-    stopped = np.where(hit, first + 1, up.shape[1])
+    stopped = np.where(hit, first + 1, up.shape[1]) * every
     return stopped, verdict
 
 
-def _simulate_these(d: np.ndarray, table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _simulate_these(
+    d: np.ndarray, table: np.ndarray, every: int = 1
+) -> tuple[np.ndarray, np.ndarray]:
     flat = d.reshape(d.shape[0], -1)
     wins_b = np.cumsum(flat > 0, axis=1)
     wins_a = np.cumsum(flat < 0, axis=1)
     need = table[wins_a + wins_b]
-    return _first_crossing(wins_b >= need, wins_a >= need)
+    return _first_crossing(wins_b >= need, wins_a >= need, every)
 
 
-def _simulate_cases(d: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+def _simulate_cases(d: np.ndarray, level: float, every: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """First crossings of the cases-like-these e-processes, looking after every pair.
 
     After a pair of case c in round r only case c's mean changes, so each
@@ -807,7 +844,7 @@ def _simulate_cases(d: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray
         log_e = logsumexp(log_w + np.log(w), axis=-1)
         log_e[:, : cases - 1] = 0.0
         masks.append(log_e >= bound)
-    return _first_crossing(*masks)
+    return _first_crossing(masks[0], masks[1], every)
 
 
 def simulate_sequential(
@@ -822,6 +859,7 @@ def simulate_sequential(
     level: float = 0.95,
     experiments: int = 2000,
     seed: int = 0,
+    looks: str = "pair",
 ) -> SequentialPower:
     """Simulate the sequential design: power within a budget, pairs to a verdict.
 
@@ -845,6 +883,9 @@ def simulate_sequential(
     scope : {"these_cases", "cases_like_these"}
     level : float
     experiments, seed : int
+    looks : {"pair", "round"}
+        Look after every pair, or only after every round (as ``evalstats run
+        --until-decided`` does).
 
     Returns
     -------
@@ -867,6 +908,7 @@ def simulate_sequential(
     seed = whole_number("seed", seed, minimum=0)
     level = check_level(level)
     scope = check_method(scope, SCOPES, name="scope")
+    every = cases if check_method(looks, ("pair", "round"), name="looks") == "round" else 1
     try:
         icc, spread = float(icc), float(spread)
     except (TypeError, ValueError):
@@ -883,7 +925,10 @@ def simulate_sequential(
     for start in range(0, experiments, block):
         n = min(block, experiments - start)
         d = _draw_differences(rng, n, runs, cases, p_a, p_b, icc, spread)
-        s, v = _simulate_these(d, table) if table is not None else _simulate_cases(d, level)
+        if table is not None:
+            s, v = _simulate_these(d, table, every)
+        else:
+            s, v = _simulate_cases(d, level, every)
         stopped.append(s)
         verdicts.append(v)
     stop = np.concatenate(stopped)
@@ -911,7 +956,201 @@ def simulate_sequential(
             "scope": scope,
             "level": level,
             "seed": seed,
+            "looks": looks,
         },
         stopped=stop,
         verdicts=verdict,
     )
+
+
+# --- planning the sequential design ---------------------------------------------
+
+
+@dataclass(frozen=True)
+class SequentialPlan:
+    """The sequential design for given true rates and a budget, against the fixed one.
+
+    Attributes
+    ----------
+    simulation : SequentialPower
+        Power within the budget, mean and median pairs to a verdict.
+    fixed_power : float or None
+        Power of the fixed design that spends the whole budget (exact McNemar
+        for "these cases", :func:`~evalstats.power.clustered_power` for "cases
+        like these").
+    fixed_pairs : int or None
+        Pairs the fixed design needs to reach the sequential design's power
+        (None when it needs more than 20 times the budget).
+    """
+
+    simulation: SequentialPower
+    fixed_power: float | None
+    fixed_pairs: int | None
+
+    def __str__(self) -> str:
+        s = self.simulation
+        scope = "these cases" if s.settings["scope"] == "these_cases" else "cases like these"
+        cases = s.settings["cases"]
+        lines = [
+            f"sequential design ({scope}), p_a={s.settings['p_a']:g}, "
+            f"p_b={s.settings['p_b']:g}, budget {s.settings['runs']} runs x {cases} "
+            f"case{'s' if cases != 1 else ''} = {s.budget} pairs:",
+            f"  power within the budget: {s.power}",
+            f"  pairs to a verdict (or the budget): mean {s.expected_pairs.estimate:.1f} "
+            f"({s.expected_pairs.low:.1f} to {s.expected_pairs.high:.1f}), median "
+            f"{s.median_pairs:g}",
+        ]
+        if self.fixed_power is not None:
+            lines.append(
+                f"  the fixed design spending all {s.budget} pairs: power {self.fixed_power:.1%}"
+            )
+        if self.fixed_pairs is not None:
+            ratio = s.expected_pairs.estimate / self.fixed_pairs
+            lines.append(
+                f"  the fixed design needs {self.fixed_pairs} pairs for the same power; the "
+                f"sequential one uses {ratio:.2f} of that on average"
+            )
+        lines.append(
+            f"  ({s.experiments} simulated experiments, seed {s.settings['seed']}; ranges are "
+            "95% Monte Carlo intervals)"
+        )
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "simulation": self.simulation.to_dict(),
+            "fixed_power": self.fixed_power,
+            "fixed_pairs": self.fixed_pairs,
+        }
+
+
+def sequential_plan(
+    p_a: float,
+    p_b: float,
+    runs: int,
+    *,
+    cases: int = 1,
+    icc: float = 0.0,
+    spread: float = 0.0,
+    scope: str | None = None,
+    level: float = 0.95,
+    experiments: int = 4000,
+    seed: int = 0,
+    looks: str = "pair",
+) -> SequentialPlan:
+    """Power within a budget and pairs to a verdict of the sequential design.
+
+    Simulates :func:`simulate_sequential` and sets it beside the fixed design:
+    its power when it spends the whole budget, and the pairs it needs for the
+    power the sequential design reaches. ``scope`` defaults to "these_cases"
+    when ``icc`` and ``spread`` are 0 and to "cases_like_these" otherwise.
+
+    Examples
+    --------
+    >>> plan = sequential_plan(0.7, 0.9, 131, experiments=2000)
+    >>> plan.fixed_pairs, round(plan.simulation.power.estimate, 2)
+    (89, 0.89)
+    """
+    from .power import CaseModel, clustered_power, paired_power
+
+    if scope is None:
+        scope = "these_cases" if icc == 0 and spread == 0 else "cases_like_these"
+    sim = simulate_sequential(
+        p_a,
+        p_b,
+        runs,
+        cases=cases,
+        icc=icc,
+        spread=spread,
+        scope=scope,
+        level=level,
+        experiments=experiments,
+        seed=seed,
+        looks=looks,
+    )
+    target = float(sim.power.estimate)
+    fixed_power: float | None = None
+    fixed_pairs: int | None = None
+    if scope == "these_cases" and icc == 0 and spread == 0:
+        fixed_power = paired_power(p_a, p_b, sim.budget, level=level)
+        fixed_pairs = next(
+            (
+                n
+                for n in range(1, 20 * sim.budget + 1)
+                if paired_power(p_a, p_b, n, level=level) >= target
+            ),
+            None,
+        )
+    elif scope == "cases_like_these":
+        model = CaseModel(p_a, p_b, icc, spread)
+        fixed_power = float(clustered_power(model, cases, runs, level=level))
+        repeats = np.arange(1, 20 * runs + 1)
+        reach = np.flatnonzero(clustered_power(model, cases, repeats, level=level) >= target)
+        fixed_pairs = int(repeats[reach[0]]) * cases if reach.size else None
+    return SequentialPlan(sim, fixed_power, fixed_pairs)
+
+
+# --- results files ---------------------------------------------------------------
+
+
+def sequential_results(
+    results: Any,
+    a: str,
+    b: str,
+    *,
+    scope: str = "these_cases",
+    level: float = 0.95,
+) -> SequentialComparison:
+    """The anytime-valid comparison of variant ``b`` with ``a`` in a results file.
+
+    Valid however many times the file has been looked at, and however it grew
+    (resumed, extended with more runs). The outcomes are paired by (case,
+    repeat); a pair where either side is unmeasured or missing is left out, and
+    the reason says how many. The pairs are taken round by round in the order
+    ``evalstats run`` runs them, with a look after every round.
+
+    Parameters
+    ----------
+    results : Results or path
+        A results file or what :func:`evalstats.results.read_results` returned.
+    a, b : str
+        Variant names; positive differences mean B passes more often.
+    scope : {"these_cases", "cases_like_these"}
+    level : float
+    """
+    from .results import Results, read_results
+
+    level = check_level(level)
+    scope = check_method(scope, SCOPES, name="scope")
+    res = results if isinstance(results, Results) else read_results(results)
+    if a == b:
+        raise InvalidArgument(f"a={a!r} and b={b!r} are the same variant; name two")
+    out_a, out_b = res.outcomes(a), res.outcomes(b)
+    if set(out_a) != set(out_b) or any(len(out_a[c]) != len(out_b[c]) for c in out_a):
+        raise InvalidArgument(
+            f"an anytime-valid comparison needs {a!r} and {b!r} run on the same (case, "
+            "repeat) slots, which this file's schedule did not do"
+        )
+    xa: dict[str, list[bool]] = {}
+    xb: dict[str, list[bool]] = {}
+    left_out = 0
+    for case in out_a:
+        for x, y in zip(out_a[case], out_b[case], strict=True):
+            if x is None or y is None:
+                left_out += 1
+                continue
+            xa.setdefault(case, []).append(bool(x))
+            xb.setdefault(case, []).append(bool(y))
+    if not xa:
+        raise InvalidArgument(
+            f"{res.path or 'the results'}: no (case, repeat) pair has a measured outcome "
+            f"for both {a!r} and {b!r}; nothing to compare"
+        )
+    result = sequential_compare(xa, xb, scope=scope, level=level)
+    notes = [result.reason] if result.reason else []
+    if left_out:
+        notes.append(
+            f"{left_out} pair{'s' if left_out != 1 else ''} with an unmeasured or missing side "
+            "left out"
+        )
+    return replace(result, reason="; ".join(notes))

@@ -134,6 +134,27 @@ def varying_gain_these_cases(experiments: int, seed: int) -> int:
     return hits
 
 
+def repeated_fixed_test(experiments: int, seed: int) -> None:
+    """The unsafe practice, for contrast: the fixed-n exact McNemar test after every 10
+    runs of 4 cases (40 pairs), 10 looks, stopping at the first "B better"."""
+    from evalstats.compare import mcnemar_thresholds
+
+    rng = np.random.default_rng(seed + 2)
+    every, looks = 40, 10
+    hits = 0
+    for start in range(0, experiments, 5000):
+        n = min(5000, experiments - start)
+        u = rng.random((n, every * looks))
+        only_b = 0.7 * 0.3  # A = B = 0.7: each side alone passes with 0.21
+        wins_b = np.cumsum(u < only_b, axis=1)[:, every - 1 :: every]
+        disc = np.cumsum(u < 2 * only_b, axis=1)[:, every - 1 :: every]
+        hits += int(np.sum((wins_b >= mcnemar_thresholds(disc, 0.95)).any(axis=1)))
+    print(
+        rate_line("for contrast: fixed-n McNemar after each 40 pairs, 10 looks", hits, experiments),
+        flush=True,
+    )
+
+
 def smallest_budget(stopped: np.ndarray, verdicts: np.ndarray, target: float, step: int) -> int:
     """Smallest budget (a multiple of ``step`` pairs) whose simulated power reaches target."""
     decided = np.where(verdicts == 1, stopped, np.iinfo(np.int64).max)
@@ -241,6 +262,7 @@ def main(argv: list[str] | None = None) -> int:
     bounds = validity(args.experiments, args.cases_experiments, args.seed)
     worst = max(bounds, key=lambda b: b[1])
     print(f"largest Monte Carlo upper bound: {100 * worst[1]:.2f}% ({worst[0]})")
+    repeated_fixed_test(args.experiments, args.seed)
     efficiency(args.experiments, args.seed)
     clustered_efficiency(max(args.cases_experiments, 200), args.seed)
     print(f"\n{time.perf_counter() - start:.0f} s")

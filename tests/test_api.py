@@ -101,6 +101,8 @@ EXPECTED = [
     "sample_passed",
     "sample_size",
     "sequential_compare",
+    "sequential_plan",
+    "sequential_results",
     "simulate_power",
     "suite_from_cases",
     "word_count",
