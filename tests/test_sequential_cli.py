@@ -275,6 +275,16 @@ def test_until_decided_resume_continues_without_double_counting(tmp_path: Path) 
     assert len(_records(cut)) == len(resumed)
 
 
+def test_until_decided_runs_the_selected_cases_only(tmp_path: Path) -> None:
+    out = tmp_path / "r.jsonl"
+    argv = ["run", "shop", *SHOP, "--until-decided", "--max-runs", "3", "--limit", "2"]
+    assert main([*argv, "--out", str(out), "--quiet", "--seed", "1"]) == 0
+    res = read_results(out)
+    assert res.manifest["selection"]["limit"] == 2
+    assert len({s["case"] for s in res.samples}) == 2
+    assert [look["pairs"] for look in res.looks] == [2 * r for r in range(1, len(res.looks) + 1)]
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
