@@ -89,6 +89,7 @@ _EXPORTS: dict[str, str] = {
     "make_judge": "standin.judge",
     "make_workspace": "workspace",
     "matches": "checks",
+    "merge_runs": "merge",
     "non_inferiority": "gate",
     "observe": "workspace",
     "paired_diff_ci": "intervals",
@@ -193,6 +194,7 @@ __all__ = [
     "make_judge",
     "make_workspace",
     "matches",
+    "merge_runs",
     "non_inferiority",
     "observe",
     "paired_diff_ci",
@@ -274,6 +276,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
         corrected_pass_rate,
         judged_by,
     )
+    from .merge import merge_runs
     from .multiple import MultipleComparison, compare_variants
     from .power import (
         Plan,

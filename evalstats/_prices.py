@@ -14,7 +14,7 @@ from typing import Any
 
 from .errors import InvalidArgument
 
-__all__ = ["Prices"]
+__all__ = ["Prices", "without_prices"]
 
 
 def _price(name: str, value: Any) -> float:
@@ -63,3 +63,15 @@ class Prices:
 
     def to_dict(self) -> dict[str, float]:
         return {"input": self.input, "output": self.output}
+
+
+def without_prices(description: Any) -> Any:
+    """A variant's manifest description without its ``"prices"``.
+
+    Prices are recorded with a variant for the cost, but they change nothing the
+    variant sends or measures: a run whose prices were added or corrected is
+    still the same variant when it is resumed, extended, merged or compared.
+    """
+    if isinstance(description, dict) and "prices" in description:
+        return {k: v for k, v in description.items() if k != "prices"}
+    return description

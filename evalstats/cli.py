@@ -706,6 +706,26 @@ def _run_rescore(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_merge(p: argparse.ArgumentParser) -> None:
+    p.add_argument("first", metavar="FIRST", help="a results file written by run")
+    p.add_argument(
+        "second",
+        metavar="SECOND",
+        help="a run of the same suite and variants (another seed); its repeats follow FIRST's",
+    )
+    p.add_argument(
+        "--out", required=True, metavar="FILE", help="the merged results file (never overwritten)"
+    )
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+
+
+def _run_merge(args: argparse.Namespace) -> int:
+    from .merge import merge_runs
+
+    _show(merge_runs(args.first, args.second, out=args.out), args)
+    return 0
+
+
 def _add_gate(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help=_FILE_HELP)
     p.add_argument("--variant", required=True, metavar="NAME", help="the variant to gate")
@@ -1224,6 +1244,11 @@ VERBS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable[
         "score a run's stored answers again with a suite's current checks, calling no model",
         _add_rescore,
         _run_rescore,
+    ),
+    "merge": (
+        "join two runs of the same suite and variants into one results file",
+        _add_merge,
+        _run_merge,
     ),
     "gate": (
         "exit 1 when a variant misses a pass-rate policy (for CI)",

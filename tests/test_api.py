@@ -75,6 +75,7 @@ EXPECTED = [
     "make_judge",
     "make_workspace",
     "matches",
+    "merge_runs",
     "non_inferiority",
     "observe",
     "paired_diff_ci",

@@ -355,6 +355,17 @@ TABLE: list[tuple[str, list[str], dict[str, str]]] = [
         {},
     ),
     ("compare-runs missing", ["compare-runs", "{d}/" + GOOD_RUN, "{d}/none.jsonl"], {}),
+    ("merge missing", ["merge", "{d}/" + GOOD_RUN, "{d}/none.jsonl", "--out", "{d}/m.jsonl"], {}),
+    (
+        "merge a file without a schedule",
+        ["merge", "{d}/" + GOOD_RUN, "{d}/" + GOOD_RUN, "--out", "{d}/m.jsonl"],
+        {},
+    ),
+    (
+        "merge out exists",
+        ["merge", "{d}/" + GOOD_RUN, "{d}/x.jsonl", "--out", "{d}/m.jsonl"],
+        {"m.jsonl": "someone's file\n", "x.jsonl": "hello\n"},
+    ),
     ("gate bad min-pass", ["gate", "{d}/" + GOOD_RUN, "--variant", "v", "--min-pass", "2"], {}),
     (
         "gate unknown variant",
