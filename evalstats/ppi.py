@@ -28,6 +28,24 @@ Two methods:
 ``"wald"``
     The PPI++ interval exactly as ``ppi_py.ppi_mean_ci`` computes it (normal
     quantile, plug-in variances), clipped to [0, 1]. Kept as the reference.
+
+A reviewed subset drawn within strata (``strata=``, for example the same
+number of samples from every case, as ``evalstats review --sample`` draws it)
+is no longer a uniform draw when the strata differ in size: a sample of a
+small case is more likely to be reviewed. The estimator then weights every
+stratum by its share of the samples (Cochran 1977, Sampling Techniques, 3rd
+ed., section 5.2; the "combined" form of section 7.11, one ``lam`` for all
+strata): a reviewed sample of stratum ``h`` weighs ``N_h / n_h`` (the inverse
+of its inclusion probability, Horvitz & Thompson 1952), an unreviewed one
+``N_h / (N_h - n_h)``, so that each term above becomes the weighted sum of the
+per-stratum means. Its variance is estimated from the weighted residuals as if
+the reviewed samples had been drawn with replacement, without using the strata
+(Wolter 2007, Introduction to Variance Estimation, 2nd ed., section 1.6; this
+overstates the variance of a stratified draw by the spread between the
+strata's means, so the interval stays valid with one or two reviews per
+stratum, where a per-stratum variance cannot be estimated), and the t quantile
+takes Kish's effective number of reviews. With strata of equal size and equal
+allocation every weight is 1 and this is the estimator above unchanged.
 """
 
 from __future__ import annotations
@@ -112,6 +130,10 @@ def _core(
     yhat_unlabeled: np.ndarray,
     level: float,
     df: float | None,
+    *,
+    design: np.ndarray | None = None,
+    design_unlabeled: np.ndarray | None = None,
+    lam: float | None = None,
 ) -> tuple[float, float, float, float]:
     """PPI++ for a mean: estimate, low, high and the tuned lambda.
 
@@ -125,35 +147,53 @@ def _core(
     n + N - 1), and the standard error
     ``sqrt(lam^2 var(yhat_unlabeled)/N + var(y - lam yhat)/n)`` with divisors
     N and n.
+
+    ``design`` and ``design_unlabeled`` are the stratum weights of a
+    stratified draw (see the module docstring; None is all 1): means become
+    weighted means, a variance of a mean ``sum(w^2 (x - mean)^2) / sum(w)^2``,
+    and ``n/N`` in ``lam`` the ratio of Kish's effective sizes. A given
+    ``lam`` is used as it is (the exact-enumeration tests fix it).
     """
-    m = float(weights.sum())
+    d = np.ones(y.shape[0]) if design is None else design
+    e = np.ones(yhat_unlabeled.shape[0]) if design_unlabeled is None else design_unlabeled
+    w = weights * d  # what each reviewed row weighs in a mean
+    m = float(w.sum())
     big_n = yhat_unlabeled.shape[0]
 
     def wmean(x: np.ndarray) -> float:
-        return float((weights * x).sum() / m)
+        return float((w * x).sum() / m)
+
+    def var_of_mean(x: np.ndarray) -> float:
+        centre = wmean(x)
+        return float((weights * d**2 * (x - centre) ** 2).sum()) / m**2
 
     my, mh = wmean(y), wmean(yhat)
-    if big_n == 0:
+    if lam is not None:
+        lam = float(lam)
+    elif big_n == 0:
         lam = 0.0
     else:
         cov = wmean((y - my) * (yhat - mh))
-        total = m + big_n
+        total = float(weights.sum()) + big_n
         pooled = (float((weights * yhat).sum()) + float(yhat_unlabeled.sum())) / total
         var_all = (
             float((weights * (yhat - pooled) ** 2).sum())
             + float(((yhat_unlabeled - pooled) ** 2).sum())
         ) / (total - 1)
-        lam = 0.0 if var_all <= 0 else float(np.clip(cov / ((1 + m / big_n) * var_all), 0, 1))
+        n_eff = m**2 / float((weights * d**2).sum())
+        big_n_eff = float(e.sum()) ** 2 / float((e**2).sum())
+        ratio = n_eff / big_n_eff
+        lam = 0.0 if var_all <= 0 else float(np.clip(cov / ((1 + ratio) * var_all), 0, 1))
     rect = y - lam * yhat
     mr = wmean(rect)
-    var_rect = wmean((rect - mr) ** 2)
+    var_rect = var_of_mean(rect)
     if big_n:
-        mu = float(yhat_unlabeled.mean())
-        var_u = float(yhat_unlabeled.var())
+        mu = float((e * yhat_unlabeled).sum() / e.sum())
+        var_u = float((e**2 * (yhat_unlabeled - mu) ** 2).sum()) / float(e.sum()) ** 2
         estimate = lam * mu + mr
-        se = math.sqrt(lam**2 * var_u / big_n + var_rect / m)
+        se = math.sqrt(lam**2 * var_u + var_rect)
     else:
-        estimate, se = mr, math.sqrt(var_rect / m)
+        estimate, se = mr, math.sqrt(var_rect)
     if df is None:
         q = _z(level)
     else:
@@ -163,10 +203,97 @@ def _core(
     return estimate, estimate - q * se, estimate + q * se, lam
 
 
+def _stratum_weights(
+    value: Any, mask: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, int] | tuple[None, None, int]:
+    """Weights of a draw stratified by ``value`` (one label per sample).
+
+    A reviewed sample of stratum ``h`` weighs ``N_h / n_h``, an unreviewed one
+    ``N_h / (N_h - n_h)``, each scaled to average 1 over the reviewed (and
+    unreviewed) samples. Returns them and the number of strata, or ``None``
+    weights when ``value`` is None.
+    """
+    if value is None:
+        return None, None, 1
+    labels = np.asarray(value, dtype=object)
+    if labels.ndim != 1 or labels.shape[0] != mask.shape[0]:
+        raise InvalidArgument(
+            f"strata must give one stratum (a case, say) per sample ({mask.shape[0]}), "
+            f"got shape {labels.shape}"
+        )
+    keys = labels.tolist()
+    try:
+        for key in keys:
+            hash(key)
+    except TypeError:
+        raise InvalidArgument(
+            "strata must hold labels such as case ids (strings or numbers)"
+        ) from None
+    size: dict[Any, int] = {}
+    drawn: dict[Any, int] = {}
+    for key, reviewed in zip(keys, mask.tolist(), strict=True):
+        size[key] = size.get(key, 0) + 1
+        drawn[key] = drawn.get(key, 0) + bool(reviewed)
+    empty = [k for k in size if drawn[k] == 0]
+    if empty:
+        raise InvalidArgument(
+            f"strata={empty[0]!r} has {size[empty[0]]} samples and none reviewed; a draw "
+            "stratified by it must review at least one sample of every stratum"
+        )
+    per = np.array(
+        [
+            size[k] / drawn[k] if r else size[k] / (size[k] - drawn[k])
+            for k, r in zip(keys, mask.tolist(), strict=True)
+        ]
+    )
+    d, e = per[mask], per[~mask]
+    if e.size:
+        e = e / e.mean()
+    return d / d.mean(), e, len(size)
+
+
 def _pseudo(cells: Sequence[tuple[float, ...]], mass: float) -> tuple[np.ndarray, np.ndarray]:
     """Pseudo-reviews: each cell of the reviewed table gets ``mass / len(cells)``."""
     rows = np.array(cells, dtype=float)
     return rows, np.full(len(cells), mass / len(cells))
+
+
+def _adjusted(
+    cells: Sequence[tuple[float, ...]],
+    mass: float,
+    y: np.ndarray,
+    yhat: np.ndarray,
+    rest: np.ndarray,
+    design: np.ndarray | None,
+    design_unlabeled: np.ndarray | None,
+    level: float,
+    method: str,
+) -> tuple[float, float, float, float]:
+    """:func:`_core`, with the pseudo-reviews and t quantile of ``"ppi++"``.
+
+    Pseudo-reviews weigh as an average review (stratum weight 1); the t
+    quantile's degrees of freedom are Kish's effective number of reviews less
+    one (``n - 1`` when every stratum weight is 1).
+    """
+    n = y.shape[0]
+    weights = np.ones(n)
+    df: float | None = None
+    if method == "ppi++":
+        rows, w = _pseudo(cells, mass)
+        y = np.concatenate([y, rows[:, 0]])
+        yhat = np.concatenate([yhat, rows[:, 1]])
+        weights = np.concatenate([weights, w])
+        df = n - 1.0
+        if design is not None:
+            df = float(design.sum()) ** 2 / float((design**2).sum()) - 1
+            design = np.concatenate([design, np.ones(len(cells))])
+    return _core(
+        y, yhat, weights, rest, level, df, design=design, design_unlabeled=design_unlabeled
+    )
+
+
+def _strata_note(strata: Any, groups: int) -> str:
+    return "" if strata is None else f"; drawn within {groups} strata, each weighted by its size"
 
 
 def ppi_pass_rate(
@@ -176,6 +303,7 @@ def ppi_pass_rate(
     *,
     level: float = 0.95,
     method: str = "ppi++",
+    strata: Any = None,
 ) -> Interval:
     """Pass rate corrected by a random reviewed subset (PPI++, power-tuned).
 
@@ -194,6 +322,12 @@ def ppi_pass_rate(
     method : {"ppi++", "wald"}, optional
         ``"ppi++"`` adds the small-sample adjustments described in the module
         docstring; ``"wald"`` is ``ppi_py.ppi_mean_ci`` exactly.
+    strata : sequence, optional
+        The stratum of every sample (its case, say) when the reviewed subset
+        was drawn uniformly within each stratum rather than from all samples
+        (``evalstats review --sample`` draws the same number from every
+        case). Each stratum is then weighted by its share of the samples (see
+        the module docstring); every stratum needs at least one review.
 
     Returns
     -------
@@ -217,6 +351,8 @@ def ppi_pass_rate(
     .. [3] Agresti, A. & Coull, B. A. (1998). Approximate is better than
        "exact" for interval estimation of binomial proportions. The American
        Statistician 52(2), 119-126.
+    .. [4] Cochran, W. G. (1977). Sampling Techniques, 3rd ed. Wiley,
+       sections 5.2 and 7.11.
 
     Examples
     --------
@@ -236,19 +372,15 @@ def ppi_pass_rate(
     y = _human("human", human, mask)
     n = y.shape[0]
     _check_reviewed(n, a.shape[0])
+    d, e, groups = _stratum_weights(strata, mask)
     yhat, rest = a[mask], a[~mask]
-    weights = np.ones(n)
-    df: float | None = None
-    if method == "ppi++":
-        rows, w = _pseudo([(1, 1), (1, 0), (0, 1), (0, 0)], _z(level) ** 2)
-        y = np.concatenate([y, rows[:, 0]])
-        yhat = np.concatenate([yhat, rows[:, 1]])
-        weights = np.concatenate([weights, w])
-        df = n - 1
-    estimate, low, high, lam = _core(y, yhat, weights, rest, level, df)
+    estimate, low, high, lam = _adjusted(
+        [(1, 1), (1, 0), (0, 1), (0, 0)], _z(level) ** 2, y, yhat, rest, d, e, level, method
+    )
     note = (
         f"PPI++ ({'small-sample adjusted' if method == 'ppi++' else 'Wald'}), "
         f"lambda={lam:.3g}; {a.shape[0]} automatic verdicts, {n} reviewed"
+        f"{_strata_note(strata, groups)}"
     )
     return Interval(
         float(np.clip(estimate, 0, 1)),
@@ -269,6 +401,7 @@ def ppi_diff(
     *,
     level: float = 0.95,
     method: str = "ppi++",
+    strata: Any = None,
 ) -> Interval:
     """Corrected paired difference of pass rates, B minus A, by PPI++.
 
@@ -294,6 +427,9 @@ def ppi_diff(
         Min (2005) for paired proportions (half a pair added to each cell),
         and uses Student's t with ``n - 1`` degrees of freedom. ``"wald"`` is
         ``ppi_py.ppi_mean_ci`` applied to the differences.
+    strata : sequence, optional
+        The stratum of every pair (its case) when the reviewed pairs were
+        drawn within strata; as in :func:`ppi_pass_rate`.
 
     Returns
     -------
@@ -321,23 +457,15 @@ def ppi_diff(
     yb = _human("human_b", human_b, mask)
     n = ya.shape[0]
     _check_reviewed(n, a.shape[0])
-    d = b - a
-    y, yhat, rest = yb - ya, d[mask], d[~mask]
-    weights = np.ones(n)
-    df: float | None = None
-    if method == "ppi++":
-        cells = [
-            (hb - ha, jb - ja) for ha in (0, 1) for hb in (0, 1) for ja in (0, 1) for jb in (0, 1)
-        ]
-        rows, w = _pseudo(cells, 2.0)
-        y = np.concatenate([y, rows[:, 0]])
-        yhat = np.concatenate([yhat, rows[:, 1]])
-        weights = np.concatenate([weights, w])
-        df = n - 1
-    estimate, low, high, lam = _core(y, yhat, weights, rest, level, df)
+    dw, ew, groups = _stratum_weights(strata, mask)
+    diff = b - a
+    cells = [(hb - ha, jb - ja) for ha in (0, 1) for hb in (0, 1) for ja in (0, 1) for jb in (0, 1)]
+    estimate, low, high, lam = _adjusted(
+        cells, 2.0, yb - ya, diff[mask], diff[~mask], dw, ew, level, method
+    )
     note = (
         f"PPI++ paired difference ({'small-sample adjusted' if method == 'ppi++' else 'Wald'}), "
-        f"lambda={lam:.3g}; {a.shape[0]} pairs, {n} reviewed"
+        f"lambda={lam:.3g}; {a.shape[0]} pairs, {n} reviewed{_strata_note(strata, groups)}"
     )
     return Interval(
         float(np.clip(estimate, -1, 1)),

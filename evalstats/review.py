@@ -549,9 +549,11 @@ def review(
     seed : int, optional
         The seed of the blind order, and of the random sample.
     sample : int, optional
-        Review a random sample: ``sample`` (case, repeat) pairs drawn
-        uniformly from those every variant measured, each variant's answer to
-        each (see :mod:`evalstats.reviewsample`). The design is written as the
+        Review a random sample: ``sample`` (case, repeat) pairs drawn from
+        those every variant measured, the same number from every case (or as
+        near as possible; uniformly within a case, reproducibly from
+        ``seed``), each variant's answer to each (see
+        :mod:`evalstats.reviewsample`). The design is written as the
         reviews file's first line, and the file can only be continued with
         the same draw; ``report --reviews`` then adds pass rates corrected by
         the review (PPI++).

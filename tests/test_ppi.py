@@ -171,6 +171,84 @@ def test_swapping_the_variants_negates_the_difference(seed: int, method: str) ->
     assert -1 <= ab_ci.low <= ab_ci.estimate <= ab_ci.high <= 1
 
 
+# --- a reviewed subset drawn within strata -------------------------------------------
+
+
+def test_stratified_estimate_is_exactly_unbiased_over_every_possible_draw() -> None:
+    # Exact enumeration: a population of 16 samples in strata of 4, 5 and 7, two
+    # reviewed from each (6 * 10 * 21 = 1,260 equally likely draws). At a fixed
+    # lambda the stratum-weighted estimate averages to the population's mean
+    # verdict exactly (Cochran 1977, section 5.2: the stratified mean is
+    # unbiased); the unweighted one does not, because a sample of the small
+    # stratum is reviewed more often.
+    import itertools
+
+    from evalstats.ppi import _core, _stratum_weights
+
+    y = np.array([1, 1, 0, 1, 0, 0, 1, 0, 0, 1, 1, 1, 0, 1, 1, 0], float)
+    f = np.array([1, 0, 0, 1, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 1], float)
+    strata = ["a"] * 4 + ["b"] * 5 + ["c"] * 7
+    members = [[i for i, s in enumerate(strata) if s == h] for h in "abc"]
+    for lam in (0.0, 0.6, 1.0):
+        weighted, unweighted = [], []
+        for draw in itertools.product(*(itertools.combinations(m, 2) for m in members)):
+            mask = np.zeros(16, dtype=bool)
+            mask[[i for pair in draw for i in pair]] = True
+            d, e, groups = _stratum_weights(strata, mask)
+            assert groups == 3
+            rows = (y[mask], f[mask], np.ones(6), f[~mask], 0.95, None)
+            weighted.append(_core(*rows, design=d, design_unlabeled=e, lam=lam)[0])
+            unweighted.append(_core(*rows, lam=lam)[0])
+        assert len(weighted) == 6 * 10 * 21
+        assert np.mean(weighted) == pytest.approx(y.mean(), abs=1e-12)
+        assert abs(np.mean(unweighted) - y.mean()) > 0.005
+
+
+def test_strata_of_equal_share_change_nothing() -> None:
+    # Strata of 50 with 10 reviewed each: every weight is 1, the unweighted estimator.
+    rng = np.random.default_rng(5)
+    truth, auto, _ = _draw(rng, 200, 0.6, 0.8, 0.7, 10)
+    strata = np.repeat(["w", "x", "y", "z"], 50)
+    mask = np.zeros(200, dtype=bool)
+    for h in range(4):
+        mask[h * 50 + rng.choice(50, 10, replace=False)] = True
+    for method in ("ppi++", "wald"):
+        plain = ppi_pass_rate(auto, mask, truth, method=method)
+        by = ppi_pass_rate(auto, mask, truth, method=method, strata=strata)
+        assert (by.estimate, by.low, by.high) == pytest.approx(
+            (plain.estimate, plain.low, plain.high), abs=1e-12
+        )
+        assert "drawn within 4 strata" in by.note
+    pairs = ppi_diff(auto, truth, mask, truth, auto, strata=strata)
+    plain_pairs = ppi_diff(auto, truth, mask, truth, auto)
+    assert pairs.low == pytest.approx(plain_pairs.low, abs=1e-12)
+
+
+def test_a_small_stratum_weighs_by_its_share_of_the_samples() -> None:
+    # Stratum "s" (20 samples) all pass, stratum "b" (180) all fail; 10 reviewed of
+    # each, and a judge that passes everything (lambda = 0: the reviews alone).
+    # The person's rate is 20/200 = 10% (the stratified mean, Cochran 1977,
+    # eq. 5.1: 0.1 * 1 + 0.9 * 0); the unweighted mean of the reviews says 50%.
+    strata = ["s"] * 20 + ["b"] * 180
+    truth = [True] * 20 + [False] * 180
+    mask = [i < 10 or 20 <= i < 30 for i in range(200)]
+    ci = ppi_pass_rate([True] * 200, mask, truth, method="wald", strata=strata)
+    assert ci.estimate == pytest.approx(0.1, abs=1e-12)
+    plain = ppi_pass_rate([True] * 200, mask, truth, method="wald")
+    assert plain.estimate == pytest.approx(0.5, abs=1e-12)
+
+
+def test_strata_without_a_review_or_of_the_wrong_length_are_refused() -> None:
+    auto = [True, False] * 20
+    mask = [i < 20 for i in range(40)]
+    with pytest.raises(InvalidArgument, match=r"strata='late' has 20 samples and none reviewed"):
+        ppi_pass_rate(auto, mask, auto, strata=["early"] * 20 + ["late"] * 20)
+    with pytest.raises(InvalidArgument, match=r"strata must give one stratum .* per sample \(40\)"):
+        ppi_pass_rate(auto, mask, auto, strata=["early"] * 39)
+    with pytest.raises(InvalidArgument, match=r"strata must hold labels"):
+        ppi_diff(auto, auto, mask, auto, auto, strata=[{"case": 1}] * 40)
+
+
 # --- bad input ---------------------------------------------------------------------
 
 
@@ -229,3 +307,32 @@ def test_coverage_and_width_hold_in_a_reduced_simulation() -> None:
     diff = sim.diff_row(0.6, 0.75, 0.9, 0.9, 50, experiments=300, seed=1)
     assert diff.coverage >= 0.92, diff
     assert diff.width_ratio < 1, diff
+
+
+def _stratified_simulation():
+    spec = importlib.util.spec_from_file_location(
+        "ppi_stratified", ROOT / "simulations" / "ppi_stratified.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.slow
+def test_coverage_holds_for_a_review_stratified_by_case_in_a_reduced_simulation() -> None:
+    sim = _stratified_simulation()
+    # 300 experiments each (Monte Carlo standard error of a 95% coverage about
+    # 1.3 points): cases of one size (self-weighting) and of unequal sizes
+    # (weighted by case), a weak and a good judge, 30 reviewed.
+    for run, se, sp in [
+        (sim.equal_run(), 0.9, 0.9),
+        (sim.unequal_run(), 0.7, 0.6),
+        (sim.unequal_run(), 0.95, 0.6),
+    ]:
+        row = sim.stratified_row(run, se, sp, 30, experiments=300, seed=3)
+        assert row.coverage >= 0.92, row
+        if row.unweighted_coverage is not None:
+            # ignoring the design (no case weights) misses the run's rate
+            assert row.unweighted_coverage <= 0.9, row

@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from evalstats import InvalidArgument, ppi_diff, ppi_pass_rate, read_results, report
 from evalstats.cli import main
@@ -74,6 +76,143 @@ def test_the_design_is_recorded_and_the_draw_is_uniform_and_paired(results, tmp_
     assert read_review_design(other).units != read_review_design(out).units
 
 
+def test_the_draw_takes_the_same_number_from_every_case_reproducibly(results) -> None:
+    from collections import Counter
+
+    from evalstats.reviewsample import draw_design
+
+    res = read_results(results)
+    design = draw_design(res, sample=22, seed=9)
+    per_case = Counter(c for c, _ in design.units)
+    # 22 pairs from 4 cases of 15: 6, 6, 5 and 5; which two get the sixth is drawn
+    assert sorted(per_case.values()) == [5, 5, 6, 6]
+    assert design.stratified_by == "case"
+    assert {(c, size, n) for c, size, n, _ in design.strata} == {
+        (c, 15, per_case[c]) for c in per_case
+    }
+    # every pair has the same chance, 22/60: (5 + 2/4) / 15 in every case
+    assert design.inclusion_probability == pytest.approx(22 / 60, abs=1e-12)
+    assert draw_design(res, sample=22, seed=9) == design
+    seeds = {draw_design(res, sample=22, seed=s).units for s in range(5)}
+    assert len(seeds) == 5
+    # the round trip through the reviews file's first line
+    from evalstats.reviewsample import ReviewDesign
+
+    back = ReviewDesign.from_dict(json.loads(json.dumps(design.to_dict())), "here")
+    assert back == design
+    # fewer pairs than cases: a uniform draw, said so
+    small = draw_design(res, sample=3, seed=1)
+    assert small.stratified_by is None and small.strata == ()
+    assert small.to_dict()["stratified_by"] is None
+    assert draw_design(res, sample=22, seed=9, stratify=None).stratified_by is None
+    with pytest.raises(InvalidArgument, match="stratify='variant' must be 'case' or None"):
+        draw_design(res, sample=22, seed=9, stratify="variant")
+
+
+def test_an_older_design_line_without_strata_is_a_uniform_draw() -> None:
+    from evalstats.reviewsample import ReviewDesign
+
+    old = {
+        "type": "design",
+        "run": "ab",
+        "seed": 1,
+        "sample": 2,
+        "population": 8,
+        "inclusion_probability": 0.25,
+        "variants": ["v"],
+        "units": [["a", 0], ["b", 1]],
+    }
+    design = ReviewDesign.from_dict(old, "here")
+    assert design.stratified_by is None and design.inclusion_probability == 0.25
+    with pytest.raises(ResultsFileError, match="malformed"):
+        ReviewDesign.from_dict({**old, "stratified_by": "case"}, "here")
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    sizes=st.lists(st.integers(1, 9), min_size=1, max_size=5),
+    share=st.floats(0, 1),
+    seed=st.integers(0, 1000),
+)
+def test_allocation_is_as_even_as_possible_and_its_chances_are_exact(
+    sizes: list[int], share: float, seed: int
+) -> None:
+    import itertools
+    import random
+    from fractions import Fraction
+
+    from evalstats.reviewsample import allocate, inclusion_probabilities
+
+    by = {f"c{i}": n for i, n in enumerate(sizes)}
+    sample = round(share * sum(sizes))
+    counts = allocate(by, sample, random.Random(seed))
+    assert sum(counts.values()) == sample
+    assert all(0 <= counts[h] <= by[h] for h in by)
+    # as even as possible: a stratum two or more short of the most drawn is exhausted
+    top = max(counts.values())
+    assert all(counts[h] >= top - 1 or counts[h] == by[h] for h in by)
+    # Exact chances, by enumerating which strata get the remainder (each choice
+    # equally likely): a unit's chance is the mean of drawn / size over them.
+    # t: the level every stratum reaches unless exhausted (the fewest drawn of a
+    # stratum not exhausted; a stratum left at t exists when a remainder is shared)
+    t = min((counts[h] for h in by if counts[h] < by[h]), default=max(counts.values(), default=0))
+    base = {h: min(by[h], t) for h in by}
+    eligible = [h for h in by if by[h] > t]
+    remainder = sample - sum(base.values())
+    chance = {h: Fraction(0) for h in by}
+    choices = list(itertools.combinations(eligible, remainder))
+    for chosen in choices:
+        for h in by:
+            chance[h] += Fraction(base[h] + (h in chosen), by[h]) / len(choices)
+    got = inclusion_probabilities(by, sample)
+    assert all(got[h] == pytest.approx(float(chance[h]), abs=1e-12) for h in by)
+
+
+def test_cases_of_different_sizes_are_weighted_by_their_share(results, tmp_path) -> None:
+    # Drop v1's samples of 'order status' after its first repeat: that case has
+    # one complete pair of 46, so its pair is always drawn and weighs 1/46 of
+    # the run; the corrected rates weight each case by its share.
+    lines = results.read_text().splitlines()
+    kept = []
+    for line in lines:
+        rec = json.loads(line)
+        if rec.get("type") == "summary":
+            continue
+        dropped = rec.get("type") == "sample" and rec["variant"] == "v1"
+        if dropped and rec["case"] == "order status" and rec["repeat"] >= 1:
+            continue
+        kept.append(line)
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("\n".join(kept) + "\n")
+    out = tmp_path / "reviews.jsonl"
+    _person(cut, out, sample=16, seed=2)
+    design = read_review_design(out)
+    sizes = {c: size for c, size, _, _ in design.strata}
+    assert sizes == {
+        "broken lamp refund": 15,
+        "discount trick": 15,
+        "order status": 1,
+        "thank-you": 15,
+    }
+    assert design.inclusion_probability is None
+    assert {c: p for c, _, _, p in design.strata}["order status"] == 1.0
+    res = read_results(cut)
+    first = {}
+    for s in res.samples:
+        first.setdefault((s["case"], s["variant"], s["repeat"]), s)
+    pairs = sorted({(c, r) for c, v, r in first if (c, "v1", r) in first and (c, "v2", r) in first})
+    units = set(design.units)
+    corrected = report(cut, reviews=out).corrected
+    for row in corrected.rows:
+        auto = [bool(sample_passed(first[(c, row.variant, r)])) for c, r in pairs]
+        mask = [(c, r) in units for c, r in pairs]
+        strata = [c for c, _ in pairs]
+        assert row.corrected == ppi_pass_rate(auto, mask, auto, strata=strata)
+        assert "drawn within 4 strata" in row.corrected.note
+    assert corrected.unweighted == ()
+    assert "stratified by case" in "\n".join(corrected.lines("95%"))
+
+
 def test_report_gives_automatic_reviewed_and_corrected_rates(results, tmp_path) -> None:
     out = tmp_path / "reviews.jsonl"
     res = read_results(results)
@@ -98,6 +237,8 @@ def test_report_gives_automatic_reviewed_and_corrected_rates(results, tmp_path) 
         human = [a != ((c, row.variant, r) in flip) for a, (c, r) in zip(auto, pairs, strict=True)]
         assert row.automatic_passed == sum(auto) and row.automatic_total == 60
         assert row.reviewed_total == 25
+        # 25 pairs from 4 cases of 15 each: 7, 6, 6 and 6, every pair with the
+        # same chance 25/60 (which case gets the 7th is drawn), so no weights
         assert row.corrected == ppi_pass_rate(auto, mask, human)
     a_auto = [bool(sample_passed(first[(c, "v1", r)])) for c, r in pairs]
     b_auto = [bool(sample_passed(first[(c, "v2", r)])) for c, r in pairs]
@@ -170,3 +311,40 @@ def test_the_readme_s_random_review_commands_run(tmp_path, monkeypatch, capsys) 
     out = capsys.readouterr().out
     assert "corrected by the random review (PPI++, 95% intervals; 20 of 60" in out
     assert "v2 - v1, corrected, paired:" in out
+
+
+def test_the_report_says_when_the_judge_adds_nothing() -> None:
+    import numpy as np
+
+    from evalstats import proportion_ci
+    from evalstats.reviewsample import CorrectedRates, CorrectedRow, ReviewDesign
+
+    rng = np.random.default_rng(4)
+    truth = rng.random(600) < 0.5
+    mask = np.zeros(600, dtype=bool)
+    mask[rng.choice(600, 30, replace=False)] = True
+    coin = rng.random(600) < 0.5  # a judge that agrees with the person by chance
+    k = int(truth[mask].sum())
+
+    def row(name, auto):
+        return CorrectedRow(
+            name,
+            proportion_ci(int(auto.sum()), 600),
+            int(auto.sum()),
+            600,
+            proportion_ci(k, 30),
+            k,
+            30,
+            ppi_pass_rate(auto, mask, truth),
+        )
+
+    useless, sharp = row("coin", coin), row("sharp", truth)
+    assert useless.judge_adds_nothing and useless.width_ratio >= 1
+    assert not sharp.judge_adds_nothing and sharp.width_ratio < 0.8
+    design = ReviewDesign("r", 1, 30, 600, ("coin", "sharp"), ())
+    rates = CorrectedRates(design, (useless, sharp), None, None, 0, 0)
+    text = "\n".join(rates.lines("95%"))
+    assert "coin: the judge adds nothing here: the corrected interval is" in text
+    assert "sharp: the judge adds nothing" not in text
+    doc = rates.to_dict()
+    assert [v["judge_adds_nothing"] for v in doc["variants"]] == [True, False]
