@@ -426,7 +426,7 @@ def _clustered_rule_detectable(
     about cases like these at 95% (a difference of +1 on every case happens
     with probability 1/2^cases under a mean of 0).
     """
-    from .intervals import clustered_limits
+    from .intervals import betting_signs
 
     se = float(difference.se)
     if difference.method != "betting":
@@ -439,10 +439,9 @@ def _clustered_rule_detectable(
     base = centred[rng.integers(0, diffs.size, size=(400, diffs.size))]
 
     def power_at(d: float) -> float:
-        low, _ = clustered_limits(
-            np.clip(base + d, -1.0, 1.0), level, difference=True, method="betting"
-        )
-        return float(np.mean(low > 1e-12))
+        # the betting interval's decisions (lower limit above 1e-12), exactly
+        signs = betting_signs(np.clip(base + d, -1.0, 1.0), level, threshold=1e-12)
+        return float(np.mean(signs == 1))
 
     if power_at(1.0) < target:
         return math.nan

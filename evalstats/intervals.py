@@ -705,50 +705,116 @@ def _cr2(y: np.ndarray, codes: np.ndarray, groups: int) -> tuple[float, float, f
     return mean, var, df
 
 
+#: Bisection steps of the betting bound: its lower limit is a multiple of
+#: 2**-_BISECTIONS (rounded down), 2.3e-13 apart.
+_BISECTIONS = 42
+
+
+def _betting_test(x: np.ndarray, alpha: float) -> Any:
+    """The betting test of ``x`` (shape (..., n), values in [0, 1]) at error ``alpha``.
+
+    Returns ``rejected(m)``: for each row, whether the capital K(m) =
+    prod_i (1 + lambda_i(m) (x_i - m)) of betting that the mean exceeds m
+    reaches 1 / alpha, with the predictable plug-in bets of Waudby-Smith &
+    Ramdas (2024), section 5, for a known n: lambda_i(m) = min(sqrt(2 log(1 /
+    alpha) / (n s2_{i-1})), c / m), where s2_{i-1} = (1/4 + sum_{j<i} (x_j -
+    mu_j)^2) / i and mu_j = (1/2 + sum_{k<=j} x_k) / (j + 1) use only earlier
+    observations. ``m`` has the shape of the rows (or broadcasts to it).
+
+    Every factor of K is nonincreasing in m (for x_i >= m both the bet and
+    x_i - m shrink; for x_i < m the factor is the larger of 1 - lambda (m -
+    x_i) and 1 - c (1 - x_i / m), both decreasing), so the rows rejected at m
+    are rejected at every smaller m.
+    """
+    n = x.shape[-1]
+    steps = np.arange(1, n + 1, dtype=float)
+    # Running mean mu_j after j + 1 observations, and the plug-in variance
+    # before observation i (i = 1..n), each starting from the prior 1/2, 1/4:
+    # mu = (1/2 + cumsum(x)) / (steps + 1), s2 = (1/4 + [0, cumsum((x -
+    # mu)^2)[:-1]]) / steps, worked in place (the same operations, so the same
+    # numbers, without a new array for each).
+    work = np.cumsum(x, axis=-1)
+    work += 0.5
+    work /= steps + 1.0
+    np.subtract(x, work, out=work)
+    np.square(work, out=work)
+    lam = np.empty_like(work)
+    lam[..., 0] = 0.0
+    np.cumsum(work[..., :-1], axis=-1, out=lam[..., 1:])
+    lam += 0.25
+    lam /= steps
+    lam *= n
+    np.divide(2.0 * math.log(1.0 / alpha), lam, out=lam)
+    np.sqrt(lam, out=lam)
+    threshold = math.log(1.0 / alpha)
+    scratch = work
+
+    def rejected(m: Any) -> np.ndarray:
+        mm = np.asarray(m, dtype=float)[..., None]
+        with np.errstate(divide="ignore"):
+            cap = np.where(mm > 0, _BET_CAP / np.maximum(mm, 1e-300), np.inf)
+        bet = np.minimum(lam, cap)
+        np.subtract(x, mm, out=scratch)
+        np.multiply(scratch, bet, out=scratch)
+        np.log1p(scratch, out=scratch)
+        out: np.ndarray = scratch.sum(axis=-1) >= threshold
+        return out
+
+    return rejected
+
+
 def _betting_lower(x: np.ndarray, alpha: float) -> np.ndarray:
     """Lower confidence bounds, at error ``alpha`` each, for the mean of ``x`` in [0, 1].
 
     ``x`` has shape (..., n): independent observations with a common mean m,
     taken in the order of the last axis. The bound is the smallest m at which
-    the capital K(m) = prod_i (1 + lambda_i(m) (x_i - m)) of betting that the
-    mean exceeds m stays below 1 / alpha, with the predictable plug-in bets of
-    Waudby-Smith & Ramdas (2024), section 5, for a known n:
-    lambda_i(m) = min(sqrt(2 log(1 / alpha) / (n s2_{i-1})), c / m), where
-    s2_{i-1} = (1/4 + sum_{j<i} (x_j - mu_j)^2) / i and mu_j = (1/2 + sum_{k<=j}
-    x_k) / (j + 1) use only earlier observations. K(m) is a nonnegative
-    martingale at the true mean, so by Ville's inequality it ever reaches
-    1 / alpha with probability at most alpha: the bound exceeds the mean with
-    probability at most alpha, whatever the distribution on [0, 1]. K is
-    nonincreasing in m, so the bound is found by bisection (to 1e-12, rounding
-    down).
+    the capital K(m) of :func:`_betting_test` stays below 1 / alpha. K(m) is a
+    nonnegative martingale at the true mean, so by Ville's inequality it ever
+    reaches 1 / alpha with probability at most alpha: the bound exceeds the
+    mean with probability at most alpha, whatever the distribution on [0, 1].
+    K is nonincreasing in m, so the bound is found by bisection
+    (:data:`_BISECTIONS` steps, rounding down to a multiple of 2**-42).
     """
-    n = x.shape[-1]
-    steps = np.arange(1, n + 1, dtype=float)
-    # Running mean mu_j after j + 1 observations, and the plug-in variance
-    # before observation i (i = 1..n), each starting from the prior 1/2, 1/4.
-    mu = (0.5 + np.cumsum(x, axis=-1)) / (steps + 1.0)
-    sq = np.cumsum((x - mu) ** 2, axis=-1)
-    prev = np.concatenate([np.zeros(x.shape[:-1] + (1,)), sq[..., :-1]], axis=-1)
-    s2 = (0.25 + prev) / steps
-    lam = np.sqrt(2.0 * math.log(1.0 / alpha) / (n * s2))
-    threshold = math.log(1.0 / alpha)
-
-    def rejected(m: np.ndarray) -> np.ndarray:
-        mm = m[..., None]
-        with np.errstate(divide="ignore"):
-            bet = np.minimum(lam, np.where(mm > 0, _BET_CAP / np.maximum(mm, 1e-300), np.inf))
-        return np.log1p(bet * (x - mm)).sum(axis=-1) >= threshold
-
+    rejected = _betting_test(x, alpha)
     shape = x.shape[:-1]
     lo = np.zeros(shape)  # rejected, or 0
     hi = np.ones(shape)  # never rejected: every factor is at most 1 at m = 1
     start = rejected(lo)
-    for _ in range(42):
+    for _ in range(_BISECTIONS):
         mid = 0.5 * (lo + hi)
         rej = rejected(mid)
         lo = np.where(rej, mid, lo)
         hi = np.where(rej, hi, mid)
     return np.where(start, lo, 0.0)
+
+
+def betting_signs(d: Any, level: float, *, threshold: float = 0.0) -> np.ndarray:
+    """+1 / -1 / 0 per row of differences ``d`` in [-1, 1]: the betting interval's verdict.
+
+    +1 where the lower limit of :func:`clustered_limits` ``(d, level,
+    difference=True, method="betting")`` is above ``threshold``, -1 where its
+    upper limit is below ``-threshold``, else 0; exactly those decisions, at
+    the cost of one evaluation of the betting capital per side instead of
+    the bisection's 43. The lower limit is -1 + 2 b, b the bisection's bound
+    on the rescaled (d + 1) / 2, a multiple k / 2**42; -1 + 2 b is exact in
+    floating point, so it exceeds ``threshold`` exactly when k >= 2**41 +
+    floor(threshold 2**41) + 1, and, the test being monotone in m (see
+    :func:`_betting_test`), the bisection ends at such a k exactly when the
+    test rejects at that grid point. The limit is also capped at the mean,
+    so the mean must exceed ``threshold`` too. The upper side is the same on
+    1 - (d + 1) / 2.
+    """
+    x = np.asarray(d, dtype=float)
+    if not 0.0 <= threshold < 1.0:
+        raise InvalidArgument(f"threshold={threshold!r} must be in [0, 1)")
+    unit = (x + 1.0) / 2.0
+    alpha = (1.0 - level) / 2.0
+    half = 2.0 ** (_BISECTIONS - 1)
+    point = (half + math.floor(threshold * half) + 1.0) / (2.0 * half)
+    mean = x.mean(axis=-1)
+    above = _betting_test(unit, alpha)(point) & (mean > threshold)
+    below = _betting_test(1.0 - unit, alpha)(point) & (mean < -threshold)
+    return np.where(above, 1, np.where(below, -1, 0)).astype(np.int8)
 
 
 def betting_limits(x: Any, level: float) -> tuple[np.ndarray, np.ndarray]:

@@ -79,6 +79,9 @@ class PowerResult:
 
 _BLOCK = 20_000  # experiments drawn at once (bounds memory: block x cases floats)
 
+#: A limit this far beyond 0 decides (rounding in the t limits is about 1e-16).
+_DECIDED = 1e-12
+
 
 def clustered_decisions(
     passes_a: np.ndarray,
@@ -101,14 +104,22 @@ def clustered_decisions(
     differences do not vary); B is better when the lower limit is above 0.
     ``rng`` is accepted for callers that pass one and not used: the verdict
     depends on the counts only.
-    """
-    from .intervals import clustered_limits
 
-    ka = np.asarray(passes_a, dtype=np.int64)
-    kb = np.asarray(passes_b, dtype=np.int64)
-    d = (kb - ka) / repeats
+    The betting rule is judged by :func:`evalstats.intervals.betting_signs`,
+    which gives the interval's decisions exactly without computing its limits
+    (one evaluation of the betting capital per side instead of a bisection),
+    so that the planner can afford to simulate it.
+    """
+    from .intervals import FEW_CASES, betting_signs, clustered_limits
+
+    # widened to int64 as they are subtracted (no copies of the counts)
+    d = np.subtract(passes_b, passes_a, dtype=np.int64, casting="unsafe") / repeats
+    if method == "auto":
+        method = "betting" if d.shape[-1] < FEW_CASES else "cr2"
+    if method == "betting":
+        return betting_signs(d, level, threshold=_DECIDED)
     low, high = clustered_limits(d, level, difference=True, method=method)
-    return np.where(low > 1e-12, 1, np.where(high < -1e-12, -1, 0)).astype(np.int8)
+    return np.where(low > _DECIDED, 1, np.where(high < -_DECIDED, -1, 0)).astype(np.int8)
 
 
 def _clustered_hits(

@@ -356,3 +356,74 @@ def test_auto_switches_at_few_cases() -> None:
 def test_unknown_method_names_the_argument() -> None:
     with pytest.raises(InvalidArgument, match=r"method='cr3' is not a known method"):
         clustered_mean_ci([1, 0], [1, 2], method="cr3")
+
+
+# --- the betting rule's decisions without its limits (the simulators' fast path) ---
+
+
+def _random_differences(rng: np.random.Generator, rows: int, cases: int, repeats: int):
+    """Per-case mean paired differences of ``repeats`` runs, rates varying by case."""
+    qa = rng.beta(2.0, 1.0, size=(rows, cases))
+    qb = np.clip(qa + rng.normal(rng.uniform(-0.1, 0.3), 0.15, size=(rows, cases)), 0, 1)
+    return (rng.binomial(repeats, qb) - rng.binomial(repeats, qa)) / repeats
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_betting_signs_are_the_limits_decisions(seed: int) -> None:
+    # The same decisions as the bisected limits, row for row, on random data
+    # across case counts, repeats, levels and both thresholds used.
+    from evalstats.intervals import betting_signs, clustered_limits
+
+    rng = np.random.default_rng(seed)
+    cases = int(rng.integers(2, 100))
+    repeats = int(rng.integers(1, 11))
+    level = float(rng.choice([0.8, 0.9, 0.95, 0.99]))
+    d = _random_differences(rng, 3000, cases, repeats)
+    low, high = clustered_limits(d, level, difference=True, method="betting")
+    for threshold in (0.0, 1e-12):
+        want = np.where(low > threshold, 1, np.where(high < -threshold, -1, 0))
+        got = betting_signs(d, level, threshold=threshold)
+        assert np.array_equal(got, want)
+    # Not a vacuous agreement: every verdict occurs somewhere.
+    assert set(np.unique(want)) >= {0, 1} or set(np.unique(want)) >= {0, -1}
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), cases=st.integers(2, 40), repeats=st.integers(1, 6), level=levels)
+def test_betting_signs_agree_with_the_scalar_interval(data, cases, repeats, level) -> None:
+    # The scalar interval compare() uses (clustered_paired_diff_ci on runs),
+    # judged as compare() judges it (low > 0, high < 0).
+    from evalstats.intervals import betting_signs
+
+    counts = st.lists(st.integers(0, repeats), min_size=cases, max_size=cases)
+    ka, kb = np.array(data.draw(counts)), np.array(data.draw(counts))
+    runs = np.arange(repeats)
+    xa = (runs[None, :] < ka[:, None]).astype(float).ravel()
+    xb = (runs[None, :] < kb[:, None]).astype(float).ravel()
+    groups = np.repeat(np.arange(cases), repeats)
+    ci = clustered_paired_diff_ci(xa, xb, groups, level=level, method="betting")
+    want = 1 if ci.low > 0 else -1 if ci.high < 0 else 0
+    assert betting_signs(((kb - ka) / repeats)[None, :], level)[0] == want
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    x=st.lists(st.floats(0.0, 1.0), min_size=2, max_size=30),
+    alpha=st.sampled_from([0.005, 0.025, 0.05, 0.1]),
+)
+def test_betting_test_is_monotone_in_the_mean(x, alpha) -> None:
+    # What makes one evaluation at a grid point equal to the bisection: the
+    # rows rejected at m are rejected at every smaller m.
+    from evalstats.intervals import _betting_test
+
+    rejected = _betting_test(np.array(x), alpha)
+    grid = np.linspace(0.0, 1.0, 401)
+    rej = np.array([bool(rejected(m)) for m in grid])
+    assert not np.any(rej[1:] & ~rej[:-1])
+
+
+def test_betting_signs_rejects_a_threshold_outside_its_range() -> None:
+    from evalstats.intervals import betting_signs
+
+    with pytest.raises(InvalidArgument, match="threshold=1.5"):
+        betting_signs(np.zeros((1, 4)), 0.95, threshold=1.5)
