@@ -559,3 +559,30 @@ def test_unlimited_repeats_on_identical_cases_decide_any_difference():
     # icc 0 and no spread: the ceiling is 1 exactly, not simulated
     p = plan(0.7, 0.75, icc=0.0, cases=5, repeats=3)
     assert p.ceiling == 1.0 and p.ceiling_interval is None
+
+
+@pytest.mark.parametrize(("p_a", "p_b", "cases"), [(0.9, 0.97, 20), (0.7, 0.9, 4)])
+def test_the_ceiling_respects_the_bound_of_every_distribution_free_rule(p_a, p_b, cases):
+    # A rule whose one-sided error is at most alpha for every distribution of
+    # case differences in [-1, 1] with mean <= 0 calls B better with
+    # probability at most alpha (1 + delta)^n when the mean gain is delta:
+    # mixing the real cases (weight 1 / (1 + delta)) with cases of difference
+    # -1 (B fails all that A passes) gives mean 0, and all n cases come from
+    # the real ones with probability (1 + delta)^-n. So 0.9 -> 0.97 on 20
+    # cases has at most 0.025 x 1.07^20 = 9.7%, and 80% takes at least
+    # log(32) / log(1.07) = 51.2 cases; the planner (the betting rule below
+    # FEW_CASES) must not promise more.
+    delta = p_b - p_a
+    p = plan(p_a, p_b, icc=0.3, cases=cases, experiments=2000)
+    bound = 0.025 * (1 + delta) ** cases
+    assert bound < 0.8 and not p.reachable
+    assert p.ceiling_interval.low <= bound
+    assert p.minimum_cases >= math.ceil(math.log(0.8 / 0.025) / math.log(1 + delta))
+
+
+def test_the_t_rule_would_reach_80_percent_on_20_cases_where_no_safe_rule_can():
+    # The README's contrast: CR2 + t on 20 case means, 18 runs per case, has
+    # about 80% power at 0.9 -> 0.97 (icc 0.3), four times the bound above.
+    m = CaseModel(0.9, 0.97, 0.3)
+    r = simulate_clustered(m, cases=20, repeats=18, experiments=2000, method="cr2", seed=3)
+    assert 0.75 <= r.power.estimate <= 0.85
