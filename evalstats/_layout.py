@@ -1,65 +1,36 @@
-"""What a run holds, read from its results: variants, cases, slots and outcomes.
+"""What a run holds, read from its counts: variants, cases, slots and outcomes.
 
 The helpers that the report (:mod:`evalstats.report`), the comparison of two
 variants (:mod:`evalstats.comparison`), the comparison of two runs
-(:mod:`evalstats.runs`) and the gate (:mod:`evalstats.gate`) share.
+(:mod:`evalstats.runs`) and the gate (:mod:`evalstats.gate`) share. Each takes
+a :class:`~evalstats.tally.Tally`, the one-pass counts of a run.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ._validate import suggest
 from .errors import InvalidArgument
-from .results import Results, read_results, sample_passed
+from .tally import Tally, tally
 
 # --- loading --------------------------------------------------------------------
 
 
-def _results(results: Any) -> Results:
-    """A :class:`~evalstats.results.Results` from itself or from a path."""
-    if isinstance(results, str | os.PathLike):
-        return read_results(results)
-    if not all(hasattr(results, a) for a in ("manifest", "samples", "warnings")):
-        raise InvalidArgument(
-            f"results={results!r} must be a Results (from read_results) or the path of a "
-            "results file"
-        )
-    return results  # type: ignore[no-any-return]
+def _results(results: Any) -> Tally:
+    """The counts of a run, from a path, a Results, records, or the counts themselves."""
+    return tally(results)
 
 
-def _and_unlisted(listed: list[str], res: Results, key: str) -> list[str]:
-    """``listed``, then the ``key`` values (case or variant) found only in samples."""
-    seen = set(listed)
-    found: list[str] = [s.get(key) for s in res.samples]  # type: ignore[misc]
-    return listed + list(dict.fromkeys(v for v in found if v not in seen))
+def _variant_names(res: Tally) -> list[str]:
+    return res.variant_names()
 
 
-def _variant_names(res: Results) -> list[str]:
-    names = [str(v.get("name")) for v in res.manifest.get("variants", []) if isinstance(v, dict)]
-    return _and_unlisted(names, res, "variant")
-
-
-def _case_ids(res: Results) -> list[str]:
+def _case_ids(res: Tally) -> list[str]:
     """The cases of the run in suite order: those scheduled, or else those in the manifest
     (holdout cases only when the run included them), then any found only in samples."""
-    schedule = res.manifest.get("schedule")
-    if isinstance(schedule, list) and schedule:
-        ids = list(
-            dict.fromkeys(
-                str(slot[0]) for slot in schedule if isinstance(slot, list | tuple) and slot
-            )
-        )
-    else:
-        holdout = bool(res.manifest.get("include_holdout"))
-        ids = [
-            str(c.get("id"))
-            for c in res.manifest.get("cases", [])
-            if isinstance(c, dict) and (holdout or not c.get("holdout"))
-        ]
-    return _and_unlisted(ids, res, "case")
+    return res.case_ids()
 
 
 def _check_variant(name: Any, names: Sequence[str], *, arg: str = "variant") -> str:
@@ -71,37 +42,24 @@ def _check_variant(name: Any, names: Sequence[str], *, arg: str = "variant") -> 
     return str(name)
 
 
-# --- outcomes by slot------------------------------------------------------------
+# --- outcomes by slot ----------------------------------------------------------------
 
 
-def _slots(res: Results) -> dict[str, set[tuple[str, int]]]:
-    """The scheduled (case, repeat) slots of each variant."""
-    out: dict[str, set[tuple[str, int]]] = {}
-    for slot in res.manifest.get("schedule", ()) or ():
-        if isinstance(slot, list | tuple) and len(slot) >= 5:
-            out.setdefault(slot[4], set()).add((slot[0], int(slot[1])))
-    if isinstance(res.manifest.get("until_decided"), dict) and out:
+def _slots(res: Tally) -> dict[str, dict[str, bytes]]:
+    """The scheduled repeats of each case, per variant (a byte per repeat)."""
+    out = {v: res.slots(v) for v in res.variant_names()}
+    if isinstance(res.manifest.get("until_decided"), dict) and any(out.values()):
         # A sequential run's manifest schedules its first round; every later
         # round (evalstats.sequential_run) runs the same slots again.
-        rounds = 1 + max((int(s.get("repeat", 0)) for s in res.samples), default=0)
-        out = {v: {(c, r) for c, _ in slots for r in range(rounds)} for v, slots in out.items()}
+        rounds = 1 + max(res.max_recorded_repeat(), 0)
+        out = {v: {case: b"\1" * rounds for case in slots} for v, slots in out.items()}
     return out
 
 
-def _by_slot(res: Results, variant: str) -> tuple[dict[tuple[str, int], bool | None], int]:
+def _by_slot(res: Tally, variant: str) -> tuple[dict[tuple[str, int], bool | None], int]:
     """Outcome per (case, repeat) of one variant, and its number of unmeasured samples."""
-    out: dict[tuple[str, int], bool | None] = {}
-    unmeasured = 0
-    for s in res.samples:
-        if s.get("variant") != variant:
-            continue
-        key: tuple[str, int] = (s.get("case"), int(s.get("repeat", 0)))  # type: ignore[assignment]
-        if key in out:  # a duplicate record: the first one counts, as the reader says
-            continue
-        passed = sample_passed(s)
-        unmeasured += passed is None
-        out[key] = passed
-    return out, unmeasured
+    out = res.slot_outcomes(variant)
+    return out, sum(1 for passed in out.values() if passed is None)
 
 
 def _measured_by_case(

@@ -7,6 +7,7 @@ cases like these (a case-clustered interval); otherwise as independent samples.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -273,70 +274,113 @@ def compare_results(
         unmeasured_b=unmeasured_b,
         warnings=tuple(res.warnings) + _looked_before(res),
     )
-    unpaired_a = _measured_by_case(out_a, case_ids)
-    unpaired_b = _measured_by_case(out_b, case_ids)
-
-    def unpaired(m: str) -> Comparison:
-        if not unpaired_a or not unpaired_b:
-            return compare_counts(*_pooled(unpaired_a), *_pooled(unpaired_b), method=m, level=level)
-        return compare(unpaired_a, unpaired_b, paired=False, method=m, level=level)
-
+    independent = _Independent(
+        _measured_by_case(out_a, case_ids), _measured_by_case(out_b, case_ids), level
+    )
     if not paired:
-        independent = unpaired(method or "newcombe")
+        primary = independent(method or "newcombe")
         return ResultsComparison(
-            these_cases=independent if method in (None, "newcombe") else unpaired("newcombe"),
+            these_cases=primary if method in (None, "newcombe") else independent("newcombe"),
             cases_like_these=None,
-            primary=independent,
+            primary=primary,
             pairs=0,
             dropped_unmeasured=0,
             dropped_missing=0,
             reason="cases like these: needs paired outcomes; the schedule did not pair them",
             **common,  # type: ignore[arg-type]
         )
+    pairs = _pairs(slots[a], out_a, out_b, case_ids)
+    these, like, reasons = _paired_verdicts(pairs, level)
+    if method is None or method == "mcnemar":
+        chosen = these
+    elif method == "clustered":
+        chosen = like
+    else:
+        chosen = independent(method)
+    return ResultsComparison(
+        these_cases=these,
+        cases_like_these=like,
+        primary=chosen,
+        pairs=pairs.count,
+        dropped_unmeasured=pairs.dropped_unmeasured,
+        dropped_missing=pairs.dropped_missing,
+        reason="; ".join(reasons),
+        **common,  # type: ignore[arg-type]
+    )
 
+
+class _Independent:
+    """The two variants' measured samples compared as independent samples."""
+
+    def __init__(self, a: dict[str, list[bool]], b: dict[str, list[bool]], level: float) -> None:
+        self.a, self.b, self.level = a, b, level
+
+    def __call__(self, method: str) -> Comparison:
+        if not self.a or not self.b:
+            return compare_counts(
+                *_pooled(self.a), *_pooled(self.b), method=method, level=self.level
+            )
+        return compare(self.a, self.b, paired=False, method=method, level=self.level)
+
+
+@dataclass(frozen=True)
+class _Pairs:
+    """Outcomes paired by (case, repeat), per case in repeat order, and the dropped pairs."""
+
+    a: dict[str, list[bool]]
+    b: dict[str, list[bool]]
+    dropped_unmeasured: int
+    dropped_missing: int
+
+    @property
+    def count(self) -> int:
+        return sum(len(v) for v in self.a.values())
+
+
+def _pairs(
+    scheduled: Mapping[str, bytes],
+    out_a: Mapping[tuple[str, int], bool | None],
+    out_b: Mapping[tuple[str, int], bool | None],
+    case_ids: Sequence[str],
+) -> _Pairs:
+    """Pair the scheduled slots; a pair with a side unmeasured or not run is dropped."""
     order = {c: i for i, c in enumerate(case_ids)}
-    pa: dict[str, list[tuple[int, bool]]] = {}
-    pb: dict[str, list[tuple[int, bool]]] = {}
+    xa: dict[str, list[bool]] = {}
+    xb: dict[str, list[bool]] = {}
     dropped_unmeasured = dropped_missing = 0
-    for case, repeat in sorted(slots[a], key=lambda s: (order.get(s[0], len(order)), s[1])):
-        x, y = out_a.get((case, repeat), "missing"), out_b.get((case, repeat), "missing")
-        if x is None or y is None:
-            dropped_unmeasured += 1
-        elif x == "missing" or y == "missing":
-            dropped_missing += 1
-        else:
-            pa.setdefault(case, []).append((repeat, bool(x)))
-            pb.setdefault(case, []).append((repeat, bool(y)))
-    xa = {c: [p for _, p in v] for c, v in pa.items()}
-    xb = {c: [p for _, p in v] for c, v in pb.items()}
-    pairs = sum(len(v) for v in xa.values())
+    for case in sorted(scheduled, key=lambda c: order.get(c, len(order))):
+        for repeat, on in enumerate(scheduled[case]):
+            if not on:
+                continue
+            x = out_a.get((case, repeat), "missing")
+            y = out_b.get((case, repeat), "missing")
+            if x is None or y is None:
+                dropped_unmeasured += 1
+            elif x == "missing" or y == "missing":
+                dropped_missing += 1
+            else:
+                xa.setdefault(case, []).append(bool(x))
+                xb.setdefault(case, []).append(bool(y))
+    return _Pairs(xa, xb, dropped_unmeasured, dropped_missing)
+
+
+def _paired_verdicts(
+    pairs: _Pairs, level: float
+) -> tuple[Comparison | None, Comparison | None, list[str]]:
+    """About these cases (McNemar) and about cases like these (clustered), and why not."""
     reasons = []
     these: Comparison | None = None
     like: Comparison | None = None
-    primary: Comparison | None
-    if pairs == 0:
+    if pairs.count == 0:
         reasons.append(
             "no pair has a measured outcome on both sides, so there is nothing to compare"
         )
     else:
-        these = compare(xa, xb, paired=True, method="mcnemar", level=level)
-        if len(xa) >= 2:
-            like = compare(xa, xb, paired=True, method="clustered", level=level)
+        these = compare(pairs.a, pairs.b, paired=True, method="mcnemar", level=level)
+        if len(pairs.a) >= 2:
+            like = compare(pairs.a, pairs.b, paired=True, method="clustered", level=level)
         else:
-            reasons.append(f"cases like these: needs pairs from at least 2 cases, got {len(xa)}")
-    if method is None or method == "mcnemar":
-        primary = these
-    elif method == "clustered":
-        primary = like
-    else:
-        primary = unpaired(method)
-    return ResultsComparison(
-        these_cases=these,
-        cases_like_these=like,
-        primary=primary,
-        pairs=pairs,
-        dropped_unmeasured=dropped_unmeasured,
-        dropped_missing=dropped_missing,
-        reason="; ".join(reasons),
-        **common,  # type: ignore[arg-type]
-    )
+            reasons.append(
+                f"cases like these: needs pairs from at least 2 cases, got {len(pairs.a)}"
+            )
+    return these, like, reasons

@@ -15,6 +15,7 @@ scalars or numpy arrays; scalars give Python floats, arrays give arrays.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -675,8 +676,10 @@ def _cluster_codes(clusters: Any, size: int, names: str) -> np.ndarray:
     return codes.reshape(-1)
 
 
-def _cr2(y: np.ndarray, codes: np.ndarray, groups: int) -> tuple[float, float, float]:
-    """Mean, CR2 variance and Satterthwaite df of the mean of ``y`` clustered by ``codes``.
+def _cr2(sizes: np.ndarray, sums: np.ndarray, n: float) -> tuple[float, float]:
+    """CR2 variance and Satterthwaite df of a mean clustered into cases of ``sizes`` runs.
+
+    ``sums`` holds each case's sum of residuals from the mean over all ``n`` runs.
 
     The mean is OLS on a constant, so for cluster g with n_g runs and residual
     sum S_g, H_gg = J / N and the CR2 adjustment (I - H_gg)^(-1/2) (Bell &
@@ -692,17 +695,13 @@ def _cr2(y: np.ndarray, codes: np.ndarray, groups: int) -> tuple[float, float, f
     n_g n_h / N) and the numerator's sum is 1 / N. With equal n_g the variance
     is CR1's and the df are G - 1.
     """
-    n = float(y.size)
-    mean = float(y.mean())
-    sizes = np.bincount(codes, minlength=groups).astype(float)
-    sums = np.bincount(codes, weights=y - mean, minlength=groups)
     keep = 1.0 - sizes / n
     var = float(np.sum(sums * sums / keep)) / (n * n)
     k2 = 1.0 / (n * n * keep)
     diag = k2 * k2 * (sizes - sizes * sizes / n) ** 2
     cross = (float(np.sum(k2 * sizes * sizes)) ** 2 - float(np.sum(k2 * k2 * sizes**4))) / (n * n)
     df = (1.0 / n) ** 2 / (float(diag.sum()) + cross)
-    return mean, var, df
+    return var, df
 
 
 #: Bisection steps of the betting bound: its lower limit is a multiple of
@@ -880,24 +879,95 @@ def _clustered(
     y: np.ndarray, codes: np.ndarray, level: float, *, difference: bool, method: str
 ) -> ClusteredInterval:
     """Mean of ``y`` clustered by case, with the interval of ``method``."""
-    from scipy.special import stdtrit
-
-    lo_bound, hi_bound = (-1.0, 1.0) if difference else (0.0, 1.0)
-    full = f"({lo_bound:g}, {hi_bound:g})"
     n = y.size
     if n == 0:
-        return ClusteredInterval(
-            math.nan,
-            lo_bound,
-            hi_bound,
-            level,
-            method,
-            difference=difference,
-            note=f"no outcomes: nothing to estimate from, so the estimate is NaN and the "
-            f"interval is {full}",
-        )
+        return _no_outcomes(level, difference=difference, method=method)
     groups = int(codes.max()) + 1
     mean = float(y.mean())
+    resid = y - mean
+    sizes = np.bincount(codes, minlength=groups).astype(float)
+    return _cluster_robust(
+        n,
+        mean,
+        sizes,
+        np.bincount(codes, weights=resid, minlength=groups),
+        np.bincount(codes, weights=y, minlength=groups) / sizes,
+        float(resid @ resid),
+        level,
+        difference=difference,
+        method=method,
+    )
+
+
+def _no_outcomes(level: float, *, difference: bool, method: str) -> ClusteredInterval:
+    lo_bound, hi_bound = (-1.0, 1.0) if difference else (0.0, 1.0)
+    return ClusteredInterval(
+        math.nan,
+        lo_bound,
+        hi_bound,
+        level,
+        method,
+        difference=difference,
+        note=f"no outcomes: nothing to estimate from, so the estimate is NaN and the "
+        f"interval is ({lo_bound:g}, {hi_bound:g})",
+    )
+
+
+def _clustered_counts(
+    passes: Sequence[int], runs: Sequence[int], level: float, *, method: str = "auto"
+) -> ClusteredInterval:
+    """:func:`clustered_mean_ci` of 0/1 outcomes from their counts per cluster.
+
+    ``passes[g]`` of ``runs[g]`` outcomes of cluster g are 1 (clusters with no
+    run are left out): the same interval without one number per run. The
+    betting interval takes the case means in the order given, as
+    :func:`clustered_mean_ci` takes them in the order of its sorted labels.
+    """
+    cells = [(p, r) for p, r in zip(passes, runs, strict=True) if r > 0]
+    n = sum(r for _, r in cells)
+    total = sum(p for p, _ in cells)
+    if n == 0:
+        return _no_outcomes(level, difference=False, method=method)
+    mean = total / n
+    hits = np.array([p for p, _ in cells], dtype=float)
+    sizes = np.array([r for _, r in cells], dtype=float)
+    # Residuals are 1 - mean for a pass and -mean otherwise: their sum over a
+    # cluster is p - r * mean, and their squares add up as below.
+    resid_ss = total * (1.0 - mean) ** 2 + (n - total) * mean**2
+    return _cluster_robust(
+        n,
+        mean,
+        sizes,
+        hits - sizes * mean,
+        hits / sizes,
+        resid_ss,
+        level,
+        difference=False,
+        method=method,
+    )
+
+
+def _cluster_robust(
+    n: int,
+    mean: float,
+    sizes: np.ndarray,
+    sums: np.ndarray,
+    case_means: np.ndarray,
+    resid_ss: float,
+    level: float,
+    *,
+    difference: bool,
+    method: str,
+) -> ClusteredInterval:
+    """The interval of ``method`` from per-case run counts, residual sums and means.
+
+    ``sizes``, ``sums`` and ``case_means`` hold one entry per case (with at
+    least one run), in the order of the sorted case labels; ``resid_ss`` is
+    the sum of the squared residuals of all ``n`` runs.
+    """
+    lo_bound, hi_bound = (-1.0, 1.0) if difference else (0.0, 1.0)
+    full = f"({lo_bound:g}, {hi_bound:g})"
+    groups = int(sizes.size)
     if groups < 2:
         return ClusteredInterval(
             mean,
@@ -912,8 +982,6 @@ def _clustered(
         )
     if method == "auto":
         method = "betting" if groups < FEW_CASES else "cr2"
-    resid = y - mean
-    sums = np.bincount(codes, weights=resid, minlength=groups)
     if method == "cr1":
         # CR1 (Cameron & Miller 2015; Miller 2024, arXiv 2411.00640), as
         # statsmodels' OLS(y, 1).fit(cov_type="cluster"): G/(G-1) * sum S_g^2 / N^2
@@ -921,23 +989,20 @@ def _clustered(
         var = groups / (groups - 1) * float(sums @ sums) / (n * n)
         df = float(groups - 1)
     else:
-        _, var, df = _cr2(y, codes, groups)
+        var, df = _cr2(sizes, sums, float(n))
     if var < 1e-24:
         # Every case has the same mean: the residual sums are 0 up to rounding
         # (about 1e-17), and the standard error is exactly 0, not a tiny
         # number that would pass for a confident interval downstream.
         var = 0.0
     se = math.sqrt(var)
-    iid = float(resid @ resid) / (n * (n - 1)) if n > 1 else math.nan
+    iid = resid_ss / (n * (n - 1)) if n > 1 else math.nan
     deff = var / iid if iid > 0 else math.nan
     scale = hi_bound - lo_bound
     if method == "betting" or se == 0.0:
         # Case means as independent draws with the mean sought (each case's
         # expected mean is the mean over cases like these, however many runs
         # it had), in the order of the sorted case labels.
-        case_means = np.bincount(codes, weights=y, minlength=groups) / np.bincount(
-            codes, minlength=groups
-        )
         bl, bh = betting_limits((case_means - lo_bound) / scale, level)
         low, high = lo_bound + scale * float(bl), lo_bound + scale * float(bh)
         what = f"betting interval over {groups} cases (distribution-free)"
@@ -949,6 +1014,8 @@ def _clustered(
         note = what
         used = "betting"
     else:
+        from scipy.special import stdtrit
+
         t = float(stdtrit(df, 0.5 + level / 2.0))
         low, high = mean - t * se, mean + t * se
         df_text = f"{df:.3g}" if abs(df - round(df)) > 1e-9 else f"{round(df)}"

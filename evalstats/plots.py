@@ -328,6 +328,9 @@ def report_plots(
         from .sequential import sequential_results
 
         scope = res.looks[-1].get("scope", "these_cases")
-        seq = sequential_results(res, names[0], names[1], scope=scope, level=level)
+        # The sequential comparison reads each sample's record, which the counts
+        # (res) do not hold: it is given the records, or the file to read them from.
+        records = results if res.path is None or hasattr(results, "samples") else res.path
+        seq = sequential_results(records, names[0], names[1], scope=scope, level=level)
         written.append(sequential_plot(seq, folder / "sequential.png"))
     return tuple(written)

@@ -831,16 +831,12 @@ def _check_pilot_size(run: Any) -> None:
             f"{shown}: runs={runs} in the manifest is more than the {MAX_PILOT_REPEATS:,} "
             "repeats a pilot may hold (MAX_PILOT_REPEATS)"
         )
-    schedule = run.manifest.get("schedule")
-    slots = schedule if isinstance(schedule, list) else ()
-    repeats = [s[1] for s in slots if isinstance(s, list | tuple) and len(s) >= 2]
-    repeats += [s.get("repeat") for s in run.samples]
-    for repeat in repeats:
-        if isinstance(repeat, int) and not isinstance(repeat, bool) and repeat >= MAX_PILOT_REPEATS:
-            raise InvalidArgument(
-                f"{shown}: repeat={repeat} is more than the {MAX_PILOT_REPEATS:,} repeats a "
-                "pilot may hold (MAX_PILOT_REPEATS)"
-            )
+    repeat = run.max_repeat()  # the largest repeat scheduled or recorded
+    if repeat is not None and repeat >= MAX_PILOT_REPEATS:
+        raise InvalidArgument(
+            f"{shown}: repeat={repeat} is more than the {MAX_PILOT_REPEATS:,} repeats a "
+            "pilot may hold (MAX_PILOT_REPEATS)"
+        )
 
 
 def case_model_from_results(
@@ -852,16 +848,17 @@ def case_model_from_results(
 ) -> CaseModel:
     """Fit a :class:`CaseModel` from a pilot run's results file.
 
-    ``results`` is a path to a results file or a
-    :class:`~evalstats.results.Results` already read. ``variants`` names A and
+    ``results`` is a path to a results file, a
+    :class:`~evalstats.results.Results` already read, or its
+    :class:`~evalstats.tally.Tally`. ``variants`` names A and
     B (default: the first two variants of the run; with one variant B is a
     copy of A). The pilot fixes how cases differ (``icc``, ``spread``); give
     ``p_a`` or ``p_b`` to plan for other rates, typically the ``p_b`` you hope
     to detect. Unmeasured samples are left out, as everywhere.
     """
-    from .results import Results, read_results
+    from .tally import tally
 
-    run = results if isinstance(results, Results) else read_results(results)
+    run = tally(results)  # one pass over a file, keeping only the counts
     _check_pilot_size(run)
     names = tuple(run.variants()) if variants is None else tuple(variants)
     if not names:

@@ -24,19 +24,16 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from ._layout import _case_ids, _check_variant, _results, _variant_names
-from ._validate import check_level, suggest
-from .checks import INSPECTION_FAILURE
+from ._validate import check_level
 from .errors import InvalidArgument
-from .intervals import ClusteredInterval, Interval, clustered_mean_ci, proportion_ci
-from .results import Results
+from .intervals import ClusteredInterval, Interval, _clustered_counts, proportion_ci
 from .runner import AxisCount
+from .tally import Tally
 
 __all__ = [
     "AxisCount",
@@ -486,42 +483,6 @@ def _axis_text(c: AxisCount) -> str:
     return text
 
 
-class _Tally:
-    """Running counts for one variant (plain lists: fast on 100,000 samples)."""
-
-    __slots__ = (
-        "axes",
-        "case_status",
-        "checks",
-        "codes",
-        "latencies",
-        "outcomes",
-        "problems",
-        "status",
-        "tok_in",
-        "tok_n",
-        "tok_out",
-        "verdicts",
-    )
-
-    def __init__(self) -> None:
-        self.status = {"completed": 0, "incomplete": 0, "unmeasured": 0}
-        self.outcomes: list[bool] = []
-        self.codes: list[int] = []
-        self.axes: dict[str, list[int]] = {}
-        self.checks: dict[str, list[int]] = {}
-        self.problems: dict[str, dict[str, list[int]]] = {}
-        self.case_status: dict[str, list[int]] = {}  # passes, measured, incomplete, unmeasured
-        self.latencies: list[float] = []
-        self.tok_in: int | None = None
-        self.tok_out: int | None = None
-        self.tok_n = 0
-        self.verdicts: dict[tuple[Any, Any, Any, str], int] = {}
-
-
-_CHECK_KINDS = ("passed", "failed", "unscored")
-
-
 def _count_verdicts(table: dict[str, list[int]], key: str, kind: str, n: int) -> None:
     """Add ``n`` verdicts of one kind to ``table[key]`` = [passed, scored, unscored, n.i.]."""
     t = table.get(key)
@@ -614,155 +575,18 @@ def report(results: Any, *, level: float = 0.95, reviews: Any = None) -> Report:
     res = _results(results)
     variants = _variant_names(res)
     case_ids = _case_ids(res)
-    case_code = {c: i for i, c in enumerate(case_ids)}
-    tallies = {v: _Tally() for v in variants}
-    prefix = INSPECTION_FAILURE
-    seen: set[tuple[Any, Any, Any]] = set()
-    # One pass over the samples, as lean as it can be (a report of 100,000 samples must
-    # take well under a second): each verdict is counted once under (case, check, axis,
-    # kind) and the per-check, per-axis and per-case tables are summed up afterwards.
-    for s in res.samples:
-        get = s.get
-        case: Any = get("case")
-        variant: Any = get("variant")
-        key = (case, variant, get("repeat"))
-        if key in seen:
-            # A second record for a slot (which a correct run never writes): the reader
-            # has warned about it, and the first one is the one counted.
-            continue
-        seen.add(key)
-        t = tallies[variant]
-        status = get("status")
-        if status not in t.status:
-            raise InvalidArgument(
-                f"sample of case {case!r}, variant {variant!r}: status={status!r} is not "
-                f"a sample status{suggest(str(status), tuple(t.status))}"
-            )
-        t.status[status] += 1
-        cs = t.case_status.get(case)
-        if cs is None:
-            cs = t.case_status[case] = [0, 0, 0, 0]
-        latency = get("latency_s")
-        if latency is not None and latency is not True and latency is not False:
-            t.latencies.append(float(latency))
-        tokens = get("tokens")
-        if tokens:
-            ti, to = tokens.get("input"), tokens.get("output")
-            if ti is not None or to is not None:
-                t.tok_n += 1
-                if ti is not None:
-                    t.tok_in = (t.tok_in or 0) + int(ti)
-                if to is not None:
-                    t.tok_out = (t.tok_out or 0) + int(to)
-        if status == "unmeasured":
-            cs[3] += 1
-            continue
-        scored = failed = False
-        verdicts = t.verdicts
-        for c in get("checks") or ():
-            kind = c.get("status")
-            if kind == "passed":
-                scored = True
-            elif kind == "failed":
-                failed = True
-                if str(c.get("reason") or "").startswith(prefix):
-                    kind = "not_inspected"
-            elif kind != "unscored":
-                raise InvalidArgument(
-                    f"sample of case {case!r}, variant {variant!r}: check status={kind!r} "
-                    f"is not a check status{suggest(str(kind), _CHECK_KINDS)}"
-                )
-            k = (case, c.get("check"), c.get("axis"), kind)
-            verdicts[k] = verdicts.get(k, 0) + 1
-        # The counting rule of results.sample_passed (counting method "1"): an incomplete
-        # sample fails; a completed one passes when some check was scored and none failed.
-        passed = status == "completed" and scored and not failed
-        cs[1] += 1
-        if passed:
-            cs[0] += 1
-        elif status == "incomplete":
-            cs[2] += 1
-        t.outcomes.append(passed)
-        t.codes.append(case_code[case])
-
-    for t in tallies.values():
-        for (case, check, axis, kind), n in t.verdicts.items():
-            name = str(check)
-            _count_verdicts(t.checks, name, kind, n)
-            if axis is not None:
-                _count_verdicts(t.axes, str(axis), kind, n)
-            if kind in ("failed", "not_inspected"):
-                p = t.problems.setdefault(case, {}).setdefault(name, [0, 0])
-                p[0] += n
-                p[1] += n if kind == "not_inspected" else 0
-
-    scheduled: dict[str, int] = {}
-    for slot in res.manifest.get("schedule", ()) or ():
-        if isinstance(slot, list | tuple) and len(slot) >= 5:
-            scheduled[slot[4]] = scheduled.get(slot[4], 0) + 1
-
     summaries = []
-    rows = []
+    rows: list[CaseVariantRow] = []
     for v in variants:
-        t = tallies[v]
-        passes = int(sum(t.outcomes))
-        measured = len(t.outcomes)
-        median, p95 = latency_summary(t.latencies)
-        recorded = sum(t.status.values())
-        summaries.append(
-            VariantSummary(
-                variant=v,
-                passes=passes,
-                measured=measured,
-                completed=t.status["completed"],
-                incomplete=t.status["incomplete"],
-                unmeasured=t.status["unmeasured"],
-                missing=max(scheduled.get(v, 0) - recorded, 0),
-                per_trial=proportion_ci(passes, measured, level=level),
-                clustered=clustered_mean_ci(
-                    np.asarray(t.outcomes, dtype=float),
-                    np.asarray(t.codes, dtype=np.int64),
-                    level=level,
-                ),
-                axes={k: AxisCount(*x) for k, x in t.axes.items()},
-                checks={k: AxisCount(*x) for k, x in t.checks.items()},
-                latency_median=median,
-                latency_p95=p95,
-                latency_samples=len(t.latencies),
-                tokens_input=t.tok_in,
-                tokens_output=t.tok_out,
-                tokens_samples=t.tok_n,
-            )
-        )
-        for case in case_ids:
-            cs = t.case_status.get(case, [0, 0, 0, 0])
-            problems = sorted(
-                ((name, p[0], p[1]) for name, p in t.problems.get(case, {}).items()),
-                key=lambda x: -x[1],
-            )[:TOP_PROBLEMS]
-            rows.append(
-                CaseVariantRow(
-                    case=case,
-                    variant=v,
-                    passes=cs[0],
-                    measured=cs[1],
-                    incomplete=cs[2],
-                    unmeasured=cs[3],
-                    interval=proportion_ci(cs[0], cs[1], level=level),
-                    problems=tuple(problems),
-                )
-            )
-    suite = res.manifest.get("suite") or {}
-    runs = res.manifest.get("runs")
-    summary = res.summary
+        counts = res.counts(v)
+        tables = _VerdictTables(counts)
+        summaries.append(_variant_summary(v, counts, tables, res.scheduled(v), case_ids, level))
+        rows += _case_rows(v, counts, tables, case_ids, level)
     warnings = list(res.warnings)
-    judge_unmeasured: dict[str, int] = {}
-    for record in _first_records(res).values():
-        for c in record.get("checks") or ():
-            if isinstance(c, Mapping) and c.get("judge_unmeasured"):
-                name = str(record.get("variant"))
-                judge_unmeasured[name] = judge_unmeasured.get(name, 0) + 1
+    judge_unmeasured = {v: res.counts(v).judge_unmeasured for v in variants}
     for v, n in judge_unmeasured.items():
+        if not n:
+            continue
         warnings.append(
             f"variant {v}: {n} judged check verdict(s) unmeasured: the judge gave no verdict "
             "after retries (neither passed nor failed, left out of those checks' denominators)"
@@ -781,12 +605,16 @@ def report(results: Any, *, level: float = 0.95, reviews: Any = None) -> Report:
         if design is not None:
             from .reviewsample import corrected_rates
 
-            corrected = corrected_rates(res, design, reviews, level=level, where=where)
+            corrected = corrected_rates(
+                _records(results, res), design, reviews, level=level, where=where
+            )
+    suite = res.manifest.get("suite") or {}
+    runs = res.manifest.get("runs")
     return Report(
-        path=None if res.path is None else str(res.path),
+        path=res.path,
         suite={k: suite.get(k) for k in ("name", "version", "path", "sha256")},
         level=level,
-        status=None if summary is None else summary.get("status"),
+        status=None if res.summary is None else res.summary.get("status"),
         variants=tuple(summaries),
         cases=tuple(rows),
         case_ids=tuple(case_ids),
@@ -799,7 +627,21 @@ def report(results: Any, *, level: float = 0.95, reviews: Any = None) -> Report:
     )
 
 
-def _ranking(res: Results, variants: Sequence[str], level: float) -> str:
+def _records(results: Any, res: Tally) -> Any:
+    """The records of the run, for a view that needs each sample (the review-corrected
+    rates): ``results`` itself when it holds them, else its file read again."""
+    if all(hasattr(results, a) for a in ("manifest", "samples", "warnings")):
+        return results
+    if res.path is None:
+        raise InvalidArgument(
+            "the review-corrected rates need each sample: give the results file or a Results"
+        )
+    from .results import read_results
+
+    return read_results(res.path)
+
+
+def _ranking(res: Tally, variants: Sequence[str], level: float) -> str:
     """With three or more variants: one line ranking them, all pairs Holm-adjusted."""
     if len(variants) < 3:
         return ""
@@ -811,18 +653,99 @@ def _ranking(res: Results, variants: Sequence[str], level: float) -> str:
         return f"no ranking: {e}"
 
 
-def _first_records(res: Results) -> dict[tuple[Any, Any, Any], Mapping[str, Any]]:
-    """The first record of each (case, variant, repeat) slot, as :func:`report` counts."""
-    first: dict[tuple[Any, Any, Any], Mapping[str, Any]] = {}
-    for s in res.samples:
-        key = (s.get("case"), s.get("variant"), s.get("repeat"))
-        if key not in first:
-            first[key] = s
-    return first
+class _VerdictTables:
+    """One variant's verdicts summed per check, per axis and per (case, check)."""
+
+    def __init__(self, counts: Any) -> None:
+        # [passed, scored, unscored, not inspected] per check and per axis;
+        # [failed, of which not inspected] per case and check
+        self.checks: dict[str, list[int]] = {}
+        self.axes: dict[str, list[int]] = {}
+        self.problems: dict[str, dict[str, list[int]]] = {}
+        for (case, check, axis, kind), n in counts.verdicts.items():
+            name = str(check)
+            _count_verdicts(self.checks, name, kind, n)
+            if axis is not None:
+                _count_verdicts(self.axes, str(axis), kind, n)
+            if kind in ("failed", "not_inspected"):
+                p = self.problems.setdefault(case, {}).setdefault(name, [0, 0])
+                p[0] += n
+                p[1] += n if kind == "not_inspected" else 0
+
+    def top_problems(self, case: str) -> tuple[tuple[str, int, int], ...]:
+        """The checks that failed most often on ``case``, most common first."""
+        found = ((name, p[0], p[1]) for name, p in self.problems.get(case, {}).items())
+        return tuple(sorted(found, key=lambda x: -x[1])[:TOP_PROBLEMS])
+
+
+def _variant_summary(
+    variant: str,
+    counts: Any,
+    tables: _VerdictTables,
+    scheduled: int,
+    case_ids: Sequence[str],
+    level: float,
+) -> VariantSummary:
+    """One variant over all cases, from its counts."""
+    cells = [counts.cells[c] for c in case_ids if c in counts.cells]
+    passes = sum(c.passes for c in cells)
+    measured = sum(c.measured for c in cells)
+    median, p95 = latency_summary(counts.latencies)
+    recorded = counts.completed + counts.incomplete + counts.unmeasured
+    return VariantSummary(
+        variant=variant,
+        passes=passes,
+        measured=measured,
+        completed=counts.completed,
+        incomplete=counts.incomplete,
+        unmeasured=counts.unmeasured,
+        missing=max(scheduled - recorded, 0),
+        per_trial=proportion_ci(passes, measured, level=level),
+        clustered=_clustered_counts([c.passes for c in cells], [c.measured for c in cells], level),
+        axes={k: AxisCount(*x) for k, x in tables.axes.items()},
+        checks={k: AxisCount(*x) for k, x in tables.checks.items()},
+        latency_median=median,
+        latency_p95=p95,
+        latency_samples=len(counts.latencies),
+        tokens_input=counts.tok_in,
+        tokens_output=counts.tok_out,
+        tokens_samples=counts.tok_n,
+    )
+
+
+def _case_rows(
+    variant: str,
+    counts: Any,
+    tables: _VerdictTables,
+    case_ids: Sequence[str],
+    level: float,
+) -> list[CaseVariantRow]:
+    """One row per case of one variant, in case order."""
+    rows = []
+    for case in case_ids:
+        cell = counts.cells.get(case)
+        passes, measured, incomplete, unmeasured = (
+            (0, 0, 0, 0)
+            if cell is None
+            else (cell.passes, cell.measured, cell.incomplete, cell.unmeasured)
+        )
+        rows.append(
+            CaseVariantRow(
+                case=case,
+                variant=variant,
+                passes=passes,
+                measured=measured,
+                incomplete=incomplete,
+                unmeasured=unmeasured,
+                interval=proportion_ci(passes, measured, level=level),
+                problems=tables.top_problems(case),
+            )
+        )
+    return rows
 
 
 def _reviewed(
-    res: Results, variants: Sequence[str], reviews: Any, level: float, warnings: list[str]
+    res: Tally, variants: Sequence[str], reviews: Any, level: float, warnings: list[str]
 ) -> tuple[ReviewedSummary, ...]:
     """Reviewed task-success counts per variant (see :func:`report`)."""
     from .review import Review, read_reviews
@@ -833,15 +756,14 @@ def _reviewed(
         raise InvalidArgument(
             f"reviews={reviews!r} must be the path of a reviews file or a list of Review"
         )
-    first = _first_records(res)
     counts = {v: {"pass": 0, "fail": 0, "needs-review": 0} for v in variants}
     reviewed_keys: set[tuple[Any, Any, Any]] = set()
     unmeasured = 0
     for r in reviews:
         if not isinstance(r, Review):
             raise InvalidArgument(f"reviews: {r!r} is not a Review")
-        sample = first.get(r.key)
-        if sample is None:
+        status = res.status(r.case, r.variant, r.repeat)
+        if status is None:
             raise InvalidArgument(
                 f"reviews: case {r.case!r}, variant {r.variant!r}, repeat {r.repeat} is not "
                 "a sample of these results: are these the reviews of another run?"
@@ -852,7 +774,7 @@ def _reviewed(
                 "reviewed twice; keep one review"
             )
         reviewed_keys.add(r.key)
-        if sample.get("status") == "unmeasured":
+        if status == "unmeasured":
             unmeasured += 1
             continue
         counts[r.variant][r.verdict] += 1
@@ -860,51 +782,25 @@ def _reviewed(
         warnings.append(
             f"{unmeasured} review(s) of unmeasured samples left out: those samples are in no rate"
         )
-    measured = dict.fromkeys(variants, 0)
-    for key, sample in first.items():
-        if sample.get("status") != "unmeasured" and key[1] in measured:
-            measured[key[1]] += 1
     out = []
     for v in variants:
         c = counts[v]
+        measured = sum(cell.measured for cell in res.counts(v).cells.values())
         out.append(
             ReviewedSummary(
                 variant=v,
                 passed=c["pass"],
                 failed=c["fail"],
                 needs_review=c["needs-review"],
-                not_reviewed=measured[v] - c["pass"] - c["fail"] - c["needs-review"],
+                not_reviewed=measured - c["pass"] - c["fail"] - c["needs-review"],
                 interval=proportion_ci(c["pass"], c["pass"] + c["fail"], level=level),
             )
         )
     return tuple(out)
 
 
-def _containment(res: Results, variants: Sequence[str]) -> tuple[ContainmentSummary, ...]:
+def _containment(res: Tally, variants: Sequence[str]) -> tuple[ContainmentSummary, ...]:
     """Containment counts per variant, or () when no sample carries observations."""
-    from .review import workspace_observations
-
-    samples = res.samples
-    if not any(s.get("trace") is not None or "workspace" in s for s in samples):
+    if not res.observed:
         return ()  # the common case (no tool traces), kept cheap
-    counts = {v: [0, 0, 0, 0, 0, 0] for v in variants}
-    any_seen = False
-    for sample in _first_records(res).values():
-        variant = sample.get("variant")
-        observed = workspace_observations(sample)
-        if observed is None or variant not in counts:
-            continue
-        any_seen = True
-        c = counts[variant]
-        fixtures = observed.get("fixtures_unchanged") is False
-        private = observed.get("private_unchanged") is False
-        added = bool(observed.get("files_added"))
-        c[0] += 1
-        c[1] += not (fixtures or private or added)
-        c[2] += bool(observed.get("marker_seen"))
-        c[3] += fixtures
-        c[4] += private
-        c[5] += added
-    if not any_seen:
-        return ()
-    return tuple(ContainmentSummary(v, *counts[v]) for v in variants)
+    return tuple(ContainmentSummary(v, *res.counts(v).containment) for v in variants)

@@ -29,7 +29,7 @@ from ._layout import (
 from ._validate import check_level, suggest
 from .compare import Comparison, compare, compare_counts
 from .errors import InvalidArgument
-from .results import Results
+from .tally import Tally
 
 __all__ = [
     "COMPARABILITY",
@@ -127,7 +127,7 @@ class RunsComparison:
         }
 
 
-def _tasks(res: Results) -> dict[str, Any]:
+def _tasks(res: Tally) -> dict[str, Any]:
     return {
         str(v.get("name")): v.get("task")
         for v in res.manifest.get("variants", [])

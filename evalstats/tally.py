@@ -1,0 +1,710 @@
+"""Counting a run in one pass: what ``report``, ``compare``, ``gate`` and ``plan`` read.
+
+:func:`tally` reads a results file line by line and keeps only counts: per
+variant the sample statuses, latencies and tokens; per variant and case the
+outcome of each (case, repeat) slot (one byte each), the passes and the check
+verdicts by (check, axis, kind); the scheduled slots. Nothing of a sample
+outlives its line, so a report's memory does not grow with the samples beyond
+those tables.
+
+Lines are decoded with msgspec into typed structs that hold only the fields
+counted (the answer, the prompt and the rest are skipped, never built), which
+also checks their types as the file is read. A line that does not fit is read
+again with the standard library and checked field by field, so that the error
+names the file, the line and the field (see :mod:`evalstats.results`).
+
+The same counting takes a :class:`~evalstats.results.Results` already in memory,
+or the records of a run as an iterable (the manifest first): readers of other
+tools' logs that build records flow through it unchanged.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from array import array
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Annotated, Any, Literal, NoReturn
+
+import msgspec
+
+from ._validate import suggest
+from .checks import INSPECTION_FAILURE
+from .errors import InvalidArgument, ResultsFileError
+from .results import (
+    MAX_RUNS,
+    Results,
+    _manifest_problem,
+    _parse_line,
+    _sample_problem,
+    _Scan,
+)
+
+__all__ = ["Tally", "tally"]
+
+# --- what a line is decoded into ----------------------------------------------------
+
+_NULL = msgspec.Raw(b"null")
+_ABSENT = msgspec.Raw(b"")
+
+
+class _Check(msgspec.Struct):
+    status: Literal["passed", "failed", "unscored"]
+    check: str | None = None
+    axis: str | None = None
+    reason: str | None = None
+    judge_unmeasured: bool = False  # the judge gave no verdict after retries
+
+
+class _Tokens(msgspec.Struct):
+    input: Annotated[int, msgspec.Meta(ge=0)] | None = None
+    output: Annotated[int, msgspec.Meta(ge=0)] | None = None
+
+
+class _Sample(msgspec.Struct, tag="sample", tag_field="type"):
+    case: str
+    variant: str
+    repeat: Annotated[int, msgspec.Meta(ge=0, lt=MAX_RUNS)]
+    status: Literal["completed", "incomplete", "unmeasured"]
+    checks: list[_Check]
+    latency_s: float | None = None
+    tokens: _Tokens | None = None
+    trace: msgspec.Raw = _NULL
+    workspace: msgspec.Raw = _ABSENT
+
+
+class _Summary(msgspec.Struct, tag="summary", tag_field="type"):
+    pass
+
+
+_Slot = tuple[
+    str,
+    Annotated[int, msgspec.Meta(ge=0, lt=MAX_RUNS)],
+    Annotated[int, msgspec.Meta(ge=0)],
+    Annotated[int, msgspec.Meta(ge=0)],
+    str,
+]
+
+_LINE = msgspec.json.Decoder(_Sample | _Summary)
+_SLOTS = msgspec.json.Decoder(list[_Slot])
+_RAW_FIELDS = msgspec.json.Decoder(dict[str, msgspec.Raw])
+_ANY = msgspec.json.Decoder()
+
+# One schedule slot, a JSON list of scalars; strings are taken whole, so a "]" or
+# a "," inside a case id does not end the slot. Many slots at once make a chunk.
+_SLOT_TEXT = rb'\[(?:[^\[\]"]++|"(?:[^"\\]++|\\.)*+")*+\]'
+_CHUNK = re.compile(rb"\s*(" + _SLOT_TEXT + rb"(?:\s*,\s*" + _SLOT_TEXT + rb"){0,4095})\s*")
+
+# Outcome codes of a (case, repeat) slot, one byte each: no record yet, passed,
+# failed (completed), incomplete, unmeasured.
+_NONE, _PASSED, _FAILED, _INCOMPLETE, _UNMEASURED = range(5)
+_OUTCOME: dict[int, bool | None] = {
+    _PASSED: True,
+    _FAILED: False,
+    _INCOMPLETE: False,
+    _UNMEASURED: None,
+}
+
+
+# --- the counts ------------------------------------------------------------------------
+
+
+class _Cell:
+    """One case under one variant."""
+
+    __slots__ = (
+        "incomplete",
+        "measured",
+        "outcome",
+        "passes",
+        "scheduled",
+        "unmeasured",
+    )
+
+    def __init__(self) -> None:
+        self.outcome = bytearray()  # by repeat: one of the outcome codes
+        self.scheduled = bytearray()  # by repeat: 1 where the schedule has the slot
+        self.passes = self.measured = self.incomplete = self.unmeasured = 0
+
+
+class _Variant:
+    """Running counts for one variant."""
+
+    __slots__ = (
+        "cells",
+        "completed",
+        "containment",
+        "incomplete",
+        "judge_unmeasured",
+        "latencies",
+        "scheduled",
+        "tok_in",
+        "tok_n",
+        "tok_out",
+        "unmeasured",
+        "verdicts",
+    )
+
+    def __init__(self) -> None:
+        self.cells: dict[str, _Cell] = {}
+        # (case, check name, axis, kind) -> verdicts, kind being passed, failed,
+        # not_inspected (a failure with nothing to inspect) or unscored; in the
+        # order first seen, which is the order the report lists checks and axes in
+        self.verdicts: dict[tuple[str, Any, Any, str], int] = {}
+        self.completed = self.incomplete = self.unmeasured = 0
+        self.judge_unmeasured = 0  # judged checks the judge gave no verdict on
+        self.latencies = array("d")
+        self.tok_in: int | None = None
+        self.tok_out: int | None = None
+        self.tok_n = 0
+        self.scheduled = 0
+        # observed, unchanged, marker seen, fixtures changed, private changed, files added
+        self.containment = [0, 0, 0, 0, 0, 0]
+
+
+def _grow(buffer: bytearray, index: int) -> None:
+    """Make ``buffer[index]`` exist (doubling, so growing costs O(1) a sample)."""
+    size = len(buffer)
+    buffer.extend(bytes(max(index + 1 - size, size, 8)))
+
+
+class Tally:
+    """The counts of one run: what every reading of a results file needs.
+
+    Build one with :func:`tally`. ``manifest`` is the manifest without its
+    ``schedule`` (which is kept as scheduled slots per variant and case),
+    ``summary`` the summary record or None, ``looks`` the look records of a
+    sequential run (kept whole: one a round), ``warnings`` what the reader
+    tolerated. The counting rule is :func:`evalstats.results.sample_passed`;
+    when a slot has two records, the first one counts.
+    """
+
+    def __init__(self, path: str | None, manifest: dict[str, Any]) -> None:
+        self.path = path
+        self.manifest = manifest
+        self.summary: dict[str, Any] | None = None
+        self.looks: tuple[dict[str, Any], ...] = ()  # a sequential run's look records
+        self.warnings: tuple[str, ...] = ()
+        self.has_schedule = False
+        self.observed = False  # whether some sample carried workspace observations
+        self._variants: dict[str, _Variant] = {}
+        self._scheduled_cases: dict[str, None] = {}
+        self._sample_cases: dict[str, None] = {}
+        self._duplicates: list[tuple[int, tuple[str, str, int]]] = []
+
+    # -- counting --
+
+    def _variant(self, name: str) -> _Variant:
+        v = self._variants.get(name)
+        if v is None:
+            v = self._variants[name] = _Variant()
+        return v
+
+    def _cell(self, v: _Variant, case: str) -> _Cell:
+        cell = v.cells.get(case)
+        if cell is None:
+            cell = v.cells[case] = _Cell()
+        return cell
+
+    def _schedule(self, slot: tuple[Any, ...]) -> None:
+        case, repeat, variant = slot[0], slot[1], slot[4]
+        self._scheduled_cases[case] = None
+        v = self._variant(variant)
+        cell = self._cell(v, case)
+        if repeat >= len(cell.scheduled):
+            _grow(cell.scheduled, repeat)
+        if not cell.scheduled[repeat]:
+            cell.scheduled[repeat] = 1
+        v.scheduled += 1
+        self.has_schedule = True
+
+    def _add(self, s: _Sample, number: int) -> None:
+        """Count one sample record (``number``: its line, or its index in memory)."""
+        case = s.case
+        v = self._variants.get(s.variant) or self._variant(s.variant)
+        cell = v.cells.get(case) or self._cell(v, case)
+        if case not in self._sample_cases:
+            self._sample_cases[case] = None
+        out, repeat = cell.outcome, s.repeat
+        if repeat >= len(out):
+            _grow(out, repeat)
+        elif out[repeat]:
+            self._duplicates.append((number, (case, s.variant, repeat)))
+            return
+        status = s.status
+        latency = s.latency_s
+        if latency is not None:
+            v.latencies.append(latency)
+        tokens = s.tokens
+        if tokens is not None and (tokens.input is not None or tokens.output is not None):
+            v.tok_n += 1
+            if tokens.input is not None:
+                v.tok_in = (v.tok_in or 0) + tokens.input
+            if tokens.output is not None:
+                v.tok_out = (v.tok_out or 0) + tokens.output
+        if s.trace != _NULL or len(s.workspace):
+            self._observe(v, s)
+        if status == "unmeasured":
+            v.unmeasured += 1
+            cell.unmeasured += 1
+            out[repeat] = _UNMEASURED
+            return
+        scored = failed = False
+        verdicts = v.verdicts
+        for c in s.checks:
+            kind: str = c.status
+            if kind == "passed":
+                scored = True
+            elif kind == "failed":
+                failed = True
+                reason = c.reason
+                if reason is not None and reason.startswith(INSPECTION_FAILURE):
+                    kind = "not_inspected"
+            elif c.judge_unmeasured:
+                v.judge_unmeasured += 1
+            key = (case, c.check, c.axis, kind)
+            verdicts[key] = verdicts.get(key, 0) + 1
+        cell.measured += 1
+        if status == "completed":
+            v.completed += 1
+            # The counting rule of results.sample_passed (counting method "1"): a
+            # completed sample passes when some check was scored and none failed.
+            if scored and not failed:
+                cell.passes += 1
+                out[repeat] = _PASSED
+            else:
+                out[repeat] = _FAILED
+        else:
+            v.incomplete += 1
+            cell.incomplete += 1
+            out[repeat] = _INCOMPLETE
+
+    def _observe(self, v: _Variant, s: _Sample) -> None:
+        """Containment counts from a sample's workspace observations, if it has any."""
+        from .review import workspace_observations
+
+        record: dict[str, Any] = {"trace": _ANY.decode(s.trace) if s.trace else None}
+        if len(s.workspace):
+            record["workspace"] = _ANY.decode(s.workspace)
+        observed = workspace_observations(record)
+        if observed is None:
+            return
+        self.observed = True
+        c = v.containment
+        fixtures = observed.get("fixtures_unchanged") is False
+        private = observed.get("private_unchanged") is False
+        added = bool(observed.get("files_added"))
+        c[0] += 1
+        c[1] += not (fixtures or private or added)
+        c[2] += bool(observed.get("marker_seen"))
+        c[3] += fixtures
+        c[4] += private
+        c[5] += added
+
+    # -- reading the counts --
+
+    def variant_names(self) -> list[str]:
+        """The manifest's variants, then those found only in samples or the schedule."""
+        listed: list[str] = []
+        for v in self.manifest.get("variants") or ():
+            name = str(v.get("name") if isinstance(v, Mapping) else v)
+            if name not in listed:
+                listed.append(name)
+        return listed + [v for v in self._variants if v not in listed]
+
+    def variants(self) -> tuple[str, ...]:
+        """The variant names as :meth:`evalstats.results.Results.variants` gives them."""
+        listed = self.manifest.get("variants")
+        if isinstance(listed, list) and listed:
+            names: list[str] = []
+            for v in listed:
+                name = str(v.get("name") if isinstance(v, Mapping) else v)
+                if name not in names:
+                    names.append(name)
+            return tuple(names)
+        return tuple(
+            n for n, v in self._variants.items() if any(c.outcome for c in v.cells.values())
+        )
+
+    def case_ids(self) -> list[str]:
+        """The cases of the run in suite order: those scheduled, or else those in the
+        manifest (holdout cases only when the run included them), then any found only
+        in samples."""
+        if self.has_schedule:
+            ids = list(self._scheduled_cases)
+        else:
+            holdout = bool(self.manifest.get("include_holdout"))
+            ids = [
+                c["id"] for c in self.manifest.get("cases") or () if holdout or not c.get("holdout")
+            ]
+        seen = set(ids)
+        return ids + [c for c in self._sample_cases if c not in seen]
+
+    def _cells(self, variant: str) -> dict[str, _Cell]:
+        v = self._variants.get(variant)
+        return {} if v is None else v.cells
+
+    def counts(self, variant: str) -> _Variant:
+        """The running counts of one variant (empty for a variant with no sample)."""
+        return self._variants.get(variant) or _Variant()
+
+    def scheduled(self, variant: str) -> int:
+        """How many slots the schedule gave ``variant``."""
+        v = self._variants.get(variant)
+        return 0 if v is None else v.scheduled
+
+    def slots(self, variant: str) -> dict[str, bytes]:
+        """The scheduled repeats of each case of ``variant``, as a byte per repeat."""
+        return {
+            case: bytes(cell.scheduled).rstrip(b"\0")
+            for case, cell in self._cells(variant).items()
+            if any(cell.scheduled)
+        }
+
+    def slot_outcomes(self, variant: str) -> dict[tuple[str, int], bool | None]:
+        """Outcome per (case, repeat) of ``variant``: True, False or None (unmeasured)."""
+        out: dict[tuple[str, int], bool | None] = {}
+        for case, cell in self._cells(variant).items():
+            for repeat, code in enumerate(cell.outcome):
+                if code:
+                    out[(case, repeat)] = _OUTCOME[code]
+        return out
+
+    def max_recorded_repeat(self) -> int:
+        """The largest repeat number of a sample record, or -1 when there is none."""
+        top = -1
+        for v in self._variants.values():
+            for cell in v.cells.values():
+                top = max(top, len(bytes(cell.outcome).rstrip(b"\0")) - 1)
+        return top
+
+    def max_repeat(self) -> int | None:
+        """The largest repeat number scheduled or recorded, or None when there is none."""
+        top = -1
+        for v in self._variants.values():
+            for cell in v.cells.values():
+                for slots in (cell.outcome, cell.scheduled):
+                    top = max(top, len(bytes(slots).rstrip(b"\0")) - 1)
+        return None if top < 0 else top
+
+    def status(self, case: str, variant: str, repeat: int) -> str | None:
+        """The status of the first record of a slot, or None when the slot has none."""
+        cell = self._cells(variant).get(case)
+        if cell is None or repeat >= len(cell.outcome) or not cell.outcome[repeat]:
+            return None
+        code = cell.outcome[repeat]
+        return {_UNMEASURED: "unmeasured", _INCOMPLETE: "incomplete"}.get(code, "completed")
+
+    def outcomes(self, variant: str) -> dict[str, list[bool | None]]:
+        """Per case, the outcome of each repeat of ``variant`` (list index = repeat),
+        as :meth:`evalstats.results.Results.outcomes` gives it."""
+        names = self.variants()
+        if variant not in names:
+            raise InvalidArgument(
+                f"variant={variant!r} is not in this run{suggest(variant, names)}; "
+                f"the variants are {', '.join(repr(n) for n in names) or 'none'}"
+            )
+        runs = self.manifest.get("runs")
+        runs = runs if isinstance(runs, int) and runs > 0 else 0
+        cells = self._cells(variant)
+        sizes: dict[str, int] = {}
+        if self.has_schedule:
+            for case, cell in cells.items():
+                if any(cell.scheduled):
+                    sizes[case] = max(len(bytes(cell.scheduled).rstrip(b"\0")), runs)
+        else:
+            holdout = bool(self.manifest.get("include_holdout"))
+            for c in self.manifest.get("cases") or ():
+                if holdout or not c.get("holdout"):
+                    sizes[c["id"]] = runs
+        for case, cell in cells.items():
+            recorded = len(bytes(cell.outcome).rstrip(b"\0"))
+            if recorded:
+                sizes[case] = max(sizes.get(case, 0), recorded)
+        out: dict[str, list[bool | None]] = {}
+        for case, n in sizes.items():
+            row: list[bool | None] = [None] * n
+            found = cells.get(case)
+            if found is not None:
+                for repeat, code in enumerate(found.outcome[:n]):
+                    if code:
+                        row[repeat] = _OUTCOME[code]
+            out[case] = row
+        return out
+
+
+# --- reading ---------------------------------------------------------------------------
+
+
+def tally(source: Any) -> Tally:
+    """Count a run in one pass.
+
+    Parameters
+    ----------
+    source : path, Results, Tally or iterable of records
+        A results file; a :class:`~evalstats.results.Results` already read (or
+        built by a reader of another tool's log); a :class:`Tally` (returned
+        as it is); or the records of a run as mappings, the manifest first and
+        then samples (and optionally a summary), each with or without its
+        ``"type"``.
+
+    Returns
+    -------
+    Tally
+
+    Raises
+    ------
+    ResultsFileError
+        For a file that breaks the results format, naming the line.
+    InvalidArgument
+        For records in memory that break it, naming the record.
+
+    Examples
+    --------
+    >>> manifest = {"variants": [{"name": "v"}], "cases": [{"id": "x"}], "runs": 2}
+    >>> samples = [{"case": "x", "variant": "v", "repeat": r, "status": "completed",
+    ...             "checks": [{"status": "passed" if r else "failed"}]} for r in range(2)]
+    >>> t = tally([manifest, *samples])
+    >>> t.outcomes("v")
+    {'x': [False, True]}
+    """
+    if isinstance(source, Tally):
+        return source
+    if isinstance(source, str | os.PathLike):
+        return _tally_file(source)
+    if all(hasattr(source, a) for a in ("manifest", "samples", "warnings")):
+        return _tally_results(source)
+    if isinstance(source, Iterable) and not isinstance(source, Mapping | bytes):
+        return _tally_records(iter(source))
+    raise InvalidArgument(
+        f"results={source!r} must be a Results (from read_results) or the path of a results file"
+    )
+
+
+def _memory_sample(record: Any, where: str) -> _Sample:
+    """A sample record in memory, checked as the reader checks a line."""
+    if not isinstance(record, Mapping):
+        raise InvalidArgument(f"{where}: {record!r} is not a sample record (a mapping)")
+    problem = _sample_problem(record)
+    if problem is not None:
+        raise InvalidArgument(f"{where}: {problem}")
+    tokens = record.get("tokens")
+    trace = record.get("trace")
+    return _Sample(
+        case=record["case"],
+        variant=record["variant"],
+        repeat=record["repeat"],
+        status=record["status"],
+        checks=[
+            _Check(c["status"], c.get("check"), c.get("axis"), c.get("reason"))
+            for c in record["checks"]
+        ],
+        latency_s=record.get("latency_s"),
+        tokens=None if tokens is None else _Tokens(tokens.get("input"), tokens.get("output")),
+        trace=_NULL if trace is None else msgspec.Raw(msgspec.json.encode(trace)),
+        workspace=(
+            msgspec.Raw(msgspec.json.encode(record["workspace"]))
+            if "workspace" in record
+            else _ABSENT
+        ),
+    )
+
+
+def _memory_manifest(manifest: Any) -> Tally:
+    if not isinstance(manifest, Mapping):
+        raise InvalidArgument(f"manifest={manifest!r} must be a mapping")
+    problem = _manifest_problem(manifest)
+    if problem is not None:
+        raise InvalidArgument(f"the manifest's {problem}")
+    t = Tally(None, {k: v for k, v in manifest.items() if k != "schedule"})
+    for slot in manifest.get("schedule") or ():
+        t._schedule(slot)
+    return t
+
+
+def _finish(t: Tally, warnings: Iterable[str]) -> Tally:
+    t.warnings = tuple(warnings)
+    t._duplicates = []
+    return t
+
+
+def _tally_results(res: Results) -> Tally:
+    """Count a :class:`Results` in memory (its reader has warned about duplicates)."""
+    t = _memory_manifest(res.manifest)
+    t.path = None if res.path is None else str(res.path)
+    for i, record in enumerate(res.samples):
+        t._add(_memory_sample(record, f"sample {i}"), i)
+    t.summary = res.summary
+    t.looks = tuple(getattr(res, "looks", ()))
+    return _finish(t, res.warnings)
+
+
+def _tally_records(records: Iterator[Any]) -> Tally:
+    """Count records in memory: the manifest first, then samples (and looks), then a summary."""
+    manifest = next(records, None)
+    if manifest is None:
+        raise InvalidArgument("records=[] is empty; the first record must be the manifest")
+    if isinstance(manifest, Mapping) and manifest.get("type", "manifest") != "manifest":
+        raise InvalidArgument(
+            f"the first record must be the manifest, not a {manifest.get('type')!r} record"
+        )
+    t = _memory_manifest(manifest)
+    warnings = []
+    looks: list[dict[str, Any]] = []
+    first: dict[tuple[str, str, int], int] = {}
+    for i, record in enumerate(records, start=1):
+        kind = record.get("type", "sample") if isinstance(record, Mapping) else None
+        if kind == "summary":
+            t.summary = dict(record)
+            continue
+        if kind == "look":
+            looks.append(dict(record))
+            continue
+        if kind != "sample":
+            raise InvalidArgument(
+                f"record {i}: type={kind!r} is not a sample, look or summary record"
+            )
+        sample = _memory_sample(record, f"record {i}")
+        key = (sample.case, sample.variant, sample.repeat)
+        if key in first:
+            warnings.append(
+                f"record {i}: a second sample for case {key[0]!r}, variant {key[1]!r}, "
+                f"repeat {key[2]} (the first is record {first[key]} and is the one counted)"
+            )
+        else:
+            first[key] = i
+        t._add(sample, i)
+    t.looks = tuple(looks)
+    return _finish(t, warnings)
+
+
+def _tally_file(path: str | os.PathLike[str]) -> Tally:
+    """Count a results file in one streaming pass."""
+    holder: list[Tally] = []
+
+    def manifest(line: bytes, number: int) -> dict[str, Any] | None:
+        try:
+            fields = _RAW_FIELDS.decode(line)
+        except msgspec.ValidationError:  # valid JSON, but not an object
+            return scan.check_manifest(_parse_line(line), number)
+        except msgspec.DecodeError:
+            parsed = _parse_line(line)  # what the standard library takes, such as NaN
+            if parsed is None:
+                return None
+            fields = {k: msgspec.Raw(msgspec.json.encode(v)) for k, v in parsed.items()}
+        schedule = fields.pop("schedule", None)
+        record = scan.check_manifest({k: _ANY.decode(v) for k, v in fields.items()}, number)
+        problem = _manifest_problem(record, schedule=False)
+        if problem is not None:
+            raise ResultsFileError(f"{scan.shown}: line {number}: the manifest's {problem}")
+        t = Tally(scan.shown, record)
+        if schedule is not None and schedule != _NULL:
+            _read_schedule(t, schedule, f"{scan.shown}: line {number}: the manifest's")
+        holder.append(t)
+        return record
+
+    def record(line: bytes, number: int) -> tuple[Any, Any] | None:
+        try:
+            decoded = _LINE.decode(line)
+        except msgspec.DecodeError:  # a ValidationError too: read it again, say what is wrong
+            return _slow_record(scan.shown, line, number)
+        if type(decoded) is _Sample:
+            return "sample", decoded
+        return "summary", _ANY.decode(line)
+
+    scan = _Scan(path, manifest, record)
+    for number, sample in scan.records():
+        holder[0]._add(sample, number)
+    t = holder[0]
+    t.summary = scan.summary
+    t.looks = tuple(scan.looks)
+    if t._duplicates:
+        _warn_duplicates(scan, t._duplicates)
+    return _finish(t, scan.warnings)
+
+
+def _slow_record(shown: str, line: bytes, number: int) -> tuple[Any, Any] | None:
+    """A line the typed decoder refused: parsed again, with the reason it does not fit."""
+    parsed = _parse_line(line)
+    if parsed is None:
+        return None
+    if not isinstance(parsed, dict):
+        raise ResultsFileError(f'{shown}: line {number} is not a JSON object with a "type"')
+    kind = parsed.get("type")
+    if kind != "sample":
+        return kind, parsed
+    problem = _sample_problem(parsed)
+    if problem is not None:
+        raise ResultsFileError(f"{shown}: line {number}: {problem}")
+    # Valid by the format, but not by the typed decoder (NaN-free numbers the
+    # standard library reads, for one): count it from the parsed record.
+    return "sample", _memory_sample(parsed, f"{shown}: line {number}")
+
+
+def _read_schedule(t: Tally, raw: msgspec.Raw, where: str) -> None:
+    """Count a manifest's schedule a chunk of slots at a time, never all at once."""
+    text = memoryview(raw)
+    end = len(text)
+    while end and text[end - 1] in b" \t\r\n":
+        end -= 1
+    pos = 0
+    while pos < end and text[pos] in b" \t\r\n":
+        pos += 1
+    if not (end - pos >= 2 and text[pos] == ord("[") and text[end - 1] == ord("]")):
+        _bad_schedule(raw, where)
+    pos, end = pos + 1, end - 1
+    while pos < end:
+        match = _CHUNK.match(text, pos, end)  # type: ignore[call-overload]
+        if match is None:
+            _bad_schedule(raw, where)
+        try:
+            slots = _SLOTS.decode(b"[" + match.group(1) + b"]")
+        except msgspec.DecodeError:
+            _bad_schedule(raw, where)
+        for slot in slots:
+            t._schedule(slot)
+        pos = match.end()
+        if pos < end:
+            if text[pos] != ord(","):
+                _bad_schedule(raw, where)
+            pos += 1
+            if pos >= end:
+                _bad_schedule(raw, where)
+
+
+def _bad_schedule(raw: msgspec.Raw, where: str) -> NoReturn:
+    """Say what is wrong with a schedule the fast path could not read (then raise)."""
+    try:
+        schedule = _parse_line(bytes(raw))
+    except RecursionError:
+        schedule = None
+    problem = _manifest_problem({"schedule": schedule}) if schedule is not None else None
+    raise ResultsFileError(
+        f"{where} {problem}" if problem else f'{where} "schedule" is not a list of slots'
+    )
+
+
+def _warn_duplicates(scan: _Scan, duplicates: list[tuple[int, tuple[str, str, int]]]) -> None:
+    """Warn about second records of a slot, naming the line of the first (read again)."""
+    wanted = {key for _, key in duplicates}
+    first: dict[tuple[str, str, int], int] = {}
+    key_decoder = msgspec.json.Decoder(_SlotKey)
+    with open(scan.path, "rb") as f:
+        for number, line in enumerate(f, start=1):
+            if number > duplicates[-1][0]:
+                break
+            try:
+                k = key_decoder.decode(line)
+            except msgspec.DecodeError:
+                continue
+            key = (k.case, k.variant, k.repeat)
+            if key in wanted and key not in first:
+                first[key] = number
+    for i, (number, key) in enumerate(duplicates):
+        scan.duplicate(number, key, first.get(key), at=scan.read_warnings + i)
+
+
+class _SlotKey(msgspec.Struct):
+    case: Any = None
+    variant: Any = None
+    repeat: Any = None

@@ -1,0 +1,96 @@
+"""One-pass counting of a run (evalstats.tally): a file, a Results and records agree."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import results_manifest, variant_sample_records, write_results_file
+
+from evalstats.comparison import compare_results
+from evalstats.report import report
+from evalstats.results import read_results
+from evalstats.tally import tally
+
+
+def _three_ways(path):
+    """The same run counted from its file, from read_results, and from its records."""
+    res = read_results(path)
+    records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return tally(path), tally(res), tally(iter(records))
+
+
+@settings(max_examples=25, deadline=None)
+@given(variant_sample_records(variant="A"), variant_sample_records(variant="B"))
+def test_file_results_and_records_give_the_same_report(tmp_path_factory, a, b):
+    path = tmp_path_factory.mktemp("t") / "r.jsonl"
+    write_results_file(
+        path, results_manifest(["c1", "c2", "c3"], ["A", "B"], 5), a + b, {"status": "finished"}
+    )
+    reports = [report(t).to_dict() for t in _three_ways(path)]
+    reports[0]["path"] = reports[1]["path"] = reports[2]["path"] = None
+    assert reports[0] == reports[1] == reports[2]
+    comparisons = [compare_results(t, "A", "B").to_dict() for t in _three_ways(path)]
+    assert comparisons[0] == comparisons[1] == comparisons[2]
+
+
+@settings(max_examples=25, deadline=None)
+@given(variant_sample_records(variant="A"))
+def test_outcomes_match_results_outcomes(tmp_path_factory, a):
+    path = tmp_path_factory.mktemp("t") / "r.jsonl"
+    write_results_file(path, results_manifest(["c1", "c2", "c3"], ["A"], 5), a)
+    res = read_results(path)
+    counted = tally(path)
+    assert counted.variants() == res.variants()
+    assert counted.outcomes("A") == res.outcomes("A")
+
+
+# Case ids that a naive split of the schedule would cut in the wrong place.
+AWKWARD = st.text(alphabet=st.sampled_from(list('ab],["\\ {}:\u00e9\n')), min_size=1, max_size=8)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(AWKWARD, min_size=1, max_size=4, unique=True), st.integers(1, 3))
+def test_schedule_with_awkward_case_ids_is_read_slot_by_slot(tmp_path_factory, cases, runs):
+    path = tmp_path_factory.mktemp("t") / "r.jsonl"
+    manifest = results_manifest(cases, ["A", "B"], runs)
+    write_results_file(path, manifest, [])
+    counted = tally(path)
+    assert counted.case_ids() == list(dict.fromkeys(slot[0] for slot in manifest["schedule"]))
+    for v in ("A", "B"):
+        assert counted.scheduled(v) == len(cases) * runs
+        assert counted.slots(v) == {c: b"\x01" * runs for c in cases}
+
+
+def test_a_long_schedule_is_read_in_chunks(tmp_path):
+    # More slots than one chunk (4,096), with spaces after the commas.
+    runs = 1500
+    manifest = results_manifest(["x", "y"], ["A", "B"], runs)
+    path = tmp_path / "r.jsonl"
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(json.dumps(manifest, separators=(", ", ": ")) + "\n")
+    counted = tally(path)
+    assert counted.scheduled("A") == counted.scheduled("B") == 2 * runs
+    assert counted.slots("A") == {"x": b"\x01" * runs, "y": b"\x01" * runs}
+    r = report(path)
+    assert r.variant("A").missing == 2 * runs
+
+
+def test_duplicates_are_counted_once_and_named_with_both_lines(tmp_path):
+    sample = {
+        "case": "c1",
+        "variant": "A",
+        "repeat": 0,
+        "status": "completed",
+        "checks": [{"status": "passed"}],
+    }
+    path = write_results_file(
+        tmp_path / "r.jsonl",
+        results_manifest(["c1"], ["A"], 1),
+        [sample, sample, dict(sample, repeat=1)],
+    )
+    counted = tally(path)
+    assert counted.counts("A").completed == 2
+    assert any("line 3: a second sample" in w and "line 2" in w for w in counted.warnings)
+    assert counted.warnings == read_results(path).warnings
