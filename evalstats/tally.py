@@ -44,6 +44,7 @@ __all__ = ["Tally", "tally"]
 
 # --- what a line is decoded into ----------------------------------------------------
 
+_INF = float("inf")
 _NULL = msgspec.Raw(b"null")
 _ABSENT = msgspec.Raw(b"")
 
@@ -57,8 +58,8 @@ class _Check(msgspec.Struct):
 
 
 class _Tokens(msgspec.Struct):
-    input: Annotated[int, msgspec.Meta(ge=0)] | None = None
-    output: Annotated[int, msgspec.Meta(ge=0)] | None = None
+    input: Annotated[int, msgspec.Meta(ge=0)] | Literal["NaN", "Infinity"] | None = None
+    output: Annotated[int, msgspec.Meta(ge=0)] | Literal["NaN", "Infinity"] | None = None
 
 
 class _Sample(msgspec.Struct, tag="sample", tag_field="type"):
@@ -67,7 +68,9 @@ class _Sample(msgspec.Struct, tag="sample", tag_field="type"):
     repeat: Annotated[int, msgspec.Meta(ge=0, lt=MAX_RUNS)]
     status: Literal["completed", "incomplete", "unmeasured"]
     checks: list[_Check]
-    latency_s: float | None = None
+    # a number of seconds; "NaN" and "Infinity" are how the writer records
+    # non-finite numbers, which are counted as no latency
+    latency_s: float | Literal["NaN", "Infinity", "-Infinity"] | None = None
     tokens: _Tokens | None = None
     trace: msgspec.Raw = _NULL
     workspace: msgspec.Raw = _ABSENT
@@ -233,15 +236,19 @@ class Tally:
             return
         status = s.status
         latency = s.latency_s
-        if latency is not None:
-            v.latencies.append(latency)
+        if latency.__class__ is float and -_INF < latency < _INF:  # type: ignore[operator]
+            v.latencies.append(latency)  # type: ignore[arg-type]
         tokens = s.tokens
-        if tokens is not None and (tokens.input is not None or tokens.output is not None):
-            v.tok_n += 1
-            if tokens.input is not None:
-                v.tok_in = (v.tok_in or 0) + tokens.input
-            if tokens.output is not None:
-                v.tok_out = (v.tok_out or 0) + tokens.output
+        if tokens is not None:
+            ti, to = tokens.input, tokens.output
+            ti = ti if ti.__class__ is int else None
+            to = to if to.__class__ is int else None
+            if ti is not None or to is not None:
+                v.tok_n += 1
+                if ti is not None:
+                    v.tok_in = (v.tok_in or 0) + ti  # type: ignore[operator]
+                if to is not None:
+                    v.tok_out = (v.tok_out or 0) + to  # type: ignore[operator]
         if s.trace != _NULL or len(s.workspace):
             self._observe(v, s)
         if status == "unmeasured":
@@ -499,7 +506,7 @@ def _memory_sample(record: Any, where: str) -> _Sample:
             _Check(c["status"], c.get("check"), c.get("axis"), c.get("reason"))
             for c in record["checks"]
         ],
-        latency_s=record.get("latency_s"),
+        latency_s=_float(record.get("latency_s")),
         tokens=None if tokens is None else _Tokens(tokens.get("input"), tokens.get("output")),
         trace=_NULL if trace is None else msgspec.Raw(msgspec.json.encode(trace)),
         workspace=(
@@ -508,6 +515,11 @@ def _memory_sample(record: Any, where: str) -> _Sample:
             else _ABSENT
         ),
     )
+
+
+def _float(value: Any) -> Any:
+    """A latency as the typed decoder gives it: ints as floats, the rest as they are."""
+    return float(value) if isinstance(value, int) else value
 
 
 def _memory_manifest(manifest: Any) -> Tally:
