@@ -192,6 +192,62 @@ def test_se_matches_statsmodels_property(data) -> None:
     assert clustered_mean_ci(y, groups, method="cr1").se == pytest.approx(se, rel=1e-9, abs=1e-12)
 
 
+def test_normal_quantile_table_is_scipys_to_the_last_bit() -> None:
+    from scipy.special import ndtri
+
+    from evalstats.intervals import _Z_TABLE, _z
+
+    for level, z in _Z_TABLE.items():
+        assert z == float(ndtri(0.5 + level / 2.0)), level  # scipy.special.ndtri
+    assert _z(0.97) == float(ndtri(0.985))  # not in the table: scipy itself
+
+
+@pytest.mark.parametrize("level", [0.5, 0.8, 0.9, 0.95, 0.99, 0.999])
+def test_t_quantile_agrees_with_scipy(level: float) -> None:
+    from scipy.special import stdtrit
+
+    from evalstats.intervals import _t
+
+    for df in [*range(1, 200), 500, 1999, 5000, 30_000]:
+        expected = float(stdtrit(df, 0.5 + level / 2.0))  # scipy.special.stdtrit
+        assert _t(df, level) == pytest.approx(expected, rel=1e-12, abs=0), (df, level)
+
+
+def test_a_report_at_the_usual_levels_does_not_import_scipy(tmp_path) -> None:
+    import subprocess
+    import sys
+
+    from strategies import results_manifest, write_results_file
+
+    samples = [
+        {
+            "case": c,
+            "variant": v,
+            "repeat": r,
+            "status": "completed",
+            "checks": [{"check": "k", "status": "passed" if (r + len(c)) % 3 else "failed"}],
+        }
+        for c in ("a", "bb", "ccc")
+        for v in ("A", "B")
+        for r in range(4)
+    ]
+    path = write_results_file(
+        tmp_path / "r.jsonl", results_manifest(["a", "bb", "ccc"], ["A", "B"], 4), samples
+    )
+    code = (
+        "import sys\n"
+        "from evalstats.report import report\n"
+        "from evalstats.comparison import compare_results\n"
+        f"r = report({str(path)!r}); str(r)\n"
+        f"report({str(path)!r}, level=0.9)\n"
+        "print(r.variant('A').clustered.clusters, 'scipy' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    ).stdout.split()
+    assert out == ["3", "False"]
+
+
 # --- CR2 and Satterthwaite degrees of freedom -----------------------------------
 
 
