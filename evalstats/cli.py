@@ -8,6 +8,7 @@ live here. Exit status: 0 done, 1 a gate failed (only ``gate``), 2 bad input.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from collections.abc import Callable, Sequence
@@ -1292,9 +1293,42 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: Verbs that only read files and print: run as the ``evalstats`` command, they end
+#: the process as soon as their output is flushed (see :func:`_exit_now`).
+READ_ONLY = frozenset({"report", "compare", "compare-runs", "gate", "plan"})
+
+
+def _exit_now(code: int) -> NoReturn:
+    """End the process now that the output is out, skipping interpreter teardown.
+
+    Freeing every object of a large report one by one takes longer than the
+    report itself (0.4 s after 100,000 samples); a read-only verb has nothing
+    left to write or close, so once stdout and stderr are flushed it leaves.
+    """
+    import os
+
+    with contextlib.suppress(BrokenPipeError, ValueError):
+        sys.stdout.flush()
+    with contextlib.suppress(BrokenPipeError, ValueError):
+        sys.stderr.flush()
+    os._exit(code)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; return the exit status."""
+    """Run the command line; return the exit status.
+
+    Called with no arguments (as the ``evalstats`` command), a read-only verb
+    ends the process itself once its output is flushed; called with ``argv``
+    (from Python), it always returns.
+    """
     args_list = list(sys.argv[1:] if argv is None else argv)
+    code = _main(args_list)
+    if argv is None and args_list and args_list[0] in READ_ONLY:
+        _exit_now(code)
+    return code
+
+
+def _main(args_list: list[str]) -> int:
     previous = _catch_sigterm()
     try:
         if args_list and not args_list[0].startswith("-") and args_list[0] not in VERBS:

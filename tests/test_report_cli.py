@@ -317,3 +317,31 @@ def test_reading_verbs_on_engine_runs(tmp_path, capsys):
         "0.5",
     )
     assert code == 0
+
+
+def test_read_only_verbs_as_a_command_print_everything_and_keep_their_exit_code(
+    run_file, capsys
+):
+    # As the evalstats command, a read-only verb ends the process itself once its
+    # output is flushed (no interpreter teardown): nothing may be lost, and the
+    # exit status stays the verb's.
+    import subprocess
+    import sys
+
+    for argv, code in (
+        (["report", str(run_file), "--json"], 0),
+        (["gate", str(run_file), "--variant", "v1", "--min-pass", "0.9"], 1),
+        (["compare", str(run_file), "--a", "v1", "--b", "v2"], 0),
+        (["report", str(run_file), "--level", "95"], 2),
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "evalstats.cli", *argv],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert done.returncode == code, (argv, done.stderr)
+        assert main(argv) == code
+        out, err = capsys.readouterr()
+        assert done.stdout == out and done.stderr == err
