@@ -23,8 +23,8 @@ from __future__ import annotations
 import os
 import re
 from array import array
-from collections.abc import Iterable, Iterator, Mapping
-from typing import Annotated, Any, Literal, NoReturn
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import IO, Annotated, Any, Literal, NoReturn
 
 import msgspec
 
@@ -32,12 +32,14 @@ from ._validate import suggest
 from .checks import INSPECTION_FAILURE
 from .errors import InvalidArgument, ResultsFileError
 from .results import (
+    LONG_LINE,
     MAX_RUNS,
     Results,
     _manifest_problem,
     _parse_line,
     _sample_problem,
     _Scan,
+    _slot_problem,
 )
 
 __all__ = ["Tally", "tally"]
@@ -440,6 +442,147 @@ class Tally:
         return out
 
 
+# --- a manifest line too long to hold whole -----------------------------------------
+
+_WS = re.compile(rb"\s*+")
+_STRING = re.compile(rb'"(?:[^"\\]++|\\.)*+"')
+_TOKEN = re.compile(rb'"(?:[^"\\]++|\\.)*+"|[\[\]{}]|[^"\[\]{},]++|,')
+
+#: The size of the pieces a long manifest line is read in.
+PIECE = LONG_LINE
+
+
+class _NotJSON(ValueError):
+    """The long line is not the JSON object it should be."""
+
+
+class _Pieces:
+    """The rest of one long line, read a piece at a time; ``buf[pos:]`` is unread."""
+
+    def __init__(self, f: IO[bytes], head: bytes) -> None:
+        self.f, self.buf, self.pos = f, head, 0
+        self.size = len(head)  # bytes of the line read so far
+        self.done = head.endswith(b"\n") or len(head) < PIECE
+
+    def more(self) -> bool:
+        if self.done:
+            return False
+        piece = self.f.readline(PIECE)
+        self.size += len(piece)
+        self.done = not piece or piece.endswith(b"\n")
+        self.buf, self.pos = self.buf[self.pos :] + piece, 0
+        return bool(piece)
+
+    def match(self, pattern: re.Pattern[bytes]) -> re.Match[bytes] | None:
+        """``pattern`` at the read position, reading on while the match could grow."""
+        while True:
+            m = pattern.match(self.buf, self.pos)
+            if m is not None and (m.end() < len(self.buf) or self.done):
+                return m
+            if not self.more():
+                return pattern.match(self.buf, self.pos)
+
+    def take(self, byte: bytes) -> bool:
+        """Step over whitespace, then over ``byte`` if it is next."""
+        self.pos = self.match(_WS).end()  # type: ignore[union-attr]
+        if self.pos >= len(self.buf) and not self.more():
+            return False
+        if self.buf[self.pos : self.pos + 1] == byte:
+            self.pos += 1
+            return True
+        return False
+
+    def skip(self) -> None:
+        """Read to the end of the line, whatever it holds."""
+        while not self.done:
+            self.buf, self.pos = b"", 0
+            self.more()
+
+    def finish(self) -> None:
+        """Read to the end of the line, which must hold only whitespace."""
+        while True:
+            if self.buf[self.pos :].strip():
+                raise _NotJSON
+            self.buf, self.pos = b"", 0
+            if not self.more():
+                return
+
+
+def _value(p: _Pieces) -> bytes:
+    """The text of the JSON value at the read position (a nested one whole)."""
+    parts: list[bytes] = []
+    depth = 0
+    while True:
+        m = p.match(_TOKEN)
+        if m is None:
+            raise _NotJSON
+        token = m.group()
+        if depth == 0 and token in (b",", b"}"):
+            return b"".join(parts)
+        if token in (b"[", b"{"):
+            depth += 1
+        elif token in (b"]", b"}"):
+            depth -= 1
+        parts.append(token)
+        p.pos = m.end()
+
+
+def _schedule(p: _Pieces, slots: Callable[[bytes], None]) -> None:
+    """Hand the schedule at the read position to ``slots``, a chunk of slots at a time."""
+    if p.take(b"]"):
+        return
+    while True:
+        m = p.match(_CHUNK)
+        if m is None:
+            raise _NotJSON
+        slots(b"[" + m.group(1) + b"]")
+        p.pos = m.end()
+        if p.take(b"]"):
+            return
+        if not p.take(b","):
+            raise _NotJSON
+
+
+def _read_long_manifest(
+    f: IO[bytes], head: bytes, slots: Callable[[bytes], None]
+) -> tuple[dict[str, bytes] | None, int]:
+    """The fields of a manifest line too long to hold whole, but its schedule.
+
+    Returns the text of each field but ``schedule``, which goes to ``slots`` a
+    chunk at a time, and the length of the line; None for the fields when the
+    line is not a JSON object (the rest of the line is then skipped).
+    """
+    p = _Pieces(f, head)
+    fields: dict[str, bytes] = {}
+    try:
+        if not p.take(b"{"):
+            raise _NotJSON
+        if not p.take(b"}"):
+            while True:
+                p.take(b"")
+                m = p.match(_STRING)
+                if m is None:
+                    raise _NotJSON
+                key = msgspec.json.decode(m.group())
+                p.pos = m.end()
+                if not p.take(b":"):
+                    raise _NotJSON
+                if key == "schedule" and p.take(b"["):
+                    _schedule(p, slots)
+                    fields[key] = b"[]"
+                else:
+                    fields[key] = _value(p)
+                if p.take(b"}"):
+                    break
+                if not p.take(b","):
+                    raise _NotJSON
+        p.finish()
+    except (_NotJSON, msgspec.DecodeError):
+        p.skip()
+        return None, p.size
+    return fields, p.size
+
+
 # --- reading ---------------------------------------------------------------------------
 
 
@@ -624,7 +767,31 @@ def _tally_file(path: str | os.PathLike[str]) -> Tally:
             return "sample", decoded
         return "summary", _ANY.decode(line)
 
-    scan = _Scan(path, manifest, record)
+    def long_manifest(f: IO[bytes], head: bytes) -> tuple[dict[str, Any] | None, int]:
+        t = Tally(scan.shown, {})
+        slots = _Slots(t, f"{scan.shown}: line 1: the manifest's")
+        fields, size = _read_long_manifest(f, head, slots)
+        if fields is None:
+            return None, size
+        schedule = fields.pop("schedule", b"[]")  # b"[]": streamed to the slots already
+        try:
+            record = {k: _ANY.decode(v) for k, v in fields.items()}
+            other = _ANY.decode(schedule)
+        except msgspec.DecodeError:
+            return None, size
+        record = scan.check_manifest(record, 1)
+        problem = _manifest_problem({"schedule": other})
+        if problem is not None:
+            raise ResultsFileError(f"{scan.shown}: line 1: the manifest's {problem}")
+        record = scan.check_manifest(record, 1)
+        problem = _manifest_problem(record, schedule=False)
+        if problem is not None:
+            raise ResultsFileError(f"{scan.shown}: line 1: the manifest's {problem}")
+        t.manifest = record
+        holder.append(t)
+        return record, size
+
+    scan = _Scan(path, manifest, record, long_manifest=long_manifest)
     for number, sample in scan.records():
         holder[0]._add(sample, number)
     t = holder[0]
@@ -653,6 +820,22 @@ def _slow_record(shown: str, line: bytes, number: int) -> tuple[Any, Any] | None
     return "sample", _memory_sample(parsed, f"{shown}: line {number}")
 
 
+class _Slots:
+    """Counts schedule slots a chunk (the text of a JSON list of slots) at a time."""
+
+    def __init__(self, t: Tally, where: str) -> None:
+        self.t, self.where, self.seen = t, where, 0
+
+    def __call__(self, chunk: bytes) -> None:
+        try:
+            slots = _SLOTS.decode(chunk)
+        except msgspec.DecodeError:
+            _bad_schedule(msgspec.Raw(chunk), self.where, first=self.seen)
+        for slot in slots:
+            self.t._schedule(slot)
+        self.seen += len(slots)
+
+
 def _read_schedule(t: Tally, raw: msgspec.Raw, where: str) -> None:
     """Count a manifest's schedule a chunk of slots at a time, never all at once."""
     text = memoryview(raw)
@@ -665,16 +848,12 @@ def _read_schedule(t: Tally, raw: msgspec.Raw, where: str) -> None:
     if not (end - pos >= 2 and text[pos] == ord("[") and text[end - 1] == ord("]")):
         _bad_schedule(raw, where)
     pos, end = pos + 1, end - 1
+    count = _Slots(t, where)
     while pos < end:
         match = _CHUNK.match(text, pos, end)  # type: ignore[call-overload]
         if match is None:
             _bad_schedule(raw, where)
-        try:
-            slots = _SLOTS.decode(b"[" + match.group(1) + b"]")
-        except msgspec.DecodeError:
-            _bad_schedule(raw, where)
-        for slot in slots:
-            t._schedule(slot)
+        count(b"[" + match.group(1) + b"]")
         pos = match.end()
         if pos < end:
             if text[pos] != ord(","):
@@ -684,13 +863,22 @@ def _read_schedule(t: Tally, raw: msgspec.Raw, where: str) -> None:
                 _bad_schedule(raw, where)
 
 
-def _bad_schedule(raw: msgspec.Raw, where: str) -> NoReturn:
-    """Say what is wrong with a schedule the fast path could not read (then raise)."""
+def _bad_schedule(raw: msgspec.Raw, where: str, *, first: int = 0) -> NoReturn:
+    """Say what is wrong with schedule slots the fast path could not read (then raise);
+    ``first`` is the index of the first of them in the whole schedule."""
     try:
         schedule = _parse_line(bytes(raw))
     except RecursionError:
         schedule = None
-    problem = _manifest_problem({"schedule": schedule}) if schedule is not None else None
+    problem = None
+    if isinstance(schedule, list):
+        for i, slot in enumerate(schedule):
+            found = _slot_problem(slot)
+            if found is not None:
+                problem = f'"schedule"[{first + i}]: {found}'
+                break
+    elif schedule is not None:
+        problem = _manifest_problem({"schedule": schedule})
     raise ResultsFileError(
         f"{where} {problem}" if problem else f'{where} "schedule" is not a list of slots'
     )

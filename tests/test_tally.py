@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import results_manifest, variant_sample_records, write_results_file
@@ -94,3 +95,64 @@ def test_duplicates_are_counted_once_and_named_with_both_lines(tmp_path):
     assert counted.counts("A").completed == 2
     assert any("line 3: a second sample" in w and "line 2" in w for w in counted.warnings)
     assert counted.warnings == read_results(path).warnings
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(AWKWARD, min_size=1, max_size=3, unique=True),
+    st.integers(1, 4),
+    st.integers(8, 200),
+    st.sampled_from([", ", ","]),
+)
+def test_a_manifest_line_read_in_small_pieces_counts_the_same(
+    tmp_path_factory, cases, runs, piece, comma
+):
+    # A first line longer than LONG_LINE is read in pieces; with pieces of a few
+    # bytes every token, string and slot gets cut somewhere.
+    import evalstats.results as results_module
+    import evalstats.tally as tally_module
+
+    path = tmp_path_factory.mktemp("t") / "r.jsonl"
+    manifest = results_manifest(cases, ["A", "B"], runs)
+    sample = {"type": "sample", "case": cases[0], "variant": "A", "repeat": 0}
+    sample |= {"status": "completed", "checks": [{"status": "passed"}]}
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(json.dumps(manifest, separators=(comma, ": ")) + "\n")
+        f.write(json.dumps(sample) + "\n")
+    whole = tally(path)
+    old = results_module.LONG_LINE, tally_module.PIECE
+    results_module.LONG_LINE = tally_module.PIECE = piece
+    try:
+        pieces = tally(path)
+    finally:
+        results_module.LONG_LINE, tally_module.PIECE = old
+    assert pieces.manifest == whole.manifest
+    assert pieces.case_ids() == whole.case_ids() == list(cases)
+    for v in ("A", "B"):
+        assert pieces.slots(v) == whole.slots(v)
+    assert pieces.outcomes("A") == whole.outcomes("A")
+    assert pieces.warnings == whole.warnings
+
+
+@pytest.mark.parametrize(
+    "line, words",
+    [
+        (b'{"type": "manifest", "format": 1, "schedule": [["x", "r", 0, 0, "A"]]}', "repeat"),
+        (b'{"type": "manifest", "format": 1, "runs": "many", "schedule": []}', '"runs"'),
+        (b'{"type": "manifest", "format": 1, "schedule": [["x", 0, 0, 0, "A"]', "incomplete"),
+        (b'{"type": "manifest", "format": 1, "schedule": "notalist"}', '"schedule"'),
+        (b'{"type": "sample", "format": 1, "schedule": []}', "should be the manifest"),
+        (b'["type", "manifest"]', "not a JSON object|not valid JSON"),
+    ],
+)
+def test_a_bad_long_manifest_line_is_refused_by_line(tmp_path, monkeypatch, line, words):
+    import evalstats.results as results_module
+    import evalstats.tally as tally_module
+    from evalstats.errors import ResultsFileError
+
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(line + b"\n")
+    monkeypatch.setattr(results_module, "LONG_LINE", 16)
+    monkeypatch.setattr(tally_module, "PIECE", 16)
+    with pytest.raises(ResultsFileError, match=words):
+        tally(path)
