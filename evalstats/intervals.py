@@ -17,9 +17,23 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
+else:
+
+    class _LazyNumpy:
+        """numpy, imported when first used: a report's scalar intervals never need it,
+        and importing it is half the time of a small report."""
+
+        def __getattr__(self, name: str) -> Any:
+            import numpy
+
+            globals()["np"] = numpy  # from now on the module itself
+            return getattr(numpy, name)
+
+    np = _LazyNumpy()
 
 from . import _validate
 from .errors import InvalidArgument
@@ -34,6 +48,11 @@ __all__ = [
     "paired_diff_ci",
     "proportion_ci",
 ]
+
+
+def _ndim(x: Any) -> int:
+    """``np.ndim(x)``, without importing numpy for a plain Python number."""
+    return 0 if type(x) in (float, int) else int(np.ndim(x))
 
 
 def _pct(x: float, *, signed: bool = False) -> str:
@@ -107,7 +126,7 @@ class Interval:
         return (self.low <= value) & (value <= self.high)
 
     def __str__(self) -> str:
-        if np.ndim(self.estimate) or np.ndim(self.low):
+        if _ndim(self.estimate) or _ndim(self.low):
             n = np.size(self.low)
             return f"<{n} intervals, method={self.method!r}, level={self.level:g}>"
         s = self.difference
@@ -121,7 +140,7 @@ class Interval:
         """A JSON-ready dict; NaN becomes None, arrays become lists."""
 
         def clean(v: Any) -> Any:
-            if np.ndim(v):
+            if _ndim(v):
                 return [clean(x) for x in np.asarray(v).tolist()]
             v = float(v)
             return None if math.isnan(v) else v
@@ -406,6 +425,14 @@ def proportion_ci(
     """
     level = _validate.check_level(level)
     method = _validate.check_method(method, PROPORTION_METHODS)
+    if (
+        method == "wilson"
+        and type(successes) is int
+        and type(trials) is int
+        and 0 <= successes <= trials
+        and trials > 0
+    ):
+        return _wilson(successes, trials, level)
     (k, n), scalar = _counts(successes=successes, trials=trials)
     _validate.check_not_larger("successes", k, "trials", n)
     empty = n == 0
@@ -418,6 +445,21 @@ def proportion_ci(
     return Interval(
         _out(est, scalar), _out(low, scalar), _out(high, scalar), level, method, note=note
     )
+
+
+def _wilson(successes: int, trials: int, level: float) -> Interval:
+    """:func:`proportion_ci` for one count, ``0 <= successes <= trials`` and
+    ``trials > 0``, without numpy: the same operations in the same order as
+    :func:`_one_sample_limits`, so the same floats (tests/test_intervals.py)."""
+    z = _z(level)
+    z2 = z * z
+    k, n = float(successes), float(trials)
+    centre = (k + z2 / 2.0) / (n + z2)
+    half = z * math.sqrt(k * (n - k) / n + z2 / 4.0) / (n + z2)
+    low = 0.0 if successes == 0 else min(max(centre - half, 0.0), 1.0)
+    high = 1.0 if successes == trials else min(max(centre + half, 0.0), 1.0)
+    est = k / n
+    return Interval(est, min(low, est), max(high, est), level, "wilson")
 
 
 # ---------------------------------------------------------------------------

@@ -621,3 +621,18 @@ def test_printed_percentages_are_the_limits_rounded(kn, level, method) -> None:
         assert abs(shown - 100 * value) <= step / 2 + 1e-9
         if shown in (0.0, 100.0):
             assert min(abs(value), abs(1 - value)) <= 1e-11, (text, value)
+
+
+@given(st.integers(1, 10_000), st.data(), st.sampled_from([0.5, 0.8, 0.9, 0.95, 0.99, 0.97]))
+def test_scalar_wilson_is_the_array_wilson_to_the_last_bit(trials, data, level):
+    # proportion_ci takes a path without numpy for one count; it must give the very
+    # floats of the vectorised path.
+    successes = data.draw(st.integers(0, trials))
+    one = proportion_ci(successes, trials, level=level)
+    many = proportion_ci(np.array([successes, 0]), np.array([trials, 1]), level=level)
+    assert (one.estimate, one.low, one.high) == (
+        float(many.estimate[0]),
+        float(many.low[0]),
+        float(many.high[0]),
+    )
+    assert one.note == "" and one.method == "wilson"

@@ -319,9 +319,7 @@ def test_reading_verbs_on_engine_runs(tmp_path, capsys):
     assert code == 0
 
 
-def test_read_only_verbs_as_a_command_print_everything_and_keep_their_exit_code(
-    run_file, capsys
-):
+def test_read_only_verbs_as_a_command_print_everything_and_keep_their_exit_code(run_file, capsys):
     # As the evalstats command, a read-only verb ends the process itself once its
     # output is flushed (no interpreter teardown): nothing may be lost, and the
     # exit status stays the verb's.
