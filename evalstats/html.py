@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .errors import ResultsFileError
+from .errors import InvalidArgument, ResultsFileError
 from .results import sample_passed
 
 __all__ = ["html_report", "render_html"]
@@ -414,12 +414,25 @@ def _sample_rows(res: Any, case_order: Sequence[str], limit: int) -> tuple[str, 
     return _table(head, rows, cls="samples"), len(samples)
 
 
+def _records(results: Any) -> Any:
+    """A Results from itself or from the path of a results file."""
+    from .results import read_results
+
+    if isinstance(results, str | os.PathLike):
+        return read_results(results)
+    if not all(hasattr(results, a) for a in ("manifest", "samples", "warnings")):
+        raise InvalidArgument(
+            f"results={results!r} must be a Results (from read_results) or the path of a "
+            "results file"
+        )
+    return results
+
+
 def render_html(results: Any, *, level: float = 0.95, max_samples: int = MAX_SAMPLES) -> str:
     """The HTML report of ``results`` (a :class:`~evalstats.results.Results` or a path), as text.
 
     See :func:`html_report`, which writes it to a file.
     """
-    from ._layout import _results
     from ._validate import check_level, whole_number
     from .comparison import compare_results
     from .plots import forest_figure, paired_difference_figure
@@ -427,7 +440,9 @@ def render_html(results: Any, *, level: float = 0.95, max_samples: int = MAX_SAM
 
     level = check_level(level)
     max_samples = whole_number("max_samples", max_samples, minimum=0)
-    res = _results(results)
+    # The samples table shows answers, so this view holds the records; the report
+    # and the comparisons count them through the same one-pass tally.
+    res = _records(results)
     rep = report(res, level=level)
     names = [v.variant for v in rep.variants]
     comparisons = [compare_results(res, names[0], b, level=level) for b in names[1:]]
