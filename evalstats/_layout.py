@@ -56,27 +56,6 @@ def _slots(res: Tally) -> dict[str, dict[str, bytes]]:
     return out
 
 
-def _by_slot(res: Tally, variant: str) -> tuple[dict[tuple[str, int], bool | None], int]:
-    """Outcome per (case, repeat) of one variant, and its number of unmeasured samples."""
-    out = res.slot_outcomes(variant)
-    return out, sum(1 for passed in out.values() if passed is None)
-
-
-def _measured_by_case(
-    outcomes: Mapping[tuple[str, int], bool | None], case_ids: Sequence[str]
-) -> dict[str, list[bool]]:
-    """``{case: [outcomes of measured samples in repeat order]}``, empty cases left out."""
-    grouped: dict[str, list[tuple[int, bool]]] = {}
-    for (case, repeat), passed in outcomes.items():
-        if passed is not None:
-            grouped.setdefault(case, []).append((repeat, passed))
-    order = {c: i for i, c in enumerate(case_ids)}
-    return {
-        c: [p for _, p in sorted(grouped[c])]
-        for c in sorted(grouped, key=lambda c: order.get(c, len(order)))
-    }
-
-
 def _pooled(by_case: Mapping[str, list[bool]]) -> tuple[int, int]:
     """Passes and outcomes over all cases: the counts when cases cannot be compared."""
     return sum(sum(x) for x in by_case.values()), sum(len(x) for x in by_case.values())

@@ -7,15 +7,13 @@ cases like these (a case-clustered interval); otherwise as independent samples.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ._layout import (
-    _by_slot,
     _case_ids,
     _check_variant,
-    _measured_by_case,
     _pooled,
     _results,
     _slots,
@@ -26,6 +24,10 @@ from .compare import PAIRED_METHODS, UNPAIRED_METHODS, Comparison, compare, comp
 from .errors import InvalidArgument
 
 __all__ = ["ResultsComparison", "compare_results"]
+
+# The outcome codes of a (case, repeat) slot in evalstats.tally.
+from .tally import _NONE as _NO_RECORD  # noqa: E402
+from .tally import _PASSED, _UNMEASURED  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -256,8 +258,6 @@ def compare_results(
         check_method(method, PAIRED_METHODS + UNPAIRED_METHODS)
     case_ids = _case_ids(res)
     slots = _slots(res)
-    out_a, unmeasured_a = _by_slot(res, a)
-    out_b, unmeasured_b = _by_slot(res, b)
     paired = bool(slots.get(a)) and slots.get(a) == slots.get(b)
     if not paired and method in PAIRED_METHODS:
         raise InvalidArgument(
@@ -270,12 +270,12 @@ def compare_results(
         b=b,
         paired=paired,
         level=level,
-        unmeasured_a=unmeasured_a,
-        unmeasured_b=unmeasured_b,
+        unmeasured_a=res.unmeasured(a),
+        unmeasured_b=res.unmeasured(b),
         warnings=tuple(res.warnings) + _looked_before(res),
     )
     independent = _Independent(
-        _measured_by_case(out_a, case_ids), _measured_by_case(out_b, case_ids), level
+        res.measured_by_case(a, case_ids), res.measured_by_case(b, case_ids), level
     )
     if not paired:
         primary = independent(method or "newcombe")
@@ -289,7 +289,7 @@ def compare_results(
             reason="cases like these: needs paired outcomes; the schedule did not pair them",
             **common,  # type: ignore[arg-type]
         )
-    pairs = _pairs(slots[a], out_a, out_b, case_ids)
+    pairs = _pairs(slots[a], res.outcome_codes, a, b, case_ids)
     these, like, reasons = _paired_verdicts(pairs, level)
     if method is None or method == "mcnemar":
         chosen = these
@@ -339,28 +339,34 @@ class _Pairs:
 
 def _pairs(
     scheduled: Mapping[str, bytes],
-    out_a: Mapping[tuple[str, int], bool | None],
-    out_b: Mapping[tuple[str, int], bool | None],
+    codes: Callable[[str, str], bytes],
+    a: str,
+    b: str,
     case_ids: Sequence[str],
 ) -> _Pairs:
-    """Pair the scheduled slots; a pair with a side unmeasured or not run is dropped."""
+    """Pair the scheduled slots; a pair with a side unmeasured or not run is dropped.
+
+    ``codes(variant, case)`` gives the outcome code of each repeat (see
+    :mod:`evalstats.tally`): 0 no record, 1 passed, 2 and 3 failed, 4 unmeasured.
+    """
     order = {c: i for i, c in enumerate(case_ids)}
     xa: dict[str, list[bool]] = {}
     xb: dict[str, list[bool]] = {}
     dropped_unmeasured = dropped_missing = 0
     for case in sorted(scheduled, key=lambda c: order.get(c, len(order))):
+        ca, cb = codes(a, case), codes(b, case)
         for repeat, on in enumerate(scheduled[case]):
             if not on:
                 continue
-            x = out_a.get((case, repeat), "missing")
-            y = out_b.get((case, repeat), "missing")
-            if x is None or y is None:
+            x = ca[repeat] if repeat < len(ca) else _NO_RECORD
+            y = cb[repeat] if repeat < len(cb) else _NO_RECORD
+            if x == _UNMEASURED or y == _UNMEASURED:
                 dropped_unmeasured += 1
-            elif x == "missing" or y == "missing":
+            elif x == _NO_RECORD or y == _NO_RECORD:
                 dropped_missing += 1
             else:
-                xa.setdefault(case, []).append(bool(x))
-                xb.setdefault(case, []).append(bool(y))
+                xa.setdefault(case, []).append(x == _PASSED)
+                xb.setdefault(case, []).append(y == _PASSED)
     return _Pairs(xa, xb, dropped_unmeasured, dropped_missing)
 
 

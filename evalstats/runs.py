@@ -18,10 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ._layout import (
-    _by_slot,
     _case_ids,
     _check_variant,
-    _measured_by_case,
     _pooled,
     _results,
     _variant_names,
@@ -380,8 +378,8 @@ def compare_runs(
     case_ids = _case_ids(ro)
     comparisons = {}
     for v in chosen:
-        xo = _measured_by_case(_by_slot(ro, v)[0], case_ids)
-        xn = _measured_by_case(_by_slot(rn, v)[0], case_ids)
+        xo = ro.measured_by_case(v, case_ids)
+        xn = rn.measured_by_case(v, case_ids)
         if xo and xn:
             comparisons[v] = compare(xo, xn, paired=False, method="newcombe", level=level)
         else:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 import re
 from array import array
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import IO, Annotated, Any, Literal, NoReturn
 
 import msgspec
@@ -114,6 +114,49 @@ _OUTCOME: dict[int, bool | None] = {
 # --- the counts ------------------------------------------------------------------------
 
 
+class _Latencies:
+    """One variant's latencies, kept for exact quantiles in little memory.
+
+    A latency as the engine writes it (rounded to the microsecond) is kept as a
+    4-byte count of microseconds when dividing it by 10^6 gives back the very
+    same float; any other in 8 bytes. Both are kept in blocks of a fixed size,
+    so growing never copies what is already kept.
+    """
+
+    __slots__ = ("micro", "other")
+
+    BLOCK = 1 << 16
+
+    def __init__(self) -> None:
+        self.micro: list[array[int]] = [array("I")]
+        self.other: list[array[float]] = [array("d")]
+
+    def append(self, seconds: float) -> None:
+        us = round(seconds * 1e6)
+        if 0 <= us < 4_294_967_296 and us / 1e6 == seconds:
+            block = self.micro[-1]
+            if len(block) == self.BLOCK:
+                block = array("I")
+                self.micro.append(block)
+            block.append(us)
+        else:
+            blocks = self.other[-1]
+            if len(blocks) == self.BLOCK:
+                blocks = array("d")
+                self.other.append(blocks)
+            blocks.append(seconds)
+
+    def __len__(self) -> int:
+        return sum(map(len, self.micro)) + sum(map(len, self.other))
+
+    def __iter__(self) -> Iterator[float]:
+        for block in self.micro:
+            for us in block:
+                yield us / 1e6
+        for values in self.other:
+            yield from values
+
+
 class _Cell:
     """One case under one variant."""
 
@@ -158,7 +201,7 @@ class _Variant:
         self.verdicts: dict[tuple[str, Any, Any, str], int] = {}
         self.completed = self.incomplete = self.unmeasured = 0
         self.judge_unmeasured = 0  # judged checks the judge gave no verdict on
-        self.latencies = array("d")
+        self.latencies = _Latencies()
         self.tok_in: int | None = None
         self.tok_out: int | None = None
         self.tok_n = 0
@@ -395,6 +438,28 @@ class Tally:
                 for slots in (cell.outcome, cell.scheduled):
                     top = max(top, len(bytes(slots).rstrip(b"\0")) - 1)
         return None if top < 0 else top
+
+    def measured_by_case(self, variant: str, case_ids: Sequence[str]) -> dict[str, list[bool]]:
+        """``{case: [outcomes of measured samples in repeat order]}`` in ``case_ids``
+        order (then any other case), cases with no measured sample left out."""
+        cells = self._cells(variant)
+        order = [c for c in case_ids if c in cells] + [c for c in cells if c not in case_ids]
+        out = {}
+        for case in order:
+            codes = cells[case].outcome
+            measured = [code == _PASSED for code in codes if code and code != _UNMEASURED]
+            if measured:
+                out[case] = measured
+        return out
+
+    def unmeasured(self, variant: str) -> int:
+        """How many samples of ``variant`` were unmeasured (first records only)."""
+        return sum(cell.unmeasured for cell in self._cells(variant).values())
+
+    def outcome_codes(self, variant: str, case: str) -> bytes:
+        """The outcome code of each repeat of one case (0: no record; see ``_OUTCOME``)."""
+        cell = self._cells(variant).get(case)
+        return b"" if cell is None else bytes(cell.outcome)
 
     def status(self, case: str, variant: str, repeat: int) -> str | None:
         """The status of the first record of a slot, or None when the slot has none."""

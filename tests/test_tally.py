@@ -156,3 +156,37 @@ def test_a_bad_long_manifest_line_is_refused_by_line(tmp_path, monkeypatch, line
     monkeypatch.setattr(tally_module, "PIECE", 16)
     with pytest.raises(ResultsFileError, match=words):
         tally(path)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.integers(0, 10**8).map(lambda us: us / 1e6),  # as the engine writes them
+            st.floats(0, 1e4, allow_nan=False),
+        ),
+        min_size=1,
+        max_size=300,
+    ),
+    st.booleans(),
+)
+def test_kept_latencies_give_the_exact_quantiles(values, select):
+    # Latencies are kept as microseconds where that is exact, in blocks; their
+    # quantiles, by sorting or by numpy's selection, are latency_summary's.
+    import importlib
+
+    from evalstats.report import latency_summary
+    from evalstats.tally import _Latencies
+
+    report_module = importlib.import_module("evalstats.report")
+    old = report_module._SELECT_FROM, _Latencies.BLOCK
+    report_module._SELECT_FROM = 0 if select else 10**9
+    _Latencies.BLOCK = 7  # many blocks
+    try:
+        kept = _Latencies()
+        for v in values:
+            kept.append(v)
+        assert sorted(kept) == sorted(values) and len(kept) == len(values)
+        assert report_module._latency_quantiles(kept) == latency_summary(values)
+    finally:
+        report_module._SELECT_FROM, _Latencies.BLOCK = old
