@@ -18,10 +18,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ._layout import (
-    _by_slot,
     _case_ids,
     _check_variant,
-    _measured_by_case,
     _pooled,
     _results,
     _variant_names,
@@ -305,6 +303,6 @@ def compare_variants(
     rates = {}
     cases = _case_ids(res)
     for v in names:
-        passes, measured = _pooled(_measured_by_case(_by_slot(res, v)[0], cases))
+        passes, measured = _pooled(res.measured_by_case(v, cases))
         rates[v] = passes / measured if measured else math.nan
     return MultipleComparison(tuple(pairs), baseline, adjust, level, rates)
