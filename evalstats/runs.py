@@ -258,7 +258,7 @@ def _allowed(allow_different: Sequence[str] | str) -> frozenset[str]:
 
 
 def comparability(
-    old: Results, new: Results, chosen: Sequence[str], *, every_variant: bool
+    old: Tally, new: Tally, chosen: Sequence[str], *, every_variant: bool
 ) -> tuple[list[str], list[str]]:
     """Which of :data:`COMPARABILITY` differ between two runs, and how (one
     line each); both lists are empty when the runs are comparable."""
