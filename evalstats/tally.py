@@ -387,7 +387,9 @@ class Tally:
         else:
             holdout = bool(self.manifest.get("include_holdout"))
             ids = [
-                c["id"] for c in self.manifest.get("cases") or () if holdout or not c.get("holdout")
+                c if isinstance(c, str) else c["id"]
+                for c in self.manifest.get("cases") or ()
+                if isinstance(c, str) or holdout or not c.get("holdout")
             ]
         seen = set(ids)
         return ids + [c for c in self._sample_cases if c not in seen]
@@ -489,7 +491,9 @@ class Tally:
         else:
             holdout = bool(self.manifest.get("include_holdout"))
             for c in self.manifest.get("cases") or ():
-                if holdout or not c.get("holdout"):
+                if isinstance(c, str):
+                    sizes[c] = runs
+                elif holdout or not c.get("holdout"):
                     sizes[c["id"]] = runs
         for case, cell in cells.items():
             recorded = len(bytes(cell.outcome).rstrip(b"\0"))
