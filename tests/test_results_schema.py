@@ -17,7 +17,8 @@ from strategies import results_manifest
 
 from evalstats.cli import main
 from evalstats.errors import InvalidArgument
-from evalstats.results import ResultsWriter, read_results
+from evalstats.report import report
+from evalstats.results import Results, ResultsWriter, read_results
 
 
 def _sample(case: str, variant: str, repeat: int, ok: bool = True) -> dict:
@@ -175,6 +176,15 @@ def test_bad_file_gives_one_line_and_exit_2(bad_files, capsys, verb, argv, what,
     assert path.read_bytes() == before
 
 
+@pytest.mark.parametrize("what,edit,word", BAD, ids=[b[0] for b in BAD])
+def test_bad_records_in_memory_are_refused_by_name(what, edit, word):
+    manifest, samples = _good()
+    edit(manifest, samples)
+    with pytest.raises(InvalidArgument, match=None) as info:
+        report(Results(None, manifest, tuple(samples), None, ()))
+    assert word in str(info.value)
+
+
 def test_read_results_refuses_them_too(bad_files):
     from evalstats.errors import ResultsFileError
 
@@ -190,3 +200,17 @@ def test_the_writer_never_begins_a_file_its_reader_refuses(tmp_path):
     with pytest.raises(InvalidArgument, match='"runs"'):
         ResultsWriter.create(tmp_path / "r.jsonl", bad)
     assert not (tmp_path / "r.jsonl").exists()
+
+
+def test_recorded_non_finite_latency_and_tokens_are_read_as_unmeasured(tmp_path):
+    # The writer records NaN and Infinity as strings; readers count no latency for them.
+    manifest, samples = _good()
+    samples[0]["latency_s"] = "NaN"
+    samples[1]["latency_s"] = "Infinity"
+    samples[2]["tokens"] = {"input": "NaN", "output": 2}
+    path = _write(tmp_path / "r.jsonl", manifest, samples)
+    r = report(path)
+    a, b = r.variant("A"), r.variant("B")
+    assert a.latency_samples + b.latency_samples == len(samples) - 2
+    assert a.tokens_samples + b.tokens_samples == len(samples)
+    assert r.to_dict() == report(read_results(path)).to_dict() | {"path": str(path)}
