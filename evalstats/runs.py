@@ -258,10 +258,13 @@ def _allowed(allow_different: Sequence[str] | str) -> frozenset[str]:
 
 
 def comparability(
-    old: Tally, new: Tally, chosen: Sequence[str], *, every_variant: bool
+    old: Any, new: Any, chosen: Sequence[str], *, every_variant: bool
 ) -> tuple[list[str], list[str]]:
     """Which of :data:`COMPARABILITY` differ between two runs, and how (one
-    line each); both lists are empty when the runs are comparable."""
+    line each); both lists are empty when the runs are comparable. The runs are
+    given as their tallies (as :func:`compare_runs` reads them) or as anything
+    :func:`evalstats.tally.tally` counts, such as a Results (as ``merge`` has them)."""
+    old, new = _results(old), _results(new)
     mo, mn = old.manifest, new.manifest
     differences: list[str] = []
     details: list[str] = []
