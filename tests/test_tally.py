@@ -190,3 +190,39 @@ def test_kept_latencies_give_the_exact_quantiles(values, select):
         assert report_module._latency_quantiles(kept) == latency_summary(values)
     finally:
         report_module._SELECT_FROM, _Latencies.BLOCK = old
+
+
+def test_look_records_are_kept_and_later_rounds_pair_as_the_first(tmp_path):
+    # A sequential run's file: the manifest schedules round 0, each later round
+    # runs the same slots again (repeat = round), and a look follows each round.
+    manifest = results_manifest(["c1", "c2"], ["A", "B"], 1)
+    manifest["until_decided"] = {"max_rounds": 5}
+    lines = [json.dumps({**manifest, "type": "manifest"})]
+    for rnd in range(3):
+        for case in ("c1", "c2"):
+            for variant, ok in (("A", rnd == 0), ("B", True)):
+                check = {"check": "k", "axis": None, "status": "passed" if ok else "failed"}
+                lines.append(
+                    json.dumps(
+                        {
+                            "type": "sample",
+                            "case": case,
+                            "variant": variant,
+                            "repeat": rnd,
+                            "status": "completed",
+                            "checks": [check],
+                        }
+                    )
+                )
+        lines.append(
+            json.dumps(
+                {"type": "look", "round": rnd, "pairs": 2 * (rnd + 1), "verdict": "cant_tell"}
+            )
+        )
+    path = tmp_path / "r.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    for counted in _three_ways(path):
+        assert [look["round"] for look in counted.looks] == [0, 1, 2]
+        cmp = compare_results(counted, "A", "B")
+        assert cmp.paired and cmp.pairs == 6 and cmp.dropped_missing == 0
+        assert any("looked at 3 times" in w for w in cmp.warnings)
