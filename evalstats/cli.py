@@ -856,6 +856,13 @@ def _add_run(p: argparse.ArgumentParser) -> None:
         help="continue an interrupted run: in FILE, or in --out when no FILE is "
         "given; runs only the samples it lacks",
     )
+    p.add_argument(
+        "--extend",
+        metavar="FILE",
+        help="add to a finished run in FILE: more repeats (--runs is the new total) and the "
+        "suite's new cases for every repeat, keeping the schedule paired and alternating; "
+        "the manifest records each extension",
+    )
     p.add_argument("--concurrency", type=int, default=1, help="samples in flight at once (1)")
     p.add_argument(
         "--timeout",
@@ -917,6 +924,18 @@ def _run_run(args: argparse.Namespace) -> int:
                 "give the file to resume once"
             )
         out = args.resume
+    if args.extend is not None:
+        if out is not None and out != args.extend:
+            raise UsageError(
+                f"evalstats run: --out {out} and --extend {args.extend} name different files; "
+                "an extension adds to the file it extends"
+            )
+        if args.resume is not None or args.until_decided:
+            raise UsageError(
+                "evalstats run: --extend goes without --resume and --until-decided (running the "
+                "same --extend again completes an interrupted extension)"
+            )
+        out = args.extend
     if out is None:
         raise UsageError("evalstats run: give --out FILE (or --resume FILE to continue a run)")
     variants = args.variant
@@ -958,7 +977,8 @@ def _run_run(args: argparse.Namespace) -> int:
     print(outcome)
     if outcome.status == "interrupted":
         print(
-            f"evalstats: {outcome.reason}; continue with the same command and --resume {out}",
+            f"evalstats: {outcome.reason}; continue with the same command"
+            + ("" if args.extend else f" and --resume {out}"),
             file=sys.stderr,
         )
         return 130
@@ -983,6 +1003,7 @@ def _run_with(args: argparse.Namespace, suite: Any, variants: Any, out: str, jud
         limit=args.limit,
         stop_after_unmeasured=args.stop_after_unmeasured or None,
         resume=args.resume is not None,
+        extend=args.extend is not None,
         progress=_progress(args),
         judge=judge,
     )

@@ -172,6 +172,19 @@ def _looked_before(res: Any) -> tuple[str, ...]:
     if res.looks:
         n = len(res.looks)
         return (f"the file was looked at {n} time{'s' if n != 1 else ''} as it grew; {advice}",)
+    extensions = res.manifest.get("extensions")
+    if isinstance(extensions, list) and extensions:
+        n = len(extensions)
+        return (
+            f"the run was extended {'once' if n == 1 else f'{n} times'} after its first session "
+            f"(run --extend); if it was looked at before, {advice}",
+        )
+    parts = res.manifest.get("merged_from")
+    if isinstance(parts, list) and len(parts) > 1:
+        return (
+            f"the file merges {len(parts)} runs (evalstats merge); if one was looked at before "
+            f"the next was run, {advice}",
+        )
     summary = res.summary or {}
     if summary.get("resumed_with"):
         return (

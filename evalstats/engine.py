@@ -49,6 +49,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from ._prices import without_prices
 from ._recordable import NOTES_KEY, recordable
 from ._terminal import visible
 from ._validate import whole_number
@@ -394,9 +395,12 @@ def _may_block(check: Callable[[Any], Any]) -> bool:
 _RESUME_KEYS = ("suite", "cases", "variants", "runs", "seed", "include_holdout", "judge")
 
 
+def _norm(value: Any) -> Any:
+    """``value`` as JSON gives it back (tuples as lists), for comparing manifests."""
+    return json.loads(json.dumps(value, sort_keys=True))
+
+
 def _differences(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
-    def norm(value: Any) -> Any:
-        return json.loads(json.dumps(value, sort_keys=True))
 
     out = []
     # A sequential run (evalstats.sequential_run) grows by a round per call.
@@ -411,7 +415,10 @@ def _differences(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
             if a != b:
                 out.append("the suite's SHA-256")
             continue
-        if norm(a) != norm(b):
+        if key == "variants" and isinstance(a, list) and isinstance(b, list):
+            # Prices are recorded with a variant but are not part of it.
+            a, b = [without_prices(v) for v in a], [without_prices(v) for v in b]
+        if _norm(a) != _norm(b):
             if key in ("runs", "seed", "include_holdout"):
                 out.append(f"{key} (the file has {a!r}, this run {b!r})")
             else:
@@ -783,6 +790,7 @@ async def run_async(
     limit: int | None = None,
     stop_after_unmeasured: int | None = 20,
     until_decided: Mapping[str, Any] | None = None,
+    extend: bool = False,
     _handle_signals: bool = False,
 ) -> RunOutcome:
     """Run every case with every variant ``runs`` times; write every sample to ``out``.
@@ -845,20 +853,30 @@ async def run_async(
     # The schedule is made afresh each time it is walked, never held: once
     # into the manifest, once (when resuming) to count what the file holds,
     # once as the samples are taken.
-    writer, done = _open_results(
-        out,
-        manifest,
-        by_variant,
-        resume=resume,
-        schedule=(s.to_list() for s in iter_schedule(cases, variant_list, runs)),
-    )
-    skipped = (
-        sum(1 for s in iter_schedule(cases, variant_list, runs) if _key(s) in done) if done else 0
-    )
-    count = runs * len(cases) * len(variant_list) - skipped
-    pending = iter_schedule(cases, variant_list, runs)
-    if done:
-        pending = (s for s in pending if _key(s) not in done)
+    if extend:
+        if resume:
+            raise InvalidArgument("extend=True and resume=True: extending a run also resumes it")
+        writer, done, scheduled = _open_extension(out, manifest, cases, runs, by_variant)
+        skipped = sum(1 for s in scheduled if _key(s) in done)
+        count = len(scheduled) - skipped
+        pending: Iterator[Slot] = (s for s in scheduled if _key(s) not in done)
+    else:
+        writer, done = _open_results(
+            out,
+            manifest,
+            by_variant,
+            resume=resume,
+            schedule=(s.to_list() for s in iter_schedule(cases, variant_list, runs)),
+        )
+        skipped = (
+            sum(1 for s in iter_schedule(cases, variant_list, runs) if _key(s) in done)
+            if done
+            else 0
+        )
+        count = runs * len(cases) * len(variant_list) - skipped
+        pending = iter_schedule(cases, variant_list, runs)
+        if done:
+            pending = (s for s in pending if _key(s) not in done)
 
     engine = _Engine(
         cases={c.id: c for c in cases},
@@ -1084,7 +1102,7 @@ def _open_results(
     as the slots come. To resume, the file's manifest must match
     this run's; the samples it holds are counted into ``by_variant``.
     """
-    from .results import Results, ResultsWriter, only_a_cut_manifest
+    from .results import Results, ResultsWriter, only_a_cut_manifest, rewrite_manifest
 
     done: set[tuple[str, str, int]] = set()
     if resume and only_a_cut_manifest(out):
@@ -1102,13 +1120,39 @@ def _open_results(
         return ResultsWriter.create(out, manifest, schedule=schedule), done
 
     def same_run(previous: Results) -> None:
+        if previous.manifest.get("extensions"):
+            # Its schedule is no longer one run's: the extension's slots are taken from it.
+            raise ResultsFileError(
+                f"{out}: was extended; continue it with the same --extend command "
+                "(extend=True), which takes the samples it lacks"
+            )
         differ = _differences(previous.manifest, manifest)
         if differ:
             raise ResultsFileError(
                 f"{out}: cannot resume: this run differs from the file's in {', '.join(differ)}"
             )
 
+    def repriced(previous: Results) -> dict[str, Any] | None:
+        """The file's manifest with this run's prices, or None when they are the same."""
+        same_run(previous)
+        old = previous.manifest
+        if _norm(old.get("variants")) == _norm(manifest.get("variants")):
+            return None
+        history = list(old.get("repriced") or [])
+        history.append({"at": _now(), "variants": old.get("variants")})
+        return dict(old, variants=manifest["variants"], repriced=history)
+
+    rewrite_manifest(out, repriced)
     writer, previous = ResultsWriter.resume(out, check=same_run)
+    done = _held(previous, by_variant)
+    for warning in previous.warnings:
+        print(visible(f"evalstats: {out}: {warning}", keep=""), file=sys.stderr)
+    return writer, done
+
+
+def _held(previous: Any, by_variant: dict[str, dict[str, int]]) -> set[tuple[str, str, int]]:
+    """The (case, variant, repeat) samples a file holds, counted into ``by_variant``."""
+    done: set[tuple[str, str, int]] = set()
     for record in previous.samples:
         key = (record.get("case"), record.get("variant"), record.get("repeat"))
         if key in done:
@@ -1117,13 +1161,164 @@ def _open_results(
         counts = by_variant.get(record.get("variant"))  # type: ignore[arg-type]
         if counts is not None and record.get("status") in counts:
             counts[record["status"]] += 1
-    for warning in previous.warnings:
-        print(visible(f"evalstats: {out}: {warning}", keep=""), file=sys.stderr)
-    return writer, done
+    return done
 
 
 def _key(slot: Slot) -> tuple[str, str, int]:
     return (slot.case, slot.variant, slot.repeat)
+
+
+# --- extending a finished run ---------------------------------------------------------
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=repr)
+
+
+def _case_fields(case: Mapping[str, Any]) -> dict[str, Any]:
+    """A manifest case with empty fields left out, so a file from a version that did not
+    write a field (no tags, not holdout) reads as the same case."""
+    return {k: v for k, v in case.items() if v not in (None, False, "", [], {})}
+
+
+def _extension(
+    previous: Any,
+    manifest: Mapping[str, Any],
+    cases: Sequence[Any],
+    runs: int,
+) -> dict[str, Any] | None:
+    """The manifest of ``previous`` grown to ``runs`` repeats and this run's cases, or
+    None when its schedule already holds them all; refuses what is not the same run.
+
+    The new slots are those of a fresh :func:`schedule` over the file's cases
+    (in their order) then the added ones, with ``runs`` repeats, that the
+    file's schedule lacks: more repeats of every case, and every repeat of an
+    added case. Each case keeps alternating who goes first from repeat to
+    repeat, as in one run of that length; the new pairs are numbered after the
+    file's. The sample seeds depend on the case, the repeat and the seed, so an
+    extension takes the samples a longer run would have taken.
+    """
+    old = previous.manifest
+    shown = previous.path
+    if isinstance(old.get("until_decided"), Mapping):
+        raise InvalidArgument(
+            f"{shown}: a sequential run (--until-decided) grows round by round; continue it "
+            "with --until-decided and --resume"
+        )
+    slots = old.get("schedule")
+    old_runs = old.get("runs")
+    listed = old.get("cases")
+    if (
+        not isinstance(slots, list)
+        or not slots
+        or not isinstance(old_runs, int)
+        or not isinstance(listed, list)
+        or not all(isinstance(c, Mapping) and isinstance(c.get("id"), str) for c in listed)
+    ):
+        raise InvalidArgument(
+            f"{shown}: its manifest has no schedule, runs and cases; only a results file "
+            "written by evalstats run can be extended"
+        )
+    problems = []
+    names_old = [v.get("name") for v in old.get("variants") or () if isinstance(v, Mapping)]
+    names_new = [v["name"] for v in manifest["variants"]]
+    if sorted(map(str, names_old)) != sorted(names_new):
+        problems.append(f"the variants ({names_old} in the file, {names_new} in this run)")
+    else:
+        mine = {v["name"]: without_prices(v) for v in manifest["variants"]}
+        for v in old["variants"]:
+            if _canonical(without_prices(v)) != _canonical(mine[v["name"]]):
+                problems.append(f"variant {v['name']!r}")
+    for key in ("seed", "include_holdout", "judge", "counting_method"):
+        if _canonical(old.get(key)) != _canonical(manifest.get(key)):
+            problems.append(
+                f"{key} (the file has {old.get(key)!r}, this run {manifest.get(key)!r})"
+            )
+    new_cases = {c.id: c.to_dict() for c in cases}
+    old_ids = [c["id"] for c in listed]
+    missing = [c for c in old_ids if c not in new_cases]
+    if missing:
+        problems.append(
+            "the cases: " + ", ".join(repr(c) for c in missing[:3]) + " of the file not selected"
+        )
+    changed = [
+        c
+        for c in listed
+        if c["id"] in new_cases
+        and _canonical(_case_fields(c)) != _canonical(_case_fields(new_cases[c["id"]]))
+    ]
+    if changed:
+        problems.append(
+            "case " + ", ".join(repr(c["id"]) for c in changed[:3]) + " (rescore for new checks)"
+        )
+    if problems:
+        raise ResultsFileError(
+            f"{shown}: cannot extend: this run differs from the file's in " + "; ".join(problems)
+        )
+    if runs < old_runs:
+        raise InvalidArgument(
+            f"runs={runs} is fewer than the file's {old_runs}; --runs is the total of repeats "
+            "after the extension"
+        )
+    added = [c for c in new_cases if c not in set(old_ids)]
+    order = old_ids + added
+    names = [str(n) for n in names_old]
+    taken = {(s[0], int(s[1]), s[4]) for s in slots if isinstance(s, list) and len(s) >= 5}
+    pair = max(int(s[2]) for s in slots) + 1
+    extra: list[list[Any]] = []
+    last: tuple[str, int] | None = None
+    for slot in _slots(order, names, runs):
+        if (slot.case, slot.repeat, slot.variant) in taken:
+            continue
+        if last is not None and (slot.case, slot.repeat) != last:
+            pair += 1
+        last = (slot.case, slot.repeat)
+        extra.append([slot.case, slot.repeat, pair, slot.position, slot.variant])
+    if not extra:
+        return None
+    grown = {k: v for k, v in old.items() if k not in ("type", "format", "schedule")}
+    grown["runs"] = runs
+    grown["cases"] = list(listed) + [new_cases[c] for c in added]
+    history = list(old.get("extensions") or [])
+    history.append(
+        {
+            "at": _now(),
+            "runs": [old_runs, runs],
+            "cases_added": added,
+            "samples_added": len(extra),
+            "evalstats": manifest.get("evalstats"),
+            "selection": manifest.get("selection"),
+            "variants": manifest.get("variants"),
+            "machine": manifest.get("machine"),
+        }
+    )
+    grown["extensions"] = history
+    grown["schedule"] = list(slots) + extra
+    return grown
+
+
+def _open_extension(
+    out: str | Path,
+    manifest: Mapping[str, Any],
+    cases: Sequence[Any],
+    runs: int,
+    by_variant: dict[str, dict[str, int]],
+) -> tuple[Any, set[tuple[str, str, int]], list[Slot]]:
+    """Grow the file's schedule (recording the extension in its manifest), then open it
+    to append: the writer, the samples it holds, and every slot of its schedule."""
+    from .results import ResultsWriter, rewrite_manifest
+
+    rewrite_manifest(out, lambda previous: _extension(previous, manifest, cases, runs))
+    writer, previous = ResultsWriter.resume(out)
+    for warning in previous.warnings:
+        print(visible(f"evalstats: {out}: {warning}", keep=""), file=sys.stderr)
+    done = _held(previous, by_variant)
+    index = {c["id"]: i for i, c in enumerate(previous.manifest["cases"])}
+    scheduled = [
+        Slot(str(s[0]), index.get(s[0], 0), int(s[1]), int(s[2]), int(s[3]), str(s[4]))
+        for s in previous.manifest["schedule"]
+    ]
+    return writer, done, scheduled
 
 
 def _install_signal_handlers(loop: asyncio.AbstractEventLoop, state: _State) -> list[int]:
@@ -1288,6 +1483,7 @@ def run(
     limit: int | None = None,
     stop_after_unmeasured: int | None = 20,
     until_decided: Mapping[str, Any] | None = None,
+    extend: bool = False,
 ) -> RunOutcome:
     """Run every case with every variant ``runs`` times and write each sample to ``out``.
 
@@ -1377,6 +1573,21 @@ def run(
         Set by :func:`evalstats.sequential_run.run_until_decided`, which calls
         this once per round: recorded in the manifest, and it lets a resume
         add rounds (``runs`` may grow).
+    extend : bool, optional
+        Add to the finished (or interrupted) run in ``out``: grow it to
+        ``runs`` repeats of every case, and run every repeat of the cases
+        this suite selects that the file lacks. The new slots are those a
+        single run of ``runs`` repeats over the file's cases (then the added
+        ones) would have: each case keeps alternating which variant goes
+        first, the new pairs are numbered after the file's, and the sample
+        seeds are the ones that run would use. The file's manifest is
+        rewritten (the samples kept byte for byte, the file replaced in one
+        step) with the new runs, cases and schedule, and an entry under
+        ``"extensions"`` saying when, from how many runs to how many, which
+        cases were added and with which variants (prices included). The
+        variants (prices aside), seed, judge, holdout cases and the file's
+        cases must be the same; a changed case is refused. Running the same
+        extension again completes it after an interruption.
 
     Returns
     -------
@@ -1423,6 +1634,7 @@ def run(
             limit=limit,
             stop_after_unmeasured=stop_after_unmeasured,
             until_decided=until_decided,
+            extend=extend,
             _handle_signals=_in_main_thread(),
         )
     )

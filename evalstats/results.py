@@ -1305,3 +1305,76 @@ class ResultsWriter:
 
 
 _PRIVATE = object()
+
+
+def rewrite_manifest(
+    path: str | os.PathLike[str],
+    new_manifest: Callable[[Results], Mapping[str, Any] | None],
+) -> Results:
+    """Give a results file a new manifest, keeping its samples and looks byte for byte.
+
+    The file is locked and read; ``new_manifest`` is called with what was read
+    and returns the manifest to write (None: leave the file as it is). An
+    exception it raises leaves the file as it was. The new file is written
+    beside the old one (created exclusively, mode 0600): the new manifest line,
+    then the old file's sample and look lines as they are (a cut-off last line
+    and the summary are dropped, as when resuming), fsynced, and renamed over
+    the old file in one step, so a crash leaves either the old file or the new
+    one, never a mix. This is how ``run --extend`` records what it adds.
+
+    Returns what was read (before the rewrite).
+    """
+    shown = os.fspath(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise ResultsFileError(f"{shown}: no such results file") from None
+    except OSError as error:
+        raise ResultsFileError(f"cannot open {shown}: {error.strerror or error}") from None
+    try:
+        _lock(fd, shown)
+        results, keep_end, keep_newline = _read(path)
+        manifest = new_manifest(results)
+        if manifest is None:
+            return results
+        record: dict[str, Any] = {"type": "manifest", "format": FORMAT_VERSION}
+        record.update({k: v for k, v in manifest.items() if k not in ("type", "format")})
+        problem = _manifest_problem(record)
+        if problem is not None:
+            raise InvalidArgument(f"manifest: {problem}")
+        line = _serialize(record, "manifest")
+        with open(path, "rb") as old:
+            old.readline()  # the manifest line
+            start = old.tell()
+        folder, name = os.path.split(os.path.abspath(shown))
+        temp = os.path.join(folder, f".{name}.{os.getpid()}.rewrite")
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+        try:
+            out = os.open(temp, flags, 0o600)
+        except OSError as error:
+            raise _cannot_create(temp, error) from None
+        try:
+            os.fchmod(out, 0o600)
+            with os.fdopen(out, "wb") as new, open(path, "rb") as old:
+                new.write(line)
+                old.seek(start)
+                left = max(0, keep_end - start)
+                while left:
+                    block = old.read(min(left, 1 << 20))
+                    if not block:
+                        break
+                    new.write(block)
+                    left -= len(block)
+                if not keep_newline:
+                    new.write(b"\n")
+                new.flush()
+                os.fsync(new.fileno())
+            os.replace(temp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+            raise
+        _fsync_folder(shown)
+        return results
+    finally:
+        os.close(fd)

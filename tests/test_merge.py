@@ -319,11 +319,13 @@ def test_readme_merge_commands_work_offline(tmp_path, monkeypatch, capsys):
     section = text.split("## Run your own eval", 1)[1].split("\n## ", 1)[0]
     block = section.split("More repeats later", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
     commands = [shlex.split(line) for line in block.splitlines() if line.strip()]
-    assert [c[1] for c in commands] == ["run", "run", "merge", "compare"]
+    assert [c[1] for c in commands] == ["run", "run", "merge", "run", "compare"]
     shutil.copytree(root / "cases", tmp_path / "cases")
     monkeypatch.chdir(tmp_path)
     for argv in commands:
         assert main([*argv[1:], *(["--no-progress"] if argv[1] == "run" else [])]) == 0, argv
     out = capsys.readouterr().out
-    assert "paired by (case, repeat)" in out
-    assert read_results(tmp_path / "both.jsonl").manifest["runs"] == 10
+    assert "paired by (case, repeat)" in out and "the run was extended once" in out
+    both = read_results(tmp_path / "both.jsonl")
+    assert both.manifest["runs"] == 20 and both.manifest["extensions"][0]["runs"] == [10, 20]
+    assert len(both.samples) == 20 * 2 * len(both.manifest["cases"])
