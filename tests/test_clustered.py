@@ -261,6 +261,19 @@ def cr2_by_matrices(y: np.ndarray, x: np.ndarray, groups: np.ndarray, c: np.ndar
     e_j e_j' A_j X_j M, and df = (sum_j p_j'p_j)^2 / sum_i sum_j (p_i'p_j)^2
     with p_j = (I - H)_j' A_j X_j M c. Written independently of the closed
     form in evalstats.intervals (which only handles a constant).
+
+    Checked against a published clubSandwich example: on clubSandwich's
+    MortalityRates data (motor-vehicle deaths 1970-1983, 700 state-years),
+    OLS of mrate on legal, beertaxa and state and year effects, clustered
+    by state, this function gives SE 2.5131 and df 24.5785 for legal and
+    SE 5.2650 and df 5.7684 for beertaxa, where clubSandwich's article
+    "Cluster-robust standard errors and hypothesis tests in panel data
+    models" (section "Unweighted OLS", coef_test(lm_unweighted, vcov =
+    "CR2", cluster = MV_deaths$state, test = "Satterthwaite")) prints 2.51
+    and 24.58, and 5.27 and 5.77. Its example needs the Moore-Penrose root:
+    with state effects every (I - H)_jj is singular. The data are not
+    redistributed with these tests; the functions below check the closed form
+    against this one on data drawn here.
     """
     n = y.size
     m = np.linalg.inv(x.T @ x)
@@ -271,8 +284,15 @@ def cr2_by_matrices(y: np.ndarray, x: np.ndarray, groups: np.ndarray, c: np.ndar
     ps = []
     for g in np.unique(groups):
         rows = np.flatnonzero(groups == g)
+        # The symmetric square root of the Moore-Penrose inverse (PT 2018,
+        # eq. 5: B_j^{+1/2}); the plain inverse square root where (I - H)_jj
+        # is nonsingular, and still defined when fixed effects make it
+        # singular (as in the vignette's state-by-year panel).
         vals, vecs = np.linalg.eigh(i_h[np.ix_(rows, rows)])
-        a = vecs @ np.diag(vals**-0.5) @ vecs.T
+        keep = vals > 1e-10 * max(float(vals.max()), 1.0)
+        root = np.zeros_like(vals)
+        root[keep] = vals[keep] ** -0.5
+        a = vecs @ np.diag(root) @ vecs.T
         u = x[rows].T @ a @ resid[rows]
         meat += np.outer(u, u)
         ps.append(i_h[rows].T @ a @ x[rows] @ m @ c)
