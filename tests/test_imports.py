@@ -679,3 +679,18 @@ def test_merging_runs_split_by_variant_gives_the_same_outcomes_and_pairs(rows):
             if v == "old"
         )
         assert a.paired and b.paired and a.pairs == b.pairs == measured
+
+
+def test_a_results_file_with_a_manifest_line_longer_than_the_sniffed_bytes_is_ours(tmp_path):
+    # A large run's schedule makes the manifest line far longer than the 64 KiB
+    # read to tell the format; the file is still an evalstats results file.
+    from strategies import results_manifest, write_results_file
+
+    cases = [f"case {i:05d}" for i in range(2000)]
+    path = write_results_file(tmp_path / "r.jsonl", results_manifest(cases, ["A", "B"], 2), [])
+    assert len(path.read_bytes().split(b"\n", 1)[0]) > 64 * 1024
+    assert detect_format(path) == "evalstats"
+    other = tmp_path / "other.json"
+    other.write_text('{"kind": "manifest", "x": "' + "y" * 70_000 + '"}\n')
+    with pytest.raises(ResultsFileError, match="neither an evalstats results file"):
+        detect_format(other)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -36,6 +37,8 @@ __all__ = ["FORMATS", "detect_format", "load_results", "merge", "write_results"]
 FORMATS = ("evalstats", "inspect", "promptfoo", "lm-eval", "csv", "parquet")
 
 _SNIFF_BYTES = 64 * 1024
+#: How a results file written by evalstats begins: its manifest's "type" comes first.
+_MANIFEST_START = re.compile(rb'\{\s*"type"\s*:\s*"manifest"\s*[,}]')
 
 
 def detect_format(path: str | os.PathLike[str]) -> str:
@@ -76,6 +79,9 @@ def detect_format(path: str | os.PathLike[str]) -> str:
                 return "promptfoo"
             if "eval" in first and ("samples" in first or "status" in first):
                 return "inspect"
+        if first is None and _MANIFEST_START.match(first_line):
+            # Our manifest line, longer than the bytes read (a large run's schedule).
+            return "evalstats"
         # A pretty-printed JSON document: look at its top-level keys.
         keys = set(_top_keys(text))
         if "evalId" in keys or ("results" in keys and "config" in keys and "eval" not in keys):
