@@ -461,14 +461,19 @@ def _run_report(args: argparse.Namespace) -> int:
     from .report import report
 
     check_level(args.level)  # a bad level is reported before the file is read
-    # Read once for the table, the figures and the HTML page (which lists samples).
-    results = _load([args.file], args, stream=False)
-    result = report(results, level=args.level, reviews=args.reviews)
-    # The cost, when a variant has a price: cost.py reads the file's token counts.
+    from .tally import tally
+
+    # One evalstats results file is counted as it is read (a path); another
+    # tool's log is read into a Results. The figures, the HTML page (which
+    # lists samples) and the cost (the token counts of every record) read the
+    # records themselves, from the file, only when asked for.
+    results = _load([args.file], args)
+    counted = tally(results)
+    result = report(counted, level=args.level, reviews=args.reviews)
     from .cost import cost_summary, has_prices
 
     cost = None
-    if prices is not None or has_prices(results.manifest):
+    if prices is not None or has_prices(counted.manifest):
         cost = cost_summary(results, prices=prices)
     if args.plot:
         from .plots import report_plots
