@@ -162,6 +162,8 @@ def main(argv: list[str] | None = None) -> int:
                 "0.5",
                 "--no-regression-vs",
                 "old",
+                "--margin",
+                "0.02",
             ),
         ),
         ("plan", cli("plan", "--from", str(big))),
