@@ -644,7 +644,10 @@ def _run_compare(args: argparse.Namespace) -> int:
             "evalstats compare: give both --a and --b (or neither, for a run of two variants)"
         )
     if a is None:  # a run of exactly two variants (two joined logs, say) needs no names
-        names = _variant_names(source)
+        from .tally import tally
+
+        source = tally(source)  # counted once, for the names and the comparison
+        names = list(source.variants())
         if len(names) != 2:
             raise UsageError(
                 "evalstats compare: the run has variants "
@@ -1075,15 +1078,6 @@ def _load(paths: Sequence[str], args: argparse.Namespace, *, stream: bool = True
         return paths[0]
     runs = [load_results(path, **options) for path in paths]
     return merge(runs)
-
-
-def _variant_names(source: Any) -> list[str]:
-    """The variants of a run: from its Results, or the manifest line of its file."""
-    from .imports import load_results
-
-    if isinstance(source, str):
-        source = load_results(source)
-    return list(source.variants())
 
 
 def _add_import(p: argparse.ArgumentParser) -> None:
