@@ -586,23 +586,7 @@ def review(
     input = sys.stdin if input is None else input
     output = sys.stdout if output is None else output
     res = read_results(results_path)
-    variant_order = list(res.variants())
-    case_order = [
-        str(c.get("id")) for c in res.manifest.get("cases") or () if isinstance(c, Mapping)
-    ]
-    samples = _reviewable(res.samples, case_order, variant_order)
-    if cases is not None:
-        if isinstance(cases, str):
-            cases = [cases]
-        known = {s.get("case") for s in samples} | set(case_order)
-        for c in cases:
-            if c not in known:
-                raise InvalidArgument(
-                    f"cases: {c!r} is not a case of the run"
-                    f"{suggest(str(c), sorted(map(str, known)))}"
-                )
-        wanted = set(cases)
-        samples = [s for s in samples if s.get("case") in wanted]
+    samples = _samples_of_cases(res, cases)
     if not isinstance(blind, bool):
         raise InvalidArgument(f"blind={blind!r} must be True or False")
     if isinstance(seed, bool) or not isinstance(seed, int):
@@ -623,83 +607,16 @@ def review(
     fd, earlier = _open_reviews(shown)
     try:
         if design is not None:
-            if os.fstat(fd).st_size == 0:
-                line = json.dumps(design.to_dict(), ensure_ascii=False) + "\n"
-                os.write(fd, line.encode("utf-8"))
-                os.fsync(fd)
-            elif read_review_design(shown) != design:
-                raise ResultsFileError(
-                    f"{shown} was not drawn with sample={sample} and seed={seed} from this run "
-                    "(it holds hand-picked reviews or another draw); give a new --out for a "
-                    "random sample"
-                )
-        keys = {_slot(s) for s in res.samples}
-        for r in earlier:
-            if r.key not in keys:
-                raise ResultsFileError(
-                    f"{shown} reviews case {r.case!r}, variant {r.variant!r}, repeat "
-                    f"{r.repeat}, which {os.fspath(results_path)} does not hold: are these the "
-                    "reviews of another run?"
-                )
+            _record_design(fd, shown, design, sample, seed)
+        _check_earlier(earlier, res, shown, results_path)
         done = {r.key for r in earlier}
         todo = [s for s in samples if _slot(s) not in done]
-        total = len(todo)
-        written = 0
-        stopped = "done"
         output.write(
-            f"{len(samples)} samples to review: {len(samples) - total} reviewed earlier, "
-            f"{total} to go. Verdicts: p pass, f fail, n needs-review; s skips, q quits.\n"
+            f"{len(samples)} samples to review: {len(samples) - len(todo)} reviewed earlier, "
+            f"{len(todo)} to go. Verdicts: p pass, f fail, n needs-review; s skips, q quits.\n"
         )
-        for index, shown_sample in enumerate(todo, start=1):
-            case = str(shown_sample.get("case"))
-            output.write(
-                _show(shown_sample, instructions.get(case, ""), index, total, blind=blind) + "\n"
-            )
-            verdict: str | None = None
-            while verdict is None:
-                got = _ask("verdict [p/f/n/s/q]: ", input, output)
-                if got is None:
-                    stopped = "end of input"
-                    break
-                key = got.lower()
-                if key in ("q", "quit"):
-                    stopped = "quit"
-                    break
-                if key in ("s", "skip"):
-                    verdict = "skip"
-                    break
-                verdict = _KEYS.get(key) or (key if key in REVIEW_VERDICTS else None)
-                if verdict is None:
-                    output.write(
-                        f"  {got!r} is not a verdict: type p (pass), f (fail), "
-                        "n (needs-review), s (skip) or q (quit)\n"
-                    )
-            if verdict is None:
-                break
-            if verdict == "skip":
-                continue
-            reason: str | None = ""
-            while reason is not None and not reason:
-                reason = _ask(f"reason for {verdict}: ", input, output)
-                if reason == "":
-                    output.write("  a reason is needed: say in a few words why\n")
-            if reason is None:
-                stopped = "end of input"
-                break
-            record = Review(
-                case,
-                str(shown_sample.get("variant")),
-                int(shown_sample.get("repeat") or 0),
-                verdict,
-                reason,
-                reviewer,
-                _now(),
-            )
-            line = json.dumps(record.to_dict(), ensure_ascii=False) + "\n"
-            os.write(fd, line.encode("utf-8"))
-            os.fsync(fd)
-            written += 1
-            done.add(record.key)
+        walk = _Walk(fd, input, output, instructions, reviewer, blind)
+        written, stopped = walk.through(todo, done)
     finally:
         os.close(fd)
     remaining = sum(_slot(s) not in done for s in samples)
@@ -707,3 +624,134 @@ def review(
     output.write(f"\n{session}\n")
     output.flush()
     return session
+
+
+def _samples_of_cases(res: Any, cases: Sequence[str] | None) -> list[Mapping[str, Any]]:
+    """The run's reviewable samples in walking order, only of ``cases`` when given."""
+    variant_order = list(res.variants())
+    case_order = [
+        str(c.get("id")) for c in res.manifest.get("cases") or () if isinstance(c, Mapping)
+    ]
+    samples = _reviewable(res.samples, case_order, variant_order)
+    if cases is None:
+        return samples
+    if isinstance(cases, str):
+        cases = [cases]
+    known = {s.get("case") for s in samples} | set(case_order)
+    for c in cases:
+        if c not in known:
+            raise InvalidArgument(
+                f"cases: {c!r} is not a case of the run{suggest(str(c), sorted(map(str, known)))}"
+            )
+    wanted = set(cases)
+    return [s for s in samples if s.get("case") in wanted]
+
+
+def _record_design(fd: int, shown: str, design: Any, sample: int | None, seed: int) -> None:
+    """Write the sampling design as a new file's first line, or check a continued file's."""
+    if os.fstat(fd).st_size == 0:
+        line = json.dumps(design.to_dict(), ensure_ascii=False) + "\n"
+        os.write(fd, line.encode("utf-8"))
+        os.fsync(fd)
+    elif read_review_design(shown) != design:
+        raise ResultsFileError(
+            f"{shown} was not drawn with sample={sample} and seed={seed} from this run "
+            "(it holds hand-picked reviews or another draw); give a new --out for a "
+            "random sample"
+        )
+
+
+def _check_earlier(
+    earlier: Sequence[Review], res: Any, shown: str, results_path: str | os.PathLike[str]
+) -> None:
+    """Refuse a reviews file that reviews samples the results file does not hold."""
+    keys = {_slot(s) for s in res.samples}
+    for r in earlier:
+        if r.key not in keys:
+            raise ResultsFileError(
+                f"{shown} reviews case {r.case!r}, variant {r.variant!r}, repeat "
+                f"{r.repeat}, which {os.fspath(results_path)} does not hold: are these the "
+                "reviews of another run?"
+            )
+
+
+@dataclass
+class _Walk:
+    """The walk through the samples to review: show, ask, record."""
+
+    fd: int
+    input: IO[str]
+    output: IO[str]
+    instructions: Mapping[str, str]
+    reviewer: str | None
+    blind: bool
+
+    def through(
+        self, todo: Sequence[Mapping[str, Any]], done: set[tuple[Any, Any, Any]]
+    ) -> tuple[int, str]:
+        """Review ``todo`` in order, adding each reviewed key to ``done``.
+
+        Returns the number written and why the walk stopped.
+        """
+        written = 0
+        for index, sample in enumerate(todo, start=1):
+            case = str(sample.get("case"))
+            shown = _show(
+                sample, self.instructions.get(case, ""), index, len(todo), blind=self.blind
+            )
+            self.output.write(shown + "\n")
+            verdict, stopped = self.verdict()
+            if verdict is None:
+                return written, stopped
+            if verdict == "skip":
+                continue
+            reason = self.reason(verdict)
+            if reason is None:
+                return written, "end of input"
+            record = Review(
+                case,
+                str(sample.get("variant")),
+                int(sample.get("repeat") or 0),
+                verdict,
+                reason,
+                self.reviewer,
+                _now(),
+            )
+            self.append(record)
+            written += 1
+            done.add(record.key)
+        return written, "done"
+
+    def verdict(self) -> tuple[str | None, str]:
+        """A verdict, ``"skip"``, or None with why the walk stops; asked until valid."""
+        while True:
+            got = _ask("verdict [p/f/n/s/q]: ", self.input, self.output)
+            if got is None:
+                return None, "end of input"
+            key = got.lower()
+            if key in ("q", "quit"):
+                return None, "quit"
+            if key in ("s", "skip"):
+                return "skip", "done"
+            verdict = _KEYS.get(key) or (key if key in REVIEW_VERDICTS else None)
+            if verdict is not None:
+                return verdict, "done"
+            self.output.write(
+                f"  {got!r} is not a verdict: type p (pass), f (fail), "
+                "n (needs-review), s (skip) or q (quit)\n"
+            )
+
+    def reason(self, verdict: str) -> str | None:
+        """A non-empty reason for ``verdict``, or None at end of input."""
+        reason: str | None = ""
+        while reason is not None and not reason:
+            reason = _ask(f"reason for {verdict}: ", self.input, self.output)
+            if reason == "":
+                self.output.write("  a reason is needed: say in a few words why\n")
+        return reason
+
+    def append(self, record: Review) -> None:
+        """Append one review and sync it before the next sample is shown."""
+        line = json.dumps(record.to_dict(), ensure_ascii=False) + "\n"
+        os.write(self.fd, line.encode("utf-8"))
+        os.fsync(self.fd)
