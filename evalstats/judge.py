@@ -1007,6 +1007,46 @@ def corrected_pass_rate(
     57% (41% to 72%)
     """
     level = check_level(level)
+    k, n, se, sp = _correction_inputs(observed_passes, trials, calibration)
+    cal = (calibration.true_pass, calibration.n_good, calibration.true_fail, calibration.n_bad)
+    estimate, low, high, widened = _lang_reiczigel(k, n, *cal, _z(level))
+    empty = n == 0
+    estimate = np.where(empty, np.nan, estimate)
+    low = np.where(empty, 0.0, low)
+    high = np.where(empty, 1.0, high)
+    # A two-sided interval that clipping collapsed to 0% (or 100%) claims a
+    # certainty no calibration gives: the observed rate lies within the judge's
+    # own error. Say so and give the one-sided bound instead.
+    at_zero = ~empty & (high <= 0.0)
+    at_one = ~empty & (low >= 1.0) & ~at_zero
+    if at_zero.any():
+        high = np.where(at_zero, _one_sided_bound(k, n, *cal, level, upper=True), high)
+    if at_one.any():
+        low = np.where(at_one, _one_sided_bound(k, n, *cal, level, upper=False), low)
+    collapsed = at_zero | at_one
+    note = (
+        f"Rogan-Gladen estimate, Lang & Reiczigel interval; judge sensitivity {se:.3g} "
+        f"(from {calibration.n_good} good answers), specificity {sp:.3g} "
+        f"(from {calibration.n_bad} bad answers)"
+    )
+    if np.ndim(widened) and bool(np.any(widened & ~empty)):
+        note += "; some intervals widened to contain their estimate (tiny calibration sample)"
+    if not np.ndim(estimate):
+        return _scalar_correction(
+            int(k), int(n), se, sp, estimate, low, high, widened, at_zero, collapsed, note, level
+        )
+    if bool(np.any(collapsed)):
+        note += (
+            "; where the observed rate was within the judge's error (the interval "
+            f"collapsed at 0 or 1), {_one_sided_words(level)}"
+        )
+    return Interval(estimate, low, high, level, "lang_reiczigel", note=note)
+
+
+def _correction_inputs(
+    observed_passes: Any, trials: Any, calibration: Any
+) -> tuple[Any, Any, float, float]:
+    """The checked counts, and the judge's sensitivity and specificity."""
     if not isinstance(calibration, Calibration):
         raise InvalidArgument(
             f"calibration={calibration!r} must be a Calibration (from calibrate or "
@@ -1030,80 +1070,63 @@ def corrected_pass_rate(
             f"{sp:.3g} = {se + sp:.3g} <= 1, so its verdicts carry no information "
             "about the true pass rate and cannot be corrected"
         )
-    estimate, low, high, widened = _lang_reiczigel(
-        k,
-        n,
-        calibration.true_pass,
-        calibration.n_good,
-        calibration.true_fail,
-        calibration.n_bad,
-        _z(level),
-    )
-    empty = n == 0
-    estimate = np.where(empty, np.nan, estimate)
-    low = np.where(empty, 0.0, low)
-    high = np.where(empty, 1.0, high)
-    # A two-sided interval that clipping collapsed to 0% (or 100%) claims a
-    # certainty no calibration gives: the observed rate lies within the judge's
-    # own error. Say so and give the one-sided bound instead.
-    at_zero = ~empty & (high <= 0.0)
-    at_one = ~empty & (low >= 1.0) & ~at_zero
-    cal = (calibration.true_pass, calibration.n_good, calibration.true_fail, calibration.n_bad)
-    if at_zero.any():
-        high = np.where(at_zero, _one_sided_bound(k, n, *cal, level, upper=True), high)
-    if at_one.any():
-        low = np.where(at_one, _one_sided_bound(k, n, *cal, level, upper=False), low)
-    collapsed = at_zero | at_one
-    method = "lang_reiczigel"
-    note = (
-        f"Rogan-Gladen estimate, Lang & Reiczigel interval; judge sensitivity {se:.3g} "
-        f"(from {calibration.n_good} good answers), specificity {sp:.3g} "
-        f"(from {calibration.n_bad} bad answers)"
-    )
-    if np.ndim(widened) and bool(np.any(widened & ~empty)):
-        note += "; some intervals widened to contain their estimate (tiny calibration sample)"
-    one_sided = (
+    return k, n, se, sp
+
+
+def _one_sided_words(level: float) -> str:
+    return (
         f"the two-sided interval collapsed to a point after clipping, so the limit "
         f"given is the one-sided {_pct(level)} bound (Clopper-Pearson bounds of the "
         f"three samples, Bonferroni)"
     )
-    if not np.ndim(estimate):
-        if empty:
-            note += "; no trials, nothing to estimate"
-        else:
-            raw = (int(k) / int(n) + sp - 1) / (se + sp - 1)
-            if raw < 0 or raw > 1:
-                note += f"; the raw estimate {raw:.3g} was clipped to [0, 1]"
-            if widened:
-                note += "; widened to contain the estimate (tiny calibration sample)"
-            if bool(collapsed):
-                method = "one_sided_bound"
-                observed = _pct(int(k) / int(n))
-                if bool(at_zero):
-                    bound, side, edge = float(high), "at most", 0.0
-                    judge = f"it passes {_pct(1 - sp)} of bad answers"
-                    beyond = "even if no answer were good it would usually pass more"
-                else:
-                    bound, side, edge = float(low), "at least", 1.0
-                    judge = f"it fails {_pct(1 - se)} of good answers"
-                    beyond = "even if every answer were good it would usually pass fewer"
-                what = (
-                    f"{side} {_pct(bound)} (one-sided {_pct(level)}): the observed pass "
-                    f"rate {observed} is within the judge's error, since {judge}"
+
+
+def _scalar_correction(
+    k: int,
+    n: int,
+    se: float,
+    sp: float,
+    estimate: Any,
+    low: Any,
+    high: Any,
+    widened: Any,
+    at_zero: Any,
+    collapsed: Any,
+    note: str,
+    level: float,
+) -> Interval:
+    """The interval of one count, its note saying what was clipped, widened or bounded."""
+    method = "lang_reiczigel"
+    if n == 0:
+        note += "; no trials, nothing to estimate"
+    else:
+        raw = (k / n + sp - 1) / (se + sp - 1)
+        if raw < 0 or raw > 1:
+            note += f"; the raw estimate {raw:.3g} was clipped to [0, 1]"
+        if widened:
+            note += "; widened to contain the estimate (tiny calibration sample)"
+        if bool(collapsed):
+            method = "one_sided_bound"
+            observed = _pct(k / n)
+            if bool(at_zero):
+                bound, side, edge = float(high), "at most", 0.0
+                judge = f"it passes {_pct(1 - sp)} of bad answers"
+                beyond = "even if no answer were good it would usually pass more"
+            else:
+                bound, side, edge = float(low), "at least", 1.0
+                judge = f"it fails {_pct(1 - se)} of good answers"
+                beyond = "even if every answer were good it would usually pass fewer"
+            what = (
+                f"{side} {_pct(bound)} (one-sided {_pct(level)}): the observed pass "
+                f"rate {observed} is within the judge's error, since {judge}"
+            )
+            if bound == edge:
+                what += (
+                    f", and beyond it: {beyond}, so check that the calibration answers "
+                    "are like these"
                 )
-                if bound == edge:
-                    what += (
-                        f", and beyond it: {beyond}, so check that the calibration answers "
-                        "are like these"
-                    )
-                note = f"true pass rate {what}; {one_sided}; {note}"
-        return Interval(float(estimate), float(low), float(high), level, method, note=note)
-    if bool(np.any(collapsed)):
-        note += (
-            "; where the observed rate was within the judge's error (the interval "
-            f"collapsed at 0 or 1), {one_sided}"
-        )
-    return Interval(estimate, low, high, level, method, note=note)
+            note = f"true pass rate {what}; {_one_sided_words(level)}; {note}"
+    return Interval(float(estimate), float(low), float(high), level, method, note=note)
 
 
 # --- calibration files ---------------------------------------------------------
