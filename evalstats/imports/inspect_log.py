@@ -71,12 +71,40 @@ def read_inspect(
     """Read an Inspect AI log into :class:`~evalstats.results.Results`."""
     shown = os.fspath(path)
     log = _read_log(shown)
+    samples_in = _samples_of(log, shown)
+    spec = log.eval
+    chosen = _chosen_scorer(log, samples_in, scorer, shown)
+    rule = PassRule(pass_threshold, what=f"scorer {chosen!r}'s value")
+    model = str(spec.model)
+    records = [_record(s, chosen, rule, model, shown) for s in samples_in]
+    status = getattr(log, "status", None)
+    packages = getattr(spec, "packages", None) or {}
+    config = getattr(spec, "config", None)
+    return build(
+        shown,
+        records,
+        tool="inspect_ai",
+        tool_version=packages.get("inspect_ai"),
+        suite=_suite(spec, samples_in, chosen),
+        variants=[{"name": model, "task": _task(spec, model)}],
+        pass_rule=f"scorer {chosen!r} says so ({rule.describe()})",
+        finished=status == "success",
+        reason=None if status == "success" else f"Inspect status {status!r}",
+        extra={
+            "scorer": chosen,
+            "run_id": getattr(spec, "run_id", None),
+            "epochs": getattr(config, "epochs", None),
+        },
+    )
+
+
+def _samples_of(log: Any, shown: str) -> Any:
+    """The log's samples, after checking its version; a log without samples is refused."""
     version = getattr(log, "version", None)
     if version not in (1, 2):
         raise file_error(
             shown, f"Inspect log version={version!r}; evalstats reads versions 1 and 2"
         )
-    spec = log.eval
     samples_in = log.samples
     if not samples_in:
         status = getattr(log, "status", None)
@@ -85,6 +113,11 @@ def read_inspect(
             f"the log has no samples (status {status!r}); log the samples (the default) "
             "to analyse them",
         )
+    return samples_in
+
+
+def _chosen_scorer(log: Any, samples_in: Any, scorer: str | None, shown: str) -> str:
+    """The scorer whose value decides a pass: the one asked for, else the log's first."""
     names: list[str] = []
     for s in samples_in:
         for name in s.scores or {}:
@@ -95,70 +128,78 @@ def read_inspect(
     if scorer is None:
         if not primary:
             raise file_error(shown, "no sample has a score; score the log first (inspect score)")
-        chosen = primary[0]
-    else:
-        if scorer not in names:
-            from .._validate import suggest
+        return str(primary[0])
+    if scorer not in names:
+        from .._validate import suggest
 
-            raise file_error(
-                shown,
-                f"scorer={scorer!r} scored no sample{suggest(scorer, names)}; the scorers are "
-                + (", ".join(repr(n) for n in names) or "none"),
-            )
-        chosen = scorer
-    rule = PassRule(pass_threshold, what=f"scorer {chosen!r}'s value")
-    model = str(spec.model)
-    records: list[dict[str, Any]] = []
-    for s in samples_in:
-        case = str(s.id)
-        repeat = int(s.epoch or 1) - 1
-        record: dict[str, Any] = {"case": case, "variant": model, "repeat": repeat}
-        error = getattr(s, "error", None)
-        limit = getattr(s, "limit", None)
-        score = (s.scores or {}).get(chosen)
-        if error is not None or limit is not None:
-            if error is not None:
-                message = str(getattr(error, "message", error)).strip().splitlines()
-                reason = "error: " + (message[0] if message else "unknown")
-            else:
-                reason = f"hit the {getattr(limit, 'type', '')} limit".replace("  ", " ")
-            record.update(
-                status="incomplete", reason=reason, checks=[check(chosen, False, reason=reason)]
-            )
-        elif score is None:
-            record.update(
-                status="completed",
-                reason=None,
-                checks=[check(chosen, None, reason=f"scorer {chosen!r} did not score this sample")],
-            )
+        raise file_error(
+            shown,
+            f"scorer={scorer!r} scored no sample{suggest(scorer, names)}; the scorers are "
+            + (", ".join(repr(n) for n in names) or "none"),
+        )
+    return scorer
+
+
+def _record(s: Any, chosen: str, rule: PassRule, model: str, shown: str) -> dict[str, Any]:
+    """One sample record: its status and the chosen scorer's check, answer, timing, tokens."""
+    case = str(s.id)
+    repeat = int(s.epoch or 1) - 1
+    record: dict[str, Any] = {"case": case, "variant": model, "repeat": repeat}
+    error = getattr(s, "error", None)
+    limit = getattr(s, "limit", None)
+    score = (s.scores or {}).get(chosen)
+    if error is not None or limit is not None:
+        if error is not None:
+            message = str(getattr(error, "message", error)).strip().splitlines()
+            reason = "error: " + (message[0] if message else "unknown")
         else:
-            try:
-                passed = rule(score.value)
-            except ValueError as problem:
-                raise file_error(shown, f"sample {case!r}, epoch {s.epoch}: {problem}") from None
-            why = ""
-            if not passed:
-                why = f"answer {score.answer!r}" if score.answer is not None else "scored as failed"
-                why += f", target {s.target!r}" if s.target not in (None, "") else ""
-                why += f" (value {score.value!r})"
-                if score.explanation and score.explanation != score.answer:
-                    why += f": {str(score.explanation).strip()[:300]}"
-            record.update(
-                status="completed", reason=None, checks=[check(chosen, passed, reason=why)]
-            )
-        output = getattr(s, "output", None)
-        record["answer"] = getattr(output, "completion", None) if output is not None else None
-        latency = getattr(s, "total_time", None)
-        if isinstance(latency, int | float) and latency >= 0:
-            record["latency_s"] = float(latency)
-        record["tokens"] = _tokens(s)
-        record["model"] = model
-        if s.scores and len(s.scores) > 1:
-            record["scores"] = {k: _plain(v.value) for k, v in s.scores.items()}
-        records.append(record)
+            reason = f"hit the {getattr(limit, 'type', '')} limit".replace("  ", " ")
+        record.update(
+            status="incomplete", reason=reason, checks=[check(chosen, False, reason=reason)]
+        )
+    elif score is None:
+        record.update(
+            status="completed",
+            reason=None,
+            checks=[check(chosen, None, reason=f"scorer {chosen!r} did not score this sample")],
+        )
+    else:
+        record.update(
+            status="completed", reason=None, checks=[_scored(s, score, chosen, rule, shown)]
+        )
+    output = getattr(s, "output", None)
+    record["answer"] = getattr(output, "completion", None) if output is not None else None
+    latency = getattr(s, "total_time", None)
+    if isinstance(latency, int | float) and latency >= 0:
+        record["latency_s"] = float(latency)
+    record["tokens"] = _tokens(s)
+    record["model"] = model
+    if s.scores and len(s.scores) > 1:
+        record["scores"] = {k: _plain(v.value) for k, v in s.scores.items()}
+    return record
+
+
+def _scored(s: Any, score: Any, chosen: str, rule: PassRule, shown: str) -> Any:
+    """The check of a scored sample: passed by the rule, or failed with what was wrong."""
+    try:
+        passed = rule(score.value)
+    except ValueError as problem:
+        raise file_error(shown, f"sample {str(s.id)!r}, epoch {s.epoch}: {problem}") from None
+    why = ""
+    if not passed:
+        why = f"answer {score.answer!r}" if score.answer is not None else "scored as failed"
+        why += f", target {s.target!r}" if s.target not in (None, "") else ""
+        why += f" (value {score.value!r})"
+        if score.explanation and score.explanation != score.answer:
+            why += f": {str(score.explanation).strip()[:300]}"
+    return check(chosen, passed, reason=why)
+
+
+def _suite(spec: Any, samples_in: Any, chosen: str) -> dict[str, Any]:
+    """The manifest's suite: the task, and a digest of what makes runs comparable."""
     dataset = getattr(spec, "dataset", None)
     ids = sorted({str(s.id) for s in samples_in})
-    suite = {
+    return {
         "name": str(spec.task),
         "version": getattr(spec, "task_version", None),
         "sha256": suite_digest(
@@ -172,31 +213,15 @@ def read_inspect(
             ]
         ),
     }
-    status = getattr(log, "status", None)
-    packages = getattr(spec, "packages", None) or {}
-    config = getattr(spec, "config", None)
-    task = {
+
+
+def _task(spec: Any, model: str) -> dict[str, Any]:
+    return {
         "kind": "inspect_ai",
         "model": model,
         "model_args": _plain(getattr(spec, "model_args", None) or {}),
         "generate": _plain(getattr(spec, "model_generate_config", None) or {}),
     }
-    return build(
-        shown,
-        records,
-        tool="inspect_ai",
-        tool_version=packages.get("inspect_ai"),
-        suite=suite,
-        variants=[{"name": model, "task": task}],
-        pass_rule=f"scorer {chosen!r} says so ({rule.describe()})",
-        finished=status == "success",
-        reason=None if status == "success" else f"Inspect status {status!r}",
-        extra={
-            "scorer": chosen,
-            "run_id": getattr(spec, "run_id", None),
-            "epochs": getattr(config, "epochs", None),
-        },
-    )
 
 
 def _plain(value: Any) -> Any:
