@@ -97,6 +97,49 @@ def read_promptfoo(path: str | os.PathLike[str], *, pass_threshold: float | None
             "(success); set a threshold in the promptfoo config instead"
         )
     doc = _load(shown)
+    inner, entries = _entries(doc, shown)
+    config = doc.get("config") or {}
+    repeat = _repeat(doc, config)
+    names = _Names(entries, inner.get("prompts") or [])
+    labels = _case_labels(entries, repeat)
+    variant_specs: dict[str, dict[str, Any]] = {}
+    records: list[dict[str, Any]] = []
+    for e in sorted(entries, key=lambda e: (e["promptIdx"], e["testIdx"])):
+        variant = names.variant(e)
+        p = e.get("provider")
+        variant_specs.setdefault(
+            variant,
+            {
+                "name": variant,
+                "task": {
+                    "kind": "promptfoo",
+                    "provider": p.get("id") if isinstance(p, dict) else p,
+                    "prompt": (e.get("prompt") or {}).get("label") or names.prompt(e),
+                },
+            },
+        )
+        test, rep = divmod(int(e["testIdx"]), repeat)
+        records.append(_record(e, labels[test], variant, rep))
+    meta = doc.get("metadata") or {}
+    description = config.get("description") or os.path.splitext(os.path.basename(shown))[0]
+    return build(
+        shown,
+        records,
+        tool="promptfoo",
+        tool_version=meta.get("promptfooVersion"),
+        suite={
+            "name": str(description),
+            "sha256": suite_digest(["promptfoo", config.get("tests"), list(labels.values())]),
+        },
+        variants=list(variant_specs.values()),
+        pass_rule="promptfoo's own verdict (success) says so; the assertion results are the checks",
+        extra={"eval_id": doc.get("evalId"), "repeat": repeat},
+    )
+
+
+def _entries(doc: dict[str, Any], shown: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The inner results object and its entries, checked: a known version, and every
+    entry an object with ``success``, ``testIdx`` and ``promptIdx``."""
     inner = doc.get("results")
     if not isinstance(inner, dict):
         raise file_error(shown, 'has no "results" object; is it a promptfoo results.json?')
@@ -116,23 +159,35 @@ def read_promptfoo(path: str | os.PathLike[str], *, pass_threshold: float | None
         for key in ("success", "testIdx", "promptIdx"):
             if key not in e:
                 raise file_error(shown, f'results.results[{i}] has no "{key}"')
+    return inner, entries
+
+
+def _repeat(doc: dict[str, Any], config: dict[str, Any]) -> int:
+    """How many times each test ran (``--repeat``); 1 when not said or not a count."""
     runtime = doc.get("runtimeOptions") or {}
-    config = doc.get("config") or {}
     repeat = runtime.get("repeat") or (config.get("evaluateOptions") or {}).get("repeat") or 1
-    repeat = (
-        repeat if isinstance(repeat, int) and not isinstance(repeat, bool) and repeat > 0 else 1
-    )
+    return repeat if isinstance(repeat, int) and not isinstance(repeat, bool) and repeat > 0 else 1
 
-    prompts = inner.get("prompts") or []
 
-    def provider_of(e: dict[str, Any]) -> str:
+class _Names:
+    """Variant names: the prompt when one provider ran several prompts, the provider
+    when one prompt ran on several providers, else both."""
+
+    def __init__(self, entries: list[dict[str, Any]], prompts: list[Any]) -> None:
+        self.prompts = prompts
+        self.providers = list(dict.fromkeys(self.provider(e) for e in entries))
+        self.prompt_keys = list(dict.fromkeys(e["promptIdx"] for e in entries))
+
+    @staticmethod
+    def provider(e: dict[str, Any]) -> str:
         p = e.get("provider")
         if isinstance(p, dict):
             return str(p.get("label") or p.get("id") or "provider")
         return str(p or "provider")
 
-    def prompt_of(e: dict[str, Any]) -> str:
+    def prompt(self, e: dict[str, Any]) -> str:
         idx = e["promptIdx"]
+        prompts = self.prompts
         if isinstance(idx, int) and 0 <= idx < len(prompts) and isinstance(prompts[idx], dict):
             label = prompts[idx].get("label") or prompts[idx].get("raw")
             if label:
@@ -140,17 +195,16 @@ def read_promptfoo(path: str | os.PathLike[str], *, pass_threshold: float | None
         p = e.get("prompt") or {}
         return _short(p.get("label") or p.get("raw") or f"prompt {idx}", 60)
 
-    providers = list(dict.fromkeys(provider_of(e) for e in entries))
-    prompt_keys = list(dict.fromkeys(e["promptIdx"] for e in entries))
+    def variant(self, e: dict[str, Any]) -> str:
+        if len(self.providers) == 1 and len(self.prompt_keys) > 1:
+            return self.prompt(e)
+        if len(self.prompt_keys) == 1:
+            return self.provider(e)
+        return f"{self.provider(e)} · {self.prompt(e)}"
 
-    def variant_of(e: dict[str, Any]) -> str:
-        if len(providers) == 1 and len(prompt_keys) > 1:
-            return prompt_of(e)
-        if len(prompt_keys) == 1:
-            return provider_of(e)
-        return f"{provider_of(e)} · {prompt_of(e)}"
 
-    # Cases: the test of each testIdx, named by its description (or vars).
+def _case_labels(entries: list[dict[str, Any]], repeat: int) -> dict[int, str]:
+    """Cases: the test of each testIdx, named by its description (or vars), made unique."""
     tests: dict[int, dict[str, Any]] = {}
     for e in sorted(entries, key=lambda e: (e["testIdx"], e["promptIdx"])):
         tests.setdefault(int(e["testIdx"]) // repeat, e.get("testCase") or {})
@@ -169,61 +223,33 @@ def read_promptfoo(path: str | os.PathLike[str], *, pass_threshold: float | None
     for t, name in list(labels.items()):
         if names.count(name) > 1:
             labels[t] = f"{name} (test {t + 1})"
+    return labels
 
-    variant_specs: dict[str, dict[str, Any]] = {}
-    records: list[dict[str, Any]] = []
-    for e in sorted(entries, key=lambda e: (e["promptIdx"], e["testIdx"])):
-        variant = variant_of(e)
-        p = e.get("provider")
-        variant_specs.setdefault(
-            variant,
-            {
-                "name": variant,
-                "task": {
-                    "kind": "promptfoo",
-                    "provider": p.get("id") if isinstance(p, dict) else p,
-                    "prompt": (e.get("prompt") or {}).get("label") or prompt_of(e),
-                },
-            },
+
+def _record(e: dict[str, Any], case: str, variant: str, rep: int) -> dict[str, Any]:
+    """One sample record: status and checks, answer, latency and tokens."""
+    success = bool(e["success"])
+    failure = e.get("failureReason")
+    response = e.get("response") or {}
+    output = response.get("output") if isinstance(response, dict) else None
+    if output is not None and not isinstance(output, str):
+        output = json.dumps(output, ensure_ascii=False)
+    record: dict[str, Any] = {"case": case, "variant": variant, "repeat": rep}
+    if failure == 2 or (e.get("error") and output is None):
+        reason = "error: " + _short(e.get("error") or "the provider failed", 300)
+        record.update(
+            status="incomplete",
+            reason=reason,
+            checks=[check("success", False, reason=reason)],
         )
-        test, rep = divmod(int(e["testIdx"]), repeat)
-        success = bool(e["success"])
-        failure = e.get("failureReason")
-        response = e.get("response") or {}
-        output = response.get("output") if isinstance(response, dict) else None
-        if output is not None and not isinstance(output, str):
-            output = json.dumps(output, ensure_ascii=False)
-        record: dict[str, Any] = {"case": labels[test], "variant": variant, "repeat": rep}
-        if failure == 2 or (e.get("error") and output is None):
-            reason = "error: " + _short(e.get("error") or "the provider failed", 300)
-            record.update(
-                status="incomplete",
-                reason=reason,
-                checks=[check("success", False, reason=reason)],
-            )
-        else:
-            record.update(status="completed", reason=None, checks=_checks(e, success))
-        record["answer"] = output
-        latency = e.get("latencyMs")
-        if isinstance(latency, int | float) and not isinstance(latency, bool) and latency >= 0:
-            record["latency_s"] = latency / 1000.0
-        usage = (response.get("tokenUsage") if isinstance(response, dict) else None) or {}
-        if usage.get("total"):
-            record["tokens"] = {"input": usage.get("prompt"), "output": usage.get("completion")}
-        record["model"] = record["variant"]
-        records.append(record)
-    meta = doc.get("metadata") or {}
-    description = config.get("description") or os.path.splitext(os.path.basename(shown))[0]
-    return build(
-        shown,
-        records,
-        tool="promptfoo",
-        tool_version=meta.get("promptfooVersion"),
-        suite={
-            "name": str(description),
-            "sha256": suite_digest(["promptfoo", config.get("tests"), list(labels.values())]),
-        },
-        variants=list(variant_specs.values()),
-        pass_rule="promptfoo's own verdict (success) says so; the assertion results are the checks",
-        extra={"eval_id": doc.get("evalId"), "repeat": repeat},
-    )
+    else:
+        record.update(status="completed", reason=None, checks=_checks(e, success))
+    record["answer"] = output
+    latency = e.get("latencyMs")
+    if isinstance(latency, int | float) and not isinstance(latency, bool) and latency >= 0:
+        record["latency_s"] = latency / 1000.0
+    usage = (response.get("tokenUsage") if isinstance(response, dict) else None) or {}
+    if usage.get("total"):
+        record["tokens"] = {"input": usage.get("prompt"), "output": usage.get("completion")}
+    record["model"] = record["variant"]
+    return record
