@@ -106,6 +106,28 @@ def read_table(
     frame = _frame(shown, format)
     if len(frame) == 0:
         raise file_error(shown, "the table has no rows")
+    found = _found_columns(frame, mapping, shown)
+    stem = os.path.splitext(os.path.basename(shown))[0] or "table"
+    pass_name = str(found["pass"])
+    rule = PassRule(pass_threshold, what=f"column {pass_name!r}")
+    samples, variants_of = _samples(frame, found, rule, pass_name, stem, shown)
+    variants = dict.fromkeys(variants_of)
+    case_ids = list(dict.fromkeys(s["case"] for s in samples))
+    return build(
+        shown,
+        samples,
+        tool=format,
+        tool_version=None,
+        suite={"name": stem, "sha256": suite_digest([format, case_ids])},
+        variants=[{"name": v, "task": {"kind": format, "variant": v}} for v in variants],
+        pass_rule=f"column {pass_name!r} says so ({rule.describe()})",
+        extra={"columns": {role: str(c) for role, c in found.items()}},
+    )
+
+
+def _found_columns(frame: Any, mapping: dict[str, str], shown: str) -> dict[str, Any]:
+    """The column of each role: as mapped (``--columns``), else by a known alias
+    (any case); a table without a case or a pass column is refused."""
     by_lower: dict[str, str] = {}
     for name in frame.columns:
         by_lower.setdefault(str(name).strip().lower(), name)
@@ -136,9 +158,13 @@ def read_table(
                 + ", ".join(str(c) for c in frame.columns)
                 + f"; map one with --columns {role}=NAME",
             )
-    stem = os.path.splitext(os.path.basename(shown))[0] or "table"
-    pass_name = str(found["pass"])
-    rule = PassRule(pass_threshold, what=f"column {pass_name!r}")
+    return found
+
+
+def _samples(
+    frame: Any, found: dict[str, Any], rule: PassRule, pass_name: str, stem: str, shown: str
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """One sample record per row, and the variant of each row."""
     n = len(frame)
 
     # Each distinct value is converted once (a table of 100,000 rows has few
@@ -156,12 +182,6 @@ def read_table(
 
         return convert
 
-    def repeat_of(value: Any) -> int:
-        whole = _whole(value)
-        if whole is None:
-            raise ValueError(f"repeat={value!r} must be a whole number of at least 0")
-        return whole
-
     passed_check: dict[str, Any] = check(pass_name, True)
 
     def outcome(value: Any) -> dict[str, Any] | None:
@@ -175,14 +195,9 @@ def read_table(
     variants_of = converted("variant", non_empty("variant")) if "variant" in found else [stem] * n
     verdicts = converted("pass", outcome)
     if "repeat" in found:
-        repeats = converted("repeat", repeat_of)
+        repeats = converted("repeat", _repeat_of)
     else:
-        counters: dict[tuple[str, str], int] = {}
-        repeats = []
-        for case, variant in zip(cases, variants_of, strict=True):
-            r = counters.get((case, variant), 0)
-            counters[(case, variant)] = r + 1
-            repeats.append(r)
+        repeats = _counted_repeats(cases, variants_of)
     latencies = None
     if "latency_s" in found:
         import pandas as pd
@@ -209,18 +224,25 @@ def read_table(
         if models is not None:
             record["model"] = models[i]
         samples.append(record)
-    variants = dict.fromkeys(variants_of)
-    case_ids = list(dict.fromkeys(s["case"] for s in samples))
-    return build(
-        shown,
-        samples,
-        tool=format,
-        tool_version=None,
-        suite={"name": stem, "sha256": suite_digest([format, case_ids])},
-        variants=[{"name": v, "task": {"kind": format, "variant": v}} for v in variants],
-        pass_rule=f"column {pass_name!r} says so ({rule.describe()})",
-        extra={"columns": {role: str(c) for role, c in found.items()}},
-    )
+    return samples, variants_of
+
+
+def _repeat_of(value: Any) -> int:
+    whole = _whole(value)
+    if whole is None:
+        raise ValueError(f"repeat={value!r} must be a whole number of at least 0")
+    return whole
+
+
+def _counted_repeats(cases: list[str], variants_of: list[str]) -> list[int]:
+    """Without a repeat column, the rows of a (case, variant) are its repeats 0, 1, ..."""
+    counters: dict[tuple[str, str], int] = {}
+    repeats = []
+    for case, variant in zip(cases, variants_of, strict=True):
+        r = counters.get((case, variant), 0)
+        counters[(case, variant)] = r + 1
+        repeats.append(r)
+    return repeats
 
 
 def _mapped(values: list[Any], convert: Any, shown: str) -> list[Any]:
