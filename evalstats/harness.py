@@ -98,7 +98,7 @@ import shutil
 import signal
 import tempfile
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -425,65 +425,11 @@ class CmdTask:
             EVALSTATS_SEED=str(seed),
         )
         env[_reaper.TOKEN_VARIABLE] = token
-        # Our own pipes: asyncio's wait() for a process with pipes also waits
-        # for the pipes to close, which a descendant that left the group can
-        # delay for ever. With these, the exit is the exit, and we stop
-        # reading when we choose.
-        out_r, out_w = os.pipe()
-        err_r, err_w = os.pipe()
-        try:
-            proc = await asyncio.create_subprocess_exec(
-                *argv,
-                cwd=workspace.root,
-                env=env,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=out_w,
-                stderr=err_w,
-                start_new_session=True,
-            )
-        except BaseException:
-            os.close(out_r)
-            os.close(err_r)
-            raise
-        finally:
-            os.close(out_w)
-            os.close(err_w)
+        proc, out_r, err_r = await _spawn(argv, workspace.root, env)
         pgid = proc.pid  # a new session: the group's (and session's) id is the leader's pid
         _reaper.register(token, pgid)
         out, err = _Capture(OUTPUT_CAP), _Capture(OUTPUT_CAP)
-        readers = [await _Reader.open(fd) for fd in (out_r, err_r)]
-        out_task = asyncio.ensure_future(out.drain(readers[0].stream))
-        err_task = asyncio.ensure_future(err.drain(readers[1].stream))
-        wait_task = asyncio.ensure_future(proc.wait())
-        timed_out = False
-        try:
-            done, _ = await asyncio.wait({wait_task}, timeout=limit)
-            if not done:
-                timed_out = True
-                _reaper.signal_tree(pgid, token, signal.SIGTERM)
-                await asyncio.wait({wait_task}, timeout=KILL_GRACE_S)  # the grace after SIGTERM
-            else:
-                # The command ended; what it left running may still hold the
-                # pipes: read what is there for a moment, then end it all.
-                await asyncio.wait({out_task, err_task}, timeout=_LINGER_S)
-            await _end_tree(pgid, token)
-            await wait_task
-            # With every writer gone the pipes are at their end; stop reading anyway.
-            _, pending = await asyncio.wait({out_task, err_task}, timeout=0.2)
-            for t in pending:
-                t.cancel()
-        except BaseException:  # cancelled by the engine, or anything else: leave nothing running
-            _reaper.end_tree(pgid, token)
-            parts: tuple[asyncio.Future[Any], ...] = (out_task, err_task, wait_task)
-            for part in parts:
-                part.cancel()
-            with contextlib.suppress(BaseException):
-                await asyncio.shield(asyncio.wait_for(proc.wait(), 5.0))
-            raise
-        finally:
-            for reader in readers:
-                reader.close()
-            _reaper.unregister(token)
+        timed_out = await _wait_and_end(proc, pgid, token, (out_r, err_r), (out, err), limit)
         stdout_bytes, stderr_bytes = out.total, err.total
         exit_code = proc.returncode
         capped: list[str] = []
@@ -494,43 +440,9 @@ class CmdTask:
                     f"({total - OUTPUT_CAP} dropped)"
                 )
         out_text, err_text = out.text(), err.text()
-
-        raw, trace_bytes = _read_capped(trace_path, TRACE_CAP)
-        summary: dict[str, Any] | None = None
-        trace_text = ""
-        trace_error: str | None = None
-        if raw is not None:
-            trace_text = raw.decode("utf-8", errors="replace")
-            if trace_bytes > TRACE_CAP:
-                capped.append(f"trace: {trace_bytes} bytes, read the first {TRACE_CAP}")
-                trace_error = (
-                    f"the trace file is truncated: it has {trace_bytes} bytes and only "
-                    f"the first {TRACE_CAP} (1 MiB) are read"
-                )
-            else:
-                summary, trace_error = _parse_trace(trace_text)
-
+        summary, trace_text, trace_error, trace_bytes = _trace_of(trace_path, capped)
         answer = summary.get("answer") if summary is not None else out_text.strip()
-
-        incomplete: str | None = None
-        if timed_out:
-            incomplete = f"the command did not finish within {limit:g} s and was killed"
-        elif exit_code == EX_TEMPFAIL:
-            why = _last_line(err_text) or "no message on stderr"
-            raise TransientProviderError(
-                f"the command exited with status {EX_TEMPFAIL} (a transient failure): {why}"
-            )
-        elif exit_code != 0 and summary is None:
-            why = _last_line(err_text) or "no message on stderr"
-            incomplete = f"the command exited with status {exit_code}: {why}"
-        elif summary is None and stdout_bytes > OUTPUT_CAP:
-            # The answer is stdout, and only its first part was kept: a cut answer
-            # is not scored as if it were whole.
-            incomplete = (
-                f"the answer on stdout has {stdout_bytes} bytes, more than the "
-                f"{OUTPUT_CAP}-byte cap, so it cannot be scored whole"
-            )
-
+        incomplete = _incomplete(timed_out, limit, exit_code, err_text, summary, stdout_bytes)
         texts = [trace_text, answer, out_text, err_text]
         if summary is not None:
             texts.extend(o.get("content") for o in summary.get("executed", ()))
@@ -550,6 +462,149 @@ class CmdTask:
             "kept_workspace": str(workspace.root) if self.keep_workspaces else None,
         }
         return TaskResult(answer=None if incomplete else answer, trace=record)
+
+
+async def _spawn(
+    argv: Sequence[str], cwd: Any, env: Mapping[str, str]
+) -> tuple[asyncio.subprocess.Process, int, int]:
+    """Start the command in a new session, its stdout and stderr on pipes of our own.
+
+    Our own pipes: asyncio's wait() for a process with pipes also waits for
+    the pipes to close, which a descendant that left the group can delay for
+    ever. With these, the exit is the exit, and we stop reading when we
+    choose. Returns the process and the read ends of the two pipes.
+    """
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *argv,
+            cwd=cwd,
+            env=env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=out_w,
+            stderr=err_w,
+            start_new_session=True,
+        )
+    except BaseException:
+        os.close(out_r)
+        os.close(err_r)
+        raise
+    finally:
+        os.close(out_w)
+        os.close(err_w)
+    return proc, out_r, err_r
+
+
+async def _wait_and_end(
+    proc: asyncio.subprocess.Process,
+    pgid: int,
+    token: str,
+    fds: tuple[int, int],
+    captures: tuple[_Capture, _Capture],
+    limit: float,
+) -> bool:
+    """Read stdout and stderr while the command runs, for ``limit`` seconds at most,
+    then end its whole process tree; returns whether it ran out of time.
+
+    Whatever happens (a cancellation by the engine included), nothing is left
+    running and the pipes are closed.
+    """
+    out, err = captures
+    readers = [await _Reader.open(fd) for fd in fds]
+    out_task = asyncio.ensure_future(out.drain(readers[0].stream))
+    err_task = asyncio.ensure_future(err.drain(readers[1].stream))
+    wait_task = asyncio.ensure_future(proc.wait())
+    timed_out = False
+    try:
+        done, _ = await asyncio.wait({wait_task}, timeout=limit)
+        if not done:
+            timed_out = True
+            _reaper.signal_tree(pgid, token, signal.SIGTERM)
+            await asyncio.wait({wait_task}, timeout=KILL_GRACE_S)  # the grace after SIGTERM
+        else:
+            # The command ended; what it left running may still hold the
+            # pipes: read what is there for a moment, then end it all.
+            await asyncio.wait({out_task, err_task}, timeout=_LINGER_S)
+        await _end_tree(pgid, token)
+        await wait_task
+        # With every writer gone the pipes are at their end; stop reading anyway.
+        _, pending = await asyncio.wait({out_task, err_task}, timeout=0.2)
+        for t in pending:
+            t.cancel()
+    except BaseException:  # cancelled by the engine, or anything else: leave nothing running
+        _reaper.end_tree(pgid, token)
+        parts: tuple[asyncio.Future[Any], ...] = (out_task, err_task, wait_task)
+        for part in parts:
+            part.cancel()
+        with contextlib.suppress(BaseException):
+            await asyncio.shield(asyncio.wait_for(proc.wait(), 5.0))
+        raise
+    finally:
+        for reader in readers:
+            reader.close()
+        _reaper.unregister(token)
+    return timed_out
+
+
+def _trace_of(
+    trace_path: Path, capped: list[str]
+) -> tuple[dict[str, Any] | None, str, str | None, int]:
+    """The trace file read back: its summary (or None), text, error and size.
+
+    A trace past the cap is not parsed (it is said to be truncated, and
+    ``capped`` says so too).
+    """
+    raw, trace_bytes = _read_capped(trace_path, TRACE_CAP)
+    summary: dict[str, Any] | None = None
+    trace_text = ""
+    trace_error: str | None = None
+    if raw is not None:
+        trace_text = raw.decode("utf-8", errors="replace")
+        if trace_bytes > TRACE_CAP:
+            capped.append(f"trace: {trace_bytes} bytes, read the first {TRACE_CAP}")
+            trace_error = (
+                f"the trace file is truncated: it has {trace_bytes} bytes and only "
+                f"the first {TRACE_CAP} (1 MiB) are read"
+            )
+        else:
+            summary, trace_error = _parse_trace(trace_text)
+    return summary, trace_text, trace_error, trace_bytes
+
+
+def _incomplete(
+    timed_out: bool,
+    limit: float,
+    exit_code: int | None,
+    err_text: str,
+    summary: dict[str, Any] | None,
+    stdout_bytes: int,
+) -> str | None:
+    """Why the sample is incomplete, or None; an exit with EX_TEMPFAIL is transient.
+
+    Raises
+    ------
+    TransientProviderError
+        The command exited with status 75 (EX_TEMPFAIL): retried, then unmeasured.
+    """
+    if timed_out:
+        return f"the command did not finish within {limit:g} s and was killed"
+    if exit_code == EX_TEMPFAIL:
+        why = _last_line(err_text) or "no message on stderr"
+        raise TransientProviderError(
+            f"the command exited with status {EX_TEMPFAIL} (a transient failure): {why}"
+        )
+    if exit_code != 0 and summary is None:
+        why = _last_line(err_text) or "no message on stderr"
+        return f"the command exited with status {exit_code}: {why}"
+    if summary is None and stdout_bytes > OUTPUT_CAP:
+        # The answer is stdout, and only its first part was kept: a cut answer
+        # is not scored as if it were whole.
+        return (
+            f"the answer on stdout has {stdout_bytes} bytes, more than the "
+            f"{OUTPUT_CAP}-byte cap, so it cannot be scored whole"
+        )
+    return None
 
 
 def cmd_task(command: str, settings: Mapping[str, str] | None = None) -> CmdTask:
