@@ -765,6 +765,13 @@ def test_a_higher_level_never_narrows_the_interval(cells, n, data) -> None:
     # and their widths need not be ordered: with k=0 of n=1, sensitivity 1 and specificity
     # 0.275, the 80% one-sided bound reaches 1 while the 99% interval ends at 0.993.
     assume(narrow.method == wide.method)
+    # With a calibration sample of one or two answers the Lang-Reiczigel centre shift
+    # (which grows with z^2) can move the interval enough that the higher level is the
+    # narrower: by up to 0.136 with one answer, 0.035 with two, and not at all with 3, 5,
+    # 10 or 25 (scanned over every count of 1, 2, 3, 5, 10 and 25 good and bad answers and
+    # 1-100 trials); the method is meant for about 30 answers in each sample (Lang &
+    # Reiczigel 2014).
+    assume(min(tp + ff, tf + fp) >= 3)
     assert wide.width >= narrow.width - 1e-12
 
 
