@@ -449,6 +449,13 @@ def _add_report(p: argparse.ArgumentParser) -> None:
         help="model name to {input: ..., output: ...} in dollars per million tokens; "
         "a variant's own prices (price_in=, price_out=) win",
     )
+    p.add_argument(
+        "--about",
+        metavar="cases|trials",
+        help="the claim of the ranking of three or more variants: trials (these cases, "
+        "McNemar, Holm-adjusted; the default) or cases (cases like these, clustered, "
+        "Bonferroni-adjusted)",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON document")
     _add_source_options(p)
 
@@ -469,7 +476,7 @@ def _run_report(args: argparse.Namespace) -> int:
     # records themselves, from the file, only when asked for.
     results = _load([args.file], args)
     counted = tally(results)
-    result = report(counted, level=args.level, reviews=args.reviews)
+    result = report(counted, level=args.level, reviews=args.reviews, scope=args.about)
     from .cost import cost_summary, has_prices
 
     cost = None
@@ -578,6 +585,13 @@ def _add_compare(p: argparse.ArgumentParser) -> None:
         "newcombe, overlap or ztest as independent samples",
     )
     p.add_argument(
+        "--about",
+        metavar="cases|trials",
+        help="the claim of the verdict: cases (cases like these: the clustered comparison) or "
+        "trials (these cases, run again: McNemar); default cases when paired over at least "
+        "5 cases, else trials, saying why",
+    )
+    p.add_argument(
         "--sequential",
         action="store_true",
         help="the anytime-valid comparison, valid however often the file was looked at, "
@@ -601,8 +615,11 @@ def _run_compare(args: argparse.Namespace) -> int:
     if args.sequential:
         from .sequential import sequential_results
 
-        if args.method is not None:
-            raise UsageError("evalstats compare: --method is for the fixed-n compare; drop it")
+        if args.method is not None or args.about is not None:
+            raise UsageError(
+                "evalstats compare: --method and --about are for the fixed-n compare; "
+                "--sequential takes --scope"
+            )
         if args.a is None or args.b is None or args.baseline is not None or args.all_pairs:
             raise UsageError(
                 "evalstats compare: --sequential compares two variants: give --a and --b"
@@ -635,6 +652,7 @@ def _run_compare(args: argparse.Namespace) -> int:
             adjust=args.adjust,
             method=args.method,
             level=args.level,
+            scope=args.about,
         )
         _show(many, args)
         return 0
@@ -655,7 +673,7 @@ def _run_compare(args: argparse.Namespace) -> int:
                 + "; give --a and --b (two variants), --baseline NAME or --all-pairs"
             )
         a, b = names
-    result = compare_results(source, a, b, method=args.method, level=args.level)
+    result = compare_results(source, a, b, method=args.method, level=args.level, scope=args.about)
     _show(result, args)
     return 0
 
@@ -768,6 +786,13 @@ def _add_gate(p: argparse.ArgumentParser) -> None:
         help="with --no-regression-vs, required: how much worse still counts as no "
         "regression, such as 0.02 for 2 points (0: no worse at all, which needs a lot of data)",
     )
+    p.add_argument(
+        "--about",
+        metavar="cases|trials",
+        help="the claim of --no-regression-vs: cases (not worse on cases like these) or "
+        "trials (on these cases, run again); default cases when paired over at least 5 "
+        "cases, else trials, saying why",
+    )
     _add_level_and_json(p)
     _add_source_options(p)
 
@@ -784,6 +809,7 @@ def _run_gate(args: argparse.Namespace) -> int:
         no_regression_vs=args.no_regression_vs,
         margin=args.margin,
         level=args.level,
+        scope=args.about,
     )
     _show(result, args)
     return 0 if result.passed else 1

@@ -20,7 +20,18 @@ from ._layout import (
     _variant_names,
 )
 from ._validate import check_level, check_method
-from .compare import PAIRED_METHODS, UNPAIRED_METHODS, Comparison, compare, compare_counts
+from .compare import (
+    _ABOUT,
+    MIN_CASES,
+    PAIRED_METHODS,
+    SCOPES,
+    UNPAIRED_METHODS,
+    Comparison,
+    _few_cases_note,
+    _scope_of,
+    compare,
+    compare_counts,
+)
 from .errors import InvalidArgument
 
 __all__ = ["ResultsComparison", "compare_results"]
@@ -50,7 +61,15 @@ class ResultsComparison:
         case-clustered interval. None when unpaired or with fewer than two
         cases with usable pairs (``reason`` says why).
     primary : Comparison or None
-        The comparison by the method asked for (``these_cases`` by default).
+        The comparison the verdict (and ``gate``) uses: by the method or the
+        scope asked for; by default ``cases_like_these`` when the outcomes are
+        paired over at least 5 cases, else ``these_cases``.
+    scope : {"cases", "trials"}
+        The claim of ``primary``: about cases like these, or about these
+        cases.
+    scope_note : str
+        Why the claim is about these cases when cases like these were the
+        default (too few cases, or not paired); empty otherwise.
     pairs : int
         Pairs used (paired only).
     dropped_unmeasured : int
@@ -78,6 +97,8 @@ class ResultsComparison:
     level: float
     reason: str = ""
     warnings: tuple[str, ...] = ()
+    scope: str = "trials"
+    scope_note: str = ""
 
     @property
     def verdict(self) -> str:
@@ -118,6 +139,14 @@ class ResultsComparison:
             self.cases_like_these,
         ):
             lines.append(f"{self.primary.method}: {self.primary}")
+        if self.primary is not None:
+            verdict = {"b_better": "B better", "a_better": "A better"}.get(
+                self.primary.verdict, "can't tell yet"
+            )
+            lines.append(
+                f"verdict: {verdict}, about {_ABOUT[self.scope]}"
+                + (f"; {self.scope_note}" if self.scope_note else "")
+            )
         if self.reason:
             lines.append(self.reason)
         if self.these_cases is not None and self.these_cases.cases:
@@ -152,6 +181,8 @@ class ResultsComparison:
             "these_cases": d(self.these_cases),
             "cases_like_these": d(self.cases_like_these),
             "primary": d(self.primary),
+            "scope": self.scope,
+            "scope_note": self.scope_note,
             "pairs": self.pairs,
             "dropped_unmeasured": self.dropped_unmeasured,
             "dropped_missing": self.dropped_missing,
@@ -201,6 +232,7 @@ def compare_results(
     *,
     method: str | None = None,
     level: float = 0.95,
+    scope: str | None = None,
 ) -> ResultsComparison:
     """Compare variant ``b`` with variant ``a`` of one results file.
 
@@ -222,12 +254,21 @@ def compare_results(
         Variant names; positive differences mean B passes more often.
     method : str, optional
         The method of the ``primary`` comparison (the one ``verdict`` and
-        ``gate`` use). Paired: ``mcnemar`` (default) or ``clustered``; an
-        unpaired method (``newcombe``, ``overlap``, ``ztest``) compares all
-        measured samples as independent samples. Unpaired schedules:
-        ``newcombe`` (default), ``overlap`` or ``ztest``.
+        ``gate`` use). Paired: ``mcnemar`` or ``clustered``; an unpaired
+        method (``newcombe``, ``overlap``, ``ztest``) compares all measured
+        samples as independent samples. Unpaired schedules: ``newcombe``
+        (default), ``overlap`` or ``ztest``. Not given: chosen by ``scope``.
     level : float
         Confidence level; the test size is 1 - level.
+    scope : {"cases", "trials"}, optional
+        The claim of the ``primary`` verdict. ``"cases"``: about cases like
+        these (``clustered``; needs paired outcomes from at least 2 cases).
+        ``"trials"``: about these cases, run again (``mcnemar`` when paired,
+        else ``newcombe``). By default ``"cases"`` when the outcomes are paired
+        over at least :data:`~evalstats.compare.MIN_CASES` (5) cases; otherwise
+        ``"trials"``, with ``scope_note`` saying that nothing can be said about
+        cases like these (or that the outcomes are not paired). A method
+        implies its scope; a scope that contradicts it raises.
 
     Returns
     -------
@@ -259,6 +300,10 @@ def compare_results(
     >>> cmp = compare_results(Results(None, manifest, tuple(samples), None, ()), "A", "B")
     >>> cmp.paired, cmp.pairs, cmp.these_cases.verdict, cmp.these_cases.only_b
     (True, 20, 'b_better', 12)
+    >>> cmp.scope, cmp.verdict
+    ('trials', 'b_better')
+    >>> cmp.scope_note
+    'with 2 cases nothing can be said about cases like these (it takes at least 5)'
     """
     level = check_level(level)
     res = _results(results)
@@ -269,6 +314,18 @@ def compare_results(
         raise InvalidArgument(f"a={a!r} and b={b!r} are the same variant; name two")
     if method is not None:
         check_method(method, PAIRED_METHODS + UNPAIRED_METHODS)
+    if scope is not None:
+        check_method(scope, SCOPES, name="scope")
+        if method is not None and _scope_of(method) != scope:
+            raise InvalidArgument(
+                f"scope={scope!r} does not fit method={method!r}, which speaks about "
+                f"{_ABOUT[_scope_of(method)]}; give one of them, or "
+                + (
+                    "method='clustered' for cases like these"
+                    if scope == "cases"
+                    else "method='mcnemar' (paired) or 'newcombe' for these cases"
+                )
+            )
     case_ids = _case_ids(res)
     slots = _slots(res)
     paired = bool(slots.get(a)) and slots.get(a) == slots.get(b)
@@ -291,6 +348,12 @@ def compare_results(
         res.measured_by_case(a, case_ids), res.measured_by_case(b, case_ids), level
     )
     if not paired:
+        if scope == "cases":
+            raise InvalidArgument(
+                f"scope='cases' needs outcomes paired by (case, repeat), since a claim about "
+                f"cases like these compares A and B case by case, but the schedule did not "
+                f"run {a!r} and {b!r} on the same slots; use scope='trials'"
+            )
         primary = independent(method or "newcombe")
         return ResultsComparison(
             these_cases=primary if method in (None, "newcombe") else independent("newcombe"),
@@ -300,11 +363,32 @@ def compare_results(
             dropped_unmeasured=0,
             dropped_missing=0,
             reason="cases like these: needs paired outcomes; the schedule did not pair them",
+            scope="trials",
+            scope_note=""
+            if method is not None or scope is not None
+            else "not paired (the schedule did not run both variants on the same slots), and "
+            "a claim about cases like these compares A and B case by case",
             **common,  # type: ignore[arg-type]
         )
     pairs = _pairs(slots[a], res.outcome_codes, a, b, case_ids)
     these, like, reasons = _paired_verdicts(pairs, level)
-    if method is None or method == "mcnemar":
+    n_cases = len(pairs.a)
+    note = ""
+    if method is None:
+        if scope is None:
+            scope = "cases" if n_cases >= MIN_CASES else "trials"
+            if scope == "trials":
+                note = _few_cases_note(n_cases)
+        elif scope == "cases":
+            if like is None:
+                raise InvalidArgument(
+                    f"scope='cases' needs pairs from at least 2 cases to say anything about "
+                    f"cases like these, got {n_cases}; use scope='trials' (about these cases)"
+                )
+            if n_cases < MIN_CASES:
+                note = _few_cases_note(n_cases)
+        method = "clustered" if scope == "cases" else "mcnemar"
+    if method == "mcnemar":
         chosen = these
     elif method == "clustered":
         chosen = like
@@ -318,6 +402,8 @@ def compare_results(
         dropped_unmeasured=pairs.dropped_unmeasured,
         dropped_missing=pairs.dropped_missing,
         reason="; ".join(reasons),
+        scope=_scope_of(method),
+        scope_note=note,
         **common,  # type: ignore[arg-type]
     )
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ._layout import _check_variant, _results, _variant_names
 from ._validate import as_rate, check_level, check_method
+from .compare import _ABOUT, SCOPES
 from .comparison import compare_results
 from .errors import InvalidArgument
 from .intervals import _pct
@@ -79,6 +80,11 @@ class NonInferiority:
     advice : str
         For ``cant_tell``: how many more runs or cases would usually decide
         it, from :func:`evalstats.power.plan` (empty when not asked for).
+    scope : {"cases", "trials"}
+        The claim: about cases like these, or about these cases.
+    scope_note : str
+        Why the claim is about these cases when cases like these were the
+        default (too few cases, or not paired).
     """
 
     verdict: NonInferiorityVerdict
@@ -87,6 +93,8 @@ class NonInferiority:
     margin: float
     comparison: Comparison
     advice: str = ""
+    scope: str = "trials"
+    scope_note: str = ""
 
     def __str__(self) -> str:
         m = _pct(self.margin)
@@ -107,7 +115,8 @@ class NonInferiority:
                 f"can't tell yet whether {self.b!r} is {within} {self.a!r}: {bound} "
                 f"is not above {floor}"
             )
-        text = f"{head} ({self.comparison.method} {d}, {100 * self.comparison.level:g}%)"
+        about = f"about {_ABOUT[self.scope]}" + (f": {self.scope_note}" if self.scope_note else "")
+        text = f"{head} ({self.comparison.method} {d}, {100 * self.comparison.level:g}%, {about})"
         if self.margin == 0:
             text += (
                 "; a margin of 0 asks for B to be shown no worse at all, which in practice "
@@ -124,6 +133,8 @@ class NonInferiority:
             "b": self.b,
             "margin": self.margin,
             "comparison": self.comparison.to_dict(),
+            "scope": self.scope,
+            "scope_note": self.scope_note,
             "advice": self.advice,
             "summary": str(self),
         }
@@ -175,12 +186,15 @@ def non_inferiority(
     level: float = 0.95,
     method: str | None = None,
     advice: bool = True,
+    scope: str | None = None,
 ) -> NonInferiority:
     """Is variant ``b`` of a run no worse than ``a`` by more than ``margin``?
 
     The comparison is :func:`~evalstats.comparison.compare_results`' primary
-    one (``method`` as there); B passes when the lower limit of its interval
-    for p_b - p_a, at ``level``, lies above ``-margin``
+    one (``method`` and ``scope`` as there: by default about cases like these
+    when the outcomes are paired over at least 5 cases); B passes when the
+    lower limit of its interval for p_b - p_a, at ``level``, lies above
+    ``-margin``
     (:func:`non_inferiority_verdict`). "Can't tell" is not a pass: with
     ``advice`` it says how many runs per case, or cases, would usually decide
     it if B is truly as good as A (:func:`evalstats.power.plan`, on the case
@@ -202,6 +216,10 @@ def non_inferiority(
         The comparison method, as in ``compare_results``.
     advice : bool
         Plan how much more data would decide a "can't tell".
+    scope : {"cases", "trials"}, optional
+        The claim, as in ``compare_results``: ``"cases"``, B is not worse on
+        cases like these (the clustered interval); ``"trials"``, not worse on
+        these cases run again (Newcombe's paired interval).
 
     Returns
     -------
@@ -213,12 +231,12 @@ def non_inferiority(
     names = _variant_names(res)
     a = _check_variant(a, names, arg="a")
     b = _check_variant(b, names, arg="b")
-    cmp = compare_results(res, a, b, method=method, level=level)
+    cmp = compare_results(res, a, b, method=method, level=level, scope=scope)
     if cmp.primary is None:
         raise InvalidArgument(f"{b!r} cannot be compared with {a!r}: {cmp.reason}")
     verdict = non_inferiority_verdict(cmp.primary, m)
     text = _advice(res, a, b, m, level) if advice and verdict == "cant_tell" else ""
-    return NonInferiority(verdict, a, b, m, cmp.primary, text)
+    return NonInferiority(verdict, a, b, m, cmp.primary, text, cmp.scope, cmp.scope_note)
 
 
 @dataclass(frozen=True)
@@ -265,6 +283,7 @@ def gate(
     no_regression_vs: str | None = None,
     margin: float | None = None,
     level: float = 0.95,
+    scope: str | None = None,
 ) -> GateResult:
     """Decide whether a variant of a run meets a release policy.
 
@@ -281,8 +300,9 @@ def gate(
       variant (B) is not worse than the named one (A) by more than
       ``margin``: the lower limit of the interval for p_b - p_a (at
       ``level``, from :func:`compare_results`' primary comparison) lies above
-      ``-margin`` (:func:`non_inferiority`). "Can't tell" fails the gate, with
-      a line saying how many more runs or cases would usually decide it. If no
+      ``-margin`` (:func:`non_inferiority`), about cases like these or about
+      these cases as ``scope`` says. "Can't tell" fails the gate, with a line
+      saying how many more runs or cases would usually decide it. If no
       comparison can be made the rule fails.
 
     The gate always fails when the variant has no measured sample.
@@ -302,6 +322,11 @@ def gate(
         A margin of 0 means no worse at all, which needs a lot of data.
     level : float
         Confidence level of the intervals and the comparison.
+    scope : {"cases", "trials"}, optional
+        The claim of the no-regression rule, as in
+        :func:`~evalstats.comparison.compare_results`: by default about cases
+        like these when the run paired the variants over at least 5 cases,
+        else about these cases (and the rule's line says why).
 
     Returns
     -------
@@ -337,6 +362,8 @@ def gate(
         )
     threshold = None if min_pass is None else float(as_rate("min_pass", min_pass))
     on = check_method(on, ("estimate", "lower-bound"), name="on")
+    if scope is not None:
+        scope = check_method(scope, SCOPES, name="scope")
     if no_regression_vs is not None and margin is None:
         raise InvalidArgument(
             f"margin=None: no_regression_vs={no_regression_vs!r} needs a margin, how much "
@@ -410,7 +437,7 @@ def gate(
             rule(True, f"every case passes at least {want} of its measured samples")
     if no_regression_vs is not None:
         assert margin is not None
-        cmp = compare_results(res, no_regression_vs, variant, level=level)
+        cmp = compare_results(res, no_regression_vs, variant, level=level, scope=scope)
         if cmp.primary is None:
             rule(
                 False,
@@ -423,6 +450,15 @@ def gate(
                 if verdict == "cant_tell"
                 else ""
             )
-            found = NonInferiority(verdict, no_regression_vs, variant, margin, cmp.primary, advice)
+            found = NonInferiority(
+                verdict,
+                no_regression_vs,
+                variant,
+                margin,
+                cmp.primary,
+                advice,
+                cmp.scope,
+                cmp.scope_note,
+            )
             rule(verdict == "not_worse", str(found))
     return GateResult(not reasons, tuple(reasons), tuple(checked))

@@ -29,13 +29,15 @@ from .errors import InvalidArgument
 from .intervals import _pct
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from .compare import Comparison
 
 __all__ = ["PairComparison", "MultipleComparison", "compare_variants", "shaffer_limits"]
 
 #: Multiplicity adjustments of compare_variants.
 ADJUSTMENTS = ("holm", "shaffer", "none")
-_NAMES = {"holm": "Holm", "shaffer": "Shaffer", "none": "no"}
+_NAMES = {"holm": "Holm", "shaffer": "Shaffer", "none": "no", "bonferroni": "Bonferroni"}
 
 
 @lru_cache(maxsize=64)
@@ -150,9 +152,18 @@ class MultipleComparison:
     def adjustment_text(self) -> str:
         n = len(self.pairs)
         noun = "comparison" if n == 1 else "comparisons"
+        if self.adjust == "bonferroni":
+            each = 1.0 - (1.0 - self.level) / n
+            return (
+                f"about cases like these: each pair's clustered interval at level {each:.4g} "
+                f"(Bonferroni over {n} {noun})"
+            )
         if self.adjust == "none":
             return f"p-values not adjusted for the {n} {noun}"
-        return f"p-values and verdicts {_NAMES[self.adjust]}-adjusted over {n} {noun}"
+        return (
+            f"p-values and verdicts {_NAMES[self.adjust]}-adjusted over {n} {noun}, "
+            "about these cases"
+        )
 
     def ranking(self) -> str:
         """One line: variants by pass rate, with the adjusted verdicts between them."""
@@ -172,15 +183,19 @@ class MultipleComparison:
                 parts.append(f"{v} {_pct(self.rates[v])} {word}")
             return (
                 f"ranking against {self.baseline} {_pct(self.rates[self.baseline])} "
-                f"({_NAMES[self.adjust]}-adjusted): " + ", ".join(parts)
+                f"({_NAMES[self.adjust]}-adjusted, {self._about()}): " + ", ".join(parts)
             )
         text = f"{order[0]} {_pct(self.rates[order[0]])}"
         for hi, lo in zip(order, order[1:], strict=False):
             sign = ">" if verdicts[(lo, hi)] == "b_better" else "~"
             text += f" {sign} {lo} {_pct(self.rates[lo])}"
         return (
-            f"ranking ({_NAMES[self.adjust]}-adjusted; '>' clearly better, '~' can't tell): " + text
+            f"ranking ({_NAMES[self.adjust]}-adjusted, {self._about()}; '>' clearly better, "
+            "'~' can't tell): " + text
         )
+
+    def _about(self) -> str:
+        return "about cases like these" if self.adjust == "bonferroni" else "about these cases"
 
     def __str__(self) -> str:
         lines = [self.adjustment_text()]
@@ -218,6 +233,7 @@ def compare_variants(
     adjust: str = "holm",
     method: str | None = None,
     level: float = 0.95,
+    scope: str | None = None,
 ) -> MultipleComparison:
     """Compare three or more variants of one run, adjusted for multiplicity.
 
@@ -242,6 +258,14 @@ def compare_variants(
     method : str, optional
         The comparison method, as in ``compare_results``.
     level : float
+    scope : {"cases", "trials"}, optional
+        The claim, as in ``compare_results``, but about these cases by default
+        (``"trials"``: McNemar's p-values, which Holm's and Shaffer's steps
+        adjust). About cases like these (``"cases"``) each pair is judged by its
+        clustered interval at level ``1 - (1 - level) / m`` for ``m``
+        comparisons (Bonferroni, which holds for any interval; the
+        distribution-free interval used below 100 cases has no p-value for
+        Holm's or Shaffer's steps), and ``adjust`` is ``"bonferroni"``.
 
     Returns
     -------
@@ -254,10 +278,13 @@ def compare_variants(
     Shaffer, J. P. (1986). Modified sequentially rejective multiple test
     procedures. JASA 81, 826-831.
     """
+    from .compare import SCOPES
     from .comparison import compare_results
 
     level = check_level(level)
     adjust = check_method(adjust, ADJUSTMENTS, name="adjust")
+    if scope is not None:
+        scope = check_method(scope, SCOPES, name="scope")
     if not isinstance(all_pairs, bool):
         raise InvalidArgument(f"all_pairs={all_pairs!r} must be True or False")
     res = _results(results)
@@ -278,9 +305,13 @@ def compare_variants(
         wanted = [(baseline, v) for v in names if v != baseline]
     else:
         wanted = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
+    if scope == "cases" or method == "clustered":
+        return _by_intervals(res, names, wanted, baseline, level, method)
     found = []
     for a, b in wanted:
-        cmp = compare_results(res, a, b, method=method, level=level).primary
+        cmp = compare_results(
+            res, a, b, method=method, level=level, scope="trials" if method is None else None
+        ).primary
         if cmp is None:
             raise InvalidArgument(f"{b!r} cannot be compared with {a!r}: nothing measured")
         if cmp.pvalue is None:
@@ -300,9 +331,34 @@ def compare_variants(
             {1: "b_better", -1: "a_better"}.get(sign, "cant_tell") if q < alpha else "cant_tell"
         )
         pairs.append(PairComparison(a, b, cmp, float(q), verdict))
+    return MultipleComparison(tuple(pairs), baseline, adjust, level, _rates(res, names))
+
+
+def _rates(res: Any, names: Sequence[str]) -> dict[str, float]:
     rates = {}
     cases = _case_ids(res)
     for v in names:
         passes, measured = _pooled(res.measured_by_case(v, cases))
         rates[v] = passes / measured if measured else math.nan
-    return MultipleComparison(tuple(pairs), baseline, adjust, level, rates)
+    return rates
+
+
+def _by_intervals(
+    res: Any,
+    names: Sequence[str],
+    wanted: Sequence[tuple[str, str]],
+    baseline: str | None,
+    level: float,
+    method: str | None,
+) -> MultipleComparison:
+    """About cases like these: each pair's clustered interval at the Bonferroni level."""
+    from .comparison import compare_results
+
+    each = 1.0 - (1.0 - level) / len(wanted)
+    pairs = []
+    for a, b in wanted:
+        cmp = compare_results(res, a, b, method=method, level=each, scope="cases").primary
+        if cmp is None:
+            raise InvalidArgument(f"{b!r} cannot be compared with {a!r}: nothing measured")
+        pairs.append(PairComparison(a, b, cmp, math.nan, cmp.verdict))
+    return MultipleComparison(tuple(pairs), baseline, "bonferroni", level, _rates(res, names))

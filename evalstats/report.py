@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._layout import _case_ids, _check_variant, _results, _variant_names
-from ._validate import check_level
+from ._validate import check_level, check_method
 from .errors import InvalidArgument
 from .intervals import ClusteredInterval, Interval, _clustered_counts, proportion_ci
 from .runner import AxisCount
@@ -524,7 +524,9 @@ def _count_verdicts(table: dict[str, list[int]], key: str, kind: str, n: int) ->
         t[3] += n
 
 
-def report(results: Any, *, level: float = 0.95, reviews: Any = None) -> Report:
+def report(
+    results: Any, *, level: float = 0.95, reviews: Any = None, scope: str | None = None
+) -> Report:
     """Summarise a results file with the right denominators.
 
     Parameters
@@ -546,6 +548,12 @@ def report(results: Any, *, level: float = 0.95, reviews: Any = None) -> Report:
         gives the pass rates corrected by the review (PPI++, see
         :mod:`evalstats.reviewsample`): it must be of this run, and each
         variant needs at least 10 drawn samples reviewed pass or fail.
+    scope : {"cases", "trials"}, optional
+        The claim of the ranking of three or more variants
+        (:func:`~evalstats.multiple.compare_variants`): about these cases by
+        default (McNemar p-values, Holm-adjusted), or about cases like these
+        (each pair's clustered interval, Bonferroni-adjusted). The pass rates
+        are given both ways whatever the scope.
 
     Returns
     -------
@@ -598,6 +606,10 @@ def report(results: Any, *, level: float = 0.95, reviews: Any = None) -> Report:
     (('c', 1, 0),)
     """
     level = check_level(level)
+    if scope is not None:
+        from .compare import SCOPES
+
+        scope = check_method(scope, SCOPES, name="scope")
     res = _results(results)
     variants = _variant_names(res)
     case_ids = _case_ids(res)
@@ -649,7 +661,7 @@ def report(results: Any, *, level: float = 0.95, reviews: Any = None) -> Report:
         reviewed=reviewed,
         corrected=corrected,
         containment=_containment(res, variants),
-        ranking=_ranking(res, variants, level),
+        ranking=_ranking(res, variants, level, scope),
     )
 
 
@@ -667,14 +679,14 @@ def _records(results: Any, res: Tally) -> Any:
     return read_results(res.path)
 
 
-def _ranking(res: Tally, variants: Sequence[str], level: float) -> str:
-    """With three or more variants: one line ranking them, all pairs Holm-adjusted."""
+def _ranking(res: Tally, variants: Sequence[str], level: float, scope: str | None) -> str:
+    """With three or more variants: one line ranking them, all pairs adjusted."""
     if len(variants) < 3:
         return ""
     from .multiple import compare_variants
 
     try:
-        return compare_variants(res, all_pairs=True, level=level).ranking()
+        return compare_variants(res, all_pairs=True, level=level, scope=scope).ranking()
     except InvalidArgument as e:  # a pair with nothing measured
         return f"no ranking: {e}"
 

@@ -7,12 +7,13 @@ one-sided test at 2.5%) should pass it at most about 2.5% of the time, and
 one truly worse by more should pass less often. What "exactly M worse" means
 depends on the claim the gate makes:
 
-* about **these cases** (the paired McNemar comparison and Newcombe's paired
-  interval on all runs, today's default): these cases' own rates differ by
+* about **these cases** (``--about trials``: the paired McNemar comparison
+  and Newcombe's paired interval on all runs): these cases' own rates differ by
   M. Each experiment draws 10 (or more) cases from the case model and then
   shifts B's rates on the logit scale so that these cases' mean difference
   is exactly -M (column "these: boundary").
-* about **cases like these** (the clustered comparison: the distribution-free
+* about **cases like these** (the default from 5 cases; the clustered
+  comparison: the distribution-free
   betting interval below 100 cases, CR2 + t from there): the case model's
   mean difference is -M, and each experiment's cases are a fresh draw
   (column "like these: boundary").
@@ -163,10 +164,8 @@ def check_against_gate(xa: np.ndarray, xb: np.ndarray, margin: float) -> int:
     wrong = 0
     for i in range(xa.shape[0]):
         res = gate_results(xa[i], xb[i])
-        got_these = non_inferiority(res, "old", "new", margin=margin, advice=False)
-        got_like = non_inferiority(
-            res, "old", "new", margin=margin, advice=False, method="clustered"
-        )
+        got_these = non_inferiority(res, "old", "new", margin=margin, advice=False, scope="trials")
+        got_like = non_inferiority(res, "old", "new", margin=margin, advice=False, scope="cases")
         wrong += (got_these.verdict == "not_worse") != bool(these[i])
         wrong += (got_like.verdict == "not_worse") != bool(like[i])
     return wrong

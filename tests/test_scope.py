@@ -1,0 +1,249 @@
+"""The claim of a verdict (scope): chosen, stated and defaulted, for compare_results,
+gate, the multi-variant comparison, the report and their commands."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import paired_results, results_manifest, write_results_file
+
+from evalstats.cli import main
+from evalstats.comparison import compare_results
+from evalstats.errors import InvalidArgument
+from evalstats.gate import gate, non_inferiority
+from evalstats.multiple import compare_variants
+from evalstats.report import report
+from evalstats.results import Results
+
+
+def _sample(case, variant, repeat, passed):
+    check = {"check": "x", "axis": None, "status": "passed" if passed else "failed", "reason": ""}
+    return {
+        "type": "sample",
+        "case": case,
+        "variant": variant,
+        "repeat": repeat,
+        "status": "completed",
+        "checks": [check],
+    }
+
+
+def _results(per_variant: dict[str, dict[str, list[bool]]], *, paired: bool = True) -> Results:
+    variants = list(per_variant)
+    cases = list(next(iter(per_variant.values())))
+    runs = max(len(x) for by_case in per_variant.values() for x in by_case.values())
+    manifest = results_manifest(cases, variants, runs)
+    if not paired:
+        # variant B's runs scheduled on slots of their own: not paired with A's
+        manifest["schedule"] = [
+            row if row[4] == variants[0] else [row[0], row[1] + runs, row[2], row[3], row[4]]
+            for row in manifest["schedule"]
+        ]
+    samples = [
+        _sample(case, v, r if paired or v == variants[0] else r + runs, x)
+        for v, by_case in per_variant.items()
+        for case, outcomes in by_case.items()
+        for r, x in enumerate(outcomes)
+    ]
+    return Results(None, manifest, tuple(samples), {"status": "finished"}, ())
+
+
+def _run(cases: int, *, gain: bool = True, runs: int = 4) -> Results:
+    """A run where B passes every time and A half the time (or both alike)."""
+    a = {f"c{i}": [True, False] * (runs // 2) for i in range(cases)}
+    b = {f"c{i}": [True] * runs if gain else [True, False] * (runs // 2) for i in range(cases)}
+    return _results({"old": a, "new": b})
+
+
+# --- compare_results ------------------------------------------------------------------
+
+
+def test_default_is_cases_like_these_from_5_cases():
+    # 12 cases that all gain 50 points: enough for the distribution-free
+    # interval (8 are not: can't tell, +50% (-9% to +82%))
+    cmp = compare_results(_run(12), "old", "new")
+    assert cmp.scope == "cases" and cmp.scope_note == ""
+    assert cmp.primary is cmp.cases_like_these and cmp.primary.method == "clustered"
+    assert "verdict: B better, about cases like these" in str(cmp)
+    assert cmp.to_dict()["scope"] == "cases"
+
+
+def test_below_5_cases_the_verdict_is_about_these_cases_and_says_why():
+    cmp = compare_results(_run(4), "old", "new")
+    assert cmp.scope == "trials" and cmp.primary is cmp.these_cases
+    note = "with 4 cases nothing can be said about cases like these (it takes at least 5)"
+    assert cmp.scope_note == note
+    assert f"verdict: B better, about these cases; {note}" in str(cmp)
+    assert cmp.to_dict()["scope_note"] == note
+
+
+def test_scope_is_chosen_explicitly():
+    run = _run(8)
+    trials = compare_results(run, "old", "new", scope="trials")
+    assert trials.scope == "trials" and trials.primary is trials.these_cases
+    assert trials.scope_note == ""  # asked for, so nothing to explain
+    # cases like these from 4 cases, asked for: given, with the note
+    few = compare_results(_run(4), "old", "new", scope="cases")
+    assert few.scope == "cases" and few.primary is few.cases_like_these
+    assert few.scope_note.startswith("with 4 cases nothing can be said")
+    # a method implies its scope
+    assert compare_results(run, "old", "new", method="mcnemar").scope == "trials"
+    assert compare_results(_run(3), "old", "new", method="clustered").scope == "cases"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "pattern"),
+    [
+        ({"scope": "everything"}, "scope='everything'"),
+        ({"scope": "cases", "method": "mcnemar"}, "scope='cases' does not fit method='mcnemar'"),
+        (
+            {"scope": "trials", "method": "clustered"},
+            "scope='trials' does not fit method='clustered'",
+        ),
+    ],
+)
+def test_bad_scope_is_refused_by_name(kwargs, pattern):
+    with pytest.raises(InvalidArgument, match=pattern):
+        compare_results(_run(8), "old", "new", **kwargs)
+
+
+def test_cases_like_these_needs_two_cases_and_pairs():
+    with pytest.raises(InvalidArgument, match="scope='cases' needs pairs from at least 2 cases"):
+        compare_results(_run(1), "old", "new", scope="cases")
+    a = {f"c{i}": [True, False] for i in range(6)}
+    b = {f"c{i}": [True, True] for i in range(6)}
+    unpaired = _results({"old": a, "new": b}, paired=False)
+    with pytest.raises(InvalidArgument, match="scope='cases' needs outcomes paired"):
+        compare_results(unpaired, "old", "new", scope="cases")
+    default = compare_results(unpaired, "old", "new")
+    assert default.scope == "trials" and default.scope_note.startswith("not paired")
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    pair=paired_results(min_cases=1, max_cases=8, max_repeats=4),
+    scope=st.sampled_from([None, "trials", "cases"]),
+)
+def test_the_primary_verdict_is_the_comparison_of_its_scope(pair, scope):
+    a, b = pair
+    run = _results({"old": a, "new": b})
+    cases = len(a)
+    if scope == "cases" and cases < 2:
+        with pytest.raises(InvalidArgument, match="scope='cases'"):
+            compare_results(run, "old", "new", scope=scope)
+        return
+    cmp = compare_results(run, "old", "new", scope=scope)
+    want = scope or ("cases" if cases >= 5 else "trials")
+    assert cmp.scope == want
+    assert cmp.primary is (cmp.cases_like_these if want == "cases" else cmp.these_cases)
+    assert cmp.verdict == cmp.primary.verdict
+    assert (cmp.scope_note != "") == (cases < 5 and scope != "trials")
+
+
+# --- gate and non_inferiority ----------------------------------------------------------
+
+
+def test_gate_no_regression_states_its_claim():
+    run = _run(8, gain=False, runs=10)
+    like = gate(run, variant="new", no_regression_vs="old", margin=0.1)
+    these = gate(run, variant="new", no_regression_vs="old", margin=0.1, scope="trials")
+    assert "about cases like these" in like.checked[0]
+    assert "about these cases" in these.checked[0] and these.checked[0] != like.checked[0]
+    found = non_inferiority(run, "old", "new", margin=0.1, advice=False, scope="trials")
+    assert found.scope == "trials" and found.comparison.method == "mcnemar"
+    assert found.to_dict()["scope"] == "trials"
+    few = non_inferiority(_run(3, gain=False), "old", "new", margin=0.1, advice=False)
+    assert few.scope == "trials" and "with 3 cases nothing can be said" in str(few)
+    with pytest.raises(InvalidArgument, match="scope='some'"):
+        gate(run, variant="new", min_pass=0.5, scope="some")
+
+
+def test_about_these_cases_decides_where_cases_like_these_cannot():
+    # 8 cases x 10 runs with new as good as old: the claim about these cases can
+    # show "not worse by 10 points"; about cases like these 8 cases cannot
+    # (the distribution-free interval needs more cases), and the gate says so.
+    run = _run(8, gain=False, runs=10)
+    assert non_inferiority(run, "old", "new", margin=0.1, advice=False, scope="trials").verdict == (
+        "not_worse"
+    )
+    assert non_inferiority(run, "old", "new", margin=0.1, advice=False).verdict == "cant_tell"
+
+
+# --- several variants and the report ---------------------------------------------------
+
+
+def _three(cases: int = 8) -> Results:
+    return _results(
+        {
+            "a": {f"c{i}": [True, False] * 5 for i in range(cases)},
+            "b": {f"c{i}": [True] * 10 for i in range(cases)},
+            "c": {f"c{i}": [True, False] * 5 for i in range(cases)},
+        }
+    )
+
+
+def test_several_variants_about_cases_like_these_use_bonferroni_intervals():
+    run = _three()
+    many = compare_variants(run, all_pairs=True, scope="cases")
+    assert many.adjust == "bonferroni" and "Bonferroni over 3 comparisons" in str(many)
+    assert "about cases like these" in many.ranking()
+    for p in many.pairs:
+        alone = compare_results(run, p.a, p.b, scope="cases", level=1 - 0.05 / 3).primary
+        assert p.verdict == alone.verdict and p.comparison.difference == alone.difference
+    default = compare_variants(run, all_pairs=True)
+    assert default.adjust == "holm" and "about these cases" in default.ranking()
+
+
+def test_report_ranking_follows_the_scope():
+    run = _three()
+    assert "about these cases" in report(run).ranking
+    assert "about cases like these" in report(run, scope="cases").ranking
+    with pytest.raises(InvalidArgument, match="scope='all'"):
+        report(run, scope="all")
+
+
+# --- the commands ----------------------------------------------------------------------
+
+
+def _file(tmp_path, run: Results):
+    path = tmp_path / "results.jsonl"
+    write_results_file(path, run.manifest, [dict(s) for s in run.samples], {"status": "finished"})
+    return str(path)
+
+
+def test_cli_about(tmp_path, capsys):
+    path = _file(tmp_path, _run(8, gain=False, runs=10))
+    assert main(["compare", path, "--a", "old", "--b", "new", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["scope"] == "cases"
+    assert main(["compare", path, "--a", "old", "--b", "new", "--about", "trials"]) == 0
+    verdict = [x for x in capsys.readouterr().out.splitlines() if x.startswith("verdict:")]
+    assert verdict == ["verdict: can't tell yet, about these cases"] or verdict[0].startswith(
+        "verdict: B better, about these cases"
+    )
+    args = ["gate", path, "--variant", "new", "--no-regression-vs", "old", "--margin", "0.1"]
+    assert main(args + ["--about", "trials"]) == 0
+    assert "about these cases" in capsys.readouterr().out
+    assert main(args) == 1  # about cases like these: 8 cases cannot show it
+    assert "about cases like these" in capsys.readouterr().out
+    assert main(["report", path, "--about", "cases"]) == 0
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["compare", "{f}", "--a", "old", "--b", "new", "--about", "everything"],
+        ["gate", "{f}", "--variant", "new", "--min-pass", "0.5", "--about", "x"],
+        ["report", "{f}", "--about", "nope"],
+        ["compare", "{f}", "--a", "old", "--b", "new", "--about", "cases", "--method", "mcnemar"],
+    ],
+)
+def test_cli_bad_about_is_one_line_and_exit_2(tmp_path, capsys, argv):
+    path = _file(tmp_path, _run(8))
+    code = main([a.replace("{f}", path) for a in argv])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert "scope=" in err or "--about" in err
