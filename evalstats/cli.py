@@ -615,10 +615,11 @@ def _run_compare(args: argparse.Namespace) -> int:
     if args.sequential:
         from .sequential import sequential_results
 
-        if args.method is not None or args.about is not None:
+        if args.method is not None:
+            raise UsageError("evalstats compare: --method is for the fixed-n compare; drop it")
+        if args.about is not None:
             raise UsageError(
-                "evalstats compare: --method and --about are for the fixed-n compare; "
-                "--sequential takes --scope"
+                "evalstats compare: --about is for the fixed-n compare; --sequential takes --scope"
             )
         if args.a is None or args.b is None or args.baseline is not None or args.all_pairs:
             raise UsageError(

@@ -238,6 +238,7 @@ def test_cli_about(tmp_path, capsys):
         ["compare", "{f}", "--a", "old", "--b", "new", "--about", "everything"],
         ["gate", "{f}", "--variant", "new", "--min-pass", "0.5", "--about", "x"],
         ["report", "{f}", "--about", "nope"],
+        ["compare", "{f}", "--a", "old", "--b", "new", "--sequential", "--about", "cases"],
         ["compare", "{f}", "--a", "old", "--b", "new", "--about", "cases", "--method", "mcnemar"],
     ],
 )
