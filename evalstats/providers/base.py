@@ -778,7 +778,15 @@ class Provider:
         self._client_loop: asyncio.AbstractEventLoop | None = None
 
     def _new_client(self) -> httpx.AsyncClient:
-        if self._ssl_context is None and self._transport is None:
+        limits = httpx.Limits(max_connections=None, max_keepalive_connections=64)
+        transport = self._transport
+        if transport is None and self.base_url[:7].lower() == "http://":
+            # A plain-HTTP service (a local model server): connections on
+            # asyncio's own transports, a request in one write (see _plainhttp).
+            from ._plainhttp import PlainHTTPTransport
+
+            transport = PlainHTTPTransport(limits=limits)
+        elif self._ssl_context is None and transport is None:
             # One TLS context for all the clients: each would otherwise load the
             # CA bundle again (about 20 ms), once per client pool of every run.
             self._ssl_context = httpx.create_ssl_context()
@@ -787,8 +795,8 @@ class Provider:
             headers=self._headers(),
             verify=self._ssl_context if self._ssl_context is not None else True,
             timeout=httpx.Timeout(self.timeout, connect=min(10.0, self.timeout), pool=None),
-            limits=httpx.Limits(max_connections=None, max_keepalive_connections=64),
-            transport=self._transport,
+            limits=limits,
+            transport=transport,
             follow_redirects=False,
         )
 
