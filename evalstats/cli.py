@@ -471,17 +471,14 @@ def _run_report(args: argparse.Namespace) -> int:
     from .tally import tally
 
     # One evalstats results file is counted as it is read (a path); another
-    # tool's log is read into a Results. The figures, the HTML page (which
-    # lists samples) and the cost (the token counts of every record) read the
-    # records themselves, from the file, only when asked for.
+    # tool's log is read into a Results. The cost is counted with the rest; the
+    # figures and the HTML page (which lists samples) read the records
+    # themselves, from the file, only when asked for.
     results = _load([args.file], args)
     counted = tally(results)
-    result = report(counted, level=args.level, reviews=args.reviews, scope=args.about)
-    from .cost import cost_summary, has_prices
-
-    cost = None
-    if prices is not None or has_prices(counted.manifest):
-        cost = cost_summary(results, prices=prices)
+    result = report(
+        counted, level=args.level, reviews=args.reviews, scope=args.about, prices=prices
+    )
     if args.plot:
         from .plots import report_plots
 
@@ -494,12 +491,9 @@ def _run_report(args: argparse.Namespace) -> int:
             f"evalstats: wrote {html_report(results, args.html, level=args.level)}", file=sys.stderr
         )
     if args.json:
-        priced = {"cost": cost.to_dict()} if cost is not None and cost.known else {}
-        _print_json({**result.to_dict(), **priced}, "report")
+        _print_json(result.to_dict(), "report")
     else:
         print(result)
-        if cost is not None and cost.known:
-            print("\n" + str(cost))
     return 0
 
 

@@ -339,8 +339,9 @@ def cost_summary(
 
     Parameters
     ----------
-    results : Results or path
-        A results file, or what :func:`evalstats.results.read_results` returned.
+    results : Results, Tally or path
+        A results file, what :func:`evalstats.results.read_results` returned,
+        or its :func:`~evalstats.tally.tally`.
     prices : mapping or path, optional
         Model name to :class:`Prices`, or a prices file (:func:`load_prices`).
         A variant's own prices (recorded in the manifest) win.
@@ -349,16 +350,49 @@ def cost_summary(
     estimate : bool
         Estimate token counts from each sample's prompt and answer text (4
         characters a token) where the record has none; the summary says so.
+        This reads every sample's text; without it the token counts are those
+        the streaming tally (:mod:`evalstats.tally`) keeps, one pass over the
+        file, the first record of a slot counting as everywhere else.
     """
-    from .results import Results, read_results
+    if isinstance(prices, (str, Path)):
+        table = load_prices(prices)
+    elif prices is None or isinstance(prices, Mapping):
+        table = dict(prices or {})
+        for model, price in table.items():
+            if not isinstance(price, Prices):
+                raise InvalidArgument(
+                    f"prices[{model!r}]={price!r} must be a Prices (dollars per million tokens, "
+                    "input and output)"
+                )
+    else:
+        raise InvalidArgument(
+            f"prices={prices!r} must be a prices file or a mapping of model name to Prices"
+        )
+    if estimate:
+        from .results import Results, read_results
 
-    res = results if isinstance(results, Results) else read_results(results)
-    table = load_prices(prices) if isinstance(prices, (str, Path)) else dict(prices or {})
-    described = {
-        v.get("name"): v for v in res.manifest.get("variants") or () if isinstance(v, Mapping)
-    }
+        res = results if isinstance(results, Results) else read_results(results)
+        manifest, names = res.manifest, res.variants()
+        counted = {name: _count_records(res.samples, name) for name in names}
+    else:
+        from .tally import Tally, tally
+
+        t = results if isinstance(results, Tally) else tally(results)
+        manifest, names = t.manifest, t.variants()
+        counted = {name: _count_tally(t, name) for name in names}
+    return _summary(manifest, names, counted, table, default)
+
+
+def _summary(
+    manifest: Mapping[str, Any],
+    names: Iterable[str],
+    counted: Mapping[str, tuple[int, int, int, int, int, bool]],
+    table: Mapping[str, Prices],
+    default: Prices | None,
+) -> CostSummary:
+    described = {v.get("name"): v for v in manifest.get("variants") or () if isinstance(v, Mapping)}
     rows = []
-    for name in res.variants():
+    for name in names:
         desc = described.get(name, {})
         task = desc.get("task") if isinstance(desc, Mapping) else None
         model = task.get("model") if isinstance(task, Mapping) else None
@@ -371,7 +405,7 @@ def cost_summary(
             price, source = default, "an example price"
         else:
             price, source = None, None
-        rows.append(_variant_cost(res.samples, name, model, price, source, estimate))
+        rows.append(_variant_cost(name, model, price, source, *counted[name]))
     priced = [r for r in rows if r.prices is not None]
     known = [r.total for r in priced if r.total is not None]
     total = math.fsum(known) if known else None
@@ -384,15 +418,12 @@ def cost_summary(
     )
 
 
-def _variant_cost(
-    samples: Iterable[Mapping[str, Any]],
-    name: str,
-    model: Any,
-    price: Prices | None,
-    source: str | None,
-    estimate: bool,
-) -> VariantCost:
-    n = measured = priced = no_tokens = n_in = n_out = 0
+def _count_records(
+    samples: Iterable[Mapping[str, Any]], name: str
+) -> tuple[int, int, int, int, int, bool]:
+    """``(samples, measured, priced, input tokens, output tokens, estimated)`` of one
+    variant's records, estimating the tokens of a record without them from its text."""
+    n = measured = priced = n_in = n_out = 0
     estimated = False
     for s in samples:
         if s.get("variant") != name:
@@ -401,14 +432,34 @@ def _variant_cost(
         if s.get("status") != "unmeasured":
             measured += 1
         tokens = sample_tokens(s)
-        if tokens is None and estimate:
-            tokens, estimated = estimated_tokens(s), True
         if tokens is None:
-            no_tokens += 1
-            continue
+            tokens, estimated = estimated_tokens(s), True
         priced += 1
         n_in += tokens[0]
         n_out += tokens[1]
+    return n, measured, priced, n_in, n_out, estimated
+
+
+def _count_tally(t: Any, name: str) -> tuple[int, int, int, int, int, bool]:
+    """The same counts from a variant's tally: samples reporting both token counts."""
+    c = t.counts(name)
+    measured = c.completed + c.incomplete
+    return measured + c.unmeasured, measured, c.priced, c.priced_in, c.priced_out, False
+
+
+def _variant_cost(
+    name: str,
+    model: Any,
+    price: Prices | None,
+    source: str | None,
+    n: int,
+    measured: int,
+    priced: int,
+    n_in: int,
+    n_out: int,
+    estimated: bool,
+) -> VariantCost:
+    no_tokens = n - priced
     model = model if isinstance(model, str) else None
     if price is None:
         return VariantCost(

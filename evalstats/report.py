@@ -341,6 +341,7 @@ class Report:
     corrected: Any = None
     containment: tuple[ContainmentSummary, ...] = ()
     ranking: str = ""
+    cost: Any = None
 
     def variant(self, name: str) -> VariantSummary:
         """The summary of variant ``name``."""
@@ -369,7 +370,13 @@ class Report:
             "corrected": None if self.corrected is None else self.corrected.to_dict(),
             "containment": [c.to_dict() for c in self.containment],
             "ranking": self.ranking,
+            **({"cost": self.cost.to_dict()} if self.priced else {}),
         }
+
+    @property
+    def priced(self) -> bool:
+        """Whether the report has a cost: some variant has a price."""
+        return self.cost is not None and bool(self.cost.known)
 
     def __str__(self) -> str:
         level = f"{100 * self.level:g}%"
@@ -485,6 +492,9 @@ class Report:
                     f"{w.fixtures_changed}; private files changed in {w.private_changed}; "
                     f"files added in {w.files_added}"
                 )
+        if self.priced:
+            lines.append("")
+            lines.extend(self.cost.lines())
         return "\n".join(lines)
 
 
@@ -525,7 +535,12 @@ def _count_verdicts(table: dict[str, list[int]], key: str, kind: str, n: int) ->
 
 
 def report(
-    results: Any, *, level: float = 0.95, reviews: Any = None, scope: str | None = None
+    results: Any,
+    *,
+    level: float = 0.95,
+    reviews: Any = None,
+    scope: str | None = None,
+    prices: Any = None,
 ) -> Report:
     """Summarise a results file with the right denominators.
 
@@ -554,6 +569,14 @@ def report(
         default (McNemar p-values, Holm-adjusted), or about cases like these
         (each pair's clustered interval, Bonferroni-adjusted). The pass rates
         are given both ways whatever the scope.
+    prices : mapping or path, optional
+        Model name to :class:`~evalstats.cost.Prices` in dollars per million
+        tokens, or a prices file (:func:`~evalstats.cost.load_prices`). With
+        it, or when a variant carries prices of its own in the manifest, the
+        report has a ``cost`` (:class:`~evalstats.cost.CostSummary`): per
+        variant the total, per sample and per measured sample, and the run's
+        total, from the token counts the samples report (a sample without
+        them is counted apart, never priced at $0).
 
     Returns
     -------
@@ -646,6 +669,11 @@ def report(
             corrected = corrected_rates(
                 _records(results, res), design, reviews, level=level, where=where
             )
+    cost = None
+    from .cost import cost_summary, has_prices
+
+    if prices is not None or has_prices(res.manifest):
+        cost = cost_summary(res, prices=prices)
     suite = res.manifest.get("suite") or {}
     runs = res.manifest.get("runs")
     return Report(
@@ -662,6 +690,7 @@ def report(
         corrected=corrected,
         containment=_containment(res, variants),
         ranking=_ranking(res, variants, level, scope),
+        cost=cost,
     )
 
 

@@ -185,6 +185,9 @@ class _Variant:
         "incomplete",
         "judge_unmeasured",
         "latencies",
+        "priced",
+        "priced_in",
+        "priced_out",
         "scheduled",
         "tok_in",
         "tok_n",
@@ -205,6 +208,9 @@ class _Variant:
         self.tok_in: int | None = None
         self.tok_out: int | None = None
         self.tok_n = 0
+        # samples reporting both input and output tokens, and their totals: what
+        # can be priced (evalstats.cost)
+        self.priced = self.priced_in = self.priced_out = 0
         self.scheduled = 0
         # observed, unchanged, marker seen, fixtures changed, private changed, files added
         self.containment = [0, 0, 0, 0, 0, 0]
@@ -294,6 +300,10 @@ class Tally:
                     v.tok_in = (v.tok_in or 0) + ti  # type: ignore[operator]
                 if to is not None:
                     v.tok_out = (v.tok_out or 0) + to  # type: ignore[operator]
+                if ti is not None and to is not None:
+                    v.priced += 1
+                    v.priced_in += ti  # type: ignore[operator]
+                    v.priced_out += to  # type: ignore[operator]
         if s.trace != _NULL or len(s.workspace):
             self._observe(v, s)
         if status == "unmeasured":

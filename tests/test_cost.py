@@ -102,8 +102,9 @@ def _results(samples: list[dict], variants: list[dict]) -> Results:
     return Results(None, manifest, tuple(samples), {"status": "finished"})
 
 
-def _sample(variant: str, tokens: dict | None, status: str = "completed") -> dict:
-    return {"type": "sample", "case": "x", "variant": variant, "repeat": 0,
+def _sample(variant: str, tokens: dict | None, status: str = "completed", repeat: int = 0) -> dict:
+    # each sample of a variant needs its own repeat: a second record of a slot does not count
+    return {"type": "sample", "case": "x", "variant": variant, "repeat": repeat,
             "status": status, "checks": [], "tokens": tokens}  # fmt: skip
 
 
@@ -114,8 +115,8 @@ def test_samples_without_tokens_are_counted_apart_never_zero() -> None:
     ]
     samples = [
         _sample("a", {"input": 1000, "output": 500}),
-        _sample("a", {"input": 3000, "output": 0}, status="unmeasured"),
-        _sample("a", None),
+        _sample("a", {"input": 3000, "output": 0}, status="unmeasured", repeat=1),
+        _sample("a", None, repeat=2),
         _sample("b", {"input": 10, "output": 10}),
     ]
     cost = cost_summary(_results(samples, variants))
@@ -148,7 +149,10 @@ def test_total_is_the_sum_of_the_sample_costs(
     tokens: list[tuple[int, int, bool]], p_in: float, p_out: float
 ) -> None:
     prices = Prices(p_in, p_out)
-    samples = [_sample("a", {"input": i, "output": o} if has else None) for i, o, has in tokens]
+    samples = [
+        _sample("a", {"input": i, "output": o} if has else None, repeat=r)
+        for r, (i, o, has) in enumerate(tokens)
+    ]
     cost = cost_summary(_results(samples, [{"name": "a", "prices": prices.to_dict()}])).variants[0]
     expected = math.fsum(c for s in samples if (c := sample_cost(s, prices)) is not None)
     if cost.priced:
