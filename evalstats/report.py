@@ -198,6 +198,8 @@ class VariantSummary:
         Token totals over the samples that reported them (None when none did).
     tokens_samples : int
         How many samples reported tokens.
+    cases_measured : int
+        Cases with at least one measured sample: the cases the rates speak of.
     """
 
     variant: str
@@ -217,6 +219,7 @@ class VariantSummary:
     tokens_input: int | None
     tokens_output: int | None
     tokens_samples: int
+    cases_measured: int = 0
 
     @property
     def design_effect(self) -> float:
@@ -230,6 +233,7 @@ class VariantSummary:
             "variant": self.variant,
             "passes": self.passes,
             "measured": self.measured,
+            "cases_measured": self.cases_measured,
             "completed": self.completed,
             "incomplete": self.incomplete,
             "unmeasured": self.unmeasured,
@@ -321,6 +325,37 @@ class ContainmentSummary:
 
 
 @dataclass(frozen=True)
+class TagSummary:
+    """One variant's pass rate over the cases that carry one tag.
+
+    ``cases`` counts the tagged cases with measured samples; ``per_trial`` is
+    the Wilson interval of ``passes / measured`` (about these cases) and
+    ``clustered`` the case-clustered interval (about cases like these with
+    this tag), as for a variant over all cases. A case with several tags is
+    in each tag's rate.
+    """
+
+    tag: str
+    variant: str
+    cases: int
+    passes: int
+    measured: int
+    per_trial: Interval
+    clustered: ClusteredInterval
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "tag": self.tag,
+            "variant": self.variant,
+            "cases": self.cases,
+            "passes": self.passes,
+            "measured": self.measured,
+            "per_trial": self.per_trial.to_dict(),
+            "clustered": self.clustered.to_dict(),
+        }
+
+
+@dataclass(frozen=True)
 class Report:
     """What a results file shows, with the right denominators.
 
@@ -342,6 +377,7 @@ class Report:
     containment: tuple[ContainmentSummary, ...] = ()
     ranking: str = ""
     cost: Any = None
+    tags: tuple[TagSummary, ...] = ()
 
     def variant(self, name: str) -> VariantSummary:
         """The summary of variant ``name``."""
@@ -370,6 +406,7 @@ class Report:
             "corrected": None if self.corrected is None else self.corrected.to_dict(),
             "containment": [c.to_dict() for c in self.containment],
             "ranking": self.ranking,
+            "tags": [t.to_dict() for t in self.tags],
             **({"cost": self.cost.to_dict()} if self.priced else {}),
         }
 
@@ -396,7 +433,8 @@ class Report:
             lines.append(f"variant {v.variant}: {v.passes} of {v.measured} measured samples passed")
             lines.append(
                 f"  these cases       {v.per_trial}  per-trial Wilson interval ({level}): how "
-                f"often these {len(self.case_ids)} cases would pass if run again"
+                f"often these {v.cases_measured} case{'s' if v.cases_measured != 1 else ''} "
+                "would pass if run again"
             )
             # Every case has the same pass rate: clustered_mean_ci makes the standard
             # error exactly 0 (and the design effect 0), which says nothing about
@@ -464,6 +502,19 @@ class Report:
         for v in self.variants:
             for check, c in v.checks.items():
                 lines.append(f"  {v.variant:<{vwidth}}  {check}: {_axis_text(c)}")
+        if self.tags:
+            lines.append("")
+            lines.append(
+                f"per tag (passes of measured samples; Wilson {level} interval about these "
+                f"cases, case-clustered {level} interval about cases like these)"
+            )
+            twidth = max(len(t.tag) for t in self.tags)
+            for t in self.tags:
+                lines.append(
+                    f"  {t.tag:<{twidth}}  {t.variant:<{vwidth}}  "
+                    f"{f'{t.passes}/{t.measured}':>7}  {str(t.per_trial):<22}  cases like these "
+                    f"{t.clustered}  ({t.cases} case{'s' if t.cases != 1 else ''})"
+                )
         if self.reviewed:
             lines.append("")
             lines.append(
@@ -691,6 +742,7 @@ def report(
         containment=_containment(res, variants),
         ranking=_ranking(res, variants, level, scope),
         cost=cost,
+        tags=_tags(res, variants, case_ids, level),
     )
 
 
@@ -777,6 +829,7 @@ def _variant_summary(
         tokens_input=counts.tok_in,
         tokens_output=counts.tok_out,
         tokens_samples=counts.tok_n,
+        cases_measured=sum(1 for c in cells if c.measured),
     )
 
 
@@ -871,3 +924,36 @@ def _containment(res: Tally, variants: Sequence[str]) -> tuple[ContainmentSummar
     if not res.observed:
         return ()  # the common case (no tool traces), kept cheap
     return tuple(ContainmentSummary(v, *res.counts(v).containment) for v in variants)
+
+
+def _tags(
+    res: Tally, variants: Sequence[str], case_ids: Sequence[str], level: float
+) -> tuple[TagSummary, ...]:
+    """Per tag (in the order the cases first carry them) and variant, the pass rate over
+    the tagged cases, clustered by case; () when no case carries a tag."""
+    tagged: dict[str, list[str]] = {}
+    for case in res.manifest.get("cases") or ():
+        if not isinstance(case, dict) or case.get("id") not in case_ids:
+            continue
+        tags = case.get("tags")
+        for tag in tags if isinstance(tags, list) else ():
+            if isinstance(tag, str) and case["id"] not in tagged.setdefault(tag, []):
+                tagged[tag].append(case["id"])
+    out = []
+    for tag, ids in tagged.items():
+        for v in variants:
+            cells = [c for c in (res.counts(v).cells.get(i) for i in ids) if c is not None]
+            passes = [c.passes for c in cells]
+            measured = [c.measured for c in cells]
+            out.append(
+                TagSummary(
+                    tag=tag,
+                    variant=v,
+                    cases=sum(1 for m in measured if m),
+                    passes=sum(passes),
+                    measured=sum(measured),
+                    per_trial=proportion_ci(sum(passes), sum(measured), level=level),
+                    clustered=_clustered_counts(passes, measured, level),
+                )
+            )
+    return tuple(out)
