@@ -417,26 +417,7 @@ class StandinApp:
 
     def _openai_chat(self, body: bytes) -> StandinReply:
         request = _json_object(body, api="openai")
-        model = request.get("model")
-        if not isinstance(model, str) or not model:
-            raise _HTTPError(400, "you must provide a model parameter", param="model")
-        messages = _messages(request.get("messages"), api="openai")
-        seed = request.get("seed")
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-            raise _HTTPError(
-                400,
-                f"Invalid type for 'seed': expected an integer, but got "
-                f"{type(seed).__name__} instead.",
-                "invalid_type",
-                "seed",
-            )
-        stream = request.get("stream", False)
-        if not isinstance(stream, bool):
-            raise _HTTPError(
-                400, "Invalid type for 'stream': expected a boolean.", "invalid_type", "stream"
-            )
-        if model not in ALL_MODELS:
-            raise _openai_not_found(model)
+        model, messages, seed, stream = _openai_checked(request)
         tools = _tools(request.get("tools"), api="openai")
         shape = _shape(lambda: openai_shape(request, tools))
         conversation = None
@@ -455,22 +436,7 @@ class StandinApp:
         prompt_tokens = _prompt_tokens(
             messages if conversation is None else _token_pairs(conversation)
         )
-        choices = []
-        completion_tokens = 0
-        for text, calls, finish in turns:
-            wire_calls = [
-                {
-                    "id": c["id"],
-                    "type": "function",
-                    "function": {"name": c["name"], "arguments": json.dumps(c["arguments"])},
-                }
-                for c in calls
-            ]
-            completion_tokens += estimate_tokens(text or "") + sum(
-                estimate_tokens(c["function"]["name"] + c["function"]["arguments"])
-                for c in wire_calls
-            )
-            choices.append((text, wire_calls, finish))
+        choices, completion_tokens = _openai_choices(turns)
         usage = {
             "prompt_tokens": prompt_tokens,
             "completion_tokens": completion_tokens,
@@ -484,52 +450,9 @@ class StandinApp:
         }
         delay, kind = _delay(draw, self.hang_s)
         if not stream:
-            wire_choices = []
-            for i, (text, wire_calls, finish) in enumerate(choices):
-                message: dict[str, Any] = {"role": "assistant", "content": text, "refusal": None}
-                if wire_calls:
-                    message["tool_calls"] = wire_calls
-                wire_choices.append(
-                    {"index": i, "message": message, "logprobs": None, "finish_reason": finish}
-                )
-            document = {
-                "id": head["id"],
-                "object": "chat.completion",
-                "created": head["created"],
-                "model": model,
-                "choices": wire_choices,
-                "usage": usage,
-                "system_fingerprint": head["system_fingerprint"],
-            }
+            document = _openai_completion(head, choices, usage)
             return StandinReply(200, _dumps(document), delay_s=delay, kind=kind)
-        chunk = {"object": "chat.completion.chunk", **head}
-        events = []
-        for i, (text, wire_calls, _finish) in enumerate(choices):
-            delta: dict[str, Any] = {"role": "assistant", "content": text}
-            if wire_calls:
-                # One delta carries each call whole, with the index OpenAI streams
-                # calls by; a client joins argument pieces, here there is one piece.
-                delta["tool_calls"] = [{"index": j, **c} for j, c in enumerate(wire_calls)]
-            events.append(
-                {
-                    **chunk,
-                    "choices": [
-                        {"index": i, "delta": delta, "logprobs": None, "finish_reason": None}
-                    ],
-                }
-            )
-        for i, (_text, _calls, finish) in enumerate(choices):
-            events.append(
-                {
-                    **chunk,
-                    "choices": [
-                        {"index": i, "delta": {}, "logprobs": None, "finish_reason": finish}
-                    ],
-                }
-            )
-        options = request.get("stream_options")
-        if isinstance(options, dict) and options.get("include_usage"):
-            events.append({**chunk, "choices": [], "usage": usage})
+        events = _openai_chunks(head, choices, usage, request.get("stream_options"))
         sse = b"".join(b"data: " + _dumps(e) + b"\n\n" for e in events) + b"data: [DONE]\n\n"
         return StandinReply(200, sse, "text/event-stream", delay_s=delay, kind=kind)
 
@@ -1378,3 +1301,106 @@ def serve_until_signal(
         for s, handler in previous.items():
             signal.signal(s, handler)
     return 0
+
+
+# --- OpenAI chat completions: the steps of a request -------------------------------
+
+_Choice = tuple[str | None, list[dict[str, Any]], str]
+
+
+def _openai_checked(request: dict[str, Any]) -> tuple[str, Any, int | None, bool]:
+    """The model, messages, seed and stream flag of a chat request, checked as OpenAI does."""
+    model = request.get("model")
+    if not isinstance(model, str) or not model:
+        raise _HTTPError(400, "you must provide a model parameter", param="model")
+    messages = _messages(request.get("messages"), api="openai")
+    seed = request.get("seed")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise _HTTPError(
+            400,
+            f"Invalid type for 'seed': expected an integer, but got {type(seed).__name__} instead.",
+            "invalid_type",
+            "seed",
+        )
+    stream = request.get("stream", False)
+    if not isinstance(stream, bool):
+        raise _HTTPError(
+            400, "Invalid type for 'stream': expected a boolean.", "invalid_type", "stream"
+        )
+    if model not in ALL_MODELS:
+        raise _openai_not_found(model)
+    return model, messages, seed, stream
+
+
+def _openai_choices(turns: Any) -> tuple[list[_Choice], int]:
+    """Each turn as (text, tool calls on the wire, finish reason), and the tokens they hold."""
+    choices: list[_Choice] = []
+    completion_tokens = 0
+    for text, calls, finish in turns:
+        wire_calls = [
+            {
+                "id": c["id"],
+                "type": "function",
+                "function": {"name": c["name"], "arguments": json.dumps(c["arguments"])},
+            }
+            for c in calls
+        ]
+        completion_tokens += estimate_tokens(text or "") + sum(
+            estimate_tokens(c["function"]["name"] + c["function"]["arguments"]) for c in wire_calls
+        )
+        choices.append((text, wire_calls, finish))
+    return choices, completion_tokens
+
+
+def _openai_completion(
+    head: dict[str, Any], choices: list[_Choice], usage: dict[str, int]
+) -> dict[str, Any]:
+    """The ``chat.completion`` document of a reply that is not streamed."""
+    wire_choices = []
+    for i, (text, wire_calls, finish) in enumerate(choices):
+        message: dict[str, Any] = {"role": "assistant", "content": text, "refusal": None}
+        if wire_calls:
+            message["tool_calls"] = wire_calls
+        wire_choices.append(
+            {"index": i, "message": message, "logprobs": None, "finish_reason": finish}
+        )
+    return {
+        "id": head["id"],
+        "object": "chat.completion",
+        "created": head["created"],
+        "model": head["model"],
+        "choices": wire_choices,
+        "usage": usage,
+        "system_fingerprint": head["system_fingerprint"],
+    }
+
+
+def _openai_chunks(
+    head: dict[str, Any], choices: list[_Choice], usage: dict[str, int], options: Any
+) -> list[dict[str, Any]]:
+    """The ``chat.completion.chunk`` events of a streamed reply: each choice's delta,
+    then each one's finish reason, then the usage when ``stream_options`` asks."""
+    chunk = {"object": "chat.completion.chunk", **head}
+    events = []
+    for i, (text, wire_calls, _finish) in enumerate(choices):
+        delta: dict[str, Any] = {"role": "assistant", "content": text}
+        if wire_calls:
+            # One delta carries each call whole, with the index OpenAI streams
+            # calls by; a client joins argument pieces, here there is one piece.
+            delta["tool_calls"] = [{"index": j, **c} for j, c in enumerate(wire_calls)]
+        events.append(
+            {
+                **chunk,
+                "choices": [{"index": i, "delta": delta, "logprobs": None, "finish_reason": None}],
+            }
+        )
+    for i, (_text, _calls, finish) in enumerate(choices):
+        events.append(
+            {
+                **chunk,
+                "choices": [{"index": i, "delta": {}, "logprobs": None, "finish_reason": finish}],
+            }
+        )
+    if isinstance(options, dict) and options.get("include_usage"):
+        events.append({**chunk, "choices": [], "usage": usage})
+    return events
