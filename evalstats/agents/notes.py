@@ -64,8 +64,8 @@ import stat
 import sys
 import time
 import weakref
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -614,8 +614,7 @@ async def run_notes(
     ]
     tool_names = [t["name"] for t in TOOLS]
     answer = ""
-    model_calls = tool_calls = bytes_read = 0
-    used_ids: set[str] = set()
+    spent = _Spent()
     stopped: str | None = None
     exit_code = 0
     unsent = False  # results of a round that ran and are in no request record yet
@@ -625,7 +624,12 @@ async def run_notes(
             stopped = "deadline"
             break
         writer.write(
-            {"type": "request", "turn": model_calls, "messages": messages, "tools": tool_names}
+            {
+                "type": "request",
+                "turn": spent.model_calls,
+                "messages": messages,
+                "tools": tool_names,
+            }
         )
         unsent = False
         if left <= 0:
@@ -634,28 +638,12 @@ async def run_notes(
             # that ran), but no time is left to send it.
             stopped = "deadline"
             break
-        turn = model_calls
-        model_calls += 1
-        try:
-            done = await asyncio.wait_for(provider.complete(messages, seed=seed), timeout=left)
-        except TimeoutError:
-            stopped = "deadline"
+        turn = spent.model_calls
+        spent.model_calls += 1
+        done, stopped, exit_code = await _complete(provider, messages, seed, left)
+        if done is None:
             break
-        except TransientProviderError as exc:
-            stopped, exit_code = f"error: {exc}", EXIT_TRANSIENT
-            break
-        except ProviderError as exc:
-            stopped, exit_code = f"error: {exc}", EXIT_PROVIDER_ERROR
-            break
-        calls: list[dict[str, Any]] = []
-        for i, c in enumerate(done.tool_calls):
-            call_id = str(c.get("id") or "")
-            if not call_id or call_id in used_ids:
-                # Services without call ids (Ollama, Gemini) get ids numbered per
-                # response; a conversation needs each id once to match results.
-                call_id = f"call_{turn}_{i}"
-            used_ids.add(call_id)
-            calls.append({"id": call_id, "name": str(c["name"]), "arguments": dict(c["arguments"])})
+        calls = _numbered_calls(done.tool_calls, turn, spent.used_ids)
         writer.write(
             {
                 "type": "response",
@@ -669,40 +657,108 @@ async def run_notes(
         answer = done.answer or ""
         if not calls:
             break
-        # Check every budget before the round runs, so that each call that runs
-        # has its result sent (and recorded) in the next request.
-        cost = sum(
-            dispatcher.read_cost(c["arguments"].get("path"))
-            for c in calls
-            if c["name"] == "read_note" and "_unparsed" not in c["arguments"]
+        stopped = _over_budget(
+            calls, dispatcher, budgets, spent, lambda: clock() - started >= budgets.deadline_s
         )
-        if model_calls >= budgets.model_calls:
-            stopped = "model_calls"
-        elif tool_calls + len(calls) > budgets.tool_calls:
-            stopped = "tool_calls"
-        elif bytes_read + cost > budgets.bytes_read:
-            stopped = "bytes_read"
-        elif clock() - started >= budgets.deadline_s:
-            stopped = "deadline"
         if stopped:
             break
         messages.append({"role": "assistant", "content": done.answer or None, "tool_calls": calls})
         unsent = True
-        for call in calls:
-            result = dispatcher.dispatch(call["name"], call["arguments"])
-            tool_calls += 1
-            bytes_read += result.bytes_read
-            messages.append(
-                {
-                    "role": "tool",
-                    "tool_call_id": call["id"],
-                    "name": call["name"],
-                    "content": result.content,
-                    "error": result.error,
-                }
-            )
+        _run_round(calls, dispatcher, messages, spent)
     writer.write({"type": "final", "answer": answer, "stopped": stopped})
     return NotesRun(answer=answer, stopped=stopped, exit_code=exit_code)
+
+
+@dataclass
+class _Spent:
+    """What a run has used so far: model calls, tool calls, bytes read, call ids."""
+
+    model_calls: int = 0
+    tool_calls: int = 0
+    bytes_read: int = 0
+    used_ids: set[str] = field(default_factory=set)
+
+
+async def _complete(
+    provider: Any, messages: list[dict[str, Any]], seed: int | None, left: float
+) -> tuple[Any, str | None, int]:
+    """One model call within the time left: the completion, or None with why the run
+    stops and its exit code (a transient failure and a provider error differ)."""
+    try:
+        done = await asyncio.wait_for(provider.complete(messages, seed=seed), timeout=left)
+    except TimeoutError:
+        return None, "deadline", 0
+    except TransientProviderError as exc:
+        return None, f"error: {exc}", EXIT_TRANSIENT
+    except ProviderError as exc:
+        return None, f"error: {exc}", EXIT_PROVIDER_ERROR
+    return done, None, 0
+
+
+def _numbered_calls(
+    tool_calls: Iterable[Mapping[str, Any]], turn: int, used_ids: set[str]
+) -> list[dict[str, Any]]:
+    """The response's tool calls, each with an id used once in the conversation."""
+    calls: list[dict[str, Any]] = []
+    for i, c in enumerate(tool_calls):
+        call_id = str(c.get("id") or "")
+        if not call_id or call_id in used_ids:
+            # Services without call ids (Ollama, Gemini) get ids numbered per
+            # response; a conversation needs each id once to match results.
+            call_id = f"call_{turn}_{i}"
+        used_ids.add(call_id)
+        calls.append({"id": call_id, "name": str(c["name"]), "arguments": dict(c["arguments"])})
+    return calls
+
+
+def _over_budget(
+    calls: list[dict[str, Any]],
+    dispatcher: NotesDispatcher,
+    budgets: Budgets,
+    spent: _Spent,
+    past_deadline: Callable[[], bool],
+) -> str | None:
+    """The budget the next round would exceed, or None.
+
+    Every budget is checked before the round runs, so that each call that runs
+    has its result sent (and recorded) in the next request.
+    """
+    cost = sum(
+        dispatcher.read_cost(c["arguments"].get("path"))
+        for c in calls
+        if c["name"] == "read_note" and "_unparsed" not in c["arguments"]
+    )
+    if spent.model_calls >= budgets.model_calls:
+        return "model_calls"
+    if spent.tool_calls + len(calls) > budgets.tool_calls:
+        return "tool_calls"
+    if spent.bytes_read + cost > budgets.bytes_read:
+        return "bytes_read"
+    if past_deadline():
+        return "deadline"
+    return None
+
+
+def _run_round(
+    calls: list[dict[str, Any]],
+    dispatcher: NotesDispatcher,
+    messages: list[dict[str, Any]],
+    spent: _Spent,
+) -> None:
+    """Run each call of a round and add its result to the conversation."""
+    for call in calls:
+        result = dispatcher.dispatch(call["name"], call["arguments"])
+        spent.tool_calls += 1
+        spent.bytes_read += result.bytes_read
+        messages.append(
+            {
+                "role": "tool",
+                "tool_call_id": call["id"],
+                "name": call["name"],
+                "content": result.content,
+                "error": result.error,
+            }
+        )
 
 
 # --- the command ------------------------------------------------------------------
