@@ -21,26 +21,13 @@ import json
 
 import httpx
 import pytest
+from services import Service
 
 from evalstats.engine import Prompt
 from evalstats.errors import InvalidArgument, ProviderError, TransientProviderError
 from evalstats.providers import GeminiProvider
 
 CANARY = "AIzaSyCanary-0123456789abcdefghijkl"
-
-
-class Service:
-    def __init__(self, reply):
-        self.reply = reply
-        self.requests: list[httpx.Request] = []
-
-    def __call__(self, request):
-        self.requests.append(request)
-        return self.reply(request)
-
-    @property
-    def body(self):
-        return json.loads(self.requests[-1].content)
 
 
 def response(parts, finish="STOP"):

@@ -18,28 +18,13 @@ import json
 
 import httpx
 import pytest
+from services import Service
 
 from evalstats.engine import Prompt, TaskResult
 from evalstats.errors import InvalidArgument, ProviderError, TransientProviderError
 from evalstats.providers import OpenAIProvider
 
 CANARY = "sk-canary-0123456789abcdefXYZ"
-
-
-class Service:
-    """A mock service: records each request and answers with ``reply(request)``."""
-
-    def __init__(self, reply):
-        self.reply = reply
-        self.requests: list[httpx.Request] = []
-
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        self.requests.append(request)
-        return self.reply(request)
-
-    @property
-    def body(self) -> dict:
-        return json.loads(self.requests[-1].content)
 
 
 def completion(content="Your order A-1042 has shipped.", **extra):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from services import NOTES_TOOLS
 
 from evalstats.standin.server import serve
 from evalstats.standin.shaping import JSON_SLIP_RATES
@@ -17,28 +18,7 @@ pytestmark = pytest.mark.slow
 
 ORDER = "Hi, where is my order A-1042?"
 NOTES_Q = "What is the project called? See notes.txt."
-TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": "list_notes",
-            "description": "List the notes.",
-            "parameters": {"type": "object", "properties": {}},
-        },
-    },
-    {
-        "type": "function",
-        "function": {
-            "name": "read_note",
-            "description": "Read one note.",
-            "parameters": {
-                "type": "object",
-                "properties": {"path": {"type": "string"}},
-                "required": ["path"],
-            },
-        },
-    },
-]
+TOOLS = NOTES_TOOLS
 
 
 @pytest.fixture(scope="module")

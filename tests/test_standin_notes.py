@@ -23,6 +23,7 @@ import httpx
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from services import NOTES_TOOLS
 from strategies import tool_conversations
 
 from evalstats.errors import InvalidArgument
@@ -475,28 +476,7 @@ def test_the_prefix_gives_the_known_improvement_in_reading():
 
 # --- served: StandinApp without sockets ---------------------------------------------
 
-TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": "list_notes",
-            "description": "List the notes.",
-            "parameters": {"type": "object", "properties": {}},
-        },
-    },
-    {
-        "type": "function",
-        "function": {
-            "name": "read_note",
-            "description": "Read one note.",
-            "parameters": {
-                "type": "object",
-                "properties": {"path": {"type": "string"}},
-                "required": ["path"],
-            },
-        },
-    },
-]
+TOOLS = NOTES_TOOLS
 
 
 def post(app: StandinApp, path: str, document: object) -> tuple[int, dict]:
