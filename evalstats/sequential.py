@@ -99,25 +99,17 @@ _LOG2 = math.log(2.0)
 # --- "these cases": the discordant pairs --------------------------------------
 
 
-def log_evalue_discordant(wins: Any, discordant: Any) -> np.ndarray:
-    """Log of the one-sided mixture e-process for "B wins more than half".
+def _log_uniform_mixture(k: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """Log of U(k, m), the likelihood ratio (2t)^k (2(1-t))^(m-k) of a share t
+    against 1/2 averaged over t uniform on [1/2, 1] (density 2):
 
-    With ``k = wins`` of ``m = discordant`` discordant pairs won by B, the
-    likelihood ratio of a share t against 1/2 is (2t)^k (2(1-t))^(m-k);
-    averaged over t uniform on [1/2, 1] (density 2) it is
-
-        E = 2^(m+1) B(k+1, m-k+1) P(Beta(k+1, m-k+1) > 1/2)
+        U = 2^(m+1) B(k+1, m-k+1) P(Beta(k+1, m-k+1) > 1/2)
           = 2^(m+1) B(k+1, m-k+1) I_{1/2}(m-k+1, k+1),
 
-    I the regularized incomplete beta function. It starts at 1 (m = 0) and is
-    a martingale when each discordant pair favours B with probability 1/2.
-    Vectorised; ``wins`` and ``discordant`` broadcast. The "A better" process
-    is the same with ``discordant - wins`` in place of ``wins``.
+    I the regularized incomplete beta function.
     """
     from scipy.special import betainc, betaln, hyp2f1
 
-    k = np.asarray(wins, dtype=float)
-    m = np.asarray(discordant, dtype=float)
     a, b = m - k + 1.0, k + 1.0
     tail = betainc(a, b, 0.5)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -134,7 +126,40 @@ def log_evalue_discordant(wins: Any, discordant: Any) -> np.ndarray:
                 + np.log(hyp2f1(a + b, 1.0, a + 1.0, 0.5))
             )
             log_tail = np.where(small, series, log_tail)
-    return (m + 1.0) * _LOG2 + betaln(b, a) + log_tail
+    return (m + 1.0) * _LOG2 + betaln(b, a) + log_tail  # type: ignore[no-any-return]
+
+
+def log_evalue_discordant(wins: Any, discordant: Any) -> np.ndarray:
+    """Log of the one-sided mixture e-process for "B wins more than half".
+
+    With ``k = wins`` of ``m = discordant`` discordant pairs won by B, the
+    likelihood ratio of a share t against 1/2 is (2t)^k (2(1-t))^(m-k). It is
+    averaged over a Beta(2, 2) distribution of B's edge s = 2t - 1 on [0, 1]
+    (density 6 s (1 - s), so t has density 24 (2t - 1)(1 - t) on [1/2, 1]).
+    Against the uniform distribution of t this moves weight from the edges to
+    the middle: none on s = 0, where no evidence can build up, and little on
+    s near 1 (B wins every discordant pair), which real prompt changes rarely
+    reach; on the shop stand-in it reaches a verdict with about 8% fewer pairs
+    on average for the same power (simulations/sequential.py). Since
+    24 (2t - 1)(1 - t) (2t)^k (2(1-t))^(m-k) =
+    6 [(2t)^(k+1) (2(1-t))^(m-k+1) - (2t)^k (2(1-t))^(m-k+2)],
+
+        E(k, m) = 3 [U(k + 1, m + 2) - U(k, m + 2)],
+
+    U the uniform mixture (see :func:`_log_uniform_mixture`), positive because
+    U grows with k. It starts at 1 (m = 0) and is a martingale when each
+    discordant pair favours B with probability 1/2 (a mixture of likelihood
+    ratios; Robbins 1970). Vectorised; ``wins`` and ``discordant`` broadcast.
+    The "A better" process is the same with ``discordant - wins`` in place of
+    ``wins``.
+    """
+    k = np.asarray(wins, dtype=float)
+    m = np.asarray(discordant, dtype=float)
+    upper = _log_uniform_mixture(k + 1.0, m + 2.0)
+    lower = _log_uniform_mixture(k, m + 2.0)
+    # U(k+1)/U(k) - 1 is about 2/(m - 2k) at worst, so the difference keeps
+    # all but about log10(m) of float's digits.
+    return math.log(3.0) + upper + np.log1p(-np.exp(lower - upper))  # type: ignore[no-any-return]
 
 
 def _bisect(f: Any, lo: np.ndarray, hi: np.ndarray, *, iterations: int = 44) -> np.ndarray:

@@ -21,6 +21,9 @@ of pairs; the ratio of that to N is printed at 80% and 90% power, looking
 after every pair and after every round of the 4 shop cases. The same for icc
 0.3 with the "cases like these" scope, against the fixed clustered t test on
 the same numbers of cases (its power simulated with the same case model).
+For reference, the same figures for a test told the true share of discordant
+pairs B wins (the likelihood ratio at that share): the limit the mixture,
+which must work without knowing the effect, is measured against.
 
 Usage::
 
@@ -193,7 +196,41 @@ def efficiency(experiments: int, seed: int) -> dict[tuple[str, float], float]:
                 f"({(mean - half) / n:.3f} to {(mean + half) / n:.3f})",
                 flush=True,
             )
+    told_the_truth(experiments, seed)
     return ratios
+
+
+def told_the_truth(experiments: int, seed: int) -> None:
+    """The same on the same draws for a test that knows the true share of
+    discordant pairs B wins: the likelihood ratio of that share against 1/2,
+    stopped at 40. No test that must stay valid at every look without knowing
+    the effect can expect to beat it by much, so its ratio shows how far the
+    mixture is from the limit."""
+    only_b, only_a = P_B * (1 - P_A), P_A * (1 - P_B)
+    share = only_b / (only_b + only_a)
+    rng = np.random.default_rng(seed)
+    u = rng.random((experiments, 400))
+    d = np.where(u < only_b, 1, np.where(u < only_b + only_a, -1, 0))
+    wins_b, wins_a = np.cumsum(d > 0, axis=1), np.cumsum(d < 0, axis=1)
+    up_step, down_step = math.log(2 * share), math.log(2 * (1 - share))
+    bound = math.log(40.0)
+    up = wins_b * up_step + wins_a * down_step >= bound
+    down = wins_a * up_step + wins_b * down_step >= bound
+    either = up | down
+    hit = either.any(axis=1)
+    first = np.argmax(either, axis=1)
+    verdicts = np.where(hit, np.where(up[np.arange(experiments), first], 1, -1), 0)
+    stopped = np.where(hit, first + 1, 400)
+    for target_power in (0.8, 0.9):
+        n = next(n for n in range(1, 1000) if paired_power(P_A, P_B, n) >= target_power)
+        budget = smallest_budget(stopped, verdicts, paired_power(P_A, P_B, n), 1)
+        mean, half = mean_pairs(stopped, budget)
+        print(
+            f"  told the true share ({share:.3f}), {100 * target_power:.0f}% power: budget "
+            f"{budget} pairs, mean pairs {mean:.1f} ({mean - half:.1f} to {mean + half:.1f}); "
+            f"ratio {mean / n:.3f} ({(mean - half) / n:.3f} to {(mean + half) / n:.3f})",
+            flush=True,
+        )
 
 
 def clustered_efficiency(experiments: int, seed: int) -> None:
