@@ -600,7 +600,7 @@ def sequential_compare(
     >>> c.verdict, c.only_b, c.only_a, c.decided_at
     ('b_better', 20, 0, 16)
     >>> round(c.evalue_b, 1)
-    99864.3
+    44998.2
     """
     level = check_level(level)
     scope = check_method(scope, SCOPES, name="scope")
@@ -1074,7 +1074,7 @@ def sequential_plan(
     --------
     >>> plan = sequential_plan(0.7, 0.9, 131, experiments=2000)
     >>> plan.fixed_pairs, round(plan.simulation.power.estimate, 2)
-    (89, 0.89)
+    (94, 0.91)
     """
     from .power import CaseModel, clustered_power, paired_power
 
