@@ -755,7 +755,11 @@ def test_corrected_interval_lies_in_zero_one_and_contains_its_estimate(cells, da
 @given(calibration_counts(), st.integers(1, 300), st.data())
 def test_a_higher_level_never_narrows_the_interval(cells, n, data) -> None:
     tp, ff, tf, fp = cells
-    assume(tp + ff > 0 and tf + fp > 0 and tp / (tp + ff) + tf / (tf + fp) > 1)
+    # With one or two calibration answers of a kind the adjusted-Wald centre moves
+    # with the level enough to order the widths either way (25 good answers all
+    # judged right and 1 bad one, k=0 of n=1: 0.528 at 80%, 0.527 at 99%); a
+    # random search of 60,000 draws with at least 3 of each kind found no case.
+    assume(tp + ff >= 3 and tf + fp >= 3 and tp / (tp + ff) + tf / (tf + fp) > 1)
     k = data.draw(st.integers(0, n))
     cal = Calibration.from_counts(tp, ff, tf, fp)
     narrow = corrected_pass_rate(k, n, cal, level=0.8)
