@@ -153,13 +153,28 @@ def log_evalue_discordant(wins: Any, discordant: Any) -> np.ndarray:
     The "A better" process is the same with ``discordant - wins`` in place of
     ``wins``.
     """
+    from scipy.special import hyp2f1
+
     k = np.asarray(wins, dtype=float)
     m = np.asarray(discordant, dtype=float)
     upper = _log_uniform_mixture(k + 1.0, m + 2.0)
     lower = _log_uniform_mixture(k, m + 2.0)
-    # U(k+1)/U(k) - 1 is about 2/(m - 2k) at worst, so the difference keeps
-    # all but about log10(m) of float's digits.
-    return math.log(3.0) + upper + np.log1p(-np.exp(lower - upper))  # type: ignore[no-any-return]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_e = math.log(3.0) + upper + np.log1p(-np.exp(lower - upper))
+        # Where B won at most half, the two terms are close (U(k+1)/U(k) - 1 is
+        # about 2/(m - 2k)) and their difference loses digits. There a series
+        # of positive terms gives it whole: with b = m - k + 2,
+        #     E = 3 F / (2 b (b + 1)),  F = 2F1(m + 4, 2; m - k + 4; 1/2),
+        # from the incomplete beta function's hypergeometric series
+        # (Abramowitz & Stegun 26.5.23) and its recurrence in a (26.5.16).
+        # scipy's 2F1 overflows near an even split; the difference serves there.
+        losing = 2.0 * k <= m
+        if np.any(losing):
+            b = m - k + 2.0
+            series = hyp2f1(m + 4.0, 2.0, b + 2.0, 0.5)
+            log_series = math.log(1.5) + np.log(series) - np.log(b) - np.log(b + 1.0)
+            log_e = np.where(losing & np.isfinite(log_series), log_series, log_e)
+    return log_e  # type: ignore[no-any-return]
 
 
 def _bisect(f: Any, lo: np.ndarray, hi: np.ndarray, *, iterations: int = 44) -> np.ndarray:
