@@ -355,9 +355,8 @@ def _run_plan(args: argparse.Namespace) -> int:
         return 0
     model = None
     if args.from_file:
-        model = case_model_from_results(
-            _load([args.from_file], args, stream=False), p_a=args.pa, p_b=args.pb
-        )
+        # One evalstats results file is counted as it is read; another tool's log is read.
+        model = case_model_from_results(_load([args.from_file], args), p_a=args.pa, p_b=args.pb)
     elif args.pa is None or args.pb is None:
         raise UsageError("evalstats plan: give --pa and --pb (or --from a pilot run)")
     result = plan(
