@@ -30,7 +30,7 @@ from typing import Any
 from .._validate import suggest
 from ..errors import InvalidArgument, ResultsFileError
 from ..results import Results, ResultsWriter, _gc_paused, read_results
-from ._common import check_threshold, file_error, unique_names
+from ._common import check_threshold, file_error, opening, unique_names
 
 __all__ = ["FORMATS", "detect_format", "load_results", "merge", "write_results"]
 
@@ -48,15 +48,11 @@ def detect_format(path: str | os.PathLike[str]) -> str:
     it cannot be read or is none of the supported formats.
     """
     shown = os.fspath(path)
-    try:
-        with open(shown, "rb") as f:
-            head = f.read(_SNIFF_BYTES)
-    except FileNotFoundError:
-        raise file_error(shown, "no such results file or log") from None
-    except IsADirectoryError:
-        raise file_error(shown, "is a folder, not a results file or log") from None
-    except OSError as error:
-        raise file_error(shown, f"cannot read: {error.strerror or error}") from None
+    with (
+        opening(shown, folder="a results file or log", missing="no such results file or log"),
+        open(shown, "rb") as f,
+    ):
+        head = f.read(_SNIFF_BYTES)
     if not head.strip():
         raise file_error(shown, "the file is empty")
     if head.startswith(b"PK\x03\x04") or head.startswith(b"PK\x05\x06"):

@@ -10,11 +10,12 @@ was run on, so that two variants run on the same slots compare paired.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ..errors import InvalidArgument, ResultsFileError
@@ -40,6 +41,30 @@ FALSE_WORDS = frozenset(
 def file_error(path: str | os.PathLike[str], problem: str) -> ResultsFileError:
     """The one-line error every reader raises: the file, then the problem."""
     return ResultsFileError(f"{os.fspath(path)}: {problem}")
+
+
+@contextlib.contextmanager
+def opening(
+    path: str | os.PathLike[str], *, folder: str, text: str = "", missing: str = "no such file"
+) -> Iterator[None]:
+    """Turn what can go wrong opening and reading ``path`` into one-line file errors.
+
+    A missing file says ``missing``; a folder, that it is not ``folder``; bytes
+    that are not UTF-8, that they are not ``text`` (when given); any other
+    error of the system, that it cannot be read and why.
+    """
+    try:
+        yield
+    except FileNotFoundError:
+        raise file_error(path, missing) from None
+    except IsADirectoryError:
+        raise file_error(path, f"is a folder, not {folder}") from None
+    except UnicodeDecodeError:
+        if not text:
+            raise
+        raise file_error(path, f"is not UTF-8 text; is it {text}?") from None
+    except OSError as error:
+        raise file_error(path, f"cannot read: {error.strerror or error}") from None
 
 
 def check_threshold(pass_threshold: Any) -> float | None:

@@ -21,7 +21,7 @@ import re
 from typing import Any
 
 from ..results import Results
-from ._common import PassRule, build, check, file_error, suite_digest
+from ._common import PassRule, build, check, file_error, opening, suite_digest
 
 _BOOKKEEPING = frozenset(
     {
@@ -107,26 +107,20 @@ def read_lm_eval(
     shown = os.fspath(path)
     want_metric, _, want_filter = (metric or "").partition(",")
     lines: list[tuple[int, dict[str, Any]]] = []
-    try:
-        with open(shown, encoding="utf-8") as f:
-            for number, text in enumerate(f, start=1):
-                if not text.strip():
-                    continue
-                try:
-                    line = json.loads(text)
-                except ValueError:
-                    raise file_error(shown, f"line {number} is not valid JSON") from None
-                if not isinstance(line, dict):
-                    raise file_error(shown, f"line {number} is not a JSON object")
-                lines.append((number, line))
-    except FileNotFoundError:
-        raise file_error(shown, "no such file") from None
-    except IsADirectoryError:
-        raise file_error(shown, "is a folder, not a samples file") from None
-    except UnicodeDecodeError:
-        raise file_error(shown, "is not UTF-8 text; is it an lm-eval samples file?") from None
-    except OSError as error:
-        raise file_error(shown, f"cannot read: {error.strerror or error}") from None
+    with (
+        opening(shown, folder="a samples file", text="an lm-eval samples file"),
+        open(shown, encoding="utf-8") as f,
+    ):
+        for number, text in enumerate(f, start=1):
+            if not text.strip():
+                continue
+            try:
+                line = json.loads(text)
+            except ValueError:
+                raise file_error(shown, f"line {number} is not valid JSON") from None
+            if not isinstance(line, dict):
+                raise file_error(shown, f"line {number} is not a JSON object")
+            lines.append((number, line))
     if not lines:
         raise file_error(shown, "the file is empty; it has no samples")
     for number, line in lines:

@@ -17,26 +17,20 @@ import os
 from typing import Any
 
 from ..results import Results
-from ._common import build, check, file_error, suite_digest
+from ._common import build, check, file_error, opening, suite_digest
 
 #: Versions of the ``results`` object this reader knows (promptfoo 0.4x to 0.12x).
 VERSIONS = (2, 3)
 
 
 def _load(shown: str) -> dict[str, Any]:
+    kind = "a promptfoo results.json"
+    with opening(shown, folder=kind, text=kind), open(shown, encoding="utf-8") as f:
+        raw = f.read()
     try:
-        with open(shown, encoding="utf-8") as f:
-            doc = json.load(f)
-    except FileNotFoundError:
-        raise file_error(shown, "no such file") from None
-    except IsADirectoryError:
-        raise file_error(shown, "is a folder, not a promptfoo results.json") from None
-    except UnicodeDecodeError:
-        raise file_error(shown, "is not UTF-8 text; is it a promptfoo results.json?") from None
+        doc = json.loads(raw)
     except ValueError as error:
         raise file_error(shown, f"is not valid JSON ({error}); was it cut short?") from None
-    except OSError as error:
-        raise file_error(shown, f"cannot read: {error.strerror or error}") from None
     if not isinstance(doc, dict):
         raise file_error(shown, "is not a JSON object; is it a promptfoo results.json?")
     return doc
