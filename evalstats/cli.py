@@ -717,13 +717,19 @@ def _add_rescore(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--out", required=True, metavar="FILE", help="the new results file (never overwritten)"
     )
+    p.add_argument(
+        "--judge",
+        metavar="SPEC",
+        help="the judge of the suite's judged_by checks, as for run (the stored answers are "
+        "judged again; recorded in the new manifest)",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON document")
 
 
 def _run_rescore(args: argparse.Namespace) -> int:
     from .rescore import rescore
 
-    _show(rescore(args.file, args.suite, out=args.out), args)
+    _show(rescore(args.file, args.suite, out=args.out, judge=args.judge), args)
     return 0
 
 

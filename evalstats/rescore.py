@@ -190,7 +190,7 @@ def rescore(
     suite: Any,
     *,
     out: str | os.PathLike[str],
-    judge: Callable[[str], str] | None = None,
+    judge: Callable[[str], str] | str | None = None,
 ) -> RescoreOutcome:
     """Apply a suite's current checks to a run's stored answers; write a new results file.
 
@@ -206,8 +206,13 @@ def rescore(
         The new results file; created exclusively (mode 0600), never
         overwriting. Its manifest records the new suite and, under
         ``rescored``, the run's original suite (name, path, SHA-256) and file.
-    judge : callable, optional
-        ``prompt -> text`` for the suite's ``judged_by`` checks.
+    judge : callable or str, optional
+        What judges the suite's ``judged_by`` checks: ``prompt -> text``, or a
+        judge spec as ``evalstats run --judge`` takes it
+        (``"standin:judge,sensitivity=0.9,specificity=0.8,seed=1"``,
+        ``"openai:gpt-4o-mini,temperature=0"``). The new manifest records it
+        under ``"judge"`` (a callable by its name), so the rescored run is
+        compared only with runs judged the same way.
 
     Returns
     -------
@@ -231,11 +236,37 @@ def rescore(
     >>> outcome.rescored, outcome.verdicts_changed
     (8, 0)
     """
+    run = results if isinstance(results, Results) else read_results(results)
+    described: dict[str, Any] | None = None
+    if isinstance(judge, str):
+        from .judgespec import judge_from_spec
+
+        judge, described = judge_from_spec(judge)
+    elif judge is not None:
+        if not callable(judge):
+            raise InvalidArgument(f"judge={judge!r} must be a callable or a judge spec")
+        name = getattr(judge, "__qualname__", None) or type(judge).__qualname__
+        described = {"spec": None, "kind": "callable", "name": name}
+    try:
+        return _rescore(run, suite, out, judge, described)
+    finally:
+        if described is not None and described.get("kind") != "callable":
+            close = getattr(judge, "close", None)
+            if close is not None:
+                close()
+
+
+def _rescore(
+    run: Results,
+    suite: Any,
+    out: str | os.PathLike[str],
+    judge: Callable[[str], str] | None,
+    described: dict[str, Any] | None,
+) -> RescoreOutcome:
     from .cases import Suite, load_suite
     from .engine import _checks_of, _needs_trace
     from .imports import write_results
 
-    run = results if isinstance(results, Results) else read_results(results)
     if not isinstance(suite, Suite):
         if not isinstance(suite, str | os.PathLike):
             raise InvalidArgument(f"suite={suite!r} must be a Suite, a suite file or a name")
@@ -270,6 +301,8 @@ def rescore(
         }
     )
     manifest["rescored"] = history
+    if described is not None:
+        manifest["judge"] = described
     summary = dict(run.summary) if run.summary else None
     if summary is not None:
         by_variant: dict[str, dict[str, int]] = {}

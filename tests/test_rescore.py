@@ -186,3 +186,76 @@ def test_incomplete_and_unmeasured_samples_keep_their_status(tmp_path: Path) -> 
     assert done[0]["checks"][0]["status"] == "failed"  # the new check wants "y"
     assert done[1]["checks"][0]["reason"].startswith("could not be inspected: crashed")
     assert done[2]["checks"] == []
+
+
+# --- judged checks, judged again -------------------------------------------------
+
+JUDGED = str(Path(__file__).resolve().parents[1] / "cases" / "judged.yaml")
+SHOP_VARIANTS = ["v1=standin:shop-v1", "v2=standin:shop-v2"]
+
+
+def _judged_run(tmp_path: Path) -> Path:
+    out = tmp_path / "judged.jsonl"
+    argv = ["run", JUDGED, "--variant", SHOP_VARIANTS[0], "--variant", SHOP_VARIANTS[1]]
+    argv += ["--runs", "6", "--out", str(out), "--quiet", "--seed", "4"]
+    weak = "standin:judge,sensitivity=0.6,specificity=0.6,seed=1"
+    assert main([*argv, "--judge", weak]) == 0
+    return out
+
+
+def _verdicts(path: Path) -> list[tuple]:
+    return [
+        (s["case"], s["variant"], s["repeat"], tuple(c["status"] for c in s["checks"]))
+        for s in read_results(path).samples
+    ]
+
+
+def test_judged_checks_are_judged_again_by_the_judge_given(tmp_path: Path, capsys) -> None:
+    first = _judged_run(tmp_path)
+    before = read_results(first)
+    perfect = "standin:judge,sensitivity=1,specificity=1,seed=1"
+    again = tmp_path / "again.jsonl"
+    assert main(["rescore", str(first), "--suite", JUDGED, "--out", str(again), "--judge", perfect]) == 0
+    capsys.readouterr()
+    after = read_results(again)
+    # The same stored answers, judged by another judge: the answers are untouched, the
+    # verdicts differ (a 0.6/0.6 judge against a perfect one on 48 answers), and the
+    # manifest names the new judge.
+    assert [s.get("answer") for s in after.samples] == [s.get("answer") for s in before.samples]
+    assert _verdicts(again) != _verdicts(first)
+    assert before.manifest["judge"]["spec"].endswith("specificity=0.6,seed=1")
+    assert after.manifest["judge"]["spec"] == perfect
+    # Judged again by the run's own judge, the verdicts are the run's.
+    same = tmp_path / "same.jsonl"
+    spec = before.manifest["judge"]["spec"]
+    assert main(["rescore", str(first), "--suite", JUDGED, "--out", str(same), "--judge", spec]) == 0
+    assert _verdicts(same) == _verdicts(first)
+
+
+def test_a_callable_judge_is_recorded_by_name(tmp_path: Path) -> None:
+    first = _judged_run(tmp_path)
+
+    def always_pass(prompt: str) -> str:
+        return "PASS"
+
+    again = tmp_path / "again.jsonl"
+    outcome = rescore(first, JUDGED, out=again, judge=always_pass)
+    after = read_results(again)
+    assert after.manifest["judge"]["kind"] == "callable"
+    assert after.manifest["judge"]["name"].endswith("always_pass")
+    # Every check of the suite is judged; a judge that always says PASS passes them all.
+    judged = [c for s in after.samples for c in s["checks"] if s["status"] == "completed"]
+    assert len(judged) == outcome.rescored == 48
+    assert all(c["status"] == "passed" for c in judged)
+
+
+def test_a_bad_judge_spec_is_one_line_and_writes_nothing(tmp_path: Path, capsys) -> None:
+    first = _judged_run(tmp_path)
+    again = tmp_path / "again.jsonl"
+    argv = ["rescore", str(first), "--suite", JUDGED, "--out", str(again), "--judge", "nope"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "judge=" in err
+    assert not again.exists()
+    with pytest.raises(InvalidArgument, match="judge="):
+        rescore(first, JUDGED, out=again, judge=42)  # type: ignore[arg-type]
