@@ -1027,20 +1027,27 @@ def _run_with(args: argparse.Namespace, suite: Any, variants: Any, out: str, jud
         variants,
         runs=args.runs,
         out=out,
-        concurrency=args.concurrency,
-        **_given(timeout=args.timeout),
-        retries=args.retries,
-        seed=args.seed,
-        include_holdout=args.include_holdout,
-        case_ids=args.case,
-        tags=args.tag,
-        limit=args.limit,
-        stop_after_unmeasured=args.stop_after_unmeasured or None,
         resume=args.resume is not None,
         extend=args.extend is not None,
-        progress=_progress(args),
-        judge=judge,
+        **_run_options(args, judge),
     )
+
+
+def _run_options(args: argparse.Namespace, judge: Any) -> dict[str, Any]:
+    """The engine's options that a fixed run and a run until decided share."""
+    return {
+        "concurrency": args.concurrency,
+        **_given(timeout=args.timeout),
+        "retries": args.retries,
+        "seed": args.seed,
+        "include_holdout": args.include_holdout,
+        "case_ids": args.case,
+        "tags": args.tag,
+        "limit": args.limit,
+        "stop_after_unmeasured": args.stop_after_unmeasured or None,
+        "progress": _progress(args),
+        "judge": judge,
+    }
 
 
 def _add_source_options(p: argparse.ArgumentParser) -> None:
@@ -1152,17 +1159,7 @@ def _run_until_decided(
         scope=args.scope,
         level=args.level,
         resume=args.resume is not None,
-        concurrency=args.concurrency,
-        **_given(timeout=args.timeout),
-        retries=args.retries,
-        seed=args.seed,
-        include_holdout=args.include_holdout,
-        case_ids=args.case,
-        tags=args.tag,
-        limit=args.limit,
-        stop_after_unmeasured=args.stop_after_unmeasured or None,
-        progress=_progress(args),
-        judge=judge,
+        **_run_options(args, judge),
     )
     print(result)
     if result.comparison is not None:
