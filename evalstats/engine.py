@@ -814,23 +814,12 @@ async def run_async(
         backoff=backoff,
         out=out,
     )
-    selection = {
-        k: (list(v) if k != "limit" else v)
-        for k, v in (("cases", case_ids), ("tags", tags), ("limit", limit))
-        if v is not None
-    }
+    selection = _selection(case_ids, tags, limit)
     if stop_after_unmeasured is not None:
         stop_after_unmeasured = whole_number("stop_after_unmeasured", stop_after_unmeasured)
-    suite, cases = _suite_and_cases(suite_or_cases, include_holdout, selection)
-    variant_list = _variants(variants)
-    samples = len(cases) * runs * len(variant_list)
-    if samples > MAX_SAMPLES:
-        raise InvalidArgument(
-            f"runs={runs} with {len(cases)} cases and {len(variant_list)} variants makes "
-            f"{samples:,} samples; the limit is {MAX_SAMPLES:,} samples per run"
-        )
-    iter_schedule(cases, variant_list, runs)  # checks case ids and variant names now
-    _check_conversations(variant_list, cases)
+    suite, cases, variant_list = _cases_and_variants(
+        suite_or_cases, variants, runs=runs, include_holdout=include_holdout, selection=selection
+    )
     tasks = list({id(v.task): v.task for v in variant_list}.values())
     await _prepare_tasks(tasks, retries=retries, backoff=float(backoff), seed=seed)
     manifest = _manifest(
@@ -845,11 +834,110 @@ async def run_async(
         include_holdout=include_holdout,
         selection=selection,
     )
+    _record_options(manifest, judge=judge, until_decided=until_decided)
+    by_variant = {v.name: {"completed": 0, "incomplete": 0, "unmeasured": 0} for v in variant_list}
+    writer, skipped, count, pending = _open_writer(
+        out, manifest, cases, variant_list, runs, by_variant, resume=resume, extend=extend
+    )
+    engine = _Engine(
+        cases={c.id: c for c in cases},
+        variants={v.name: v for v in variant_list},
+        seed=seed,
+        timeout=timeout,
+        retries=retries,
+        backoff=float(backoff),
+        concurrency=concurrency,
+    )
+    state = _run_state(by_variant, stop_after_unmeasured)
+    bar = _progress(count, unmeasured=state.unmeasured, enabled=progress)
+    loop = asyncio.get_running_loop()
+    installed = _install_signal_handlers(loop, state) if _handle_signals else []
+    try:
+        stop, cancelled, status, reason, elapsed = await _run_and_summarise(
+            engine, writer, pending, count, state, bar, concurrency, skipped=skipped
+        )
+    finally:
+        await _release(loop, installed, bar, engine, tasks)
+    if cancelled:
+        raise asyncio.CancelledError
+    if stop is not None:
+        raise stop
+    return RunOutcome(
+        path=str(out),
+        status=status,
+        samples_written=state.written,
+        by_variant=by_variant,
+        elapsed_s=elapsed,
+        skipped=skipped,
+        reason=reason,
+    )
+
+
+def _selection(
+    case_ids: Sequence[str] | None, tags: Sequence[str] | None, limit: int | None
+) -> dict[str, Any]:
+    """The selection asked for, as the manifest records it: only the parts given."""
+    parts: tuple[tuple[str, Any], ...] = (("cases", case_ids), ("tags", tags), ("limit", limit))
+    return {k: (list(v) if k != "limit" else v) for k, v in parts if v is not None}
+
+
+def _cases_and_variants(
+    suite_or_cases: Any,
+    variants: Any,
+    *,
+    runs: int,
+    include_holdout: bool,
+    selection: Mapping[str, Any],
+) -> tuple[Any, tuple[Any, ...], list[Variant]]:
+    """The suite, the cases that run and the variants, checked against each other
+    (the sample limit, the schedule's names, conversations sent to plain callables)."""
+    suite, cases = _suite_and_cases(suite_or_cases, include_holdout, selection)
+    variant_list = _variants(variants)
+    samples = len(cases) * runs * len(variant_list)
+    if samples > MAX_SAMPLES:
+        raise InvalidArgument(
+            f"runs={runs} with {len(cases)} cases and {len(variant_list)} variants makes "
+            f"{samples:,} samples; the limit is {MAX_SAMPLES:,} samples per run"
+        )
+    iter_schedule(cases, variant_list, runs)  # checks case ids and variant names now
+    _check_conversations(variant_list, cases)
+    return suite, cases, variant_list
+
+
+def _record_options(
+    manifest: dict[str, Any],
+    *,
+    judge: Mapping[str, Any] | None,
+    until_decided: Mapping[str, Any] | None,
+) -> None:
+    """Record in the manifest the judge and the stopping rule, when given."""
     if judge is not None:
         manifest["judge"] = dict(judge)
     if until_decided is not None:
         manifest["until_decided"] = dict(until_decided)
-    by_variant = {v.name: {"completed": 0, "incomplete": 0, "unmeasured": 0} for v in variant_list}
+
+
+def _run_state(by_variant: dict[str, dict[str, int]], breaker: int | None) -> _State:
+    """The run's counters and its circuit breaker (tripping after ``breaker`` unmeasured
+    samples in a row), counting the unmeasured samples a resumed file already holds."""
+    state = _State(by_variant=by_variant, breaker=breaker)
+    state.unmeasured = sum(c["unmeasured"] for c in by_variant.values())  # when resuming
+    return state
+
+
+def _open_writer(
+    out: str | Path,
+    manifest: dict[str, Any],
+    cases: Sequence[Any],
+    variant_list: Sequence[Variant],
+    runs: int,
+    by_variant: dict[str, dict[str, int]],
+    *,
+    resume: bool,
+    extend: bool,
+) -> tuple[Any, int, int, Iterator[Slot]]:
+    """Open the results file (new, resumed or extended): ``(writer, skipped, count,
+    pending)``, the samples already there, the number still to take and their slots."""
     # The schedule is made afresh each time it is walked, never held: once
     # into the manifest, once (when resuming) to count what the file holds,
     # once as the samples are taken.
@@ -877,62 +965,48 @@ async def run_async(
         pending = iter_schedule(cases, variant_list, runs)
         if done:
             pending = (s for s in pending if _key(s) not in done)
+    return writer, skipped, count, pending
 
-    engine = _Engine(
-        cases={c.id: c for c in cases},
-        variants={v.name: v for v in variant_list},
-        seed=seed,
-        timeout=timeout,
-        retries=retries,
-        backoff=float(backoff),
-        concurrency=concurrency,
-    )
-    state = _State(by_variant=by_variant, breaker=stop_after_unmeasured)
-    state.unmeasured = sum(c["unmeasured"] for c in by_variant.values())  # when resuming
-    bar = _progress(count, unmeasured=state.unmeasured, enabled=progress)
-    loop = asyncio.get_running_loop()
-    installed = _install_signal_handlers(loop, state) if _handle_signals else []
+
+async def _run_and_summarise(
+    engine: _Engine,
+    writer: Any,
+    pending: Iterator[Slot],
+    count: int,
+    state: _State,
+    bar: Any,
+    concurrency: int,
+    *,
+    skipped: int,
+) -> tuple[ProviderError | None, bool, RunStatus, str | None, float]:
+    """Take the samples, then write the summary and close the file:
+    ``(stop, cancelled, status, reason, elapsed_s)``."""
     t0 = time.perf_counter()
-    try:
-        with writer:
-            stop, cancelled = await _run_samples(
-                engine, writer, pending, count, state, bar, concurrency
-            )
-            status: RunStatus = "finished"
-            reason: str | None = None
-            if stop is not None:
-                status, reason = "stopped", f"{type(stop).__name__}: {stop}"
-            elif state.interrupted is not None:
-                status, reason = "interrupted", state.interrupted
-            elapsed = time.perf_counter() - t0
-            writer.close(
-                {
-                    "status": status,
-                    "reason": reason,
-                    "samples": skipped + state.written,
-                    # Samples from earlier sessions: the run was resumed (or
-                    # extended) after it may have been looked at.
-                    **({"resumed_with": skipped} if skipped else {}),
-                    "by_variant": by_variant,
-                    "finished_at": _now(),
-                    "elapsed_s": round(elapsed, 6),
-                }
-            )
-    finally:
-        await _release(loop, installed, bar, engine, tasks)
-    if cancelled:
-        raise asyncio.CancelledError
-    if stop is not None:
-        raise stop
-    return RunOutcome(
-        path=str(out),
-        status=status,
-        samples_written=state.written,
-        by_variant=by_variant,
-        elapsed_s=elapsed,
-        skipped=skipped,
-        reason=reason,
-    )
+    with writer:
+        stop, cancelled = await _run_samples(
+            engine, writer, pending, count, state, bar, concurrency
+        )
+        status: RunStatus = "finished"
+        reason: str | None = None
+        if stop is not None:
+            status, reason = "stopped", f"{type(stop).__name__}: {stop}"
+        elif state.interrupted is not None:
+            status, reason = "interrupted", state.interrupted
+        elapsed = time.perf_counter() - t0
+        writer.close(
+            {
+                "status": status,
+                "reason": reason,
+                "samples": skipped + state.written,
+                # Samples from earlier sessions: the run was resumed (or
+                # extended) after it may have been looked at.
+                **({"resumed_with": skipped} if skipped else {}),
+                "by_variant": state.by_variant,
+                "finished_at": _now(),
+                "elapsed_s": round(elapsed, 6),
+            }
+        )
+    return stop, cancelled, status, reason, elapsed
 
 
 def _checked_arguments(
