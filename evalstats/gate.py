@@ -355,6 +355,33 @@ def gate(
 (19 of 20 measured samples passed: 95% (76% to 99%))
     """
     level = check_level(level)
+    threshold, on, scope, margin = _check_policy(
+        min_pass, on, every_case_passes, no_regression_vs, margin, scope
+    )
+    res = _results(results)
+    variant = _check_gated_variants(res, variant, no_regression_vs)
+    rep = report(res, level=level)
+    found: list[tuple[bool, str]] = []
+    found += _pass_rate_rule(rep.variant(variant), variant, threshold, on, level)
+    if every_case_passes:
+        found.append(_every_case_rule(rep, variant, threshold))
+    if no_regression_vs is not None:
+        assert margin is not None
+        found.append(_no_regression_rule(res, variant, no_regression_vs, margin, level, scope))
+    checked = [text for _, text in found]
+    reasons = [text for ok, text in found if not ok]
+    return GateResult(not reasons, tuple(reasons), tuple(checked))
+
+
+def _check_policy(
+    min_pass: float | None,
+    on: str,
+    every_case_passes: bool,
+    no_regression_vs: str | None,
+    margin: float | None,
+    scope: str | None,
+) -> tuple[float | None, str, str | None, float | None]:
+    """The policy's arguments checked: (threshold, on, scope, margin)."""
     if min_pass is None and no_regression_vs is None:
         raise InvalidArgument(
             "min_pass=None and no_regression_vs=None: give a pass rate to reach, a variant "
@@ -378,7 +405,11 @@ def gate(
         )
     if not isinstance(every_case_passes, bool):
         raise InvalidArgument(f"every_case_passes={every_case_passes!r} must be True or False")
-    res = _results(results)
+    return threshold, on, scope, margin
+
+
+def _check_gated_variants(res: Any, variant: str, no_regression_vs: str | None) -> str:
+    """The gated variant's name checked against the run (and the one not to regress from)."""
     names = _variant_names(res)
     variant = _check_variant(variant, names)
     if no_regression_vs is not None:
@@ -387,78 +418,88 @@ def gate(
             raise InvalidArgument(
                 f"no_regression_vs={no_regression_vs!r} is the gated variant itself"
             )
-    rep = report(res, level=level)
-    summary = rep.variant(variant)
-    want = "" if threshold is None else _pct(threshold)
-    checked: list[str] = []
-    reasons: list[str] = []
+    return variant
 
-    def rule(ok: bool, text: str) -> None:
-        checked.append(text)
-        if not ok:
-            reasons.append(text)
 
+def _pass_rate_rule(
+    summary: Any, variant: str, threshold: float | None, on: str, level: float
+) -> list[tuple[bool, str]]:
+    """The rule on the variant's pass rate: (held, line), none without min_pass.
+
+    A variant with no measured sample fails here whatever the policy.
+    """
     if summary.measured == 0:
-        rule(
-            False,
-            f"variant {variant!r} has no measured samples "
-            f"({summary.unmeasured} unmeasured), so its pass rate is unknown",
-        )
-    elif threshold is not None:
-        counts = (
-            f"{summary.passes} of {summary.measured} measured samples passed: {summary.per_trial}"
-        )
-        if on == "estimate":
-            value = float(summary.per_trial.estimate)
-            what = "pass rate"
-        else:
-            value = float(summary.per_trial.low)
-            what = f"lower bound of the {100 * level:g}% per-trial interval"
-        ok = value >= threshold
-        rule(
+        return [
+            (
+                False,
+                f"variant {variant!r} has no measured samples "
+                f"({summary.unmeasured} unmeasured), so its pass rate is unknown",
+            )
+        ]
+    if threshold is None:
+        return []
+    counts = f"{summary.passes} of {summary.measured} measured samples passed: {summary.per_trial}"
+    if on == "estimate":
+        value = float(summary.per_trial.estimate)
+        what = "pass rate"
+    else:
+        value = float(summary.per_trial.low)
+        what = f"lower bound of the {100 * level:g}% per-trial interval"
+    ok = value >= threshold
+    return [
+        (
             ok,
             f"variant {variant!r}: {what} is {_pct(value)}, "
-            f"{'at least' if ok else 'below'} {want} ({counts})",
+            f"{'at least' if ok else 'below'} {_pct(threshold)} ({counts})",
         )
-    if every_case_passes:
-        low_cases = []
-        for row in rep.rows(variant):
-            if row.measured == 0:
-                low_cases.append(f"{row.case!r} (no measured samples)")
-            elif threshold is not None and row.passes / row.measured < threshold:
-                low_cases.append(f"{row.case!r} ({row.passes}/{row.measured})")
-        if low_cases:
-            rule(
-                False,
-                f"{len(low_cases)} case{'s' if len(low_cases) > 1 else ''} below "
-                f"{want}: {', '.join(low_cases)}",
-            )
-        else:
-            rule(True, f"every case passes at least {want} of its measured samples")
-    if no_regression_vs is not None:
-        assert margin is not None
-        cmp = compare_results(res, no_regression_vs, variant, level=level, scope=scope)
-        if cmp.primary is None:
-            rule(
-                False,
-                f"no regression against {no_regression_vs!r}: cannot be checked: {cmp.reason}",
-            )
-        else:
-            verdict = non_inferiority_verdict(cmp.primary, margin)
-            advice = (
-                _advice(res, no_regression_vs, variant, margin, level)
-                if verdict == "cant_tell"
-                else ""
-            )
-            found = NonInferiority(
-                verdict,
-                no_regression_vs,
-                variant,
-                margin,
-                cmp.primary,
-                advice,
-                cmp.scope,
-                cmp.scope_note,
-            )
-            rule(verdict == "not_worse", str(found))
-    return GateResult(not reasons, tuple(reasons), tuple(checked))
+    ]
+
+
+def _every_case_rule(rep: Any, variant: str, threshold: float | None) -> tuple[bool, str]:
+    """The rule that every case's own estimate reaches the threshold: (held, line)."""
+    want = "" if threshold is None else _pct(threshold)
+    low_cases = []
+    for row in rep.rows(variant):
+        if row.measured == 0:
+            low_cases.append(f"{row.case!r} (no measured samples)")
+        elif threshold is not None and row.passes / row.measured < threshold:
+            low_cases.append(f"{row.case!r} ({row.passes}/{row.measured})")
+    if low_cases:
+        return (
+            False,
+            f"{len(low_cases)} case{'s' if len(low_cases) > 1 else ''} below "
+            f"{want}: {', '.join(low_cases)}",
+        )
+    return True, f"every case passes at least {want} of its measured samples"
+
+
+def _no_regression_rule(
+    res: Any,
+    variant: str,
+    no_regression_vs: str,
+    margin: float,
+    level: float,
+    scope: str | None,
+) -> tuple[bool, str]:
+    """The rule that the variant is not worse than another by more than margin: (held, line)."""
+    cmp = compare_results(res, no_regression_vs, variant, level=level, scope=scope)
+    if cmp.primary is None:
+        return (
+            False,
+            f"no regression against {no_regression_vs!r}: cannot be checked: {cmp.reason}",
+        )
+    verdict = non_inferiority_verdict(cmp.primary, margin)
+    advice = (
+        _advice(res, no_regression_vs, variant, margin, level) if verdict == "cant_tell" else ""
+    )
+    found = NonInferiority(
+        verdict,
+        no_regression_vs,
+        variant,
+        margin,
+        cmp.primary,
+        advice,
+        cmp.scope,
+        cmp.scope_note,
+    )
+    return verdict == "not_worse", str(found)
