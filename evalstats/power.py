@@ -1567,6 +1567,8 @@ def _plan(
     max_cases: int,
     max_repeats: int,
 ) -> Plan:
+    """The plan: with the cases fixed, the repeats they need (or what more cases would
+    do); otherwise the fewest cases reaching the target at the repeats given (or 1)."""
     max_c = _count("max_cases", max_cases, minimum=2)
     max_r = _count("max_repeats", max_repeats)
     if model.p_a == model.p_b:
@@ -1575,13 +1577,38 @@ def _plan(
             "give the p_b you want to detect (with a pilot run of one variant, B is a copy "
             "of A until you do)"
         )
-    fp = (1 - level) / 2
-    common: dict[str, Any] = {
-        "method": "simulation" if pw.simulated else "approximation",
-        "experiments": pw._sim.experiments if pw.simulated else None,
-    }
+    search = _Search(model, pw, target=target, level=level, max_c=max_c, max_r=max_r)
+    if cases is not None:
+        return _plan_with_cases(search, _count("cases", cases, minimum=2), repeats)
+    return _plan_cases(search, repeats)
 
-    def cases_for(r: float) -> int | None:
+
+class _Search:
+    """What the steps of :func:`_plan` share: the model, its powers, the target, the
+    search bounds, and how a finished :class:`Plan` is made."""
+
+    def __init__(
+        self,
+        model: CaseModel,
+        pw: _Powers,
+        *,
+        target: float,
+        level: float,
+        max_c: int,
+        max_r: int,
+    ) -> None:
+        self.model, self.pw, self.target, self.level = model, pw, target, level
+        self.max_c, self.max_r = max_c, max_r
+        self.fp = (1 - level) / 2
+        self.common: dict[str, Any] = {
+            "method": "simulation" if pw.simulated else "approximation",
+            "experiments": pw._sim.experiments if pw.simulated else None,
+        }
+
+    def cases_for(self, r: float) -> int | None:
+        """The fewest cases reaching the target with ``r`` repeats (None past max_cases)."""
+        pw, target, max_c = self.pw, self.target, self.max_c
+
         def guess() -> int:
             # the normal approximation's answer, where the simulated search starts
             approx = _first_reaching(lambda c: pw.approximate(c, r), target, 2, max_c)
@@ -1589,120 +1616,149 @@ def _plan(
 
         return pw.fewest(lambda c: pw(c, r), target, 2, max_c, guess)
 
-    def deff(r: int | None) -> float | None:
-        return None if r is None else 1.0 + (r - 1) * model.icc
+    def deff(self, r: int | None) -> float | None:
+        """The design effect of ``r`` repeats per case."""
+        return None if r is None else 1.0 + (r - 1) * self.model.icc
 
-    def ceiling_at(c: int) -> dict[str, Any]:
+    def ceiling_at(self, c: int) -> dict[str, Any]:
+        """The power of ``c`` cases with unlimited repeats, simulated and approximated."""
+        pw = self.pw
         return {
             "ceiling": pw(c, math.inf),
             "approximate_ceiling": pw.approximate(c, math.inf),
             "ceiling_interval": pw.interval(c, math.inf),
         }
 
-    def done(**kw: Any) -> Plan:
+    def done(self, **kw: Any) -> Plan:
+        """The :class:`Plan` with these fields and those every plan carries."""
+        pw = self.pw
         c, r = kw["cases"], kw["repeats"]
         approx = pw.approximate(c, r) if c is not None and r is not None else None
         return Plan(
-            model,
-            target,
-            level,
-            false_positive_rate=fp,
+            self.model,
+            self.target,
+            self.level,
+            false_positive_rate=self.fp,
             approximate_power=approx,
             approximated_beyond=pw.approximated_beyond,
-            **common,
+            **self.common,
             **kw,
         )
 
-    if cases is not None:
-        c = _count("cases", cases, minimum=2)
-        ceil = ceiling_at(c)
-        reachable_by_repeats = ceil["ceiling"] >= target
 
-        def repeats_guess() -> int:
-            approx = _first_reaching(lambda r: pw.approximate(c, r), target, 1, max_r)
-            # the approximation errs both ways (at 20 cases, 0.9 -> 0.97, icc 0.3
-            # it asks 163 repeats where 18 do): start low and gallop up
-            return 1 if approx is None else max(1, approx // 4)
+def _plan_with_cases(search: _Search, c: int, repeats: int | None) -> Plan:
+    """The plan for ``c`` cases: the repeats they need, or, with the repeats fixed too,
+    the power they give and what would reach the target."""
+    pw, target, max_r = search.pw, search.target, search.max_r
+    ceil = search.ceiling_at(c)
+    reachable_by_repeats = ceil["ceiling"] >= target
 
-        r_need = (
-            pw.fewest(lambda r: pw(c, r), target, 1, max_r, repeats_guess)
-            if reachable_by_repeats
-            else None
+    def repeats_guess() -> int:
+        approx = _first_reaching(lambda r: pw.approximate(c, r), target, 1, max_r)
+        # the approximation errs both ways (at 20 cases, 0.9 -> 0.97, icc 0.3
+        # it asks 163 repeats where 18 do): start low and gallop up
+        return 1 if approx is None else max(1, approx // 4)
+
+    r_need = (
+        pw.fewest(lambda r: pw(c, r), target, 1, max_r, repeats_guess)
+        if reachable_by_repeats
+        else None
+    )
+    if repeats is None:
+        return _plan_repeats(search, c, ceil, r_need)
+    return _plan_both(search, c, _count("repeats", repeats), ceil, r_need)
+
+
+def _plan_repeats(search: _Search, c: int, ceil: dict[str, Any], r_need: int | None) -> Plan:
+    """The fewest repeats with which ``c`` cases reach the target; when no number of
+    repeats does, the cases that would."""
+    pw, target, max_r = search.pw, search.target, search.max_r
+    reachable_by_repeats = ceil["ceiling"] >= target
+    if r_need is not None:
+        return search.done(
+            cases=c,
+            repeats=r_need,
+            power=pw(c, r_need),
+            reachable=True,
+            design_effect=search.deff(r_need),
+            fixed="cases",
+            **ceil,
         )
-        if repeats is None:
-            if r_need is not None:
-                return done(
-                    cases=c,
-                    repeats=r_need,
-                    power=pw(c, r_need),
-                    reachable=True,
-                    design_effect=deff(r_need),
-                    fixed="cases",
-                    **ceil,
-                )
-            if reachable_by_repeats:
-                # Repeats could reach the target, only not within the search bound.
-                raise InvalidArgument(
-                    f"power={target:g} is not reached by any number of repeats up to "
-                    f"max_repeats={max_r} with cases={c}: {max_r} repeats give power "
-                    f"{pw(c, max_r):.3f} (unlimited repeats {ceil['ceiling']:.3f}); add "
-                    "cases or raise max_repeats"
-                )
-            return done(
-                cases=c,
-                repeats=None,
-                power=ceil["ceiling"],
-                reachable=False,
-                design_effect=None,
-                cases_needed={r: n for r in _SUGGESTED_REPEATS if (n := cases_for(r)) is not None},
-                minimum_cases=cases_for(math.inf),
-                fixed="cases",
-                max_repeats=max_r,
-                **ceil,
-            )
-        r = _count("repeats", repeats)
-        p_cr = pw(c, r)
-        if p_cr >= target:
-            return done(
-                cases=c,
-                repeats=r,
-                power=p_cr,
-                reachable=True,
-                design_effect=deff(r),
-                fixed="both",
-                **ceil,
-            )
-        n_r = cases_for(r)
-        return done(
+    if reachable_by_repeats:
+        # Repeats could reach the target, only not within the search bound.
+        raise InvalidArgument(
+            f"power={target:g} is not reached by any number of repeats up to "
+            f"max_repeats={max_r} with cases={c}: {max_r} repeats give power "
+            f"{pw(c, max_r):.3f} (unlimited repeats {ceil['ceiling']:.3f}); add "
+            "cases or raise max_repeats"
+        )
+    cases_for = search.cases_for
+    return search.done(
+        cases=c,
+        repeats=None,
+        power=ceil["ceiling"],
+        reachable=False,
+        design_effect=None,
+        cases_needed={r: n for r in _SUGGESTED_REPEATS if (n := cases_for(r)) is not None},
+        minimum_cases=cases_for(math.inf),
+        fixed="cases",
+        max_repeats=max_r,
+        **ceil,
+    )
+
+
+def _plan_both(search: _Search, c: int, r: int, ceil: dict[str, Any], r_need: int | None) -> Plan:
+    """The power of ``c`` cases with ``r`` repeats; when short of the target, the cases
+    (at ``r`` repeats) or the repeats (at ``c`` cases) that would reach it."""
+    pw, target, max_r = search.pw, search.target, search.max_r
+    reachable_by_repeats = ceil["ceiling"] >= target
+    p_cr = pw(c, r)
+    if p_cr >= target:
+        return search.done(
             cases=c,
             repeats=r,
             power=p_cr,
-            reachable=False,
-            design_effect=deff(r),
-            cases_needed={r: n_r} if n_r is not None else {},
-            repeats_needed=r_need,
-            minimum_cases=None
-            if r_need is not None or reachable_by_repeats
-            else cases_for(math.inf),
+            reachable=True,
+            design_effect=search.deff(r),
             fixed="both",
-            max_repeats=max_r,
             **ceil,
         )
+    n_r = search.cases_for(r)
+    return search.done(
+        cases=c,
+        repeats=r,
+        power=p_cr,
+        reachable=False,
+        design_effect=search.deff(r),
+        cases_needed={r: n_r} if n_r is not None else {},
+        repeats_needed=r_need,
+        minimum_cases=None
+        if r_need is not None or reachable_by_repeats
+        else search.cases_for(math.inf),
+        fixed="both",
+        max_repeats=max_r,
+        **ceil,
+    )
+
+
+def _plan_cases(search: _Search, repeats: int | None) -> Plan:
+    """The fewest cases reaching the target with the repeats given (1 when not given)."""
+    pw, target, max_c = search.pw, search.target, search.max_c
     r = 1 if repeats is None else _count("repeats", repeats)
-    c_need = cases_for(r)
+    c_need = search.cases_for(r)
     if c_need is None:
         raise InvalidArgument(
             f"power={target:g} is not reached by any number of cases up to "
             f"max_cases={max_c} with repeats={r}: {max_c} cases give power {pw(max_c, r):.3f}"
         )
-    return done(
+    return search.done(
         cases=c_need,
         repeats=r,
         power=pw(c_need, r),
         reachable=True,
-        design_effect=deff(r),
+        design_effect=search.deff(r),
         fixed="repeats" if repeats is not None else "",
-        **ceiling_at(c_need),
+        **search.ceiling_at(c_need),
     )
 
 
