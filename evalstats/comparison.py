@@ -307,25 +307,7 @@ def compare_results(
     """
     level = check_level(level)
     res = _results(results)
-    names = _variant_names(res)
-    a = _check_variant(a, names, arg="a")
-    b = _check_variant(b, names, arg="b")
-    if a == b:
-        raise InvalidArgument(f"a={a!r} and b={b!r} are the same variant; name two")
-    if method is not None:
-        check_method(method, PAIRED_METHODS + UNPAIRED_METHODS)
-    if scope is not None:
-        check_method(scope, SCOPES, name="scope")
-        if method is not None and _scope_of(method) != scope:
-            raise InvalidArgument(
-                f"scope={scope!r} does not fit method={method!r}, which speaks about "
-                f"{_ABOUT[_scope_of(method)]}; give one of them, or "
-                + (
-                    "method='clustered' for cases like these"
-                    if scope == "cases"
-                    else "method='mcnemar' (paired) or 'newcombe' for these cases"
-                )
-            )
+    a, b = _check_request(res, a, b, method, scope)
     case_ids = _case_ids(res)
     slots = _slots(res)
     paired = bool(slots.get(a)) and slots.get(a) == slots.get(b)
@@ -348,46 +330,10 @@ def compare_results(
         res.measured_by_case(a, case_ids), res.measured_by_case(b, case_ids), level
     )
     if not paired:
-        if scope == "cases":
-            raise InvalidArgument(
-                f"scope='cases' needs outcomes paired by (case, repeat), since a claim about "
-                f"cases like these compares A and B case by case, but the schedule did not "
-                f"run {a!r} and {b!r} on the same slots; use scope='trials'"
-            )
-        primary = independent(method or "newcombe")
-        return ResultsComparison(
-            these_cases=primary if method in (None, "newcombe") else independent("newcombe"),
-            cases_like_these=None,
-            primary=primary,
-            pairs=0,
-            dropped_unmeasured=0,
-            dropped_missing=0,
-            reason="cases like these: needs paired outcomes; the schedule did not pair them",
-            scope="trials",
-            scope_note=""
-            if method is not None or scope is not None
-            else "not paired (the schedule did not run both variants on the same slots), and "
-            "a claim about cases like these compares A and B case by case",
-            **common,  # type: ignore[arg-type]
-        )
+        return _unpaired_comparison(independent, a, b, method, scope, common)
     pairs = _pairs(slots[a], res.outcome_codes, a, b, case_ids)
     these, like, reasons = _paired_verdicts(pairs, level)
-    n_cases = len(pairs.a)
-    note = ""
-    if method is None:
-        if scope is None:
-            scope = "cases" if n_cases >= MIN_CASES else "trials"
-            if scope == "trials":
-                note = _few_cases_note(n_cases)
-        elif scope == "cases":
-            if like is None:
-                raise InvalidArgument(
-                    f"scope='cases' needs pairs from at least 2 cases to say anything about "
-                    f"cases like these, got {n_cases}; use scope='trials' (about these cases)"
-                )
-            if n_cases < MIN_CASES:
-                note = _few_cases_note(n_cases)
-        method = "clustered" if scope == "cases" else "mcnemar"
+    method, note = _primary_method(method, scope, like, len(pairs.a))
     if method == "mcnemar":
         chosen = these
     elif method == "clustered":
@@ -406,6 +352,87 @@ def compare_results(
         scope_note=note,
         **common,  # type: ignore[arg-type]
     )
+
+
+def _check_request(
+    res: Any, a: str, b: str, method: str | None, scope: str | None
+) -> tuple[str, str]:
+    """The two variants checked against the run, and the method and scope against each other."""
+    names = _variant_names(res)
+    a = _check_variant(a, names, arg="a")
+    b = _check_variant(b, names, arg="b")
+    if a == b:
+        raise InvalidArgument(f"a={a!r} and b={b!r} are the same variant; name two")
+    if method is not None:
+        check_method(method, PAIRED_METHODS + UNPAIRED_METHODS)
+    if scope is not None:
+        check_method(scope, SCOPES, name="scope")
+        if method is not None and _scope_of(method) != scope:
+            raise InvalidArgument(
+                f"scope={scope!r} does not fit method={method!r}, which speaks about "
+                f"{_ABOUT[_scope_of(method)]}; give one of them, or "
+                + (
+                    "method='clustered' for cases like these"
+                    if scope == "cases"
+                    else "method='mcnemar' (paired) or 'newcombe' for these cases"
+                )
+            )
+    return a, b
+
+
+def _unpaired_comparison(
+    independent: _Independent,
+    a: str,
+    b: str,
+    method: str | None,
+    scope: str | None,
+    common: dict[str, Any],
+) -> ResultsComparison:
+    """The comparison when the schedule did not pair the variants: about these cases only."""
+    if scope == "cases":
+        raise InvalidArgument(
+            f"scope='cases' needs outcomes paired by (case, repeat), since a claim about "
+            f"cases like these compares A and B case by case, but the schedule did not "
+            f"run {a!r} and {b!r} on the same slots; use scope='trials'"
+        )
+    primary = independent(method or "newcombe")
+    return ResultsComparison(
+        these_cases=primary if method in (None, "newcombe") else independent("newcombe"),
+        cases_like_these=None,
+        primary=primary,
+        pairs=0,
+        dropped_unmeasured=0,
+        dropped_missing=0,
+        reason="cases like these: needs paired outcomes; the schedule did not pair them",
+        scope="trials",
+        scope_note=""
+        if method is not None or scope is not None
+        else "not paired (the schedule did not run both variants on the same slots), and "
+        "a claim about cases like these compares A and B case by case",
+        **common,
+    )
+
+
+def _primary_method(
+    method: str | None, scope: str | None, like: Comparison | None, n_cases: int
+) -> tuple[str, str]:
+    """The paired primary comparison's method (from the scope when not given) and scope note."""
+    note = ""
+    if method is None:
+        if scope is None:
+            scope = "cases" if n_cases >= MIN_CASES else "trials"
+            if scope == "trials":
+                note = _few_cases_note(n_cases)
+        elif scope == "cases":
+            if like is None:
+                raise InvalidArgument(
+                    f"scope='cases' needs pairs from at least 2 cases to say anything about "
+                    f"cases like these, got {n_cases}; use scope='trials' (about these cases)"
+                )
+            if n_cases < MIN_CASES:
+                note = _few_cases_note(n_cases)
+        method = "clustered" if scope == "cases" else "mcnemar"
+    return method, note
 
 
 class _Independent:
