@@ -687,44 +687,10 @@ def report(
     res = _results(results)
     variants = _variant_names(res)
     case_ids = _case_ids(res)
-    summaries = []
-    rows: list[CaseVariantRow] = []
-    for v in variants:
-        counts = res.counts(v)
-        tables = _VerdictTables(counts)
-        summaries.append(_variant_summary(v, counts, tables, res.scheduled(v), case_ids, level))
-        rows += _case_rows(v, counts, tables, case_ids, level)
-    warnings = list(res.warnings)
-    judge_unmeasured = {v: res.counts(v).judge_unmeasured for v in variants}
-    for v, n in judge_unmeasured.items():
-        if not n:
-            continue
-        warnings.append(
-            f"variant {v}: {n} judged check verdict(s) unmeasured: the judge gave no verdict "
-            "after retries (neither passed nor failed, left out of those checks' denominators)"
-        )
-    reviewed: tuple[ReviewedSummary, ...] = ()
-    corrected = None
-    if reviews is not None:
-        design = None
-        if isinstance(reviews, str | os.PathLike):
-            from .review import read_review_design, read_reviews
-
-            where = os.fspath(reviews)
-            path, reviews = reviews, read_reviews(reviews)
-            design = read_review_design(path)
-        reviewed = _reviewed(res, variants, reviews, level, warnings)
-        if design is not None:
-            from .reviewsample import corrected_rates
-
-            corrected = corrected_rates(
-                _records(results, res), design, reviews, level=level, where=where
-            )
-    cost = None
-    from .cost import cost_summary, has_prices
-
-    if prices is not None or has_prices(res.manifest):
-        cost = cost_summary(res, prices=prices)
+    summaries, rows = _variant_tables(res, variants, case_ids, level)
+    warnings = list(res.warnings) + _judge_warnings(res, variants)
+    reviewed, corrected = _review_views(results, res, variants, reviews, level, warnings)
+    cost = _cost(res, prices)
     suite = res.manifest.get("suite") or {}
     runs = res.manifest.get("runs")
     return Report(
@@ -744,6 +710,74 @@ def report(
         cost=cost,
         tags=_tags(res, variants, case_ids, level),
     )
+
+
+def _variant_tables(
+    res: Tally, variants: Sequence[str], case_ids: Sequence[str], level: float
+) -> tuple[list[VariantSummary], list[CaseVariantRow]]:
+    """Each variant's summary, and its rows per case, in the run's order."""
+    summaries = []
+    rows: list[CaseVariantRow] = []
+    for v in variants:
+        counts = res.counts(v)
+        tables = _VerdictTables(counts)
+        summaries.append(_variant_summary(v, counts, tables, res.scheduled(v), case_ids, level))
+        rows += _case_rows(v, counts, tables, case_ids, level)
+    return summaries, rows
+
+
+def _judge_warnings(res: Tally, variants: Sequence[str]) -> list[str]:
+    """One warning per variant whose judge left check verdicts unmeasured."""
+    warnings = []
+    judge_unmeasured = {v: res.counts(v).judge_unmeasured for v in variants}
+    for v, n in judge_unmeasured.items():
+        if not n:
+            continue
+        warnings.append(
+            f"variant {v}: {n} judged check verdict(s) unmeasured: the judge gave no verdict "
+            "after retries (neither passed nor failed, left out of those checks' denominators)"
+        )
+    return warnings
+
+
+def _review_views(
+    results: Any,
+    res: Tally,
+    variants: Sequence[str],
+    reviews: Any,
+    level: float,
+    warnings: list[str],
+) -> tuple[tuple[ReviewedSummary, ...], Any]:
+    """The reviewed task-success rates and, for a reviews file drawn at random, the
+    review-corrected pass rates (None otherwise); warnings about the reviews are appended."""
+    reviewed: tuple[ReviewedSummary, ...] = ()
+    corrected = None
+    if reviews is not None:
+        design = None
+        if isinstance(reviews, str | os.PathLike):
+            from .review import read_review_design, read_reviews
+
+            where = os.fspath(reviews)
+            path, reviews = reviews, read_reviews(reviews)
+            design = read_review_design(path)
+        reviewed = _reviewed(res, variants, reviews, level, warnings)
+        if design is not None:
+            from .reviewsample import corrected_rates
+
+            corrected = corrected_rates(
+                _records(results, res), design, reviews, level=level, where=where
+            )
+    return reviewed, corrected
+
+
+def _cost(res: Tally, prices: Any) -> Any:
+    """The run's cost summary when prices are given or the manifest carries some, else None."""
+    cost = None
+    from .cost import cost_summary, has_prices
+
+    if prices is not None or has_prices(res.manifest):
+        cost = cost_summary(res, prices=prices)
+    return cost
 
 
 def _records(results: Any, res: Tally) -> Any:
