@@ -417,6 +417,17 @@ class Report:
 
     def __str__(self) -> str:
         level = f"{100 * self.level:g}%"
+        lines = self._head_lines()
+        for v in self.variants:
+            lines += self._variant_lines(v, level)
+        vwidth = max([len(v.variant) for v in self.variants] + [7])
+        lines += self._case_lines(level, vwidth)
+        lines += self._check_lines(level, vwidth)
+        lines += self._review_and_other_lines(level, vwidth)
+        return "\n".join(lines)
+
+    def _head_lines(self) -> list[str]:
+        """The suite, the run's status, its warnings and the ranking."""
         name = self.suite.get("name") or "suite"
         version = self.suite.get("version")
         head = f"{name}" + (f" (version {version})" if version is not None else "")
@@ -428,53 +439,61 @@ class Report:
         lines += [f"warning: {w}" for w in self.warnings]
         if self.ranking:
             lines.append(self.ranking)
-        for v in self.variants:
-            lines.append("")
-            lines.append(f"variant {v.variant}: {v.passes} of {v.measured} measured samples passed")
+        return lines
+
+    def _variant_lines(self, v: VariantSummary, level: str) -> list[str]:
+        """One variant's pass rates (these cases, cases like these) and sample counts."""
+        lines: list[str] = []
+        lines.append("")
+        lines.append(f"variant {v.variant}: {v.passes} of {v.measured} measured samples passed")
+        lines.append(
+            f"  these cases       {v.per_trial}  per-trial Wilson interval ({level}): how "
+            f"often these {v.cases_measured} case{'s' if v.cases_measured != 1 else ''} "
+            "would pass if run again"
+        )
+        # Every case has the same pass rate: clustered_mean_ci makes the standard
+        # error exactly 0 (and the design effect 0), which says nothing about
+        # cases like these; its interval is then the distribution-free one.
+        flat = v.clustered.clusters >= 2 and v.clustered.se == 0.0
+        deff = "n/a" if flat or math.isnan(v.design_effect) else f"{v.design_effect:.2f}"
+        lines.append(
+            f"  cases like these  {v.clustered}  case-clustered interval ({level}, "
+            f"{v.clustered.clusters} cases, design effect {deff}): how often cases "
+            "like these would pass"
+        )
+        if v.clustered.clusters < 2:
+            lines.append(f"    note: {v.clustered.note}")
+        elif flat:
             lines.append(
-                f"  these cases       {v.per_trial}  per-trial Wilson interval ({level}): how "
-                f"often these {v.cases_measured} case{'s' if v.cases_measured != 1 else ''} "
-                "would pass if run again"
+                f"    note: every case passed the same share of its runs, so the "
+                f"case-clustered standard error is 0 and says nothing about cases not "
+                f"run ({v.clustered.clusters} cases); the interval is the "
+                f"distribution-free betting interval"
             )
-            # Every case has the same pass rate: clustered_mean_ci makes the standard
-            # error exactly 0 (and the design effect 0), which says nothing about
-            # cases like these; its interval is then the distribution-free one.
-            flat = v.clustered.clusters >= 2 and v.clustered.se == 0.0
-            deff = "n/a" if flat or math.isnan(v.design_effect) else f"{v.design_effect:.2f}"
+        lines.append(
+            f"  samples: {v.completed} completed, {v.incomplete} incomplete (counted as "
+            f"failures), {v.unmeasured} unmeasured (left out of the rates)"
+            + (f", {v.missing} scheduled but not run" if v.missing else "")
+        )
+        if v.latency_samples:
             lines.append(
-                f"  cases like these  {v.clustered}  case-clustered interval ({level}, "
-                f"{v.clustered.clusters} cases, design effect {deff}): how often cases "
-                "like these would pass"
+                f"  latency: median {_seconds(v.latency_median)}, 95th percentile "
+                f"{_seconds(v.latency_p95)} over {v.latency_samples} samples (all "
+                "statuses)"
             )
-            if v.clustered.clusters < 2:
-                lines.append(f"    note: {v.clustered.note}")
-            elif flat:
-                lines.append(
-                    f"    note: every case passed the same share of its runs, so the "
-                    f"case-clustered standard error is 0 and says nothing about cases not "
-                    f"run ({v.clustered.clusters} cases); the interval is the "
-                    f"distribution-free betting interval"
-                )
+        if v.tokens_samples:
             lines.append(
-                f"  samples: {v.completed} completed, {v.incomplete} incomplete (counted as "
-                f"failures), {v.unmeasured} unmeasured (left out of the rates)"
-                + (f", {v.missing} scheduled but not run" if v.missing else "")
+                f"  tokens: {_maybe(v.tokens_input)} in, {_maybe(v.tokens_output)} out "
+                f"over {v.tokens_samples} samples"
             )
-            if v.latency_samples:
-                lines.append(
-                    f"  latency: median {_seconds(v.latency_median)}, 95th percentile "
-                    f"{_seconds(v.latency_p95)} over {v.latency_samples} samples (all "
-                    "statuses)"
-                )
-            if v.tokens_samples:
-                lines.append(
-                    f"  tokens: {_maybe(v.tokens_input)} in, {_maybe(v.tokens_output)} out "
-                    f"over {v.tokens_samples} samples"
-                )
+        return lines
+
+    def _case_lines(self, level: str, vwidth: int) -> list[str]:
+        """The per-case table."""
+        lines: list[str] = []
         lines.append("")
         lines.append(f"per case (passes of measured samples, Wilson {level} interval)")
         width = max([len(c) for c in self.case_ids] + [4])
-        vwidth = max([len(v.variant) for v in self.variants] + [7])
         lines.append(
             f"  {'case':<{width}}  {'variant':<{vwidth}}  {'passes':>7}  {'rate':<22}"
             f"  {'unmeas.':>7}  {'incompl.':>8}  most failed checks"
@@ -488,6 +507,11 @@ class Report:
                 f"{f'{row.passes}/{row.measured}':>7}  {str(row.interval):<22}  "
                 f"{row.unmeasured:>7}  {row.incomplete:>8}  {problems or '-'}"
             )
+        return lines
+
+    def _check_lines(self, level: str, vwidth: int) -> list[str]:
+        """Per axis, per check and per tag."""
+        lines: list[str] = []
         if any(v.axes for v in self.variants):
             lines.append("")
             lines.append(
@@ -515,6 +539,11 @@ class Report:
                     f"{f'{t.passes}/{t.measured}':>7}  {str(t.per_trial):<22}  cases like these "
                     f"{t.clustered}  ({t.cases} case{'s' if t.cases != 1 else ''})"
                 )
+        return lines
+
+    def _review_and_other_lines(self, level: str, vwidth: int) -> list[str]:
+        """Reviewed and corrected rates, containment and cost, where the run has them."""
+        lines: list[str] = []
         if self.reviewed:
             lines.append("")
             lines.append(
@@ -546,7 +575,7 @@ class Report:
         if self.priced:
             lines.append("")
             lines.extend(self.cost.lines())
-        return "\n".join(lines)
+        return lines
 
 
 def _seconds(x: float) -> str:
