@@ -175,7 +175,10 @@ def test_kill_9_of_evalstats_leaves_no_command_running(escaper, tmp_path):
     finally:
         driver.send_signal(signal.SIGKILL)
         driver.wait()
-    assert gone_soon(grandchild, within=3.0)
+    # The watchdog is a Python process of its own; on two loaded cores its start
+    # and its turn to run can take seconds, so the window is generous (it returns
+    # as soon as the command is gone).
+    assert gone_soon(grandchild, within=15.0)
     # The next start removes what the killed process left in the temporary folder.
     removed = _reaper.sweep()
     assert {str(p) for p in workspaces} <= set(removed)
