@@ -156,6 +156,19 @@ _lock = threading.Lock()
 _watchdog: subprocess.Popen[bytes] | None = None
 
 
+def start_watchdog() -> None:
+    """Start the watchdog now, if it is not running.
+
+    Called before a command is spawned, so that registering the command right
+    after is one write on an open pipe: were the watchdog started only then, a
+    kill -9 during its start would leave the new command running.
+    """
+    global _watchdog
+    with _lock:
+        if _watchdog is None or _watchdog.poll() is not None:
+            _watchdog = _start()
+
+
 def _tell(line: str) -> None:
     global _watchdog
     with _lock:

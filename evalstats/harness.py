@@ -425,6 +425,7 @@ class CmdTask:
             EVALSTATS_SEED=str(seed),
         )
         env[_reaper.TOKEN_VARIABLE] = token
+        _reaper.start_watchdog()  # running before the command is: see start_watchdog
         proc, out_r, err_r = await _spawn(argv, workspace.root, env)
         pgid = proc.pid  # a new session: the group's (and session's) id is the leader's pid
         _reaper.register(token, pgid)

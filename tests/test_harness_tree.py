@@ -253,3 +253,23 @@ def test_bad_cmd_settings_are_refused(tmp_path, spec):
 
     with pytest.raises(InvalidArgument, match="env|takes only"):
         parse_variant(f"v=cmd:{sys.executable} -c pass,{spec}")
+
+
+def test_the_watchdog_is_running_before_a_command_is_spawned(escaper, tmp_path, monkeypatch):
+    # Registering a command must be a write on an open pipe: the watchdog starts
+    # before the spawn, so a kill -9 in between cannot leave the command running.
+    from evalstats import harness
+
+    seen: list[bool] = []
+    spawn = harness._spawn
+
+    async def checking_spawn(*args, **kwargs):
+        watchdog = _reaper._watchdog
+        seen.append(watchdog is not None and watchdog.poll() is None)
+        return await spawn(*args, **kwargs)
+
+    monkeypatch.setattr(harness, "_spawn", checking_spawn)
+    monkeypatch.setattr(_reaper, "_watchdog", None)
+    result = run_once(task(escaper, "answer", tmp_path / "grandchild.pid"), timeout=30.0)
+    assert seen == [True]
+    assert result.trace["exit_code"] == 0
