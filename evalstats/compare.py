@@ -988,16 +988,7 @@ nothing can be said about cases like these (it takes at least 5)
     a = _outcomes("results_a", results_a)
     b = _outcomes("results_b", results_b)
     problem = _pairing_problem(a, b)
-    if method is not None and scope is not None and _scope_of(method) != scope:
-        raise InvalidArgument(
-            f"scope={scope!r} does not fit method={method!r}, which speaks about "
-            f"{_ABOUT[_scope_of(method)]}; give one of them, or "
-            + (
-                "method='clustered' for cases like these"
-                if scope == "cases"
-                else "method='mcnemar' (paired) or 'newcombe' for these cases"
-            )
-        )
+    _check_scope_fits(method, scope)
     if method == "clustered":
         scope = "cases"
     n_cases = len(a)
@@ -1064,6 +1055,20 @@ _ABOUT = {"cases": "cases like these", "trials": "these cases"}
 #: cases that all moved the same way (1/2^cases < 2.5%), and the clustered
 #: interval cannot tell anything from fewer.
 MIN_CASES = 5
+
+
+def _check_scope_fits(method: str | None, scope: str | None) -> None:
+    """Refuse a ``method`` that speaks about another scope than ``scope``."""
+    if method is not None and scope is not None and _scope_of(method) != scope:
+        raise InvalidArgument(
+            f"scope={scope!r} does not fit method={method!r}, which speaks about "
+            f"{_ABOUT[_scope_of(method)]}; give one of them, or "
+            + (
+                "method='clustered' for cases like these"
+                if scope == "cases"
+                else "method='mcnemar' (paired) or 'newcombe' for these cases"
+            )
+        )
 
 
 def _scope_of(method: str) -> str:

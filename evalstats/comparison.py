@@ -27,6 +27,7 @@ from .compare import (
     SCOPES,
     UNPAIRED_METHODS,
     Comparison,
+    _check_scope_fits,
     _few_cases_note,
     _scope_of,
     compare,
@@ -367,16 +368,7 @@ def _check_request(
         check_method(method, PAIRED_METHODS + UNPAIRED_METHODS)
     if scope is not None:
         check_method(scope, SCOPES, name="scope")
-        if method is not None and _scope_of(method) != scope:
-            raise InvalidArgument(
-                f"scope={scope!r} does not fit method={method!r}, which speaks about "
-                f"{_ABOUT[_scope_of(method)]}; give one of them, or "
-                + (
-                    "method='clustered' for cases like these"
-                    if scope == "cases"
-                    else "method='mcnemar' (paired) or 'newcombe' for these cases"
-                )
-            )
+        _check_scope_fits(method, scope)
     return a, b
 
 
