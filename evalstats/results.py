@@ -48,7 +48,7 @@ import os
 import platform
 import threading
 import weakref
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
@@ -557,14 +557,8 @@ class Results:
         When a slot has two samples (which a correct run never writes), the
         first one counts and the reader has warned about it.
         """
-        names = self.variants()
-        if variant not in names:
-            raise InvalidArgument(
-                f"variant={variant!r} is not in this run{suggest(variant, names)}; "
-                f"the variants are {', '.join(repr(n) for n in names) or 'none'}"
-            )
-        runs = self.manifest.get("runs")
-        runs = runs if isinstance(runs, int) and not isinstance(runs, bool) and runs > 0 else 0
+        _check_variant(variant, self.variants())
+        runs = _planned_runs(self.manifest)
         slots: dict[str, int] = {}  # case -> number of repeats
         schedule = self.manifest.get("schedule")
         if isinstance(schedule, list) and schedule:
@@ -841,6 +835,21 @@ class _Scan:
             f"line {number}: a second sample for case {key[0]!r}, variant {key[1]!r}, "
             f"repeat {key[2]} (the first is on {where} and is the one counted)",
         )
+
+
+def _check_variant(variant: str, names: Sequence[str]) -> None:
+    """Refuse a variant the run does not have, naming the ones it has."""
+    if variant not in names:
+        raise InvalidArgument(
+            f"variant={variant!r} is not in this run{suggest(variant, names)}; "
+            f"the variants are {', '.join(repr(n) for n in names) or 'none'}"
+        )
+
+
+def _planned_runs(manifest: Mapping[str, Any]) -> int:
+    """The manifest's ``runs`` when it is a positive whole number, else 0."""
+    runs = manifest.get("runs")
+    return runs if isinstance(runs, int) and not isinstance(runs, bool) and runs > 0 else 0
 
 
 def _read(path: str | os.PathLike[str]) -> tuple[Results, int, bool]:

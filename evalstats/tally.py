@@ -28,15 +28,16 @@ from typing import IO, Annotated, Any, Literal, NoReturn
 
 import msgspec
 
-from ._validate import suggest
 from .checks import INSPECTION_FAILURE
 from .errors import InvalidArgument, ResultsFileError
 from .results import (
     LONG_LINE,
     MAX_RUNS,
     Results,
+    _check_variant,
     _manifest_problem,
     _parse_line,
+    _planned_runs,
     _sample_problem,
     _Scan,
     _slot_problem,
@@ -484,14 +485,8 @@ class Tally:
     def outcomes(self, variant: str) -> dict[str, list[bool | None]]:
         """Per case, the outcome of each repeat of ``variant`` (list index = repeat),
         as :meth:`evalstats.results.Results.outcomes` gives it."""
-        names = self.variants()
-        if variant not in names:
-            raise InvalidArgument(
-                f"variant={variant!r} is not in this run{suggest(variant, names)}; "
-                f"the variants are {', '.join(repr(n) for n in names) or 'none'}"
-            )
-        runs = self.manifest.get("runs")
-        runs = runs if isinstance(runs, int) and runs > 0 else 0
+        _check_variant(variant, self.variants())
+        runs = _planned_runs(self.manifest)
         cells = self._cells(variant)
         sizes: dict[str, int] = {}
         if self.has_schedule:
