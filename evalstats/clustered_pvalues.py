@@ -228,3 +228,34 @@ def clustered_paired_pvalue(
     sizes = np.bincount(codes).astype(float)
     case_means = np.bincount(codes, weights=b - a) / sizes
     return pvalue_of(difference, case_means)
+
+
+def case_means_pvalues(case_means: Any, *, level: float = 0.95) -> Any:
+    """Vectorised :func:`clustered_paired_pvalue` from per-case mean differences.
+
+    ``case_means`` has shape (..., cases): each case's mean paired difference
+    from equally many runs per case, so that the run-weighted estimate is the
+    mean of the case means and CR2 is the t test on them with cases - 1
+    degrees of freedom. As the clustered comparison judges (``method="auto"``):
+    the betting test below :data:`~evalstats.intervals.FEW_CASES` cases or
+    where every case has the same mean (standard error 0, as
+    :func:`~evalstats.intervals.clustered_limits` takes it), else the t test.
+    Used by the simulators so that they judge exactly as
+    :func:`~evalstats.multiple.compare_variants` does.
+    """
+    from .intervals import FEW_CASES
+
+    level = _validate.check_level(level)
+    d = np.asarray(case_means, dtype=float)
+    cases = d.shape[-1]
+    if cases < 2:
+        raise InvalidArgument(f"case_means holds {cases} case; the clustered test needs 2")
+    mean = d.mean(axis=-1)
+    betting = _betting_two_sided((d + 1.0) / 2.0, mean, level)
+    if cases < FEW_CASES:
+        return betting
+    se = d.std(axis=-1, ddof=1) / math.sqrt(cases)
+    flat = se < 1e-12
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = _t_two_sided(mean, np.where(flat, 1.0, se), cases - 1)
+    return np.where(flat, betting, t)
