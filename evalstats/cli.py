@@ -451,9 +451,9 @@ def _add_report(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--about",
         metavar="cases|trials",
-        help="the claim of the ranking of three or more variants: trials (these cases, "
-        "McNemar, Holm-adjusted; the default) or cases (cases like these, clustered, "
-        "Bonferroni-adjusted)",
+        help="the claim of the ranking of three or more variants: cases (cases like these: "
+        "the clustered tests, Holm-adjusted) or trials (these cases: McNemar, Holm-adjusted); "
+        "default cases when paired over at least 5 cases, else trials, saying why",
     )
     p.add_argument("--json", action="store_true", help="print one JSON document")
     _add_source_options(p)

@@ -5,7 +5,11 @@ Every variant against a baseline (``baseline="old"``), or every pair
 (paired by (case, repeat) when the schedule allows it), with the p-values and
 the verdicts adjusted for the number of comparisons: Holm's step-down method
 by default, Shaffer's for all pairs (which uses that not every combination of
-equalities between variants is possible), or none.
+equalities between variants is possible), or none. Every verdict makes one
+claim, as ``compare_results`` does by default: about cases like these (each
+pair's clustered test, whose p-value agrees with its interval; see
+:mod:`evalstats.clustered_pvalues`) when every pair is paired over at least 5
+cases, else about these cases (McNemar's exact test), saying why.
 """
 
 from __future__ import annotations
@@ -37,7 +41,9 @@ __all__ = ["PairComparison", "MultipleComparison", "compare_variants", "shaffer_
 
 #: Multiplicity adjustments of compare_variants.
 ADJUSTMENTS = ("holm", "shaffer", "none")
-_NAMES = {"holm": "Holm", "shaffer": "Shaffer", "none": "no", "bonferroni": "Bonferroni"}
+_NAMES = {"holm": "Holm", "shaffer": "Shaffer", "none": "no"}
+_ABOUT = {"cases": "cases like these", "trials": "these cases"}
+_TESTS = {"mcnemar": "McNemar's exact test", "ztest": "the z test"}
 
 
 @lru_cache(maxsize=64)
@@ -141,6 +147,14 @@ class MultipleComparison:
         p-value is below ``1 - level``.
     rates : dict
         Each variant's pass rate (pooled over measured samples).
+    scope : {"cases", "trials"}
+        The claim of every verdict: about cases like these (each pair's
+        clustered test) or about these cases (McNemar's exact test when
+        paired).
+    scope_note : str
+        Why the claim is about these cases when cases like these were the
+        default (too few cases, or not paired), or that the cases are too few
+        for the claim asked for; empty otherwise.
     """
 
     pairs: tuple[PairComparison, ...]
@@ -148,22 +162,41 @@ class MultipleComparison:
     adjust: str
     level: float
     rates: dict[str, float]
+    scope: str = "trials"
+    scope_note: str = ""
+
+    def _about(self) -> str:
+        return f"about {_ABOUT[self.scope]}"
+
+    def _tests(self) -> str:
+        """The tests whose p-values were adjusted, as the pairs used them."""
+        used: list[str] = []
+        for p in self.pairs:
+            c = p.comparison
+            name = _TESTS.get(c.method, f"the {c.method} test")
+            if c.method == "clustered":
+                inner = str(getattr(c.difference, "method", ""))
+                kind = "betting" if inner == "betting" else f"{inner.upper()} t"
+                name = f"the clustered {kind} test"
+            if name not in used:
+                used.append(name)
+        return " and ".join(used)
+
+    def _adjusted(self) -> str:
+        return "unadjusted" if self.adjust == "none" else f"{_NAMES[self.adjust]}-adjusted"
 
     def adjustment_text(self) -> str:
         n = len(self.pairs)
         noun = "comparison" if n == 1 else "comparisons"
-        if self.adjust == "bonferroni":
-            each = 1.0 - (1.0 - self.level) / n
-            return (
-                f"about cases like these: each pair's clustered interval at level {each:.4g} "
-                f"(Bonferroni over {n} {noun})"
-            )
-        if self.adjust == "none":
-            return f"p-values not adjusted for the {n} {noun}"
-        return (
-            f"p-values and verdicts {_NAMES[self.adjust]}-adjusted over {n} {noun}, "
-            "about these cases"
+        how = (
+            f"p-values not adjusted for the {n} {noun}"
+            if self.adjust == "none"
+            else f"p-values and verdicts {_NAMES[self.adjust]}-adjusted over {n} {noun}"
         )
+        text = f"{how}, {self._about()} (p-values of {self._tests()}; intervals unadjusted)"
+        if self.scope_note:
+            text += f"; {self.scope_note}"
+        return text
 
     def ranking(self) -> str:
         """One line: variants by pass rate, with the adjusted verdicts between them."""
@@ -173,6 +206,9 @@ class MultipleComparison:
             verdicts[(p.a, p.b)] = p.verdict
             flip = {"b_better": "a_better", "a_better": "b_better"}.get(p.verdict, p.verdict)
             verdicts[(p.b, p.a)] = flip
+        about = self._about()
+        if self.scope_note:
+            about += f": {self.scope_note}"
         if self.baseline is not None:
             parts = []
             for v in order:
@@ -183,19 +219,13 @@ class MultipleComparison:
                 parts.append(f"{v} {_pct(self.rates[v])} {word}")
             return (
                 f"ranking against {self.baseline} {_pct(self.rates[self.baseline])} "
-                f"({_NAMES[self.adjust]}-adjusted, {self._about()}): " + ", ".join(parts)
+                f"({self._adjusted()}, {about}): " + ", ".join(parts)
             )
         text = f"{order[0]} {_pct(self.rates[order[0]])}"
         for hi, lo in zip(order, order[1:], strict=False):
             sign = ">" if verdicts[(lo, hi)] == "b_better" else "~"
             text += f" {sign} {lo} {_pct(self.rates[lo])}"
-        return (
-            f"ranking ({_NAMES[self.adjust]}-adjusted, {self._about()}; '>' clearly better, "
-            "'~' can't tell): " + text
-        )
-
-    def _about(self) -> str:
-        return "about cases like these" if self.adjust == "bonferroni" else "about these cases"
+        return f"ranking ({self._adjusted()}, {about}; '>' clearly better, '~' can't tell): " + text
 
     def __str__(self) -> str:
         lines = [self.adjustment_text()]
@@ -218,6 +248,8 @@ class MultipleComparison:
             "baseline": self.baseline,
             "adjust": self.adjust,
             "level": self.level,
+            "scope": self.scope,
+            "scope_note": self.scope_note,
             "rates": dict(self.rates),
             "pairs": [p.to_dict() for p in self.pairs],
             "ranking": self.ranking(),
@@ -239,13 +271,12 @@ def compare_variants(
 
     Give ``baseline`` to compare every other variant with it, or
     ``all_pairs=True`` to compare every pair. Each pair is compared by
-    :func:`~evalstats.comparison.compare_results` (``method`` as there; a
-    comparison without a p-value, such as Newcombe's interval on unpaired
-    runs, is replaced by the z test on the same counts). The p-values are
-    adjusted by ``adjust``: Holm's step-down method (default), Shaffer's
-    (for all pairs, whose equalities constrain one another; with a baseline
-    it is Holm's), or none; a pair's verdict is "B better" or "A better" only
-    when its adjusted p-value is below ``1 - level``.
+    :func:`~evalstats.comparison.compare_results`, and every pair's verdict
+    makes the same claim (``scope``). The p-values are adjusted by
+    ``adjust``: Holm's step-down method (default), Shaffer's (for all pairs,
+    whose equalities constrain one another; with a baseline it is Holm's), or
+    none; a pair's verdict is "B better" or "A better" only when its adjusted
+    p-value is below ``1 - level``, in the direction of its estimate.
 
     Parameters
     ----------
@@ -256,16 +287,22 @@ def compare_variants(
         Compare every pair instead.
     adjust : {"holm", "shaffer", "none"}
     method : str, optional
-        The comparison method, as in ``compare_results``.
+        The comparison method, as in ``compare_results``; it implies the
+        scope. A comparison without a p-value, such as Newcombe's interval on
+        unpaired runs, is replaced by the z test on the same counts.
     level : float
     scope : {"cases", "trials"}, optional
-        The claim, as in ``compare_results``, but about these cases by default
-        (``"trials"``: McNemar's p-values, which Holm's and Shaffer's steps
-        adjust). About cases like these (``"cases"``) each pair is judged by its
-        clustered interval at level ``1 - (1 - level) / m`` for ``m``
-        comparisons (Bonferroni, which holds for any interval; the
-        distribution-free interval used below 100 cases has no p-value for
-        Holm's or Shaffer's steps), and ``adjust`` is ``"bonferroni"``.
+        The claim of the verdicts. ``"cases"``: about cases like these, each
+        pair by the clustered comparison, whose p-value is the test that
+        agrees with its interval
+        (:func:`~evalstats.clustered_pvalues.clustered_paired_pvalue`: the
+        betting capital's below 100 cases, CR2's t from there on); it needs
+        outcomes paired over at least 2 cases. ``"trials"``: about these
+        cases, McNemar's exact test (paired) or the z test (unpaired). By
+        default ``"cases"`` when every pair is paired over at least 5 cases,
+        as in ``compare_results``; otherwise ``"trials"``, and ``scope_note``
+        says that nothing can be said about cases like these (or that the
+        outcomes are not paired).
 
     Returns
     -------
@@ -305,21 +342,16 @@ def compare_variants(
         wanted = [(baseline, v) for v in names if v != baseline]
     else:
         wanted = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
-    if scope == "cases" or method == "clustered":
-        return _by_intervals(res, names, wanted, baseline, level, method)
-    found = []
+    each = []
     for a, b in wanted:
-        cmp = compare_results(
-            res, a, b, method=method, level=level, scope="trials" if method is None else None
-        ).primary
-        if cmp is None:
+        rc = compare_results(res, a, b, method=method, level=level, scope=scope)
+        if rc.primary is None:
             raise InvalidArgument(f"{b!r} cannot be compared with {a!r}: nothing measured")
-        if cmp.pvalue is None:
-            counts = (cmp.successes_a, cmp.trials_a, cmp.successes_b, cmp.trials_b)
-            from .compare import compare_counts
-
-            cmp = replace(compare_counts(*counts, method="ztest", level=level), cases=cmp.cases)
-        found.append((a, b, cmp))
+        each.append(rc)
+    # One claim for the family: cases like these only when every pair can make it.
+    chosen = "cases" if all(rc.scope == "cases" for rc in each) else "trials"
+    note = next((rc.scope_note for rc in each if rc.scope_note), "")
+    found = [(rc.a, rc.b, _pair_test(rc, chosen, level)) for rc in each]
     raw = [math.nan if c.pvalue is None else float(c.pvalue) for _, _, c in found]
     adjusted = _adjust(raw, adjust, len(names), baseline is None)
     alpha = 1.0 - level
@@ -331,7 +363,28 @@ def compare_variants(
             {1: "b_better", -1: "a_better"}.get(sign, "cant_tell") if q < alpha else "cant_tell"
         )
         pairs.append(PairComparison(a, b, cmp, float(q), verdict))
-    return MultipleComparison(tuple(pairs), baseline, adjust, level, _rates(res, names))
+    return MultipleComparison(
+        tuple(pairs), baseline, adjust, level, _rates(res, names), chosen, note
+    )
+
+
+def _pair_test(rc: Any, scope: str, level: float) -> Comparison:
+    """The pair's comparison for the family's claim, with the p-value Holm's steps adjust."""
+    from .clustered_pvalues import pvalue_of
+    from .compare import compare_counts
+
+    if scope == "cases":
+        cmp = rc.cases_like_these
+        # The per-case mean differences in the order the clustered interval
+        # took them (the comparison's case order), from the per-case counts:
+        # (passes_b - passes_a) / pairs is the mean of that case's differences.
+        means = [(r.passes_b - r.passes_a) / r.trials_a for r in cmp.cases]
+        return replace(cmp, pvalue=pvalue_of(cmp.difference, means))
+    cmp = rc.primary if rc.scope == "trials" else rc.these_cases
+    if cmp.pvalue is None:
+        counts = (cmp.successes_a, cmp.trials_a, cmp.successes_b, cmp.trials_b)
+        cmp = replace(compare_counts(*counts, method="ztest", level=level), cases=cmp.cases)
+    return cmp
 
 
 def _rates(res: Any, names: Sequence[str]) -> dict[str, float]:
@@ -341,24 +394,3 @@ def _rates(res: Any, names: Sequence[str]) -> dict[str, float]:
         passes, measured = _pooled(res.measured_by_case(v, cases))
         rates[v] = passes / measured if measured else math.nan
     return rates
-
-
-def _by_intervals(
-    res: Any,
-    names: Sequence[str],
-    wanted: Sequence[tuple[str, str]],
-    baseline: str | None,
-    level: float,
-    method: str | None,
-) -> MultipleComparison:
-    """About cases like these: each pair's clustered interval at the Bonferroni level."""
-    from .comparison import compare_results
-
-    each = 1.0 - (1.0 - level) / len(wanted)
-    pairs = []
-    for a, b in wanted:
-        cmp = compare_results(res, a, b, method=method, level=each, scope="cases").primary
-        if cmp is None:
-            raise InvalidArgument(f"{b!r} cannot be compared with {a!r}: nothing measured")
-        pairs.append(PairComparison(a, b, cmp, math.nan, cmp.verdict))
-    return MultipleComparison(tuple(pairs), baseline, "bonferroni", level, _rates(res, names))

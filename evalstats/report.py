@@ -645,9 +645,10 @@ def report(
         variant needs at least 10 drawn samples reviewed pass or fail.
     scope : {"cases", "trials"}, optional
         The claim of the ranking of three or more variants
-        (:func:`~evalstats.multiple.compare_variants`): about these cases by
-        default (McNemar p-values, Holm-adjusted), or about cases like these
-        (each pair's clustered interval, Bonferroni-adjusted). The pass rates
+        (:func:`~evalstats.multiple.compare_variants`, all pairs,
+        Holm-adjusted): about cases like these (each pair's clustered test)
+        by default when the run paired the variants over at least 5 cases,
+        else about these cases (McNemar), saying why. The pass rates
         are given both ways whatever the scope.
     prices : mapping or path, optional
         Model name to :class:`~evalstats.cost.Prices` in dollars per million

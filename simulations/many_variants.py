@@ -1,18 +1,28 @@
 """How often a comparison of several identical variants finds a difference.
 
-Each simulated run has k identical variants (every case with the same pass
-rate under each, drawn from a Beta with mean 0.7 and icc 0.3), 10 cases x 5
-runs each on a paired schedule, compared by
-:func:`evalstats.multiple.compare_variants` (the ``compare --baseline`` /
-``--all-pairs`` command). It prints the share of runs in which some pair is
-called different (the family-wise error rate of the verdicts), with its 95%
-Monte-Carlo (Wilson) interval, for Holm (default), Shaffer and no
-adjustment, with a baseline and for all pairs.
+Each simulated run has k identical variants (3 or 5): every case has the same
+pass rate under each, drawn from a Beta with mean 0.7 and icc 0.3, and each
+variant runs each case 5 times on a paired schedule, with 10, 40 or 150
+cases. The variants are compared as :func:`evalstats.multiple.compare_variants`
+(the ``compare --baseline`` / ``--all-pairs`` command and the report's ranking)
+compares them: with a baseline (k - 1 comparisons) and all pairs (k (k - 1) / 2).
+It prints the share of runs in which some pair is called better or worse (the
+family-wise error rate of the verdicts, two-sided), with its 95% Monte-Carlo
+(Wilson) interval, for Holm's adjustment (the default), Shaffer's and none.
 
-Goal: at most 5% with Holm or Shaffer; without adjustment it grows with the
-number of comparisons.
+About cases like these (the default from 5 cases; ``--about cases``) each pair's
+p-value is the clustered test that agrees with its interval
+(:func:`evalstats.clustered_pvalues.case_means_pvalues`, the very function
+``compare_variants`` judges by: the betting capital's p-value below 100 cases,
+the CR2 t test on the case means from 100). About these cases (``--about
+trials``) it is McNemar's exact test on all the pairs of runs.
 
-Run: python simulations/many_variants.py [--experiments 400]  (a few minutes)
+Goal: at most 5% with Holm (and Shaffer) about cases like these, at every
+size; without adjustment the rate grows with the number of comparisons.
+tests/test_multiple_scope.py checks that this simulator judges as
+compare_variants does, and asserts the goal at reduced size.
+
+Run: python simulations/many_variants.py [--experiments 20000]  (about half a minute)
 """
 
 from __future__ import annotations
@@ -21,74 +31,83 @@ import argparse
 
 import numpy as np
 
+from evalstats._binomial import mcnemar_pvalue
 from evalstats.casemodel import CaseModel
+from evalstats.clustered_pvalues import case_means_pvalues
 from evalstats.intervals import proportion_ci
-from evalstats.multiple import _adjust, compare_variants
-from evalstats.results import Results
+from evalstats.multiple import _adjust
 
-CASES, RUNS = 10, 5
+RUNS, ICC, RATE, LEVEL = 5, 0.3, 0.7, 0.95
 ADJUST = ("holm", "shaffer", "none")
+MODES = ("baseline", "all pairs")
 
 
-def run(rng: np.random.Generator, variants: list[str]) -> Results:
-    cases = [f"c{i}" for i in range(CASES)]
-    rates, _ = CaseModel(0.7, 0.7, 0.3).draw(rng, (CASES,))
-    schedule, samples = [], []
-    for r in range(RUNS):
-        for i, case in enumerate(cases):
-            order = variants if (i + r) % 2 == 0 else variants[::-1]
-            for position, v in enumerate(order):
-                schedule.append([case, r, r * CASES + i, position, v])
-                ok = rng.random() < rates[i]
-                samples.append(
-                    {
-                        "type": "sample",
-                        "case": case,
-                        "variant": v,
-                        "repeat": r,
-                        "status": "completed",
-                        "checks": [{"check": "c", "status": "passed" if ok else "failed"}],
-                    }
-                )
-    manifest = {
-        "type": "manifest",
-        "cases": [{"id": c} for c in cases],
-        "variants": [{"name": v} for v in variants],
-        "runs": RUNS,
-        "schedule": schedule,
-    }
-    return Results(None, manifest, tuple(samples), {"status": "finished"}, ())
+def draw(rng: np.random.Generator, n: int, k: int, cases: int, runs: int = RUNS) -> np.ndarray:
+    """Outcomes of n runs of k identical variants: shape (n, k, cases, runs), booleans."""
+    rates, _ = CaseModel(RATE, RATE, ICC).draw(rng, (n, 1, cases, 1))
+    return rng.random((n, k, cases, runs)) < rates
+
+
+def pairs_of(k: int, mode: str) -> list[tuple[int, int]]:
+    """The (a, b) variant indices compared, in compare_variants' order."""
+    if mode == "baseline":
+        return [(0, b) for b in range(1, k)]
+    return [(a, b) for a in range(k) for b in range(a + 1, k)]
+
+
+def raw_pvalues(outcomes: np.ndarray, pairs: list[tuple[int, int]], scope: str) -> np.ndarray:
+    """Each pair's unadjusted p-value, shape (n, pairs), as compare_variants computes it."""
+    x = outcomes.astype(float)
+    out = []
+    for a, b in pairs:
+        if scope == "cases":
+            out.append(case_means_pvalues((x[:, b] - x[:, a]).mean(axis=-1), level=LEVEL))
+        else:
+            only_a = (outcomes[:, a] & ~outcomes[:, b]).sum(axis=(1, 2))
+            only_b = (~outcomes[:, a] & outcomes[:, b]).sum(axis=(1, 2))
+            out.append(mcnemar_pvalue(only_a, only_b))
+    return np.stack(out, axis=-1)
+
+
+def any_called(p: np.ndarray, adjust: str, k: int, mode: str) -> np.ndarray:
+    """Per run: whether some pair's adjusted p-value is below 1 - LEVEL."""
+    adjusted = np.array([_adjust(list(row), adjust, k, mode == "all pairs") for row in p])
+    return (adjusted < 1.0 - LEVEL).any(axis=-1)
+
+
+def share(count: int, n: int) -> str:
+    """count / n in percent with its 95% Wilson interval, to 0.01 point."""
+    ci = proportion_ci(count, n)
+    return f"{100 * ci.estimate:.2f}% ({100 * ci.low:.2f}% to {100 * ci.high:.2f}%)"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--experiments", type=int, default=400)
+    parser.add_argument("--experiments", type=int, default=20000)
+    parser.add_argument("--seed", type=int, default=2026)
     args = parser.parse_args()
     n = args.experiments
+    rng = np.random.default_rng(args.seed)
     print(
-        f"k identical variants, {CASES} cases x {RUNS} runs, paired (McNemar per pair); "
-        f"{n} runs each; share of runs calling some pair different, 95% MC intervals"
+        f"k identical variants (case rates mean {RATE}, icc {ICC}), {RUNS} runs per case, paired; "
+        f"{n} runs per row; share of runs calling some pair better or worse (two-sided, "
+        f"level {LEVEL}), 95% Monte-Carlo intervals"
     )
-    print(f"{'k':>2} {'mode':<9} {'Holm':<22} {'Shaffer':<22} {'none':<22}")
-    alpha = 0.05
-    for k in (3, 5):
-        variants = [f"v{i}" for i in range(k)]
-        rng = np.random.default_rng(k)
-        counts = {(m, a): 0 for m in ("baseline", "all pairs") for a in ADJUST}
-        for _ in range(n):
-            res = run(rng, variants)
-            for mode in ("baseline", "all pairs"):
-                kw = {"baseline": "v0"} if mode == "baseline" else {"all_pairs": True}
-                # one comparison per pair; each adjustment of its p-values is
-                # the one compare_variants(adjust=...) applies
-                many = compare_variants(res, adjust="none", **kw)
-                raw = [p.comparison.pvalue for p in many.pairs]
-                for adj in ADJUST:
-                    adjusted = _adjust(raw, adj, k, mode == "all pairs")
-                    counts[(mode, adj)] += bool((adjusted < alpha).any())
-        for mode in ("baseline", "all pairs"):
-            cells = [str(proportion_ci(counts[(mode, a)], n)) for a in ADJUST]
-            print(f"{k:>2} {mode:<9} {cells[0]:<22} {cells[1]:<22} {cells[2]:<22}")
+    print(
+        f"{'about':<17} {'cases':>5} {'k':>2} {'mode':<9} {'Holm':<22} {'Shaffer':<22} {'none':<22}"
+    )
+    for scope, sizes in (("cases", (10, 40, 150)), ("trials", (10,))):
+        about = "cases like these" if scope == "cases" else "these cases"
+        for cases in sizes:
+            for k in (3, 5):
+                outcomes = draw(rng, n, k, cases)
+                for mode in MODES:
+                    p = raw_pvalues(outcomes, pairs_of(k, mode), scope)
+                    cells = [share(int(any_called(p, adj, k, mode).sum()), n) for adj in ADJUST]
+                    print(
+                        f"{about:<17} {cases:>5} {k:>2} {mode:<9} "
+                        f"{cells[0]:<22} {cells[1]:<22} {cells[2]:<22}"
+                    )
 
 
 if __name__ == "__main__":

@@ -185,22 +185,28 @@ def _three(cases: int = 8) -> Results:
     )
 
 
-def test_several_variants_about_cases_like_these_use_bonferroni_intervals():
+def test_several_variants_about_cases_like_these_use_the_clustered_tests_holm_adjusted():
     run = _three()
     many = compare_variants(run, all_pairs=True, scope="cases")
-    assert many.adjust == "bonferroni" and "Bonferroni over 3 comparisons" in str(many)
+    assert many.adjust == "holm" and many.scope == "cases"
+    assert "Holm-adjusted over 3 comparisons, about cases like these" in str(many)
     assert "about cases like these" in many.ranking()
     for p in many.pairs:
-        alone = compare_results(run, p.a, p.b, scope="cases", level=1 - 0.05 / 3).primary
-        assert p.verdict == alone.verdict and p.comparison.difference == alone.difference
+        alone = compare_results(run, p.a, p.b, scope="cases").primary
+        assert p.comparison.difference == alone.difference
+    # 8 paired cases: cases like these is the default, as for two variants
     default = compare_variants(run, all_pairs=True)
-    assert default.adjust == "holm" and "about these cases" in default.ranking()
+    assert default.scope == "cases" and "about cases like these" in default.ranking()
+    trials = compare_variants(run, all_pairs=True, scope="trials")
+    assert trials.scope == "trials" and "about these cases" in trials.ranking()
 
 
 def test_report_ranking_follows_the_scope():
     run = _three()
-    assert "about these cases" in report(run).ranking
-    assert "about cases like these" in report(run, scope="cases").ranking
+    assert "about cases like these" in report(run).ranking
+    assert "about these cases" in report(run, scope="trials").ranking
+    few = report(_three(cases=4)).ranking
+    assert "about these cases: with 4 cases nothing can be said about cases like these" in few
     with pytest.raises(InvalidArgument, match="scope='all'"):
         report(run, scope="all")
 
