@@ -196,3 +196,21 @@ def test_betting_pvalue_is_valid_under_the_null():
     p = np.minimum(1, 2 * np.minimum(np.where(mean > 0, up, 1), np.where(mean < 0, down, 1)))
     for a in (0.05, 0.05 / 2, 0.05 / 3):
         assert np.mean(p <= a) <= a + 3 * math.sqrt(a * (1 - a) / n)
+
+
+def test_case_means_pvalues_are_the_clustered_pvalues_row_by_row():
+    from evalstats.clustered_pvalues import case_means_pvalues
+
+    rng = np.random.default_rng(9)
+    for cases in (3, 30, 99, 100, 140):
+        a = rng.random((4, cases, 3)) < 0.6
+        b = rng.random((4, cases, 3)) < 0.65
+        b[0] = a[0]  # no difference at all: every case mean 0, the betting test
+        d = (b.astype(float) - a).mean(axis=-1)
+        rows = case_means_pvalues(d)
+        clusters = np.repeat(np.arange(cases), 3)
+        for i in range(4):
+            one = clustered_paired_pvalue(a[i].ravel(), b[i].ravel(), clusters)
+            assert rows[i] == pytest.approx(one, rel=1e-9)
+    with pytest.raises(InvalidArgument, match="case_means holds 1 case"):
+        case_means_pvalues([[0.5]])
