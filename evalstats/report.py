@@ -29,9 +29,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._layout import _case_ids, _check_variant, _results, _variant_names
+from ._smallstats import clustered_counts, wilson_ci
 from ._validate import check_level, check_method
 from .errors import InvalidArgument
-from .intervals import ClusteredInterval, Interval, _clustered_counts, proportion_ci
+from .intervals import ClusteredInterval, Interval
 from .runner import AxisCount
 from .tally import Tally
 
@@ -883,8 +884,8 @@ def _variant_summary(
         incomplete=counts.incomplete,
         unmeasured=counts.unmeasured,
         missing=max(scheduled - recorded, 0),
-        per_trial=proportion_ci(passes, measured, level=level),
-        clustered=_clustered_counts([c.passes for c in cells], [c.measured for c in cells], level),
+        per_trial=wilson_ci(passes, measured, level),
+        clustered=clustered_counts([c.passes for c in cells], [c.measured for c in cells], level),
         axes={k: AxisCount(*x) for k, x in tables.axes.items()},
         checks={k: AxisCount(*x) for k, x in tables.checks.items()},
         latency_median=median,
@@ -921,7 +922,7 @@ def _case_rows(
                 measured=measured,
                 incomplete=incomplete,
                 unmeasured=unmeasured,
-                interval=proportion_ci(passes, measured, level=level),
+                interval=wilson_ci(passes, measured, level),
                 problems=tables.top_problems(case),
             )
         )
@@ -977,7 +978,7 @@ def _reviewed(
                 failed=c["fail"],
                 needs_review=c["needs-review"],
                 not_reviewed=measured - c["pass"] - c["fail"] - c["needs-review"],
-                interval=proportion_ci(c["pass"], c["pass"] + c["fail"], level=level),
+                interval=wilson_ci(c["pass"], c["pass"] + c["fail"], level),
             )
         )
     return tuple(out)
@@ -1016,8 +1017,8 @@ def _tags(
                     cases=sum(1 for m in measured if m),
                     passes=sum(passes),
                     measured=sum(measured),
-                    per_trial=proportion_ci(sum(passes), sum(measured), level=level),
-                    clustered=_clustered_counts(passes, measured, level),
+                    per_trial=wilson_ci(sum(passes), sum(measured), level),
+                    clustered=clustered_counts(passes, measured, level),
                 )
             )
     return tuple(out)
