@@ -18,6 +18,12 @@ Two scopes, as for the fixed-n comparison:
     against 1/2, mixed over a uniform distribution of the share of discordant
     pairs B wins on [1/2, 1]; "A better" mixes over [0, 1/2]. Both are closed
     forms in the incomplete beta function (Robbins 1970; Howard et al. 2021).
+    A design planned for an effect (``planned_for=(p_a, p_b)``) mixes instead
+    over a Beta distribution concentrated on the share that effect gives
+    (see :func:`planned_prior`): any fixed mixture of likelihood ratios is a
+    martingale under "no difference", so it stays valid whatever the truth,
+    and it decides nearly as early as a test told the true share when the
+    plan is right.
 
 ``cases_like_these``
     Cases are a sample of a population of cases; the question is the mean,
@@ -73,11 +79,14 @@ from .errors import InvalidArgument
 from .intervals import Interval
 
 __all__ = [
+    "PLANNED_CONCENTRATION",
     "Look",
     "SequentialComparison",
     "SequentialPlan",
     "SequentialPower",
     "discordant_thresholds",
+    "planned_prior",
+    "planned_share",
     "sequential_compare",
     "sequential_plan",
     "sequential_results",
@@ -94,6 +103,16 @@ SCOPES = ("these_cases", "cases_like_these")
 _DISCORDANCE_SHARE = 0.1
 
 _LOG2 = math.log(2.0)
+
+#: How strongly the e-process planned for an effect concentrates on the share
+#: of discordant pairs that effect gives: its Beta prior for the share is worth
+#: this many discordant pairs (a standard deviation of about 0.05 around a
+#: planned share of 0.8). On the shop stand-in a concentration of 60 decides as
+#: early on average as the likelihood ratio at the true share, and a prior half
+#: as concentrated loses about a twentieth of the pairs it saves
+#: (simulations/sequential.py); a prior much more concentrated gains nothing
+#: there and does worse when the plan is wrong.
+PLANNED_CONCENTRATION = 60.0
 
 
 # --- "these cases": the discordant pairs --------------------------------------
@@ -129,7 +148,155 @@ def _log_uniform_mixture(k: np.ndarray, m: np.ndarray) -> np.ndarray:
     return (m + 1.0) * _LOG2 + betaln(b, a) + log_tail  # type: ignore[no-any-return]
 
 
-def log_evalue_discordant(wins: Any, discordant: Any) -> np.ndarray:
+def _log_betainc_half(x: Any, y: Any) -> np.ndarray:
+    """log I_{1/2}(x, y), I the regularized incomplete beta function.
+
+    Where the value underflows (x much larger than y) the series
+    I_{1/2}(x, y) = 2^-(x+y) F / (x B(x, y)), F = 2F1(x + y, 1; x + 1; 1/2)
+    = sum over n of prod_{j<n} (x + y + j) / (2 (x + 1 + j)), gives its log
+    (Abramowitz & Stegun 26.5.23). The series is summed here: its terms shrink
+    at least as fast as (x + y) / (2 (x + 1)) < 1 when y < x + 2, which
+    holds wherever the value underflows, and scipy's 2F1 is wrong for such
+    large parameters (it gives 2e5 for a sum of about 2).
+    """
+    from scipy.special import betainc, betaln
+
+    x, y = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
+    value = betainc(x, y, 0.5)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.log(value)
+        small = value < 1e-280
+        if np.any(small):
+            xs, ys = x[small], y[small]
+            term = np.ones(xs.shape)
+            total = np.ones(xs.shape)
+            for j in range(10_000):
+                term = term * (xs + ys + j) / (2.0 * (xs + 1.0 + j))
+                total += term
+                if np.all(term < 1e-17 * total):
+                    break
+            series = -(xs + ys) * _LOG2 - np.log(xs) - betaln(xs, ys) + np.log(total)
+            out = np.array(out, dtype=float)
+            out[small] = series
+    return out  # type: ignore[no-any-return]
+
+
+def _log_planned_mixture(k: np.ndarray, m: np.ndarray, a: float, b: float) -> np.ndarray:
+    """Log of the likelihood ratio (2t)^k (2(1-t))^(m-k) averaged over a
+    Beta(a, b) distribution of t restricted to [1/2, 1]:
+
+        E = 2^m B(a + k, b + m - k) I_{1/2}(b + m - k, a + k) / (B(a, b) I_{1/2}(b, a)),
+
+    the integral of t^(a+k-1) (1-t)^(b+m-k-1) over [1/2, 1] being
+    B(a + k, b + m - k) P(Beta(a + k, b + m - k) > 1/2).
+    """
+    from scipy.special import betaln
+
+    rest = m - k
+    return (  # type: ignore[no-any-return]
+        m * _LOG2
+        + betaln(a + k, b + rest)
+        - betaln(a, b)
+        + _log_betainc_half(b + rest, a + k)
+        - _log_betainc_half(b, a)
+    )
+
+
+def planned_share(p_a: float, p_b: float) -> float:
+    """The share of discordant pairs B wins when A and B pass at ``p_a``, ``p_b``.
+
+    For answers that pass independently at these rates, a pair is won by B alone
+    with probability p_b (1 - p_a) and by A alone with p_a (1 - p_b), so
+
+        q = p_b (1 - p_a) / (p_b (1 - p_a) + p_a (1 - p_b)).
+
+    Examples
+    --------
+    >>> round(planned_share(0.7, 0.9), 4)  # 0.27 / 0.34
+    0.7941
+    """
+    from ._validate import as_rate
+
+    a = float(as_rate("p_a", p_a, open_interval=True))
+    b = float(as_rate("p_b", p_b, open_interval=True))
+    only_b, only_a = b * (1.0 - a), a * (1.0 - b)
+    return only_b / (only_b + only_a)
+
+
+def _planned_for(planned_for: Any) -> tuple[float, float] | None:
+    """``planned_for`` checked: None, or two different rates strictly inside (0, 1)."""
+    if planned_for is None:
+        return None
+    from ._validate import as_rate
+
+    if isinstance(planned_for, str | bytes | Mapping) or not isinstance(
+        planned_for, Sequence | np.ndarray
+    ):
+        raise InvalidArgument(
+            f"planned_for={planned_for!r} must be the two pass rates (p_a, p_b) the design "
+            "was planned for, or None"
+        )
+    if len(planned_for) != 2:
+        raise InvalidArgument(
+            f"planned_for={tuple(planned_for)!r} must be two pass rates (p_a, p_b), got "
+            f"{len(planned_for)} numbers"
+        )
+    p_a, p_b = (
+        float(as_rate(f"planned_for[{i}]", x, open_interval=True))
+        for i, x in enumerate(planned_for)
+    )
+    if p_a == p_b:
+        raise InvalidArgument(
+            f"planned_for=({p_a:g}, {p_b:g}) plans for no difference; give the rates of the "
+            "effect the design should find, or None"
+        )
+    return p_a, p_b
+
+
+def planned_prior(
+    p_a: float, p_b: float, *, concentration: float = PLANNED_CONCENTRATION
+) -> tuple[float, float]:
+    """The Beta(a, b) prior of the "B better" e-process planned for rates ``p_a``, ``p_b``.
+
+    The share of discordant pairs B wins, t, gets a Beta distribution with
+    mean q = max(s, 1 - s), s = :func:`planned_share` (p_a, p_b), and
+    a + b = ``concentration``, restricted to [1/2, 1]; the "A better"
+    e-process uses its mirror on [0, 1/2]. Taking the larger of s and 1 - s
+    makes the design symmetric: swapping A and B mirrors every verdict.
+
+    Any fixed mixture of likelihood ratios against 1/2 is a non-negative
+    martingale when each discordant pair favours B with probability 1/2
+    (Robbins 1970; Howard et al. 2021), and a supermartingale when B is worse,
+    because each ratio with t >= 1/2 is; so the planned e-process is valid
+    whatever the truth. The plan only decides where it spends its evidence:
+    near the planned share it grows nearly as fast as the likelihood ratio at
+    the true share.
+
+    Examples
+    --------
+    >>> a, b = planned_prior(0.7, 0.9)
+    >>> round(a, 3), round(b, 3)
+    (47.647, 12.353)
+    """
+    share = planned_share(p_a, p_b)
+    if share == 0.5:
+        raise InvalidArgument(
+            f"p_a={p_a!r} and p_b={p_b!r} plan for no difference; give the rates of the "
+            "effect the design should find"
+        )
+    try:
+        concentration = float(concentration)
+    except (TypeError, ValueError):
+        raise InvalidArgument(f"concentration={concentration!r} must be a number") from None
+    if not concentration > 0 or not math.isfinite(concentration):
+        raise InvalidArgument(f"concentration={concentration!r} must be a positive number")
+    share = max(share, 1.0 - share)
+    return concentration * share, concentration * (1.0 - share)
+
+
+def log_evalue_discordant(
+    wins: Any, discordant: Any, *, prior: tuple[float, float] | None = None
+) -> np.ndarray:
     """Log of the one-sided mixture e-process for "B wins more than half".
 
     With ``k = wins`` of ``m = discordant`` discordant pairs won by B, the
@@ -152,11 +319,17 @@ def log_evalue_discordant(wins: Any, discordant: Any) -> np.ndarray:
     ratios; Robbins 1970). Vectorised; ``wins`` and ``discordant`` broadcast.
     The "A better" process is the same with ``discordant - wins`` in place of
     ``wins``.
+
+    With ``prior=(a, b)`` the share t is mixed instead over Beta(a, b)
+    restricted to [1/2, 1] (the e-process planned for an effect; see
+    :func:`planned_prior` and :func:`_log_planned_mixture`).
     """
     from scipy.special import hyp2f1
 
     k = np.asarray(wins, dtype=float)
     m = np.asarray(discordant, dtype=float)
+    if prior is not None:
+        return _log_planned_mixture(k, m, float(prior[0]), float(prior[1]))
     upper = _log_uniform_mixture(k + 1.0, m + 2.0)
     lower = _log_uniform_mixture(k, m + 2.0)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -388,6 +561,9 @@ class SequentialComparison:
         Every look, in order.
     reason : str
         Anything a reader must know (for example, not every case has a pair yet).
+    planned_for : (float, float) or None
+        The pass rates (p_a, p_b) the e-process was planned for (see
+        :func:`planned_prior`); None for the default mixture.
     """
 
     verdict: VerdictName
@@ -405,6 +581,7 @@ class SequentialComparison:
     decided_at: int | None = None
     trajectory: tuple[Look, ...] = ()
     reason: str = field(default="")
+    planned_for: tuple[float, float] | None = None
 
     @property
     def threshold(self) -> float:
@@ -421,6 +598,8 @@ class SequentialComparison:
             self.verdict
         ]
         scope = "these cases" if self.scope == "these_cases" else "cases like these"
+        if self.planned_for is not None:
+            scope += f", planned for {self.planned_for[0]:g} -> {self.planned_for[1]:g}"
         p = "p<0.001" if self.pvalue < 0.001 else f"p={self.pvalue:.2g}"
         text = (
             f"{head}: {self.difference}, anytime-valid ({scope}), e-value {_e(self.evalue)} "
@@ -481,6 +660,7 @@ class SequentialComparison:
             "decided_at": self.decided_at,
             "trajectory": [look.to_dict() for look in self.trajectory],
             "reason": self.reason,
+            "planned_for": None if self.planned_for is None else list(self.planned_for),
         }
 
 
@@ -570,6 +750,7 @@ def sequential_compare(
     scope: str = "these_cases",
     level: float = 0.95,
     looks: Sequence[int] | None = None,
+    planned_for: tuple[float, float] | None = None,
 ) -> SequentialComparison:
     """Compare two variants with a verdict valid however often one looks.
 
@@ -593,6 +774,14 @@ def sequential_compare(
         By default, after every round (as ``evalstats run --until-decided``
         looks). The verdict is the one reached at the first look where an
         e-process reached 2 / (1 - level); later looks do not undo it.
+    planned_for : (p_a, p_b), optional
+        The pass rates the design was planned for (as given to
+        :func:`sequential_plan`), chosen before the data: the "these cases"
+        e-processes then mix over a prior concentrated on the share of
+        discordant pairs that effect gives (:func:`planned_prior`). Valid
+        whatever the truth; it decides earlier when the plan is about right
+        and later when it is far off. None: the default mixture. For
+        ``cases_like_these`` it is refused (its e-process is not planned).
 
     Returns
     -------
@@ -619,6 +808,7 @@ def sequential_compare(
     """
     level = check_level(level)
     scope = check_method(scope, SCOPES, name="scope")
+    planned = _planned_scope(planned_for, scope)
     cases, a, b = _paired_outcomes(results_a, results_b)
     if scope == "cases_like_these" and len(cases) < 2:
         raise InvalidArgument(
@@ -638,8 +828,9 @@ def sequential_compare(
     if scope == "these_cases":
         only_b = np.cumsum(diff > 0)[points - 1]
         only_a = np.cumsum(diff < 0)[points - 1]
-        log_b = log_evalue_discordant(only_b, only_b + only_a)
-        log_a = log_evalue_discordant(only_a, only_b + only_a)
+        prior = None if planned is None else planned_prior(*planned)
+        log_b = log_evalue_discordant(only_b, only_b + only_a, prior=prior)
+        log_a = log_evalue_discordant(only_a, only_b + only_a, prior=prior)
         estimate, low, high = _discordant_interval(only_b, only_a, points, alpha)
         method = "mixture confidence sequence"
     else:
@@ -693,7 +884,18 @@ def sequential_compare(
         decided_at=decided_at,
         trajectory=trajectory,
         reason=reason,
+        planned_for=planned,
     )
+
+
+def _planned_scope(planned_for: Any, scope: str) -> tuple[float, float] | None:
+    planned = _planned_for(planned_for)
+    if planned is not None and scope != "these_cases":
+        raise InvalidArgument(
+            f"planned_for={planned_for!r} plans the 'these_cases' e-process; "
+            f"scope={scope!r} mixes over its bets without a planned effect"
+        )
+    return planned
 
 
 def _cases_trajectory(
@@ -731,13 +933,17 @@ def _cases_trajectory(
 # --- simulation: power, pairs to a verdict, false verdicts ----------------------
 
 
-def discordant_thresholds(pairs: int, *, level: float = 0.95) -> np.ndarray:
+def discordant_thresholds(
+    pairs: int, *, level: float = 0.95, prior: tuple[float, float] | None = None
+) -> np.ndarray:
     """For m = 0..pairs discordant pairs, the fewest B wins that reach 2 / (1 - level).
 
     The "B better" mixture grows with B's wins at a fixed number of discordant
     pairs, so B is better exactly when its wins reach this count (``m + 1``
     where no split of m pairs is enough). The simulator compares counts with
-    this table instead of evaluating the mixture at every pair.
+    this table instead of evaluating the mixture at every pair. ``prior``: as
+    for :func:`log_evalue_discordant` (the planned mixture, also growing with
+    the wins).
     """
     bound = math.log(2.0 / (1.0 - level))
     m = np.arange(pairs + 1)
@@ -745,7 +951,7 @@ def discordant_thresholds(pairs: int, *, level: float = 0.95) -> np.ndarray:
     hi = m + 1  # a count known to reach it (m + 1 stands for "no split does")
     while np.any(hi - lo > 1):
         mid = (lo + hi) // 2  # in [0, m] while hi - lo > 1
-        ok = log_evalue_discordant(mid, m) >= bound
+        ok = log_evalue_discordant(mid, m, prior=prior) >= bound
         narrowing = hi - lo > 1
         hi = np.where(narrowing & ok, mid, hi)
         lo = np.where(narrowing & ~ok, mid, lo)
@@ -900,6 +1106,7 @@ def simulate_sequential(
     experiments: int = 2000,
     seed: int = 0,
     looks: str = "pair",
+    planned_for: tuple[float, float] | None = None,
 ) -> SequentialPower:
     """Simulate the sequential design: power within a budget, pairs to a verdict.
 
@@ -926,6 +1133,10 @@ def simulate_sequential(
     looks : {"pair", "round"}
         Look after every pair, or only after every round (as ``evalstats run
         --until-decided`` does).
+    planned_for : (p_a, p_b), optional
+        The rates the e-process was planned for (see
+        :func:`sequential_compare`); they need not be the true ``p_a``,
+        ``p_b``, so a wrong plan can be simulated. None: the default mixture.
 
     Returns
     -------
@@ -955,9 +1166,13 @@ def simulate_sequential(
         raise InvalidArgument(f"icc={icc!r} and spread={spread!r} must be numbers") from None
     if scope == "cases_like_these" and cases < 2:
         raise InvalidArgument(f"scope='cases_like_these' needs at least 2 cases, got cases={cases}")
+    planned = _planned_scope(planned_for, scope)
+    prior = None if planned is None else planned_prior(*planned)
     rng = np.random.default_rng(seed)
     pairs = runs * cases
-    table = discordant_thresholds(pairs, level=level) if scope == "these_cases" else None
+    table = (
+        discordant_thresholds(pairs, level=level, prior=prior) if scope == "these_cases" else None
+    )
     # Bound memory: the cases scope holds (block, pairs, nodes) floats.
     width = pairs * (len(_legendre(cases)[0]) if table is None else 1)
     block = max(1, min(experiments, 4_000_000 // max(width, 1)))
@@ -997,6 +1212,7 @@ def simulate_sequential(
             "level": level,
             "seed": seed,
             "looks": looks,
+            "planned_for": planned,
         },
         stopped=stop,
         verdicts=verdict,
@@ -1040,6 +1256,14 @@ class SequentialPlan:
             f"({s.expected_pairs.low:.1f} to {s.expected_pairs.high:.1f}), median "
             f"{s.median_pairs:g}",
         ]
+        planned = s.settings.get("planned_for")
+        if planned is not None:
+            lines.insert(
+                1,
+                f"  e-process planned for {planned[0]:g} -> {planned[1]:g} (give run "
+                f"--until-decided and compare --sequential --planned-for {planned[0]:g},"
+                f"{planned[1]:g})",
+            )
         if self.fixed_power is not None:
             lines.append(
                 f"  the fixed design spending all {s.budget} pairs: power {self.fixed_power:.1%}"
@@ -1077,6 +1301,7 @@ def sequential_plan(
     experiments: int = 4000,
     seed: int = 0,
     looks: str = "pair",
+    planned_for: tuple[float, float] | None = None,
 ) -> SequentialPlan:
     """Power within a budget and pairs to a verdict of the sequential design.
 
@@ -1084,6 +1309,9 @@ def sequential_plan(
     its power when it spends the whole budget, and the pairs it needs for the
     power the sequential design reaches. ``scope`` defaults to "these_cases"
     when ``icc`` and ``spread`` are 0 and to "cases_like_these" otherwise.
+    ``planned_for``: the rates the e-process is planned for (usually
+    ``(p_a, p_b)`` themselves; give the same to ``run_until_decided`` or
+    ``sequential_compare``), or None for the default mixture.
 
     Examples
     --------
@@ -1107,6 +1335,7 @@ def sequential_plan(
         experiments=experiments,
         seed=seed,
         looks=looks,
+        planned_for=planned_for,
     )
     target = float(sim.power.estimate)
     fixed_power: float | None = None
@@ -1140,6 +1369,7 @@ def sequential_results(
     *,
     scope: str = "these_cases",
     level: float = 0.95,
+    planned_for: tuple[float, float] | None = None,
 ) -> SequentialComparison:
     """The anytime-valid comparison of variant ``b`` with ``a`` in a results file.
 
@@ -1157,12 +1387,19 @@ def sequential_results(
         Variant names; positive differences mean B passes more often.
     scope : {"these_cases", "cases_like_these"}
     level : float
+    planned_for : (p_a, p_b), optional
+        The rates the e-process was planned for (see
+        :func:`sequential_compare`). A run started with ``run_until_decided(...,
+        planned_for=...)`` records them in its manifest, and they are used
+        when this is None; a different planned effect is refused, because an
+        e-process has to be chosen before the data it judges.
     """
     from .results import Results, read_results
 
     level = check_level(level)
     scope = check_method(scope, SCOPES, name="scope")
     res = results if isinstance(results, Results) else read_results(results)
+    planned_for = _recorded_plan(res, _planned_for(planned_for))
     if a == b:
         raise InvalidArgument(f"a={a!r} and b={b!r} are the same variant; name two")
     out_a, out_b = res.outcomes(a), res.outcomes(b)
@@ -1186,7 +1423,7 @@ def sequential_results(
             f"{res.path or 'the results'}: no (case, repeat) pair has a measured outcome "
             f"for both {a!r} and {b!r}; nothing to compare"
         )
-    result = sequential_compare(xa, xb, scope=scope, level=level)
+    result = sequential_compare(xa, xb, scope=scope, level=level, planned_for=planned_for)
     notes = [result.reason] if result.reason else []
     if left_out:
         notes.append(
@@ -1194,3 +1431,44 @@ def sequential_results(
             "left out"
         )
     return replace(result, reason="; ".join(notes))
+
+
+def planned_record(planned_for: tuple[float, float] | None) -> dict[str, float] | None:
+    """What a results file records of a planned effect: the rates, the share and
+    the prior, so the e-process can be recomputed from the file alone."""
+    if planned_for is None:
+        return None
+    share = planned_share(*planned_for)
+    return {
+        "p_a": planned_for[0],
+        "p_b": planned_for[1],
+        "share": max(share, 1.0 - share),
+        "concentration": PLANNED_CONCENTRATION,
+    }
+
+
+def _recorded_plan(res: Any, given: tuple[float, float] | None) -> tuple[float, float] | None:
+    """The planned effect of a sequential run's manifest, checked against ``given``."""
+    settings = res.manifest.get("until_decided") if isinstance(res.manifest, Mapping) else None
+    recorded = settings.get("planned_for") if isinstance(settings, Mapping) else None
+    if not isinstance(recorded, Mapping):
+        return given
+    where = res.path or "the results"
+    try:
+        planned = _planned_for((recorded["p_a"], recorded["p_b"]))
+    except (KeyError, InvalidArgument):
+        raise InvalidArgument(
+            f"{where}: the manifest's planned effect {dict(recorded)!r} cannot be read"
+        ) from None
+    if recorded.get("concentration") != PLANNED_CONCENTRATION:
+        raise InvalidArgument(
+            f"{where}: the run's planned e-process has concentration "
+            f"{recorded.get('concentration')!r}; this version of evalstats uses "
+            f"{PLANNED_CONCENTRATION:g} and cannot recompute that one"
+        )
+    if given is not None and given != planned:
+        raise InvalidArgument(
+            f"planned_for={given!r} differs from the effect this run was planned for "
+            f"{planned!r}; an e-process is chosen before the data it judges, so it keeps that one"
+        )
+    return planned

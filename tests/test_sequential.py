@@ -34,7 +34,9 @@ def _quad_discordant(k: int, m: int) -> float:
     from scipy.integrate import quad
 
     value, _ = quad(
-        lambda t: 24.0 * (2.0 * t - 1.0) * (1.0 - t) * (2.0 * t) ** k * (2.0 * (1.0 - t)) ** (m - k),
+        lambda t: (
+            24.0 * (2.0 * t - 1.0) * (1.0 - t) * (2.0 * t) ** k * (2.0 * (1.0 - t)) ** (m - k)
+        ),
         0.5,
         1.0,
         epsabs=0.0,
@@ -116,6 +118,122 @@ def test_discordant_evalue_is_non_negative_and_finite_in_logs(k: int, rest: int)
     # likelihood ratio, which is 1 when B won exactly half.
     if k == rest:
         assert log_e <= 1e-12
+
+
+# --- the mixture planned for an effect ------------------------------------------
+
+
+def _quad_planned(k: int, m: int, a: float, b: float) -> float:
+    """The planned mixture by direct numerical integration: the likelihood ratio
+    (2t)^k (2(1-t))^(m-k) against the Beta(a, b) density restricted to [1/2, 1],
+    divided by that density's mass there."""
+    from scipy.integrate import quad
+    from scipy.stats import beta
+
+    def lr(t: float) -> float:
+        return (2.0 * t) ** k * (2.0 * (1.0 - t)) ** (m - k) * beta.pdf(t, a, b)
+
+    # The integrand can be a narrow spike near t = 1/2 (B losing) or near k/m.
+    spikes = sorted({0.5 + 1e-3, 0.5 + 1e-2, min(max(k / max(m, 1), 0.51), 0.999)})
+    top, _ = quad(lr, 0.5, 1.0, epsabs=0.0, epsrel=1e-13, limit=500, points=spikes)
+    mass, _ = quad(lambda t: beta.pdf(t, a, b), 0.5, 1.0, epsabs=0.0, epsrel=1e-13)
+    return top / mass
+
+
+def test_planned_prior_by_hand() -> None:
+    # 0.7 -> 0.9: B alone passes with 0.9 * 0.3 = 0.27, A alone with 0.7 * 0.1 = 0.07,
+    # so B wins 27/34 of the discordant pairs; the prior is Beta(60 * 27/34, 60 * 7/34).
+    from evalstats.sequential import planned_prior, planned_share
+
+    assert planned_share(0.7, 0.9) == pytest.approx(27 / 34, rel=1e-15)
+    a, b = planned_prior(0.7, 0.9)
+    assert (a, b) == pytest.approx((60 * 27 / 34, 60 * 7 / 34), rel=1e-15)
+    # Symmetric: planned for A better, the same pair of mirrored e-processes.
+    assert planned_prior(0.9, 0.7) == pytest.approx((a, b), rel=1e-15)
+
+
+@pytest.mark.parametrize(
+    ("k", "m"),
+    [
+        (0, 0),
+        (1, 1),
+        (0, 1),
+        (5, 5),
+        (3, 7),
+        (12, 20),
+        (30, 40),
+        (25, 60),
+        (0, 9),
+        (0, 100),
+        (0, 3000),
+        (40, 3000),
+        (900, 1200),
+    ],
+)
+def test_planned_evalue_matches_numerical_integration(k: int, m: int) -> None:
+    # Independent computation: scipy.integrate.quad of the mixture integral with
+    # scipy.stats.beta's density, at the prior planned for 0.7 -> 0.9.
+    from evalstats.sequential import planned_prior
+
+    a, b = planned_prior(0.7, 0.9)
+    expected = _quad_planned(k, m, a, b)
+    got = float(log_evalue_discordant(k, m, prior=(a, b)))
+    assert got == pytest.approx(math.log(expected), abs=1e-9)
+
+
+def _exact_planned(k: int, m: int, a: int, b: int) -> Fraction:
+    """The mixture over Beta(a, b) on [1/2, 1], a and b whole, in exact fractions:
+    2^m times the integral of t^(a+k-1) (1-t)^(b+m-k-1) over [1/2, 1] divided by
+    that of t^(a-1) (1-t)^(b-1); each integrand is expanded by the binomial
+    theorem, and t^j integrates to (1 - 2^-(j+1)) / (j + 1)."""
+
+    def integral(p: int, q: int) -> Fraction:  # of t^p (1 - t)^q over [1/2, 1]
+        return sum(
+            (
+                Fraction((-1) ** i * math.comb(q, i))
+                * (1 - Fraction(1, 2 ** (p + i + 1)))
+                / (p + i + 1)
+                for i in range(q + 1)
+            ),
+            Fraction(0),
+        )
+
+    return 2**m * integral(a + k - 1, b + m - k - 1) / integral(a - 1, b - 1)
+
+
+@pytest.mark.parametrize(("a", "b"), [(48, 12), (7, 3), (2, 2)])
+@pytest.mark.parametrize(("k", "m"), [(0, 0), (1, 1), (0, 4), (9, 12), (30, 40), (15, 50)])
+def test_planned_evalue_matches_exact_rational_arithmetic(a: int, b: int, k: int, m: int) -> None:
+    expected = _exact_planned(k, m, a, b)
+    got = float(log_evalue_discordant(k, m, prior=(a, b)))
+    assert got == pytest.approx(
+        math.log(expected.numerator) - math.log(expected.denominator), abs=1e-9
+    )
+
+
+def test_planned_with_a_uniform_share_is_the_uniform_mixture_of_the_edge() -> None:
+    # Beta(1, 1) on [1/2, 1] is the uniform share; with every discordant pair to
+    # B its mixture is 2 * integral of (2t)^m over [1/2, 1] = (2^(m+1) - 1) / (m + 1).
+    for m in (0, 1, 5, 20):
+        got = math.exp(float(log_evalue_discordant(m, m, prior=(1.0, 1.0))))
+        assert got == pytest.approx((2 ** (m + 1) - 1) / (m + 1), rel=1e-12)
+
+
+@given(st.integers(0, 3000), st.integers(0, 3000))
+def test_planned_evalue_is_a_martingale_under_half(k: int, rest: int) -> None:
+    # The planned mixture of likelihood ratios is a martingale when each
+    # discordant pair favours B with probability 1/2 (Robbins 1970): whatever
+    # the planned effect, so the verdict stays valid when the plan is wrong.
+    from scipy.special import logsumexp
+
+    from evalstats.sequential import planned_prior
+
+    prior = planned_prior(0.7, 0.9)
+    m = k + rest
+    now = float(log_evalue_discordant(k, m, prior=prior))
+    up, down = log_evalue_discordant([k + 1, k], m + 1, prior=prior)
+    assert math.isfinite(now)
+    assert float(logsumexp([up, down]) - math.log(2)) == pytest.approx(now, abs=1e-9)
 
 
 # --- the Robbins mixture confidence sequence ------------------------------------
@@ -239,11 +357,20 @@ def test_interval_and_verdict_agree_for_cases_like_these() -> None:
 
 
 @settings(max_examples=60, deadline=None)
-@given(paired_results(min_cases=2), st.sampled_from(SCOPES), levels)
+@given(
+    paired_results(min_cases=2),
+    st.sampled_from([*SCOPES, "planned"]),
+    levels,
+)
 def test_swapping_a_and_b_mirrors_everything(pair: tuple, scope: str, level: float) -> None:
+    # "planned": these cases, planned for 0.6 -> 0.85 (the design is symmetric, so
+    # the same plan judges B against A).
     a, b = pair
-    ab = sequential_compare(a, b, scope=scope, level=level)
-    ba = sequential_compare(b, a, scope=scope, level=level)
+    kw = {"scope": scope, "level": level}
+    if scope == "planned":
+        kw = {"scope": "these_cases", "level": level, "planned_for": (0.6, 0.85)}
+    ab = sequential_compare(a, b, **kw)
+    ba = sequential_compare(b, a, **kw)
     assert ba.verdict == FLIP[ab.verdict]
     assert ba.decided_at == ab.decided_at
     assert ba.evalue_b == pytest.approx(ab.evalue_a, rel=1e-9)
@@ -341,31 +468,40 @@ def _as_results(d: np.ndarray) -> tuple[dict, dict]:
 
 
 @pytest.mark.parametrize(
-    ("scope", "cases", "p_b", "icc"),
-    [("these_cases", 3, 0.85, 0.0), ("cases_like_these", 12, 0.95, 0.2)],
+    ("scope", "cases", "p_b", "icc", "planned_for"),
+    [
+        ("these_cases", 3, 0.85, 0.0, None),
+        ("these_cases", 3, 0.85, 0.0, (0.6, 0.8)),
+        ("cases_like_these", 12, 0.95, 0.2, None),
+    ],
 )
 def test_simulator_stops_where_sequential_compare_decides(
-    scope: str, cases: int, p_b: float, icc: float
+    scope: str, cases: int, p_b: float, icc: float, planned_for: tuple | None
 ) -> None:
     from evalstats.sequential import (
         _draw_differences,
         _simulate_cases,
         _simulate_these,
         discordant_thresholds,
+        planned_prior,
     )
 
     rng = np.random.default_rng(7)
     runs = 15
     d = _draw_differences(rng, 30, runs, cases, 0.6, p_b, icc, 0.0)
     if scope == "these_cases":
-        stopped, verdicts = _simulate_these(d, discordant_thresholds(runs * cases))
+        prior = None if planned_for is None else planned_prior(*planned_for)
+        table = discordant_thresholds(runs * cases, prior=prior)
+        stopped, verdicts = _simulate_these(d, table)
     else:
         stopped, verdicts = _simulate_cases(d, 0.95)
     signs = {"b_better": 1, "a_better": -1, "cant_tell": 0}
     decided = 0
     for i in range(len(d)):
         a, b = _as_results(d[i])
-        c = sequential_compare(a, b, scope=scope, looks=list(range(1, runs * cases + 1)))
+        c = sequential_compare(
+            a, b, scope=scope, looks=list(range(1, runs * cases + 1)), planned_for=planned_for
+        )
         assert signs[c.verdict] == verdicts[i]
         assert (c.decided_at or runs * cases) == stopped[i]
         decided += c.decided_at is not None
@@ -453,6 +589,80 @@ def test_efficiency_at_eighty_percent_power_reduced() -> None:
     sim = simulate_sequential(0.7, 0.9, 96, experiments=3000, seed=9)
     assert sim.power.estimate >= 0.78
     assert sim.expected_pairs.estimate <= 0.86 * 71
+
+
+def test_planned_design_valid_under_continuous_monitoring_reduced() -> None:
+    # simulations/sequential.py: 20,000 experiments to 2,000 pairs. Here 3,000
+    # to 600 pairs, looking after every pair, with the e-process planned for
+    # 0.7 -> 0.9 while A = B (the plan is wrong); nominal one-sided 2.5%.
+    from evalstats.sequential import simulate_sequential
+
+    for p in (0.5, 0.8):
+        sim = simulate_sequential(p, p, 600, experiments=3000, seed=3, planned_for=(0.7, 0.9))
+        assert sim.power.estimate <= 0.035
+        assert sim.settings["planned_for"] == (0.7, 0.9)
+
+
+def test_planned_design_efficiency_reduced() -> None:
+    # simulations/sequential.py (20,000 experiments): planned for the true
+    # 0.7 -> 0.9, a budget of 87 pairs gives 80% power and stops on average
+    # after 52.6 pairs, 0.74 of the 71 the fixed McNemar test needs (the
+    # default mixture: 0.83); a budget of 115 pairs gives 90%, 0.62 of 91.
+    from evalstats.sequential import simulate_sequential
+
+    sim = simulate_sequential(0.7, 0.9, 87, experiments=3000, seed=9, planned_for=(0.7, 0.9))
+    assert sim.power.estimate >= 0.78
+    assert sim.expected_pairs.estimate <= 0.77 * 71
+    sim = simulate_sequential(0.7, 0.9, 115, experiments=3000, seed=9, planned_for=(0.7, 0.9))
+    assert sim.power.estimate >= 0.88
+    assert sim.expected_pairs.estimate <= 0.65 * 91
+
+
+def test_planned_comparison_says_what_it_was_planned_for() -> None:
+    a = {"order": [True, False] * 10, "refund": [True, False] * 10}
+    b = {"order": [True] * 20, "refund": [True] * 20}
+    c = sequential_compare(a, b, planned_for=(0.7, 0.9))
+    assert c.planned_for == (0.7, 0.9)
+    assert "planned for 0.7 -> 0.9" in str(c)
+    assert c.to_dict()["planned_for"] == [0.7, 0.9]
+    # Every discordant pair to B (two per even round): the values at the looks
+    # after 14 and 16 pairs (m = 6, 8) by numerical integration. The mixture is
+    # a little above the likelihood ratio at the planned share, (2 * 27/34)^m
+    # (16.1 and 40.5), since all-B data favour larger shares; m = 8 decides, as
+    # with the default mixture.
+    from evalstats.sequential import planned_prior
+
+    a_, b_ = planned_prior(0.7, 0.9)
+    e6, e8 = _quad_planned(6, 6, a_, b_), _quad_planned(8, 8, a_, b_)
+    looked = {look.pairs: look for look in c.trajectory}
+    assert looked[14].evalue_b == pytest.approx(e6, rel=1e-9)
+    assert looked[16].evalue_b == pytest.approx(e8, rel=1e-9)
+    assert (2 * 27 / 34) ** 6 < e6 < 40 <= (2 * 27 / 34) ** 8 < e8
+    assert c.decided_at == 16
+
+
+@pytest.mark.parametrize(
+    ("planned_for", "message"),
+    [
+        ((0.7, 0.7), "planned_for=(0.7, 0.7) plans for no difference"),
+        ((0.7,), "planned_for=(0.7,) must be two pass rates (p_a, p_b), got 1 numbers"),
+        ("0.7,0.9", "planned_for='0.7,0.9' must be the two pass rates"),
+        ((0.7, 1.0), "planned_for[1]=1.0 must be strictly between 0 and 1"),
+        ((70, 90), "planned_for[0]=70 must be strictly between 0 and 1 (did you mean 0.7?)"),
+    ],
+)
+def test_bad_planned_for_names_itself(planned_for: object, message: str) -> None:
+    import re
+
+    a = {"x": [True, False], "y": [True, True]}
+    with pytest.raises(InvalidArgument, match=re.escape(message)):
+        sequential_compare(a, a, planned_for=planned_for)  # type: ignore[arg-type]
+
+
+def test_planned_for_is_refused_for_cases_like_these() -> None:
+    a = {"x": [True, False], "y": [True, True]}
+    with pytest.raises(InvalidArgument, match="scope='cases_like_these' mixes over its bets"):
+        sequential_compare(a, a, scope="cases_like_these", planned_for=(0.7, 0.9))
 
 
 def test_confidence_sequences_cover_at_every_look_reduced() -> None:
