@@ -16,7 +16,7 @@ from typing import Any, NoReturn
 
 from ._terminal import VisibleWriter, visible
 from ._validate import suggest
-from .errors import EvalStatsError
+from .errors import EvalStatsError, InvalidArgument
 
 __all__ = ["main"]
 
@@ -214,6 +214,7 @@ def _add_power(p: argparse.ArgumentParser) -> None:
     p.add_argument("--plot", metavar="FILE.png", help="draw the power curves into FILE.png")
     p.add_argument("--force", action="store_true", help="replace FILE.png if it exists")
     _add_sequential(p, "each --trials value is the budget in pairs")
+    _add_planned_for(p, "with --sequential; default --pa,--pb; none: no planned effect")
     p.add_argument("--json", action="store_true", help="print one JSON document")
 
 
@@ -236,6 +237,34 @@ def _add_sequential(p: argparse.ArgumentParser, budget: str, *, simulation: bool
         )
 
 
+def _planned(text: str | None, rates: tuple[float, float] | None = None) -> Any:
+    """--planned-for PA,PB as (p_a, p_b); "none" or absent: None, or ``rates``
+    (plan and power plan for the rates they are given)."""
+    if text is None:
+        return rates
+    if text.strip().lower() == "none":
+        return None
+    parts = text.split(",")
+    try:
+        if len(parts) != 2:
+            raise ValueError
+        return (float(parts[0]), float(parts[1]))
+    except ValueError:
+        raise InvalidArgument(
+            f"--planned-for={text!r} must be two pass rates PA,PB such as 0.7,0.9 (or none)"
+        ) from None
+
+
+def _add_planned_for(p: argparse.ArgumentParser, default: str) -> None:
+    p.add_argument(
+        "--planned-for",
+        metavar="PA,PB",
+        help="the pass rates of A and B the sequential design was planned for: its "
+        "e-process (these cases) concentrates on that effect, deciding earlier when the "
+        f"plan is about right and staying valid when it is not ({default})",
+    )
+
+
 def _show_all(results: list[Any], args: argparse.Namespace) -> None:
     if args.json:
         _print_json({"sequential": [r.to_dict() for r in results]}, args.verb)
@@ -253,6 +282,7 @@ def _run_power(args: argparse.Namespace) -> int:
             raise UsageError(
                 "evalstats power: --plot draws fixed designs; drop it with --sequential"
             )
+        planned_for = _planned(args.planned_for, (args.pa, args.pb))
         plans = [
             sequential_plan(
                 args.pa,
@@ -261,11 +291,14 @@ def _run_power(args: argparse.Namespace) -> int:
                 level=args.level,
                 experiments=args.experiments,
                 seed=args.seed,
+                planned_for=planned_for,
             )
             for budget in args.trials
         ]
         _show_all(plans, args)
         return 0
+    if args.planned_for is not None:
+        raise UsageError("evalstats power: --planned-for goes with --sequential")
     table = power_table(args.pa, args.pb, args.trials, methods=args.method, level=args.level)
     if args.plot:
         from .plots import _save
@@ -319,6 +352,7 @@ def _add_plan(p: argparse.ArgumentParser) -> None:
         "variants x this)",
     )
     _add_sequential(p, "--repeats is the budget of runs per case", simulation=False)
+    _add_planned_for(p, "with --sequential and --icc 0; default --pa,--pb; none: no planned effect")
     _add_level_and_json(p)
     _add_source_options(p)
 
@@ -340,6 +374,8 @@ def _run_plan(args: argparse.Namespace) -> int:
             )
         if args.pa is None or args.pb is None:
             raise UsageError("evalstats plan: give --pa and --pb")
+        clustered = args.icc != 0 or args.spread != 0
+        planned_for = _planned(args.planned_for, None if clustered else (args.pa, args.pb))
         planned = sequential_plan(
             args.pa,
             args.pb,
@@ -350,9 +386,12 @@ def _run_plan(args: argparse.Namespace) -> int:
             level=args.level,
             experiments=args.experiments,
             seed=args.seed,
+            planned_for=planned_for,
         )
         _show(planned, args)
         return 0
+    if args.planned_for is not None:
+        raise UsageError("evalstats plan: --planned-for goes with --sequential")
     model = None
     if args.from_file:
         # One evalstats results file is counted as it is read; another tool's log is read.
@@ -598,6 +637,7 @@ def _add_compare(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--plot", metavar="FILE.png", help="with --sequential: draw the trajectory into FILE.png"
     )
+    _add_planned_for(p, "with --sequential; default: what the run recorded, else none")
     _add_level_and_json(p)
     _add_source_options(p)
 
@@ -619,7 +659,14 @@ def _run_compare(args: argparse.Namespace) -> int:
                 "evalstats compare: --sequential compares two variants: give --a and --b"
             )
         source = _load(args.files, args, stream=False)
-        seq = sequential_results(source, args.a, args.b, scope=args.scope, level=args.level)
+        seq = sequential_results(
+            source,
+            args.a,
+            args.b,
+            scope=args.scope,
+            level=args.level,
+            planned_for=_planned(args.planned_for),
+        )
         if args.plot:
             from .plots import sequential_plot
 
@@ -630,8 +677,10 @@ def _run_compare(args: argparse.Namespace) -> int:
             print(seq)
             print(seq.trajectory_text())
         return 0
-    if args.plot or args.scope != "these_cases":
-        raise UsageError("evalstats compare: --scope and --plot go with --sequential")
+    if args.plot or args.scope != "these_cases" or args.planned_for is not None:
+        raise UsageError(
+            "evalstats compare: --scope, --plot and --planned-for go with --sequential"
+        )
     several = args.baseline is not None or args.all_pairs
     if several and (args.a is not None or args.b is not None):
         raise UsageError("evalstats compare: give --a and --b, or --baseline, or --all-pairs")
@@ -873,6 +922,7 @@ def _add_run(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--level", type=float, default=0.95, help="with --until-decided: confidence level (0.95)"
     )
+    _add_planned_for(p, "with --until-decided; default none")
     p.add_argument("--out", metavar="FILE", help="the results file to create (JSONL)")
     p.add_argument(
         "--judge",
@@ -986,6 +1036,8 @@ def _run_run(args: argparse.Namespace) -> int:
             raise UsageError("evalstats run: give --runs N (or --until-decided --max-runs N)")
         if args.max_runs is not None:
             raise UsageError("evalstats run: --max-runs goes with --until-decided")
+        if args.planned_for is not None:
+            raise UsageError("evalstats run: --planned-for goes with --until-decided")
     suite: Any = args.suite
     judge: Any = None
     described = None
@@ -1159,6 +1211,7 @@ def _run_until_decided(
         scope=args.scope,
         level=args.level,
         resume=args.resume is not None,
+        planned_for=_planned(args.planned_for),
         **_run_options(args, judge),
     )
     print(result)

@@ -25,7 +25,14 @@ from typing import Any
 from ._validate import check_level, check_method, whole_number
 from .errors import InvalidArgument
 from .results import ResultsWriter, read_results
-from .sequential import SCOPES, SequentialComparison, sequential_results
+from .sequential import (
+    SCOPES,
+    SequentialComparison,
+    _planned_for,
+    _planned_scope,
+    planned_record,
+    sequential_results,
+)
 
 __all__ = ["SequentialRun", "run_until_decided"]
 
@@ -69,6 +76,9 @@ class SequentialRun:
 
 
 def _look_record(rounds: int, seq: SequentialComparison) -> dict[str, Any]:
+    """What a look records: enough to redraw the trajectory and to recompute it
+    (the scope, level and planned effect that chose the e-process)."""
+
     def num(x: float) -> float | None:
         return float(x) if math.isfinite(x) else None
 
@@ -84,6 +94,7 @@ def _look_record(rounds: int, seq: SequentialComparison) -> dict[str, Any]:
         "high": float(seq.difference.high),
         "verdict": seq.verdict,
         "decided_at": seq.decided_at,
+        "planned_for": planned_record(seq.planned_for),
     }
 
 
@@ -102,6 +113,7 @@ def run_until_decided(
     scope: str = "these_cases",
     level: float = 0.95,
     resume: bool = False,
+    planned_for: tuple[float, float] | None = None,
     **run_options: Any,
 ) -> SequentialRun:
     """Run two variants round by round until the anytime-valid comparison decides.
@@ -121,6 +133,11 @@ def run_until_decided(
         Each direction's false-verdict rate is at most (1 - level) / 2.
     resume : bool
         Continue a sequential run in ``out``.
+    planned_for : (p_a, p_b), optional
+        The pass rates the budget was planned for (``evalstats plan
+        --sequential``): the e-process then concentrates on that effect (see
+        :func:`evalstats.sequential.planned_prior`). Recorded in the manifest
+        and in every look; a resume must give the same.
     **run_options
         Passed to :func:`evalstats.engine.run` (``concurrency``, ``timeout``,
         ``retries``, ``seed``, ``include_holdout``, ``progress``, ...).
@@ -134,6 +151,7 @@ def run_until_decided(
     max_runs = whole_number("max_runs", max_runs)
     level = check_level(level)
     scope = check_method(scope, SCOPES, name="scope")
+    planned = _planned_scope(_planned_for(planned_for), scope)
     count = _variant_count(variants)
     if count != 2:
         raise InvalidArgument(
@@ -142,7 +160,12 @@ def run_until_decided(
     for key in ("runs", "until_decided"):
         if key in run_options:
             raise InvalidArgument(f"{key}= is set round by round; give max_runs instead")
-    settings = {"max_runs": max_runs, "scope": scope, "level": level}
+    settings = {
+        "max_runs": max_runs,
+        "scope": scope,
+        "level": level,
+        "planned_for": planned_record(planned),
+    }
     path = str(out)
     start = 1
     if resume:
@@ -152,17 +175,18 @@ def run_until_decided(
             raise InvalidArgument(
                 f"{path} was not started with --until-decided; resume it without it"
             )
-        for key in ("scope", "level"):
+        for key in ("scope", "level", "planned_for"):
             if recorded.get(key) != settings[key]:
+                shown = {"planned_for": planned}.get(key, settings[key])
                 raise InvalidArgument(
-                    f"{key}={settings[key]!r} differs from the run's {recorded.get(key)!r}; "
-                    "a sequential run keeps the scope and level it started with"
+                    f"{key}={shown!r} differs from the run's {recorded.get(key)!r}; "
+                    "a sequential run keeps the scope, level and planned effect it started with"
                 )
         rounds = [int(look["round"]) for look in res.looks if isinstance(look.get("round"), int)]
         start = max(rounds, default=0) + 1
         if res.looks and res.looks[-1].get("verdict") != "cant_tell":
             a, b = res.variants()[:2]
-            done = sequential_results(res, a, b, scope=scope, level=level)
+            done = sequential_results(res, a, b, scope=scope, level=level, planned_for=planned)
             return SequentialRun(path, "decided", start - 1, max_runs, done)
     seq: SequentialComparison | None = None
     for r in range(start, max_runs + 1):
@@ -179,7 +203,7 @@ def run_until_decided(
             return SequentialRun(path, outcome.status, r - 1, max_runs, seq, outcome.reason)
         res = read_results(path)
         a, b = res.variants()[:2]
-        seq = sequential_results(res, a, b, scope=scope, level=level)
+        seq = sequential_results(res, a, b, scope=scope, level=level, planned_for=planned)
         writer, _ = ResultsWriter.resume(path)
         writer.write_look(_look_record(r, seq))
         decided = seq.verdict != "cant_tell"
@@ -199,7 +223,7 @@ def run_until_decided(
     # Resumed with nothing left to run (the budget was already spent).
     res = read_results(path)
     a, b = res.variants()[:2]
-    last = sequential_results(res, a, b, scope=scope, level=level)
+    last = sequential_results(res, a, b, scope=scope, level=level, planned_for=planned)
     return SequentialRun(path, "budget", start - 1, max_runs, last)
 
 

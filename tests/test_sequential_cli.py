@@ -138,7 +138,7 @@ def test_cli_compare_sequential_prints_verdict_and_trajectory(
     ("argv", "message"),
     [
         (["--sequential", "--method", "mcnemar"], "--method is for the fixed-n compare"),
-        (["--scope", "cases_like_these"], "--scope and --plot go with --sequential"),
+        (["--scope", "cases_like_these"], "--scope, --plot and --planned-for go with --sequential"),
         (["--sequential", "--scope", "these"], "scope='these' is not a known choice"),
     ],
 )
@@ -370,3 +370,124 @@ def test_demo_sequential_shows_the_pairs_against_the_fixed_design(
     assert "the fixed design always uses" in text
     assert read_results(tmp_path / "results.jsonl").looks
     assert main(["demo", "--sequential", "--suite", "notes"]) == 2
+
+
+# --- planning for an effect ---------------------------------------------------------
+
+
+def test_until_decided_planned_for_is_recorded_and_kept(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "r.jsonl"
+    base = ["run", "shop", *SHOP, "--until-decided", "--max-runs", "3", "--quiet", "--seed", "2"]
+    assert main([*base, "--planned-for", "0.7,0.9", "--out", str(out)]) == 0
+    assert "planned for 0.7 -> 0.9" in capsys.readouterr().out
+    res = read_results(out)
+    recorded = {"p_a": 0.7, "p_b": 0.9, "share": 0.27 / 0.34, "concentration": 60.0}
+    planned = res.manifest["until_decided"]["planned_for"]
+    assert planned == pytest.approx(recorded)
+    assert all(look["planned_for"] == planned for look in res.looks)
+    # The trajectory is recomputed from the file with the e-process it recorded:
+    # the planned one, which differs from the default mixture.
+    again = sequential_results(out, "v1", "v2")
+    assert again.planned_for == (0.7, 0.9)
+    assert [lk.evalue_b for lk in again.trajectory] == pytest.approx(
+        [look["evalue_b"] for look in res.looks], rel=1e-12
+    )
+    default = sequential_compare(
+        {c: [bool(x) for x in v] for c, v in res.outcomes("v1").items()},
+        {c: [bool(x) for x in v] for c, v in res.outcomes("v2").items()},
+    )
+    assert [lk.evalue_b for lk in default.trajectory] != pytest.approx(
+        [lk.evalue_b for lk in again.trajectory], rel=1e-6
+    )
+    # compare --sequential uses what the run recorded, and refuses another plan.
+    assert main(["compare", str(out), "--a", "v1", "--b", "v2", "--sequential", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["planned_for"] == [0.7, 0.9]
+    argv = ["compare", str(out), "--a", "v1", "--b", "v2", "--sequential"]
+    assert main([*argv, "--planned-for", "0.6,0.9"]) == 2
+    err = capsys.readouterr().err
+    assert "differs from the effect this run was planned for" in err and err.count("\n") == 1
+    # A resume with another planned effect (or none) is refused; with the same, it continues.
+    more = ["--max-runs", "5", "--resume", str(out)]
+    base5 = [a for a in base if a not in ("--max-runs", "3")]
+    assert main([*base5, *more]) == 2
+    assert "planned_for=None differs from the run's" in capsys.readouterr().err
+    assert main([*base5, *more, "--planned-for", "0.7,0.9"]) == 0
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["run", "shop", *SHOP, "--runs", "2", "--planned-for", "0.7,0.9"], "goes with --until"),
+        (
+            ["run", "shop", *SHOP, "--until-decided", "--max-runs", "2", "--planned-for", "0.7"],
+            "--planned-for='0.7' must be two pass rates PA,PB",
+        ),
+        (
+            [
+                "run",
+                "shop",
+                *SHOP,
+                "--until-decided",
+                "--max-runs",
+                "2",
+                "--scope",
+                "cases_like_these",
+                "--planned-for",
+                "0.7,0.9",
+            ],
+            "scope='cases_like_these' mixes over its bets without a planned effect",
+        ),
+        (
+            ["power", "--pa", "0.7", "--pb", "0.9", "--trials", "9", "--planned-for", "0.7,0.9"],
+            "--planned-for goes with --sequential",
+        ),
+        (
+            ["plan", "--pa", "0.7", "--pb", "0.9", "--icc", "0", "--planned-for", "0.7,0.9"],
+            "--planned-for goes with --sequential",
+        ),
+        (
+            [
+                "power",
+                "--pa",
+                "0.7",
+                "--pb",
+                "0.9",
+                "--trials",
+                "9",
+                "--sequential",
+                "--planned-for",
+                "0.7,x",
+            ],
+            "--planned-for='0.7,x' must be two pass rates",
+        ),
+    ],
+)
+def test_planned_for_bad_usage_is_one_line_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    if argv[0] == "run":
+        argv = [*argv, "--out", str(tmp_path / "r.jsonl"), "--quiet"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+def test_plan_sequential_plans_for_the_rates_it_is_given(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["plan", "--pa", "0.7", "--pb", "0.9", "--icc", "0", "--cases", "1"]
+    argv += ["--repeats", "87", "--sequential", "--experiments", "2000", "--json"]
+    assert main(argv) == 0
+    planned = json.loads(capsys.readouterr().out)
+    assert planned["simulation"]["settings"]["planned_for"] == [0.7, 0.9]
+    assert main([*argv, "--planned-for", "none"]) == 0
+    default = json.loads(capsys.readouterr().out)
+    assert default["simulation"]["settings"]["planned_for"] is None
+    # Planned for the true effect, the same budget reaches a verdict sooner and more often.
+    p, d = planned["simulation"], default["simulation"]
+    assert p["expected_pairs"]["estimate"] < d["expected_pairs"]["estimate"]
+    assert p["power"]["estimate"] > d["power"]["estimate"]
+    assert main(argv[:-1]) == 0
+    assert "--planned-for 0.7,0.9" in capsys.readouterr().out
