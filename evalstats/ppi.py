@@ -17,14 +17,24 @@ the reviewed subset alone; a useless judge gets ``lam`` near 0 and costs little.
 Two methods:
 
 ``"ppi++"`` (the default)
-    The PPI++ interval with two small-sample adjustments for 0/1 verdicts:
-    ``z^2/4`` pseudo-reviews are added to each of the four cells of the
-    reviewed (person x judge) table, so that with ``lam = 0`` the interval is
-    the Agresti & Coull (1998) one, the simple form of Wilson's score
-    interval; and the quantile is Student's t with ``n - 1`` degrees of
-    freedom, ``n`` the number reviewed. Without them the interval covers
-    89% or less at nominal 95% with 30 reviewed and a true rate of 0.8
-    (``simulations/ppi_coverage.py``).
+    Wilson's (1927) score interval around the PPI++ estimate, computed as if
+    the estimate came from ``n_eff`` reviews instead of ``n``: the effective
+    number of reviews is ``n`` divided by the design effect, the ratio of the
+    estimate's variance at the tuned ``lam`` to its variance at ``lam = 0``
+    (the reviewed answers alone). This is how a binomial interval is carried
+    over to an estimate of a complex design (Korn & Graubard 1998, with the
+    Clopper-Pearson interval; the Wilson form is SAS PROC SURVEYFREQ's
+    "modified Wilson" limits, which Franco, Little, Louis & Slud 2019 recommend
+    over the others they compare). When the judge does not shrink the variance
+    (``lam = 0``) the interval is the reviewed answers' own Wilson interval,
+    exactly; every estimated reduction narrows it. The design effect is
+    computed with ``z^2/4`` pseudo-reviews added to each cell of the reviewed
+    (person x judge) table: without them, 30 reviews that happen to agree with
+    a sharp judge every time promise a variance near 0 (with sensitivity and
+    specificity 0.95 that happens one time in five) and the interval covers
+    too little; ``simulations/ppi_coverage.py`` gives the coverage and widths
+    with them. ``lam`` itself is tuned on the reviews alone,
+    as ``ppi_py`` tunes it; if the pseudo-reviews say it does not help, it is 0.
 ``"wald"``
     The PPI++ interval exactly as ``ppi_py.ppi_mean_ci`` computes it (normal
     quantile, plug-in variances), clipped to [0, 1]. Kept as the reference.
@@ -43,9 +53,10 @@ the reviewed samples had been drawn with replacement, without using the strata
 (Wolter 2007, Introduction to Variance Estimation, 2nd ed., section 1.6; this
 overstates the variance of a stratified draw by the spread between the
 strata's means, so the interval stays valid with one or two reviews per
-stratum, where a per-stratum variance cannot be estimated), and the t quantile
-takes Kish's effective number of reviews. With strata of equal size and equal
-allocation every weight is 1 and this is the estimator above unchanged.
+stratum, where a per-stratum variance cannot be estimated), and the effective
+number of reviews starts from Kish's (1992) ``(sum w)^2 / sum w^2`` instead of
+``n``. With strata of equal size and equal allocation every weight
+is 1 and this is the estimator above unchanged.
 """
 
 from __future__ import annotations
@@ -58,7 +69,7 @@ import numpy as np
 
 from ._validate import check_level, check_method
 from .errors import InvalidArgument
-from .intervals import Interval, _z
+from .intervals import Interval, _one_sample_limits, _square_and_add, _z
 
 __all__ = ["MIN_REVIEWED", "ppi_diff", "ppi_pass_rate"]
 
@@ -128,31 +139,28 @@ def _core(
     yhat: np.ndarray,
     weights: np.ndarray,
     yhat_unlabeled: np.ndarray,
-    level: float,
-    df: float | None,
     *,
     design: np.ndarray | None = None,
     design_unlabeled: np.ndarray | None = None,
     lam: float | None = None,
-) -> tuple[float, float, float, float]:
-    """PPI++ for a mean: estimate, low, high and the tuned lambda.
+) -> tuple[float, float, float]:
+    """PPI++ for a mean: the estimate, the variance of the estimate and ``lam``.
 
     ``y``/``yhat`` are the reviewed samples (with ``weights``, 1 for a real
     review, fractional for a pseudo-review); ``yhat_unlabeled`` the automatic
-    verdicts on the samples nobody reviewed. With unit weights and ``df=None``
-    this is ``ppi_py.ppi_mean_ci`` with ``lam=None`` (Angelopoulos, Duchi &
-    Zrnic 2023, section 6): ``lam = cov(y, yhat) / ((1 + n/N) var(yhat_all))``
-    clipped to [0, 1], the covariance over the reviewed samples (divisor n),
-    the variance over reviewed and unreviewed predictions together (divisor
-    n + N - 1), and the standard error
-    ``sqrt(lam^2 var(yhat_unlabeled)/N + var(y - lam yhat)/n)`` with divisors
-    N and n.
+    verdicts on the samples nobody reviewed. With unit weights this is
+    ``ppi_py.ppi_mean_ci`` with ``lam=None`` (Angelopoulos, Duchi & Zrnic 2023,
+    section 6): ``lam = cov(y, yhat) / ((1 + n/N) var(yhat_all))`` clipped to
+    [0, 1], the covariance over the reviewed samples (divisor n), the variance
+    over reviewed and unreviewed predictions together (divisor n + N - 1), and
+    the variance ``lam^2 var(yhat_unlabeled)/N + var(y - lam yhat)/n`` with
+    divisors N and n.
 
     ``design`` and ``design_unlabeled`` are the stratum weights of a
     stratified draw (see the module docstring; None is all 1): means become
     weighted means, a variance of a mean ``sum(w^2 (x - mean)^2) / sum(w)^2``,
     and ``n/N`` in ``lam`` the ratio of Kish's effective sizes. A given
-    ``lam`` is used as it is (the exact-enumeration tests fix it).
+    ``lam`` is used as it is.
     """
     d = np.ones(y.shape[0]) if design is None else design
     e = np.ones(yhat_unlabeled.shape[0]) if design_unlabeled is None else design_unlabeled
@@ -185,22 +193,43 @@ def _core(
         ratio = n_eff / big_n_eff
         lam = 0.0 if var_all <= 0 else float(np.clip(cov / ((1 + ratio) * var_all), 0, 1))
     rect = y - lam * yhat
-    mr = wmean(rect)
-    var_rect = var_of_mean(rect)
-    if big_n:
+    estimate, variance = wmean(rect), var_of_mean(rect)
+    if big_n and lam:
         mu = float((e * yhat_unlabeled).sum() / e.sum())
         var_u = float((e**2 * (yhat_unlabeled - mu) ** 2).sum()) / float(e.sum()) ** 2
-        estimate = lam * mu + mr
-        se = math.sqrt(lam**2 * var_u + var_rect)
-    else:
-        estimate, se = mr, math.sqrt(var_rect)
-    if df is None:
-        q = _z(level)
-    else:
-        from scipy.special import stdtrit
+        estimate += lam * mu
+        variance += lam**2 * var_u
+    return estimate, variance, lam
 
-        q = float(stdtrit(df, 0.5 + level / 2))
-    return estimate, estimate - q * se, estimate + q * se, lam
+
+def _design_effect(
+    cells: Sequence[tuple[float, ...]],
+    mass: float,
+    y: np.ndarray,
+    yhat: np.ndarray,
+    rest: np.ndarray,
+    design: np.ndarray | None,
+    design_unlabeled: np.ndarray | None,
+    lam: float,
+) -> float:
+    """How much ``lam`` shrinks the variance: ``V(lam) / V(0)``, from the reviewed
+    table with ``mass`` pseudo-reviews spread evenly over ``cells``.
+
+    The pseudo-reviews (weighing as an average review, stratum weight 1) keep
+    a handful of reviews that happen to agree perfectly with the judge from
+    promising a variance near 0 (with 30 reviews and a judge of sensitivity
+    and specificity 0.95, none disagree one time in five); the ratio is 1 at
+    ``lam = 0`` whatever they are.
+    """
+    rows = np.array(cells, dtype=float)
+    weights = np.concatenate([np.ones(y.shape[0]), np.full(len(cells), mass / len(cells))])
+    yy = np.concatenate([y, rows[:, 0]])
+    hh = np.concatenate([yhat, rows[:, 1]])
+    dd = None if design is None else np.concatenate([design, np.ones(len(cells))])
+    kw = {"design": dd, "design_unlabeled": design_unlabeled}
+    at_lam = _core(yy, hh, weights, rest, lam=lam, **kw)[1]
+    at_zero = _core(yy, hh, weights, rest, lam=0.0, **kw)[1]
+    return at_lam / at_zero if at_zero > 0 else 1.0
 
 
 def _stratum_weights(
@@ -252,13 +281,7 @@ def _stratum_weights(
     return d / d.mean(), e, len(size)
 
 
-def _pseudo(cells: Sequence[tuple[float, ...]], mass: float) -> tuple[np.ndarray, np.ndarray]:
-    """Pseudo-reviews: each cell of the reviewed table gets ``mass / len(cells)``."""
-    rows = np.array(cells, dtype=float)
-    return rows, np.full(len(cells), mass / len(cells))
-
-
-def _adjusted(
+def _tuned(
     cells: Sequence[tuple[float, ...]],
     mass: float,
     y: np.ndarray,
@@ -266,30 +289,65 @@ def _adjusted(
     rest: np.ndarray,
     design: np.ndarray | None,
     design_unlabeled: np.ndarray | None,
-    level: float,
     method: str,
 ) -> tuple[float, float, float, float]:
-    """:func:`_core`, with the pseudo-reviews and t quantile of ``"ppi++"``.
+    """The power-tuned PPI++ estimate, its variance, ``lam`` and, for ``"ppi++"``,
+    the effective number of reviews (NaN for ``"wald"``).
 
-    Pseudo-reviews weigh as an average review (stratum weight 1); the t
-    quantile's degrees of freedom are Kish's effective number of reviews less
-    one (``n - 1`` when every stratum weight is 1).
+    The effective number is Kish's effective number of reviews (``n`` when
+    every stratum weight is 1) divided by :func:`_design_effect`; when the
+    design effect says the judge does not shrink the variance, ``lam`` is 0
+    and the estimate is the reviewed answers' own. It is at most the number of
+    samples: reviewing every one could tell no more.
     """
     n = y.shape[0]
-    weights = np.ones(n)
-    df: float | None = None
-    if method == "ppi++":
-        rows, w = _pseudo(cells, mass)
-        y = np.concatenate([y, rows[:, 0]])
-        yhat = np.concatenate([yhat, rows[:, 1]])
-        weights = np.concatenate([weights, w])
-        df = n - 1.0
-        if design is not None:
-            df = float(design.sum()) ** 2 / float((design**2).sum()) - 1
-            design = np.concatenate([design, np.ones(len(cells))])
-    return _core(
-        y, yhat, weights, rest, level, df, design=design, design_unlabeled=design_unlabeled
-    )
+
+    def core(lam: float | None = None) -> tuple[float, float, float]:
+        return _core(
+            y, yhat, np.ones(n), rest, design=design, design_unlabeled=design_unlabeled, lam=lam
+        )
+
+    estimate, variance, lam = core()
+    if method == "wald":
+        return estimate, variance, lam, math.nan
+    effect = 1.0
+    if lam > 0:
+        effect = _design_effect(cells, mass, y, yhat, rest, design, design_unlabeled, lam)
+        if not effect < 1:
+            effect = 1.0
+            estimate, variance, lam = core(0.0)
+    kish = n if design is None else float(design.sum()) ** 2 / float((design**2).sum())
+    return estimate, variance, lam, min(kish / effect, float(n + rest.shape[0]))
+
+
+def _wilson_limits(
+    rate: float, n_eff: float, level: float, exact: float | None
+) -> tuple[float, float]:
+    """Wilson's (1927) score interval for ``rate`` from ``n_eff`` (effective) trials.
+
+    ``exact`` is the count of passes when ``n_eff`` is a real number of
+    reviews, so that the limits are the very floats of :func:`proportion_ci`.
+    """
+    k = rate * n_eff if exact is None else exact
+    low, high = _one_sample_limits("wilson", np.array(k), np.array(n_eff), level)
+    return float(low), float(high)
+
+
+def _newcombe_phi(ya: np.ndarray, yb: np.ndarray) -> float:
+    """Newcombe's (1998c) correlation term of a paired 2x2 table (as in
+    :func:`evalstats.paired_diff_ci`): the phi coefficient, with a continuity
+    correction of ``n/2`` applied to positive association only."""
+    both = float((ya * yb).sum())
+    only_a = float((ya * (1 - yb)).sum())
+    only_b = float(((1 - ya) * yb).sum())
+    neither = float(((1 - ya) * (1 - yb)).sum())
+    n = both + only_a + only_b + neither
+    margins = (both + only_a) * (only_b + neither) * (both + only_b) * (only_a + neither)
+    if margins <= 0:
+        return 0.0
+    det = both * neither - only_a * only_b
+    corrected = det - n / 2.0 if det > n / 2.0 else (det if det < 0 else 0.0)
+    return corrected / math.sqrt(margins)
 
 
 def _strata_note(strata: Any, groups: int) -> str:
@@ -320,8 +378,10 @@ def ppi_pass_rate(
     level : float, optional
         Confidence level (0.95).
     method : {"ppi++", "wald"}, optional
-        ``"ppi++"`` adds the small-sample adjustments described in the module
-        docstring; ``"wald"`` is ``ppi_py.ppi_mean_ci`` exactly.
+        ``"ppi++"`` is Wilson's score interval at the effective number of
+        reviews (see the module docstring): with ``lam = 0`` it is the reviewed
+        answers' own Wilson interval. ``"wald"`` is ``ppi_py.ppi_mean_ci``
+        exactly.
     strata : sequence, optional
         The stratum of every sample (its case, say) when the reviewed subset
         was drawn uniformly within each stratum rather than from all samples
@@ -333,7 +393,8 @@ def ppi_pass_rate(
     -------
     Interval
         The corrected rate a person would give, with its interval, clipped
-        to [0, 1]; the note gives ``lam`` and the counts.
+        to [0, 1]; the note gives the effective number of reviews, ``lam`` and
+        the counts.
 
     Raises
     ------
@@ -348,10 +409,18 @@ def ppi_pass_rate(
        669-674.
     .. [2] Angelopoulos, A. N., Duchi, J. C. & Zrnic, T. (2023). PPI++:
        Efficient prediction-powered inference. arXiv:2311.01453.
-    .. [3] Agresti, A. & Coull, B. A. (1998). Approximate is better than
-       "exact" for interval estimation of binomial proportions. The American
-       Statistician 52(2), 119-126.
-    .. [4] Cochran, W. G. (1977). Sampling Techniques, 3rd ed. Wiley,
+    .. [3] Wilson, E. B. (1927). Probable inference, the law of succession,
+       and statistical inference. JASA 22, 209-212.
+    .. [4] Korn, E. L. & Graubard, B. I. (1998). Confidence intervals for
+       proportions with small expected number of positive counts estimated
+       from survey data. Survey Methodology 24(2), 193-201.
+    .. [5] Franco, C., Little, R. J. A., Louis, T. A. & Slud, E. V. (2019).
+       Comparative study of confidence intervals for proportions in complex
+       sample surveys. Journal of Survey Statistics and Methodology 7(3),
+       334-364.
+    .. [6] Kish, L. (1992). Weighting for unequal P_i. Journal of Official
+       Statistics 8(2), 183-200.
+    .. [7] Cochran, W. G. (1977). Sampling Techniques, 3rd ed. Wiley,
        sections 5.2 and 7.11.
 
     Examples
@@ -363,7 +432,7 @@ def ppi_pass_rate(
     >>> reviewed = [i % 25 == 0 for i in range(1000)]
     >>> human = [a if i not in (0, 25, 725, 750) else not a for i, a in enumerate(auto)]
     >>> print(ppi_pass_rate(auto, reviewed, human))
-    69% (59% to 80%)
+    70% (59% to 79%)
     """
     level = check_level(level)
     method = check_method(method, _METHODS)
@@ -374,22 +443,23 @@ def ppi_pass_rate(
     _check_reviewed(n, a.shape[0])
     d, e, groups = _stratum_weights(strata, mask)
     yhat, rest = a[mask], a[~mask]
-    estimate, low, high, lam = _adjusted(
-        [(1, 1), (1, 0), (0, 1), (0, 0)], _z(level) ** 2, y, yhat, rest, d, e, level, method
+    estimate, variance, lam, n_eff = _tuned(
+        [(1, 1), (1, 0), (0, 1), (0, 0)], _z(level) ** 2, y, yhat, rest, d, e, method
     )
+    estimate = float(np.clip(estimate, 0, 1))
+    if method == "wald":
+        half = _z(level) * math.sqrt(variance)
+        low, high = float(np.clip(estimate - half, 0, 1)), float(np.clip(estimate + half, 0, 1))
+        how = "Wald"
+    else:
+        exact = float(y.sum()) if lam == 0 and d is None else None
+        low, high = _wilson_limits(estimate, n_eff, level, exact)
+        how = f"Wilson score at {n_eff:.1f} effective reviews"
     note = (
-        f"PPI++ ({'small-sample adjusted' if method == 'ppi++' else 'Wald'}), "
-        f"lambda={lam:.3g}; {a.shape[0]} automatic verdicts, {n} reviewed"
+        f"PPI++ ({how}), lambda={lam:.3g}; {a.shape[0]} automatic verdicts, {n} reviewed"
         f"{_strata_note(strata, groups)}"
     )
-    return Interval(
-        float(np.clip(estimate, 0, 1)),
-        float(np.clip(low, 0, 1)),
-        float(np.clip(high, 0, 1)),
-        level,
-        method,
-        note=note,
-    )
+    return Interval(estimate, low, high, level, method, note=note)
 
 
 def ppi_diff(
@@ -421,12 +491,19 @@ def ppi_diff(
     level : float, optional
         Confidence level (0.95).
     method : {"ppi++", "wald"}, optional
-        ``"ppi++"`` adds pseudo-reviews of total mass 2, one eighth on each
-        of the 16 combinations of (person A, person B, judge A, judge B), so
-        that with ``lam = 0`` the centre and variance are those of Agresti &
-        Min (2005) for paired proportions (half a pair added to each cell),
-        and uses Student's t with ``n - 1`` degrees of freedom. ``"wald"`` is
-        ``ppi_py.ppi_mean_ci`` applied to the differences.
+        ``"ppi++"`` is Newcombe's (1998c) paired score interval (method 10,
+        as :func:`evalstats.paired_diff_ci` computes it) at the effective
+        number of reviews: the Wilson intervals of the two corrected rates
+        (one ``lam``, tuned on the differences, for both, so that their
+        difference is the corrected difference) at ``n`` over the design
+        effect of the difference, combined with the correlation of the
+        person's verdicts on the reviewed pairs. With ``lam = 0`` it is
+        :func:`evalstats.paired_diff_ci` of the reviewed pairs, exactly. The
+        design effect is computed with pseudo-reviews of total mass 2, one
+        eighth on each of the 16 combinations of (person A, person B, judge
+        A, judge B): half a pair in each cell of the person's table, as
+        Agresti & Min (2005) add. ``"wald"`` is ``ppi_py.ppi_mean_ci``
+        applied to the differences.
     strata : sequence, optional
         The stratum of every pair (its case) when the reviewed pairs were
         drawn within strata; as in :func:`ppi_pass_rate`.
@@ -440,7 +517,13 @@ def ppi_diff(
     ----------
     .. [1] Angelopoulos, A. N., Duchi, J. C. & Zrnic, T. (2023). PPI++:
        Efficient prediction-powered inference. arXiv:2311.01453.
-    .. [2] Agresti, A. & Min, Y. (2005). Simple improved confidence intervals
+    .. [2] Newcombe, R. G. (1998c). Improved confidence intervals for the
+       difference between binomial proportions based on paired data.
+       Statistics in Medicine 17, 2635-2650.
+    .. [3] Korn, E. L. & Graubard, B. I. (1998). Confidence intervals for
+       proportions with small expected number of positive counts estimated
+       from survey data. Survey Methodology 24(2), 193-201.
+    .. [4] Agresti, A. & Min, Y. (2005). Simple improved confidence intervals
        for comparing matched proportions. Statistics in Medicine 24(5),
        729-740.
     """
@@ -460,12 +543,36 @@ def ppi_diff(
     dw, ew, groups = _stratum_weights(strata, mask)
     diff = b - a
     cells = [(hb - ha, jb - ja) for ha in (0, 1) for hb in (0, 1) for ja in (0, 1) for jb in (0, 1)]
-    estimate, low, high, lam = _adjusted(
-        cells, 2.0, yb - ya, diff[mask], diff[~mask], dw, ew, level, method
+    estimate, variance, lam, n_eff = _tuned(
+        cells, 2.0, yb - ya, diff[mask], diff[~mask], dw, ew, method
     )
+    if method == "wald":
+        half = _z(level) * math.sqrt(variance)
+        low, high = estimate - half, estimate + half
+        how = "Wald"
+    else:
+        # Newcombe's (1998c) method 10 at the effective number of reviews: the
+        # Wilson intervals of the two corrected rates (one lam for both, so
+        # that their difference is the corrected difference) combined with the
+        # correlation of the person's verdicts on the reviewed pairs.
+        ones = np.ones(n)
+        rates = []
+        for y, auto in ((ya, a), (yb, b)):
+            rate = _core(y, auto[mask], ones, auto[~mask], design=dw, design_unlabeled=ew, lam=lam)
+            exact = float(y.sum()) if lam == 0 and dw is None else None
+            p = float(np.clip(rate[0], 0, 1))
+            rates.append((p, *_wilson_limits(p, n_eff, level, exact)))
+        (pa, la, ua), (pb, lb, ub) = rates
+        estimate = pb - pa
+        f = np.array
+        phi = _newcombe_phi(ya, yb)
+        low, high = (
+            float(x) for x in _square_and_add(f(pb), f(lb), f(ub), f(pa), f(la), f(ua), phi)
+        )
+        how = f"Newcombe's paired score method at {n_eff:.1f} effective reviews"
     note = (
-        f"PPI++ paired difference ({'small-sample adjusted' if method == 'ppi++' else 'Wald'}), "
-        f"lambda={lam:.3g}; {a.shape[0]} pairs, {n} reviewed{_strata_note(strata, groups)}"
+        f"PPI++ paired difference ({how}), lambda={lam:.3g}; {a.shape[0]} pairs, {n} reviewed"
+        f"{_strata_note(strata, groups)}"
     )
     return Interval(
         float(np.clip(estimate, -1, 1)),

@@ -296,8 +296,9 @@ class CorrectedRow:
     def judge_adds_nothing(self) -> bool:
         """The corrected interval is no narrower than the reviewed answers' own.
 
-        A judge that agrees too little with the person gets a small ``lambda``,
-        and the small-sample adjustments then cost more than the judge gives.
+        A judge that does not shrink the variance in the reviews gets
+        ``lambda = 0``, and the corrected interval is then the reviewed
+        answers' own Wilson interval (with case weights it can be wider).
         The corrected interval is still the one reported (picking the narrower
         of two intervals after seeing both would undercover); this says so.
         """

@@ -95,27 +95,149 @@ def test_diff_wald_matches_ppi_py_on_the_pair_differences() -> None:
         assert ours.high == pytest.approx(min(high[0], 1), abs=1e-6)
 
 
-# --- the small-sample adjustment -------------------------------------------------
+# --- the score interval at the effective number of reviews -----------------------------
 
 
-@pytest.mark.parametrize(("k", "n"), [(7, 12), (20, 31), (44, 50)])
-def test_adjusted_is_agresti_coull_with_t_when_the_judge_cannot_help(k: int, n: int) -> None:
-    # Every sample reviewed: nothing is left to impute, lambda = 0, and the
-    # adjusted interval is the Agresti-Coull one (statsmodels proportion_confint,
-    # method="agresti_coull") with the normal quantile replaced by Student's t.
-    from scipy.stats import t
+def _table(cells: tuple[int, int, int, int], unreviewed: tuple[int, int]):
+    """auto, reviewed mask and human verdicts for a reviewed (person x judge) table
+    ``(both pass, person only, judge only, both fail)`` and ``(passed, total)`` of the
+    automatic verdicts on the unreviewed samples."""
+    n11, n10, n01, n00 = cells
+    passed, total = unreviewed
+    human = [1] * (n11 + n10) + [0] * (n01 + n00) + [0] * total
+    auto = [1] * n11 + [0] * n10 + [1] * n01 + [0] * n00 + [1] * passed + [0] * (total - passed)
+    mask = [True] * sum(cells) + [False] * total
+    return auto, mask, human
+
+
+@pytest.mark.parametrize(
+    ("cells", "unreviewed"),
+    [
+        ((6, 6, 4, 4), (400, 700)),  # uncorrelated: cov = 6/20 - (12/20)(10/20) = 0
+        ((3, 9, 5, 3), (300, 980)),  # the judge disagrees with the person more than by chance
+        ((12, 8, 0, 0), (500, 600)),  # the judge passed every reviewed answer
+        ((7, 0, 0, 5), (0, 0)),  # every sample reviewed: nothing is left to impute
+        ((40, 0, 0, 0), (90, 100)),  # the person passed every reviewed answer
+    ],
+)
+@pytest.mark.parametrize("level", [0.8, 0.95, 0.99])
+def test_a_judge_uncorrelated_in_the_sample_gives_the_wilson_interval(
+    cells: tuple[int, int, int, int], unreviewed: tuple[int, int], level: float
+) -> None:
+    # lambda = 0: the reviewed answers alone, and the interval is Wilson's (1927) score
+    # interval, statsmodels proportion_confint(method="wilson").
     from statsmodels.stats.proportion import proportion_confint
 
-    human = [True] * k + [False] * (n - k)
-    auto = [not h for h in human]
-    ci = ppi_pass_rate(auto, [True] * n, human)
-    ac_low, ac_high = proportion_confint(k, n, alpha=0.05, method="agresti_coull")
-    centre, half = (ac_low + ac_high) / 2, (ac_high - ac_low) / 2
-    assert ci.estimate == pytest.approx(centre, abs=1e-12)
-    wider = t.ppf(0.975, n - 1) / _z(0.95)
-    assert ci.low == pytest.approx(max(0.0, centre - half * wider), abs=1e-12)
-    assert ci.high == pytest.approx(min(1.0, centre + half * wider), abs=1e-12)
-    assert "lambda=0" in ci.note
+    auto, mask, human = _table(cells, unreviewed)
+    k, n = cells[0] + cells[1], sum(cells)
+    ci = ppi_pass_rate(auto, mask, human, level=level)
+    low, high = proportion_confint(k, n, alpha=1 - level, method="wilson")
+    assert ci.estimate == pytest.approx(k / n, abs=1e-12)
+    assert ci.low == pytest.approx(low, abs=1e-12)
+    assert ci.high == pytest.approx(high, abs=1e-12)
+    assert "lambda=0;" in ci.note
+
+
+def _by_hand(cells: tuple[int, int, int, int], unreviewed: tuple[int, int], z: float):
+    """The method written out from the table's counts, apart from the code under test:
+    ppi_py's power-tuned lambda (Angelopoulos, Duchi & Zrnic 2023, section 6) and
+    estimate, and the variance of the estimate at that lambda and at 0 with z^2/4
+    pseudo-reviews in each cell."""
+    n = sum(cells)
+    passed, big_n = unreviewed
+    mu = passed / big_n
+
+    def moments(c: float):
+        n11, n10, n01, n00 = (x + c for x in cells)
+        m = n11 + n10 + n01 + n00
+        my, mh = (n11 + n10) / m, (n11 + n01) / m
+        return m, my, mh, n11 / m - my * mh
+
+    m, my, mh, cov = moments(0.0)
+    pooled = (cells[0] + cells[2] + passed) / (n + big_n)
+    var_all = (n + big_n) * pooled * (1 - pooled) / (n + big_n - 1)
+    lam = min(max(cov / ((1 + n / big_n) * var_all), 0.0), 1.0)
+    estimate = my + lam * (mu - mh)
+    ma, ya, ha, cova = moments(z * z / 4)
+
+    def variance(lam_: float) -> float:
+        rect = ya * (1 - ya) + lam_**2 * ha * (1 - ha) - 2 * lam_ * cova
+        return lam_**2 * mu * (1 - mu) / big_n + rect / ma
+
+    return lam, estimate, n * variance(0.0) / variance(lam)
+
+
+@pytest.mark.parametrize(
+    ("cells", "unreviewed"),
+    [((20, 3, 4, 13), (520, 960)), ((9, 6, 5, 10), (480, 970)), ((25, 1, 2, 2), (800, 950))],
+)
+def test_a_useful_judge_gives_wilson_at_the_effective_number_of_reviews(
+    cells: tuple[int, int, int, int], unreviewed: tuple[int, int]
+) -> None:
+    # Korn & Graubard (1998): a binomial interval at the effective sample size, the
+    # sample size over the design effect; here the design effect is the share of the
+    # reviewed answers' variance that PPI++ leaves. Wilson's interval at a fractional
+    # size is statsmodels proportion_confint(count, nobs, method="wilson") with
+    # count = rate * nobs.
+    from statsmodels.stats.proportion import proportion_confint
+
+    auto, mask, human = _table(cells, unreviewed)
+    lam, estimate, n_eff = _by_hand(cells, unreviewed, _z(0.95))
+    assert 0 < lam < 1 and n_eff > sum(cells)
+    ci = ppi_pass_rate(auto, mask, human)
+    low, high = proportion_confint(estimate * n_eff, n_eff, alpha=0.05, method="wilson")
+    assert ci.estimate == pytest.approx(estimate, abs=1e-12)
+    assert (ci.low, ci.high) == pytest.approx((low, high), abs=1e-12)
+    assert f"Wilson score at {n_eff:.1f} effective reviews" in ci.note
+    assert f"lambda={lam:.3g};" in ci.note
+    k, n = cells[0] + cells[1], sum(cells)
+    assert ci.width < np.diff(proportion_confint(k, n, alpha=0.05, method="wilson"))[0]
+
+
+def test_the_paired_difference_is_newcombes_when_every_pair_is_reviewed() -> None:
+    # Newcombe (1998c), table III, first example: 36 pairs passed under both, 2 only
+    # under A, 12 only under B, none under neither: +20% (0.0569 to 0.3404). Every pair
+    # reviewed leaves nothing to impute (lambda = 0).
+    ha = [1] * 36 + [1] * 2 + [0] * 12
+    hb = [1] * 36 + [0] * 2 + [1] * 12
+    ci = ppi_diff(hb, ha, [True] * 50, ha, hb)
+    assert (round(ci.estimate, 4), round(ci.low, 4), round(ci.high, 4)) == (0.2, 0.0569, 0.3404)
+    assert "lambda=0;" in ci.note
+
+
+def test_the_paired_difference_with_an_uncorrelated_judge_is_newcombes() -> None:
+    # A judge whose differences run against the person's gets lambda = 0: the
+    # interval is paired_diff_ci's Newcombe (1998c) method 10 on the reviewed pairs.
+    from evalstats import paired_diff_ci
+
+    rng = np.random.default_rng(12)
+    ya, _, mask = _draw(rng, 400, 0.6, 0.8, 0.8, 40)
+    yb = np.where(rng.random(400) < 0.5, ya, rng.random(400) < 0.75)
+    aa, ab = yb.copy(), ya.copy()  # the judge swaps the variants
+    ci = ppi_diff(aa, ab, mask, ya, yb)
+    assert "lambda=0;" in ci.note
+    ra, rb = ya[mask], yb[mask]
+    ref = paired_diff_ci(
+        int((ra & rb).sum()), int((ra & ~rb).sum()), int((~ra & rb).sum()), int((~ra & ~rb).sum())
+    )
+    assert (ci.estimate, ci.low, ci.high) == pytest.approx(
+        (ref.estimate, ref.low, ref.high), abs=1e-12
+    )
+
+
+def test_a_useful_judge_narrows_the_paired_difference() -> None:
+    from evalstats import paired_diff_ci
+
+    rng = np.random.default_rng(8)
+    ya, aa, mask = _draw(rng, 1000, 0.6, 0.95, 0.95, 60)
+    yb, ab, _ = _draw(rng, 1000, 0.75, 0.95, 0.95, 60)
+    ci = ppi_diff(aa, ab, mask, ya, yb)
+    ra, rb = ya[mask], yb[mask]
+    ref = paired_diff_ci(
+        int((ra & rb).sum()), int((ra & ~rb).sum()), int((~ra & rb).sum()), int((~ra & ~rb).sum())
+    )
+    assert ci.width < 0.8 * ref.width
+    assert "Newcombe's paired score method at" in ci.note
 
 
 def test_a_good_judge_narrows_the_interval_and_a_useless_one_does_not_mislead() -> None:
@@ -196,7 +318,7 @@ def test_stratified_estimate_is_exactly_unbiased_over_every_possible_draw() -> N
             mask[[i for pair in draw for i in pair]] = True
             d, e, groups = _stratum_weights(strata, mask)
             assert groups == 3
-            rows = (y[mask], f[mask], np.ones(6), f[~mask], 0.95, None)
+            rows = (y[mask], f[mask], np.ones(6), f[~mask])
             weighted.append(_core(*rows, design=d, design_unlabeled=e, lam=lam)[0])
             unweighted.append(_core(*rows, lam=lam)[0])
         assert len(weighted) == 6 * 10 * 21
@@ -297,16 +419,30 @@ def _simulation():
 @pytest.mark.slow
 def test_coverage_and_width_hold_in_a_reduced_simulation() -> None:
     sim = _simulation()
-    # The hardest corner of the grid (few reviews, a sharp judge, a high rate),
-    # a weak judge, and the width goal's setting; 400 experiments each, so the
-    # Monte Carlo standard error of a 95% coverage is about 1.1 points.
-    for p, se, sp, n in [(0.8, 0.95, 0.95, 30), (0.5, 0.7, 0.6, 30), (0.5, 0.9, 0.9, 50)]:
-        row = sim.pass_rate_row(p, se, sp, n, experiments=400, seed=1)
-        assert row.coverage >= 0.92, row
-    assert row.width_ratio <= 0.8, row
-    diff = sim.diff_row(0.6, 0.75, 0.9, 0.9, 50, experiments=300, seed=1)
-    assert diff.coverage >= 0.92, diff
-    assert diff.width_ratio < 1, diff
+    # 1,000 experiments each, so the Monte Carlo standard error of a 95% coverage is
+    # about 0.7 points: coverage of at least 94% less two of them. The hardest corner
+    # of the grid for coverage (few reviews, a judge of high sensitivity and low
+    # specificity, a rate of 0.5), a sharp judge at a high rate, the weak judge
+    # (sensitivity 0.7, specificity 0.6), and the width goal's setting.
+    rows = {
+        key: sim.pass_rate_row(*key, experiments=1000, seed=1)
+        for key in [
+            (0.5, 0.95, 0.6, 30),
+            (0.8, 0.95, 0.95, 30),
+            (0.5, 0.7, 0.6, 30),
+            (0.5, 0.9, 0.9, 50),
+        ]
+    }
+    for row in rows.values():
+        assert row.coverage >= 0.926, row
+    # a weak judge still narrows the interval (full simulation: 0.96 to 0.98) ...
+    assert rows[(0.5, 0.7, 0.6, 30)].width_ratio < 1, rows[(0.5, 0.7, 0.6, 30)]
+    # ... and a good one by a fifth or more (the goal: at most 0.8; full simulation 0.70)
+    assert rows[(0.5, 0.9, 0.9, 50)].width_ratio <= 0.8, rows[(0.5, 0.9, 0.9, 50)]
+    for se, sp in [(0.7, 0.6), (0.9, 0.9)]:
+        diff = sim.diff_row(0.6, 0.75, se, sp, 30, experiments=300, seed=1)
+        assert diff.coverage >= 0.92, diff
+        assert diff.width_ratio < 1, diff
 
 
 def _stratified_simulation():

@@ -323,7 +323,7 @@ def test_the_report_says_when_the_judge_adds_nothing() -> None:
     truth = rng.random(600) < 0.5
     mask = np.zeros(600, dtype=bool)
     mask[rng.choice(600, 30, replace=False)] = True
-    coin = rng.random(600) < 0.5  # a judge that agrees with the person by chance
+    contrary = ~truth  # a judge that disagrees with the person: lambda = 0, the reviews alone
     k = int(truth[mask].sum())
 
     def row(name, auto):
@@ -338,13 +338,13 @@ def test_the_report_says_when_the_judge_adds_nothing() -> None:
             ppi_pass_rate(auto, mask, truth),
         )
 
-    useless, sharp = row("coin", coin), row("sharp", truth)
+    useless, sharp = row("contrary", contrary), row("sharp", truth)
     assert useless.judge_adds_nothing and useless.width_ratio >= 1
     assert not sharp.judge_adds_nothing and sharp.width_ratio < 0.8
-    design = ReviewDesign("r", 1, 30, 600, ("coin", "sharp"), ())
+    design = ReviewDesign("r", 1, 30, 600, ("contrary", "sharp"), ())
     rates = CorrectedRates(design, (useless, sharp), None, None, 0, 0)
     text = "\n".join(rates.lines("95%"))
-    assert "coin: the judge adds nothing here: the corrected interval is" in text
+    assert "contrary: the judge adds nothing here: the corrected interval is" in text
     assert "sharp: the judge adds nothing" not in text
     doc = rates.to_dict()
     assert [v["judge_adds_nothing"] for v in doc["variants"]] == [True, False]
