@@ -16,8 +16,26 @@ Usage::
 
 Claims checked (at nominal 95%): coverage of at least 94% for judges with
 sensitivity 0.7-0.95 and specificity 0.6-0.95, 1,000 answers and 30-200
-reviewed; and at sensitivity = specificity = 0.9 with 50 reviewed an average
-width of at most 0.8 times the reviewed-only Wilson width.
+reviewed; an interval narrower on average than the reviewed-only Wilson one
+for every judge better than chance; and at sensitivity = specificity = 0.9
+with 50 reviewed an average width of at most 0.8 times the reviewed-only
+Wilson width.
+
+Measured (2,000 experiments per setting, the default ``"ppi++"``: Wilson's
+interval at the effective number of reviews): lowest coverage 93.8% (Monte
+Carlo 92.7% to 94.8%) at p = 0.5, sensitivity 0.95, specificity 0.6, 50
+reviewed; every other setting 93.9% or more, and every setting's Monte Carlo
+interval reaches 94%. Width ratio 0.958 to 0.976 for the weak judge
+(sensitivity 0.7, specificity 0.6), at most 0.976 anywhere on the grid, 0.739
+at 0.9/0.9 with 50 reviewed (averaged over p = 0.2, 0.5, 0.8). Paired
+difference: coverage 94.5% to 98.4%, width ratio to Newcombe's paired
+interval 0.649 to 0.974 (0.969 to 0.974 for the weak judge).
+
+Before (``z^2/4`` pseudo-reviews per cell, Agresti-Coull-like, with a t(n-1)
+quantile): lowest coverage 93.8% (92.6% to 94.7%) at the same setting, width
+ratio 0.968 to 1.041 for the weak judge (above 1 at p = 0.2 and 0.8 with 30
+and 50 reviewed), 0.760 at 0.9/0.9 with 50 reviewed; paired difference
+0.976 to 0.980 for the weak judge.
 """
 
 from __future__ import annotations

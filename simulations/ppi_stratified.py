@@ -30,6 +30,14 @@ Usage::
 Claims checked (nominal 95%): coverage of at least 94% for the stratified
 draw, weighted as the design needs, for judges of sensitivity 0.7-0.95 and
 specificity 0.6-0.95 with 30-100 reviewed of about 1,000 answers in 20 cases.
+
+Measured (2,000 experiments per setting): lowest coverage 95.5% (Monte Carlo
+94.4% to 96.3%), in the equal run at sensitivity 0.95, specificity 0.6, 100
+reviewed; the unweighted estimator in the unequal run covers as little as
+41.7%. Width against the reviewed answers' own Wilson interval: 0.957 to 0.960
+for the weak judge (0.7/0.6) in the equal run; in the unequal run the weighted
+interval is 1.009 to 1.043 times as wide for that judge (weighting by case
+costs more than the judge gives there) and 0.695 to 0.984 for the others.
 """
 
 from __future__ import annotations
@@ -178,7 +186,8 @@ def main() -> None:
         unweighted = "" if r.unweighted_coverage is None else f"{r.unweighted_coverage:6.1%}"
         print(
             f"{r.run:>8} {r.sensitivity:5.2f} {r.specificity:5.2f} {r.reviewed:8d}  "
-            f"{r.coverage:6.1%} ({r.mc_low:.1%} to {r.mc_high:.1%})  {r.vs_reviewed:14.3f}  {r.wider:5.0%}  "
+            f"{r.coverage:6.1%} ({r.mc_low:.1%} to {r.mc_high:.1%})  "
+            f"{r.vs_reviewed:14.3f}  {r.wider:5.0%}  "
             f"{r.vs_judge:11.2f}  {r.judge_coverage:12.1%}  {unweighted:>17}"
         )
     worst = min(rows, key=lambda r: r.coverage)
