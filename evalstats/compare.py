@@ -542,8 +542,9 @@ class Comparison:
         ``mcnemar``; the cluster-robust one for ``clustered``).
     pvalue : float or None
         The p-value of the method's test (``ztest``, ``mcnemar``,
-        ``clustered``); None for ``newcombe`` and ``overlap``, which are
-        interval rules.
+        ``clustered``: the test that rejects exactly when its interval
+        excludes 0, see :mod:`evalstats.clustered_pvalues`); None for
+        ``newcombe`` and ``overlap``, which are interval rules.
     method, level
         The decision rule and the confidence level (test size 1 - level).
     successes_a, trials_a, successes_b, trials_b : int
@@ -911,7 +912,8 @@ def compare(
         :data:`~evalstats.intervals.FEW_CASES` cases or when the case
         differences do not vary, else CR2 with Satterthwaite degrees of
         freedom); its verdict is whether that interval excludes 0, and its
-        p-value is the t test's (None for the betting interval).
+        p-value is the test that agrees with it (the t test's, or the betting
+        capital's: :func:`~evalstats.clustered_pvalues.clustered_paired_pvalue`).
         Unpaired, on the pooled counts: ``newcombe`` (the default for
         ``scope="trials"``), ``overlap``, ``ztest``, exactly as
         :func:`compare_counts`. Not given: chosen by ``scope``.
@@ -1258,9 +1260,13 @@ def _compare_paired(
         )
         low, high = float(difference.low), float(difference.high)
         verdict = _VERDICTS[1 if low > 0 else -1 if high < 0 else 0]
-        # The t methods have a p-value; the betting interval (few cases, or no
-        # spread between cases) is an interval rule, like newcombe.
-        pvalue = _clustered_pvalue(difference) if difference.method != "betting" else None
+        # The test that agrees with the interval: the t test (CR2, CR1), or the
+        # betting capital's p-value (few cases, or no spread between cases),
+        # from each case's mean difference as the interval took them.
+        from .clustered_pvalues import pvalue_of
+
+        per_case_means = [(int(b[c].sum()) - int(a[c].sum())) / len(a[c]) for c in cases]
+        pvalue = pvalue_of(difference, per_case_means)
         detectable = None
         if verdict == "cant_tell":
             per_case = np.array([b[c].mean() - a[c].mean() for c in cases])

@@ -370,16 +370,13 @@ def compare_variants(
 
 def _pair_test(rc: Any, scope: str, level: float) -> Comparison:
     """The pair's comparison for the family's claim, with the p-value Holm's steps adjust."""
-    from .clustered_pvalues import pvalue_of
     from .compare import compare_counts
 
     if scope == "cases":
-        cmp = rc.cases_like_these
-        # The per-case mean differences in the order the clustered interval
-        # took them (the comparison's case order), from the per-case counts:
-        # (passes_b - passes_a) / pairs is the mean of that case's differences.
-        means = [(r.passes_b - r.passes_a) / r.trials_a for r in cmp.cases]
-        return replace(cmp, pvalue=pvalue_of(cmp.difference, means))
+        # its p-value is the clustered test that agrees with its interval
+        # (evalstats.clustered_pvalues): the t test's, or the betting capital's
+        cmp: Comparison = rc.cases_like_these
+        return cmp
     cmp = rc.primary if rc.scope == "trials" else rc.these_cases
     if cmp.pvalue is None:
         counts = (cmp.successes_a, cmp.trials_a, cmp.successes_b, cmp.trials_b)

@@ -370,10 +370,8 @@ def test_clustered_verdict_and_pvalue_agree_with_its_interval(results: tuple, le
     low, high = c.difference.low, c.difference.high
     expected = "b_better" if low > 0 else "a_better" if high < 0 else "cant_tell"
     assert c.verdict == expected
-    if c.difference.method == "betting":
-        # An interval rule (few cases, or no spread between cases): no p-value.
-        assert c.pvalue is None
-        return
+    # the t test's p-value, or the betting capital's (few cases, or no spread
+    # between cases): either rejects exactly when the interval excludes 0
     assert 0.0 <= c.pvalue <= 1.0
     if abs(low) > 1e-9 and abs(high) > 1e-9:  # away from ties at the boundary
         assert (c.pvalue < 1 - level) == (c.verdict != "cant_tell")
@@ -729,7 +727,7 @@ def test_bad_counts_name_the_argument() -> None:
 def test_clustered_without_spread_between_cases() -> None:
     same = {"x": [True, False, True], "y": [False, False, True]}
     c = compare(same, same, method="clustered")
-    assert c.verdict == "cant_tell" and c.pvalue is None
+    assert c.verdict == "cant_tell" and c.pvalue == 1.0
     assert c.difference.method == "betting" and c.method == "clustered"
     # From 2 cases nothing can be told about cases like these: even a gain of
     # +1 on both has probability 1/4 under no difference.
