@@ -11,7 +11,9 @@ better" (one-sided, nominal at most 2.5% at the 95% level):
 * "cases like these" for icc 0.1, 0.3, 0.5 and 5, 10, 20, 40 cases (the
   runs per case that make 2,000 pairs), and with B's gain varying by case.
 
-Each line prints the rate with its 95% Monte Carlo (Wilson) interval.
+and the same "these cases" lines for the e-process planned for 0.7 -> 0.9
+(``planned_for``), which A = B makes a wrong plan. Each line prints the rate
+with its 95% Monte Carlo (Wilson) interval.
 
 Efficiency, on the shop stand-in (true pass rates 0.7 and 0.9, slips
 independent). For the power a fixed design reaches with N pairs (exact
@@ -21,9 +23,18 @@ of pairs; the ratio of that to N is printed at 80% and 90% power, looking
 after every pair and after every round of the 4 shop cases. The same for icc
 0.3 with the "cases like these" scope, against the fixed clustered t test on
 the same numbers of cases (its power simulated with the same case model).
+This is done for the default mixture (no planned effect) and for the
+e-process planned for the true effect (``planned_for=(0.7, 0.9)``: a Beta prior
+of the share of discordant pairs B wins with mean 27/34 and concentration 60).
 For reference, the same figures for a test told the true share of discordant
-pairs B wins (the likelihood ratio at that share): the limit the mixture,
-which must work without knowing the effect, is measured against.
+pairs B wins (the likelihood ratio at that share): the limit a mixture, which
+must stay valid whatever the effect, is measured against.
+
+Robustness: the design planned for 0.7 -> 0.9, with the budgets that give it
+80% and 90% power there, run when the truth is 0.7 -> 0.8 (the plan too
+optimistic) or 0.7 -> 0.95 (too pessimistic), and with a budget of 400 pairs:
+power within the budget and mean pairs, beside the default mixture with the
+same budget on the same draws.
 
 Usage::
 
@@ -42,12 +53,13 @@ import numpy as np
 
 from evalstats.intervals import proportion_ci
 from evalstats.power import CaseModel, paired_power
-from evalstats.sequential import simulate_sequential
+from evalstats.sequential import SequentialPower, simulate_sequential
 from evalstats.simulate import clustered_decisions
 from evalstats.standin.shop import SLIP_RATES
 
 P_A = 1.0 - SLIP_RATES[1]
 P_B = 1.0 - SLIP_RATES[2]
+PLANNED = (P_A, P_B)
 PAIRS = 2000
 
 
@@ -92,6 +104,29 @@ def validity(experiments: int, cases_experiments: int, seed: int) -> list[tuple[
     label = "these cases, 4 cases, gain +-0.2 by case (mean 0)"
     print(rate_line(label, hits, experiments), flush=True)
     bounds.append((label, float(proportion_ci(hits, experiments, method="wilson").high)))
+    for p in (0.7, 0.5):
+        run(
+            f"planned for 0.7->0.9: these cases, independent pairs, p={p}",
+            p_a=p,
+            p_b=p,
+            runs=PAIRS,
+            experiments=experiments,
+            planned_for=PLANNED,
+        )
+    run(
+        "planned for 0.7->0.9: these cases, 4 cases, icc=0.3",
+        p_a=0.7,
+        p_b=0.7,
+        runs=PAIRS // 4,
+        cases=4,
+        icc=0.3,
+        experiments=experiments,
+        planned_for=PLANNED,
+    )
+    hits = varying_gain_these_cases(experiments, seed, planned_for=PLANNED)
+    label = "planned for 0.7->0.9: these cases, 4 cases, gain +-0.2 by case"
+    print(rate_line(label, hits, experiments), flush=True)
+    bounds.append((label, float(proportion_ci(hits, experiments, method="wilson").high)))
     for icc in (0.1, 0.3, 0.5):
         for cases in (5, 10, 20, 40):
             run(
@@ -119,14 +154,17 @@ def validity(experiments: int, cases_experiments: int, seed: int) -> list[tuple[
     return bounds
 
 
-def varying_gain_these_cases(experiments: int, seed: int) -> int:
+def varying_gain_these_cases(
+    experiments: int, seed: int, planned_for: tuple[float, float] | None = None
+) -> int:
     """False "B better" verdicts when B gains 0.2 on two cases and loses 0.2 on two."""
-    from evalstats.sequential import _simulate_these, discordant_thresholds
+    from evalstats.sequential import _simulate_these, discordant_thresholds, planned_prior
 
     qa = np.array([0.6, 0.8, 0.7, 0.9])
     qb = np.array([0.8, 0.6, 0.9, 0.7])
     rng = np.random.default_rng(seed + 1)
-    table = discordant_thresholds(PAIRS)
+    prior = None if planned_for is None else planned_prior(*planned_for)
+    table = discordant_thresholds(PAIRS, prior=prior)
     hits = 0
     for start in range(0, experiments, 2000):
         n = min(2000, experiments - start)
@@ -172,10 +210,22 @@ def mean_pairs(stopped: np.ndarray, budget: int) -> tuple[float, float]:
     return float(used.mean()), 1.959963984540054 * float(used.std(ddof=1)) / math.sqrt(len(used))
 
 
-def efficiency(experiments: int, seed: int) -> dict[tuple[str, float], float]:
-    print("\nEfficiency: shop stand-in, p_a = 0.7, p_b = 0.9 (these cases)")
+def efficiency(experiments: int, seed: int) -> dict[tuple[str, str, float], tuple[float, int]]:
+    """Print the ratios; return {(e-process, looks, power): (ratio, budget)}."""
     ratios = {}
-    sim = simulate_sequential(P_A, P_B, 400, experiments=experiments, seed=seed)
+    for name, planned in (("default mixture", None), ("planned for 0.7->0.9", PLANNED)):
+        print(f"\nEfficiency: shop stand-in, p_a = 0.7, p_b = 0.9 (these cases), {name}")
+        sim = simulate_sequential(
+            P_A, P_B, 400, experiments=experiments, seed=seed, planned_for=planned
+        )
+        for key, value in _ratios(sim, experiments).items():
+            ratios[(name, *key)] = value
+    told_the_truth(experiments, seed)
+    return ratios
+
+
+def _ratios(sim: SequentialPower, experiments: int) -> dict[tuple[str, float], tuple[float, int]]:
+    ratios = {}
     for target_power in (0.8, 0.9):
         n = next(n for n in range(1, 1000) if paired_power(P_A, P_B, n) >= target_power)
         reached = paired_power(P_A, P_B, n)
@@ -188,7 +238,7 @@ def efficiency(experiments: int, seed: int) -> dict[tuple[str, float], float]:
                 int(np.sum((sim.verdicts == 1) & (stopped <= budget))), experiments, method="wilson"
             )
             ratio = mean / n
-            ratios[(how, target_power)] = ratio
+            ratios[(how, target_power)] = (ratio, budget)
             print(
                 f"  fixed McNemar N={n} pairs (exact power {100 * reached:.1f}%); sequential, "
                 f"look after {how}: budget {budget} pairs, power {power}, mean pairs "
@@ -196,8 +246,26 @@ def efficiency(experiments: int, seed: int) -> dict[tuple[str, float], float]:
                 f"({(mean - half) / n:.3f} to {(mean + half) / n:.3f})",
                 flush=True,
             )
-    told_the_truth(experiments, seed)
     return ratios
+
+
+def robustness(experiments: int, seed: int, budgets: list[int]) -> None:
+    """The design planned for 0.7 -> 0.9 when the truth is another effect."""
+    print("\nRobustness: planned for 0.7 -> 0.9, the truth differs (these cases, every pair)")
+    for p_b in (0.8, 0.95):
+        for budget in budgets:
+            figures = []
+            for name, planned in (("planned", PLANNED), ("default", None)):
+                # The same seed: both e-processes judge the same draws.
+                sim = simulate_sequential(
+                    P_A, p_b, budget, experiments=experiments, seed=seed + 5, planned_for=planned
+                )
+                m = sim.expected_pairs
+                figures.append(
+                    f"{name}: power {sim.power}, mean pairs {m.estimate:.1f} ({m.low:.1f} to "
+                    f"{m.high:.1f})"
+                )
+            print(f"  truth 0.7->{p_b:g}, budget {budget} pairs: " + "; ".join(figures), flush=True)
 
 
 def told_the_truth(experiments: int, seed: int) -> None:
@@ -300,7 +368,9 @@ def main(argv: list[str] | None = None) -> int:
     worst = max(bounds, key=lambda b: b[1])
     print(f"largest Monte Carlo upper bound: {100 * worst[1]:.2f}% ({worst[0]})")
     repeated_fixed_test(args.experiments, args.seed)
-    efficiency(args.experiments, args.seed)
+    ratios = efficiency(args.experiments, args.seed)
+    budgets = sorted({ratios[("planned for 0.7->0.9", "every pair", p)][1] for p in (0.8, 0.9)})
+    robustness(args.experiments, args.seed, [*budgets, 400])
     clustered_efficiency(max(args.cases_experiments, 200), args.seed)
     print(f"\n{time.perf_counter() - start:.0f} s")
     return 0
