@@ -387,6 +387,7 @@ def _run_plan(args: argparse.Namespace) -> int:
             experiments=args.experiments,
             seed=args.seed,
             planned_for=planned_for,
+            looks="round",  # as run --until-decided looks
         )
         _show(planned, args)
         return 0
