@@ -64,3 +64,21 @@ def test_plan_examples_print_what_the_command_prints(capsys) -> None:
         command, _, shown = block.partition("\n")
         assert main(shlex.split(command)[2:]) == 0
         assert capsys.readouterr().out == shown, command
+
+
+def test_sequential_plan_example_prints_what_the_command_prints(capsys) -> None:
+    # The `$ evalstats plan ... --sequential` block under "Is version 2 better? Look
+    # as often as you like" is the command's own (seeded) output.
+    import shlex
+
+    from evalstats.cli import main
+
+    text = README.read_text(encoding="utf-8")
+    section = text.split("## Is version 2 better? Look as often", 1)[1].split("\n## ", 1)[0]
+    blocks = [b.split("```", 1)[0] for b in section.split("```text\n")[1:]]
+    plans = [b for b in blocks if b.startswith("$ evalstats plan ") and "--sequential" in b]
+    assert len(plans) == 1
+    command, _, shown = plans[0].partition("\n")
+    assert "--planned-for" in shown
+    assert main(shlex.split(command)[2:]) == 0
+    assert capsys.readouterr().out == shown, command
