@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 import re
 from array import array
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import IO, Annotated, Any, Literal, NoReturn
 
 import msgspec
@@ -35,6 +35,7 @@ from .results import (
     MAX_RUNS,
     Results,
     _check_variant,
+    _gc_paused,
     _manifest_problem,
     _parse_line,
     _planned_runs,
@@ -100,6 +101,8 @@ _ANY = msgspec.json.Decoder()
 # a "," inside a case id does not end the slot. Many slots at once make a chunk.
 _SLOT_TEXT = rb'\[(?:[^\[\]"]++|"(?:[^"\\]++|\\.)*+")*+\]'
 _CHUNK = re.compile(rb"\s*(" + _SLOT_TEXT + rb"(?:\s*,\s*" + _SLOT_TEXT + rb"){0,4095})\s*")
+#: The most schedule text decoded at once by the fast path (about 3,500 slots).
+_STRETCH = 1 << 17
 
 # Outcome codes of a (case, repeat) slot, one byte each: no record yet, passed,
 # failed (completed), incomplete, unmeasured.
@@ -261,52 +264,52 @@ class Tally:
             cell = v.cells[case] = _Cell()
         return cell
 
-    def _schedule(self, slot: tuple[Any, ...]) -> None:
-        case, repeat, variant = slot[0], slot[1], slot[4]
-        self._scheduled_cases[case] = None
-        v = self._variant(variant)
-        cell = self._cell(v, case)
-        if repeat >= len(cell.scheduled):
-            _grow(cell.scheduled, repeat)
-        if not cell.scheduled[repeat]:
-            cell.scheduled[repeat] = 1
-        v.scheduled += 1
-        self.has_schedule = True
+    def _schedule(self, slots: Iterable[Sequence[Any]]) -> None:
+        """Count schedule slots ``(case, repeat, pair, position, variant)``."""
+        cases = self._scheduled_cases
+        found: dict[str, tuple[dict[str, _Cell], list[int]]] = {}
+        for slot in slots:
+            case, repeat, variant = slot[0], slot[1], slot[4]
+            of = found.get(variant)
+            if of is None:
+                of = found[variant] = (self._variant(variant).cells, [0])
+            cells, count = of
+            count[0] += 1
+            cell = cells.get(case)
+            if cell is None:
+                cell = cells[case] = _Cell()
+            if case not in cases:
+                cases[case] = None
+            scheduled = cell.scheduled
+            if repeat >= len(scheduled):
+                _grow(scheduled, repeat)
+            scheduled[repeat] = 1
+        for variant, (_, count) in found.items():
+            self._variants[variant].scheduled += count[0]
+        if found:
+            self.has_schedule = True
 
     def _add(self, s: _Sample, number: int) -> None:
         """Count one sample record (``number``: its line, or its index in memory)."""
         case = s.case
         v = self._variants.get(s.variant) or self._variant(s.variant)
         cell = v.cells.get(case) or self._cell(v, case)
-        if case not in self._sample_cases:
-            self._sample_cases[case] = None
         out, repeat = cell.outcome, s.repeat
         if repeat >= len(out):
+            if not out:  # the first record of this case and variant
+                self._sample_cases.setdefault(case)
             _grow(out, repeat)
         elif out[repeat]:
             self._duplicates.append((number, (case, s.variant, repeat)))
             return
-        status = s.status
         latency = s.latency_s
         if latency.__class__ is float and -_INF < latency < _INF:  # type: ignore[operator]
             v.latencies.append(latency)  # type: ignore[arg-type]
-        tokens = s.tokens
-        if tokens is not None:
-            ti, to = tokens.input, tokens.output
-            ti = ti if ti.__class__ is int else None
-            to = to if to.__class__ is int else None
-            if ti is not None or to is not None:
-                v.tok_n += 1
-                if ti is not None:
-                    v.tok_in = (v.tok_in or 0) + ti  # type: ignore[operator]
-                if to is not None:
-                    v.tok_out = (v.tok_out or 0) + to  # type: ignore[operator]
-                if ti is not None and to is not None:
-                    v.priced += 1
-                    v.priced_in += ti  # type: ignore[operator]
-                    v.priced_out += to  # type: ignore[operator]
-        if s.trace != _NULL or len(s.workspace):
+        if s.tokens is not None:
+            self._tokens(v, s.tokens)
+        if s.trace != _NULL or s.workspace:
             self._observe(v, s)
+        status = s.status
         if status == "unmeasured":
             v.unmeasured += 1
             cell.unmeasured += 1
@@ -321,7 +324,7 @@ class Tally:
             elif kind == "failed":
                 failed = True
                 reason = c.reason
-                if reason is not None and reason.startswith(INSPECTION_FAILURE):
+                if reason and reason.startswith(INSPECTION_FAILURE):
                     kind = "not_inspected"
             elif c.judge_unmeasured:
                 v.judge_unmeasured += 1
@@ -341,6 +344,23 @@ class Tally:
             v.incomplete += 1
             cell.incomplete += 1
             out[repeat] = _INCOMPLETE
+
+    @staticmethod
+    def _tokens(v: _Variant, tokens: _Tokens) -> None:
+        """Count a sample's token counts (a number, or none for each of the two)."""
+        ti, to = tokens.input, tokens.output
+        ti = ti if ti.__class__ is int else None
+        to = to if to.__class__ is int else None
+        if ti is not None or to is not None:
+            v.tok_n += 1
+            if ti is not None:
+                v.tok_in = (v.tok_in or 0) + ti  # type: ignore[operator]
+            if to is not None:
+                v.tok_out = (v.tok_out or 0) + to  # type: ignore[operator]
+            if ti is not None and to is not None:
+                v.priced += 1
+                v.priced_in += ti  # type: ignore[operator]
+                v.priced_out += to  # type: ignore[operator]
 
     def _observe(self, v: _Variant, s: _Sample) -> None:
         """Containment counts from a sample's workspace observations, if it has any."""
@@ -601,16 +621,41 @@ def _value(p: _Pieces) -> bytes:
         p.pos = m.end()
 
 
-def _schedule(p: _Pieces, slots: Callable[[bytes], None]) -> None:
+def _stretch(text: bytes, pos: int, end: int) -> tuple[list[Any] | None, int]:
+    """The slots from ``pos`` (where a slot starts) to the last ``],`` within
+    :data:`_STRETCH` bytes, decoded at once, and the position of that comma.
+
+    None (and ``pos``) when there is no such ``],`` or the text up to it does
+    not decode as slots: then the cut fell inside a string (a case id holding
+    ``],``; the text then ends inside that string, so it never decodes), or
+    the slots are not well formed, and the caller reads them slot by slot,
+    which finds where.
+    """
+    cut = text.rfind(b"],", pos, min(end, pos + _STRETCH))
+    if cut < 0:
+        return None, pos
+    try:
+        return _SLOTS.decode(b"[" + text[pos : cut + 1] + b"]"), cut + 1
+    except msgspec.DecodeError:
+        return None, pos
+
+
+def _schedule(p: _Pieces, slots: _Slots) -> None:
     """Hand the schedule at the read position to ``slots``, a chunk of slots at a time."""
     if p.take(b"]"):
         return
     while True:
-        m = p.match(_CHUNK)
-        if m is None:
-            raise _NotJSON
-        slots(b"[" + m.group(1) + b"]")
-        p.pos = m.end()
+        if len(p.buf) - p.pos < _STRETCH:
+            p.more()
+        found, p.pos = _stretch(p.buf, p.pos, len(p.buf))
+        if found is not None:
+            slots.count(found)
+        else:
+            m = p.match(_CHUNK)
+            if m is None:
+                raise _NotJSON
+            slots(b"[" + m.group(1) + b"]")
+            p.pos = m.end()
         if p.take(b"]"):
             return
         if not p.take(b","):
@@ -618,7 +663,7 @@ def _schedule(p: _Pieces, slots: Callable[[bytes], None]) -> None:
 
 
 def _read_long_manifest(
-    f: IO[bytes], head: bytes, slots: Callable[[bytes], None]
+    f: IO[bytes], head: bytes, slots: _Slots
 ) -> tuple[dict[str, bytes] | None, int]:
     """The fields of a manifest line too long to hold whole, but its schedule.
 
@@ -746,8 +791,7 @@ def _memory_manifest(manifest: Any) -> Tally:
     if problem is not None:
         raise InvalidArgument(f"the manifest's {problem}")
     t = Tally(None, {k: v for k, v in manifest.items() if k != "schedule"})
-    for slot in manifest.get("schedule") or ():
-        t._schedule(slot)
+    t._schedule(manifest.get("schedule") or ())
     return t
 
 
@@ -866,8 +910,9 @@ def _tally_file(path: str | os.PathLike[str]) -> Tally:
         return record, size
 
     scan = _Scan(path, manifest, record, long_manifest=long_manifest)
-    for number, sample in scan.records():
-        holder[0]._add(sample, number)
+    with _gc_paused():  # many short-lived objects and no cycles (see results._gc_paused)
+        for number, sample in scan.records():
+            holder[0]._add(sample, number)
     t = holder[0]
     t.summary = scan.summary
     t.looks = tuple(scan.looks)
@@ -905,14 +950,17 @@ class _Slots:
             slots = _SLOTS.decode(chunk)
         except msgspec.DecodeError:
             _bad_schedule(msgspec.Raw(chunk), self.where, first=self.seen)
-        for slot in slots:
-            self.t._schedule(slot)
+        self.count(slots)
+
+    def count(self, slots: list[Any]) -> None:
+        """Count slots already decoded."""
+        self.t._schedule(slots)
         self.seen += len(slots)
 
 
 def _read_schedule(t: Tally, raw: msgspec.Raw, where: str) -> None:
     """Count a manifest's schedule a chunk of slots at a time, never all at once."""
-    text = memoryview(raw)
+    text = bytes(raw)
     end = len(text)
     while end and text[end - 1] in b" \t\r\n":
         end -= 1
@@ -924,11 +972,15 @@ def _read_schedule(t: Tally, raw: msgspec.Raw, where: str) -> None:
     pos, end = pos + 1, end - 1
     count = _Slots(t, where)
     while pos < end:
-        match = _CHUNK.match(text, pos, end)  # type: ignore[call-overload]
-        if match is None:
-            _bad_schedule(raw, where)
-        count(b"[" + match.group(1) + b"]")
-        pos = match.end()
+        found, pos = _stretch(text, pos, end)
+        if found is not None:
+            count.count(found)
+        else:
+            match = _CHUNK.match(text, pos, end)
+            if match is None:
+                _bad_schedule(raw, where)
+            count(b"[" + match.group(1) + b"]")
+            pos = match.end()
         if pos < end:
             if text[pos] != ord(","):
                 _bad_schedule(raw, where)
