@@ -24,16 +24,16 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ._axiscount import AxisCount
 from ._layout import _case_ids, _check_variant, _results, _variant_names
 from ._smallstats import clustered_counts, wilson_ci
 from ._validate import check_level, check_method
 from .errors import InvalidArgument
 from .intervals import ClusteredInterval, Interval
-from .runner import AxisCount
 from .tally import Tally
 
 __all__ = [
@@ -803,12 +803,16 @@ def _review_views(
 
 def _cost(res: Tally, prices: Any) -> Any:
     """The run's cost summary when prices are given or the manifest carries some, else None."""
-    cost = None
+    listed = res.manifest.get("variants")
+    if prices is None and not any(
+        isinstance(v, Mapping) and isinstance(v.get("prices"), Mapping) for v in listed or ()
+    ):
+        return None  # no variant carries prices (has_prices would say so), cost not imported
     from .cost import cost_summary, has_prices
 
     if prices is not None or has_prices(res.manifest):
-        cost = cost_summary(res, prices=prices)
-    return cost
+        return cost_summary(res, prices=prices)
+    return None
 
 
 def _records(results: Any, res: Tally) -> Any:

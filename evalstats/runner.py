@@ -23,13 +23,13 @@ suite file through :func:`evalstats.cases.load_suite` and
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from ._axiscount import AxisCount
 from ._validate import whole_number
 from .cases import Case, find_suite, load_suite
 from .checks import INSPECTION_FAILURE, Verdict, check_name, run_check
@@ -121,41 +121,6 @@ class Sample:
             "answer": self.answer,
             "error": self.error,
             "checks": [r.to_dict() for r in self.checks],
-        }
-
-
-@dataclass(frozen=True)
-class AxisCount:
-    """Verdicts of one axis (or one check): ``passed`` of ``scored``.
-
-    ``unscored`` verdicts are in no denominator and counted apart;
-    ``not_inspected`` counts the failures that had nothing to inspect (their
-    reason starts with ``could not be inspected``); they are among the failures,
-    and so in ``scored``. Samples that were unmeasured are not counted at all.
-    """
-
-    passed: int
-    scored: int
-    unscored: int
-    not_inspected: int
-
-    @property
-    def failed(self) -> int:
-        return self.scored - self.passed
-
-    @property
-    def rate(self) -> float:
-        """``passed / scored``; NaN when nothing was scored."""
-        return self.passed / self.scored if self.scored else math.nan
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "passed": self.passed,
-            "failed": self.failed,
-            "scored": self.scored,
-            "unscored": self.unscored,
-            "not_inspected": self.not_inspected,
-            "rate": None if not self.scored else self.rate,
         }
 
 
