@@ -500,9 +500,11 @@ def _add_report(p: argparse.ArgumentParser) -> None:
 
 
 def _run_report(args: argparse.Namespace) -> int:
-    from .cost import load_prices
+    prices = None
+    if args.prices:
+        from .cost import load_prices
 
-    prices = load_prices(args.prices) if args.prices else None  # refused before reading
+        prices = load_prices(args.prices)  # refused before reading
     from ._validate import check_level
     from .report import report
 
@@ -1376,7 +1378,8 @@ VERBS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable[
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
+    """The command's parser: every verb, or only ``verb`` (all that running it needs)."""
     parser = _Parser(
         prog="evalstats",
         description="Honest statistics for evals of AI assistants.",
@@ -1386,7 +1389,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"evalstats {__version__}")
     sub = parser.add_subparsers(dest="verb", metavar="VERB", parser_class=_Parser)
     for name, (help_text, add, _run) in VERBS.items():
-        add(sub.add_parser(name, help=help_text, description=help_text))
+        if verb is None or name == verb:
+            add(sub.add_parser(name, help=help_text, description=help_text))
     return parser
 
 
@@ -1433,7 +1437,7 @@ def _main(args_list: list[str]) -> int:
                 f"evalstats: unknown verb {args_list[0]!r}{suggest(args_list[0], VERBS)}; "
                 f"choose one of {', '.join(VERBS)}"
             )
-        parser = build_parser()
+        parser = build_parser(args_list[0] if args_list and args_list[0] in VERBS else None)
         args = parser.parse_args(args_list)
         if args.verb is None:
             parser.print_help()
