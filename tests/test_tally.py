@@ -78,6 +78,60 @@ def test_a_long_schedule_is_read_in_chunks(tmp_path):
     assert r.variant("A").missing == 2 * runs
 
 
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(AWKWARD, min_size=1, max_size=4, unique=True),
+    st.integers(1, 12),
+    st.integers(4, 400),
+    st.sampled_from([", ", ","]),
+    st.booleans(),
+)
+def test_a_schedule_decoded_in_stretches_counts_every_slot(
+    tmp_path_factory, cases, runs, stretch, comma, long_line
+):
+    # The schedule is decoded a stretch of text at a time, cut after a "],";
+    # with short stretches and case ids holding "],", cuts fall inside strings
+    # and between slots everywhere, in a manifest read whole or in pieces.
+    import evalstats.results as results_module
+    import evalstats.tally as tally_module
+
+    path = tmp_path_factory.mktemp("t") / "r.jsonl"
+    manifest = results_manifest(cases, ["A", "B"], runs)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(json.dumps(manifest, separators=(comma, ": ")) + "\n")
+    old = tally_module._STRETCH, results_module.LONG_LINE, tally_module.PIECE
+    tally_module._STRETCH = stretch
+    if long_line:
+        results_module.LONG_LINE = tally_module.PIECE = 64
+    try:
+        counted = tally(path)
+    finally:
+        tally_module._STRETCH, results_module.LONG_LINE, tally_module.PIECE = old
+    assert counted.case_ids() == list(cases)
+    for v in ("A", "B"):
+        assert counted.scheduled(v) == len(cases) * runs
+        assert counted.slots(v) == {c: b"\x01" * runs for c in cases}
+
+
+@pytest.mark.parametrize("long_line", [False, True])
+def test_a_bad_slot_after_many_good_ones_is_named_by_its_index(tmp_path, monkeypatch, long_line):
+    # The stretch holding the bad slot does not decode; read slot by slot, the
+    # error names the slot's place in the whole schedule.
+    import evalstats.results as results_module
+    import evalstats.tally as tally_module
+    from evalstats.errors import ResultsFileError
+
+    manifest = results_manifest(["x", "y"], ["A", "B"], 3000)
+    manifest["schedule"][9000][1] = -1
+    path = tmp_path / "r.jsonl"
+    path.write_text(json.dumps(manifest) + "\n", encoding="utf-8")
+    if long_line:
+        monkeypatch.setattr(results_module, "LONG_LINE", 4096)
+        monkeypatch.setattr(tally_module, "PIECE", 4096)
+    with pytest.raises(ResultsFileError, match=r'"schedule"\[9000\]: .*repeat'):
+        tally(path)
+
+
 def test_duplicates_are_counted_once_and_named_with_both_lines(tmp_path):
     sample = {
         "case": "c1",
