@@ -908,12 +908,11 @@ def compare(
         about these cases. ``clustered`` treats cases as clusters and speaks
         about cases like these: the mean paired difference with the interval
         of :func:`~evalstats.intervals.clustered_paired_diff_ci` (the
-        distribution-free betting interval below
-        :data:`~evalstats.intervals.FEW_CASES` cases or when the case
-        differences do not vary, else CR2 with Satterthwaite degrees of
-        freedom); its verdict is whether that interval excludes 0, and its
-        p-value is the test that agrees with it (the t test's, or the betting
-        capital's: :func:`~evalstats.clustered_pvalues.clustered_paired_pvalue`).
+        distribution-free betting interval, at every number of cases:
+        :data:`~evalstats.intervals.AUTO_METHOD`); its verdict is whether
+        that interval excludes 0, and its p-value is the test that agrees
+        with it (the betting capital's, or the t test's for a t interval:
+        :func:`~evalstats.clustered_pvalues.clustered_paired_pvalue`).
         Unpaired, on the pooled counts: ``newcombe`` (the default for
         ``scope="trials"``), ``overlap``, ``ztest``, exactly as
         :func:`compare_counts`. Not given: chosen by ``scope``.

@@ -720,24 +720,35 @@ def paired_diff_ci(
 # ---------------------------------------------------------------------------
 
 
-#: Methods of the clustered intervals. ``auto`` is ``betting`` below
-#: :data:`FEW_CASES` cases and ``cr2`` from there on.
+#: Methods of the clustered intervals. ``auto`` is ``betting`` at every
+#: number of cases: see :data:`AUTO_METHOD`.
 CLUSTERED_METHODS = ("auto", "cr2", "cr1", "betting")
 
-#: Below this many cases ``method="auto"`` uses the distribution-free betting
-#: interval instead of CR2 + t. Chosen by simulation (simulations/few_cases.py,
-#: 2,000 experiments per cell, on the grid icc 0-0.5, 1-10 repeats, pass rates
-#: 0.5-0.95): the CR2 t interval's worst cell covers 82-88% at 10-60 cases and
-#: 86.5% at 100, and its one-sided false-positive rate reaches 3.7-4.0% in
-#: the worst cell (B's gain varying by case), so it fails the goal (coverage
-#: at least 93.5%, false positives at most 2.5%) everywhere up to 40 cases and
-#: beyond; it nears it from 150-300 cases (worst cells 92-93%). The betting
-#: interval covers at least its level by construction (worst cell 96.7%, 4-40
-#: cases) at about 1.4 times the t interval's width (a betting interval pays
-#: sqrt(2 log 40) / 1.96 = 1.39 asymptotically). 100 is a judgment between
-#: that price and the t interval's shortfall, which at 100 cases is largest at
-#: pass rates of 0.95.
-FEW_CASES = 100
+#: What ``method="auto"`` uses, at every number of cases: the distribution-free
+#: betting interval, whose one-sided limits each miss with probability at most
+#: (1 - level) / 2 whatever the distribution of case rates in [0, 1]. The t
+#: intervals, corrected or not, do not keep that at 100-300 cases on case
+#: rates as skewed as evals' (simulations/gate_margin.py, its candidates part,
+#: 6,000 experiments a cell: old 90%, icc 0.3, 3 runs, new exactly M = 5 or
+#: 10 points worse). The t interval on the case means (CR2 + Satterthwaite,
+#: what ``auto`` used from 100 cases before) passes a non-inferiority gate
+#: 3.3-3.6% of the time at 100 and 300 cases for a nominal 2.5% (worst 3.6%,
+#: 3.2 to 4.2): the case differences are skewed (skewness about -1, kurtosis
+#: 5-7), and the t interval's one-sided error grows by about 0.085 |skewness|
+#: / sqrt(cases), the n^(-1/2) Edgeworth term (Hall 1992, The Bootstrap and
+#: Edgeworth Expansion, section 2.6). Removing that term with Johnson's (1978,
+#: JASA 73, 536) modified t or Hall's (1992, JRSS-B 54, 221) cubic
+#: transformation gives 2.4-3.2% at 100 cases and 2.5-2.8% at 300, on both
+#: sides (worst 3.2%, 2.8 to 3.7): near the level, not within it. Its worst
+#: cell of simulations/few_cases.py's grid covers 86.5% at 100 cases (on
+#: single runs the t interval is the Wald interval). The betting interval
+#: errs 0.2-0.4% per side in the same cells, at a price in power: about 1.39
+#: times the t interval's width with many cases (sqrt(2 log 40) / 1.96), so
+#: about twice the cases for the same power (a gate at a 5-point margin
+#: passes a new variant as good as the old in 29.6% of 100 x 3 runs instead
+#: of 68.9%, 89.9% of 300 x 3 runs instead of 98.5%). ``method="cr2"`` (or
+#: ``"cr1"``) asks for a t interval; it is never chosen by default.
+AUTO_METHOD = "betting"
 
 #: The betting fraction cap (Waudby-Smith & Ramdas 2024, section 5: bets are
 #: truncated at c / m, c in (0, 1)). Any c in (0, 1) keeps the guarantee; 0.9
@@ -988,7 +999,7 @@ def clustered_limits(
     lo_bound = -1.0 if difference else 0.0
     mean = x.mean(axis=-1)
     if method == "auto":
-        method = "betting" if cases < FEW_CASES else "cr2"
+        method = AUTO_METHOD
     unit = (x - lo_bound) / (1.0 - lo_bound)
     if method == "betting":
         low, high = betting_limits(unit, level)
@@ -1119,7 +1130,7 @@ def _cluster_robust(
             clusters=groups,
         )
     if method == "auto":
-        method = "betting" if groups < FEW_CASES else "cr2"
+        method = AUTO_METHOD
     if method == "cr1":
         # CR1 (Cameron & Miller 2015; Miller 2024, arXiv 2411.00640), as
         # statsmodels' OLS(y, 1).fit(cov_type="cluster"): G/(G-1) * sum S_g^2 / N^2
@@ -1211,9 +1222,9 @@ def clustered_mean_ci(
         the sorted case labels, which covers the mean with probability at least
         ``level`` whatever the distribution of case pass rates in [0, 1] and
         however few the cases; it is wide, which is the honest answer from few
-        cases. ``auto`` (default): ``betting`` below :data:`FEW_CASES` cases,
-        ``cr2`` from there on; the t intervals need many cases when case pass
-        rates are skewed (see :data:`FEW_CASES`).
+        cases. ``auto`` (default): ``betting``, at every number of cases; the
+        t intervals' one-sided errors exceed their level on case pass rates as
+        skewed as evals' even at 100-300 cases (see :data:`AUTO_METHOD`).
 
     Returns
     -------

@@ -98,10 +98,9 @@ def clustered_decisions(
     each case's pass count out of ``repeats`` runs. The per-case mean paired
     differences ``d_c = (passes_b - passes_a) / repeats`` are judged by
     :func:`evalstats.intervals.clustered_limits` with ``method`` (by default as
-    :func:`evalstats.compare.compare` judges them: the betting interval below
-    :data:`~evalstats.intervals.FEW_CASES` cases, CR2 with t on cases - 1
-    degrees of freedom from there, the betting interval again where the case
-    differences do not vary); B is better when the lower limit is above 0.
+    :func:`evalstats.compare.compare` judges them: the betting interval, at
+    every number of cases, :data:`~evalstats.intervals.AUTO_METHOD`); B is
+    better when the lower limit is above 0.
     ``rng`` is accepted for callers that pass one and not used: the verdict
     depends on the counts only.
 
@@ -110,12 +109,12 @@ def clustered_decisions(
     (one evaluation of the betting capital per side instead of a bisection),
     so that the planner can afford to simulate it.
     """
-    from .intervals import FEW_CASES, betting_signs, clustered_limits
+    from .intervals import AUTO_METHOD, betting_signs, clustered_limits
 
     # widened to int64 as they are subtracted (no copies of the counts)
     d = np.subtract(passes_b, passes_a, dtype=np.int64, casting="unsafe") / repeats
     if method == "auto":
-        method = "betting" if d.shape[-1] < FEW_CASES else "cr2"
+        method = AUTO_METHOD
     if method == "betting":
         return betting_signs(d, level, threshold=_DECIDED)
     low, high = clustered_limits(d, level, difference=True, method=method)

@@ -15,8 +15,17 @@ its 95% Monte-Carlo (Wilson) interval:
    better when it is not: p_b = p_a, with and without a spread of B's gain
    between cases, logit sd 1.0); goal: at most 2.5%, Monte-Carlo upper bound
    at most 2.7%;
-3. the same two figures for the CR2 t interval at 4-300 cases, which is how
-   the switch point :data:`evalstats.intervals.FEW_CASES` was chosen.
+3. the same two figures for the CR2 t interval at 10-300 cases, which is why
+   ``auto`` never uses it (:data:`evalstats.intervals.AUTO_METHOD`).
+
+Measured (1,000 experiments a cell, method="auto", 4-300 cases): coverage
+at least 96.9% (95.6 to 97.8) in every one of 528 cells (worst: pass rate
+0.5, icc 0.3, 6 cases, 1 run; 98.9% and 98.6% at worst at 100 and 300
+cases); one-sided false "B better" at most 1.0% (0.5 to 1.8) in every cell,
+with and without a spread of B's gain (logit sd 1.0). Part 3 (2,000 a
+cell, measured when the t interval was the default from 100 cases): its
+worst cell covers 82-88% at 10-60 cases, 86.5% at 100 and 92-93% at
+150-300, and its false positives reach 3.7-4.0%.
 
 Usage::
 
@@ -32,9 +41,9 @@ import time
 import numpy as np
 
 from evalstats.casemodel import CaseModel
-from evalstats.intervals import FEW_CASES, clustered_limits, proportion_ci
+from evalstats.intervals import AUTO_METHOD, clustered_limits, proportion_ci
 
-CASES = (4, 5, 6, 8, 10, 15, 20, 30, 40)
+CASES = (4, 5, 6, 8, 10, 15, 20, 30, 40, 100, 300)
 ICCS = (0.0, 0.1, 0.3, 0.5)
 REPEATS = (1, 3, 10)
 RATES = (0.5, 0.7, 0.9, 0.95)
@@ -114,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     n = args.experiments
     start = time.perf_counter()
 
-    print(f"FEW_CASES = {FEW_CASES}: below it the clustered interval is the betting interval")
+    print(f"method='auto' is {AUTO_METHOD!r} at every number of cases")
     print(f"{n} experiments per cell; ranges are 95% Monte-Carlo (Wilson) intervals\n")
 
     print("1. coverage of the nominal 95% interval, method='auto' (the default)")
@@ -147,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     print("  goal at most 2.5%, Monte-Carlo upper bound at most 2.7%\n")
 
     if not args.quick:
-        print("3. the CR2 t interval alone (how FEW_CASES was chosen)")
+        print("3. the CR2 t interval alone (why method='auto' does not use it)")
         t_cov = grid_coverage(T_CASES, n, "cr2", args.seed + 20_000)
         t_fp = grid_false_positives(T_CASES, n, "cr2", args.seed + 30_000)
         for cases in T_CASES:

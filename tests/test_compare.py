@@ -765,11 +765,16 @@ def test_clustered_zero_standard_error_up_to_rounding_is_zero() -> None:
     # 120 cases x 3 runs, A passes 2 of 3 and B 3 of 3 in every case: the cluster
     # residual sums leave ~1e-17, not 0. That must count as no spread (the
     # betting interval), never as a tiny standard error claiming certainty.
-    from evalstats.intervals import FEW_CASES
+    from evalstats.intervals import clustered_paired_diff_ci
 
-    a = {f"c{i}": [True, True, False] for i in range(FEW_CASES + 20)}
-    b = {f"c{i}": [True, True, True] for i in range(FEW_CASES + 20)}
+    a = {f"c{i}": [True, True, False] for i in range(120)}
+    b = {f"c{i}": [True, True, True] for i in range(120)}
     c = compare(a, b, method="clustered")
+    # the same with the t interval asked for by name: it gives way to betting
+    groups = np.repeat(np.arange(120), 3)
+    ya = np.tile([1.0, 1.0, 0.0], 120)
+    t_ci = clustered_paired_diff_ci(ya, np.ones(360), groups, method="cr2")
+    assert t_ci.method == "betting" and t_ci.se == 0.0
     assert c.difference.method == "betting" and c.difference.se == 0.0
     assert c.verdict == "b_better" and 0 < c.difference.low < 1 / 3 - 0.02
 
@@ -866,21 +871,24 @@ def test_clustered_detectable_is_computed_for_the_rule_used() -> None:
     from scipy.stats import t
 
     from evalstats.casemodel import CaseModel
-    from evalstats.intervals import FEW_CASES
+    from evalstats.compare import _clustered_rule_detectable
+    from evalstats.intervals import clustered_paired_diff_ci
     from evalstats.simulate import simulate_clustered
 
     rng = np.random.default_rng(3)
-    # From FEW_CASES cases the rule is CR2 + t: the detectable difference is
-    # (t_.975 + t_.8) * SE on the interval's Satterthwaite df (G - 1 here).
-    g = FEW_CASES + 10
-    a = {f"c{i}": [bool(x) for x in rng.random(2) < 0.6] for i in range(g)}
-    b = {f"c{i}": [bool(x) for x in rng.random(2) < 0.6] for i in range(g)}
-    c = compare(a, b, method="clustered")
-    assert c.difference.method == "cr2" and c.verdict == "cant_tell"
-    se, df = c.difference.se, c.difference.df
+    # For a t interval (method="cr2", asked for by name) the detectable
+    # difference is (t_.975 + t_.8) * SE on the interval's Satterthwaite df
+    # (G - 1 here).
+    g = 110
+    ya = (rng.random((g, 2)) < 0.6).astype(float)
+    yb = (rng.random((g, 2)) < 0.6).astype(float)
+    ci = clustered_paired_diff_ci(ya.ravel(), yb.ravel(), np.repeat(np.arange(g), 2), method="cr2")
+    assert ci.method == "cr2"
+    se, df = ci.se, ci.df
     assert df == pytest.approx(g - 1)
-    assert c.detectable == pytest.approx((t.ppf(0.975, df) + t.ppf(0.8, df)) * se, rel=1e-9)
-    # Below it the rule is the betting interval, whose power at the detectable
+    got = _clustered_rule_detectable(ci, (yb - ya).mean(axis=1), 0.95, 0.8)
+    assert got == pytest.approx((t.ppf(0.975, df) + t.ppf(0.8, df)) * se, rel=1e-9)
+    # compare's rule is the betting interval, whose power at the detectable
     # difference is simulated on the case model: about 80% (70-90% asserted).
     model = CaseModel(0.7, 0.7, 0.1)
     qa, qb = model.draw(rng, (60,))

@@ -86,3 +86,19 @@ def test_clustered_compare_false_positives_with_varying_gain(p, cases, repeats) 
     assert proportion_ci(fp, n).high <= 0.027
     t_fp = false_positives(p, 0.0, 1.0, cases, repeats, n, "cr2", seed=cases)
     assert t_fp > fp
+
+
+@pytest.mark.parametrize(
+    ("p", "icc", "cases", "repeats"), [(0.95, 0.3, 100, 1), (0.9, 0.5, 300, 3)]
+)
+def test_auto_keeps_its_level_from_100_cases(p, icc, cases, repeats) -> None:
+    # From 100 cases too the default is the betting interval: at pass rate
+    # 0.95 on single runs the t interval is the Wald interval and misses low
+    # far more than 2.5% (simulations/gate_margin.py and few_cases.py part 3).
+    n = 1500
+    hits = coverage_hits(p, icc, cases, repeats, n, "auto", seed=cases + 1)
+    assert proportion_ci(hits, n, level=0.999).low >= 0.935
+    fp = false_positives(p, icc, 1.0, cases, repeats, n, "auto", seed=cases + 2)
+    assert proportion_ci(fp, n).high <= 0.027
+    t_hits = coverage_hits(p, icc, cases, repeats, n, "cr2", seed=cases + 1)
+    assert t_hits < hits

@@ -570,8 +570,8 @@ def test_the_ceiling_respects_the_bound_of_every_distribution_free_rule(p_a, p_b
     # -1 (B fails all that A passes) gives mean 0, and all n cases come from
     # the real ones with probability (1 + delta)^-n. So 0.9 -> 0.97 on 20
     # cases has at most 0.025 x 1.07^20 = 9.7%, and 80% takes at least
-    # log(32) / log(1.07) = 51.2 cases; the planner (the betting rule below
-    # FEW_CASES) must not promise more.
+    # log(32) / log(1.07) = 51.2 cases; the planner (the betting rule, which
+    # compare uses at every number of cases) must not promise more.
     delta = p_b - p_a
     p = plan(p_a, p_b, icc=0.3, cases=cases, experiments=2000)
     bound = 0.025 * (1 + delta) ** cases
