@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from .intervals import (
     _BET_CAP,
     _BISECTIONS,
-    FEW_CASES,
+    AUTO_METHOD,
     ClusteredInterval,
     Interval,
     _clustered_counts,
@@ -102,7 +102,7 @@ def clustered_counts(
     case_means = [h / s for h, s in zip(hits, sizes, strict=True)]
     resid_ss = total * (1.0 - mean) ** 2 + (n - total) * mean**2
     if method == "auto":
-        method = "betting" if groups < FEW_CASES else "cr2"
+        method = AUTO_METHOD
     var, df = _cr2(sizes, sums, float(n))
     if var < 1e-24:
         var = 0.0  # every case has the same mean (see intervals._cluster_robust)

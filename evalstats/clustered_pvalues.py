@@ -1,8 +1,9 @@
 """P-values of the clustered comparison (about cases like these) that agree with its interval.
 
 The clustered comparison judges the mean paired difference by an interval:
-CR2 with Satterthwaite's t from :data:`~evalstats.intervals.FEW_CASES` cases,
-the distribution-free betting interval below (see
+by default the distribution-free betting interval, at every number of cases
+(:data:`~evalstats.intervals.AUTO_METHOD`); CR2 with Satterthwaite's t or
+CR1 when asked for by name (see
 :func:`~evalstats.intervals.clustered_paired_diff_ci`). Holm's and Shaffer's
 steps over several comparisons need p-values. The p-values here test H0: the
 mean paired difference is 0, and reject at ``1 - level`` exactly when the
@@ -177,8 +178,8 @@ def clustered_paired_pvalue(
     The test of :func:`~evalstats.intervals.clustered_paired_diff_ci` with the
     same arguments: it is below ``1 - level`` exactly when that interval
     excludes 0. With CR2 (or CR1) it is the t test on the interval's standard
-    error and degrees of freedom; with the betting interval (below
-    :data:`~evalstats.intervals.FEW_CASES` cases, or when every case has the
+    error and degrees of freedom; with the betting interval (the default,
+    :data:`~evalstats.intervals.AUTO_METHOD`, or when every case has the
     same mean difference) it is twice the smaller of the two sides' ``1 / K``,
     K the betting capital at a difference of 0 with the interval's bets (see
     :func:`betting_pvalue`), which depends on ``level`` through the bets but is
@@ -237,13 +238,13 @@ def case_means_pvalues(case_means: Any, *, level: float = 0.95) -> Any:
     from equally many runs per case, so that the run-weighted estimate is the
     mean of the case means and CR2 is the t test on them with cases - 1
     degrees of freedom. As the clustered comparison judges (``method="auto"``):
-    the betting test below :data:`~evalstats.intervals.FEW_CASES` cases or
-    where every case has the same mean (standard error 0, as
-    :func:`~evalstats.intervals.clustered_limits` takes it), else the t test.
+    the betting test (:data:`~evalstats.intervals.AUTO_METHOD`, at every
+    number of cases; the t test, where every case mean differs, only if that
+    default were a t method).
     Used by the simulators so that they judge exactly as
     :func:`~evalstats.multiple.compare_variants` does.
     """
-    from .intervals import FEW_CASES
+    from .intervals import AUTO_METHOD
 
     level = _validate.check_level(level)
     d = np.asarray(case_means, dtype=float)
@@ -252,7 +253,7 @@ def case_means_pvalues(case_means: Any, *, level: float = 0.95) -> Any:
         raise InvalidArgument(f"case_means holds {cases} case; the clustered test needs 2")
     mean = d.mean(axis=-1)
     betting = _betting_two_sided((d + 1.0) / 2.0, mean, level)
-    if cases < FEW_CASES:
+    if AUTO_METHOD == "betting":
         return betting
     se = d.std(axis=-1, ddof=1) / math.sqrt(cases)
     flat = se < 1e-12

@@ -109,8 +109,10 @@ def test_cr2_pvalue_on_balanced_cases_is_the_one_sample_t_test_of_case_means(cas
     reference = ttest_1samp(means, 0.0).pvalue
     got = clustered_paired_pvalue(a, b, clusters, method="cr2")
     assert got == pytest.approx(reference, rel=1e-10)
-    if cases >= 100:  # the default from FEW_CASES cases on
-        assert clustered_paired_pvalue(a, b, clusters) == got
+    # the default is the betting test at every number of cases
+    assert clustered_paired_pvalue(a, b, clusters) == clustered_paired_pvalue(
+        a, b, clusters, method="betting"
+    )
 
 
 def test_cr2_pvalue_with_unequal_runs_uses_satterthwaite_df():
@@ -159,8 +161,8 @@ def test_pvalue_rejects_exactly_when_the_interval_excludes_zero(data, level, met
     assert (p < alpha) == (ci.low > 0 or ci.high < 0)
 
 
-def test_agreement_on_random_designs_across_the_switch_to_cr2():
-    # 99 and 100 cases: betting below FEW_CASES, CR2 from there (the default)
+def test_agreement_on_random_designs_of_every_size():
+    # the default (betting at every number of cases), and CR2 asked for by name
     rng = np.random.default_rng(5)
     for cases in (6, 20, 99, 100, 150):
         for shift in (0.0, 0.05, 0.15):
@@ -170,7 +172,11 @@ def test_agreement_on_random_designs_across_the_switch_to_cr2():
             clusters = np.repeat(np.arange(cases), 3)
             ci = clustered_paired_diff_ci(a, b, clusters)
             p = clustered_paired_pvalue(a, b, clusters)
-            assert ci.method == ("betting" if cases < 100 else "cr2")
+            assert ci.method == "betting"
+            assert (p < 0.05) == (ci.low > 0 or ci.high < 0)
+            ci = clustered_paired_diff_ci(a, b, clusters, method="cr2")
+            p = clustered_paired_pvalue(a, b, clusters, method="cr2")
+            assert ci.method in ("cr2", "betting")  # betting where no case differs
             assert (p < 0.05) == (ci.low > 0 or ci.high < 0)
 
 
