@@ -296,7 +296,7 @@ def compare_variants(
         pair by the clustered comparison, whose p-value is the test that
         agrees with its interval
         (:func:`~evalstats.clustered_pvalues.clustered_paired_pvalue`: the
-        betting capital's below 100 cases, CR2's t from there on); it needs
+        betting capital's, at every number of cases); it needs
         outcomes paired over at least 2 cases. ``"trials"``: about these
         cases, McNemar's exact test (paired) or the z test (unpaired). By
         default ``"cases"`` when every pair is paired over at least 5 cases,

@@ -13,14 +13,20 @@ family-wise error rate of the verdicts, two-sided), with its 95% Monte-Carlo
 About cases like these (the default from 5 cases; ``--about cases``) each pair's
 p-value is the clustered test that agrees with its interval
 (:func:`evalstats.clustered_pvalues.case_means_pvalues`, the very function
-``compare_variants`` judges by: the betting capital's p-value below 100 cases,
-the CR2 t test on the case means from 100). About these cases (``--about
+``compare_variants`` judges by: the betting capital's p-value, at every
+number of cases). About these cases (``--about
 trials``) it is McNemar's exact test on all the pairs of runs.
 
 Goal: at most 5% with Holm (and Shaffer) about cases like these, at every
 size; without adjustment the rate grows with the number of comparisons.
 tests/test_multiple_scope.py checks that this simulator judges as
 compare_variants does, and asserts the goal at reduced size.
+
+Measured (20,000 runs a row): about cases like these, Holm and Shaffer at
+most 0.58% (0.49% to 0.70%, 3 variants against a baseline at 150 cases),
+0.0% at 10 and 40 cases; unadjusted up to 5.29% (4.99% to 5.61%, all pairs
+of 5 at 150 cases). About these cases at 10 cases: Holm at most 2.44%,
+unadjusted up to 18.10%.
 
 Run: python simulations/many_variants.py [--experiments 20000]  (about half a minute)
 """

@@ -101,15 +101,16 @@ def test_with_fewer_than_five_cases_the_claim_is_about_these_cases_and_says_why(
     assert all(p.comparison.method == "clustered" for p in asked.pairs)
 
 
-def test_cr2_from_100_cases_and_the_trials_scope_on_request():
+def test_betting_at_100_cases_too_and_the_trials_scope_on_request():
     rng = np.random.default_rng(5)
     rates = rng.beta(3, 1, (1, 110, 1))
     outcomes = rng.random((3, 110, 2)) < rates
     res = _results(outcomes)
     many = compare_variants(res, all_pairs=True, adjust="shaffer")
     assert many.scope == "cases"
-    assert {p.comparison.difference.method for p in many.pairs} == {"cr2"}
-    assert "the clustered CR2 t test" in str(many)
+    # the clustered interval is the betting interval at every number of cases
+    assert {p.comparison.difference.method for p in many.pairs} == {"betting"}
+    assert "the clustered betting test" in str(many)
     trials = compare_variants(res, all_pairs=True, scope="trials")
     assert trials.scope == "trials"
     assert all(p.comparison.method == "mcnemar" for p in trials.pairs)
@@ -201,10 +202,12 @@ def test_the_simulator_judges_as_compare_variants_does():
 def test_identical_variants_are_seldom_called_different_about_cases_like_these(cases):
     # Reduced simulations/many_variants.py (3 and 5 identical variants, icc
     # 0.3, 5 runs per case, 1,000 runs each): Holm-adjusted clustered verdicts
-    # call some pair better or worse in at most 5% of runs (the full run
-    # measures at most 4.8%, 4.5% to 5.1%, at 150 cases, and 0.0% at 10-40);
-    # allowed: 5% plus 3 binomial standard errors (7.1%). Without adjustment
-    # the rate at 150 cases is far above (9-29%), so the bound has teeth.
+    # call some pair better or worse in at most 5% of runs (the full run,
+    # 20,000 runs a row, measures at most 0.58%, 0.49% to 0.70%, at 150 cases,
+    # and 0.0% at 10-40: the clustered test is the betting interval's at every
+    # size, and conservative); allowed: 5% plus 3 binomial standard errors
+    # (7.1%). Without adjustment the rate grows with the number of pairs
+    # (1.3% to 5.3% at 150 cases).
     sim = _simulation()
     rng = np.random.default_rng(cases)
     n = 1000
@@ -216,4 +219,4 @@ def test_identical_variants_are_seldom_called_different_about_cases_like_these(c
             holm = int(sim.any_called(p, "holm", k, mode).sum())
             assert holm <= limit, (k, mode, holm)
             if cases == 150:
-                assert int(sim.any_called(p, "none", k, mode).sum()) > limit
+                assert int(sim.any_called(p, "none", k, mode).sum()) >= holm
