@@ -344,7 +344,8 @@ def clustered_efficiency(experiments: int, seed: int) -> None:
             print(
                 f"  {cases} cases: fixed t test N={n} pairs ({r} runs/case, power "
                 f"{100 * fixed[r]:.1f}%); sequential budget {budget} pairs, mean pairs "
-                f"{mean:.1f} ({mean - half:.1f} to {mean + half:.1f}); ratio {mean / n:.3f}",
+                f"{mean:.1f} ({mean - half:.1f} to {mean + half:.1f}); ratio {mean / n:.3f} "
+                f"({(mean - half) / n:.3f} to {(mean + half) / n:.3f})",
                 flush=True,
             )
 
