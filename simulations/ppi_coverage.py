@@ -25,7 +25,8 @@ Measured (2,000 experiments per setting, the default ``"ppi++"``: Wilson's
 interval at the effective number of reviews): lowest coverage 93.8% (Monte
 Carlo 92.7% to 94.8%) at p = 0.5, sensitivity 0.95, specificity 0.6, 50
 reviewed; every other setting 93.9% or more, and every setting's Monte Carlo
-interval reaches 94%. Width ratio 0.958 to 0.976 for the weak judge
+interval reaches 94% (``simulations/ppi_exact.py`` computes the pass rate's
+coverage exactly: 94.74% or more on the same grid). Width ratio 0.958 to 0.976 for the weak judge
 (sensitivity 0.7, specificity 0.6), at most 0.976 anywhere on the grid, 0.739
 at 0.9/0.9 with 50 reviewed (averaged over p = 0.2, 0.5, 0.8). Paired
 difference: coverage 94.5% to 98.4%, width ratio to Newcombe's paired

@@ -472,3 +472,52 @@ def test_coverage_holds_for_a_review_stratified_by_case_in_a_reduced_simulation(
         if row.unweighted_coverage is not None:
             # ignoring the design (no case weights) misses the run's rate
             assert row.unweighted_coverage <= 0.9, row
+
+
+def _exact_simulation():
+    spec = importlib.util.spec_from_file_location(
+        "ppi_exact", ROOT / "simulations" / "ppi_exact.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_exact_enumeration_computes_the_library_interval() -> None:
+    # simulations/ppi_exact.py writes the interval out for arrays of tables; it must be
+    # ppi_pass_rate's, on random tables and on the edge cases (lambda = 0, a judge that
+    # agrees with every review, a person who passes every review).
+    sim = _exact_simulation()
+    rng = np.random.default_rng(2024)
+    cases = [((6, 6, 4, 4), (400, 700)), ((20, 0, 0, 10), (500, 970)), ((40, 0, 0, 0), (900, 960))]
+    for _ in range(60):
+        n = int(rng.integers(10, 120))
+        cells = tuple(int(c) for c in rng.multinomial(n, rng.dirichlet([1, 1, 1, 1])))
+        total = int(rng.integers(1, 1500))
+        cases.append((cells, (int(rng.integers(0, total + 1)), total)))
+    for cells, (passed, total) in cases:
+        auto, mask, human = _table(cells, (passed, total))
+        ci = ppi_pass_rate(auto, mask, human)
+        estimate, low, high = sim.intervals(
+            *(np.array([float(c)]) for c in cells), np.array([float(passed)]), total
+        )
+        assert (estimate[0], low[0], high[0]) == pytest.approx(
+            (ci.estimate, ci.low, ci.high), abs=1e-12
+        )
+
+
+@pytest.mark.slow
+def test_exact_coverage_and_width_at_the_weak_judge() -> None:
+    # Exact enumeration (no Monte Carlo error): the weak judge of the issue's grid
+    # (sensitivity 0.7, specificity 0.6) and the judge of high sensitivity and low
+    # specificity, 30 and 50 reviewed of 1,000, a rate of 0.5 (the lowest coverage of
+    # the grid: 94.75% and 94.74% for the weak judge): at least 94% at nominal 95%, and
+    # narrower than the reviewed answers' own Wilson interval.
+    sim = _exact_simulation()
+    for se, sp, n in [(0.7, 0.6, 30), (0.95, 0.6, 30), (0.7, 0.6, 50)]:
+        row = sim.exact_row(0.5, se, sp, n)
+        assert row.coverage >= 0.94, row
+        assert row.width_ratio < 1, row
+        assert row.left_out < 1e-6, row
