@@ -818,7 +818,8 @@ def _add_gate(p: argparse.ArgumentParser) -> None:
         "--on",
         default="estimate",
         metavar="estimate|lower-bound",
-        help="hold the estimate or the lower bound of its interval to --min-pass (estimate)",
+        help="hold the estimate or the lower bound of its interval to --min-pass (estimate); "
+        "the bound is for the claim --about makes",
     )
     p.add_argument(
         "--every-case-passes",
@@ -841,9 +842,10 @@ def _add_gate(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--about",
         metavar="cases|trials",
-        help="the claim of --no-regression-vs: cases (not worse on cases like these) or "
-        "trials (on these cases, run again); default cases when paired over at least 5 "
-        "cases, else trials, saying why",
+        help="the claim of --on lower-bound and --no-regression-vs: cases (cases like these: "
+        "the case-clustered interval) or trials (these cases, run again: Wilson on all runs, "
+        "Newcombe's paired interval); default cases from 5 cases (paired, for "
+        "--no-regression-vs), else trials, saying why",
     )
     _add_level_and_json(p)
     _add_source_options(p)

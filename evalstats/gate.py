@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ._layout import _check_variant, _results, _variant_names
 from ._validate import as_rate, check_level, check_method
-from .compare import _ABOUT, SCOPES
+from .compare import _ABOUT, MIN_CASES, SCOPES, _few_cases_note
 from .comparison import compare_results
 from .errors import InvalidArgument
 from .intervals import _pct
@@ -290,8 +290,14 @@ def gate(
     Rules, at least one of ``min_pass`` and ``no_regression_vs``:
 
     * the variant's pass rate over measured samples is at least ``min_pass``:
-      its estimate (``on="estimate"``) or the lower limit of its per-trial
-      Wilson interval (``on="lower-bound"``, the stricter rule);
+      its estimate (``on="estimate"``) or the lower limit of its interval
+      (``on="lower-bound"``, the stricter rule) for the claim ``scope``
+      makes: about cases like these, the case-clustered interval of the mean
+      pass rate (:func:`~evalstats.intervals.clustered_mean_ci`, the
+      distribution-free betting interval; the default from 5 cases with a
+      measured sample), or about these cases, the Wilson interval on all
+      measured runs (``scope="trials"``, and the default below 5 cases, the
+      line saying why);
     * ``every_case_passes``: every case's own pass-rate estimate (passes of
       measured samples) is at least ``min_pass``; a case with no measured
       sample breaks this rule. (The estimate, whatever ``on`` says: a lower
@@ -323,10 +329,13 @@ def gate(
     level : float
         Confidence level of the intervals and the comparison.
     scope : {"cases", "trials"}, optional
-        The claim of the no-regression rule, as in
-        :func:`~evalstats.comparison.compare_results`: by default about cases
-        like these when the run paired the variants over at least 5 cases,
-        else about these cases (and the rule's line says why).
+        The claim of the lower-bound and no-regression rules, as in
+        :func:`~evalstats.comparison.compare_results`: ``"cases"``, about
+        cases like these; ``"trials"``, about these cases, run again. By
+        default about cases like these when there are at least 5 cases (for
+        the no-regression rule: paired over at least 5 cases), else about
+        these cases, and the rule's line says why. Every rule's line says
+        which claim it makes.
 
     Returns
     -------
@@ -351,8 +360,9 @@ def gate(
     True
     >>> print(gate(res, variant="v", min_pass=0.9, on="lower-bound"))
     gate failed
-      FAILED: variant 'v': lower bound of the 95% per-trial interval is 76%, below 90% \
-(19 of 20 measured samples passed: 95% (76% to 99%))
+      FAILED: variant 'v': lower bound of the 95% per-trial interval is 76%, below 90%, \
+about these cases: with 1 case nothing can be said about cases like these (it takes at \
+least 5) (19 of 20 measured samples passed: 95% (76% to 99%))
     """
     level = check_level(level)
     threshold, on, scope, margin = _check_policy(
@@ -362,7 +372,7 @@ def gate(
     variant = _check_gated_variants(res, variant, no_regression_vs)
     rep = report(res, level=level)
     found: list[tuple[bool, str]] = []
-    found += _pass_rate_rule(rep.variant(variant), variant, threshold, on, level)
+    found += _pass_rate_rule(rep.variant(variant), variant, threshold, on, level, scope)
     if every_case_passes:
         found.append(_every_case_rule(rep, variant, threshold))
     if no_regression_vs is not None:
@@ -422,7 +432,7 @@ def _check_gated_variants(res: Any, variant: str, no_regression_vs: str | None) 
 
 
 def _pass_rate_rule(
-    summary: Any, variant: str, threshold: float | None, on: str, level: float
+    summary: Any, variant: str, threshold: float | None, on: str, level: float, scope: str | None
 ) -> list[tuple[bool, str]]:
     """The rule on the variant's pass rate: (held, line), none without min_pass.
 
@@ -439,20 +449,46 @@ def _pass_rate_rule(
     if threshold is None:
         return []
     counts = f"{summary.passes} of {summary.measured} measured samples passed: {summary.per_trial}"
+    claim = ""
     if on == "estimate":
         value = float(summary.per_trial.estimate)
         what = "pass rate"
     else:
-        value = float(summary.per_trial.low)
-        what = f"lower bound of the {100 * level:g}% per-trial interval"
+        used, note = _bound_scope(summary.cases_measured, scope)
+        claim = f", about {_ABOUT[used]}" + (f": {note}" if note else "")
+        if used == "cases":
+            ci = summary.clustered
+            value = float(ci.low)
+            what = f"lower bound of the {100 * level:g}% case-clustered interval"
+            counts = (
+                f"{summary.passes} of {summary.measured} measured samples passed; "
+                f"{ci.method} interval over {ci.clusters} cases: {ci}"
+            )
+        else:
+            value = float(summary.per_trial.low)
+            what = f"lower bound of the {100 * level:g}% per-trial interval"
     ok = value >= threshold
     return [
         (
             ok,
             f"variant {variant!r}: {what} is {_pct(value)}, "
-            f"{'at least' if ok else 'below'} {_pct(threshold)} ({counts})",
+            f"{'at least' if ok else 'below'} {_pct(threshold)}{claim} ({counts})",
         )
     ]
+
+
+def _bound_scope(cases: int, scope: str | None) -> tuple[str, str]:
+    """The claim of the lower-bound rule over ``cases`` cases: (scope, why, when not asked)."""
+    if scope is None:
+        if cases >= MIN_CASES:
+            return "cases", ""
+        return "trials", _few_cases_note(cases)
+    if scope == "cases" and cases < 2:
+        raise InvalidArgument(
+            f"scope='cases' needs measured samples from at least 2 cases to say anything about "
+            f"cases like these, got {cases}; use scope='trials' (about these cases)"
+        )
+    return scope, _few_cases_note(cases) if scope == "cases" and cases < MIN_CASES else ""
 
 
 def _every_case_rule(rep: Any, variant: str, threshold: float | None) -> tuple[bool, str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 
 import numpy as np
@@ -13,7 +14,7 @@ from strategies import results_manifest, write_results_file
 
 from evalstats.errors import InvalidArgument
 from evalstats.gate import gate, non_inferiority, non_inferiority_verdict
-from evalstats.intervals import proportion_ci
+from evalstats.intervals import _pct, clustered_mean_ci, proportion_ci
 from evalstats.results import Results
 from evalstats.runs import changed_since
 
@@ -76,9 +77,70 @@ def test_gate_on_the_lower_bound():
     result = gate(res, variant="v", min_pass=0.8, on="lower-bound")
     assert not result.passed
     assert "lower bound of the 95% per-trial interval is 76%, below 80%" in result.reasons[0]
+    # two cases: the claim is about these cases, and the line says why
+    assert "about these cases: with 2 cases nothing can be said" in result.reasons[0]
     # at level 0.5 the interval is narrower and its lower bound clears 0.8
     assert proportion_ci(19, 20, level=0.5).low > 0.8
     assert gate(res, variant="v", min_pass=0.8, on="lower-bound", level=0.5).passed
+
+
+def test_gate_lower_bound_follows_the_scope():
+    # 6 cases x 4 runs, 22 of 24 pass. About cases like these (the default
+    # from 5 cases) the bound is the case-clustered interval's (betting, over
+    # the 6 case means); about these cases the Wilson interval on all 24 runs.
+    per_case = [[True] * 4] * 4 + [[True, True, True, False], [True, True, True, False]]
+    res = _results({"v": {f"c{i}": o for i, o in enumerate(per_case)}}, 4)
+    clusters = np.repeat(np.arange(6), 4)
+    like = clustered_mean_ci(np.concatenate(per_case), clusters)
+    wilson = proportion_ci(22, 24)
+    assert like.method == "betting" and like.low < wilson.low  # the harder claim
+    between = (like.low + wilson.low) / 2
+    default = gate(res, variant="v", min_pass=between, on="lower-bound")
+    assert not default.passed
+    assert default.reasons[0] == (
+        f"variant 'v': lower bound of the 95% case-clustered interval is {_pct(like.low)}, "
+        f"below {_pct(between)}, about cases like these (22 of 24 measured samples passed; "
+        f"betting interval over 6 cases: {like})"
+    )
+    assert gate(res, variant="v", min_pass=between, on="lower-bound", scope="cases") == default
+    trials = gate(res, variant="v", min_pass=between, on="lower-bound", scope="trials")
+    assert trials.passed
+    assert trials.checked[0] == (
+        f"variant 'v': lower bound of the 95% per-trial interval is {_pct(wilson.low)}, "
+        f"at least {_pct(between)}, about these cases (22 of 24 measured samples passed: "
+        f"{wilson})"
+    )
+    # below 5 cases the default is about these cases, and the line says why
+    few = _results({"v": {f"c{i}": o for i, o in enumerate(per_case[:3])}}, 4)
+    line = gate(few, variant="v", min_pass=0.5, on="lower-bound").checked[0]
+    assert "per-trial interval" in line
+    assert "about these cases: with 3 cases nothing can be said about cases like these" in line
+    # a claim about cases like these needs 2 cases at least
+    one = _results({"v": {"c0": [True, False, True]}}, 3)
+    with pytest.raises(InvalidArgument, match=r"scope='cases' needs .* at least 2 cases"):
+        gate(one, variant="v", min_pass=0.5, on="lower-bound", scope="cases")
+    # the estimate rule is the same number whatever the claim
+    assert gate(res, variant="v", min_pass=22 / 24, scope="cases").passed
+
+
+def test_gate_command_lower_bound_states_its_claim(tmp_path, capsys):
+    from evalstats.cli import main
+
+    per_case = [[True] * 4] * 4 + [[True, True, True, False], [True, True, True, False]]
+    manifest = results_manifest([f"c{i}" for i in range(6)], ["v"], 4)
+    samples = [_sample(f"c{i}", "v", r, x) for i, o in enumerate(per_case) for r, x in enumerate(o)]
+    path = write_results_file(tmp_path / "r.jsonl", manifest, samples, {"status": "finished"})
+    like = clustered_mean_ci(np.concatenate(per_case), np.repeat(np.arange(6), 4)).low
+    between = round((like + proportion_ci(22, 24).low) / 2, 4)
+    argv = ["gate", str(path), "--variant", "v", "--min-pass", str(between), "--on", "lower-bound"]
+    assert main(argv) == 1
+    out = capsys.readouterr().out
+    assert "case-clustered interval" in out and "about cases like these" in out
+    assert main([*argv, "--about", "trials"]) == 0
+    out = capsys.readouterr().out
+    assert "per-trial interval" in out and "about these cases" in out
+    assert main([*argv, "--about", "everything"]) == 2
+    assert "scope='everything'" in capsys.readouterr().err
 
 
 def test_gate_ignores_unmeasured_and_fails_without_measured_samples():
@@ -199,7 +261,18 @@ def test_gate_rules_agree_with_the_counts(outcomes, min_pass):
     on_estimate = gate(res, variant="v", min_pass=min_pass)
     on_bound = gate(res, variant="v", min_pass=min_pass, on="lower-bound")
     assert on_estimate.passed == (k / n >= min_pass)
-    assert on_bound.passed == (proportion_ci(k, n).low >= min_pass)
+    # the lower bound of the claim made: about cases like these from 5 cases
+    # (the case-clustered interval), about these cases below (Wilson)
+    clusters = [i for i, o in enumerate(outcomes) for _ in o]
+    flat = [x for o in outcomes for x in o]
+    like = clustered_mean_ci(flat, clusters).low if len(outcomes) >= 2 else math.nan
+    wilson = proportion_ci(k, n).low
+    assert on_bound.passed == ((like if len(outcomes) >= 5 else wilson) >= min_pass)
+    trials = gate(res, variant="v", min_pass=min_pass, on="lower-bound", scope="trials")
+    assert trials.passed == (wilson >= min_pass)
+    if len(outcomes) >= 2:
+        cases = gate(res, variant="v", min_pass=min_pass, on="lower-bound", scope="cases")
+        assert cases.passed == (like >= min_pass)
     # the lower bound is the stricter rule; adding a rule never turns a fail into a pass
     assert on_estimate.passed or not on_bound.passed
     every = gate(res, variant="v", min_pass=min_pass, every_case_passes=True)
