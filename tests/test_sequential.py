@@ -236,6 +236,25 @@ def test_planned_evalue_is_a_martingale_under_half(k: int, rest: int) -> None:
     assert float(logsumexp([up, down]) - math.log(2)) == pytest.approx(now, abs=1e-9)
 
 
+@settings(max_examples=200)
+@given(st.integers(0, 2000), st.integers(0, 2000), st.floats(0.01, 0.5))
+def test_planned_evalue_is_a_supermartingale_when_b_is_worse(
+    k: int, rest: int, share: float
+) -> None:
+    # When B wins each discordant pair with probability share <= 1/2 the expected
+    # next value is at most the current one: each likelihood ratio with t >= 1/2
+    # has expectation 1 + (2t - 1)(2 share - 1) <= 1, so "B better" stays valid
+    # under the composite null "B not better", whatever the plan.
+    from evalstats.sequential import planned_prior
+
+    prior = planned_prior(0.7, 0.9)
+    m = k + rest
+    now = float(log_evalue_discordant(k, m, prior=prior))
+    up, down = (float(x) for x in log_evalue_discordant([k + 1, k], m + 1, prior=prior))
+    expected = np.logaddexp(math.log(share) + up, math.log1p(-share) + down)
+    assert expected <= now + 1e-9
+
+
 # --- the Robbins mixture confidence sequence ------------------------------------
 
 
@@ -601,6 +620,11 @@ def test_planned_design_valid_under_continuous_monitoring_reduced() -> None:
         sim = simulate_sequential(p, p, 600, experiments=3000, seed=3, planned_for=(0.7, 0.9))
         assert sim.power.estimate <= 0.035
         assert sim.settings["planned_for"] == (0.7, 0.9)
+    # B worse than A (0.8 -> 0.7) while planned for B better: "B better" is rarer still,
+    # and "A better" (the mirrored e-process) is found.
+    sim = simulate_sequential(0.8, 0.7, 600, experiments=1000, seed=4, planned_for=(0.7, 0.9))
+    assert sim.power.estimate <= 0.01
+    assert sim.wrong.estimate >= 0.6  # 0.705 at this seed (a small effect: 0.24 vs 0.14)
 
 
 def test_planned_design_efficiency_reduced() -> None:
