@@ -57,9 +57,10 @@ the reviewed samples had been drawn with replacement, without using the strata
 overstates the variance of a stratified draw by the spread between the
 strata's means, so the interval stays valid with one or two reviews per
 stratum, where a per-stratum variance cannot be estimated), and the effective
-number of reviews starts from Kish's (1992) ``(sum w)^2 / sum w^2`` instead of
-``n``. With strata of equal size and equal allocation every weight
-is 1 and this is the estimator above unchanged.
+number of reviews starts from Korn & Graubard's (1998) ``p (1 - p) / v`` of
+the weighted reviews (``v`` that variance, at most ``n``) instead of ``n``.
+With strata of equal size and equal allocation every weight is 1 and this is
+the estimator above unchanged.
 """
 
 from __future__ import annotations
@@ -297,8 +298,8 @@ def _tuned(
     """The power-tuned PPI++ estimate, its variance, ``lam`` and, for ``"ppi++"``,
     the effective number of reviews (NaN for ``"wald"``).
 
-    The effective number is Kish's effective number of reviews (``n`` when
-    every stratum weight is 1) divided by :func:`_design_effect`; when the
+    The effective number is that of the reviews alone (:func:`_reviews_worth`,
+    ``n`` for a uniform draw) divided by :func:`_design_effect`; when the
     design effect says the judge does not shrink the variance, ``lam`` is 0
     and the estimate is the reviewed answers' own. It is at most the number of
     samples: reviewing every one could tell no more.
@@ -319,8 +320,30 @@ def _tuned(
         if not effect < 1:
             effect = 1.0
             estimate, variance, lam = core(0.0)
-    kish = n if design is None else float(design.sum()) ** 2 / float((design**2).sum())
-    return estimate, variance, lam, min(kish / effect, float(n + rest.shape[0]))
+    return (
+        estimate,
+        variance,
+        lam,
+        min(_reviews_worth(y, design) / effect, float(n + rest.shape[0])),
+    )
+
+
+def _reviews_worth(y: np.ndarray, design: np.ndarray | None) -> float:
+    """The effective number of the reviews alone: ``n`` for a uniform draw; for a
+    stratified one Korn & Graubard's (1998) ``s^2 / v``, the spread of the person's
+    verdicts over the variance of their weighted mean, but never more than ``n``
+    (a weighted draw is worth no more than a uniform one), or Kish's (1992)
+    ``(sum w)^2 / sum w^2`` when every review agrees."""
+    n = y.shape[0]
+    if design is None:
+        return float(n)
+    total = float(design.sum())
+    centre = float((design * y).sum()) / total
+    spread = float((design * (y - centre) ** 2).sum()) / total
+    variance = float((design**2 * (y - centre) ** 2).sum()) / total**2
+    if variance > 0:
+        return min(spread / variance, float(n))
+    return total**2 / float((design**2).sum())
 
 
 def _wilson_limits(

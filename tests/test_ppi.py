@@ -360,6 +360,31 @@ def test_a_small_stratum_weighs_by_its_share_of_the_samples() -> None:
     assert plain.estimate == pytest.approx(0.5, abs=1e-12)
 
 
+def test_a_stratified_review_without_help_from_the_judge_is_wilson_at_korn_graubards_size() -> None:
+    # Stratum "s" (20 samples, 10 reviewed, 7 pass) and "b" (180, 10 reviewed, 4 pass);
+    # a judge that passes everything gets lambda = 0. The estimate is the stratified
+    # mean 0.1 * 0.7 + 0.9 * 0.4 = 0.43 (Cochran 1977, eq. 5.1); the interval is
+    # Wilson's at Korn & Graubard's (1998) effective size p(1 - p) / v, with v the
+    # variance of the weighted mean (weights N_h / n_h, as if drawn with replacement),
+    # written out here; statsmodels proportion_confint(method="wilson") at that size.
+    from statsmodels.stats.proportion import proportion_confint
+
+    strata = ["s"] * 20 + ["b"] * 180
+    mask = [i < 10 or 20 <= i < 30 for i in range(200)]
+    truth = [i < 7 or 20 <= i < 24 for i in range(200)]
+    ci = ppi_pass_rate([True] * 200, mask, truth, strata=strata)
+    w = np.array([2.0] * 10 + [18.0] * 10)  # N_h / n_h of the reviewed samples
+    y = np.array([1.0] * 7 + [0.0] * 3 + [1.0] * 4 + [0.0] * 6)
+    p = float((w * y).sum() / w.sum())
+    v = float((w**2 * (y - p) ** 2).sum() / w.sum() ** 2)
+    size = min(p * (1 - p) / v, 20.0)
+    assert p == pytest.approx(0.43, abs=1e-12)
+    assert 1 < size < 20  # the weights cost reviews
+    low, high = proportion_confint(p * size, size, alpha=0.05, method="wilson")
+    assert (ci.estimate, ci.low, ci.high) == pytest.approx((p, low, high), abs=1e-12)
+    assert "lambda=0;" in ci.note
+
+
 def test_strata_without_a_review_or_of_the_wrong_length_are_refused() -> None:
     auto = [True, False] * 20
     mask = [i < 20 for i in range(40)]
