@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import math
 import os
+from array import array
+from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -94,8 +96,8 @@ def latency_summary(latencies: Iterable[float]) -> tuple[float, float]:
     return median, values[rank - 1]
 
 
-#: From this many latencies on, their quantiles are found by numpy's selection over
-#: the kept values, not by sorting Python floats (32 bytes each).
+#: From this many latencies on, their quantiles are not found by sorting Python
+#: floats (32 bytes each) but from the kept 4-byte values (see evalstats.tally).
 _SELECT_FROM = 50_000
 
 
@@ -104,20 +106,33 @@ def _latency_quantiles(latencies: Any) -> tuple[float, float]:
     n = len(latencies)
     if n < _SELECT_FROM:
         return latency_summary(latencies)
-    import numpy as np
-
     ranks = [(n - 1) // 2, -(-95 * n // 100) - 1]  # as latency_summary takes them
     if not any(len(block) for block in latencies.other):
-        # All in microseconds: select among the 4-byte counts, then divide the two.
-        micro = np.concatenate([np.frombuffer(b, dtype=np.uint32) for b in latencies.micro])
-        picked = np.partition(micro, ranks)[ranks]
-        return int(picked[0]) / 1e6, int(picked[1]) / 1e6
+        # All in microseconds: each block of 4-byte counts sorted on its own (the
+        # Python ints of one block at a time), then each rank found by bisection
+        # on the value over the sorted blocks; the two counts are then divided.
+        blocks = [array("I", sorted(block)) for block in latencies.micro if len(block)]
+        return _kth(blocks, ranks[0]) / 1e6, _kth(blocks, ranks[1]) / 1e6
+    import numpy as np
+
     values = np.concatenate(
         [np.frombuffer(b, dtype=np.uint32) / 1e6 for b in latencies.micro]
         + [np.frombuffer(b, dtype=np.float64) for b in latencies.other]
     )
     picked = np.partition(values, ranks)[ranks]
     return float(picked[0]), float(picked[1])
+
+
+def _kth(blocks: Sequence[array[int]], k: int) -> int:
+    """The ``k``-th smallest (from 0) of the values of sorted ``blocks``."""
+    lo, hi = min(b[0] for b in blocks), max(b[-1] for b in blocks)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if sum(bisect_right(b, mid) for b in blocks) > k:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
 
 
 # --- the report ---------------------------------------------------------------------

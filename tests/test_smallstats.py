@@ -110,7 +110,8 @@ def test_wilson_ci_refuses_what_proportion_ci_refuses() -> None:
 
 def test_a_small_report_imports_no_numpy_scipy_or_matplotlib(tmp_path) -> None:
     # A report of a few cases, one of them never measured (a Wilson interval of
-    # zero trials), printed as text and as JSON, through the command.
+    # zero trials), printed as text and as JSON, through the command; the second
+    # time with the latency quantiles found as for many samples.
     samples = [
         {
             "case": c,
@@ -133,6 +134,9 @@ def test_a_small_report_imports_no_numpy_scipy_or_matplotlib(tmp_path) -> None:
         "import sys\n"
         "from evalstats.cli import main\n"
         f"main(['report', {str(path)!r}])\n"
+        # latency quantiles as for many samples (selected from the kept counts)
+        "import evalstats.report\n"
+        "sys.modules['evalstats.report']._SELECT_FROM = 1\n"
         f"main(['report', {str(path)!r}, '--json'])\n"
         "heavy = [m for m in ('numpy', 'scipy', 'matplotlib', 'statsmodels') if m in sys.modules]\n"
         "print(heavy, file=sys.stderr)\n"

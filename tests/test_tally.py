@@ -246,6 +246,34 @@ def test_kept_latencies_give_the_exact_quantiles(values, select):
         report_module._SELECT_FROM, _Latencies.BLOCK = old
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.integers(0, 2**32 - 1), min_size=1, max_size=300),
+    st.integers(1, 9),
+)
+def test_quantiles_of_many_microsecond_latencies_are_found_without_numpy(micros, block):
+    # All latencies in whole microseconds (as the engine writes them): each
+    # block is sorted apart and the ranks found by bisection over the blocks;
+    # the figures are latency_summary's, ties and the largest counts included.
+    import importlib
+
+    from evalstats.report import latency_summary
+    from evalstats.tally import _Latencies
+
+    report_module = importlib.import_module("evalstats.report")
+    values = [us / 1e6 for us in micros]
+    old = report_module._SELECT_FROM, _Latencies.BLOCK
+    report_module._SELECT_FROM, _Latencies.BLOCK = 0, block
+    try:
+        kept = _Latencies()
+        for v in values:
+            kept.append(v)
+        assert not any(kept.other)
+        assert report_module._latency_quantiles(kept) == latency_summary(values)
+    finally:
+        report_module._SELECT_FROM, _Latencies.BLOCK = old
+
+
 def test_look_records_are_kept_and_later_rounds_pair_as_the_first(tmp_path):
     # A sequential run's file: the manifest schedules round 0, each later round
     # runs the same slots again (repeat = round), and a look follows each round.
