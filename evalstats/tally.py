@@ -765,7 +765,13 @@ def _memory_sample(record: Any, where: str) -> _Sample:
         repeat=record["repeat"],
         status=record["status"],
         checks=[
-            _Check(c["status"], c.get("check"), c.get("axis"), c.get("reason"))
+            _Check(
+                c["status"],
+                c.get("check"),
+                c.get("axis"),
+                c.get("reason"),
+                c.get("judge_unmeasured") is True,
+            )
             for c in record["checks"]
         ],
         latency_s=_float(record.get("latency_s")),
