@@ -80,6 +80,20 @@ class _Sample(msgspec.Struct, tag="sample", tag_field="type"):
     workspace: msgspec.Raw = _ABSENT
 
 
+class _FileSample(msgspec.Struct, tag="sample", tag_field="type"):
+    """A sample line as first decoded: its checks kept as their JSON text (see _Verdicts)."""
+
+    case: str
+    variant: str
+    repeat: Annotated[int, msgspec.Meta(ge=0, lt=MAX_RUNS)]
+    status: Literal["completed", "incomplete", "unmeasured"]
+    checks: msgspec.Raw
+    latency_s: float | Literal["NaN", "Infinity", "-Infinity"] | None = None
+    tokens: _Tokens | None = None
+    trace: msgspec.Raw = _NULL
+    workspace: msgspec.Raw = _ABSENT
+
+
 class _Summary(msgspec.Struct, tag="summary", tag_field="type"):
     pass
 
@@ -92,7 +106,9 @@ _Slot = tuple[
     str,
 ]
 
-_LINE = msgspec.json.Decoder(_Sample | _Summary)
+_LINE = msgspec.json.Decoder(_FileSample | _Summary)
+_WHOLE = msgspec.json.Decoder(_Sample | _Summary)
+_CHECKS = msgspec.json.Decoder(list[_Check])
 _SLOTS = msgspec.json.Decoder(list[_Slot])
 _RAW_FIELDS = msgspec.json.Decoder(dict[str, msgspec.Raw])
 _ANY = msgspec.json.Decoder()
@@ -113,6 +129,52 @@ _OUTCOME: dict[int, bool | None] = {
     _INCOMPLETE: False,
     _UNMEASURED: None,
 }
+
+
+# --- what a sample's checks count --------------------------------------------------
+
+
+class _Verdicts:
+    """What the checks of one sample of one case add to the counts.
+
+    ``keys`` holds a ``(case, check, axis, kind)`` key of a variant's verdict
+    counts per check, kind being passed, failed, not_inspected (a failure with
+    nothing to inspect) or unscored; ``scored`` and ``failed`` whether some
+    check was scored and some failed; ``judge_unmeasured`` how many unscored
+    checks the judge gave no verdict on.
+
+    The samples of a case often carry the very same checks, byte for byte (the
+    same checks passing, or failing for the same reasons), so reading a file
+    keeps the verdicts of the checks' text it has seen, by case (see
+    :data:`MEMO`): a sample whose checks were seen before is counted without
+    decoding them again.
+    """
+
+    __slots__ = ("failed", "judge_unmeasured", "keys", "scored")
+
+    def __init__(self, case: str, checks: Iterable[_Check]) -> None:
+        keys = []
+        scored = failed = False
+        judge_unmeasured = 0
+        for c in checks:
+            kind: str = c.status
+            if kind == "passed":
+                scored = True
+            elif kind == "failed":
+                failed = True
+                reason = c.reason
+                if reason and reason.startswith(INSPECTION_FAILURE):
+                    kind = "not_inspected"
+            elif c.judge_unmeasured:
+                judge_unmeasured += 1
+            keys.append((case, c.check, c.axis, kind))
+        self.keys = tuple(keys)
+        self.scored, self.failed, self.judge_unmeasured = scored, failed, judge_unmeasured
+
+
+#: How many different (case, checks' text) a file's reading keeps the verdicts
+#: of (a few hundred bytes each); later ones are decoded every time.
+MEMO = 2048
 
 
 # --- the counts ------------------------------------------------------------------------
@@ -289,8 +351,9 @@ class Tally:
         if found:
             self.has_schedule = True
 
-    def _add(self, s: _Sample, number: int) -> None:
-        """Count one sample record (``number``: its line, or its index in memory)."""
+    def _add(self, s: _Sample | _FileSample, number: int, verdicts: _Verdicts) -> None:
+        """Count one sample record (``number``: its line, or its index in memory)
+        whose checks add ``verdicts``."""
         case = s.case
         v = self._variants.get(s.variant) or self._variant(s.variant)
         cell = v.cells.get(case) or self._cell(v, case)
@@ -315,27 +378,17 @@ class Tally:
             cell.unmeasured += 1
             out[repeat] = _UNMEASURED
             return
-        scored = failed = False
-        verdicts = v.verdicts
-        for c in s.checks:
-            kind: str = c.status
-            if kind == "passed":
-                scored = True
-            elif kind == "failed":
-                failed = True
-                reason = c.reason
-                if reason and reason.startswith(INSPECTION_FAILURE):
-                    kind = "not_inspected"
-            elif c.judge_unmeasured:
-                v.judge_unmeasured += 1
-            key = (case, c.check, c.axis, kind)
-            verdicts[key] = verdicts.get(key, 0) + 1
+        counts = v.verdicts
+        for key in verdicts.keys:
+            counts[key] = counts.get(key, 0) + 1
+        if verdicts.judge_unmeasured:
+            v.judge_unmeasured += verdicts.judge_unmeasured
         cell.measured += 1
         if status == "completed":
             v.completed += 1
             # The counting rule of results.sample_passed (counting method "1"): a
             # completed sample passes when some check was scored and none failed.
-            if scored and not failed:
+            if verdicts.scored and not verdicts.failed:
                 cell.passes += 1
                 out[repeat] = _PASSED
             else:
@@ -362,7 +415,7 @@ class Tally:
                 v.priced_in += ti  # type: ignore[operator]
                 v.priced_out += to  # type: ignore[operator]
 
-    def _observe(self, v: _Variant, s: _Sample) -> None:
+    def _observe(self, v: _Variant, s: _Sample | _FileSample) -> None:
         """Containment counts from a sample's workspace observations, if it has any."""
         from .review import workspace_observations
 
@@ -812,7 +865,8 @@ def _tally_results(res: Results) -> Tally:
     t = _memory_manifest(res.manifest)
     t.path = None if res.path is None else str(res.path)
     for i, record in enumerate(res.samples):
-        t._add(_memory_sample(record, f"sample {i}"), i)
+        sample = _memory_sample(record, f"sample {i}")
+        t._add(sample, i, _Verdicts(sample.case, sample.checks))
     t.summary = res.summary
     t.looks = tuple(getattr(res, "looks", ()))
     return _finish(t, res.warnings)
@@ -852,7 +906,7 @@ def _tally_records(records: Iterator[Any]) -> Tally:
             )
         else:
             first[key] = i
-        t._add(sample, i)
+        t._add(sample, i, _Verdicts(sample.case, sample.checks))
     t.looks = tuple(looks)
     return _finish(t, warnings)
 
@@ -882,14 +936,7 @@ def _tally_file(path: str | os.PathLike[str]) -> Tally:
         holder.append(t)
         return record
 
-    def record(line: bytes, number: int) -> tuple[Any, Any] | None:
-        try:
-            decoded = _LINE.decode(line)
-        except msgspec.DecodeError:  # a ValidationError too: read it again, say what is wrong
-            return _slow_record(scan.shown, line, number)
-        if type(decoded) is _Sample:
-            return "sample", decoded
-        return "summary", _ANY.decode(line)
+    record = _Lines(os.fspath(path))
 
     def long_manifest(f: IO[bytes], head: bytes) -> tuple[dict[str, Any] | None, int]:
         t = Tally(scan.shown, {})
@@ -917,14 +964,70 @@ def _tally_file(path: str | os.PathLike[str]) -> Tally:
 
     scan = _Scan(path, manifest, record, long_manifest=long_manifest)
     with _gc_paused():  # many short-lived objects and no cycles (see results._gc_paused)
-        for number, sample in scan.records():
-            holder[0]._add(sample, number)
+        for number, (sample, verdicts) in scan.records():
+            holder[0]._add(sample, number, verdicts)
     t = holder[0]
     t.summary = scan.summary
     t.looks = tuple(scan.looks)
     if t._duplicates:
         _warn_duplicates(scan, t._duplicates)
     return _finish(t, scan.warnings)
+
+
+class _Lines:
+    """Decodes the lines after the manifest: ``(type, record)``, a sample as
+    ``(sample, its _Verdicts)``, or None for a line that is not valid JSON.
+
+    The verdicts of each (case, checks' text) are kept (up to :data:`MEMO` of
+    them), so that checks seen before are not decoded again. When that does not
+    pay (fewer than two samples in three found their checks kept, as when every
+    sample's reasons differ), lines are decoded whole, checks included.
+    """
+
+    #: After this many samples whose checks were not kept, whether keeping pays is judged.
+    JUDGE_EVERY = 1024
+
+    def __init__(self, shown: str) -> None:
+        self.shown = shown
+        self.seen: dict[tuple[str, bytes], _Verdicts] = {}
+        self.hits = self.misses = 0
+        self.keeping = True
+
+    def __call__(self, line: bytes, number: int) -> tuple[Any, Any] | None:
+        if not self.keeping:
+            return self._whole(line, number)
+        try:
+            decoded = _LINE.decode(line)
+        except msgspec.DecodeError:  # a ValidationError too: read it again, say what is wrong
+            return _slow_record(self.shown, line, number)
+        if type(decoded) is not _FileSample:
+            return "summary", _ANY.decode(line)
+        key = (decoded.case, bytes(decoded.checks))
+        verdicts = self.seen.get(key)
+        if verdicts is not None:
+            self.hits += 1
+            return "sample", (decoded, verdicts)
+        try:
+            checks = _CHECKS.decode(decoded.checks)
+        except msgspec.DecodeError:
+            return _slow_record(self.shown, line, number)
+        verdicts = _Verdicts(decoded.case, checks)
+        if len(self.seen) < MEMO:
+            self.seen[key] = verdicts
+        self.misses += 1
+        if self.misses % self.JUDGE_EVERY == 0 and self.hits < 2 * self.misses:
+            self.keeping = False
+            self.seen.clear()
+        return "sample", (decoded, verdicts)
+
+    def _whole(self, line: bytes, number: int) -> tuple[Any, Any] | None:
+        try:
+            decoded = _WHOLE.decode(line)
+        except msgspec.DecodeError:
+            return _slow_record(self.shown, line, number)
+        if type(decoded) is not _Sample:
+            return "summary", _ANY.decode(line)
+        return "sample", (decoded, _Verdicts(decoded.case, decoded.checks))
 
 
 def _slow_record(shown: str, line: bytes, number: int) -> tuple[Any, Any] | None:
@@ -942,7 +1045,8 @@ def _slow_record(shown: str, line: bytes, number: int) -> tuple[Any, Any] | None
         raise ResultsFileError(f"{shown}: line {number}: {problem}")
     # Valid by the format, but not by the typed decoder (NaN-free numbers the
     # standard library reads, for one): count it from the parsed record.
-    return "sample", _memory_sample(parsed, f"{shown}: line {number}")
+    sample = _memory_sample(parsed, f"{shown}: line {number}")
+    return "sample", (sample, _Verdicts(sample.case, sample.checks))
 
 
 class _Slots:

@@ -132,6 +132,82 @@ def test_a_bad_slot_after_many_good_ones_is_named_by_its_index(tmp_path, monkeyp
         tally(path)
 
 
+_POOL_CHECKS = [
+    {"check": "x", "axis": "content", "status": "passed", "reason": ""},
+    {"check": "x", "axis": "content", "status": "failed", "reason": "x missed"},
+    {"check": "y", "axis": None, "status": "failed", "reason": "could not be inspected: empty"},
+    {"check": "j", "axis": "judge", "status": "unscored", "reason": "", "judge_unmeasured": True},
+    {"check": "j", "axis": "judge", "status": "unscored", "reason": "n/a"},
+    {"check": "j", "axis": "judge", "status": "passed", "reason": "fine"},
+]
+
+
+@st.composite
+def repeating_samples(draw: st.DrawFn) -> list[dict]:
+    """Samples of two variants whose checks often repeat byte for byte, and sometimes
+    carry a reason of their own."""
+    runs = draw(st.integers(1, 12))
+    samples = []
+    for r in range(runs):
+        for case in ("c1", "c2"):
+            for v in ("A", "B"):
+                picks = draw(st.lists(st.integers(0, len(_POOL_CHECKS) - 1), max_size=3))
+                checks = [dict(_POOL_CHECKS[i]) for i in picks]
+                if checks and draw(st.integers(0, 3)) == 0:
+                    checks[0]["reason"] += f" ({case} {v} {r})"  # seen once only
+                status = draw(
+                    st.sampled_from(["completed", "completed", "incomplete", "unmeasured"])
+                )
+                samples.append(
+                    {"case": case, "variant": v, "repeat": r, "status": status, "checks": checks}
+                )
+    return samples
+
+
+@settings(max_examples=40, deadline=None)
+@given(repeating_samples(), st.sampled_from([(1, 1), (2, 3), (4, 2048), (1024, 2048)]))
+def test_checks_seen_before_count_as_when_decoded_each_time(tmp_path_factory, samples, memo):
+    # A file's reading keeps the verdicts of each (case, checks' text) it has seen
+    # (up to MEMO), and gives up keeping them when that does not pay (judged every
+    # JUDGE_EVERY samples not found): the counts are those of the records in memory.
+    import evalstats.tally as tally_module
+
+    path = tmp_path_factory.mktemp("t") / "r.jsonl"
+    manifest = results_manifest(["c1", "c2"], ["A", "B"], 12)
+    write_results_file(path, manifest, samples, {"status": "finished"})
+    old = tally_module._Lines.JUDGE_EVERY, tally_module.MEMO
+    tally_module._Lines.JUDGE_EVERY, tally_module.MEMO = memo
+    try:
+        from_file = tally(path)
+    finally:
+        tally_module._Lines.JUDGE_EVERY, tally_module.MEMO = old
+    in_memory = tally(
+        [{**manifest, "type": "manifest"}, *samples, {"type": "summary", "status": "finished"}]
+    )
+    for v in ("A", "B"):
+        assert from_file.counts(v).verdicts == in_memory.counts(v).verdicts
+        assert from_file.counts(v).judge_unmeasured == in_memory.counts(v).judge_unmeasured
+        assert from_file.outcomes(v) == in_memory.outcomes(v)
+    one, two = report(from_file).to_dict(), report(in_memory).to_dict()
+    one["path"] = two["path"] = None
+    assert one == two
+
+
+@pytest.mark.parametrize("judge_every", [1, 1024])
+def test_bad_checks_after_good_ones_are_named_by_line(tmp_path, judge_every, monkeypatch):
+    import evalstats.tally as tally_module
+    from evalstats.errors import ResultsFileError
+
+    good = {"case": "c1", "variant": "A", "status": "completed"}
+    good["checks"] = [{"check": "x", "status": "passed"}]
+    samples = [dict(good, repeat=r) for r in range(4)]
+    samples.append(dict(good, repeat=4, checks=[{"check": "x", "status": "maybe"}]))
+    path = write_results_file(tmp_path / "r.jsonl", results_manifest(["c1"], ["A"], 5), samples)
+    monkeypatch.setattr(tally_module._Lines, "JUDGE_EVERY", judge_every)
+    with pytest.raises(ResultsFileError, match="line 6"):
+        tally(path)
+
+
 def test_duplicates_are_counted_once_and_named_with_both_lines(tmp_path):
     sample = {
         "case": "c1",
