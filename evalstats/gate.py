@@ -79,7 +79,10 @@ class NonInferiority:
         The comparison whose interval for p_b - p_a decided it.
     advice : str
         For ``cant_tell``: how many more runs or cases would usually decide
-        it, from :func:`evalstats.power.plan` (empty when not asked for).
+        it, planned for the rule used: about cases like these by
+        :func:`evalstats.power.plan` (the clustered comparison simulated),
+        about these cases by :func:`_trials_rule_power` (the exact power of
+        Newcombe's interval); empty when not asked for or not plannable.
     scope : {"cases", "trials"}
         The claim: about cases like these, or about these cases.
     scope_note : str
@@ -140,8 +143,143 @@ class NonInferiority:
         }
 
 
-def _advice(res: Any, a: str, b: str, margin: float, level: float) -> str:
-    """How many runs or cases would usually show B within ``margin`` of A, if it is as good."""
+#: The power "would usually decide it" plans for.
+_ADVICE_POWER = 0.8
+#: The most pairs (or runs per variant) the advice about these cases looks at.
+_ADVICE_MAX_TRIALS = 200_000
+#: Tails of the binomial counts dropped by the exact power of the rules about
+#: these cases (their probability is lost, so the power is at most this much
+#: short per dropped tail).
+_ADVICE_TAIL = 1e-7
+
+
+def _trials_rule_power(
+    p: float,
+    trials: int,
+    margin: float,
+    *,
+    level: float = 0.95,
+    discordance: float | None = None,
+    method: str = "newcombe",
+) -> float:
+    """Exact probability that the gate's rule about these cases shows B within ``margin`` of A.
+
+    A and B both pass at rate ``p`` (B truly as good). Paired (``discordance``
+    given: the share of pairs on which A and B disagree, split evenly between
+    them): ``trials`` pairs, multinomial cells (both, only A, only B,
+    neither), judged by :func:`evalstats.intervals.paired_diff_ci` (Newcombe's
+    paired interval, as ``gate(..., scope="trials")`` judges paired runs).
+    Unpaired (``discordance=None``): ``trials`` independent runs of each,
+    judged by :func:`evalstats.intervals.diff_ci` with ``method``. The gate
+    passes when the interval's lower limit at ``level`` is above ``-margin``;
+    the probability is summed over every count (binomial tails below 1e-7
+    dropped, so it is at most about 1e-6 short).
+    """
+    import numpy as np
+
+    from .intervals import diff_ci, paired_diff_ci
+    from .power import _support
+
+    if discordance is None:
+        k, w = _support(trials, p, _ADVICE_TAIL)
+        ka, kb = np.meshgrid(k, k, indexing="ij")
+        low = diff_ci(ka.ravel(), trials, kb.ravel(), trials, level=level, method=method).low
+        weight = np.outer(w, w).ravel()
+        return float(weight @ (np.asarray(low) > -margin))
+    psi = float(discordance)
+    q = (p - psi / 2.0) / (1.0 - psi) if psi < 1.0 else 0.0  # P(both | agree)
+    cells: list[list[np.ndarray]] = [[], [], [], [], []]
+    for d, wd in zip(*_support(trials, psi, _ADVICE_TAIL), strict=True):
+        ob, wb = _support(int(d), 0.5, _ADVICE_TAIL)
+        bo, wo = _support(trials - int(d), q, _ADVICE_TAIL)
+        only_b, both = np.meshgrid(ob, bo, indexing="ij")
+        cells[0].append(both.ravel())
+        cells[1].append((d - only_b).ravel())
+        cells[2].append(only_b.ravel())
+        cells[3].append((trials - d - both).ravel())
+        cells[4].append((wd * np.outer(wb, wo)).ravel())
+    both, only_a, only_b, neither, weight = (np.concatenate(c) for c in cells)
+    low = paired_diff_ci(both, only_a, only_b, neither, level=level, method="newcombe").low
+    return float(weight @ (np.asarray(low) > -margin))
+
+
+def _trials_needed(power_at: Any, start: int) -> int | None:
+    """The least n (about: by doubling and bisection) with power_at(n) >= the target."""
+    hi = max(start, 2)
+    while power_at(hi) < _ADVICE_POWER:
+        if hi >= _ADVICE_MAX_TRIALS:
+            return None
+        hi = min(2 * hi, _ADVICE_MAX_TRIALS)
+    lo = 1
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if power_at(mid) >= _ADVICE_POWER:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def _trials_advice(comparison: Comparison, margin: float, level: float) -> str:
+    """The advice for the rule about these cases (Newcombe's interval, paired or not)."""
+    from .intervals import DIFF_METHODS
+
+    n = int(comparison.trials_a)
+    if margin == 0 or n == 0:
+        return ""
+    p = comparison.successes_a / n
+    if not margin < p < 1.0:
+        return ""  # A's rate is 0 or 1, or within the margin of 0: nothing to plan on
+    cases = len(comparison.cases)
+    if comparison.paired:
+        assert comparison.only_a is not None and comparison.only_b is not None
+        seen = (comparison.only_a + comparison.only_b) / n
+        # at least one disagreement in the pairs planned for, and possible at rate p
+        psi = min(max(seen, 1.0 / n), 2.0 * min(p, 1.0 - p))
+        pairs = _trials_needed(
+            lambda t: _trials_rule_power(p, t, margin, level=level, discordance=psi), n
+        )
+        if pairs is None:
+            return ""
+        runs = math.ceil(pairs / max(cases, 1))
+        return (
+            f"if it is truly as good, about {runs} runs per case on these {cases} cases "
+            f"({pairs} pairs) would usually (80%) decide it (planned for the rule used, about "
+            f"these cases: the exact power of Newcombe's paired interval at A's rate "
+            f"{_pct(p)} and the discordance {_pct(psi)} seen in this run)"
+        )
+    method = str(comparison.difference.method)
+    if method not in DIFF_METHODS:
+        return ""
+    runs_each = _trials_needed(
+        lambda t: _trials_rule_power(p, t, margin, level=level, method=method), n
+    )
+    if runs_each is None:
+        return ""
+    return (
+        f"if it is truly as good, about {runs_each} runs of each variant would usually (80%) "
+        f"decide it (planned for the rule used, about these cases: the exact power of the "
+        f"{method} interval for independent runs at A's rate {_pct(p)})"
+    )
+
+
+def _advice(
+    res: Any,
+    a: str,
+    b: str,
+    margin: float,
+    level: float,
+    comparison: Comparison | None = None,
+) -> str:
+    """How many runs or cases would usually show B within ``margin`` of A, if it is as good.
+
+    Planned for the rule the comparison used: about these cases
+    (``comparison.scope == "trials"``), the exact power of its interval
+    (:func:`_trials_rule_power`); about cases like these, the planner's
+    simulation of the clustered comparison (:func:`evalstats.power.plan`).
+    """
+    if comparison is not None and comparison.scope == "trials":
+        return _trials_advice(comparison, margin, level)
     from .power import case_model_from_results, plan
 
     try:
@@ -197,8 +335,10 @@ def non_inferiority(
     ``-margin``
     (:func:`non_inferiority_verdict`). "Can't tell" is not a pass: with
     ``advice`` it says how many runs per case, or cases, would usually decide
-    it if B is truly as good as A (:func:`evalstats.power.plan`, on the case
-    model fitted from this run).
+    it if B is truly as good as A, planned for the rule used: about cases like
+    these by :func:`evalstats.power.plan` on the case model fitted from this
+    run, about these cases by the exact power of Newcombe's interval
+    (:func:`_trials_rule_power`) at A's rate and the discordance seen.
 
     Parameters
     ----------
@@ -235,7 +375,7 @@ def non_inferiority(
     if cmp.primary is None:
         raise InvalidArgument(f"{b!r} cannot be compared with {a!r}: {cmp.reason}")
     verdict = non_inferiority_verdict(cmp.primary, m)
-    text = _advice(res, a, b, m, level) if advice and verdict == "cant_tell" else ""
+    text = _advice(res, a, b, m, level, cmp.primary) if advice and verdict == "cant_tell" else ""
     return NonInferiority(verdict, a, b, m, cmp.primary, text, cmp.scope, cmp.scope_note)
 
 
@@ -526,7 +666,9 @@ def _no_regression_rule(
         )
     verdict = non_inferiority_verdict(cmp.primary, margin)
     advice = (
-        _advice(res, no_regression_vs, variant, margin, level) if verdict == "cant_tell" else ""
+        _advice(res, no_regression_vs, variant, margin, level, cmp.primary)
+        if verdict == "cant_tell"
+        else ""
     )
     found = NonInferiority(
         verdict,

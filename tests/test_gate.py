@@ -211,6 +211,121 @@ def test_non_inferiority_is_decided_by_the_lower_limit_and_can_t_tell_says_what_
     json.dumps(found.to_dict())
 
 
+# --- the advice about these cases: planned for the rule used ---------------------------
+
+
+def test_trials_rule_power_is_the_full_enumeration():
+    # Against every multinomial table of 20 pairs (scipy.stats.multinomial)
+    # and every pair of binomial counts of 15 runs (scipy.stats.binom), judged
+    # by the public intervals: the trimmed sums lose at most about 1e-6.
+    from scipy.stats import binom, multinomial
+
+    from evalstats.gate import _trials_rule_power
+    from evalstats.intervals import diff_ci, paired_diff_ci
+
+    n, p, psi, margin = 20, 0.8, 0.2, 0.2
+    probs = [p - psi / 2, psi / 2, psi / 2, 1 - p - psi / 2]  # both, only A, only B, neither
+    tables = np.array(
+        [
+            (x, y, z, n - x - y - z)
+            for x in range(n + 1)
+            for y in range(n + 1 - x)
+            for z in range(n + 1 - x - y)
+        ]
+    )
+    low = paired_diff_ci(*tables.T, method="newcombe").low
+    want = float(multinomial.pmf(tables, n, probs) @ (low > -margin))
+    got = _trials_rule_power(p, n, margin, discordance=psi)
+    assert 0.05 < want < 0.95 and got == pytest.approx(want, abs=1e-5)
+    k = np.arange(16)
+    ka, kb = np.meshgrid(k, k, indexing="ij")
+    low = diff_ci(ka.ravel(), 15, kb.ravel(), 15, method="newcombe").low
+    w = np.outer(binom.pmf(k, 15, 0.7), binom.pmf(k, 15, 0.7)).ravel()
+    want = float(w @ (low > -0.3))
+    assert 0.05 < want < 0.95
+    assert _trials_rule_power(0.7, 15, 0.3) == pytest.approx(want, abs=1e-5)
+
+
+def _paired_runs(per_case_a, per_case_b):
+    return _results(
+        {
+            "old": {f"c{i}": list(o) for i, o in enumerate(per_case_a)},
+            "new": {f"c{i}": list(o) for i, o in enumerate(per_case_b)},
+        },
+        len(per_case_a[0]),
+    )
+
+
+def test_advice_about_these_cases_plans_for_newcombes_paired_interval():
+    from evalstats.gate import _trials_rule_power
+    from evalstats.intervals import paired_diff_ci
+
+    # 10 cases x 4 runs, both at 90% with 4 discordant pairs of 40: about these
+    # cases at a 5-point margin it can't tell.
+    rng = np.random.default_rng(11)
+    a = rng.random((10, 4)) < 0.9
+    b = a.copy()
+    b[0, 0], b[1, 1] = not a[0, 0], not a[1, 1]
+    b[2, 2], b[3, 3] = not a[2, 2], not a[3, 3]
+    res = _paired_runs(a.tolist(), b.tolist())
+    found = non_inferiority(res, "old", "new", margin=0.05, scope="trials")
+    assert found.verdict == "cant_tell" and found.scope == "trials"
+    assert "about these cases: the exact power of Newcombe's paired interval" in found.advice
+    assert "clustered" not in found.advice
+    p = a.sum() / a.size
+    psi = 4 / 40
+    pairs = int(found.advice.split("cases (")[1].split(" pairs")[0])
+    runs = int(found.advice.split("about ")[1].split(" runs per case")[0])
+    assert runs == -(-pairs // 10)
+    # the planned number is the least (by bisection) with exact power 80%
+    assert _trials_rule_power(p, pairs, 0.05, discordance=psi) >= 0.8
+    assert _trials_rule_power(p, pairs - 1, 0.05, discordance=psi) < 0.8
+    # and a Monte-Carlo check of the rule itself at that number of pairs
+    sim = np.random.default_rng(0)
+    e = 4000
+    d = sim.binomial(pairs, psi, e)
+    only_b = sim.binomial(d, 0.5)
+    both = sim.binomial(pairs - d, (p - psi / 2) / (1 - psi))
+    low = paired_diff_ci(both, d - only_b, only_b, pairs - d - both).low
+    share = float(np.mean(np.asarray(low) > -0.05))
+    assert abs(share - 0.8) < 4 * np.sqrt(0.8 * 0.2 / e) + 0.002
+    # the gate's line carries the same advice, and cases like these its own
+    line = gate(res, variant="new", no_regression_vs="old", margin=0.05, scope="trials")
+    assert found.advice in line.reasons[0]
+    like = non_inferiority(res, "old", "new", margin=0.05, scope="cases")
+    assert like.verdict == "cant_tell"
+    assert like.advice == "" or "planned for the clustered comparison" in like.advice
+
+
+def test_advice_for_unpaired_runs_plans_for_the_independent_interval():
+    from evalstats.gate import _trials_rule_power
+
+    # unpaired runs (no schedule): the claim is about these cases, Newcombe's
+    # interval for independent samples, and the advice plans for it.
+    from evalstats.results import Results
+
+    samples = []
+    for v, rate in (("old", 9), ("new", 9)):
+        for c in range(5):
+            for r in range(4 if v == "old" else 3):
+                ok = (c * 4 + r) % 10 < rate
+                samples.append({"type": "sample", **_sample(f"c{c}", v, r, ok)})
+    manifest = {
+        "cases": [{"id": f"c{c}"} for c in range(5)],
+        "variants": [{"name": "old"}, {"name": "new"}],
+    }
+    res = Results(None, manifest, tuple(samples), None, ())
+    found = non_inferiority(res, "old", "new", margin=0.1)
+    assert found.scope == "trials" and not found.comparison.paired
+    assert found.verdict == "cant_tell"
+    assert "runs of each variant" in found.advice and "independent runs" in found.advice
+    each = int(found.advice.split("about ")[1].split(" runs of each")[0])
+    p = found.comparison.successes_a / found.comparison.trials_a
+    method = found.comparison.difference.method
+    assert _trials_rule_power(p, each, 0.1, method=method) >= 0.8
+    assert _trials_rule_power(p, each - 1, 0.1, method=method) < 0.8
+
+
 @pytest.mark.parametrize(
     ("kwargs", "pattern"),
     [
