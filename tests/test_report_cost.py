@@ -96,6 +96,26 @@ def test_the_tally_and_the_records_agree(tmp_path):
     assert from_file == from_records
 
 
+def test_report_with_prices_reads_the_file_in_its_one_streaming_pass(tmp_path, monkeypatch, capsys):
+    # The cost is counted with the rest as the file is read: no record is held.
+    import evalstats.results as results_module
+
+    path = _write(tmp_path / "r.jsonl", SAMPLES)
+    prices = tmp_path / "prices.yaml"
+    prices.write_text("n: {input: 0.5, output: 0.5}\n", encoding="utf-8")
+
+    def whole(*args, **kwargs):
+        raise AssertionError("the whole results file was read into memory")
+
+    monkeypatch.setattr(results_module, "_read", whole)
+    assert main(["report", str(path), "--prices", str(prices), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["cost"]["variants"][1]["total"] == pytest.approx(20 * 0.5 / 1e6)
+    assert doc["cost"]["total"] == pytest.approx(0.009 + 1e-5)
+    with pytest.raises(AssertionError, match="into memory"):
+        read_results(path)  # the guard itself works
+
+
 def test_the_json_report_carries_it(tmp_path, capsys):
     path = _write(tmp_path / "r.jsonl", SAMPLES)
     assert main(["report", str(path), "--json"]) == 0
