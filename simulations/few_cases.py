@@ -22,10 +22,12 @@ Measured (1,000 experiments a cell, method="auto", 4-300 cases): coverage
 at least 96.9% (95.6 to 97.8) in every one of 528 cells (worst: pass rate
 0.5, icc 0.3, 6 cases, 1 run; 98.9% and 98.6% at worst at 100 and 300
 cases); one-sided false "B better" at most 1.0% (0.5 to 1.8) in every cell,
-with and without a spread of B's gain (logit sd 1.0). Part 3 (2,000 a
-cell, measured when the t interval was the default from 100 cases): its
-worst cell covers 82-88% at 10-60 cases, 86.5% at 100 and 92-93% at
-150-300, and its false positives reach 3.7-4.0%.
+with and without a spread of B's gain (logit sd 1.0). Part 3, the CR2 t
+interval (1,000 a cell): its worst cell covers 83.7-89.0% at 10-60 cases,
+86.6% (84.3 to 88.6) at 100 (pass rate 0.95, icc 0.1, 1 run) and
+91.3-91.7% at 150-300; its worst one-sided false positives are 3.7-4.7%
+at every size from 10 to 300 cases (3.7%, 2.7 to 5.1, at 300), each the
+worst of 96 cells.
 
 Usage::
 
