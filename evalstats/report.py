@@ -104,7 +104,7 @@ _SELECT_FROM = 50_000
 def _latency_quantiles(latencies: Any) -> tuple[float, float]:
     """:func:`latency_summary` of a variant's kept latencies (see evalstats.tally)."""
     n = len(latencies)
-    if n < _SELECT_FROM:
+    if n < _SELECT_FROM or n == 0:
         return latency_summary(latencies)
     ranks = [(n - 1) // 2, -(-95 * n // 100) - 1]  # as latency_summary takes them
     if not any(len(block) for block in latencies.other):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 from hypothesis import given, settings
@@ -346,6 +347,8 @@ def test_quantiles_of_many_microsecond_latencies_are_found_without_numpy(micros,
             kept.append(v)
         assert not any(kept.other)
         assert report_module._latency_quantiles(kept) == latency_summary(values)
+        none = report_module._latency_quantiles(_Latencies())
+        assert all(math.isnan(x) for x in none)  # no latency: (nan, nan), as latency_summary
     finally:
         report_module._SELECT_FROM, _Latencies.BLOCK = old
 
