@@ -9,9 +9,12 @@ those tables.
 
 Lines are decoded with msgspec into typed structs that hold only the fields
 counted (the answer, the prompt and the rest are skipped, never built), which
-also checks their types as the file is read. A line that does not fit is read
-again with the standard library and checked field by field, so that the error
-names the file, the line and the field (see :mod:`evalstats.results`).
+also checks their types as the file is read. A sample's checks are decoded
+once per case and text: the samples of a case mostly carry the very same
+checks, byte for byte, and their verdicts are kept (see :class:`_Verdicts`).
+A line that does not fit is read again with the standard library and checked
+field by field, so that the error names the file, the line and the field (see
+:mod:`evalstats.results`).
 
 The same counting takes a :class:`~evalstats.results.Results` already in memory,
 or the records of a run as an iterable (the manifest first): readers of other
