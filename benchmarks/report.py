@@ -28,28 +28,29 @@ the figure with every reason distinct). They are written to
 The children run with bytecode written and read, as an installed package runs.
 
 Measured on the 2-core development machine, shared with other work and noisy
-(single runs vary by 10-30%; medians of 5 runs, 15 for the small report):
+(single runs vary by 10-30%): medians of 5 runs (15 for the small report) in
+each of two runs of this script, at a load average of about 2 and 3:
 
-=====================================  ========  ==========  ======  ===========
-figure                                 wall      ratio       peak    goal
-=====================================  ========  ==========  ======  ===========
-orjson loop, 100,000 samples (85 MB)   0.338 s   floor       59 MB
-report, 100,000 samples                0.418 s   1.24x       29 MB   1.0 s, 1.5x
-report --prices, 100,000 samples       0.502 s   1.48x       30 MB
-report, every reason distinct          0.525 s   1.54x       29 MB
-orjson loop, 400,000 samples           1.424 s   floor       200 MB
-report, 400,000 samples                1.498 s   1.05x       31 MB   memory 1.1x
-python -c pass                         0.020 s   floor       14 MB
-report, 1,000 samples                  0.068 s   3.34x       23 MB   0.15 s
-compare, 100,000 samples               1.204 s   3.56x       108 MB
-gate, 100,000 samples                  1.119 s   3.31x       108 MB
-plan --from, 100,000 samples           2.041 s   6.04x       218 MB
-=====================================  ========  ==========  ======  ===========
+=====================================  ===============  ===========  ======  ===========
+figure                                 wall             ratio        peak    goal
+=====================================  ===============  ===========  ======  ===========
+orjson loop, 100,000 samples (85 MB)   0.338, 0.418 s   floor        59 MB
+report, 100,000 samples                0.418, 0.534 s   1.24, 1.28x  29 MB   1.0 s, 1.5x
+report --prices, 100,000 samples       0.502, 0.542 s   1.48, 1.30x  30 MB
+report, every reason distinct          0.525, 0.675 s   1.54, 1.65x  29 MB
+orjson loop, 400,000 samples           1.424, 1.678 s   floor        200 MB
+report, 400,000 samples                1.498, 1.825 s   1.05, 1.09x  31 MB   memory 1.1x
+python -c pass                         0.020, 0.024 s   floor        14 MB
+report, 1,000 samples                  0.068, 0.087 s   3.34, 3.65x  23 MB   0.15 s
+compare, 100,000 samples               1.204, 1.371 s   3.56, 3.28x  108 MB
+gate, 100,000 samples                  1.119, 1.586 s   3.31, 3.80x  108 MB
+plan --from, 100,000 samples           2.041, 2.288 s   6.04, 5.48x  218 MB
+=====================================  ===============  ===========  ======  ===========
 
-The 400,000-sample report peaks at 1.05x the 100,000-sample one's memory. When
-these goals were set, the 100,000-sample report took 1.72x the orjson loop
-(decoding and counting every check of every sample, and importing numpy for
-the latency quantiles) and the 1,000-sample one 0.31 s (numpy for the
+The 400,000-sample report peaks at 1.05-1.06x the 100,000-sample one's
+memory. When these goals were set, the 100,000-sample report took 1.72x the
+orjson loop (decoding and counting every check of every sample, and importing
+numpy for the latency quantiles) and the 1,000-sample one 0.31 s (numpy for the
 clustered interval, the runner's imports and every verb's parser).
 
 Usage::
