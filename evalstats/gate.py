@@ -204,13 +204,32 @@ def _trials_rule_power(
 
 
 def _trials_needed(power_at: Any, start: int) -> int | None:
-    """The least n (about: by doubling and bisection) with power_at(n) >= the target."""
+    """The least n with power_at(n) >= the target, searched from ``start``.
+
+    Steps of a quarter up (or down) from ``start`` bracket it, then bisection
+    finds it (power is taken to grow with n: the saw-teeth of discrete counts
+    can make a smaller n reach the target too). None above
+    :data:`_ADVICE_MAX_TRIALS`.
+    """
     hi = max(start, 2)
-    while power_at(hi) < _ADVICE_POWER:
-        if hi >= _ADVICE_MAX_TRIALS:
-            return None
-        hi = min(2 * hi, _ADVICE_MAX_TRIALS)
-    lo = 1
+    if power_at(hi) >= _ADVICE_POWER:
+        lo = hi
+        while lo > 1:
+            lo = max(1, (4 * lo) // 5)
+            if power_at(lo) < _ADVICE_POWER:
+                break
+            hi = lo
+        else:
+            return 1
+    else:
+        lo = hi
+        while True:
+            if lo >= _ADVICE_MAX_TRIALS:
+                return None
+            hi = min(max(lo + 1, (5 * lo) // 4), _ADVICE_MAX_TRIALS)
+            if power_at(hi) >= _ADVICE_POWER:
+                break
+            lo = hi
     while hi - lo > 1:
         mid = (lo + hi) // 2
         if power_at(mid) >= _ADVICE_POWER:
@@ -220,8 +239,26 @@ def _trials_needed(power_at: Any, start: int) -> int | None:
     return hi
 
 
+#: The most tables the exact power of the paired rule sums, per number of
+#: pairs (about 0.2 s); beyond, the advice gives the normal approximation.
+_ADVICE_CELLS = 600_000
+
+
+def _paired_tables(pairs: int, p: float, psi: float) -> float:
+    """About how many tables :func:`_trials_rule_power` sums for ``pairs`` pairs."""
+    q = (p - psi / 2.0) / (1.0 - psi) if psi < 1.0 else 0.0
+    width = 10.6  # the counts within about 5.3 sd of their means: tails of 1e-7
+
+    def span(n: float, r: float) -> float:
+        return width * math.sqrt(n * r * (1.0 - r)) + 1.0
+
+    return span(pairs, psi) * span(pairs * psi, 0.5) * span(pairs * (1.0 - psi), q)
+
+
 def _trials_advice(comparison: Comparison, margin: float, level: float) -> str:
     """The advice for the rule about these cases (Newcombe's interval, paired or not)."""
+    from statistics import NormalDist
+
     from .intervals import DIFF_METHODS
 
     n = int(comparison.trials_a)
@@ -231,28 +268,43 @@ def _trials_advice(comparison: Comparison, margin: float, level: float) -> str:
     if not margin < p < 1.0:
         return ""  # A's rate is 0 or 1, or within the margin of 0: nothing to plan on
     cases = len(comparison.cases)
+    # The normal approximation of either rule at B = A: the lower limit is
+    # about d - z sd / sqrt(n), so P(above -margin) = 0.8 at
+    # n = ((z_{1-alpha/2} + z_0.8) / margin)^2 var, var the variance of one
+    # pair's difference (the discordance) or of two independent runs.
+    z = NormalDist().inv_cdf(0.5 + level / 2.0) + NormalDist().inv_cdf(_ADVICE_POWER)
     if comparison.paired:
         assert comparison.only_a is not None and comparison.only_b is not None
         seen = (comparison.only_a + comparison.only_b) / n
         # at least one disagreement in the pairs planned for, and possible at rate p
         psi = min(max(seen, 1.0 / n), 2.0 * min(p, 1.0 - p))
-        pairs = _trials_needed(
-            lambda t: _trials_rule_power(p, t, margin, level=level, discordance=psi), n
-        )
+        approx = max(2, math.ceil((z / margin) ** 2 * psi))
+        if _paired_tables(int(1.3 * approx), p, psi) > _ADVICE_CELLS:
+            pairs: int | None = approx
+            how = (
+                "the normal approximation of Newcombe's paired interval, (z_.975 + z_.8)^2 x "
+                "discordance / margin^2, too many pairs to sum exactly"
+            )
+        else:
+            pairs = _trials_needed(
+                lambda t: _trials_rule_power(p, t, margin, level=level, discordance=psi), approx
+            )
+            how = "the exact power of Newcombe's paired interval"
         if pairs is None:
             return ""
         runs = math.ceil(pairs / max(cases, 1))
         return (
             f"if it is truly as good, about {runs} runs per case on these {cases} cases "
             f"({pairs} pairs) would usually (80%) decide it (planned for the rule used, about "
-            f"these cases: the exact power of Newcombe's paired interval at A's rate "
-            f"{_pct(p)} and the discordance {_pct(psi)} seen in this run)"
+            f"these cases: {how}, at A's rate {_pct(p)} and the discordance {_pct(psi)} seen "
+            "in this run)"
         )
     method = str(comparison.difference.method)
     if method not in DIFF_METHODS:
         return ""
+    approx = max(2, math.ceil((z / margin) ** 2 * 2.0 * p * (1.0 - p)))
     runs_each = _trials_needed(
-        lambda t: _trials_rule_power(p, t, margin, level=level, method=method), n
+        lambda t: _trials_rule_power(p, t, margin, level=level, method=method), approx
     )
     if runs_each is None:
         return ""

@@ -297,6 +297,26 @@ def test_advice_about_these_cases_plans_for_newcombes_paired_interval():
     assert like.advice == "" or "planned for the clustered comparison" in like.advice
 
 
+def test_advice_about_these_cases_with_a_small_margin_is_the_normal_approximation():
+    from statistics import NormalDist
+
+    # At a 1-point margin the pairs needed run to thousands, too many tables
+    # to sum exactly: the advice gives the normal approximation of the same
+    # rule and says so.
+    rng = np.random.default_rng(11)
+    a = rng.random((10, 4)) < 0.9
+    b = a.copy()
+    b[0, 0], b[1, 1] = not a[0, 0], not a[1, 1]
+    b[2, 2], b[3, 3] = not a[2, 2], not a[3, 3]
+    found = non_inferiority(
+        _paired_runs(a.tolist(), b.tolist()), "old", "new", margin=0.01, scope="trials"
+    )
+    assert "normal approximation of Newcombe's paired interval" in found.advice
+    z = NormalDist().inv_cdf(0.975) + NormalDist().inv_cdf(0.8)
+    pairs = int(found.advice.split("cases (")[1].split(" pairs")[0])
+    assert pairs == math.ceil((z / 0.01) ** 2 * 0.1)
+
+
 def test_advice_for_unpaired_runs_plans_for_the_independent_interval():
     from evalstats.gate import _trials_rule_power
 
