@@ -19,6 +19,13 @@ capital per side) against computing the interval's limits by bisection and
 comparing them (:func:`evalstats.intervals.clustered_limits`), on the same
 8,000 simulated experiments of 40 cases. Never asserts a time.
 
+Measured (2 shared cores, load about 1; best of 3): 1.72 s, 1.22 s and
+3.20 s for the three examples (0.78-0.83 s for the approximation alone);
+the betting rule's decisions 14x faster than its bisected limits. The
+planner counts only "B better" (power and false-positive rate), so it
+evaluates the betting capital on that side alone (the third example took
+4.75 s when both sides were evaluated).
+
 Usage::
 
     python benchmarks/plan.py [--repeat 3]

@@ -940,7 +940,9 @@ def _betting_lower(x: np.ndarray, alpha: float) -> np.ndarray:
     return np.where(start, lo, 0.0)
 
 
-def betting_signs(d: Any, level: float, *, threshold: float = 0.0) -> np.ndarray:
+def betting_signs(
+    d: Any, level: float, *, threshold: float = 0.0, only_above: bool = False
+) -> np.ndarray:
     """+1 / -1 / 0 per row of differences ``d`` in [-1, 1]: the betting interval's verdict.
 
     +1 where the lower limit of :func:`clustered_limits` ``(d, level,
@@ -954,7 +956,8 @@ def betting_signs(d: Any, level: float, *, threshold: float = 0.0) -> np.ndarray
     :func:`_betting_test`), the bisection ends at such a k exactly when the
     test rejects at that grid point. The limit is also capped at the mean,
     so the mean must exceed ``threshold`` too. The upper side is the same on
-    1 - (d + 1) / 2.
+    1 - (d + 1) / 2. With ``only_above`` the upper side is not evaluated and
+    no row is -1 (for callers that count only "B better": half the work).
     """
     x = np.asarray(d, dtype=float)
     if not 0.0 <= threshold < 1.0:
@@ -965,6 +968,8 @@ def betting_signs(d: Any, level: float, *, threshold: float = 0.0) -> np.ndarray
     point = (half + math.floor(threshold * half) + 1.0) / (2.0 * half)
     mean = x.mean(axis=-1)
     above = _betting_test(unit, alpha)(point) & (mean > threshold)
+    if only_above:
+        return above.astype(np.int8)
     below = _betting_test(1.0 - unit, alpha)(point) & (mean < -threshold)
     return np.where(above, 1, np.where(below, -1, 0)).astype(np.int8)
 

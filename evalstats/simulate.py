@@ -91,6 +91,7 @@ def clustered_decisions(
     level: float,
     rng: np.random.Generator | None = None,
     method: str = "auto",
+    only_b_better: bool = False,
 ) -> np.ndarray:
     """+1/-1/0 verdicts of the clustered paired comparison, one per experiment.
 
@@ -107,7 +108,9 @@ def clustered_decisions(
     The betting rule is judged by :func:`evalstats.intervals.betting_signs`,
     which gives the interval's decisions exactly without computing its limits
     (one evaluation of the betting capital per side instead of a bisection),
-    so that the planner can afford to simulate it.
+    so that the planner can afford to simulate it. With ``only_b_better``
+    the betting rule's "A better" side is not evaluated (those rows are 0),
+    for callers that count only "B better".
     """
     from .intervals import AUTO_METHOD, betting_signs, clustered_limits
 
@@ -116,7 +119,7 @@ def clustered_decisions(
     if method == "auto":
         method = AUTO_METHOD
     if method == "betting":
-        return betting_signs(d, level, threshold=_DECIDED)
+        return betting_signs(d, level, threshold=_DECIDED, only_above=only_b_better)
     low, high = clustered_limits(d, level, difference=True, method=method)
     return np.where(low > _DECIDED, 1, np.where(high < -_DECIDED, -1, 0)).astype(np.int8)
 
@@ -137,7 +140,9 @@ def _clustered_hits(
         qa, qb = model.draw(rng, (m, cases))
         ya = rng.binomial(repeats, qa)
         yb = rng.binomial(repeats, qb)
-        verdicts = clustered_decisions(ya, yb, repeats, level=level, method=method)
+        verdicts = clustered_decisions(
+            ya, yb, repeats, level=level, method=method, only_b_better=True
+        )
         hits += int(np.count_nonzero(verdicts == 1))
         done += m
     return hits
@@ -360,7 +365,7 @@ class DesignPowers:
         ka, kb, r = self._columns(cases, repeats)
         rng = np.random.default_rng(np.random.SeedSequence([self.seed, 3, cases]))
         self.evaluations += 1
-        d = clustered_decisions(ka, kb, r, level=self.level, rng=rng)
+        d = clustered_decisions(ka, kb, r, level=self.level, rng=rng, only_b_better=True)
         return int(np.count_nonzero(d == 1))
 
     def power(self, cases: int, repeats: float) -> float:

@@ -464,6 +464,9 @@ def test_betting_signs_are_the_limits_decisions(seed: int) -> None:
         want = np.where(low > threshold, 1, np.where(high < -threshold, -1, 0))
         got = betting_signs(d, level, threshold=threshold)
         assert np.array_equal(got, want)
+        # The one-sided shortcut the planner counts with: the same "B better" rows, no -1.
+        above = betting_signs(d, level, threshold=threshold, only_above=True)
+        assert np.array_equal(above, (want == 1).astype(np.int8))
     # Not a vacuous agreement: every verdict occurs somewhere.
     assert set(np.unique(want)) >= {0, 1} or set(np.unique(want)) >= {0, -1}
 

@@ -52,6 +52,10 @@ def test_clustered_decisions_agree_with_compare_clustered(data, cases, repeats, 
     kb = data.draw(counts)
     got = clustered_decisions(np.array([ka]), np.array([kb]), repeats, level=level)[0]
     assert got == _verdict_from_intervals(ka, kb, repeats, level)
+    one_side = clustered_decisions(
+        np.array([ka]), np.array([kb]), repeats, level=level, only_b_better=True
+    )[0]
+    assert one_side == (1 if got == 1 else 0)
 
 
 def test_clustered_decisions_agree_with_statsmodels_cluster_robust_ols():
