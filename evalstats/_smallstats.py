@@ -30,6 +30,7 @@ from .intervals import (
     ClusteredInterval,
     Interval,
     _clustered_counts,
+    _clustered_note,
     _no_outcomes,
     _t_quantile,
     proportion_ci,
@@ -111,19 +112,12 @@ def clustered_counts(
     deff = var / iid if iid > 0 else math.nan
     if method == "betting" or se == 0.0:
         low, high = betting_limits(case_means, level)
-        note = f"betting interval over {groups} cases (distribution-free)"
-        if method != "betting":
-            note = (
-                f"every case has the same mean outcome, so the {method.upper()} standard "
-                f"error is 0 and says nothing about cases not run; {note} instead"
-            )
         used = "betting"
     else:
         t = _t_quantile(df, level)
         low, high = mean - t * se, mean + t * se
-        df_text = f"{df:.3g}" if abs(df - round(df)) > 1e-9 else f"{round(df)}"
-        note = f"{method.upper()} cluster-robust SE over {groups} cases, t with {df_text} df"
         used = method
+    note = _clustered_note(method, used, groups, df)
     return ClusteredInterval(
         mean,
         min(max(low, 0.0), mean),

@@ -264,6 +264,20 @@ def _t(df: int, level: float) -> float:
     return t
 
 
+def _clustered_note(method: str, used: str, groups: int, df: float) -> str:
+    """The note of a clustered interval: the method ``used`` for the one asked for."""
+    if used == "betting":
+        what = f"betting interval over {groups} cases (distribution-free)"
+        if method == "betting":
+            return what
+        return (
+            f"every case has the same mean outcome, so the {method.upper()} standard "
+            f"error is 0 and says nothing about cases not run; {what} instead"
+        )
+    df_text = f"{df:.3g}" if abs(df - round(df)) > 1e-9 else f"{round(df)}"
+    return f"{method.upper()} cluster-robust SE over {groups} cases, t with {df_text} df"
+
+
 def _t_quantile(df: float, level: float) -> float:
     """:func:`_t` for a whole number of degrees of freedom (within rounding), else
     scipy's ``stdtrit`` (Satterthwaite's df are seldom whole)."""
@@ -1163,20 +1177,12 @@ def _cluster_robust(
         # it had), in the order of the sorted case labels.
         bl, bh = betting_limits((case_means - lo_bound) / scale, level)
         low, high = lo_bound + scale * float(bl), lo_bound + scale * float(bh)
-        what = f"betting interval over {groups} cases (distribution-free)"
-        if method != "betting":
-            what = (
-                f"every case has the same mean outcome, so the {method.upper()} standard "
-                f"error is 0 and says nothing about cases not run; {what} instead"
-            )
-        note = what
         used = "betting"
     else:
         t = _t_quantile(df, level)
         low, high = mean - t * se, mean + t * se
-        df_text = f"{df:.3g}" if abs(df - round(df)) > 1e-9 else f"{round(df)}"
-        note = f"{method.upper()} cluster-robust SE over {groups} cases, t with {df_text} df"
         used = method
+    note = _clustered_note(method, used, groups, df)
     low = min(max(low, lo_bound), mean)
     high = max(min(high, hi_bound), mean)
     return ClusteredInterval(
