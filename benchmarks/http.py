@@ -33,6 +33,12 @@ time for it (the ``Server-Timing`` header the stand-in sends). What is left is
 what the client side costs: building and parsing JSON, the HTTP library, the
 loopback round trip and, for the engine, scoring and writing the record.
 
+Measured (2 shared cores, load about 1, two runs): engine + openai provider
+23.2-23.4x the sequential throughput (902-935 samples/s at 32 in flight and
+20 ms), client CPU 1.01-1.06 ms per sample, against 0.93-1.00 ms for bare
+httpx with a client per worker (the floor: the HTTP library alone) and
+1.50-1.63 ms for httpx on threads.
+
 Asserts nothing about time. Usage::
 
     python benchmarks/http.py [--samples 1000] [--sequential 200] [--concurrency 32]
