@@ -51,13 +51,22 @@ def mcnemar_pvalue(only_a: Any, only_b: Any) -> np.ndarray:
     ``scipy.stats.binomtest(only_b, only_a + only_b, 0.5).pvalue``; with
     probability 1/2 the distribution is symmetric, so the p-value is twice the
     smaller tail, capped at 1. No discordant pair gives a p-value of 1.
+
+    The tail P(X <= k) is the regularized incomplete beta function
+    I_{1/2}(m - k, k + 1) (Abramowitz & Stegun 26.5.24), which is what
+    ``scipy.stats.binom.cdf`` evaluates; ``scipy.special`` alone imports in
+    half the time of ``scipy.stats``, which a ``compare`` would otherwise wait
+    for.
     """
-    from scipy.stats import binom
+    from scipy.special import betainc
 
     only_a = np.asarray(only_a)
     only_b = np.asarray(only_b)
     m = only_a + only_b
-    p = 2.0 * binom.cdf(np.minimum(only_a, only_b), m, 0.5)
+    k = np.minimum(only_a, only_b)
+    # k <= m / 2 < m whenever m > 0; the m = 0 rows are masked below.
+    tail = betainc(np.maximum(m - k, 1).astype(float), k + 1.0, 0.5)
+    p = 2.0 * tail
     return np.where(m > 0, np.minimum(p, 1.0), 1.0)
 
 
