@@ -1,0 +1,156 @@
+"""compare, gate and plan --from count one results file in one streaming pass.
+
+The tally (evalstats.tally) keeps per-variant, per-case and per-(case, repeat)
+outcome codes; the comparison counted from it must equal the one counted from
+every record read into a Results, and the CLI must never read the file whole.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from strategies import paired_run_outcomes, results_manifest, write_results_file
+
+from evalstats.cli import main
+from evalstats.comparison import compare_results
+from evalstats.gate import gate
+from evalstats.results import read_results
+
+
+def _records(outcomes: dict[str, dict[str, list[bool | None]]]) -> list[dict]:
+    records = []
+    for variant, by_case in outcomes.items():
+        for case, row in by_case.items():
+            for repeat, ok in enumerate(row):
+                check = {"check": "c", "axis": None, "status": "passed" if ok else "failed",
+                         "reason": "" if ok else "missed"}  # fmt: skip
+                records.append(
+                    {
+                        "case": case,
+                        "variant": variant,
+                        "repeat": repeat,
+                        "status": "unmeasured" if ok is None else "completed",
+                        "checks": [] if ok is None else [check],
+                    }
+                )
+    return records
+
+
+def _write(path, outcomes, drop: int = 0):
+    cases = list(outcomes["A"])
+    runs = len(outcomes["A"][cases[0]])
+    records = _records(outcomes)
+    records = records[: len(records) - drop]  # a run stopped early: some slots have no record
+    return write_results_file(path, results_manifest(cases, ["A", "B"], runs), records)
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    outcomes=paired_run_outcomes(max_cases=6, max_runs=5),
+    drop=st.integers(0, 3),
+    scope=st.sampled_from([None, "trials", "cases"]),
+)
+def test_the_tally_comparison_equals_the_records_comparison(tmp_path, outcomes, drop, scope):
+    path = _write(tmp_path / "r.jsonl", outcomes, drop)
+    results = read_results(path)
+    try:
+        expected = compare_results(results, "A", "B", scope=scope).to_dict()
+    except Exception as error:  # the same refusal, by the same words
+        with pytest.raises(type(error), match=None) as raised:
+            compare_results(str(path), "A", "B", scope=scope)
+        assert str(raised.value) == str(error)
+        return
+    assert compare_results(str(path), "A", "B", scope=scope).to_dict() == expected
+    g_records = gate(results, variant="B", min_pass=0.3)
+    assert gate(str(path), variant="B", min_pass=0.3).to_dict() == g_records.to_dict()
+
+
+GATE = ["gate", "{f}", "--variant", "B", "--min-pass", "0.5"]
+GATE += ["--no-regression-vs", "A", "--margin", "0.05"]
+
+
+@pytest.fixture
+def run_file(tmp_path):
+    rng = np.random.default_rng(7)
+    outcomes = {
+        v: {f"c{i}": [bool(x) for x in rng.random(6) < p] for i in range(6)}
+        for v, p in (("A", 0.5), ("B", 0.8))
+    }
+    return _write(tmp_path / "r.jsonl", outcomes)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["compare", "{f}", "--a", "A", "--b", "B"],
+        ["compare", "{f}", "--a", "A", "--b", "B", "--about", "trials"],
+        ["compare", "{f}"],
+        GATE,
+        ["plan", "--from", "{f}", "--approximate"],
+    ],
+)
+def test_compare_gate_and_plan_read_the_file_in_one_streaming_pass(
+    run_file, argv, monkeypatch, capsys
+):
+    import evalstats.results as results_module
+
+    argv = [a.format(f=run_file) for a in argv]
+    assert main(argv + ["--json"]) in (0, 1)
+    expected = json.loads(capsys.readouterr().out)
+
+    def whole(*args, **kwargs):
+        raise AssertionError("the whole results file was read into memory")
+
+    monkeypatch.setattr(results_module, "_read", whole)
+    assert main(argv + ["--json"]) in (0, 1)
+    assert json.loads(capsys.readouterr().out) == expected
+    with pytest.raises(AssertionError, match="into memory"):
+        read_results(run_file)  # the guard itself works
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["compare", "{f}", "--a", "A", "--b", "B"],
+        GATE,
+    ],
+)
+def test_compare_and_gate_do_not_import_scipy_stats(run_file, argv):
+    # scipy.stats alone takes about 0.5 s and 50 MB to import: more than
+    # counting 100,000 samples (benchmarks/compare.py).
+    code = (
+        "import sys\n"
+        "from evalstats.cli import main\n"
+        "code = main(sys.argv[1:])\n"
+        "assert 'scipy.stats' not in sys.modules, 'scipy.stats was imported'\n"
+        "sys.exit(code)\n"
+    )
+    argv = [a.format(f=run_file) for a in argv]
+    done = subprocess.run(
+        [sys.executable, "-c", code, *argv], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode in (0, 1), done.stderr
+    assert "scipy.stats was imported" not in done.stderr
+
+
+def test_the_noncentral_t_tail_is_scipy_stats_nct_sf():
+    # Reference: scipy.stats.nct.sf and t.isf computing the same quantities.
+    from scipy.special import stdtrit
+    from scipy.stats import nct, t
+
+    from evalstats.power import _nct_sf
+
+    df = np.array([1.0, 2.0, 4.0, 9.0, 29.0, 199.0])
+    for nc in (0.0, 0.7, 2.5, -1.2, 8.0):
+        for level in (0.8, 0.95, 0.99):
+            crit = -stdtrit(df, (1 - level) / 2)
+            assert np.array_equal(crit, t.isf((1 - level) / 2, df))
+            assert np.array_equal(_nct_sf(crit, df, nc), nct.sf(crit, df, nc))
