@@ -630,6 +630,20 @@ def _which_empty(na: np.ndarray, nb: np.ndarray) -> str:
     return "trials_a=0" if na == 0 else "trials_b=0"
 
 
+def _newcombe_phi(both: Any, only_a: Any, only_b: Any, neither: Any, n: Any) -> np.ndarray:
+    """Newcombe's (1998c) correlation term of paired 2x2 tables (vectorised).
+
+    The phi coefficient with a continuity correction of ``n / 2`` applied to
+    positive association only; 0 when a margin is empty. Used by
+    :func:`paired_diff_ci` and by :func:`evalstats.ppi_diff`.
+    """
+    margins = (both + only_a) * (only_b + neither) * (both + only_b) * (only_a + neither)
+    det = both * neither - only_a * only_b
+    corrected = np.where(det > n / 2.0, det - n / 2.0, np.where(det < 0, det, 0.0))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(margins > 0, corrected / np.sqrt(np.where(margins > 0, margins, 1.0)), 0.0)
+
+
 def paired_diff_ci(
     both: Any,
     only_a: Any,
@@ -713,13 +727,7 @@ def paired_diff_ci(
         pb, pa = kb / safe_n, ka / safe_n
         lb, ub = _one_sample_limits("wilson", kb, safe_n, level)
         la, ua = _one_sample_limits("wilson", ka, safe_n, level)
-        margins = (a + b_only) * (c_only + d) * (a + c_only) * (b_only + d)
-        det = a * d - b_only * c_only
-        corrected = np.where(det > safe_n / 2.0, det - safe_n / 2.0, np.where(det < 0, det, 0.0))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            phi = np.where(
-                margins > 0, corrected / np.sqrt(np.where(margins > 0, margins, 1.0)), 0.0
-            )
+        phi = _newcombe_phi(a, b_only, c_only, d, safe_n)
         low, high = _square_and_add(pb, lb, ub, pa, la, ua, phi)
     else:  # wald
         z = _z(level)

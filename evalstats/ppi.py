@@ -73,7 +73,7 @@ import numpy as np
 
 from ._validate import check_level, check_method
 from .errors import InvalidArgument
-from .intervals import Interval, _one_sample_limits, _square_and_add, _z
+from .intervals import Interval, _newcombe_phi, _one_sample_limits, _square_and_add, _z
 
 __all__ = ["MIN_REVIEWED", "ppi_diff", "ppi_pass_rate"]
 
@@ -359,23 +359,6 @@ def _wilson_limits(
     return float(low), float(high)
 
 
-def _newcombe_phi(ya: np.ndarray, yb: np.ndarray) -> float:
-    """Newcombe's (1998c) correlation term of a paired 2x2 table (as in
-    :func:`evalstats.paired_diff_ci`): the phi coefficient, with a continuity
-    correction of ``n/2`` applied to positive association only."""
-    both = float((ya * yb).sum())
-    only_a = float((ya * (1 - yb)).sum())
-    only_b = float(((1 - ya) * yb).sum())
-    neither = float(((1 - ya) * (1 - yb)).sum())
-    n = both + only_a + only_b + neither
-    margins = (both + only_a) * (only_b + neither) * (both + only_b) * (only_a + neither)
-    if margins <= 0:
-        return 0.0
-    det = both * neither - only_a * only_b
-    corrected = det - n / 2.0 if det > n / 2.0 else (det if det < 0 else 0.0)
-    return corrected / math.sqrt(margins)
-
-
 def _strata_note(strata: Any, groups: int) -> str:
     return "" if strata is None else f"; drawn within {groups} strata, each weighted by its size"
 
@@ -591,7 +574,11 @@ def ppi_diff(
         (pa, la, ua), (pb, lb, ub) = rates
         estimate = pb - pa
         f = np.array
-        phi = _newcombe_phi(ya, yb)
+        both = float((ya * yb).sum())
+        only_a = float((ya * (1 - yb)).sum())
+        only_b = float(((1 - ya) * yb).sum())
+        neither = float(((1 - ya) * (1 - yb)).sum())
+        phi = float(_newcombe_phi(both, only_a, only_b, neither, both + only_a + only_b + neither))
         low, high = (
             float(x) for x in _square_and_add(f(pb), f(lb), f(ub), f(pa), f(la), f(ua), phi)
         )
