@@ -16,8 +16,8 @@ Python itself (``python -c pass``).
    one (memory must not grow with samples beyond the per-case tables).
 3. ``evalstats report FILE`` on 1,000 samples: goal at most 0.15 s wall, from
    process start to exit.
-4. ``compare``, ``gate`` and ``plan --from`` on the 100,000-sample file, for
-   reference.
+(``compare``, ``gate`` and ``plan --from`` on the same files are measured by
+``benchmarks/compare.py``.)
 
 The files are real runs of the shop suite (old = stand-in version 1, new =
 version 2) written by the engine; the large ones repeat a 1,000-sample run with
@@ -42,9 +42,6 @@ orjson loop, 400,000 samples           1.424, 1.678 s   floor        200 MB
 report, 400,000 samples                1.498, 1.825 s   1.05, 1.09x  31 MB   memory 1.1x
 python -c pass                         0.020, 0.024 s   floor        14 MB
 report, 1,000 samples                  0.068, 0.087 s   3.34, 3.65x  23 MB   0.15 s
-compare, 100,000 samples               1.204, 1.371 s   3.56, 3.28x  108 MB
-gate, 100,000 samples                  1.119, 1.586 s   3.31, 3.80x  108 MB
-plan --from, 100,000 samples           2.041, 2.288 s   6.04, 5.48x  218 MB
 =====================================  ===============  ===========  ======  ===========
 
 The 400,000-sample report peaks at 1.05-1.06x the 100,000-sample one's
@@ -261,27 +258,6 @@ def main(argv: list[str] | None = None) -> int:
     show("evalstats --help", measure(cli("--help"), repeat=3 * n), start_only)
     show("report", small_rep, start_only, "0.15 s")
 
-    print(f"4. on {args.samples:,} samples, for reference (floor {floor['wall']:.2f} s)")
-    for name, command in (
-        ("compare", cli("compare", str(big), "--a", "old", "--b", "new")),
-        (
-            "gate",
-            cli(
-                "gate",
-                str(big),
-                "--variant",
-                "new",
-                "--min-pass",
-                "0.5",
-                "--no-regression-vs",
-                "old",
-                "--margin",
-                "0.02",
-            ),
-        ),
-        ("plan --from", cli("plan", "--from", str(big))),
-    ):
-        show(name, measure(command, repeat=n), floor)
     return 0
 
 
