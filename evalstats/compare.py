@@ -988,11 +988,62 @@ nothing can be said about cases like these (it takes at least 5)
         check_method(scope, SCOPES, name="scope")
     a = _outcomes("results_a", results_a)
     b = _outcomes("results_b", results_b)
-    problem = _pairing_problem(a, b)
+    method, paired, note = _settle(method, scope, paired, _pairing_problem(a, b), len(a))
+    if paired:
+        result = _compare_paired(list(a), _tables(a, b), method=method, level=level, adjust=adjust)
+    else:
+        result = _compare_unpaired(_case_counts(a, b), method=method, level=level, adjust=adjust)
+    return replace(result, scope=_scope_of(method), scope_note=note)
+
+
+def _compare_tables(
+    cases: Sequence[str],
+    tables: Sequence[Table],
+    *,
+    paired: bool | None = None,
+    method: str | None = None,
+    level: float = 0.95,
+    adjust: str = "holm",
+    scope: str | None = None,
+) -> Comparison:
+    """:func:`compare` of outcomes paired by (case, repeat), given as counts.
+
+    ``cases`` are the case ids and ``tables`` their 2 x 2 tables of paired
+    outcomes (see :data:`Table`; each with at least one pair), so that a
+    comparison of many pairs holds a few numbers per case, not one object per
+    pair. The arguments and the result are :func:`compare`'s:
+    ``compare(a, b, ...)`` equals ``_compare_tables(list(a), _tables(a, b),
+    ...)`` in every field (tests/test_compare_tables.py).
+    """
+    level = check_level(level)
+    if method is not None:
+        check_method(method, METHODS)
+    adjust = check_method(adjust, ADJUST_METHODS, name="adjust")
+    if scope is not None:
+        check_method(scope, SCOPES, name="scope")
+    method, paired, note = _settle(method, scope, paired, "", len(cases))
+    if paired:
+        result = _compare_paired(cases, tables, method=method, level=level, adjust=adjust)
+    else:
+        counts = [
+            (c, t[0] + t[1], sum(t), t[0] + t[2], sum(t))
+            for c, t in zip(cases, tables, strict=True)
+        ]
+        result = _compare_unpaired(counts, method=method, level=level, adjust=adjust)
+    return replace(result, scope=_scope_of(method), scope_note=note)
+
+
+def _settle(
+    method: str | None, scope: str | None, paired: bool | None, problem: str, n_cases: int
+) -> tuple[str, bool, str]:
+    """compare()'s method, whether it pairs, and its scope note, from what was asked.
+
+    ``problem`` says why the outcomes cannot be paired ("" when they can);
+    ``n_cases`` is the number of cases of A. Refuses what does not fit.
+    """
     _check_scope_fits(method, scope)
     if method == "clustered":
         scope = "cases"
-    n_cases = len(a)
     note = ""
     if scope == "cases":
         if paired is False or (paired is None and problem):
@@ -1041,11 +1092,7 @@ nothing can be said about cases like these (it takes at least 5)
             f"method={method!r} treats A and B as independent samples, but paired=True; "
             f"choose {' or '.join(repr(m) for m in PAIRED_METHODS)}, or paired=False"
         )
-    if paired:
-        result = _compare_paired(a, b, method=method, level=level, adjust=adjust)
-    else:
-        result = _compare_unpaired(a, b, method=method, level=level, adjust=adjust)
-    return replace(result, scope=_scope_of(method), scope_note=note)
+    return method, paired, note
 
 
 #: The two claims a comparison can make, and the words for them.
@@ -1083,26 +1130,53 @@ def _few_cases_note(n_cases: int) -> str:
     )
 
 
+#: One case's outcomes counted for an unpaired comparison: the case id, then
+#: A's passes and trials and B's passes and trials (0 trials: not run under it).
+CaseCounts = tuple[str, int, int, int, int]
+#: One case's 2 x 2 table of outcomes paired by (case, repeat): pairs both
+#: passed, only A passed, only B passed, neither passed.
+Table = tuple[int, int, int, int]
+
+
+def _case_counts(a: dict[str, np.ndarray], b: dict[str, np.ndarray]) -> list[CaseCounts]:
+    """Each case's passes and trials under A and B: A's cases, then those only in B."""
+    empty = np.zeros(0, dtype=bool)
+    out = []
+    for case in list(a) + [c for c in b if c not in a]:
+        xa, xb = a.get(case, empty), b.get(case, empty)
+        out.append((case, int(xa.sum()), len(xa), int(xb.sum()), len(xb)))
+    return out
+
+
+def _tables(a: dict[str, np.ndarray], b: dict[str, np.ndarray]) -> list[Table]:
+    """Each case's 2 x 2 table of paired outcomes, in the order of A's cases."""
+    out = []
+    for case, ya in a.items():
+        yb = b[case]
+        both = int(np.count_nonzero(ya & yb))
+        only_a = int(np.count_nonzero(ya)) - both
+        only_b = int(np.count_nonzero(yb)) - both
+        out.append((both, only_a, only_b, len(ya) - both - only_a - only_b))
+    return out
+
+
 def _compare_unpaired(
-    a: dict[str, np.ndarray],
-    b: dict[str, np.ndarray],
+    counts: Sequence[CaseCounts],
     *,
     method: str,
     level: float,
     adjust: str = "holm",
 ) -> Comparison:
+    """A and B as independent samples, from each case's counts (see :data:`CaseCounts`)."""
     from .intervals import diff_ci
 
-    ka = int(sum(int(x.sum()) for x in a.values()))
-    na = int(sum(len(x) for x in a.values()))
-    kb = int(sum(int(x.sum()) for x in b.values()))
-    nb = int(sum(len(x) for x in b.values()))
+    ka = sum(c[1] for c in counts)
+    na = sum(c[2] for c in counts)
+    kb = sum(c[3] for c in counts)
+    nb = sum(c[4] for c in counts)
     result = _compare_independent(ka, na, kb, nb, method=method, level=level)
     rows = []
-    for case in list(a) + [c for c in b if c not in a]:
-        xa = a.get(case, np.zeros(0, dtype=bool))
-        xb = b.get(case, np.zeros(0, dtype=bool))
-        ca, cn, cb, cm = int(xa.sum()), len(xa), int(xb.sum()), len(xb)
+    for case, ca, cn, cb, cm in counts:
         if cn and cm:
             diff = diff_ci(ca, cn, cb, cm, level=level, method="newcombe")
         else:
@@ -1210,24 +1284,23 @@ def _fisher_pvalues(ka: Any, na: Any, kb: Any, nb: Any) -> np.ndarray:
 
 
 def _compare_paired(
-    a: dict[str, np.ndarray],
-    b: dict[str, np.ndarray],
+    cases: Sequence[str],
+    tables: Sequence[Table],
     *,
     method: str,
     level: float,
     adjust: str = "holm",
 ) -> Comparison:
-    from .intervals import clustered_paired_diff_ci, paired_diff_ci
+    """The paired comparison from each case's 2 x 2 table (see :data:`Table`).
 
-    cases = list(a)
-    xa = np.concatenate([a[c] for c in cases])
-    xb = np.concatenate([b[c] for c in cases])
-    clusters = np.concatenate([np.full(len(a[c]), i) for i, c in enumerate(cases)])
-    both = int(np.sum(xa & xb))
-    only_a = int(np.sum(xa & ~xb))
-    only_b = int(np.sum(~xa & xb))
-    neither = int(np.sum(~xa & ~xb))
-    n = len(xa)
+    Every figure is a function of the tables: McNemar's test and Newcombe's
+    interval of the pooled table, the clustered interval of the per-case
+    tables (:func:`_clustered_tables`), and each case's row from its own.
+    """
+    from .intervals import paired_diff_ci
+
+    both, only_a, only_b, neither = (sum(t[i] for t in tables) for i in range(4))
+    n = both + only_a + only_b + neither
     ka, kb = both + only_a, both + only_b
     rate_a, rate_b = _rates(ka, n, kb, n, level)
     alpha = 1.0 - level
@@ -1254,9 +1327,7 @@ def _compare_paired(
                 f"method='clustered' needs at least 2 cases to say anything about cases "
                 f"like these, got {len(cases)}; use 'mcnemar' (about these cases)"
             )
-        difference = clustered_paired_diff_ci(
-            xa.astype(float), xb.astype(float), clusters, level=level
-        )
+        difference = _clustered_tables(tables, level)
         low, high = float(difference.low), float(difference.high)
         verdict = _VERDICTS[1 if low > 0 else -1 if high < 0 else 0]
         # The test that agrees with the interval: the t test (CR2, CR1), or the
@@ -1264,24 +1335,21 @@ def _compare_paired(
         # from each case's mean difference as the interval took them.
         from .clustered_pvalues import pvalue_of
 
-        per_case_means = [(int(b[c].sum()) - int(a[c].sum())) / len(a[c]) for c in cases]
+        per_case_means = [(t[2] - t[1]) / sum(t) for t in tables]
         pvalue = pvalue_of(difference, per_case_means)
         detectable = None
         if verdict == "cant_tell":
-            per_case = np.array([b[c].mean() - a[c].mean() for c in cases])
+            # B's rate minus A's on each case, as the means of its outcomes.
+            per_case = np.array([(t[0] + t[2]) / sum(t) - (t[0] + t[1]) / sum(t) for t in tables])
             detectable = _clustered_rule_detectable(difference, per_case, level, 0.8)
     rows = []
-    for case in cases:
-        ya, yb = a[case], b[case]
-        cells = (
-            int(np.sum(ya & yb)),
-            int(np.sum(ya & ~yb)),
-            int(np.sum(~ya & yb)),
-            int(np.sum(~ya & ~yb)),
-        )
+    for case, cells in zip(cases, tables, strict=True):
         diff = paired_diff_ci(*cells, level=level, method="newcombe")
         case_p = float(_mcnemar_pvalue(cells[1], cells[2]))
-        rows.append(_row(case, int(ya.sum()), len(ya), int(yb.sum()), len(yb), diff, case_p))
+        pairs = sum(cells)
+        rows.append(
+            _row(case, cells[0] + cells[1], pairs, cells[0] + cells[2], pairs, diff, case_p)
+        )
     return Comparison(
         verdict=verdict,
         difference=difference,
@@ -1303,6 +1371,40 @@ def _compare_paired(
         detectable=detectable,
         reason=reason,
         adjust=adjust,
+    )
+
+
+def _clustered_tables(tables: Sequence[Table], level: float) -> Any:
+    """:func:`~evalstats.intervals.clustered_paired_diff_ci` from each case's 2 x 2 table.
+
+    The interval (method ``"auto"``) of the mean paired difference ``b - a``
+    with the cases, in the order given, as clusters, without one number per
+    pair: a pair's difference is +1 (only B passed), -1 (only A) or 0, so a
+    case's sum of differences is only_b - only_a and its sum of residuals
+    from the mean m is that minus pairs * m; the squared residuals add up to
+    only_b (1 - m)^2 + only_a (1 + m)^2 + (both + neither) m^2.
+    tests/test_compare_tables.py checks it against the function on the pairs.
+    """
+    from .intervals import _cluster_robust
+
+    counts = np.array(tables, dtype=np.int64).reshape(-1, 4)
+    sizes = counts.sum(axis=1).astype(float)
+    moved = (counts[:, 2] - counts[:, 1]).astype(float)
+    n = int(counts.sum())
+    only_a, only_b = int(counts[:, 1].sum()), int(counts[:, 2].sum())
+    mean = (only_b - only_a) / n
+    same = n - only_a - only_b
+    resid_ss = only_b * (1.0 - mean) ** 2 + only_a * (1.0 + mean) ** 2 + same * mean**2
+    return _cluster_robust(
+        n,
+        mean,
+        sizes,
+        moved - sizes * mean,
+        moved / sizes,
+        resid_ss,
+        level,
+        difference=True,
+        method="auto",
     )
 
 

@@ -8,13 +8,14 @@ cases like these (a case-clustered interval); otherwise as independent samples.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
+
+import numpy as np
 
 from ._layout import (
     _case_ids,
     _check_variant,
-    _pooled,
     _results,
     _slots,
     _variant_names,
@@ -26,11 +27,14 @@ from .compare import (
     PAIRED_METHODS,
     SCOPES,
     UNPAIRED_METHODS,
+    CaseCounts,
     Comparison,
+    Table,
     _check_scope_fits,
+    _compare_tables,
+    _compare_unpaired,
     _few_cases_note,
     _scope_of,
-    compare,
     compare_counts,
 )
 from .errors import InvalidArgument
@@ -38,8 +42,8 @@ from .errors import InvalidArgument
 __all__ = ["ResultsComparison", "compare_results"]
 
 # The outcome codes of a (case, repeat) slot in evalstats.tally.
+from .tally import _FAILED, _INCOMPLETE, _PASSED, _UNMEASURED  # noqa: E402
 from .tally import _NONE as _NO_RECORD  # noqa: E402
-from .tally import _PASSED, _UNMEASURED  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -328,13 +332,13 @@ def compare_results(
         warnings=tuple(res.warnings) + _looked_before(res),
     )
     independent = _Independent(
-        res.measured_by_case(a, case_ids), res.measured_by_case(b, case_ids), level
+        _measured_counts(res, a, case_ids), _measured_counts(res, b, case_ids), level
     )
     if not paired:
         return _unpaired_comparison(independent, a, b, method, scope, common)
     pairs = _pairs(slots[a], res.outcome_codes, a, b, case_ids)
     these, like, reasons = _paired_verdicts(pairs, level)
-    method, note = _primary_method(method, scope, like, len(pairs.a))
+    method, note = _primary_method(method, scope, like, len(pairs.cases))
     if method == "mcnemar":
         chosen = these
     elif method == "clustered":
@@ -427,32 +431,75 @@ def _primary_method(
     return method, note
 
 
+def _measured_counts(res: Any, variant: str, case_ids: Sequence[str]) -> dict[str, tuple[int, int]]:
+    """``{case: (passes, measured samples)}`` of ``variant``, in ``case_ids`` order (then
+    any other case), cases with no measured sample left out: counted from the tally's
+    outcome codes, one byte per repeat, without an object per sample."""
+    cells = res.counts(variant).cells
+    known = set(case_ids)
+    order = [c for c in case_ids if c in cells] + [c for c in cells if c not in known]
+    out = {}
+    for case in order:
+        codes = res.outcome_codes(variant, case)
+        measured = len(codes) - codes.count(_NO_RECORD) - codes.count(_UNMEASURED)
+        if measured:
+            out[case] = (codes.count(_PASSED), measured)
+    return out
+
+
 class _Independent:
     """The two variants' measured samples compared as independent samples."""
 
-    def __init__(self, a: dict[str, list[bool]], b: dict[str, list[bool]], level: float) -> None:
+    def __init__(
+        self, a: dict[str, tuple[int, int]], b: dict[str, tuple[int, int]], level: float
+    ) -> None:
         self.a, self.b, self.level = a, b, level
 
     def __call__(self, method: str) -> Comparison:
+        """``compare(a, b, paired=False, method=method)`` on the measured samples,
+        from their counts; on the pooled counts when a side has none."""
         if not self.a or not self.b:
-            return compare_counts(
-                *_pooled(self.a), *_pooled(self.b), method=method, level=self.level
-            )
-        return compare(self.a, self.b, paired=False, method=method, level=self.level)
+            ka, na = (sum(x) for x in zip(*self.a.values(), strict=True)) if self.a else (0, 0)
+            kb, nb = (sum(x) for x in zip(*self.b.values(), strict=True)) if self.b else (0, 0)
+            return compare_counts(ka, na, kb, nb, method=method, level=self.level)
+        none = (0, 0)
+        counts: list[CaseCounts] = [
+            (case, *self.a.get(case, none), *self.b.get(case, none))
+            for case in list(self.a) + [c for c in self.b if c not in self.a]
+        ]
+        result = _compare_unpaired(counts, method=method, level=self.level)
+        return replace(result, scope=_scope_of(method), scope_note="")
 
 
 @dataclass(frozen=True)
 class _Pairs:
-    """Outcomes paired by (case, repeat), per case in repeat order, and the dropped pairs."""
+    """Outcomes paired by (case, repeat): each case's 2 x 2 table, and the dropped pairs.
 
-    a: dict[str, list[bool]]
-    b: dict[str, list[bool]]
+    ``cases`` lists the cases with at least one pair, in suite order, and
+    ``tables`` their tables (both passed, only A, only B, neither).
+    """
+
+    cases: tuple[str, ...]
+    tables: tuple[Table, ...]
     dropped_unmeasured: int
     dropped_missing: int
 
     @property
     def count(self) -> int:
-        return sum(len(v) for v in self.a.values())
+        return sum(sum(t) for t in self.tables)
+
+
+# Each outcome code as a class of the pairing (a bytes.translate table): 0 no
+# record, 1 passed, 2 failed (failed or incomplete), 3 unmeasured.
+def _class_table() -> bytes:
+    table = bytearray(256)
+    table[_PASSED], table[_FAILED], table[_INCOMPLETE], table[_UNMEASURED] = 1, 2, 2, 3
+    return bytes(table)
+
+
+_CLASS = _class_table()
+#: Repeats of one case paired at a time: bounds the working arrays.
+_CHUNK = 1 << 14
 
 
 def _pairs(
@@ -466,26 +513,42 @@ def _pairs(
 
     ``codes(variant, case)`` gives the outcome code of each repeat (see
     :mod:`evalstats.tally`): 0 no record, 1 passed, 2 and 3 failed, 4 unmeasured.
+    The pairs are counted, never listed: each scheduled repeat's classes under
+    A and B (see ``_CLASS``) make a key 1 + 4 class_a + class_b (0 when not
+    scheduled), and the keys of each case are counted in chunks of ``_CHUNK``
+    repeats, so that the working memory is a few bytes per repeat of a chunk
+    whatever the number of pairs.
     """
     order = {c: i for i, c in enumerate(case_ids)}
-    xa: dict[str, list[bool]] = {}
-    xb: dict[str, list[bool]] = {}
+    cases: list[str] = []
+    tables: list[Table] = []
     dropped_unmeasured = dropped_missing = 0
     for case in sorted(scheduled, key=lambda c: order.get(c, len(order))):
+        on = scheduled[case]
         ca, cb = codes(a, case), codes(b, case)
-        for repeat, on in enumerate(scheduled[case]):
-            if not on:
-                continue
-            x = ca[repeat] if repeat < len(ca) else _NO_RECORD
-            y = cb[repeat] if repeat < len(cb) else _NO_RECORD
-            if x == _UNMEASURED or y == _UNMEASURED:
-                dropped_unmeasured += 1
-            elif x == _NO_RECORD or y == _NO_RECORD:
-                dropped_missing += 1
-            else:
-                xa.setdefault(case, []).append(x == _PASSED)
-                xb.setdefault(case, []).append(y == _PASSED)
-    return _Pairs(xa, xb, dropped_unmeasured, dropped_missing)
+        keys = np.zeros(17, dtype=np.int64)
+        for start in range(0, len(on), _CHUNK):
+            stop = min(start + _CHUNK, len(on))
+            key = _classes(ca, start, stop) * np.uint8(4)
+            key += _classes(cb, start, stop)
+            key += np.uint8(1)
+            key *= np.frombuffer(on, dtype=np.uint8, count=stop - start, offset=start) != 0
+            keys += np.bincount(key, minlength=17)
+        by = keys[1:].reshape(4, 4)  # by[class_a, class_b]
+        dropped_unmeasured += int(by[3, :].sum() + by[:3, 3].sum())
+        dropped_missing += int(by[0, :3].sum() + by[1:3, 0].sum())
+        table = (int(by[1, 1]), int(by[1, 2]), int(by[2, 1]), int(by[2, 2]))
+        if sum(table):
+            cases.append(case)
+            tables.append(table)
+    return _Pairs(tuple(cases), tuple(tables), dropped_unmeasured, dropped_missing)
+
+
+def _classes(codes: bytes, start: int, stop: int) -> np.ndarray:
+    """The classes (see ``_CLASS``) of repeats ``start`` to ``stop`` of one side's codes,
+    a repeat past the end of ``codes`` having no record."""
+    part = codes[start:stop].translate(_CLASS).ljust(stop - start, b"\0")
+    return np.frombuffer(part, dtype=np.uint8)
 
 
 def _paired_verdicts(
@@ -500,11 +563,11 @@ def _paired_verdicts(
             "no pair has a measured outcome on both sides, so there is nothing to compare"
         )
     else:
-        these = compare(pairs.a, pairs.b, paired=True, method="mcnemar", level=level)
-        if len(pairs.a) >= 2:
-            like = compare(pairs.a, pairs.b, paired=True, method="clustered", level=level)
+        these = _compare_tables(pairs.cases, pairs.tables, method="mcnemar", level=level)
+        if len(pairs.cases) >= 2:
+            like = _compare_tables(pairs.cases, pairs.tables, method="clustered", level=level)
         else:
             reasons.append(
-                f"cases like these: needs pairs from at least 2 cases, got {len(pairs.a)}"
+                f"cases like these: needs pairs from at least 2 cases, got {len(pairs.cases)}"
             )
     return these, like, reasons
