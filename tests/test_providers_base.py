@@ -353,6 +353,23 @@ def test_one_client_per_run_shared_by_concurrent_requests():
     assert p._clients == [] and all(c.is_closed for c in second)
 
 
+def test_a_client_closed_by_hand_is_replaced_by_the_next_request():
+    p = OpenAIProvider(
+        "m", base_url="http://127.0.0.1:9/v1", transport=httpx.MockTransport(ok)
+    )
+
+    async def go():
+        await p.complete("Hi")
+        closed = p.client()
+        await closed.aclose()  # not through p.aclose(): the provider still holds it
+        result = await p.complete("Hi again")
+        return closed, result
+
+    closed, result = asyncio.run(go())
+    assert result.answer and closed.is_closed
+    assert closed not in p._clients and not any(c.is_closed for c in p._clients)
+
+
 def test_concurrent_requests_are_spread_over_the_client_pools():
     gate = asyncio.Event()
 

@@ -805,7 +805,7 @@ class Provider:
 
     def _check_loop(self) -> None:
         loop = asyncio.get_running_loop()
-        if self._client_loop is not loop or any(c.is_closed for c in self._clients):
+        if self._client_loop is not loop:
             # A new run (event loop): the old clients belong to a loop that is gone.
             self._reset_clients()
             self._client_loop = loop
@@ -820,7 +820,12 @@ class Provider:
         self._check_loop()
         if self._clients:
             index = min(range(len(self._clients)), key=self._in_flight.__getitem__)
-            if self._in_flight[index] == 0 or len(self._clients) >= CLIENT_SHARDS:
+            if self._clients[index].is_closed:
+                # Closed by hand (``aclose`` forgets its clients): start afresh,
+                # without scanning every client before every request.
+                self._reset_clients()
+                self._client_loop = asyncio.get_running_loop()
+            elif self._in_flight[index] == 0 or len(self._clients) >= CLIENT_SHARDS:
                 return index
         self._clients.append(self._new_client())
         self._in_flight.append(0)
@@ -829,7 +834,7 @@ class Provider:
     def client(self) -> httpx.AsyncClient:
         """The run's first HTTP client, made on first use in the running event loop."""
         self._check_loop()
-        if not self._clients:
+        if not self._clients or self._clients[0].is_closed:
             self._pick_client()
         return self._clients[0]
 
