@@ -8,11 +8,18 @@ a circle.
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
 
-__all__ = ["binom_pmf", "binom_sf", "mcnemar_pvalue", "mcnemar_thresholds"]
+__all__ = [
+    "binom_pmf",
+    "binom_sf",
+    "mcnemar_pvalue",
+    "mcnemar_pvalue_exact",
+    "mcnemar_thresholds",
+]
 
 
 def binom_pmf(k: np.ndarray, n: Any, p: Any) -> np.ndarray:
@@ -68,6 +75,62 @@ def mcnemar_pvalue(only_a: Any, only_b: Any) -> np.ndarray:
     tail = betainc(np.maximum(m - k, 1).astype(float), k + 1.0, 0.5)
     p = 2.0 * tail
     return np.where(m > 0, np.minimum(p, 1.0), 1.0)
+
+
+#: Bits kept of the binomial coefficients in :func:`mcnemar_pvalue_exact`.
+_BITS = 128
+#: Its tail sum stops once what is left is below 2**-_TAIL_BITS of the sum.
+_TAIL_BITS = 64
+
+
+def mcnemar_pvalue_exact(only_a: int, only_b: int) -> float:
+    """:func:`mcnemar_pvalue` of one pair of counts, in integer arithmetic, without scipy.
+
+    The smaller tail of Binomial(m, 1/2), m = only_a + only_b, at k =
+    min(only_a, only_b) is sum_{i <= k} C(m, i) / 2^m, summed with integers
+    that keep the leading :data:`_BITS` (128) bits of each term and a common
+    power of 2: C(m, k) as the product of (m - k + j) / j for j = 1..k (each
+    partial product is a binomial coefficient, so the divisions are exact
+    until the bits are cut), then the terms below it by the recurrence
+    C(m, i - 1) = C(m, i) i / (m - i + 1), until what is left is below
+    2**-64 of the sum: the terms fall at least geometrically below k (their
+    ratio i / (m - i + 1) < 1 falls with i), so what is left after the term
+    T_i is at most T_i r / (1 - r), r that ratio. Each cut or division loses
+    less than 2**-127 of the sum, so the sum is within about (k + 1) 2**-127
+    + 2**-64 of the exact one, relatively: far below a float's 2**-53. Twice
+    the sum over 2^m is one correctly rounded division of integers
+    (underflowing to 0 as a float would), capped at 1.
+
+    It gives the p-value of ``scipy.stats.binomtest(only_b, m, 0.5)``
+    (tests/test_binomial.py checks it against that and against exact
+    fractions), without importing scipy.special, which a ``compare`` would
+    otherwise wait about 0.2 s for.
+    """
+    only_a, only_b = operator.index(only_a), operator.index(only_b)
+    m = only_a + only_b
+    k = min(only_a, only_b)
+    if 2 * k + 1 >= m:  # the smaller tail holds half the mass or more: p = 1
+        return 1.0
+    # term * 2**exp is C(m, k), with at most _BITS bits kept
+    term, exp = 1, 0
+    for j in range(1, k + 1):
+        term = term * (m - k + j) // j
+        cut = term.bit_length() - _BITS
+        if cut > 0:
+            term >>= cut
+            exp += cut
+    if exp:  # a cut was made: keep _BITS bits below the leading one from here on
+        term <<= _BITS
+        exp -= _BITS
+    total = term
+    i = k
+    while i > 0 and (term * i) << _TAIL_BITS >= total * (m - 2 * i + 1):
+        term = term * i // (m - i + 1)
+        i -= 1
+        total += term
+    shift = m - exp - 1  # p = total * 2**exp * 2 / 2**m
+    p = total / (1 << shift) if shift >= 0 else float(total << -shift)
+    return min(p, 1.0)
 
 
 def mcnemar_thresholds(discordant: Any, level: float) -> np.ndarray:

@@ -29,7 +29,7 @@ import numpy as np
 
 from ._binomial import binom_pmf as _binom_pmf
 from ._binomial import binom_sf as _binom_sf
-from ._binomial import mcnemar_pvalue as _mcnemar_pvalue
+from ._binomial import mcnemar_pvalue_exact as _mcnemar_pvalue
 from ._binomial import mcnemar_thresholds
 from ._validate import as_counts, as_rate, check_level, check_method, check_not_larger, closest
 from .errors import InvalidArgument

@@ -11,6 +11,7 @@ the pairs themselves, and that comparing a file holds no object per pair.
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import tracemalloc
 
@@ -246,3 +247,58 @@ def test_comparing_a_file_holds_no_object_per_pair():
     assert (few, many) == (2_000, 80_000)
     per_pair = (large - small) / (many - few)
     assert per_pair < 16, f"the comparison's peak grew {per_pair:.1f} bytes a pair"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["compare", "{f}", "--a", "A", "--b", "B"],
+        ["compare", "{f}", "--a", "A", "--b", "B", "--about", "trials"],
+        [
+            "gate",
+            "{f}",
+            "--variant",
+            "B",
+            "--min-pass",
+            "0.5",
+            "--no-regression-vs",
+            "A",
+            "--margin",
+            "0.05",
+        ],
+    ],
+)
+def test_a_clear_comparison_imports_no_scipy(tmp_path, argv):
+    # The exact McNemar p-values are summed in integers
+    # (evalstats._binomial.mcnemar_pvalue_exact) and the betting interval is
+    # numpy's: scipy.special alone takes about 0.2 s to import. (A "can't
+    # tell" verdict still imports it, for the difference the trials would
+    # detect.)
+    import subprocess
+    import sys
+
+    rng = np.random.default_rng(3)
+    outcomes = {
+        v: {f"c{i}": [bool(x) for x in rng.random(20) < p] for i in range(20)}
+        for v, p in (("A", 0.3), ("B", 0.95))
+    }
+    path = write_results_file(
+        tmp_path / "r.jsonl",
+        results_manifest(list(outcomes["A"]), ["A", "B"], 20),
+        _records(outcomes),
+    )
+    code = (
+        "import sys\n"
+        "from evalstats.cli import main\n"
+        "code = main(sys.argv[1:])\n"
+        "loaded = sorted(m for m in sys.modules if m.split('.')[0] == 'scipy')\n"
+        "assert not loaded, f'scipy was imported: {loaded[:3]}'\n"
+        "sys.exit(code)\n"
+    )
+    argv = [a.format(f=path) for a in argv]
+    done = subprocess.run(
+        [sys.executable, "-c", code, *argv, "--json"], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out.get("verdict") == "b_better" or out.get("passed") is True
