@@ -56,7 +56,7 @@ _NULL = msgspec.Raw(b"null")
 _ABSENT = msgspec.Raw(b"")
 
 
-class _Check(msgspec.Struct):
+class _Check(msgspec.Struct, gc=False):
     status: Literal["passed", "failed", "unscored"]
     check: str | None = None
     axis: str | None = None
@@ -64,12 +64,12 @@ class _Check(msgspec.Struct):
     judge_unmeasured: bool = False  # the judge gave no verdict after retries
 
 
-class _Tokens(msgspec.Struct):
+class _Tokens(msgspec.Struct, gc=False):
     input: Annotated[int, msgspec.Meta(ge=0)] | Literal["NaN", "Infinity"] | None = None
     output: Annotated[int, msgspec.Meta(ge=0)] | Literal["NaN", "Infinity"] | None = None
 
 
-class _Sample(msgspec.Struct, tag="sample", tag_field="type"):
+class _Sample(msgspec.Struct, tag="sample", tag_field="type", gc=False):
     case: str
     variant: str
     repeat: Annotated[int, msgspec.Meta(ge=0, lt=MAX_RUNS)]
@@ -83,7 +83,7 @@ class _Sample(msgspec.Struct, tag="sample", tag_field="type"):
     workspace: msgspec.Raw = _ABSENT
 
 
-class _FileSample(msgspec.Struct, tag="sample", tag_field="type"):
+class _FileSample(msgspec.Struct, tag="sample", tag_field="type", gc=False):
     """A sample line as first decoded: its checks kept as their JSON text (see _Verdicts)."""
 
     case: str
@@ -142,18 +142,20 @@ class _Verdicts:
 
     ``keys`` holds a ``(case, check, axis, kind)`` key of a variant's verdict
     counts per check, kind being passed, failed, not_inspected (a failure with
-    nothing to inspect) or unscored; ``scored`` and ``failed`` whether some
-    check was scored and some failed; ``judge_unmeasured`` how many unscored
-    checks the judge gave no verdict on.
+    nothing to inspect) or unscored; ``passes`` whether some check was scored
+    and none failed; ``judge_unmeasured`` how many unscored checks the judge
+    gave no verdict on.
 
     The samples of a case often carry the very same checks, byte for byte (the
     same checks passing, or failing for the same reasons), so reading a file
     keeps the verdicts of the checks' text it has seen, by case (see
     :data:`MEMO`): a sample whose checks were seen before is counted without
-    decoding them again.
+    decoding them again. ``kept`` says that these verdicts are kept so: a
+    variant then counts how many samples carry them and adds their keys once,
+    when its counts are read (see :class:`_Variant`), not at every sample.
     """
 
-    __slots__ = ("failed", "judge_unmeasured", "keys", "scored")
+    __slots__ = ("judge_unmeasured", "kept", "keys", "passes")
 
     def __init__(self, case: str, checks: Iterable[_Check]) -> None:
         keys = []
@@ -172,7 +174,9 @@ class _Verdicts:
                 judge_unmeasured += 1
             keys.append((case, c.check, c.axis, kind))
         self.keys = tuple(keys)
-        self.scored, self.failed, self.judge_unmeasured = scored, failed, judge_unmeasured
+        self.passes = scored and not failed
+        self.judge_unmeasured = judge_unmeasured
+        self.kept = False
 
 
 #: How many different (case, checks' text) a file's reading keeps the verdicts
@@ -248,11 +252,13 @@ class _Variant:
     """Running counts for one variant."""
 
     __slots__ = (
+        "_judge_unmeasured",
+        "_verdicts",
+        "carried",
         "cells",
         "completed",
         "containment",
         "incomplete",
-        "judge_unmeasured",
         "latencies",
         "priced",
         "priced_in",
@@ -262,7 +268,6 @@ class _Variant:
         "tok_n",
         "tok_out",
         "unmeasured",
-        "verdicts",
     )
 
     def __init__(self) -> None:
@@ -270,9 +275,12 @@ class _Variant:
         # (case, check name, axis, kind) -> verdicts, kind being passed, failed,
         # not_inspected (a failure with nothing to inspect) or unscored; in the
         # order first seen, which is the order the report lists checks and axes in
-        self.verdicts: dict[tuple[str, Any, Any, str], int] = {}
+        self._verdicts: dict[tuple[str, Any, Any, str], int] = {}
+        # kept verdicts (see _Verdicts) -> how many counted samples carried them,
+        # not yet added to _verdicts and _judge_unmeasured (see _fold)
+        self.carried: dict[_Verdicts, int] = {}
         self.completed = self.incomplete = self.unmeasured = 0
-        self.judge_unmeasured = 0  # judged checks the judge gave no verdict on
+        self._judge_unmeasured = 0  # judged checks the judge gave no verdict on
         self.latencies = _Latencies()
         self.tok_in: int | None = None
         self.tok_out: int | None = None
@@ -283,6 +291,29 @@ class _Variant:
         self.scheduled = 0
         # observed, unchanged, marker seen, fixtures changed, private changed, files added
         self.containment = [0, 0, 0, 0, 0, 0]
+
+    def _fold(self) -> None:
+        """Add the verdicts of the samples counted by their kept verdicts."""
+        counts = self._verdicts
+        for verdicts, n in self.carried.items():
+            for key in verdicts.keys:
+                counts[key] += n
+            self._judge_unmeasured += n * verdicts.judge_unmeasured
+        self.carried.clear()
+
+    @property
+    def verdicts(self) -> dict[tuple[str, Any, Any, str], int]:
+        """``(case, check, axis, kind) -> verdicts``, in the order first seen."""
+        if self.carried:
+            self._fold()
+        return self._verdicts
+
+    @property
+    def judge_unmeasured(self) -> int:
+        """How many judged checks the judge gave no verdict on."""
+        if self.carried:
+            self._fold()
+        return self._judge_unmeasured
 
 
 def _grow(buffer: bytearray, index: int) -> None:
@@ -354,9 +385,10 @@ class Tally:
         if found:
             self.has_schedule = True
 
-    def _add(self, s: _Sample | _FileSample, number: int, verdicts: _Verdicts) -> None:
+    def _add(self, s: _Sample | _FileSample, number: int, verdicts: _Verdicts | None) -> None:
         """Count one sample record (``number``: its line, or its index in memory)
-        whose checks add ``verdicts``."""
+        whose checks add ``verdicts``, or, when None, its checks as decoded (a
+        ``_Sample``'s)."""
         case = s.case
         v = self._variants.get(s.variant) or self._variant(s.variant)
         cell = v.cells.get(case) or self._cell(v, case)
@@ -370,7 +402,13 @@ class Tally:
             return
         latency = s.latency_s
         if latency.__class__ is float and -_INF < latency < _INF:  # type: ignore[operator]
-            v.latencies.append(latency)  # type: ignore[arg-type]
+            # _Latencies.append, its common case inlined: a whole number of microseconds
+            us = round(latency * 1e6)  # type: ignore[operator]
+            block = v.latencies.micro[-1]
+            if 0 <= us < 4_294_967_296 and us / 1e6 == latency and len(block) < _Latencies.BLOCK:
+                block.append(us)
+            else:
+                v.latencies.append(latency)  # type: ignore[arg-type]
         if s.tokens is not None:
             self._tokens(v, s.tokens)
         if s.trace != _NULL or s.workspace:
@@ -381,17 +419,50 @@ class Tally:
             cell.unmeasured += 1
             out[repeat] = _UNMEASURED
             return
-        counts = v.verdicts
-        for key in verdicts.keys:
-            counts[key] = counts.get(key, 0) + 1
-        if verdicts.judge_unmeasured:
-            v.judge_unmeasured += verdicts.judge_unmeasured
+        counts = v._verdicts
+        if verdicts is None:
+            # The checks as decoded, counted as _Verdicts would count them.
+            scored = failed = False
+            checks: list[_Check] = s.checks  # type: ignore[assignment]  # a _Sample's
+            for c in checks:
+                kind: str = c.status
+                if kind == "passed":
+                    scored = True
+                elif kind == "failed":
+                    failed = True
+                    reason = c.reason
+                    if reason and reason.startswith(INSPECTION_FAILURE):
+                        kind = "not_inspected"
+                elif c.judge_unmeasured:
+                    v._judge_unmeasured += 1
+                key = (case, c.check, c.axis, kind)
+                counts[key] = counts.get(key, 0) + 1
+            passes = scored and not failed
+        elif verdicts.kept:
+            # Counted by the verdicts (see _Verdicts); their keys take their place
+            # in the order first seen now, and their counts when they are read.
+            carried = v.carried
+            n = carried.get(verdicts)
+            if n is None:
+                carried[verdicts] = 1
+                for key in verdicts.keys:
+                    if key not in counts:
+                        counts[key] = 0
+            else:
+                carried[verdicts] = n + 1
+            passes = verdicts.passes
+        else:
+            for key in verdicts.keys:
+                counts[key] = counts.get(key, 0) + 1
+            if verdicts.judge_unmeasured:
+                v._judge_unmeasured += verdicts.judge_unmeasured
+            passes = verdicts.passes
         cell.measured += 1
         if status == "completed":
             v.completed += 1
             # The counting rule of results.sample_passed (counting method "1"): a
             # completed sample passes when some check was scored and none failed.
-            if verdicts.scored and not verdicts.failed:
+            if passes:
                 cell.passes += 1
                 out[repeat] = _PASSED
             else:
@@ -869,7 +940,7 @@ def _tally_results(res: Results) -> Tally:
     t.path = None if res.path is None else str(res.path)
     for i, record in enumerate(res.samples):
         sample = _memory_sample(record, f"sample {i}")
-        t._add(sample, i, _Verdicts(sample.case, sample.checks))
+        t._add(sample, i, None)
     t.summary = res.summary
     t.looks = tuple(getattr(res, "looks", ()))
     return _finish(t, res.warnings)
@@ -909,7 +980,7 @@ def _tally_records(records: Iterator[Any]) -> Tally:
             )
         else:
             first[key] = i
-        t._add(sample, i, _Verdicts(sample.case, sample.checks))
+        t._add(sample, i, None)
     t.looks = tuple(looks)
     return _finish(t, warnings)
 
@@ -979,12 +1050,14 @@ def _tally_file(path: str | os.PathLike[str]) -> Tally:
 
 class _Lines:
     """Decodes the lines after the manifest: ``(type, record)``, a sample as
-    ``(sample, its _Verdicts)``, or None for a line that is not valid JSON.
+    ``(sample, its _Verdicts)`` (None: the sample's own checks, decoded, are
+    counted), or None for a line that is not valid JSON.
 
     The verdicts of each (case, checks' text) are kept (up to :data:`MEMO` of
     them), so that checks seen before are not decoded again. When that does not
     pay (fewer than two samples in three found their checks kept, as when every
-    sample's reasons differ), lines are decoded whole, checks included.
+    sample's reasons differ), lines are decoded whole, checks included, and the
+    checks are counted as they are.
     """
 
     #: After this many samples whose checks were not kept, whether keeping pays is judged.
@@ -1016,6 +1089,7 @@ class _Lines:
             return _slow_record(self.shown, line, number)
         verdicts = _Verdicts(decoded.case, checks)
         if len(self.seen) < MEMO:
+            verdicts.kept = True
             self.seen[key] = verdicts
         self.misses += 1
         if self.misses % self.JUDGE_EVERY == 0 and self.hits < 2 * self.misses:
@@ -1030,7 +1104,7 @@ class _Lines:
             return _slow_record(self.shown, line, number)
         if type(decoded) is not _Sample:
             return "summary", _ANY.decode(line)
-        return "sample", (decoded, _Verdicts(decoded.case, decoded.checks))
+        return "sample", (decoded, None)
 
 
 def _slow_record(shown: str, line: bytes, number: int) -> tuple[Any, Any] | None:
@@ -1049,7 +1123,7 @@ def _slow_record(shown: str, line: bytes, number: int) -> tuple[Any, Any] | None
     # Valid by the format, but not by the typed decoder (NaN-free numbers the
     # standard library reads, for one): count it from the parsed record.
     sample = _memory_sample(parsed, f"{shown}: line {number}")
-    return "sample", (sample, _Verdicts(sample.case, sample.checks))
+    return "sample", (sample, None)
 
 
 class _Slots:
