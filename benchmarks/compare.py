@@ -10,44 +10,60 @@ whose files, measurement and floor this script shares).
    ``plan --from FILE``; goal at most 1.5x the orjson loop where feasible.
 2. The same verbs on 1,000 and on 400,000 samples: the peak memory must not
    grow with samples beyond the per-case and per-(case, repeat) tables of the
-   tally (one byte per slot and variant; for a fixed suite they grow with the
-   repeats, 100,000 bytes at 400,000 samples of two variants).
+   tally (a byte per slot for its outcome and one for its schedule: 0.8 MB at
+   400,000 samples); goal within 10% of the 100,000-sample peak, ideally of
+   the 1,000-sample one.
 
 All three verbs count the file in the one streaming pass of
-``evalstats.tally`` (no record is held: tests/test_compare_stream.py). What is
-left above the floor is fixed, not per sample: importing numpy and
-scipy.special (about 0.3-0.4 s and 35 MB together; scipy.stats, 0.5 s and
-50 MB more, is no longer imported by compare or gate), and for ``plan`` the
-case model's fit and the simulated planner, whose arrays set its peak whatever
-the file's size.
+``evalstats.tally`` (no record is held: tests/test_compare_stream.py).
+``compare`` and ``gate`` then pair the two variants' one-byte outcome codes
+into each case's 2 x 2 table (both passed, only A, only B, neither) and
+compute every figure from those tables (``evalstats.comparison._pairs``,
+``evalstats.compare._compare_tables``): no object per pair
+(tests/test_compare_tables.py). The exact McNemar p-values are summed in
+integers, so a comparison that reaches its verdict imports no scipy at all
+(a "can't tell" one still imports scipy.special for the difference the
+trials would detect, and a failing gate the planner for its advice). What is
+left above the floor is fixed, not per sample: starting Python and importing
+numpy (about 0.1 s and 20 MB), and for ``plan`` the case model's fit and the
+simulated planner, whose arrays set its peak whatever the file's size.
 
 Measured on the 2-core development machine, shared with other work and noisy
-(single runs vary by 10-30%), medians of 5 runs (3 at 400,000), one run of this
-script at a load average of about 2:
+(single runs vary by 10-30%), medians of 5 runs (3 at 400,000) in each of two
+runs of this script, at a load average of about 2:
 
-==========================  ========  ======  ======  ========  ======  =====
-figure                      wall      ratio   peak    wall      ratio   peak
-                            100,000   floor   MB      400,000   floor   MB
-==========================  ========  ======  ======  ========  ======  =====
-orjson loop (floor)         0.451 s   1       59      1.745 s   1       200
-compare --a old --b new     0.874 s   1.94x   64      2.296 s   1.32x   83
-gate (min-pass, vs old)     0.845 s   1.87x   65      2.410 s   1.38x   84
-plan --from                 1.772 s   3.93x   192     3.325 s   1.91x   194
-==========================  ========  ======  ======  ========  ======  =====
+==========================  ============  ===========  ======  ============  ===========  ======
+figure                      wall          ratio        peak    wall          ratio        peak
+                            100,000       floor        MB      400,000       floor        MB
+==========================  ============  ===========  ======  ============  ===========  ======
+orjson loop (floor)         0.316, 0.310  1            59, 60  1.297, 1.581  1            200
+compare --a old --b new     0.423, 0.425  1.34, 1.37x  42      1.431, 1.435  1.10, 0.91x  44
+gate (min-pass, vs old)     0.436, 0.441  1.38, 1.42x  42      1.489, 1.480  1.15, 0.94x  44
+plan --from                 1.296, 1.420  4.10, 4.58x  192     2.459, 2.668  1.90, 1.69x  193-194
+==========================  ============  ===========  ======  ============  ===========  ======
 
-On 1,000 samples compare and gate take 0.36 s at 58 MB and plan --from 1.50 s
-at 213 MB: the fixed part. So at 100,000 samples compare and gate are about
-0.5 s (the floor's 0.45 s plus the fixed imports) short of 1.5x: not met;
-the ratio falls as the file grows (1.3-1.4x at 400,000). plan --from's peak
-does not grow with samples (0.90x the 1,000-sample one at 100,000 and 400,000):
-its 190-210 MB is the planner's. compare's and gate's peak grows 1.11x from
-1,000 to 100,000 samples and 1.44x to 400,000 (+19 MB for 200,000 pairs, about
-95 bytes a pair): the paired outcomes are handed to the comparison as Python
-lists of bools per case (evalstats.comparison._pairs), not as the tally's
-one-byte codes; making them compact is what is left to do.
+On 1,000 samples compare and gate take 0.11-0.17 s at 39 MB and plan --from
+1.2-1.3 s at 212 MB: the fixed part. So at 100,000 samples compare and gate
+are within the 1.5x goal (1.34-1.42x). Their peak grows 1.09x from 1,000 to
+100,000 samples and 1.13x to 400,000 (1.05x from 100,000 to 400,000): within
+10% of the 100,000-sample peak, not quite of the 1,000-sample one. What grows
+is the tally's reading, not the comparison: counted in one process, the tally
+of the 400,000-sample file (its manifest line alone is 15 MB of schedule)
+raises the peak RSS from 33 to 41 MB, and comparing after it raises it no
+further (on the 1,000-sample file the comparison's own imports and work add
+4 MB). plan --from's peak does not grow with samples (0.91x the 1,000-sample
+one at 100,000 and 400,000), but it stays 4.1-4.6x the floor: its 190-210 MB
+and 1.2 s are the planner's (not met).
 
-Before these changes (benchmarks/report.py, same machine): compare 3.3-3.6x
-the floor at 108 MB, gate 3.3-3.8x at 108 MB, plan --from 5.5-6.0x at 218 MB.
+Before the paired outcomes were counted into tables (same machine, the same
+script, medians of 3 at a load average of about 1): compare 0.692 s (1.97x)
+at 64 MB and gate 0.712 s (2.02x) at 64 MB on 100,000 samples; 1.866 s and
+1.940 s (1.40x, 1.45x) at 83-84 MB on 400,000; gate 0.25 s at 58 MB on 1,000
+(the peak grew 1.44x from 1,000 to 400,000 samples, about 95 bytes a pair:
+each pair was a Python bool in per-case lists, then numpy arrays, and the
+McNemar p-value imported scipy.special). Before the streaming tally
+(benchmarks/report.py, same machine): compare 3.3-3.6x the floor at 108 MB,
+gate 3.3-3.8x at 108 MB, plan --from 5.5-6.0x at 218 MB.
 
 Usage::
 
