@@ -1070,8 +1070,14 @@ class _Lines:
         self.keeping = True
 
     def __call__(self, line: bytes, number: int) -> tuple[Any, Any] | None:
-        if not self.keeping:
-            return self._whole(line, number)
+        if not self.keeping:  # the line whole, checks included
+            try:
+                whole = _WHOLE.decode(line)
+            except msgspec.DecodeError:
+                return _slow_record(self.shown, line, number)
+            if type(whole) is not _Sample:
+                return "summary", _ANY.decode(line)
+            return "sample", (whole, None)
         try:
             decoded = _LINE.decode(line)
         except msgspec.DecodeError:  # a ValidationError too: read it again, say what is wrong
@@ -1096,15 +1102,6 @@ class _Lines:
             self.keeping = False
             self.seen.clear()
         return "sample", (decoded, verdicts)
-
-    def _whole(self, line: bytes, number: int) -> tuple[Any, Any] | None:
-        try:
-            decoded = _WHOLE.decode(line)
-        except msgspec.DecodeError:
-            return _slow_record(self.shown, line, number)
-        if type(decoded) is not _Sample:
-            return "summary", _ANY.decode(line)
-        return "sample", (decoded, None)
 
 
 def _slow_record(shown: str, line: bytes, number: int) -> tuple[Any, Any] | None:

@@ -94,7 +94,13 @@ WAYS = ("as is", "whole", "judge every sample", "memo of one")
 def _tally(path: Path, way: str, monkeypatch: pytest.MonkeyPatch):
     with monkeypatch.context() as m:
         if way == "whole":
-            m.setattr(tally_module._Lines, "__call__", tally_module._Lines._whole)
+            start = tally_module._Lines.__init__
+
+            def whole_from_the_first(self, shown: str) -> None:
+                start(self, shown)
+                self.keeping = False
+
+            m.setattr(tally_module._Lines, "__init__", whole_from_the_first)
         elif way == "judge every sample":
             m.setattr(tally_module._Lines, "JUDGE_EVERY", 1)
         elif way == "memo of one":
