@@ -302,3 +302,45 @@ def test_a_clear_comparison_imports_no_scipy(tmp_path, argv):
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert out.get("verdict") == "b_better" or out.get("passed") is True
+
+
+def test_the_quantiles_and_tails_are_the_functions_scipy_stats_calls():
+    # compare's detectable differences and clustered t test call scipy.special
+    # directly; scipy.stats.norm and t evaluate these very functions.
+    from scipy.special import ndtr, stdtr, stdtrit
+    from scipy.stats import norm, t
+
+    x = np.linspace(-8, 8, 161)
+    assert np.array_equal(ndtr(x), norm.cdf(x))
+    for df in (1.0, 2.5, 4.0, 17.3, 199.0):
+        q = np.array([0.5, 0.8, 0.9, 0.95, 0.975, 0.995])
+        assert np.array_equal(stdtrit(df, q), t.ppf(q, df))
+        assert np.array_equal(stdtr(df, -np.abs(x)), t.sf(np.abs(x), df))
+
+
+def test_a_cant_tell_comparison_of_many_pairs_imports_no_scipy_stats(tmp_path):
+    # Over 2,000 pairs the detectable difference of McNemar's test is Connor's
+    # normal approximation: its normal CDF is scipy.special's, so a "can't
+    # tell" no longer waits about 0.5 s and 50 MB for scipy.stats.
+    import subprocess
+    import sys
+
+    rng = np.random.default_rng(4)
+    outcomes = {
+        v: {c: [bool(x) for x in rng.random(1_100) < 0.6] for c in ("x", "y")} for v in "AB"
+    }
+    path = write_results_file(
+        tmp_path / "r.jsonl", results_manifest(["x", "y"], ["A", "B"], 1_100), _records(outcomes)
+    )
+    code = (
+        "import sys\n"
+        "from evalstats.comparison import compare_results\n"
+        "c = compare_results(sys.argv[1], 'A', 'B')\n"
+        "assert c.these_cases.verdict == 'cant_tell' and c.pairs == 2200, c\n"
+        "assert c.these_cases.detectable > 0\n"
+        "assert 'scipy.stats' not in sys.modules, 'scipy.stats was imported'\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
