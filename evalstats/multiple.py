@@ -24,7 +24,6 @@ import numpy as np
 from ._layout import (
     _case_ids,
     _check_variant,
-    _pooled,
     _results,
     _variant_names,
 )
@@ -385,9 +384,12 @@ def _pair_test(rc: Any, scope: str, level: float) -> Comparison:
 
 
 def _rates(res: Any, names: Sequence[str]) -> dict[str, float]:
+    from .comparison import _measured_counts
+
     rates = {}
     cases = _case_ids(res)
     for v in names:
-        passes, measured = _pooled(res.measured_by_case(v, cases))
+        counts = _measured_counts(res, v, cases).values()
+        passes, measured = sum(k for k, _ in counts), sum(n for _, n in counts)
         rates[v] = passes / measured if measured else math.nan
     return rates
