@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -87,8 +88,18 @@ def _write(path: Path, samples: list[dict], *, ascii_only: bool) -> Path:
 
 #: The ways a file's lines are read: the reader as it is (keeping verdicts while
 #: that pays), lines decoded whole from the first, keeping given up after the
-#: first sample not found, and a memo with room for one set of checks only.
-WAYS = ("as is", "whole", "judge every sample", "memo of one")
+#: first sample not found (then lines are decoded whole by a decoder that knows
+#: the names seen so far, made again as lines bring new ones), the same with
+#: that decoder made again at every line it refuses, or given up at the first,
+#: and a memo with room for one set of checks only.
+WAYS = (
+    "as is",
+    "whole",
+    "judge every sample",
+    "named again at every stray",
+    "named given up",
+    "memo of one",
+)
 
 
 def _tally(path: Path, way: str, monkeypatch: pytest.MonkeyPatch):
@@ -103,6 +114,11 @@ def _tally(path: Path, way: str, monkeypatch: pytest.MonkeyPatch):
             m.setattr(tally_module._Lines, "__init__", whole_from_the_first)
         elif way == "judge every sample":
             m.setattr(tally_module._Lines, "JUDGE_EVERY", 1)
+        elif way.startswith("named"):
+            m.setattr(tally_module._Lines, "JUDGE_EVERY", 1)
+            m.setattr(tally_module._Lines, "STRAYS", 1)
+            if way == "named given up":
+                m.setattr(tally_module._Lines, "NAMES", 0)
         elif way == "memo of one":
             m.setattr(tally_module, "MEMO", 1)
         return tally(path)
@@ -247,3 +263,18 @@ def test_a_reason_that_is_not_utf8_is_not_valid_json_every_way(tmp_path, monkeyp
     path.write_bytes(b"\n".join(lines) + b"\n")
     with pytest.raises(ResultsFileError, match=r"line 3 is not valid JSON"):
         _tally(path, way, monkeypatch)
+
+
+def test_the_named_decoder_gives_the_names_it_knows_as_the_very_strings(monkeypatch):
+    decoder = tally_module._named_decoder({"c1": None}, {"x": None}, {"content": None})
+    known = decoder.decode(
+        b'{"type":"sample","case":"c1","variant":"A","repeat":0,"status":"completed",'
+        b'"checks":[{"check":"x","axis":"content","status":"passed"}]}'
+    )
+    assert known.case == "c1" and known.checks[0].check == "x"
+    assert known.checks[0].axis == "content"
+    with pytest.raises(msgspec.ValidationError):
+        decoder.decode(
+            b'{"type":"sample","case":"c1","variant":"A","repeat":0,"status":"completed",'
+            b'"checks":[{"check":"y","status":"passed"}]}'
+        )
