@@ -29,25 +29,47 @@ The children run with bytecode written and read, as an installed package runs.
 
 Measured on the 2-core development machine, shared with other work and noisy
 (single runs vary by 10-30%): medians of 5 runs (15 for the small report) in
-each of two runs of this script, at a load average of about 2 and 3:
+each of two runs of this script, at a load average of about 1:
 
 =====================================  ===============  ===========  ======  ===========
 figure                                 wall             ratio        peak    goal
 =====================================  ===============  ===========  ======  ===========
-orjson loop, 100,000 samples (85 MB)   0.338, 0.418 s   floor        59 MB
-report, 100,000 samples                0.418, 0.534 s   1.24, 1.28x  29 MB   1.0 s, 1.5x
-report --prices, 100,000 samples       0.502, 0.542 s   1.48, 1.30x  30 MB
-report, every reason distinct          0.525, 0.675 s   1.54, 1.65x  29 MB
-orjson loop, 400,000 samples           1.424, 1.678 s   floor        200 MB
-report, 400,000 samples                1.498, 1.825 s   1.05, 1.09x  31 MB   memory 1.1x
-python -c pass                         0.020, 0.024 s   floor        14 MB
-report, 1,000 samples                  0.068, 0.087 s   3.34, 3.65x  23 MB   0.15 s
+orjson loop, 100,000 samples (85 MB)   0.299, 0.299 s   floor        59 MB
+report, 100,000 samples                0.336, 0.346 s   1.13, 1.15x  29 MB   1.0 s, 1.5x
+report --prices, 100,000 samples       0.357, 0.348 s   1.20, 1.16x  30 MB
+orjson loop, every reason distinct     0.307, 0.310 s   floor        60 MB
+report, every reason distinct          0.421, 0.419 s   1.37, 1.35x  29 MB   1.5x
+orjson loop, 400,000 samples           1.184, 1.188 s   floor        200 MB
+report, 400,000 samples                1.148, 1.160 s   0.97, 0.98x  31 MB   memory 1.1x
+python -c pass                         0.017, 0.017 s   floor        14 MB
+report, 1,000 samples                  0.059, 0.061 s   3.54, 3.57x  22 MB   0.15 s
 =====================================  ===============  ===========  ======  ===========
 
-The 400,000-sample report peaks at 1.05-1.06x the 100,000-sample one's
-memory. When these goals were set, the 100,000-sample report took 1.72x the
-orjson loop (decoding and counting every check of every sample, and importing
-numpy for the latency quantiles) and the 1,000-sample one 0.31 s (numpy for the
+The 400,000-sample report peaks at 1.05x the 100,000-sample one's memory.
+
+With every reason distinct, the reader's memo of checks seen before finds
+nothing, so it decodes each line whole and counts its checks one by one (see
+``evalstats.tally``): that case is the nearest its goal. Before the reader
+counted a whole line's checks as decoded (building no verdicts object per
+sample), counted the verdicts its memo keeps once per sample, and decoded the
+names it knows as shared strings, the two 100,000-sample figures were, measured
+alternately with the present reader in the same runs: at a load of about 1,
+1.56-1.57x (every reason distinct) and 1.25-1.27x (the common file), against
+1.33-1.41x and 1.12-1.13x now; at a load of about 2.6, and without the shared
+names (about 3% of the instructions), 1.60-1.66x and 1.36-1.37x against
+1.50-1.54x and 1.13-1.26x. So under load the distinct-reasons figure can still
+cross 1.5x. What remains is Python's own cost per line (about 49,000
+instructions a sample on a 20,000-sample file, by callgrind: the msgspec decode
+about 19,000, the three checks' counting about 8,000, the rest of the sample's
+counting about 8,000, the line loop about 5,500, the schedule about 6,000 a
+slot), no step that could be dropped. Keying a memo on the checks without their
+reasons cost more than it saved in every form tried (a regular expression
+blanking the reasons, a tuple of each check's fields, a decode hook classifying
+each reason).
+
+When these goals were set, the 100,000-sample report took 1.72x the orjson
+loop (decoding and counting every check of every sample, and importing numpy
+for the latency quantiles) and the 1,000-sample one 0.31 s (numpy for the
 clustered interval, the runner's imports and every verb's parser).
 
 Usage::
