@@ -39,6 +39,8 @@ _CHECKS = [
     ("j", "judge", "unscored", ""),
     ("j", "judge", "passed", "fine \u00e9"),
     ("k", None, "unscored", None),
+    ('say "hi"\n', "t\u00f6ne", "passed", ""),  # names that take escapes, or not ASCII
+    ('say "hi"\n', "t\u00f6ne", "failed", 'no "hi"'),
 ]
 
 
