@@ -29,20 +29,20 @@ The children run with bytecode written and read, as an installed package runs.
 
 Measured on the 2-core development machine, shared with other work and noisy
 (single runs vary by 10-30%): medians of 5 runs (15 for the small report) in
-each of two runs of this script, at a load average of about 1:
+each of two runs of this script, at a load average of about 1.3-1.5:
 
 =====================================  ===============  ===========  ======  ===========
 figure                                 wall             ratio        peak    goal
 =====================================  ===============  ===========  ======  ===========
-orjson loop, 100,000 samples (85 MB)   0.299, 0.299 s   floor        59 MB
-report, 100,000 samples                0.336, 0.346 s   1.13, 1.15x  29 MB   1.0 s, 1.5x
-report --prices, 100,000 samples       0.357, 0.348 s   1.20, 1.16x  30 MB
-orjson loop, every reason distinct     0.307, 0.310 s   floor        60 MB
-report, every reason distinct          0.421, 0.419 s   1.37, 1.35x  29 MB   1.5x
-orjson loop, 400,000 samples           1.184, 1.188 s   floor        200 MB
-report, 400,000 samples                1.148, 1.160 s   0.97, 0.98x  31 MB   memory 1.1x
+orjson loop, 100,000 samples (85 MB)   0.299, 0.296 s   floor        59 MB
+report, 100,000 samples                0.335, 0.340 s   1.12, 1.15x  29 MB   1.0 s, 1.5x
+report --prices, 100,000 samples       0.347, 0.345 s   1.16, 1.16x  30 MB
+orjson loop, every reason distinct     0.313, 0.301 s   floor        59 MB
+report, every reason distinct          0.426, 0.418 s   1.36, 1.39x  29 MB   1.5x
+orjson loop, 400,000 samples           1.175, 1.152 s   floor        200 MB
+report, 400,000 samples                1.145, 1.138 s   0.97, 0.99x  31 MB   memory 1.1x
 python -c pass                         0.017, 0.017 s   floor        14 MB
-report, 1,000 samples                  0.059, 0.061 s   3.54, 3.57x  22 MB   0.15 s
+report, 1,000 samples                  0.059, 0.058 s   3.55, 3.51x  22 MB   0.15 s
 =====================================  ===============  ===========  ======  ===========
 
 The 400,000-sample report peaks at 1.05x the 100,000-sample one's memory.
