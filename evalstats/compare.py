@@ -980,14 +980,7 @@ nothing can be said about cases like these (it takes at least 5)
     >>> [row.passes_b - row.passes_a for row in c.cases]
     [2, 5]
     """
-    level = check_level(level)
-    if paired is not None and not isinstance(paired, bool | np.bool_):
-        raise InvalidArgument(f"paired={paired!r} must be True, False or None")
-    if method is not None:
-        check_method(method, METHODS)
-    adjust = check_method(adjust, ADJUST_METHODS, name="adjust")
-    if scope is not None:
-        check_method(scope, SCOPES, name="scope")
+    level, adjust = _check_options(level, paired, method, adjust, scope)
     a = _outcomes("results_a", results_a)
     b = _outcomes("results_b", results_b)
     method, paired, note = _settle(method, scope, paired, _pairing_problem(a, b), len(a))
@@ -1017,12 +1010,7 @@ def _compare_tables(
     ``compare(a, b, ...)`` equals ``_compare_tables(list(a), _tables(a, b),
     ...)`` in every field (tests/test_compare_tables.py).
     """
-    level = check_level(level)
-    if method is not None:
-        check_method(method, METHODS)
-    adjust = check_method(adjust, ADJUST_METHODS, name="adjust")
-    if scope is not None:
-        check_method(scope, SCOPES, name="scope")
+    level, adjust = _check_options(level, paired, method, adjust, scope)
     method, paired, note = _settle(method, scope, paired, "", len(cases))
     if paired:
         result = _compare_paired(cases, tables, method=method, level=level, adjust=adjust)
@@ -1033,6 +1021,21 @@ def _compare_tables(
         ]
         result = _compare_unpaired(counts, method=method, level=level, adjust=adjust)
     return replace(result, scope=_scope_of(method), scope_note=note)
+
+
+def _check_options(
+    level: float, paired: Any, method: str | None, adjust: str, scope: str | None
+) -> tuple[float, str]:
+    """compare()'s options checked one by one: the level and the adjust method, as checked."""
+    level = check_level(level)
+    if paired is not None and not isinstance(paired, bool | np.bool_):
+        raise InvalidArgument(f"paired={paired!r} must be True, False or None")
+    if method is not None:
+        check_method(method, METHODS)
+    adjust = check_method(adjust, ADJUST_METHODS, name="adjust")
+    if scope is not None:
+        check_method(scope, SCOPES, name="scope")
+    return level, adjust
 
 
 def _settle(
