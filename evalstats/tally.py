@@ -144,9 +144,10 @@ _OUTCOME: dict[int, bool | None] = {
 class _Verdicts:
     """What the checks of one sample of one case add to the counts.
 
-    ``keys`` holds a ``(case, check, axis, kind)`` key of a variant's verdict
-    counts per check, kind being passed, failed, not_inspected (a failure with
-    nothing to inspect) or unscored; ``passes`` whether some check was scored
+    ``keys`` holds each ``(case, check, axis, kind)`` key of a variant's
+    verdict counts that the checks add to, with how many of them do (kind being
+    passed, failed, not_inspected, a failure with nothing to inspect, or
+    unscored), in the order of the checks; ``passes`` whether some check was scored
     and none failed; ``judge_unmeasured`` how many unscored checks the judge
     gave no verdict on.
 
@@ -162,25 +163,34 @@ class _Verdicts:
     __slots__ = ("judge_unmeasured", "kept", "keys", "passes")
 
     def __init__(self, case: str, checks: Iterable[_Check]) -> None:
-        keys = []
-        scored = failed = False
-        judge_unmeasured = 0
-        for c in checks:
-            kind: str = c.status
-            if kind == "passed":
-                scored = True
-            elif kind == "failed":
-                failed = True
-                reason = c.reason
-                if reason and reason.startswith(INSPECTION_FAILURE):
-                    kind = "not_inspected"
-            elif c.judge_unmeasured:
-                judge_unmeasured += 1
-            keys.append((case, c.check, c.axis, kind))
-        self.keys = tuple(keys)
-        self.passes = scored and not failed
-        self.judge_unmeasured = judge_unmeasured
+        counts: dict[tuple[str, Any, Any, str], int] = {}
+        self.passes, self.judge_unmeasured = _count_checks(case, checks, counts)
+        self.keys = tuple(counts.items())  # (key, how many of the checks have it)
         self.kept = False
+
+
+def _count_checks(
+    case: str, checks: Iterable[_Check], counts: dict[tuple[str, Any, Any, str], int]
+) -> tuple[bool, int]:
+    """Add one sample's checks to ``counts`` (see :class:`_Verdicts`); whether the
+    sample passes (some check scored, none failed), and how many unscored checks the
+    judge gave no verdict on."""
+    scored = failed = False
+    judge_unmeasured = 0
+    for c in checks:
+        kind: str = c.status
+        if kind == "passed":
+            scored = True
+        elif kind == "failed":
+            failed = True
+            reason = c.reason
+            if reason and reason.startswith(INSPECTION_FAILURE):
+                kind = "not_inspected"
+        elif c.judge_unmeasured:
+            judge_unmeasured += 1
+        key = (case, c.check, c.axis, kind)
+        counts[key] = counts.get(key, 0) + 1
+    return scored and not failed, judge_unmeasured
 
 
 #: How many different (case, checks' text) a file's reading keeps the verdicts
@@ -300,8 +310,8 @@ class _Variant:
         """Add the verdicts of the samples counted by their kept verdicts."""
         counts = self._verdicts
         for verdicts, n in self.carried.items():
-            for key in verdicts.keys:
-                counts[key] += n
+            for key, k in verdicts.keys:
+                counts[key] += k * n
             self._judge_unmeasured += n * verdicts.judge_unmeasured
         self.carried.clear()
 
@@ -424,24 +434,10 @@ class Tally:
             out[repeat] = _UNMEASURED
             return
         counts = v._verdicts
-        if verdicts is None:
-            # The checks as decoded, counted as _Verdicts would count them.
-            scored = failed = False
-            checks: list[_Check] = s.checks  # type: ignore[assignment]  # a _Sample's
-            for c in checks:
-                kind: str = c.status
-                if kind == "passed":
-                    scored = True
-                elif kind == "failed":
-                    failed = True
-                    reason = c.reason
-                    if reason and reason.startswith(INSPECTION_FAILURE):
-                        kind = "not_inspected"
-                elif c.judge_unmeasured:
-                    v._judge_unmeasured += 1
-                key = (case, c.check, c.axis, kind)
-                counts[key] = counts.get(key, 0) + 1
-            passes = scored and not failed
+        if verdicts is None:  # the checks as decoded (a _Sample's), counted as they are
+            passes, judge_unmeasured = _count_checks(case, s.checks, counts)  # type: ignore[arg-type]
+            if judge_unmeasured:
+                v._judge_unmeasured += judge_unmeasured
         elif verdicts.kept:
             # Counted by the verdicts (see _Verdicts); their keys take their place
             # in the order first seen now, and their counts when they are read.
@@ -449,15 +445,15 @@ class Tally:
             n = carried.get(verdicts)
             if n is None:
                 carried[verdicts] = 1
-                for key in verdicts.keys:
+                for key, _ in verdicts.keys:
                     if key not in counts:
                         counts[key] = 0
             else:
                 carried[verdicts] = n + 1
             passes = verdicts.passes
         else:
-            for key in verdicts.keys:
-                counts[key] = counts.get(key, 0) + 1
+            for key, k in verdicts.keys:
+                counts[key] = counts.get(key, 0) + k
             if verdicts.judge_unmeasured:
                 v._judge_unmeasured += verdicts.judge_unmeasured
             passes = verdicts.passes
@@ -1121,7 +1117,7 @@ class _Lines:
         if self.misses % self.JUDGE_EVERY == 0 and self.hits < 2 * self.misses:
             self.keeping = False
             for kept in self.seen.values():
-                for case, check, axis, _ in kept.keys:
+                for (case, check, axis, _), _ in kept.keys:
                     self._name(case, check, axis)
             self.seen.clear()
             self.named = _named_decoder(*self.names)
