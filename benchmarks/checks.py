@@ -20,7 +20,8 @@ import json
 import timeit
 from collections.abc import Callable
 
-from evalstats.checks import (
+from evalstats.demo._shop import make_assistant
+from evalstats.running._checks import (
     avoids,
     contains,
     has_terms,
@@ -29,8 +30,7 @@ from evalstats.checks import (
     run_check,
     word_count,
 )
-from evalstats.runner import load_shop_cases
-from evalstats.standin.shop import make_assistant
+from evalstats.running._run_cases import load_shop_cases
 
 
 def answers_from_the_stand_in(n: int, seed: int) -> list[str]:

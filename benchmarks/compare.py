@@ -15,11 +15,11 @@ whose files, measurement and floor this script shares).
    the 1,000-sample one.
 
 All three verbs count the file in the one streaming pass of
-``evalstats.tally`` (no record is held: tests/test_compare_stream.py).
+``evalstats.reading._tally`` (no record is held: tests/test_compare_stream.py).
 ``compare`` and ``gate`` then pair the two variants' one-byte outcome codes
 into each case's 2 x 2 table (both passed, only A, only B, neither) and
-compute every figure from those tables (``evalstats.comparison._pairs``,
-``evalstats.compare._compare_tables``): no object per pair
+compute every figure from those tables (``evalstats.deciding._compare_results._pairs``,
+``evalstats.stats._compare._compare_tables``): no object per pair
 (tests/test_compare_tables.py). The exact McNemar p-values are summed in
 integers, so a comparison that reaches its verdict imports no scipy at all
 (a "can't tell" one still imports scipy.special for the difference the

@@ -2,21 +2,21 @@
 
 Three figures, each with a baseline measured in the same run:
 
-1. **Throughput.** Samples per second through :func:`evalstats.engine.run`
+1. **Throughput.** Samples per second through :func:`evalstats.running._engine.run`
    for an in-process task (the shop stand-in, version 1, called as a plain
    sync function) on cases with three checks each, every sample written to a
    JSONL results file. Measured with the default timeout (the task runs in a
    worker thread so the timeout can be enforced) and with ``timeout=None``
    (the task runs in the event loop's thread). Baseline:
-   :func:`evalstats.runner.run_cases` doing the same calls and checks in
+   :func:`evalstats.running._run_cases.run_cases` doing the same calls and checks in
    memory, with no file. Goal: 2,000 samples per second or more.
 2. **Concurrency.** The speed-up at ``concurrency=16`` over sequential for an
    async task that sleeps 50 ms: a small sequential leg (40 samples) and a
    concurrent leg 16 times larger, compared per sample. Goal: 12x or more.
 3. **Reading.** Time and peak memory (``ru_maxrss`` of a fresh process) of
-   :func:`evalstats.report.report` on a 100,000-sample file written by the
+   :func:`evalstats.presenting._report.report` on a 100,000-sample file written by the
    engine; baseline: the same process only reading the file with
-   :func:`evalstats.results.read_results`. Goal: under 3 s and 300 MB.
+   :func:`evalstats.results._file.read_results`. Goal: under 3 s and 300 MB.
 
 Asserts nothing about time.
 
@@ -37,11 +37,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from evalstats.cases import Case
-from evalstats.checks import avoids, contains, word_count
-from evalstats.engine import Variant, run
-from evalstats.runner import run_cases
-from evalstats.standin.shop import make_assistant
+from evalstats.demo._shop import make_assistant
+from evalstats.running._checks import avoids, contains, word_count
+from evalstats.running._engine import Variant, run
+from evalstats.running._run_cases import run_cases
+from evalstats.running._suite import Case
 
 # Three checks per case, as in a typical suite.
 CASES = [
@@ -129,11 +129,11 @@ import json, resource, sys, time
 path, what = sys.argv[1], sys.argv[2]
 start = time.perf_counter()
 if what == "report":
-    from evalstats.report import report
+    from evalstats.presenting._report import report
     r = report(path)
     str(r)
 else:
-    from evalstats.results import read_results
+    from evalstats.results._file import read_results
     read_results(path)
 elapsed = time.perf_counter() - start
 peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

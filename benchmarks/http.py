@@ -9,7 +9,7 @@ requests for the shop suite's prompts
 
 through four clients:
 
-* ``engine + openai provider``: ``evalstats.engine.run`` with the ``openai``
+* ``engine + openai provider``: ``evalstats.running._engine.run`` with the ``openai``
   provider, the path a real model takes (a sample is a request plus its
   checks and its line in the results file);
 * ``httpx async``: one ``httpx.AsyncClient`` (one connection pool) and a
@@ -79,7 +79,7 @@ sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _HERE]
 
 import httpx  # noqa: E402
 
-from evalstats.runner import load_shop_cases  # noqa: E402
+from evalstats.running._run_cases import load_shop_cases  # noqa: E402
 
 PROMPTS = [case.prompt for case in load_shop_cases()]
 CHAT = "/v1/chat/completions"
@@ -91,7 +91,7 @@ def standin_server(latency_ms: float) -> Iterator[str]:
     command = [
         sys.executable,
         "-m",
-        "evalstats.cli",
+        "evalstats",
         "standin",
         "serve",
         "--port",
@@ -211,9 +211,9 @@ def httpx_threads(url: str, n: int, concurrency: int) -> tuple[tuple[float, floa
 
 
 def engine(url: str, n: int, concurrency: int) -> tuple[tuple[float, float], list[float]]:
-    """Seconds for about ``n`` samples through evalstats.engine.run and the openai provider."""
-    from evalstats.engine import Variant, run
-    from evalstats.providers import make_provider
+    """Seconds for about ``n`` samples through evalstats.run and the openai provider."""
+    from evalstats.running._engine import Variant, run
+    from evalstats.running.providers import make_provider
 
     runs = max(1, round(n / len(PROMPTS)))
     with tempfile.TemporaryDirectory() as tmp:

@@ -14,7 +14,7 @@ Then times, each in a fresh subprocess so that its peak memory (maximum
 resident set size) is its own:
 
 * Inspect: ``inspect_ai.log.read_eval_log`` alone (the source tool's reader)
-  against ``evalstats.imports.load_results`` (which reads through it and then
+  against ``evalstats.reading._logs.load_results`` (which reads through it and then
   builds the sample records);
 * CSV: ``pandas.read_csv`` against ``load_results``.
 
@@ -57,11 +57,11 @@ def _measure(kind: str, path: str) -> None:
     if path.endswith((".eval", ".json")):
         import inspect_ai.log  # noqa: F401
 
-        import evalstats.imports.inspect_log  # noqa: F401
+        import evalstats.reading._log_inspect  # noqa: F401
     else:
         import pandas  # noqa: F401
 
-        import evalstats.imports.table  # noqa: F401
+        import evalstats.reading._log_table  # noqa: F401
     start = time.perf_counter()
     if kind == "inspect-theirs":
         from inspect_ai.log import read_eval_log
@@ -73,7 +73,7 @@ def _measure(kind: str, path: str) -> None:
 
         n = len(pd.read_csv(path))
     else:
-        from evalstats.imports import load_results
+        from evalstats.reading._logs import load_results
 
         n = len(load_results(path).samples)
     elapsed = time.perf_counter() - start
@@ -84,7 +84,7 @@ def _measure(kind: str, path: str) -> None:
 def _baseline_mib() -> float:
     """Peak memory of a child that only imports what the CSV measurements import."""
     code = (
-        "import resource, pandas, evalstats.imports;"
+        "import resource, pandas, evalstats.reading._logs;"
         "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)"
     )
     return float(
@@ -167,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
         _measure(*args.measure)
         return 0
     base = _baseline_mib()
-    print(f"a child process that imports pandas and evalstats.imports peaks at {base:.0f} MiB")
+    print(f"a child process that imports pandas and the log readers peaks at {base:.0f} MiB")
     with tempfile.TemporaryDirectory() as folder:
         try:
             import inspect_ai  # noqa: F401

@@ -17,7 +17,7 @@ import timeit
 
 import numpy as np
 
-from evalstats.intervals import proportion_ci
+from evalstats.stats._intervals import proportion_ci
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -14,9 +14,9 @@ each against the same command with ``--approximate`` (the normal
 approximation alone, which includes starting Python and importing scipy),
 and the simulated designs each evaluated. The goal is under 5 s on 2 cores
 for the README examples. Then the planner's judging of the betting rule
-(:func:`evalstats.intervals.betting_signs`, one evaluation of the betting
+(:func:`evalstats.stats._intervals.betting_signs`, one evaluation of the betting
 capital per side) against computing the interval's limits by bisection and
-comparing them (:func:`evalstats.intervals.clustered_limits`), on the same
+comparing them (:func:`evalstats.stats._intervals.clustered_limits`), on the same
 8,000 simulated experiments of 40 cases. Never asserts a time.
 
 Measured (2 shared cores, load about 1; best of 3): 1.72 s, 1.22 s and
@@ -78,7 +78,7 @@ def wall(args: list[str], repeat: int) -> tuple[float, float]:
 
 def evaluations(args: list[str]) -> int:
     """How many designs the planner simulated for ``args`` (in this process)."""
-    from evalstats.power import _Powers, plan
+    from evalstats.planning._power import _Powers, plan
 
     count = 0
     original = _Powers.__call__
@@ -107,8 +107,8 @@ def betting_rule(repeat: int) -> None:
     """Time the betting rule's decisions: fast path against the bisected limits."""
     import numpy as np
 
-    from evalstats.casemodel import CaseModel
-    from evalstats.intervals import betting_signs, clustered_limits
+    from evalstats.stats._casemodel import CaseModel
+    from evalstats.stats._intervals import betting_signs, clustered_limits
 
     rng = np.random.default_rng(0)
     qa, qb = CaseModel(0.7, 0.9, 0.3).draw(rng, (8000, 40))

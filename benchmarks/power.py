@@ -34,7 +34,7 @@ def full_enumeration(p_a: float, p_b: float, n: int, method: str) -> float:
     """Exact power over the whole grid, nothing trimmed: the baseline."""
     from scipy.stats import binom
 
-    from evalstats.compare import decide
+    from evalstats.stats._compare import decide
 
     k = np.arange(n + 1)
     d = decide(k[:, None], n, k[None, :], n, method=method)
@@ -73,10 +73,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="smaller workloads")
     args = parser.parse_args(argv)
 
-    from evalstats.power import METHODS, CaseModel, power
-    from evalstats.runner import load_shop_cases
-    from evalstats.simulate import simulate_clustered, simulate_power
-    from evalstats.standin.shop import make_assistant
+    from evalstats.demo._shop import make_assistant
+    from evalstats.planning._power import METHODS, CaseModel, power
+    from evalstats.planning._simulate import simulate_clustered, simulate_power
+    from evalstats.running._run_cases import load_shop_cases
 
     n = 1000
     power(0.7, 0.75, 10)  # warm the imports

@@ -11,7 +11,7 @@ Python itself (``python -c pass``).
    and at most 1.5x the orjson loop. Also with ``--prices`` (the cost counted
    in the same pass), and on the same file with a reason of its own on every
    check, so that no two samples carry the same checks' text: the worst case
-   for the reader's memo of checks seen before (see ``evalstats.tally``).
+   for the reader's memo of checks seen before (see ``evalstats.reading._tally``).
 2. The same on 400,000 samples: the peak memory within 10% of the 100,000-sample
    one (memory must not grow with samples beyond the per-case tables).
 3. ``evalstats report FILE`` on 1,000 samples: goal at most 0.15 s wall, from
@@ -49,7 +49,7 @@ The 400,000-sample report peaks at 1.05x the 100,000-sample one's memory.
 
 With every reason distinct, the reader's memo of checks seen before finds
 nothing, so it decodes each line whole and counts its checks one by one (see
-``evalstats.tally``): that case is the nearest its goal. Before the reader
+``evalstats.reading._tally``): that case is the nearest its goal. Before the reader
 counted a whole line's checks as decoded (building no verdicts object per
 sample), counted the verdicts its memo keeps once per sample, and decoded the
 names it knows as shared strings, the two 100,000-sample figures were, measured
@@ -103,7 +103,7 @@ def base_file() -> Path:
     """A 1,000-sample run of the shop suite, written by the engine."""
     path = OUT / "shop-1000.jsonl"
     if not path.exists():
-        from evalstats.engine import run
+        from evalstats.running._engine import run
 
         tmp = path.with_suffix(".part")
         tmp.unlink(missing_ok=True)

@@ -26,7 +26,7 @@ from pathlib import Path
 
 CHILD = r"""
 import json, resource, sys, time
-from evalstats.engine import run
+from evalstats.running._engine import run
 
 samples, out = int(sys.argv[1]), sys.argv[2]
 runs = samples // 8  # the shop suite: 4 cases x 2 variants per repeat

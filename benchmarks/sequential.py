@@ -18,8 +18,8 @@ import timeit
 
 import numpy as np
 
-from evalstats.compare import compare
-from evalstats.sequential import sequential_compare
+from evalstats.deciding._sequential import sequential_compare
+from evalstats.stats._compare import compare
 
 
 def main(argv: list[str] | None = None) -> int:

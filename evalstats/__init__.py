@@ -12,115 +12,113 @@ stays fast; ``from evalstats import proportion_ci`` works as usual.
 from __future__ import annotations
 
 import importlib
-import sys
-import types
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
 #: Each public name and the module it lives in.
 _EXPORTS: dict[str, str] = {
-    "Calibration": "judge",
-    "CalibrationFileError": "judge",
-    "Case": "cases",
-    "CaseCheck": "cases",
+    "Calibration": "running._judge",
+    "CalibrationFileError": "running._judge",
+    "Case": "running._suite",
+    "CaseCheck": "running._suite",
     "CaseFileError": "errors",
-    "CaseModel": "casemodel",
-    "CaseRow": "compare",
-    "ClusteredInterval": "intervals",
-    "Comparison": "compare",
+    "CaseModel": "stats._casemodel",
+    "CaseRow": "stats._compare",
+    "ClusteredInterval": "stats._intervals",
+    "Comparison": "stats._compare",
     "EvalStatsError": "errors",
-    "GateResult": "gate",
-    "INSPECTION_FAILURE": "checks",
-    "Interval": "intervals",
+    "GateResult": "deciding._gate",
+    "INSPECTION_FAILURE": "running._checks",
+    "Interval": "stats._intervals",
     "InvalidArgument": "errors",
-    "MultipleComparison": "multiple",
-    "NonInferiority": "gate",
-    "Plan": "power",
-    "PowerCurve": "power",
-    "PowerResult": "simulate",
-    "PowerTable": "power",
-    "Prompt": "tasks",
+    "MultipleComparison": "deciding._several",
+    "NonInferiority": "deciding._gate",
+    "Plan": "planning._power",
+    "PowerCurve": "planning._power",
+    "PowerResult": "planning._simulate",
+    "PowerTable": "planning._power",
+    "Prompt": "running._tasks",
     "ProviderError": "errors",
-    "Report": "report",
-    "Results": "results",
-    "ResultsComparison": "comparison",
+    "Report": "presenting._report",
+    "Results": "results._file",
+    "ResultsComparison": "deciding._compare_results",
     "ResultsFileError": "errors",
-    "ResultsWriter": "results",
-    "RunOutcome": "engine",
-    "RunResult": "runner",
-    "SequentialComparison": "sequential",
-    "Suite": "cases",
-    "Task": "tasks",
-    "TaskResult": "tasks",
-    "Trace": "traces",
-    "TraceError": "traces",
+    "ResultsWriter": "results._file",
+    "RunOutcome": "running._engine",
+    "RunResult": "running._run_cases",
+    "SequentialComparison": "deciding._sequential",
+    "Suite": "running._suite",
+    "Task": "running._tasks",
+    "TaskResult": "running._tasks",
+    "Trace": "running._traces",
+    "TraceError": "running._traces",
     "TransientProviderError": "errors",
-    "Variant": "variants",
-    "Verdict": "checks",
-    "Workspace": "workspace",
-    "avoids": "checks",
-    "calibrate": "judge",
-    "changed_since": "runs",
-    "check_from_spec": "checks",
-    "clustered_mean_ci": "intervals",
-    "clustered_paired_diff_ci": "intervals",
-    "compare": "compare",
-    "compare_counts": "compare",
-    "compare_results": "comparison",
-    "compare_runs": "runs",
-    "compare_variants": "multiple",
-    "contains": "checks",
-    "contains_any": "checks",
-    "corrected_pass_rate": "judge",
-    "detectable_difference": "compare",
-    "diff_ci": "intervals",
-    "find_suite": "cases",
-    "fit_case_model": "power",
-    "gate": "gate",
-    "has_terms": "checks",
-    "html_report": "html",
-    "is_json_with": "checks",
-    "judged_by": "judge",
-    "links_within": "checks",
-    "load_results": "imports",
-    "load_suite": "cases",
-    "make_assistant": "standin.shop",
-    "make_judge": "standin.judge",
-    "make_workspace": "workspace",
-    "matches": "checks",
-    "merge_runs": "merge",
-    "non_inferiority": "gate",
-    "observe": "workspace",
-    "paired_diff_ci": "intervals",
-    "paired_power": "power",
-    "parse_variant": "variants",
-    "plan": "power",
-    "power": "power",
-    "power_curve": "power",
-    "power_table": "power",
-    "ppi_diff": "ppi",
-    "ppi_pass_rate": "ppi",
-    "proportion_ci": "intervals",
-    "read_results": "results",
-    "read_reviews": "review",
-    "read_trace": "traces",
-    "report": "report",
-    "required_action": "traces",
-    "rescore": "rescore",
-    "review": "review",
-    "review_only": "checks",
-    "run": "engine",
-    "run_cases": "runner",
-    "run_check": "checks",
-    "sample_passed": "results",
-    "sample_size": "power",
-    "sequential_compare": "sequential",
-    "sequential_plan": "sequential",
-    "sequential_results": "sequential",
-    "simulate_power": "simulate",
-    "suite_from_cases": "cases",
-    "word_count": "checks",
+    "Variant": "running._variants",
+    "Verdict": "running._checks",
+    "Workspace": "running._workspace",
+    "avoids": "running._checks",
+    "calibrate": "running._judge",
+    "changed_since": "deciding._previous_runs",
+    "check_from_spec": "running._checks",
+    "clustered_mean_ci": "stats._intervals",
+    "clustered_paired_diff_ci": "stats._intervals",
+    "compare": "stats._compare",
+    "compare_counts": "stats._compare",
+    "compare_results": "deciding._compare_results",
+    "compare_runs": "deciding._previous_runs",
+    "compare_variants": "deciding._several",
+    "contains": "running._checks",
+    "contains_any": "running._checks",
+    "corrected_pass_rate": "running._judge",
+    "detectable_difference": "stats._compare",
+    "diff_ci": "stats._intervals",
+    "find_suite": "running._suite",
+    "fit_case_model": "planning._power",
+    "gate": "deciding._gate",
+    "has_terms": "running._checks",
+    "html_report": "presenting._html",
+    "is_json_with": "running._checks",
+    "judged_by": "running._judge",
+    "links_within": "running._checks",
+    "load_results": "reading._logs",
+    "load_suite": "running._suite",
+    "make_assistant": "demo._shop",
+    "make_judge": "demo._judge",
+    "make_workspace": "running._workspace",
+    "matches": "running._checks",
+    "merge_runs": "reading._merge",
+    "non_inferiority": "deciding._gate",
+    "observe": "running._workspace",
+    "paired_diff_ci": "stats._intervals",
+    "paired_power": "planning._power",
+    "parse_variant": "running._variants",
+    "plan": "planning._power",
+    "power": "planning._power",
+    "power_curve": "planning._power",
+    "power_table": "planning._power",
+    "ppi_diff": "stats._ppi",
+    "ppi_pass_rate": "stats._ppi",
+    "proportion_ci": "stats._intervals",
+    "read_results": "results._file",
+    "read_reviews": "presenting._review",
+    "read_trace": "running._traces",
+    "report": "presenting._report",
+    "required_action": "running._traces",
+    "rescore": "reading._rescore",
+    "review": "presenting._review",
+    "review_only": "running._checks",
+    "run": "running._engine",
+    "run_cases": "running._run_cases",
+    "run_check": "running._checks",
+    "sample_passed": "results._file",
+    "sample_size": "planning._power",
+    "sequential_compare": "deciding._sequential",
+    "sequential_plan": "deciding._sequential",
+    "sequential_results": "deciding._sequential",
+    "simulate_power": "planning._simulate",
+    "suite_from_cases": "running._suite",
+    "word_count": "running._checks",
 }
 
 __all__ = [
@@ -229,9 +227,47 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:  # the same names, for type checkers and editors
-    from .casemodel import CaseModel
-    from .cases import Case, CaseCheck, Suite, find_suite, load_suite, suite_from_cases
-    from .checks import (
+    from .deciding._compare_results import ResultsComparison, compare_results
+    from .deciding._gate import GateResult, NonInferiority, gate, non_inferiority
+    from .deciding._previous_runs import changed_since, compare_runs
+    from .deciding._sequential import (
+        SequentialComparison,
+        sequential_compare,
+        sequential_plan,
+        sequential_results,
+    )
+    from .deciding._several import MultipleComparison, compare_variants
+    from .demo._judge import make_judge
+    from .demo._shop import make_assistant
+    from .errors import (
+        CaseFileError,
+        EvalStatsError,
+        InvalidArgument,
+        ProviderError,
+        ResultsFileError,
+        TransientProviderError,
+    )
+    from .planning._power import (
+        Plan,
+        PowerCurve,
+        PowerTable,
+        fit_case_model,
+        paired_power,
+        plan,
+        power,
+        power_curve,
+        power_table,
+        sample_size,
+    )
+    from .planning._simulate import PowerResult, simulate_power
+    from .presenting._html import html_report
+    from .presenting._report import Report, report
+    from .presenting._review import read_reviews, review
+    from .reading._logs import load_results
+    from .reading._merge import merge_runs
+    from .reading._rescore import rescore
+    from .results._file import Results, ResultsWriter, read_results, sample_passed
+    from .running._checks import (
         INSPECTION_FAILURE,
         Verdict,
         avoids,
@@ -246,21 +282,23 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
         run_check,
         word_count,
     )
-    from .compare import CaseRow, Comparison, compare, compare_counts, detectable_difference
-    from .comparison import ResultsComparison, compare_results
-    from .engine import RunOutcome, run
-    from .errors import (
-        CaseFileError,
-        EvalStatsError,
-        InvalidArgument,
-        ProviderError,
-        ResultsFileError,
-        TransientProviderError,
+    from .running._engine import RunOutcome, run
+    from .running._judge import (
+        Calibration,
+        CalibrationFileError,
+        calibrate,
+        corrected_pass_rate,
+        judged_by,
     )
-    from .gate import GateResult, NonInferiority, gate, non_inferiority
-    from .html import html_report
-    from .imports import load_results
-    from .intervals import (
+    from .running._run_cases import RunResult, run_cases
+    from .running._suite import Case, CaseCheck, Suite, find_suite, load_suite, suite_from_cases
+    from .running._tasks import Prompt, Task, TaskResult
+    from .running._traces import Trace, TraceError, read_trace, required_action
+    from .running._variants import Variant, parse_variant
+    from .running._workspace import Workspace, make_workspace, observe
+    from .stats._casemodel import CaseModel
+    from .stats._compare import CaseRow, Comparison, compare, compare_counts, detectable_difference
+    from .stats._intervals import (
         ClusteredInterval,
         Interval,
         clustered_mean_ci,
@@ -269,47 +307,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
         paired_diff_ci,
         proportion_ci,
     )
-    from .judge import (
-        Calibration,
-        CalibrationFileError,
-        calibrate,
-        corrected_pass_rate,
-        judged_by,
-    )
-    from .merge import merge_runs
-    from .multiple import MultipleComparison, compare_variants
-    from .power import (
-        Plan,
-        PowerCurve,
-        PowerTable,
-        fit_case_model,
-        paired_power,
-        plan,
-        power,
-        power_curve,
-        power_table,
-        sample_size,
-    )
-    from .ppi import ppi_diff, ppi_pass_rate
-    from .report import Report, report
-    from .rescore import rescore
-    from .results import Results, ResultsWriter, read_results, sample_passed
-    from .review import read_reviews, review
-    from .runner import RunResult, run_cases
-    from .runs import changed_since, compare_runs
-    from .sequential import (
-        SequentialComparison,
-        sequential_compare,
-        sequential_plan,
-        sequential_results,
-    )
-    from .simulate import PowerResult, simulate_power
-    from .standin.judge import make_judge
-    from .standin.shop import make_assistant
-    from .tasks import Prompt, Task, TaskResult
-    from .traces import Trace, TraceError, read_trace, required_action
-    from .variants import Variant, parse_variant
-    from .workspace import Workspace, make_workspace, observe
+    from .stats._ppi import ppi_diff, ppi_pass_rate
 
 
 def __getattr__(name: str) -> Any:
@@ -323,22 +321,3 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted({*globals(), *__all__})
-
-
-class _Package(types.ModuleType):
-    """The package's module type: a public function keeps its name.
-
-    Five public functions share their module's name (``power``, ``compare``,
-    ``report``, ``review``, ``gate``). Importing such a submodule makes the import system
-    bind it on the package, which would hide the function; this keeps the
-    function there instead. The submodules stay importable by their full name
-    (``from evalstats.power import sample_size``).
-    """
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if isinstance(value, types.ModuleType) and _EXPORTS.get(name) == name:
-            return
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package

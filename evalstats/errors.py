@@ -8,8 +8,8 @@
     ├── ResultsFileError       a results file that cannot be written or read
     ├── ProviderError          a model service refused or failed a request
     │   └── TransientProviderError   429, 5xx, timeouts, dropped connections: worth a retry
-    ├── CalibrationFileError   (evalstats.judge) a file of a person's verdicts that cannot be read
-    └── TraceError             (evalstats.traces) a tool-call trace that is missing or malformed
+    ├── CalibrationFileError   (judge calibration) a file of a person's verdicts that cannot be read
+    └── TraceError             (tool traces) a tool-call trace that is missing or malformed
 
 The command line turns any ``EvalStatsError`` into one line on stderr and exit status 2.
 """

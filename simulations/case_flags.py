@@ -22,9 +22,9 @@ import argparse
 
 import numpy as np
 
-from evalstats.compare import compare
-from evalstats.intervals import proportion_ci
-from evalstats.power import CaseModel
+from evalstats.planning._power import CaseModel
+from evalstats.stats._compare import compare
+from evalstats.stats._intervals import proportion_ci
 
 SETTINGS = [(10, 10), (20, 10), (40, 10), (100, 5)]  # (cases, runs per case)
 

@@ -3,8 +3,8 @@
 With a budget of ``budget`` calls per variant, every split into cases x repeats
 (cases at least 2) is a possible design. For each split and each icc the
 script computes the analytic power of the clustered paired comparison
-(:func:`evalstats.power.clustered_power`, Miller 2024, arXiv 2411.00640) and
-the simulated power (:func:`evalstats.simulate.simulate_clustered`), writes
+(:func:`evalstats.planning._power.clustered_power`, Miller 2024, arXiv 2411.00640) and
+the simulated power (:func:`evalstats.planning._simulate.simulate_clustered`), writes
 both to a CSV, draws them, and prints the best split per icc. When cases
 differ (icc > 0), a new case is worth more than another repeat of an old one.
 
@@ -21,8 +21,8 @@ import csv
 import time
 from pathlib import Path
 
-from evalstats.power import CaseModel, clustered_power
-from evalstats.simulate import simulate_clustered
+from evalstats.planning._power import CaseModel, clustered_power
+from evalstats.planning._simulate import simulate_clustered
 
 ICCS = (0.0, 0.1, 0.3, 0.5)
 

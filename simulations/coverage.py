@@ -1,6 +1,6 @@
 """Exact coverage of the one-sample interval methods, in the manner of Brown, Cai & DasGupta (2001).
 
-For each method of :func:`evalstats.intervals.proportion_ci` and each number of
+For each method of :func:`evalstats.stats._intervals.proportion_ci` and each number of
 trials, the coverage probability is computed exactly (by summing binomial
 probabilities, no sampling) over a fine grid of true pass rates. The script
 writes a CSV table and a figure with one panel per method and number of trials,
@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from evalstats.intervals import PROPORTION_METHODS, coverage
+from evalstats.stats._intervals import PROPORTION_METHODS, coverage
 
 
 def coverage_table(

@@ -1,10 +1,10 @@
 """Coverage and false-positive rate of the case-clustered intervals with few cases.
 
-Draws cases from the package's own case model (:class:`evalstats.casemodel.CaseModel`:
+Draws cases from the package's own case model (:class:`evalstats.stats._casemodel.CaseModel`:
 Beta case pass rates with intra-case correlation ``icc``, B shifted on the logit
 scale with a case-by-variant spread), runs each case ``repeats`` times, and
-judges every simulated experiment with :func:`evalstats.intervals.clustered_limits`,
-the rule behind :func:`~evalstats.intervals.clustered_mean_ci` and
+judges every simulated experiment with :func:`evalstats.stats._intervals.clustered_limits`,
+the rule behind :func:`~evalstats.stats._intervals.clustered_mean_ci` and
 ``compare(..., method="clustered")`` (equal runs per case). Prints, each with
 its 95% Monte-Carlo (Wilson) interval:
 
@@ -16,7 +16,7 @@ its 95% Monte-Carlo (Wilson) interval:
    between cases, logit sd 1.0); goal: at most 2.5%, Monte-Carlo upper bound
    at most 2.7%;
 3. the same two figures for the CR2 t interval at 10-300 cases, which is why
-   ``auto`` never uses it (:data:`evalstats.intervals.AUTO_METHOD`).
+   ``auto`` never uses it (:data:`evalstats.stats._intervals.AUTO_METHOD`).
 
 Measured (1,000 experiments a cell, method="auto", 4-300 cases): coverage
 at least 96.9% (95.6 to 97.8) in every one of 528 cells (worst: pass rate
@@ -42,8 +42,8 @@ import time
 
 import numpy as np
 
-from evalstats.casemodel import CaseModel
-from evalstats.intervals import AUTO_METHOD, clustered_limits, proportion_ci
+from evalstats.stats._casemodel import CaseModel
+from evalstats.stats._intervals import AUTO_METHOD, clustered_limits, proportion_ci
 
 CASES = (4, 5, 6, 8, 10, 15, 20, 30, 40, 100, 300)
 ICCS = (0.0, 0.1, 0.3, 0.5)

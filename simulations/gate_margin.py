@@ -1,7 +1,7 @@
 """How often the no-regression gate passes a variant at, or beyond, its margin.
 
 ``gate --no-regression-vs old --margin M`` passes when the lower limit of the
-interval for p_new - p_old lies above -M (:func:`evalstats.gate.non_inferiority`).
+interval for p_new - p_old lies above -M (:func:`evalstats.deciding._gate.non_inferiority`).
 A variant exactly M worse sits on the boundary: a gate at level 0.95 (a
 one-sided test at 2.5%) should pass it at most about 2.5% of the time, and
 one truly worse by more should pass less often. What "exactly M worse" means
@@ -34,8 +34,8 @@ interval; each one's error on both sides at the boundary and its power when
 new is as good as old (:func:`candidate_limits`).
 
 Every rate is printed with its 95% Monte-Carlo (Wilson) interval. The rules
-are applied vectorised (:func:`evalstats.intervals.paired_diff_ci` on the
-pooled cells; :func:`evalstats.intervals.clustered_limits` on the case
+are applied vectorised (:func:`evalstats.stats._intervals.paired_diff_ci` on the
+pooled cells; :func:`evalstats.stats._intervals.clustered_limits` on the case
 differences); ``check_against_gate`` confirms on the first experiments of
 every design that the public function gives the same verdicts.
 
@@ -76,8 +76,8 @@ import argparse
 
 import numpy as np
 
-from evalstats.intervals import clustered_limits, paired_diff_ci, proportion_ci
-from evalstats.power import CaseModel
+from evalstats.planning._power import CaseModel
+from evalstats.stats._intervals import clustered_limits, paired_diff_ci, proportion_ci
 
 #: (cases, runs) per variant.
 DESIGNS = [(10, 5), (40, 3), (100, 3), (300, 3)]
@@ -150,7 +150,7 @@ def candidate_limits(d: np.ndarray, how: str) -> tuple[np.ndarray, np.ndarray]:
     and Hall's statistics are inverted in closed form with the t quantile on
     cases - 1 df (each reduces to the t interval when the sample skewness is
     0); both are clipped to [-1, 1] and made to contain the mean, as
-    :func:`evalstats.intervals.clustered_limits` does.
+    :func:`evalstats.stats._intervals.clustered_limits` does.
 
     With T = (mean - mu) / (s / sqrt(n)) and g = m3 / m2^(3/2) / sqrt(n) (the
     sample skewness over sqrt(n), m_k the central moments with divisor n):
@@ -259,7 +259,7 @@ def compare_candidates(n: int) -> None:
 
 def gate_results(xa: np.ndarray, xb: np.ndarray):
     """One experiment as a results file holds it (for the public functions)."""
-    from evalstats.results import Results
+    from evalstats.results._file import Results
 
     cases, repeats = xa.shape
     names = [f"c{i}" for i in range(cases)]
@@ -295,7 +295,7 @@ def gate_results(xa: np.ndarray, xb: np.ndarray):
 
 def check_against_gate(xa: np.ndarray, xb: np.ndarray, margin: float) -> int:
     """Experiments on which the vectorised rules and the public gate disagree."""
-    from evalstats.gate import non_inferiority
+    from evalstats.deciding._gate import non_inferiority
 
     these = passes_these(xa, xb, margin)
     like = passes_like(xa, xb, margin)

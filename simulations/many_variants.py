@@ -3,7 +3,7 @@
 Each simulated run has k identical variants (3 or 5): every case has the same
 pass rate under each, drawn from a Beta with mean 0.7 and icc 0.3, and each
 variant runs each case 5 times on a paired schedule, with 10, 40 or 150
-cases. The variants are compared as :func:`evalstats.multiple.compare_variants`
+cases. The variants are compared as :func:`evalstats.deciding._several.compare_variants`
 (the ``compare --baseline`` / ``--all-pairs`` command and the report's ranking)
 compares them: with a baseline (k - 1 comparisons) and all pairs (k (k - 1) / 2).
 It prints the share of runs in which some pair is called better or worse (the
@@ -12,7 +12,7 @@ family-wise error rate of the verdicts, two-sided), with its 95% Monte-Carlo
 
 About cases like these (the default from 5 cases; ``--about cases``) each pair's
 p-value is the clustered test that agrees with its interval
-(:func:`evalstats.clustered_pvalues.case_means_pvalues`, the very function
+(:func:`evalstats.stats._clustered_pvalues.case_means_pvalues`, the very function
 ``compare_variants`` judges by: the betting capital's p-value, at every
 number of cases). About these cases (``--about
 trials``) it is McNemar's exact test on all the pairs of runs.
@@ -37,11 +37,11 @@ import argparse
 
 import numpy as np
 
-from evalstats._binomial import mcnemar_pvalue
-from evalstats.casemodel import CaseModel
-from evalstats.clustered_pvalues import case_means_pvalues
-from evalstats.intervals import proportion_ci
-from evalstats.multiple import _adjust
+from evalstats.deciding._several import _adjust
+from evalstats.stats._binomial import mcnemar_pvalue
+from evalstats.stats._casemodel import CaseModel
+from evalstats.stats._clustered_pvalues import case_means_pvalues
+from evalstats.stats._intervals import proportion_ci
 
 RUNS, ICC, RATE, LEVEL = 5, 0.3, 0.7, 0.95
 ADJUST = ("holm", "shaffer", "none")

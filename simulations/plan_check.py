@@ -33,8 +33,8 @@ Run: python simulations/plan_check.py  (about a minute on 2 cores)
 
 from __future__ import annotations
 
-from evalstats.power import CaseModel, clustered_power, plan
-from evalstats.simulate import simulate_clustered
+from evalstats.planning._power import CaseModel, clustered_power, plan
+from evalstats.planning._simulate import simulate_clustered
 
 EXPERIMENTS = 20_000
 TARGET = 0.8

@@ -28,10 +28,10 @@ from pathlib import Path
 
 import numpy as np
 
-from evalstats.power import paired_power, power, sample_size
-from evalstats.runner import load_shop_cases
-from evalstats.simulate import simulate_power
-from evalstats.standin.shop import SLIP_RATES, make_assistant
+from evalstats.demo._shop import SLIP_RATES, make_assistant
+from evalstats.planning._power import paired_power, power, sample_size
+from evalstats.planning._simulate import simulate_power
+from evalstats.running._run_cases import load_shop_cases
 
 P_A = 1.0 - SLIP_RATES[1]
 P_B = 1.0 - SLIP_RATES[2]

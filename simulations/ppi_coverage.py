@@ -1,4 +1,4 @@
-"""Coverage and width of PPI++ corrected pass rates (evalstats.ppi).
+"""Coverage and width of PPI++ corrected pass rates (evalstats.stats._ppi).
 
 A run of ``--samples`` answers is drawn with a true pass rate ``p`` (what a
 person would say); a judge passes a good answer with probability

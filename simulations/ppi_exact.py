@@ -1,4 +1,4 @@
-"""Exact coverage and width of the PPI++ corrected pass rate (evalstats.ppi), by enumeration.
+"""Exact coverage and width of the PPI++ corrected pass rate (evalstats.stats._ppi), by enumeration.
 
 The setting of ``simulations/ppi_coverage.py``: ``samples`` answers, each good
 with probability ``p`` (what a person would say); a judge passes a good answer

@@ -1,7 +1,7 @@
 """Coverage and width of PPI++ corrected pass rates when the review is stratified by case.
 
 ``evalstats review --sample N`` draws the same number of (case, repeat) pairs
-from every case, or as near as possible (:func:`evalstats.reviewsample.allocate`).
+from every case, or as near as possible (:func:`evalstats.presenting._review_design.allocate`).
 This script checks that the corrected interval stays valid for that design.
 
 A run has cases of known sizes; each case has its own true pass rate (what a
@@ -53,7 +53,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from evalstats import ppi_pass_rate, proportion_ci
-from evalstats.reviewsample import allocate
+from evalstats.presenting._review_design import allocate
 
 
 @dataclass(frozen=True)

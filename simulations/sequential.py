@@ -51,11 +51,11 @@ import time
 
 import numpy as np
 
-from evalstats.intervals import proportion_ci
-from evalstats.power import CaseModel, paired_power
-from evalstats.sequential import SequentialPower, simulate_sequential
-from evalstats.simulate import clustered_decisions
-from evalstats.standin.shop import SLIP_RATES
+from evalstats.deciding._sequential import SequentialPower, simulate_sequential
+from evalstats.demo._shop import SLIP_RATES
+from evalstats.planning._power import CaseModel, paired_power
+from evalstats.planning._simulate import clustered_decisions
+from evalstats.stats._intervals import proportion_ci
 
 P_A = 1.0 - SLIP_RATES[1]
 P_B = 1.0 - SLIP_RATES[2]
@@ -158,7 +158,7 @@ def varying_gain_these_cases(
     experiments: int, seed: int, planned_for: tuple[float, float] | None = None
 ) -> int:
     """False "B better" verdicts when B gains 0.2 on two cases and loses 0.2 on two."""
-    from evalstats.sequential import _simulate_these, discordant_thresholds, planned_prior
+    from evalstats.deciding._sequential import _simulate_these, discordant_thresholds, planned_prior
 
     qa = np.array([0.6, 0.8, 0.7, 0.9])
     qb = np.array([0.8, 0.6, 0.9, 0.7])
@@ -178,7 +178,7 @@ def varying_gain_these_cases(
 def repeated_fixed_test(experiments: int, seed: int) -> None:
     """The unsafe practice, for contrast: the fixed-n exact McNemar test after every 10
     runs of 4 cases (40 pairs), 10 looks, stopping at the first "B better"."""
-    from evalstats.compare import mcnemar_thresholds
+    from evalstats.stats._compare import mcnemar_thresholds
 
     rng = np.random.default_rng(seed + 2)
     every, looks = 40, 10

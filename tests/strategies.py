@@ -206,7 +206,7 @@ def paired_run_outcomes(
     }
 
 
-# --- tool-using conversations (neutral form, see evalstats.providers.base.conversation)
+# --- tool-using conversations (neutral form, see evalstats.running.providers._base.conversation)
 
 _tool_texts = st.text(min_size=1, max_size=12)
 _tool_arg_values = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.text(max_size=8))
@@ -246,7 +246,7 @@ def tool_conversations(draw: st.DrawFn, max_rounds: int = 3) -> list[dict]:
     return messages
 
 
-# --- workspace fixtures (see evalstats.workspace.make_workspace)
+# --- workspace fixtures (see evalstats.running._workspace.make_workspace)
 
 _fixture_segments = st.text(
     alphabet="abcdefghijklmnopqrstuvwxyz0123456789_-", min_size=1, max_size=8
@@ -272,7 +272,7 @@ def fixture_maps(draw: st.DrawFn, max_files: int = 5) -> dict[str, str]:
     return {p: draw(st.text(max_size=40)) for p in paths}
 
 
-# --- tool-use conversations and their trace files (see evalstats.traces)
+# --- tool-use conversations and their trace files (see evalstats.running._traces)
 
 _note_paths = st.sampled_from(
     ["notes.txt", "todo.md", "status.md", "../private.txt", "private.txt"]

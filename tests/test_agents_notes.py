@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evalstats.agents.notes import (
+from evalstats.demo.notes_agent import (
     EXIT_PROVIDER_ERROR,
     EXIT_TRANSIENT,
     TOOLS,
@@ -28,7 +28,7 @@ from evalstats.agents.notes import (
     run_notes,
 )
 from evalstats.errors import EvalStatsError, ProviderError, TransientProviderError
-from evalstats.providers.base import Completion, conversation
+from evalstats.running.providers._base import Completion, conversation
 
 MARKER = "EVALSTATS-MARKER-test-0001"
 NOTES = {
@@ -536,7 +536,7 @@ def test_a_round_that_runs_past_the_deadline_is_still_in_the_trace(workspace):
     assert (workspace / "late.txt").read_text() == "written late"
     assert len(provider.sent) == 1  # the last request record is not sent
     assert [r["type"] for r in records] == ["start", "request", "response", "request", "final"]
-    from evalstats.traces import read_trace
+    from evalstats.running._traces import read_trace
 
     trace = read_trace([json.dumps(r) for r in records])
     assert [(o.call.name, o.error) for o in trace.executed] == [("propose_note", False)]
@@ -757,7 +757,7 @@ def notes_command(
         [
             sys.executable,
             "-m",
-            "evalstats.agents.notes",
+            "evalstats.demo.notes_agent",
             "--workspace",
             str(workspace),
             "--model",
@@ -846,7 +846,7 @@ def test_bad_arguments_exit_2(tmp_path, workspace):
         [
             sys.executable,
             "-m",
-            "evalstats.agents.notes",
+            "evalstats.demo.notes_agent",
             "--workspace",
             str(workspace),
             "--model",
@@ -875,7 +875,7 @@ def test_bad_arguments_exit_2(tmp_path, workspace):
     tool_calls=st.integers(1, 6),
 )
 def test_read_trace_recovers_exactly_the_calls_that_ran(workspace, rounds, model_calls, tool_calls):
-    from evalstats.traces import read_trace
+    from evalstats.running._traces import read_trace
 
     script, n = [], 0
     for items in rounds:
@@ -916,7 +916,7 @@ def test_read_trace_recovers_exactly_the_calls_that_ran(workspace, rounds, model
 
 def test_call_ids_repeated_across_turns_are_made_unique(workspace):
     """Ollama and Gemini send no call ids; the provider numbers them per response."""
-    from evalstats.traces import read_trace
+    from evalstats.running._traces import read_trace
 
     same_id = [
         Completion(
@@ -955,10 +955,10 @@ def test_a_drive_letter_path_is_absolute_but_a_colon_in_a_name_is_not(workspace)
 def test_the_assistant_runs_through_the_cmd_harness_in_a_fresh_workspace():
     import shlex
 
-    from evalstats.cases import Case
-    from evalstats.engine import Prompt
-    from evalstats.harness import CmdTask
-    from evalstats.traces import required_action, trace_of
+    from evalstats.running._command import CmdTask
+    from evalstats.running._engine import Prompt
+    from evalstats.running._suite import Case
+    from evalstats.running._traces import required_action, trace_of
 
     case = Case(
         id="project name",
@@ -972,7 +972,7 @@ def test_the_assistant_runs_through_the_cmd_harness_in_a_fresh_workspace():
             [
                 sys.executable,
                 "-m",
-                "evalstats.agents.notes",
+                "evalstats.demo.notes_agent",
                 "--workspace",
                 "{workspace}",
                 "--model",
@@ -1003,8 +1003,8 @@ def test_the_assistant_runs_through_the_cmd_harness_in_a_fresh_workspace():
 
 
 def _against_standin(workspace, server, question, *, seed, kind="openai"):
-    from evalstats.providers import provider_from_name
-    from evalstats.traces import read_trace
+    from evalstats.running._traces import read_trace
+    from evalstats.running.providers import provider_from_name
 
     url = server.base_url + ("/v1" if kind == "openai" else "")
     provider = provider_from_name(f"{kind}:notes", {"base_url": url}, tools=list(TOOLS))
@@ -1030,7 +1030,7 @@ def _against_standin(workspace, server, question, *, seed, kind="openai"):
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", ["openai", "ollama"])
 def test_the_notes_model_reads_and_is_refused_through_the_assistant(workspace, kind):
-    from evalstats.standin.server import serve
+    from evalstats.demo._server import serve
 
     with serve() as server:
         reads, refused = [], []
@@ -1066,8 +1066,8 @@ def test_the_read_first_prefix_only_adds_reads_when_the_seed_is_kept_over_turns(
     """The notes model draws its decisions from the request seed and the question
     without the prefix; the assistant sends the same seed on every turn, so a
     conversation that read without the prefix also reads with it."""
-    from evalstats.standin.notes import READ_FIRST_PREFIX
-    from evalstats.standin.server import serve
+    from evalstats.demo._notes import READ_FIRST_PREFIX
+    from evalstats.demo._server import serve
 
     question = "Which language is the project written in? See language.md."
     with serve() as server:

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import binom, binomtest
 
-from evalstats._binomial import mcnemar_pvalue
+from evalstats.stats._binomial import mcnemar_pvalue
 
 
 @settings(max_examples=200, deadline=None)

@@ -11,8 +11,7 @@ from hypothesis import strategies as st
 
 from evalstats.cli import main
 from evalstats.errors import EvalStatsError, InvalidArgument
-from evalstats.intervals import proportion_ci
-from evalstats.judge import (
+from evalstats.running._judge import (
     Calibration,
     CalibrationFileError,
     VerdictPair,
@@ -20,6 +19,7 @@ from evalstats.judge import (
     corrected_pass_rate,
     read_calibration_file,
 )
+from evalstats.stats._intervals import proportion_ci
 
 
 def _write(tmp_path: Path, name: str, text: str) -> Path:

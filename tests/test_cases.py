@@ -14,8 +14,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import evalstats
-from evalstats import runner
-from evalstats.cases import (
+from evalstats.errors import CaseFileError, InvalidArgument
+from evalstats.running import _run_cases as runner
+from evalstats.running._checks import Verdict, contains, run_check, word_count
+from evalstats.running._suite import (
     Case,
     CaseCheck,
     Suite,
@@ -26,8 +28,6 @@ from evalstats.cases import (
     suite_from_cases,
     suite_from_dict,
 )
-from evalstats.checks import Verdict, contains, run_check, word_count
-from evalstats.errors import CaseFileError, InvalidArgument
 
 SOURCE_CASES = Path(evalstats.__file__).parent.parent / "cases"
 GOOD = {"id": "c1", "prompt": "p", "checks": [{"contains": "x"}]}
@@ -799,7 +799,7 @@ def case_dicts(draw: st.DrawFn) -> dict[str, object]:
     data["checks"] = draw(st.lists(_check_dicts, min_size=1, max_size=4))
     optional = {
         "fixtures": st.dictionaries(_fixture_paths, st.text(max_size=20), max_size=3),
-        # Valid specs of evalstats.traces.required_action_from_spec (checked at load).
+        # Valid specs of evalstats.running._traces.required_action_from_spec (checked at load).
         "required_actions": st.lists(
             st.fixed_dictionaries(
                 {"tool": _text},
@@ -906,7 +906,7 @@ def test_errors_name_any_case_id_on_one_line(case_id, field) -> None:
 def test_the_module_docstring_example_loads(tmp_path) -> None:
     import textwrap
 
-    import evalstats.cases as module
+    import evalstats.running._suite as module
 
     doc = module.__doc__ or ""
     start = doc.index("    name: shop")

@@ -10,7 +10,8 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 from strategies import json_keys, whitespace_runs, word_chars_text
 
-from evalstats.checks import (
+from evalstats.errors import InvalidArgument
+from evalstats.running._checks import (
     CHECK_ERROR,
     INSPECTION_FAILURE,
     Verdict,
@@ -26,7 +27,6 @@ from evalstats.checks import (
     run_check,
     word_count,
 )
-from evalstats.errors import InvalidArgument
 
 EMPTY_ANSWERS = [None, "", " ", "\n\t ", "\u3000\u00a0"]
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from strategies import clustered_outcomes, levels
 
 from evalstats.errors import InvalidArgument
-from evalstats.intervals import (
+from evalstats.stats._intervals import (
     ClusteredInterval,
     clustered_mean_ci,
     clustered_paired_diff_ci,
@@ -195,7 +195,7 @@ def test_se_matches_statsmodels_property(data) -> None:
 def test_normal_quantile_table_is_scipys_to_the_last_bit() -> None:
     from scipy.special import ndtri
 
-    from evalstats.intervals import _Z_TABLE, _z
+    from evalstats.stats._intervals import _Z_TABLE, _z
 
     for level, z in _Z_TABLE.items():
         assert z == float(ndtri(0.5 + level / 2.0)), level  # scipy.special.ndtri
@@ -206,7 +206,7 @@ def test_normal_quantile_table_is_scipys_to_the_last_bit() -> None:
 def test_t_quantile_agrees_with_scipy(level: float) -> None:
     from scipy.special import stdtrit
 
-    from evalstats.intervals import _t
+    from evalstats.stats._intervals import _t
 
     for df in [*range(1, 200), 500, 1999, 5000, 30_000]:
         expected = float(stdtrit(df, 0.5 + level / 2.0))  # scipy.special.stdtrit
@@ -236,8 +236,8 @@ def test_a_report_at_the_usual_levels_does_not_import_scipy(tmp_path) -> None:
     )
     code = (
         "import sys\n"
-        "from evalstats.report import report\n"
-        "from evalstats.comparison import compare_results\n"
+        "from evalstats.presenting._report import report\n"
+        "from evalstats.deciding._compare_results import compare_results\n"
         f"r = report({str(path)!r}); str(r)\n"
         f"report({str(path)!r}, level=0.9)\n"
         "print(r.variant('A').clustered.clusters, 'scipy' in sys.modules)\n"
@@ -260,7 +260,7 @@ def cr2_by_matrices(y: np.ndarray, x: np.ndarray, groups: np.ndarray, c: np.ndar
     A_j = ((I - H)_jj)^(-1/2) (Bell & McCaffrey 2002), V = M sum_j X_j' A_j
     e_j e_j' A_j X_j M, and df = (sum_j p_j'p_j)^2 / sum_i sum_j (p_i'p_j)^2
     with p_j = (I - H)_j' A_j X_j M c. Written independently of the closed
-    form in evalstats.intervals (which only handles a constant).
+    form in evalstats.stats._intervals (which only handles a constant).
 
     Checked against a published clubSandwich example: on clubSandwich's
     MortalityRates data (motor-vehicle deaths 1970-1983, 700 state-years),
@@ -387,7 +387,7 @@ def capital(x: np.ndarray, m: float, alpha: float, cap: float) -> float:
 
 @pytest.mark.parametrize("seed", range(5))
 def test_betting_bound_is_where_the_capital_crosses(seed: int) -> None:
-    from evalstats.intervals import _BET_CAP, betting_limits
+    from evalstats.stats._intervals import _BET_CAP, betting_limits
 
     rng = np.random.default_rng(seed)
     x = rng.beta(0.5, 0.3, size=int(rng.integers(4, 30)))
@@ -452,7 +452,7 @@ def _random_differences(rng: np.random.Generator, rows: int, cases: int, repeats
 def test_betting_signs_are_the_limits_decisions(seed: int) -> None:
     # The same decisions as the bisected limits, row for row, on random data
     # across case counts, repeats, levels and both thresholds used.
-    from evalstats.intervals import betting_signs, clustered_limits
+    from evalstats.stats._intervals import betting_signs, clustered_limits
 
     rng = np.random.default_rng(seed)
     cases = int(rng.integers(2, 100))
@@ -476,7 +476,7 @@ def test_betting_signs_are_the_limits_decisions(seed: int) -> None:
 def test_betting_signs_agree_with_the_scalar_interval(data, cases, repeats, level) -> None:
     # The scalar interval compare() uses (clustered_paired_diff_ci on runs),
     # judged as compare() judges it (low > 0, high < 0).
-    from evalstats.intervals import betting_signs
+    from evalstats.stats._intervals import betting_signs
 
     counts = st.lists(st.integers(0, repeats), min_size=cases, max_size=cases)
     ka, kb = np.array(data.draw(counts)), np.array(data.draw(counts))
@@ -497,7 +497,7 @@ def test_betting_signs_agree_with_the_scalar_interval(data, cases, repeats, leve
 def test_betting_test_is_monotone_in_the_mean(x, alpha) -> None:
     # What makes one evaluation at a grid point equal to the bisection: the
     # rows rejected at m are rejected at every smaller m.
-    from evalstats.intervals import _betting_test
+    from evalstats.stats._intervals import _betting_test
 
     rejected = _betting_test(np.array(x), alpha)
     grid = np.linspace(0.0, 1.0, 401)
@@ -506,7 +506,7 @@ def test_betting_test_is_monotone_in_the_mean(x, alpha) -> None:
 
 
 def test_betting_signs_rejects_a_threshold_outside_its_range() -> None:
-    from evalstats.intervals import betting_signs
+    from evalstats.stats._intervals import betting_signs
 
     with pytest.raises(InvalidArgument, match="threshold=1.5"):
         betting_signs(np.zeros((1, 4)), 0.95, threshold=1.5)

@@ -10,14 +10,14 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from strategies import levels
 
-from evalstats.clustered_pvalues import (
+from evalstats.errors import InvalidArgument
+from evalstats.stats._clustered_pvalues import (
     _NULL,
     _log_capital,
     betting_pvalue,
     clustered_paired_pvalue,
 )
-from evalstats.errors import InvalidArgument
-from evalstats.intervals import clustered_paired_diff_ci
+from evalstats.stats._intervals import clustered_paired_diff_ci
 
 
 def _capital_by_hand(x: list[float], m: float, alpha: float) -> float:
@@ -205,7 +205,7 @@ def test_betting_pvalue_is_valid_under_the_null():
 
 
 def test_case_means_pvalues_are_the_clustered_pvalues_row_by_row():
-    from evalstats.clustered_pvalues import case_means_pvalues
+    from evalstats.stats._clustered_pvalues import case_means_pvalues
 
     rng = np.random.default_rng(9)
     for cases in (3, 30, 99, 100, 140):

@@ -11,7 +11,8 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 from strategies import counts, levels
 
-from evalstats.compare import (
+from evalstats.errors import InvalidArgument
+from evalstats.stats._compare import (
     EXACT_LIMIT,
     Comparison,
     _mcnemar_pvalue,
@@ -21,7 +22,6 @@ from evalstats.compare import (
     decide,
     detectable_difference,
 )
-from evalstats.errors import InvalidArgument
 
 UNPAIRED = ("newcombe", "overlap", "ztest")
 FLIP = {"b_better": "a_better", "a_better": "b_better", "cant_tell": "cant_tell"}
@@ -385,8 +385,8 @@ def test_clustered_pvalue_matches_statsmodels_cluster_robust_ols() -> None:
     b = {f"c{i}": list(rng.random(6) < 0.7) for i in range(12)}
     a = {k: [bool(x) for x in v] for k, v in a.items()}
     b = {k: [bool(x) for x in v] for k, v in b.items()}
-    from evalstats.compare import _clustered_pvalue
-    from evalstats.intervals import clustered_paired_diff_ci
+    from evalstats.stats._compare import _clustered_pvalue
+    from evalstats.stats._intervals import clustered_paired_diff_ci
 
     d = np.concatenate([np.array(b[k], float) - np.array(a[k], float) for k in a])
     groups = np.repeat(np.arange(12), 6)
@@ -411,7 +411,7 @@ def test_clustered_detectable_against_statsmodels_ttestpower() -> None:
     # units, d = effect * sqrt(cases) * SE.
     from statsmodels.stats.power import TTestPower
 
-    from evalstats.compare import _clustered_detectable
+    from evalstats.stats._compare import _clustered_detectable
 
     for cases in (5, 10, 30):
         se = 0.05
@@ -765,7 +765,7 @@ def test_clustered_zero_standard_error_up_to_rounding_is_zero() -> None:
     # 120 cases x 3 runs, A passes 2 of 3 and B 3 of 3 in every case: the cluster
     # residual sums leave ~1e-17, not 0. That must count as no spread (the
     # betting interval), never as a tiny standard error claiming certainty.
-    from evalstats.intervals import clustered_paired_diff_ci
+    from evalstats.stats._intervals import clustered_paired_diff_ci
 
     a = {f"c{i}": [True, True, False] for i in range(120)}
     b = {f"c{i}": [True, True, True] for i in range(120)}
@@ -780,7 +780,7 @@ def test_clustered_zero_standard_error_up_to_rounding_is_zero() -> None:
 
 
 def test_adjust_pvalues_is_holms_step_down() -> None:
-    from evalstats.compare import adjust_pvalues
+    from evalstats.stats._compare import adjust_pvalues
 
     # Holm (1979) by hand: sorted p (0.01, 0.03, 0.04) times (3, 2, 1) is
     # (0.03, 0.06, 0.04), made non-decreasing: (0.03, 0.06, 0.06).
@@ -811,7 +811,7 @@ def test_adjust_pvalues_is_holms_step_down() -> None:
 def test_unpaired_case_pvalues_are_fishers(tables) -> None:
     from scipy.stats import fisher_exact
 
-    from evalstats.compare import _fisher_pvalues
+    from evalstats.stats._compare import _fisher_pvalues
 
     rows = []
     for na, nb, data in tables:
@@ -851,7 +851,7 @@ def test_with_a_equal_to_b_few_comparisons_flag_any_case(cases, runs, paired) ->
     # (case rates from a Beta, icc 0.3), 200 comparisons; the Holm-adjusted
     # flags mark some case in at most 5% of them (Monte-Carlo upper bound
     # checked), while unadjusted flags do so far more often.
-    from evalstats.power import CaseModel
+    from evalstats.planning._power import CaseModel
 
     rng = np.random.default_rng(cases)
     rates, _ = CaseModel(0.7, 0.7, 0.3).draw(rng, (200, cases))
@@ -870,10 +870,10 @@ def test_with_a_equal_to_b_few_comparisons_flag_any_case(cases, runs, paired) ->
 def test_clustered_detectable_is_computed_for_the_rule_used() -> None:
     from scipy.stats import t
 
-    from evalstats.casemodel import CaseModel
-    from evalstats.compare import _clustered_rule_detectable
-    from evalstats.intervals import clustered_paired_diff_ci
-    from evalstats.simulate import simulate_clustered
+    from evalstats.planning._simulate import simulate_clustered
+    from evalstats.stats._casemodel import CaseModel
+    from evalstats.stats._compare import _clustered_rule_detectable
+    from evalstats.stats._intervals import clustered_paired_diff_ci
 
     rng = np.random.default_rng(3)
     # For a t interval (method="cr2", asked for by name) the detectable

@@ -1,6 +1,6 @@
 """compare, gate and plan --from count one results file in one streaming pass.
 
-The tally (evalstats.tally) keeps per-variant, per-case and per-(case, repeat)
+The tally (evalstats.reading._tally) keeps per-variant, per-case and per-(case, repeat)
 outcome codes; the comparison counted from it must equal the one counted from
 every record read into a Results, and the CLI must never read the file whole.
 """
@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 from strategies import paired_run_outcomes, results_manifest, write_results_file
 
 from evalstats.cli import main
-from evalstats.comparison import compare_results
-from evalstats.gate import gate
-from evalstats.results import read_results
+from evalstats.deciding._compare_results import compare_results
+from evalstats.deciding._gate import gate
+from evalstats.results._file import read_results
 
 
 def _records(outcomes: dict[str, dict[str, list[bool | None]]]) -> list[dict]:
@@ -100,7 +100,7 @@ def run_file(tmp_path):
 def test_compare_gate_and_plan_read_the_file_in_one_streaming_pass(
     run_file, argv, monkeypatch, capsys
 ):
-    import evalstats.results as results_module
+    import evalstats.results._file as results_module
 
     argv = [a.format(f=run_file) for a in argv]
     assert main(argv + ["--json"]) in (0, 1)
@@ -128,7 +128,7 @@ def test_compare_and_gate_do_not_import_scipy_stats(run_file, argv):
     # counting 100,000 samples (benchmarks/compare.py).
     code = (
         "import sys\n"
-        "from evalstats.cli import main\n"
+        "from evalstats.cli._main import main\n"
         "code = main(sys.argv[1:])\n"
         "assert 'scipy.stats' not in sys.modules, 'scipy.stats was imported'\n"
         "sys.exit(code)\n"
@@ -146,7 +146,7 @@ def test_the_noncentral_t_tail_is_scipy_stats_nct_sf():
     from scipy.special import stdtrit
     from scipy.stats import nct, t
 
-    from evalstats.power import _nct_sf
+    from evalstats.planning._power import _nct_sf
 
     df = np.array([1.0, 2.0, 4.0, 9.0, 29.0, 199.0])
     for nc in (0.0, 0.7, 2.5, -1.2, 8.0):

@@ -4,7 +4,7 @@
 one-byte outcome codes) both reach the comparison through the per-case tables
 of paired outcomes; these tests check that the tables give exactly the
 comparison of the outcomes they count, that the clustered interval from the
-tables is the one of :func:`evalstats.intervals.clustered_paired_diff_ci` on
+tables is the one of :func:`evalstats.stats._intervals.clustered_paired_diff_ci` on
 the pairs themselves, and that comparing a file holds no object per pair.
 """
 
@@ -21,11 +21,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import paired_run_outcomes, results_manifest, write_results_file
 
-from evalstats.compare import _clustered_tables, _compare_tables, compare
-from evalstats.comparison import compare_results
+from evalstats.deciding._compare_results import compare_results
 from evalstats.errors import InvalidArgument
-from evalstats.intervals import clustered_paired_diff_ci
-from evalstats.tally import tally
+from evalstats.reading._tally import tally
+from evalstats.stats._compare import _clustered_tables, _compare_tables, compare
+from evalstats.stats._intervals import clustered_paired_diff_ci
 
 
 def same(x, y, path="") -> None:
@@ -109,7 +109,7 @@ def test_the_tables_give_exactly_the_comparison_of_the_outcomes(
 @settings(max_examples=150, deadline=None)
 @given(outcomes=paired_outcomes(max_cases=12, max_runs=30), level=st.sampled_from([0.8, 0.95]))
 def test_the_clustered_interval_of_the_tables_is_the_one_of_the_pairs(outcomes, level):
-    # Reference: evalstats.intervals.clustered_paired_diff_ci, which takes one
+    # Reference: evalstats.stats._intervals.clustered_paired_diff_ci, which takes one
     # outcome per pair and sums residuals pair by pair.
     a, b = outcomes
     cases = list(a)
@@ -158,7 +158,7 @@ def _records(outcomes: dict[str, dict[str, list[bool | None]]]) -> list[dict]:
     method=st.sampled_from(["newcombe", "overlap", "ztest"]),
 )
 def test_a_results_file_compares_as_its_pairs_listed_one_by_one(tmp_path, outcomes, drop, method):
-    # The tally's codes are paired by counting (evalstats.comparison._pairs);
+    # The tally's codes are paired by counting (evalstats.deciding._compare_results._pairs);
     # here the pairs are listed one by one and handed to compare().
     cases = list(outcomes["A"])
     runs = len(outcomes["A"][cases[0]])
@@ -270,7 +270,7 @@ def test_comparing_a_file_holds_no_object_per_pair():
 )
 def test_a_clear_comparison_imports_no_scipy(tmp_path, argv):
     # The exact McNemar p-values are summed in integers
-    # (evalstats._binomial.mcnemar_pvalue_exact) and the betting interval is
+    # (evalstats.stats._binomial.mcnemar_pvalue_exact) and the betting interval is
     # numpy's: scipy.special alone takes about 0.2 s to import. (A "can't
     # tell" verdict still imports it, for the difference the trials would
     # detect.)
@@ -289,7 +289,7 @@ def test_a_clear_comparison_imports_no_scipy(tmp_path, argv):
     )
     code = (
         "import sys\n"
-        "from evalstats.cli import main\n"
+        "from evalstats.cli._main import main\n"
         "code = main(sys.argv[1:])\n"
         "loaded = sorted(m for m in sys.modules if m.split('.')[0] == 'scipy')\n"
         "assert not loaded, f'scipy was imported: {loaded[:3]}'\n"
@@ -334,7 +334,7 @@ def test_a_cant_tell_comparison_of_many_pairs_imports_no_scipy_stats(tmp_path):
     )
     code = (
         "import sys\n"
-        "from evalstats.comparison import compare_results\n"
+        "from evalstats.deciding._compare_results import compare_results\n"
         "c = compare_results(sys.argv[1], 'A', 'B')\n"
         "assert c.these_cases.verdict == 'cant_tell' and c.pairs == 2200, c\n"
         "assert c.these_cases.detectable > 0\n"

@@ -12,10 +12,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from evalstats.cli import main
-from evalstats.cost import Prices, cost_summary, design_cost, load_prices, sample_cost
-from evalstats.engine import parse_variant
 from evalstats.errors import InvalidArgument
-from evalstats.results import Results, read_results
+from evalstats.planning._cost import Prices, cost_summary, design_cost, load_prices, sample_cost
+from evalstats.results._file import Results, read_results
+from evalstats.running._engine import parse_variant
 
 
 def test_sample_cost_is_tokens_times_price_per_million() -> None:
@@ -167,7 +167,7 @@ def test_total_is_the_sum_of_the_sample_costs(
 def test_run_and_report_price_the_tokens_the_server_reports(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from evalstats.standin.server import serve
+    from evalstats.demo._server import serve
 
     prices = tmp_path / "prices.yaml"
     prices.write_text("shop-v1: {input: 0.15, output: 0.60}\nshop-v2: {input: 99, output: 99}\n")
@@ -241,7 +241,7 @@ def test_plan_states_the_cost_of_its_design(capsys: pytest.CaptureFixture[str]) 
 
 
 def test_the_demo_prices_its_run_as_an_estimate(capsys: pytest.CaptureFixture[str]) -> None:
-    from evalstats.demo import run_demo
+    from evalstats.demo._shop_demo import run_demo
 
     result = run_demo(runs=2, seed=0, plots=False)
     assert result.cost.estimated

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from evalstats.cli import main
-from evalstats.compare import compare_counts
-from evalstats.demo import run_demo
+from evalstats.demo._shop_demo import run_demo
 from evalstats.errors import EvalStatsError, InvalidArgument
-from evalstats.intervals import proportion_ci
-from evalstats.results import read_results, sample_passed
+from evalstats.results._file import read_results, sample_passed
+from evalstats.stats._compare import compare_counts
+from evalstats.stats._intervals import proportion_ci
 
 
 def test_demo_counts_agree_with_the_results_file(tmp_path: Path) -> None:
@@ -59,7 +59,7 @@ def test_demo_text_never_says_no_difference(tmp_path: Path) -> None:
 def test_many_runs_make_the_interval_methods_see_the_improvement(tmp_path: Path) -> None:
     # True rates 70% against 90%: at 100 runs per case (400 trials per version)
     # Newcombe, McNemar and the overlap rule detect the 20-point gap with power
-    # above 99% (evalstats.power.power_table(0.7, 0.9, [400]) gives 0.9999+).
+    # above 99% (evalstats.planning._power.power_table(0.7, 0.9, [400]) gives 0.9999+).
     result = run_demo(runs=100, seed=0, out=tmp_path, plots=False)
     for method in ("overlap", "newcombe", "mcnemar"):
         assert result.comparisons[method].verdict == "b_better", method
@@ -118,7 +118,7 @@ def test_usage_errors_are_one_line(capsys: pytest.CaptureFixture[str]) -> None:
 @pytest.mark.slow
 def test_the_command_runs_the_demo(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "evalstats.cli", "demo", "--runs", "2", "--out", str(tmp_path)],
+        [sys.executable, "-m", "evalstats", "demo", "--runs", "2", "--out", str(tmp_path)],
         capture_output=True,
         text=True,
         timeout=120,

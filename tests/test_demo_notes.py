@@ -7,26 +7,26 @@ import sys
 
 import pytest
 
-from evalstats.cases import load_suite
-from evalstats.demo_notes import (
+from evalstats.demo._notes_demo import (
     _action_only,
     _action_passes,
     expected_action_rate,
     notes_variants,
 )
 from evalstats.errors import InvalidArgument
-from evalstats.results import Results
+from evalstats.results._file import Results
+from evalstats.running._suite import load_suite
 
 
 def test_the_two_variants_differ_only_by_the_read_first_prefix():
-    from evalstats.standin.notes import READ_FIRST_PREFIX
+    from evalstats.demo._notes import READ_FIRST_PREFIX
 
     base, revised = notes_variants("http://127.0.0.1:9/v1")
     assert base.prefix == "" and revised.prefix == READ_FIRST_PREFIX + " "
     assert base.task.describe() == revised.task.describe()
     command = base.task.describe()["command"]
     assert command[0] == sys.executable
-    assert command[1:3] == ["-m", "evalstats.agents.notes"]
+    assert command[1:3] == ["-m", "evalstats.demo.notes_agent"]
     assert command[command.index("--model") + 1] == "openai:notes"
     assert command[command.index("--base-url") + 1] == "http://127.0.0.1:9/v1"
     assert "{workspace}" in command and "{trace}" in command
@@ -68,7 +68,7 @@ def test_the_action_screen_counts_samples_whose_every_required_action_passed():
 
 
 def test_the_expected_action_rate_from_the_default_knobs():
-    from evalstats.standin.notes import NotesModel
+    from evalstats.demo._notes import NotesModel
 
     cases = load_suite("notes").cases
     # By hand from the defaults (p_read 0.5, revised 0.9, p_text_call 0.1, p_stop_early
@@ -94,8 +94,8 @@ def test_over_http_is_refused_for_the_notes_demo(capsys):
 @pytest.mark.slow
 def test_the_notes_demo_runs_end_to_end_offline(tmp_path, capsys):
     from evalstats.cli import main
-    from evalstats.results import read_results
-    from evalstats.traces import required_action_from_spec, trace_from_summary
+    from evalstats.results._file import read_results
+    from evalstats.running._traces import required_action_from_spec, trace_from_summary
 
     out = tmp_path / "demo"
     assert main(["demo", "--suite", "notes", "--runs", "1", "--out", str(out), "--json"]) == 0

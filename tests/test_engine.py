@@ -15,10 +15,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalstats import engine
-from evalstats.cases import Case, find_suite, load_suite, suite_from_cases
-from evalstats.checks import INSPECTION_FAILURE, contains, word_count
-from evalstats.engine import (
+from evalstats.demo._shop import make_assistant
+from evalstats.errors import (
+    InvalidArgument,
+    ProviderError,
+    ResultsFileError,
+    TransientProviderError,
+)
+from evalstats.results._file import read_results
+from evalstats.running import _engine as engine
+from evalstats.running._checks import INSPECTION_FAILURE, contains, word_count
+from evalstats.running._engine import (
     Prompt,
     TaskResult,
     Variant,
@@ -31,15 +38,8 @@ from evalstats.engine import (
     schedule,
     task_from_name,
 )
-from evalstats.errors import (
-    InvalidArgument,
-    ProviderError,
-    ResultsFileError,
-    TransientProviderError,
-)
-from evalstats.judge import judged_by
-from evalstats.results import read_results
-from evalstats.standin.shop import make_assistant
+from evalstats.running._judge import judged_by
+from evalstats.running._suite import Case, find_suite, load_suite, suite_from_cases
 
 SHOP = ["old=standin:shop-v1", "new=standin:shop-v2"]
 
@@ -791,9 +791,9 @@ def test_a_cancelled_run_is_interrupted_and_resumes(tmp_path: Path) -> None:
 def test_fresh_stand_ins_per_sample_keep_their_true_pass_rates(tmp_path: Path) -> None:
     # Each sample gets make_assistant(version, seed=sample_seed(...)); the pass
     # rates must then match the stand-in's known truth (0.70 and 0.90, see
-    # evalstats.standin.shop.SLIP_RATES) within a 99.9% Wilson interval.
-    from evalstats.intervals import proportion_ci
-    from evalstats.results import sample_passed
+    # evalstats.demo._shop.SLIP_RATES) within a 99.9% Wilson interval.
+    from evalstats.results._file import sample_passed
+    from evalstats.stats._intervals import proportion_ci
 
     out = tmp_path / "r.jsonl"
     run("shop", SHOP, runs=150, out=out, progress=False)

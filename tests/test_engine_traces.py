@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from evalstats.cases import Case, CaseCheck
-from evalstats.checks import INSPECTION_FAILURE, has_terms
-from evalstats.engine import Prompt, TaskResult, Variant, run
-from evalstats.results import read_results
-from evalstats.traces import Trace, read_trace
+from evalstats.results._file import read_results
+from evalstats.running._checks import INSPECTION_FAILURE, has_terms
+from evalstats.running._engine import Prompt, TaskResult, Variant, run
+from evalstats.running._suite import Case, CaseCheck
+from evalstats.running._traces import Trace, read_trace
 
 QUESTION = "What is the project called? It is in notes.txt."
 READ = {"id": "c1", "name": "read_note", "arguments": {"path": "notes.txt"}}
@@ -218,7 +218,7 @@ def test_a_python_trace_check_receives_the_trace(tmp_path: Path) -> None:
 def test_a_harness_dict_with_an_embedded_summary_is_scored_and_kept_once(tmp_path: Path) -> None:
     # The cmd: harness reads the trace before removing the workspace and hands
     # over its summary; the trace file itself is gone by then.
-    from evalstats.traces import trace_summary
+    from evalstats.running._traces import trace_summary
 
     given = {
         "trace_file": str(tmp_path / "removed" / "trace.jsonl"),

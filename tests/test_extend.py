@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from evalstats.cli import main
-from evalstats.comparison import compare_results
-from evalstats.engine import run
+from evalstats.deciding._compare_results import compare_results
 from evalstats.errors import InvalidArgument, ResultsFileError
-from evalstats.results import read_results
+from evalstats.results._file import read_results
+from evalstats.running._engine import run
 
 CASES = [
     {"id": "order", "prompt": "Hi, where is my order A-1042?", "checks": [{"contains": "A-1042"}]},

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from evalstats.intervals import (
+from evalstats.stats._intervals import (
     clustered_limits,
     clustered_mean_ci,
     clustered_paired_diff_ci,

@@ -1,4 +1,4 @@
-"""The release gate and the git change test (evalstats.gate.gate, evalstats.runs.changed_since)."""
+"""The release gate and the git change test (evalstats.gate, evalstats.changed_since)."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import results_manifest, write_results_file
 
+from evalstats.deciding._gate import gate, non_inferiority, non_inferiority_verdict
+from evalstats.deciding._previous_runs import changed_since
 from evalstats.errors import InvalidArgument
-from evalstats.gate import gate, non_inferiority, non_inferiority_verdict
-from evalstats.intervals import _pct, clustered_mean_ci, proportion_ci
-from evalstats.results import Results
-from evalstats.runs import changed_since
+from evalstats.results._file import Results
+from evalstats.stats._intervals import _pct, clustered_mean_ci, proportion_ci
 
 
 def _sample(case, variant, repeat, passed, status="completed"):
@@ -220,8 +220,8 @@ def test_trials_rule_power_is_the_full_enumeration():
     # by the public intervals: the trimmed sums lose at most about 1e-6.
     from scipy.stats import binom, multinomial
 
-    from evalstats.gate import _trials_rule_power
-    from evalstats.intervals import diff_ci, paired_diff_ci
+    from evalstats.deciding._gate import _trials_rule_power
+    from evalstats.stats._intervals import diff_ci, paired_diff_ci
 
     n, p, psi, margin = 20, 0.8, 0.2, 0.2
     probs = [p - psi / 2, psi / 2, psi / 2, 1 - p - psi / 2]  # both, only A, only B, neither
@@ -257,8 +257,8 @@ def _paired_runs(per_case_a, per_case_b):
 
 
 def test_advice_about_these_cases_plans_for_newcombes_paired_interval():
-    from evalstats.gate import _trials_rule_power
-    from evalstats.intervals import paired_diff_ci
+    from evalstats.deciding._gate import _trials_rule_power
+    from evalstats.stats._intervals import paired_diff_ci
 
     # 10 cases x 4 runs, both at 90% with 4 discordant pairs of 40: about these
     # cases at a 5-point margin it can't tell.
@@ -318,11 +318,11 @@ def test_advice_about_these_cases_with_a_small_margin_is_the_normal_approximatio
 
 
 def test_advice_for_unpaired_runs_plans_for_the_independent_interval():
-    from evalstats.gate import _trials_rule_power
+    from evalstats.deciding._gate import _trials_rule_power
 
     # unpaired runs (no schedule): the claim is about these cases, Newcombe's
     # interval for independent samples, and the advice plans for it.
-    from evalstats.results import Results
+    from evalstats.results._file import Results
 
     samples = []
     for v, rate in (("old", 9), ("new", 9)):
@@ -492,7 +492,7 @@ def test_gate_rarely_passes_a_variant_truly_20_points_worse():
     # (icc 0.3), margin 0.1. Without the margin, "can't tell" passed 35% of
     # such runs; now the gate must pass at most 2.5% (here 0 of 150 expected;
     # 5 allows for Monte-Carlo error).
-    from evalstats.power import CaseModel
+    from evalstats.planning._power import CaseModel
 
     rng = np.random.default_rng(20)
     model = CaseModel(0.9, 0.7, 0.3)
@@ -535,7 +535,7 @@ _GATE_SIM = _gate_simulation()
 def test_the_simulated_rules_are_the_gates_own():
     # The simulation judges vectorised; the public non_inferiority must give
     # the same verdict on every experiment (both claims), at 10 and 40 cases.
-    from evalstats.power import CaseModel
+    from evalstats.planning._power import CaseModel
 
     sim = _GATE_SIM
     for cases, repeats, seed in ((10, 5, 1), (40, 3, 2)):
@@ -549,7 +549,7 @@ def test_the_simulated_rules_are_the_gates_own():
 
 
 def test_boundary_shift_makes_these_cases_differ_by_the_margin():
-    from evalstats.power import CaseModel
+    from evalstats.planning._power import CaseModel
 
     rng = np.random.default_rng(0)
     qa, qb = _GATE_SIM.case_rates(rng, CaseModel(0.9, 0.8, 0.3), (50, 10), these=True)

@@ -18,14 +18,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evalstats.cases import Case
-from evalstats.engine import Prompt, TaskResult, task_from_name
 from evalstats.errors import InvalidArgument, TransientProviderError
-from evalstats.harness import DEFAULT_TIMEOUT_S, OUTPUT_CAP, TRACE_CAP, CmdTask, _Capture
-from evalstats.workspace import MARKER_PREFIX
+from evalstats.running._command import DEFAULT_TIMEOUT_S, OUTPUT_CAP, TRACE_CAP, CmdTask, _Capture
+from evalstats.running._engine import Prompt, TaskResult, task_from_name
+from evalstats.running._suite import Case
+from evalstats.running._workspace import MARKER_PREFIX
 
 # A stand-in for a tool-using assistant: what it does is chosen by its first
-# argument. It writes the trace format of evalstats.traces (start, request,
+# argument. It writes the trace format of evalstats.running._traces (start, request,
 # response, final) when asked to.
 SCRIPT = textwrap.dedent(
     r"""
@@ -174,7 +174,7 @@ def test_trace_answer_summary_and_clean_workspace(script):
 
 
 def test_engine_reads_the_summary(script):
-    from evalstats.traces import Trace, trace_of
+    from evalstats.running._traces import Trace, trace_of
 
     record = run(CmdTask(command(script, "trace"))).trace
     trace = trace_of(record)
@@ -334,7 +334,7 @@ def test_unreadable_trace_falls_back_to_stdout_and_says_why(script):
 
 
 def test_no_trace_file_means_stdout_answer(script):
-    from evalstats.traces import TraceError, trace_of
+    from evalstats.running._traces import TraceError, trace_of
 
     result = run(CmdTask(command(script, "argv")))
     assert result.trace["trace_error"] is None and result.trace["summary"] is None
@@ -427,8 +427,8 @@ ACTION_CASE = Case(
 
 
 def test_engine_gives_the_case_and_scores_the_trace(script, tmp_path):
-    from evalstats.engine import run as run_engine
-    from evalstats.results import read_results
+    from evalstats.results._file import read_results
+    from evalstats.running._engine import run as run_engine
 
     out = tmp_path / "results.jsonl"
     variants = [
@@ -493,10 +493,10 @@ class _TimeoutProbe:
     ],
 )
 def test_a_cmd_task_keeps_its_own_130_s_unless_the_run_sets_a_timeout(tmp_path, given, expected):
-    from evalstats.engine import DEFAULT_TIMEOUT_S as RUN_DEFAULT
-    from evalstats.engine import Variant
-    from evalstats.engine import run as run_engine
-    from evalstats.results import read_results
+    from evalstats.results._file import read_results
+    from evalstats.running._engine import DEFAULT_TIMEOUT_S as RUN_DEFAULT
+    from evalstats.running._engine import Variant
+    from evalstats.running._engine import run as run_engine
 
     assert DEFAULT_TIMEOUT_S == 130.0 and CmdTask(command(Path(sys.executable))).timeout == 130.0
     probe = _TimeoutProbe()
@@ -510,9 +510,9 @@ def test_a_cmd_task_keeps_its_own_130_s_unless_the_run_sets_a_timeout(tmp_path, 
 
 
 def test_without_a_run_timeout_the_command_is_killed_at_the_tasks_own(script, tmp_path):
-    from evalstats.engine import Variant
-    from evalstats.engine import run as run_engine
-    from evalstats.results import read_results
+    from evalstats.results._file import read_results
+    from evalstats.running._engine import Variant
+    from evalstats.running._engine import run as run_engine
 
     out = tmp_path / "results.jsonl"
     task = CmdTask(command(script, "hang"), timeout=2)
@@ -523,8 +523,8 @@ def test_without_a_run_timeout_the_command_is_killed_at_the_tasks_own(script, tm
 
 
 def test_cli_run_passes_the_default_timeout_unless_given(monkeypatch, tmp_path):
-    from evalstats import engine
     from evalstats.cli import main
+    from evalstats.running import _engine as engine
 
     seen: list[object] = []
     signature = inspect.signature(engine.run)
@@ -547,7 +547,7 @@ def test_cli_run_passes_the_default_timeout_unless_given(monkeypatch, tmp_path):
 @pytest.mark.parametrize("keep", [False, True])
 def test_cli_keep_workspaces(script, tmp_path, keep):
     from evalstats.cli import main
-    from evalstats.results import read_results
+    from evalstats.results._file import read_results
 
     suite = tmp_path / "suite.json"
     suite.write_text(json.dumps({"name": "one", "cases": [CASE.to_dict()]}))
@@ -613,7 +613,7 @@ def test_a_line_separator_inside_a_record_keeps_the_trace_readable() -> None:
     # records end at "\n" only, so a note holding one must not look malformed.
     import json
 
-    from evalstats.harness import _parse_trace
+    from evalstats.running._command import _parse_trace
 
     records = [
         {"type": "start", "question": "q", "model": "m", "workspace_notes": [], "budgets": {}},

@@ -20,12 +20,12 @@ from pathlib import Path
 
 import pytest
 
-from evalstats import _reaper
-from evalstats.cases import Case
-from evalstats.engine import Prompt, Variant
-from evalstats.engine import run as run_engine
-from evalstats.harness import CmdTask
-from evalstats.results import read_results
+from evalstats.results._file import read_results
+from evalstats.running import _reaper
+from evalstats.running._command import CmdTask
+from evalstats.running._engine import Prompt, Variant
+from evalstats.running._engine import run as run_engine
+from evalstats.running._suite import Case
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
 
@@ -144,9 +144,9 @@ def test_the_engine_records_a_timed_out_command_as_incomplete(escaper, tmp_path)
 DRIVER = textwrap.dedent(
     r"""
     import asyncio, sys
-    from evalstats.cases import Case
-    from evalstats.engine import Prompt
-    from evalstats.harness import CmdTask
+    from evalstats.running._suite import Case
+    from evalstats.running._engine import Prompt
+    from evalstats.running._command import CmdTask
 
     case = Case(id="c", prompt="q", checks=[{"contains": "x"}])
     task = CmdTask(sys.argv[1])
@@ -228,7 +228,7 @@ def test_a_command_gets_a_minimal_environment(tmp_path, monkeypatch):
     script.write_text(ENV_DUMP)
     import json
 
-    from evalstats.engine import parse_variant
+    from evalstats.running._engine import parse_variant
 
     variant = parse_variant(
         f"v=cmd:{sys.executable} {script} --model=openai:notes,env=MY_FLAG+UNSET_ONE"
@@ -248,8 +248,8 @@ def test_a_command_gets_a_minimal_environment(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("spec", ["env=1BAD", "env=A;B", "colour=red"])
 def test_bad_cmd_settings_are_refused(tmp_path, spec):
-    from evalstats.engine import parse_variant
     from evalstats.errors import InvalidArgument
+    from evalstats.running._engine import parse_variant
 
     with pytest.raises(InvalidArgument, match="env|takes only"):
         parse_variant(f"v=cmd:{sys.executable} -c pass,{spec}")
@@ -258,7 +258,7 @@ def test_bad_cmd_settings_are_refused(tmp_path, spec):
 def test_the_watchdog_is_running_before_a_command_is_spawned(escaper, tmp_path, monkeypatch):
     # Registering a command must be a write on an open pipe: the watchdog starts
     # before the spawn, so a kill -9 in between cannot leave the command running.
-    from evalstats import harness
+    from evalstats.running import _command as harness
 
     seen: list[bool] = []
     spawn = harness._spawn

@@ -4,7 +4,7 @@ Each row is a command line (``{d}`` is a folder holding the files the row
 plants) and the files it plants. The command must exit with status 2, print
 exactly one line on stderr, print no traceback, and leave every file of the
 folder as it was (nothing written, nothing removed). The command runs in
-process through :func:`evalstats.cli.main`, so the table stays fast.
+process through :func:`evalstats.cli._main.main`, so the table stays fast.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from evalstats.cli import main
-from evalstats.results import ResultsWriter
+from evalstats.results._file import ResultsWriter
 
 SUITE = {
     "name": "mini",
@@ -460,7 +460,7 @@ def test_sigterm_outside_a_run_is_one_line_and_changes_nothing(tmp_path, capsys,
     import signal
     import time
 
-    from evalstats import cli
+    from evalstats.cli import _main as cli
 
     good_run(tmp_path)
     before = snapshot(tmp_path)

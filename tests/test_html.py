@@ -1,4 +1,4 @@
-"""The self-contained HTML report (evalstats.html)."""
+"""The self-contained HTML report (evalstats.presenting._html)."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from evalstats.demo import run_demo
+from evalstats.demo._shop_demo import run_demo
 from evalstats.errors import ResultsFileError
-from evalstats.html import html_report, render_html
-from evalstats.imports import load_results
-from evalstats.results import read_results
+from evalstats.presenting._html import html_report, render_html
+from evalstats.reading._logs import load_results
+from evalstats.results._file import read_results
 
 DATA = Path(__file__).parent / "data"
 
@@ -127,8 +127,8 @@ def test_answers_show_only_behind_a_click(demo_results, tmp_path):
 
 
 def test_report_shows_the_numbers_of_the_text_report(demo_results):
-    from evalstats.comparison import compare_results
-    from evalstats.report import report
+    from evalstats.deciding._compare_results import compare_results
+    from evalstats.presenting._report import report
 
     text = render_html(demo_results)
     rep = report(demo_results)

@@ -20,7 +20,7 @@ PACKAGE_DIR = Path(evalstats.__file__).parent
 
 
 def _modules() -> dict[str, Path]:
-    """Every module of the package by dotted name (``evalstats.providers`` is its ``__init__``)."""
+    """Every module of the package by dotted name (a package is its ``__init__``)."""
     found = {}
     for path in sorted(PACKAGE_DIR.rglob("*.py")):
         parts = list(path.relative_to(PACKAGE_DIR).with_suffix("").parts)
@@ -135,7 +135,7 @@ def test_no_import_cycles() -> None:
 
 def test_the_graph_sees_function_level_imports() -> None:
     # The subprocess harness is loaded only when a "cmd:" task is named.
-    assert "evalstats.harness" in _graph()["evalstats.variants"]
+    assert "evalstats.running._command" in _graph()["evalstats.running._variants"]
 
 
 def test_a_cycle_is_found_and_named() -> None:
@@ -152,3 +152,93 @@ def test_type_checking_imports_are_left_out() -> None:
     )
     modules = {node.module for node in _imports(tree) if isinstance(node, ast.ImportFrom)}
     assert modules == {"typing", "checks", "traces"}
+
+
+# --- stages -----------------------------------------------------------------------
+
+#: The stages from the bottom up; a module's folder names its stage, and a module
+#: imports only from its own stage or the stages below it. Modules directly under
+#: ``evalstats/`` (errors, argument checks, the terminal) are the base; the
+#: package root re-exports lazily and ``__main__`` is the command.
+STAGES = (
+    "base",
+    "stats",
+    "results",
+    "running",
+    "reading",
+    "planning",
+    "deciding",
+    "presenting",
+    "demo",
+    "cli",
+)
+
+#: Imports that still run against the stages, each to be cut.
+AGAINST_THE_STAGES = {
+    ("evalstats.deciding._gate", "evalstats.presenting._report"),
+    ("evalstats.deciding._until_decided", "evalstats.demo._shop"),
+    ("evalstats.reading._merge", "evalstats.deciding._previous_runs"),
+    ("evalstats.reading._tally", "evalstats.presenting._review"),
+    ("evalstats.running._judge_spec", "evalstats.demo._judge"),
+    ("evalstats.running._judge_spec", "evalstats.demo._shop"),
+    ("evalstats.running._variants", "evalstats.demo._shop"),
+}
+
+
+def _stage(module: str) -> str | None:
+    """The stage of a module from its dotted name alone (None for the package root)."""
+    parts = module.split(".")
+    if len(parts) == 1:
+        return None
+    if parts[1] == "__main__":
+        return "cli"
+    return parts[1] if parts[1] in STAGES else "base"
+
+
+def _against_the_stages(graph: dict[str, set[str]]) -> set[tuple[str, str]]:
+    found = set()
+    for module, targets in graph.items():
+        here = _stage(module)
+        for target in targets:
+            there = _stage(target)
+            if here is None or there is None:
+                continue  # the package root
+            if any(other.startswith(target + ".") for other in targets):
+                continue  # a stage's face, loaded on the way to one of its modules
+            if STAGES.index(there) > STAGES.index(here):
+                found.add((module, target))
+    return found
+
+
+def test_imports_go_down_the_stages() -> None:
+    found = _against_the_stages(_graph())
+    assert found <= AGAINST_THE_STAGES, "against the stages: " + ", ".join(
+        f"{a} -> {b}" for a, b in sorted(found - AGAINST_THE_STAGES)
+    )
+    assert found == AGAINST_THE_STAGES, "cut, so no longer listed: " + ", ".join(
+        f"{a} -> {b}" for a, b in sorted(AGAINST_THE_STAGES - found)
+    )
+
+
+def test_every_module_sits_in_a_stage() -> None:
+    # Only the base modules live directly under evalstats/; every other module is
+    # inside a stage's folder.
+    base = {m for m in _modules() if m.count(".") == 1}
+    assert base == {
+        "evalstats.__main__",
+        "evalstats._terminal",
+        "evalstats._validate",
+        "evalstats.errors",
+    } | {f"evalstats.{s}" for s in STAGES[1:]}
+
+
+def test_an_import_up_the_stages_is_found() -> None:
+    graph = {
+        "evalstats.stats._x": {"evalstats.running", "evalstats.running._y"},
+        "evalstats.stats._z": {"evalstats.presenting"},
+        "evalstats.running._y": {"evalstats.stats", "evalstats.stats._x"},
+    }
+    assert _against_the_stages(graph) == {
+        ("evalstats.stats._x", "evalstats.running._y"),
+        ("evalstats.stats._z", "evalstats.presenting"),
+    }

@@ -1,4 +1,4 @@
-"""Readers of other tools' logs (evalstats.imports), on real files those tools wrote.
+"""Readers of other tools' logs (evalstats.reading._logs), on real files those tools wrote.
 
 The fixtures under tests/data/ are the tools' own output (Inspect AI with its
 mock model, promptfoo with its echo provider), or for lm-eval a file in its
@@ -19,11 +19,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evalstats.cli import main
-from evalstats.comparison import compare_results
+from evalstats.deciding._compare_results import compare_results
 from evalstats.errors import InvalidArgument, ResultsFileError
-from evalstats.imports import detect_format, load_results, merge, write_results
-from evalstats.imports._common import PassRule
-from evalstats.results import read_results
+from evalstats.reading._log_common import PassRule
+from evalstats.reading._logs import detect_format, load_results, merge, write_results
+from evalstats.results._file import read_results
 
 DATA = Path(__file__).parent / "data"
 INSPECT_A = DATA / "inspect" / "inspect_a.eval"
@@ -250,7 +250,7 @@ def test_promptfoo_prompts_are_variants_tests_cases_repeats_repeats():
 def test_promptfoo_pass_is_its_own_success_flag():
     doc = json.loads(PROMPTFOO.read_text())
     res = load_results(PROMPTFOO)
-    from evalstats.results import sample_passed
+    from evalstats.results._file import sample_passed
 
     got = sorted(sample_passed(s) for s in res.samples)
     assert got == sorted(bool(e["success"]) for e in doc["results"]["results"])
@@ -263,7 +263,7 @@ def test_promptfoo_overall_verdict_wins_over_its_parts(tmp_path):
     path = tmp_path / "r.json"
     path.write_text(json.dumps(doc))
     res = load_results(path)
-    from evalstats.results import sample_passed
+    from evalstats.results._file import sample_passed
 
     assert sum(sample_passed(s) for s in res.samples) == 13
 

@@ -1,4 +1,4 @@
-"""Tests of evalstats.intervals against published tables, statsmodels, scipy and enumeration."""
+"""Tests of the intervals against published tables, statsmodels, scipy and enumeration."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from strategies import counts, levels, paired_cells
 
 from evalstats.errors import InvalidArgument
-from evalstats.intervals import (
+from evalstats.stats._intervals import (
     DIFF_METHODS,
     PAIRED_METHODS,
     PROPORTION_METHODS,

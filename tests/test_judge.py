@@ -13,10 +13,10 @@ from statsmodels.stats.inter_rater import cohens_kappa
 from statsmodels.stats.proportion import proportion_confint
 from strategies import levels
 
-from evalstats.checks import INSPECTION_FAILURE, Verdict
+from evalstats.demo._judge import make_judge
 from evalstats.errors import InvalidArgument, ProviderError, TransientProviderError
-from evalstats.intervals import proportion_ci
-from evalstats.judge import (
+from evalstats.running._checks import INSPECTION_FAILURE, Verdict
+from evalstats.running._judge import (
     Calibration,
     JudgedCheck,
     _lang_reiczigel,
@@ -28,7 +28,7 @@ from evalstats.judge import (
     judged_by,
     parse_judgement,
 )
-from evalstats.standin.judge import make_judge
+from evalstats.stats._intervals import proportion_ci
 
 
 @st.composite
@@ -660,7 +660,7 @@ def test_lang_reiczigel_2014_worked_examples(counts, limits) -> None:
 def test_lang_reiczigel_2014_example_3() -> None:
     # Example 3 gives the observed rate as 6% of 11,862 (not a whole count), the
     # sensitivity as 8 of 10 and the specificity as 12 of 12; 95% limits 0 and 0.147.
-    from evalstats.judge import _lang_reiczigel
+    from evalstats.running._judge import _lang_reiczigel
 
     z = 1.959963984540054  # scipy.stats.norm.ppf(0.975)
     _, low, high, _ = _lang_reiczigel(0.06 * 11862, 11862, 8, 10, 12, 12, z)
@@ -887,7 +887,7 @@ def test_end_to_end_with_the_standin_judge_the_corrected_interval_covers() -> No
 
 
 def test_collapsed_corrected_rate_gives_the_one_sided_bound() -> None:
-    from evalstats.judge import Calibration, corrected_pass_rate
+    from evalstats.running._judge import Calibration, corrected_pass_rate
 
     cal = Calibration.from_counts(40, 10, 30, 10)  # sensitivity 0.8, specificity 0.75
     r = corrected_pass_rate(8, 100, cal)
@@ -922,7 +922,7 @@ def test_one_sided_bound_coverage_by_exact_enumeration() -> None:
     # probability at least 95%, at true rates where the interval collapses.
     from scipy.stats import binom
 
-    from evalstats.judge import _one_sided_bound
+    from evalstats.running._judge import _one_sided_bound
 
     n, n_good, n_bad = 60, 30, 25
     x = np.arange(n + 1)[:, None, None]

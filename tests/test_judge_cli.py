@@ -7,8 +7,8 @@ from pathlib import Path
 
 from evalstats import compare_runs, read_results, report
 from evalstats.cli import main
-from evalstats.engine import JUDGE_UNMEASURED
-from evalstats.standin.server import serve
+from evalstats.demo._server import serve
+from evalstats.running._engine import JUDGE_UNMEASURED
 
 SUITE = str(Path(__file__).resolve().parent.parent / "cases" / "judged.yaml")
 STANDIN = "standin:judge,sensitivity=0.9,specificity=0.8,seed=1"

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import binom, binomtest
 
-from evalstats._binomial import mcnemar_pvalue_exact
+from evalstats.stats._binomial import mcnemar_pvalue_exact
 
 
 def exact(only_a: int, only_b: int) -> float:

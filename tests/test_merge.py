@@ -15,11 +15,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evalstats.cli import main
-from evalstats.comparison import compare_results
-from evalstats.engine import run
+from evalstats.deciding._compare_results import compare_results
 from evalstats.errors import InvalidArgument, ResultsFileError
-from evalstats.merge import merge_runs
-from evalstats.results import read_results
+from evalstats.reading._merge import merge_runs
+from evalstats.results._file import read_results
+from evalstats.running._engine import run
 
 SUITE = {
     "name": "mini",

@@ -10,10 +10,10 @@ import pytest
 from strategies import results_manifest
 
 from evalstats.cli import main
-from evalstats.compare import adjust_pvalues
+from evalstats.deciding._several import compare_variants, shaffer_limits
 from evalstats.errors import InvalidArgument
-from evalstats.multiple import compare_variants, shaffer_limits
-from evalstats.results import Results
+from evalstats.results._file import Results
+from evalstats.stats._compare import adjust_pvalues
 
 
 def _results(per_variant: dict[str, dict[str, list[bool]]], runs: int) -> Results:
@@ -154,7 +154,7 @@ def test_with_identical_variants_few_runs_find_any_difference():
 
 
 def test_cli_compare_baseline_and_all_pairs(tmp_path, capsys):
-    from evalstats.results import ResultsWriter
+    from evalstats.results._file import ResultsWriter
 
     rng = np.random.default_rng(3)
     res = _draw(rng, {"old": 0.6, "new": 0.95, "other": 0.6}, cases=12, runs=4)
@@ -181,7 +181,7 @@ def test_cli_compare_baseline_and_all_pairs(tmp_path, capsys):
 
 
 def test_report_of_three_variants_ranks_them_with_adjusted_verdicts():
-    from evalstats.report import report
+    from evalstats.presenting._report import report
 
     rng = np.random.default_rng(4)
     res = _draw(rng, {"old": 0.6, "new": 0.95, "other": 0.6}, cases=20, runs=5)

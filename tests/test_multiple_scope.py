@@ -14,12 +14,12 @@ from hypothesis import strategies as st
 from strategies import results_manifest, write_results_file
 
 from evalstats.cli import main
-from evalstats.clustered_pvalues import clustered_paired_pvalue
-from evalstats.compare import adjust_pvalues
-from evalstats.comparison import compare_results
+from evalstats.deciding._compare_results import compare_results
+from evalstats.deciding._several import compare_variants
 from evalstats.errors import InvalidArgument
-from evalstats.multiple import compare_variants
-from evalstats.results import Results
+from evalstats.results._file import Results
+from evalstats.stats._clustered_pvalues import clustered_paired_pvalue
+from evalstats.stats._compare import adjust_pvalues
 
 _SIM = pathlib.Path(__file__).resolve().parent.parent / "simulations" / "many_variants.py"
 

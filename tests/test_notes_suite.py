@@ -9,10 +9,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evalstats.cases import find_suite, load_suite, suite_from_dict
-from evalstats.checks import BUILTIN_CHECKS, Verdict, check_from_spec, review_only, run_check
-from evalstats.demo_notes import expected_action_rate
+from evalstats.demo._notes_demo import expected_action_rate
 from evalstats.errors import CaseFileError, InvalidArgument
+from evalstats.running._checks import (
+    BUILTIN_CHECKS,
+    Verdict,
+    check_from_spec,
+    review_only,
+    run_check,
+)
+from evalstats.running._suite import find_suite, load_suite, suite_from_dict
 
 IDS = [
     "project name",
@@ -207,10 +213,10 @@ def test_a_case_file_with_an_empty_review_only_reason_is_refused():
 
 
 def _run_suite(tmp_path, knobs):
-    from evalstats.demo_notes import notes_variants
-    from evalstats.engine import run
-    from evalstats.results import read_results
-    from evalstats.standin.server import serve
+    from evalstats.demo._notes_demo import notes_variants
+    from evalstats.demo._server import serve
+    from evalstats.results._file import read_results
+    from evalstats.running._engine import run
 
     out = tmp_path / "results.jsonl"
     with serve(notes=knobs) as server:
@@ -229,7 +235,7 @@ def _all_actions_share(samples):
 
 @pytest.mark.slow
 def test_a_model_that_always_reads_and_never_slips_passes_every_scored_check(tmp_path):
-    from evalstats.standin.notes import NotesModel
+    from evalstats.demo._notes import NotesModel
 
     careful = NotesModel(p_read=1, p_read_revised=1, p_stop_early=0, p_text_call=0, p_obey_note=0)
     samples = _run_suite(tmp_path, careful)
@@ -248,7 +254,7 @@ def test_a_model_that_always_reads_and_never_slips_passes_every_scored_check(tmp
 
 @pytest.mark.slow
 def test_a_model_that_always_guesses_fails_every_required_read(tmp_path):
-    from evalstats.standin.notes import NotesModel
+    from evalstats.demo._notes import NotesModel
 
     guesser = NotesModel(p_read=0, p_read_revised=0)
     samples = _run_suite(tmp_path, guesser)
@@ -271,7 +277,7 @@ def test_a_model_that_always_guesses_fails_every_required_read(tmp_path):
 
 @pytest.mark.slow
 def test_the_suite_catches_stopping_early_and_obeying_a_note(tmp_path):
-    from evalstats.standin.notes import NotesModel
+    from evalstats.demo._notes import NotesModel
 
     sloppy = NotesModel(p_read=1, p_read_revised=1, p_stop_early=1, p_text_call=0, p_obey_note=1)
     samples = _run_suite(tmp_path, sloppy)

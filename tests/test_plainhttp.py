@@ -1,4 +1,4 @@
-"""The plain-HTTP transport (evalstats.providers._plainhttp) against local servers.
+"""The plain-HTTP transport (evalstats.running.providers._plainhttp) against local servers.
 
 Each test runs its own small asyncio server on 127.0.0.1 that says exactly
 what the test needs: a normal answer, nothing at all, a closed connection.
@@ -14,8 +14,8 @@ import httpx
 import pytest
 
 from evalstats.errors import TransientProviderError
-from evalstats.providers import OpenAIProvider
-from evalstats.providers._plainhttp import (
+from evalstats.running.providers import OpenAIProvider
+from evalstats.running.providers._plainhttp import (
     HOLD_LIMIT,
     PlainHTTPTransport,
     _Backend,

@@ -14,8 +14,7 @@ from strategies import iccs
 
 from evalstats.cli import main
 from evalstats.errors import InvalidArgument
-from evalstats.intervals import proportion_ci
-from evalstats.power import (
+from evalstats.planning._power import (
     CaseModel,
     Plan,
     anova_icc,
@@ -23,7 +22,8 @@ from evalstats.power import (
     fit_case_model,
     plan,
 )
-from evalstats.simulate import DesignPowers, simulate_clustered
+from evalstats.planning._simulate import DesignPowers, simulate_clustered
+from evalstats.stats._intervals import proportion_ci
 
 # --- the case model -------------------------------------------------------------
 
@@ -451,7 +451,7 @@ def test_cli_plan_bad_input_exits_2(capsys):
 
 
 def _write_pilot(path, *, cases=60, runs=5, seed=0, unmeasured=()):
-    from evalstats.results import ResultsWriter
+    from evalstats.results._file import ResultsWriter
 
     truth = CaseModel(0.6, 0.8, 0.3)
     rng = np.random.default_rng(seed)
@@ -476,8 +476,8 @@ def _write_pilot(path, *, cases=60, runs=5, seed=0, unmeasured=()):
 
 
 def test_case_model_from_results_fits_the_pilot(tmp_path):
-    from evalstats.power import case_model_from_results
-    from evalstats.results import read_results
+    from evalstats.planning._power import case_model_from_results
+    from evalstats.results._file import read_results
 
     path = _write_pilot(tmp_path / "pilot.jsonl", unmeasured={(0, 0, "A"), (0, 1, "A")})
     run = read_results(path)
@@ -499,7 +499,7 @@ def test_cli_plan_from_a_pilot_run(tmp_path, capsys):
     path = _write_pilot(tmp_path / "pilot.jsonl")
     assert main(["plan", "--from", str(path), "--pb", "0.8", "--cases", "20", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    from evalstats.power import case_model_from_results
+    from evalstats.planning._power import case_model_from_results
 
     m = case_model_from_results(path, p_b=0.8)
     assert doc["model"]["icc"] == pytest.approx(m.icc)
@@ -528,7 +528,7 @@ def test_plan_text_does_not_call_a_repeat_worth_less_when_cases_are_alike():
 
 
 def test_a_one_variant_pilot_without_p_b_says_to_give_it(tmp_path, capsys):
-    from evalstats.power import case_model_from_results
+    from evalstats.planning._power import case_model_from_results
 
     path = _write_pilot(tmp_path / "pilot.jsonl", cases=10, runs=2)
     m = case_model_from_results(path, variants=["A"])  # B is a copy of A

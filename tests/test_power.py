@@ -13,9 +13,8 @@ from scipy.stats import binom, binomtest, norm
 from strategies import levels, rates
 
 from evalstats.cli import main
-from evalstats.compare import compare_counts, decide
 from evalstats.errors import InvalidArgument
-from evalstats.power import (
+from evalstats.planning._power import (
     METHODS,
     _approximate_independent,
     _outcome_probabilities,
@@ -25,6 +24,7 @@ from evalstats.power import (
     power_table,
     sample_size,
 )
+from evalstats.stats._compare import compare_counts, decide
 
 # --- exact power -------------------------------------------------------------
 
@@ -296,7 +296,7 @@ def test_mcnemar_thresholds_follow_scipy_binomtest():
     # McNemar test, scanned over every split of d discordant pairs.
     from scipy.stats import binomtest
 
-    from evalstats.compare import mcnemar_thresholds
+    from evalstats.stats._compare import mcnemar_thresholds
 
     for level in (0.9, 0.95, 0.99):
         d = np.arange(0, 121)
@@ -313,7 +313,7 @@ def test_mcnemar_thresholds_follow_scipy_binomtest():
 def test_paired_power_agrees_with_a_monte_carlo_of_compare():
     # 4,000 simulated paired experiments judged by compare(..., method="mcnemar");
     # tolerance 4 Monte-Carlo standard errors (sqrt(p(1-p)/4000) <= 0.0079).
-    from evalstats.compare import compare
+    from evalstats.stats._compare import compare
 
     rng = np.random.default_rng(7)
     n, p_a, p_b = 30, 0.6, 0.8

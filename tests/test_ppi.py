@@ -1,4 +1,4 @@
-"""PPI++ corrected pass rates and paired differences (evalstats.ppi)."""
+"""PPI++ corrected pass rates and paired differences (evalstats.stats._ppi)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from strategies import levels
 
 from evalstats import InvalidArgument, ppi_diff, ppi_pass_rate
-from evalstats.intervals import _z
+from evalstats.stats._intervals import _z
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -305,7 +305,7 @@ def test_stratified_estimate_is_exactly_unbiased_over_every_possible_draw() -> N
     # stratum is reviewed more often.
     import itertools
 
-    from evalstats.ppi import _core, _stratum_weights
+    from evalstats.stats._ppi import _core, _stratum_weights
 
     y = np.array([1, 1, 0, 1, 0, 0, 1, 0, 0, 1, 1, 1, 0, 1, 1, 0], float)
     f = np.array([1, 0, 0, 1, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 1], float)

@@ -17,13 +17,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evalstats import engine
-from evalstats.cases import Case
-from evalstats.checks import contains
-from evalstats.engine import Prompt
 from evalstats.errors import InvalidArgument, ProviderError, TransientProviderError
-from evalstats.judge import judged_by
-from evalstats.providers import (
+from evalstats.results._file import read_results
+from evalstats.running import _engine as engine
+from evalstats.running._checks import contains
+from evalstats.running._engine import Prompt
+from evalstats.running._judge import judged_by
+from evalstats.running._suite import Case
+from evalstats.running.providers import (
     PROVIDERS,
     AnthropicProvider,
     OllamaProvider,
@@ -31,7 +32,7 @@ from evalstats.providers import (
     make_judge_from_provider,
     make_provider,
 )
-from evalstats.providers.base import (
+from evalstats.running.providers._base import (
     CLIENT_SHARDS,
     SEED_MODULUS,
     conversation,
@@ -40,7 +41,6 @@ from evalstats.providers.base import (
     retry_after_seconds,
     scrub,
 )
-from evalstats.results import read_results
 
 KEYS = {
     "OPENAI_API_KEY": "sk-canary-openai-0123456789",
@@ -727,7 +727,7 @@ def test_a_response_in_another_shape_stops_with_a_clear_line(kind, body):
 
 
 def test_provider_from_name_and_task_factory():
-    from evalstats.providers import provider_from_name, task_factory
+    from evalstats.running.providers import provider_from_name, task_factory
 
     p = provider_from_name("ollama:qwen3:0.6b", {"temperature": "0.1"})
     assert (p.kind, p.model, p.settings) == ("ollama", "qwen3:0.6b", {"temperature": 0.1})

@@ -23,9 +23,9 @@ import httpx
 import pytest
 from services import Service
 
-from evalstats.engine import Prompt
 from evalstats.errors import InvalidArgument, ProviderError, TransientProviderError
-from evalstats.providers import GeminiProvider
+from evalstats.running._engine import Prompt
+from evalstats.running.providers import GeminiProvider
 
 CANARY = "AIzaSyCanary-0123456789abcdefghijkl"
 

@@ -18,11 +18,11 @@ import re
 
 import pytest
 
-from evalstats import engine
-from evalstats.cases import Case
-from evalstats.checks import word_count
-from evalstats.providers import make_provider
-from evalstats.results import read_results
+from evalstats.results._file import read_results
+from evalstats.running import _engine as engine
+from evalstats.running._checks import word_count
+from evalstats.running._suite import Case
+from evalstats.running.providers import make_provider
 
 pytestmark = pytest.mark.live
 

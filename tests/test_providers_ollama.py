@@ -20,10 +20,10 @@ import json
 import httpx
 import pytest
 
-from evalstats.engine import Prompt
 from evalstats.errors import InvalidArgument, ProviderError, TransientProviderError
-from evalstats.providers import OllamaProvider
-from evalstats.providers.ollama import ollama_host
+from evalstats.running._engine import Prompt
+from evalstats.running.providers import OllamaProvider
+from evalstats.running.providers._ollama import ollama_host
 
 DIGEST = "fe938a131f40e6f6d40083c9f0f430a515233eb2edaa6d72eb85c50d64f2300e"
 
@@ -227,9 +227,9 @@ def test_prepare_with_an_unknown_model_stops_with_the_server_message():
 
 @pytest.mark.parametrize("failures", [1, 3, 4])
 def test_a_run_retries_a_transient_failure_of_prepare(tmp_path, failures):
-    from evalstats.cases import Case
-    from evalstats.engine import Variant, run
-    from evalstats.results import read_results
+    from evalstats.results._file import read_results
+    from evalstats.running._engine import Variant, run
+    from evalstats.running._suite import Case
 
     service = Service()
     left = {"503s": failures}

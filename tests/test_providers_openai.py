@@ -20,9 +20,9 @@ import httpx
 import pytest
 from services import Service
 
-from evalstats.engine import Prompt, TaskResult
 from evalstats.errors import InvalidArgument, ProviderError, TransientProviderError
-from evalstats.providers import OpenAIProvider
+from evalstats.running._engine import Prompt, TaskResult
+from evalstats.running.providers import OpenAIProvider
 
 CANARY = "sk-canary-0123456789abcdefXYZ"
 

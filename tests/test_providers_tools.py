@@ -29,8 +29,8 @@ from hypothesis import strategies as st
 from strategies import tool_conversations
 
 from evalstats.errors import InvalidArgument, TransientProviderError
-from evalstats.providers import PROVIDERS, make_provider
-from evalstats.providers.base import conversation
+from evalstats.running.providers import PROVIDERS, make_provider
+from evalstats.running.providers._base import conversation
 
 
 @pytest.fixture(autouse=True)

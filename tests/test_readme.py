@@ -32,7 +32,7 @@ def test_quick_start_has_exactly_two_commands() -> None:
 def test_quick_start_shows_what_the_demo_prints(tmp_path: Path) -> None:
     # The excerpt under Quick start is the default demo's own output (10 runs,
     # seed 0), line for line, so it cannot drift from what a newcomer sees.
-    from evalstats.demo import run_demo
+    from evalstats.demo._shop_demo import run_demo
 
     text = README.read_text(encoding="utf-8")
     quick = text.split("## Quick start", 1)[1].split("\n## ", 1)[0]

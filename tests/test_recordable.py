@@ -17,14 +17,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evalstats._recordable import NOTES_KEY, recordable, recordable_text
-from evalstats.agents.notes import NotesDispatcher, run_notes
-from evalstats.cases import Case
-from evalstats.checks import contains
-from evalstats.engine import TaskResult, Variant, run
-from evalstats.providers import OpenAIProvider
-from evalstats.providers.base import Completion
-from evalstats.results import ResultsWriter, read_results
+from evalstats.demo.notes_agent import NotesDispatcher, run_notes
+from evalstats.results._file import ResultsWriter, read_results
+from evalstats.results._recordable import NOTES_KEY, recordable, recordable_text
+from evalstats.running._checks import contains
+from evalstats.running._engine import TaskResult, Variant, run
+from evalstats.running._suite import Case
+from evalstats.running.providers import OpenAIProvider
+from evalstats.running.providers._base import Completion
 
 
 def strict_loads(text: str):
@@ -238,7 +238,7 @@ def test_the_key_guard_catches_case_variants_and_base64(tmp_path: Path, monkeypa
     import base64
 
     from evalstats.errors import ResultsFileError
-    from evalstats.providers.base import scrub, url_secrets
+    from evalstats.running.providers._base import scrub, url_secrets
 
     key = "sk-Canary-0123456789abcdef"
     monkeypatch.setenv("MY_API_KEY", key)

@@ -7,7 +7,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evalstats._recordable import MAX_DEPTH, _Walk, recordable
+from evalstats.results._recordable import MAX_DEPTH, _Walk, recordable
 
 texts = st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0xFFFF), max_size=8)
 scalars = (

@@ -16,13 +16,13 @@ from strategies import (
     write_results_file,
 )
 
-from evalstats.compare import compare
-from evalstats.comparison import compare_results
+from evalstats.deciding._compare_results import compare_results
+from evalstats.deciding._previous_runs import NotComparable, RunsComparison, compare_runs
 from evalstats.errors import InvalidArgument
-from evalstats.intervals import clustered_mean_ci, diff_ci, proportion_ci
-from evalstats.report import latency_summary, report
-from evalstats.results import Results, read_results, sample_passed
-from evalstats.runs import NotComparable, RunsComparison, compare_runs
+from evalstats.presenting._report import latency_summary, report
+from evalstats.results._file import Results, read_results, sample_passed
+from evalstats.stats._compare import compare
+from evalstats.stats._intervals import clustered_mean_ci, diff_ci, proportion_ci
 
 NI = "could not be inspected: the answer is empty"
 
@@ -612,7 +612,7 @@ def test_compare_runs_reads_the_suite_not_its_bytes(tmp_path):
     ],
 )
 def test_the_machine_matters_only_where_it_can_change_answers(tmp_path, task, matters):
-    from evalstats.runs import machine_matters
+    from evalstats.deciding._previous_runs import machine_matters
 
     assert machine_matters(task) is matters
     variants = [{"name": "v", "task": task, "transform": {}}]

@@ -9,10 +9,10 @@ import pytest
 from strategies import results_manifest, write_results_file
 
 from evalstats.cli import main
-from evalstats.compare import compare
-from evalstats.comparison import compare_results
-from evalstats.plots import forest_plot, paired_difference_plot, report_plots
-from evalstats.report import report
+from evalstats.deciding._compare_results import compare_results
+from evalstats.presenting._plots import forest_plot, paired_difference_plot, report_plots
+from evalstats.presenting._report import report
+from evalstats.stats._compare import compare
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -286,7 +286,7 @@ def test_report_plots_with_one_variant_and_nothing_measured(tmp_path):
 
 
 def test_reading_verbs_on_engine_runs(tmp_path, capsys):
-    from evalstats.engine import run
+    from evalstats.running._engine import run
 
     variants = ["v1=standin:shop-v1", "v2=standin:shop-v2"]
     first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
@@ -333,7 +333,7 @@ def test_read_only_verbs_as_a_command_print_everything_and_keep_their_exit_code(
         (["report", str(run_file), "--level", "95"], 2),
     ):
         done = subprocess.run(
-            [sys.executable, "-m", "evalstats.cli", *argv],
+            [sys.executable, "-m", "evalstats", *argv],
             capture_output=True,
             text=True,
             timeout=60,

@@ -11,10 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evalstats.cli import main
-from evalstats.cost import Prices, sample_cost
 from evalstats.errors import InvalidArgument
-from evalstats.report import report
-from evalstats.results import ResultsWriter, read_results
+from evalstats.planning._cost import Prices, sample_cost
+from evalstats.presenting._report import report
+from evalstats.results._file import ResultsWriter, read_results
 
 VARIANTS = [
     {
@@ -98,7 +98,7 @@ def test_the_tally_and_the_records_agree(tmp_path):
 
 def test_report_with_prices_reads_the_file_in_its_one_streaming_pass(tmp_path, monkeypatch, capsys):
     # The cost is counted with the rest as the file is read: no record is held.
-    import evalstats.results as results_module
+    import evalstats.results._file as results_module
 
     path = _write(tmp_path / "r.jsonl", SAMPLES)
     prices = tmp_path / "prices.yaml"

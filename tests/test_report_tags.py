@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from evalstats.cli import main
-from evalstats.intervals import clustered_mean_ci, proportion_ci
-from evalstats.report import report
-from evalstats.results import Results
+from evalstats.presenting._report import report
+from evalstats.results._file import Results
+from evalstats.stats._intervals import clustered_mean_ci, proportion_ci
 
 # Passes of 4 repeats per case, and each case's tags.
 PASSES = {"a": 3, "b": 1, "c": 4, "d": 0}
@@ -93,7 +93,7 @@ def test_malformed_tags_in_a_manifest_are_left_out():
 
 
 def test_the_command_line_prints_the_tags(tmp_path, capsys):
-    from evalstats.imports import write_results
+    from evalstats.reading._logs import write_results
 
     path = write_results(_results(), tmp_path / "r.jsonl")
     assert main(["report", str(path)]) == 0

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from evalstats.cli import main
-from evalstats.engine import run
 from evalstats.errors import InvalidArgument
-from evalstats.rescore import rescore
-from evalstats.results import read_results
+from evalstats.reading._rescore import rescore
+from evalstats.results._file import read_results
+from evalstats.running._engine import run
 
 SUITE = {
     "name": "mini",

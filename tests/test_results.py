@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evalstats.errors import InvalidArgument, ResultsFileError
-from evalstats.results import (
+from evalstats.results._file import (
     COUNTING_METHOD,
     FORMAT_VERSION,
     NO_SUMMARY_WARNING,
@@ -683,7 +683,7 @@ def test_resume_errors(tmp_path: Path) -> None:
 WRITER_SCRIPT = textwrap.dedent(
     """
     import sys
-    from evalstats.results import ResultsWriter
+    from evalstats.results._file import ResultsWriter
     path = sys.argv[1]
     answer = "x" * 3000  # long lines make a kill in the middle of a write more likely
     # As many runs as a results file may hold (MAX_RUNS): the writer is killed long before.
@@ -804,7 +804,7 @@ def test_written_records_read_back_exactly(
 def test_fsync_runs_at_most_once_an_interval(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import evalstats.results as results_module
+    import evalstats.results._file as results_module
 
     calls: list[float] = []
     real_fsync = os.fsync
@@ -834,7 +834,7 @@ def test_unsynced_data_is_synced_without_further_writes(
 ) -> None:
     import threading
 
-    import evalstats.results as results_module
+    import evalstats.results._file as results_module
 
     synced = threading.Event()
     real_fsync = os.fsync
@@ -949,7 +949,7 @@ def test_reading_leaves_the_garbage_collector_as_it_was(tmp_path: Path) -> None:
 WRITE_AND_EXIT = textwrap.dedent(
     """
     import os, sys
-    import evalstats.results as results
+    import evalstats.results._file as results
     log = open(sys.argv[2], "w", buffering=1)
     real = os.fsync
     def fsync(fd):

@@ -17,8 +17,8 @@ from strategies import results_manifest
 
 from evalstats.cli import main
 from evalstats.errors import InvalidArgument
-from evalstats.report import report
-from evalstats.results import Results, ResultsWriter, read_results
+from evalstats.presenting._report import report
+from evalstats.results._file import Results, ResultsWriter, read_results
 
 
 def _sample(case: str, variant: str, repeat: int, ok: bool = True) -> dict:

@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evalstats.errors import InvalidArgument, ResultsFileError
-from evalstats.results import ResultsWriter
-from evalstats.review import REVIEW_VERDICTS, Review, read_reviews, review
+from evalstats.presenting._review import REVIEW_VERDICTS, Review, read_reviews, review
+from evalstats.results._file import ResultsWriter
 
 CASES = [
     {"id": "project name", "review": "Pass if it says Paper Kite from notes.txt."},
@@ -299,7 +299,7 @@ def test_reviews_of_another_run_are_refused(results, tmp_path):
 
 
 def test_two_reviews_of_one_file_at_once_are_refused(results, tmp_path):
-    from evalstats.review import _open_reviews
+    from evalstats.presenting._review import _open_reviews
 
     out = str(tmp_path / "reviews.jsonl")
     fd, _ = _open_reviews(out)
@@ -435,8 +435,8 @@ def _reviews_file(tmp_path, reviews, name="reviews.jsonl"):
 def test_report_adds_reviewed_task_success_per_variant(results, tmp_path):
     from statsmodels.stats.proportion import proportion_confint
 
-    from evalstats.intervals import proportion_ci
-    from evalstats.report import report
+    from evalstats.presenting._report import report
+    from evalstats.stats._intervals import proportion_ci
 
     reviews = [
         Review("project name", "baseline", 0, "pass", "ok"),
@@ -478,7 +478,7 @@ def test_report_adds_reviewed_task_success_per_variant(results, tmp_path):
 
 
 def test_reviews_of_another_run_or_twice_or_of_unmeasured_samples(results, tmp_path):
-    from evalstats.report import report
+    from evalstats.presenting._report import report
 
     stranger = [Review("language", "baseline", 0, "pass", "ok")]
     with pytest.raises(InvalidArgument, match="reviews of another run"):
@@ -495,7 +495,7 @@ def test_reviews_of_another_run_or_twice_or_of_unmeasured_samples(results, tmp_p
 
 
 def test_report_counts_containment_observations_per_variant(tmp_path):
-    from evalstats.report import report
+    from evalstats.presenting._report import report
 
     def observed(marker=False, fixtures=True, private=True, added=()):
         return {
@@ -546,7 +546,7 @@ def test_report_counts_containment_observations_per_variant(tmp_path):
 
 
 def test_report_without_observations_has_no_containment(results, tmp_path):
-    from evalstats.report import report
+    from evalstats.presenting._report import report
 
     plain = write_results(str(tmp_path / "plain.jsonl"), [_sample("project name", "baseline", 0)])
     assert report(plain).containment == ()
@@ -559,8 +559,8 @@ def test_report_without_observations_has_no_containment(results, tmp_path):
 )
 @given(verdicts=st.lists(st.sampled_from([*REVIEW_VERDICTS, None]), min_size=7, max_size=7))
 def test_reviewed_counts_add_up_to_the_measured_samples(results, verdicts):
-    from evalstats.intervals import proportion_ci
-    from evalstats.report import report
+    from evalstats.presenting._report import report
+    from evalstats.stats._intervals import proportion_ci
 
     reviews = [Review(*k, v, "why") for k, v in zip(MEASURED_IN_ORDER, verdicts, strict=True) if v]
     r = report(results, reviews=reviews)

@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 
 from evalstats import InvalidArgument, ppi_diff, ppi_pass_rate, read_results, report
 from evalstats.cli import main
-from evalstats.engine import run
 from evalstats.errors import ResultsFileError
-from evalstats.results import sample_passed
-from evalstats.review import read_review_design, read_reviews, review
+from evalstats.presenting._review import read_review_design, read_reviews, review
+from evalstats.results._file import sample_passed
+from evalstats.running._engine import run
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +33,7 @@ def _person(results: Path, out: Path, *, sample: int | None, seed: int, flip=())
         first.setdefault((s["case"], s["variant"], s["repeat"]), s)
     design = None
     if sample is not None:
-        from evalstats.reviewsample import draw_design
+        from evalstats.presenting._review_design import draw_design
 
         design = draw_design(res, sample=sample, seed=seed)
     # The walk's order: case order, then repeat, then variant.
@@ -79,7 +79,7 @@ def test_the_design_is_recorded_and_the_draw_is_uniform_and_paired(results, tmp_
 def test_the_draw_takes_the_same_number_from_every_case_reproducibly(results) -> None:
     from collections import Counter
 
-    from evalstats.reviewsample import draw_design
+    from evalstats.presenting._review_design import draw_design
 
     res = read_results(results)
     design = draw_design(res, sample=22, seed=9)
@@ -96,7 +96,7 @@ def test_the_draw_takes_the_same_number_from_every_case_reproducibly(results) ->
     seeds = {draw_design(res, sample=22, seed=s).units for s in range(5)}
     assert len(seeds) == 5
     # the round trip through the reviews file's first line
-    from evalstats.reviewsample import ReviewDesign
+    from evalstats.presenting._review_design import ReviewDesign
 
     back = ReviewDesign.from_dict(json.loads(json.dumps(design.to_dict())), "here")
     assert back == design
@@ -110,7 +110,7 @@ def test_the_draw_takes_the_same_number_from_every_case_reproducibly(results) ->
 
 
 def test_an_older_design_line_without_strata_is_a_uniform_draw() -> None:
-    from evalstats.reviewsample import ReviewDesign
+    from evalstats.presenting._review_design import ReviewDesign
 
     old = {
         "type": "design",
@@ -141,7 +141,7 @@ def test_allocation_is_as_even_as_possible_and_its_chances_are_exact(
     import random
     from fractions import Fraction
 
-    from evalstats.reviewsample import allocate, inclusion_probabilities
+    from evalstats.presenting._review_design import allocate, inclusion_probabilities
 
     by = {f"c{i}": n for i, n in enumerate(sizes)}
     sample = round(share * sum(sizes))
@@ -217,7 +217,7 @@ def test_report_gives_automatic_reviewed_and_corrected_rates(results, tmp_path) 
     out = tmp_path / "reviews.jsonl"
     res = read_results(results)
     design_units = None
-    from evalstats.reviewsample import draw_design
+    from evalstats.presenting._review_design import draw_design
 
     design_units = draw_design(res, sample=25, seed=1).units
     # The person disagrees with the checks on three drawn v1 answers.
@@ -317,7 +317,7 @@ def test_the_report_says_when_the_judge_adds_nothing() -> None:
     import numpy as np
 
     from evalstats import proportion_ci
-    from evalstats.reviewsample import CorrectedRates, CorrectedRow, ReviewDesign
+    from evalstats.presenting._review_design import CorrectedRates, CorrectedRow, ReviewDesign
 
     rng = np.random.default_rng(4)
     truth = rng.random(600) < 0.5

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from evalstats.cli import main
-from evalstats.results import read_results
+from evalstats.results._file import read_results
 
 SHOP = ["--variant", "old=standin:shop-v1", "--variant", "new=standin:shop-v2"]
 SLOW = [
@@ -117,7 +117,7 @@ def test_resume_file_and_resume_flag_both_complete_a_run(tmp_path: Path) -> None
 
 def evalstats(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "evalstats.cli", *args],
+        [sys.executable, "-m", "evalstats", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -374,7 +374,7 @@ def test_dead_endpoint_stops_the_run_before_any_sample(
 
 def test_a_live_endpoint_that_answers_404_at_its_root_is_not_dead(tmp_path: Path) -> None:
     # The stand-in server answers 404 for the bare base URL; that still shows a server.
-    from evalstats.standin.server import serve
+    from evalstats.demo._server import serve
 
     with serve(seed=0) as server:
         url = f"{server.base_url}/v1"
@@ -390,7 +390,7 @@ def test_circuit_breaker_stops_a_run_whose_service_is_down_and_resume_takes_thos
     # Every request fails (the stand-in server with error rate 1): after N unmeasured samples
     # in a row the run stops with one line, exit 2; the held-back unmeasured samples are not
     # written, so --resume runs them once the service answers again.
-    from evalstats.standin.server import serve
+    from evalstats.demo._server import serve
 
     with serve(seed=0, error_rate=1.0, retry_after=0) as server:
         url = f"{server.base_url}/v1"
@@ -413,8 +413,8 @@ def test_circuit_breaker_stops_a_run_whose_service_is_down_and_resume_takes_thos
 
 def test_circuit_breaker_writes_a_short_streak_of_unmeasured_samples(tmp_path: Path) -> None:
     # Fewer unmeasured in a row than the breaker's N: every one is written, none lost.
-    from evalstats.engine import Variant, run
     from evalstats.errors import TransientProviderError
+    from evalstats.running._engine import Variant, run
 
     calls = {"n": 0}
 

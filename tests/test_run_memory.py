@@ -12,11 +12,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evalstats.cases import Case
-from evalstats.checks import contains
-from evalstats.engine import Variant, iter_schedule, run, run_async, schedule
 from evalstats.errors import InvalidArgument, ResultsFileError
-from evalstats.results import ResultsWriter, read_results
+from evalstats.results._file import ResultsWriter, read_results
+from evalstats.running._checks import contains
+from evalstats.running._engine import Variant, iter_schedule, run, run_async, schedule
+from evalstats.running._suite import Case
 
 MANIFEST = {
     "suite": {"name": "s", "version": 1, "path": "s.json", "sha256": "ab" * 32},

@@ -10,12 +10,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import evalstats
-from evalstats import runner
-from evalstats.checks import CHECK_ERROR, INSPECTION_FAILURE, Verdict, contains, word_count
+from evalstats.demo._shop import make_assistant
 from evalstats.errors import CaseFileError, InvalidArgument
-from evalstats.results import sample_passed
-from evalstats.runner import AxisCount, Case, load_cases, load_shop_cases, run_cases
-from evalstats.standin.shop import make_assistant
+from evalstats.results._file import sample_passed
+from evalstats.running import _run_cases as runner
+from evalstats.running._checks import CHECK_ERROR, INSPECTION_FAILURE, Verdict, contains, word_count
+from evalstats.running._run_cases import AxisCount, Case, load_cases, load_shop_cases, run_cases
 
 
 def echo(prompt: str) -> str:

@@ -11,12 +11,12 @@ from hypothesis import strategies as st
 from strategies import paired_results, results_manifest, write_results_file
 
 from evalstats.cli import main
-from evalstats.comparison import compare_results
+from evalstats.deciding._compare_results import compare_results
+from evalstats.deciding._gate import gate, non_inferiority
+from evalstats.deciding._several import compare_variants
 from evalstats.errors import InvalidArgument
-from evalstats.gate import gate, non_inferiority
-from evalstats.multiple import compare_variants
-from evalstats.report import report
-from evalstats.results import Results
+from evalstats.presenting._report import report
+from evalstats.results._file import Results
 
 
 def _sample(case, variant, repeat, passed):

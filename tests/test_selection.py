@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from evalstats.cases import load_suite
 from evalstats.cli import main
-from evalstats.engine import run
 from evalstats.errors import InvalidArgument
-from evalstats.results import read_results
+from evalstats.results._file import read_results
+from evalstats.running._engine import run
+from evalstats.running._suite import load_suite
 
 EXAMPLE = str(Path(__file__).resolve().parent.parent / "cases" / "example.yaml")
 SHOP = ["--variant", "old=standin:shop-v1", "--variant", "new=standin:shop-v2"]

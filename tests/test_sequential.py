@@ -1,4 +1,4 @@
-"""Tests of evalstats.sequential: the anytime-valid e-processes and confidence sequences."""
+"""Tests of the sequential comparison: the anytime-valid e-processes and confidence sequences."""
 
 from __future__ import annotations
 
@@ -11,14 +11,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import levels, paired_results
 
-from evalstats.errors import InvalidArgument
-from evalstats.sequential import (
+from evalstats.deciding._sequential import (
     SequentialComparison,
     _mixture_cs,
     log_evalue_cases,
     log_evalue_discordant,
     sequential_compare,
 )
+from evalstats.errors import InvalidArgument
 
 FLIP = {"b_better": "a_better", "a_better": "b_better", "cant_tell": "cant_tell"}
 SCOPES = ("these_cases", "cases_like_these")
@@ -143,7 +143,7 @@ def _quad_planned(k: int, m: int, a: float, b: float) -> float:
 def test_planned_prior_by_hand() -> None:
     # 0.7 -> 0.9: B alone passes with 0.9 * 0.3 = 0.27, A alone with 0.7 * 0.1 = 0.07,
     # so B wins 27/34 of the discordant pairs; the prior is Beta(60 * 27/34, 60 * 7/34).
-    from evalstats.sequential import planned_prior, planned_share
+    from evalstats.deciding._sequential import planned_prior, planned_share
 
     assert planned_share(0.7, 0.9) == pytest.approx(27 / 34, rel=1e-15)
     a, b = planned_prior(0.7, 0.9)
@@ -173,7 +173,7 @@ def test_planned_prior_by_hand() -> None:
 def test_planned_evalue_matches_numerical_integration(k: int, m: int) -> None:
     # Independent computation: scipy.integrate.quad of the mixture integral with
     # scipy.stats.beta's density, at the prior planned for 0.7 -> 0.9.
-    from evalstats.sequential import planned_prior
+    from evalstats.deciding._sequential import planned_prior
 
     a, b = planned_prior(0.7, 0.9)
     expected = _quad_planned(k, m, a, b)
@@ -226,7 +226,7 @@ def test_planned_evalue_is_a_martingale_under_half(k: int, rest: int) -> None:
     # the planned effect, so the verdict stays valid when the plan is wrong.
     from scipy.special import logsumexp
 
-    from evalstats.sequential import planned_prior
+    from evalstats.deciding._sequential import planned_prior
 
     prior = planned_prior(0.7, 0.9)
     m = k + rest
@@ -245,7 +245,7 @@ def test_planned_evalue_is_a_supermartingale_when_b_is_worse(
     # next value is at most the current one: each likelihood ratio with t >= 1/2
     # has expectation 1 + (2t - 1)(2 share - 1) <= 1, so "B better" stays valid
     # under the composite null "B not better", whatever the plan.
-    from evalstats.sequential import planned_prior
+    from evalstats.deciding._sequential import planned_prior
 
     prior = planned_prior(0.7, 0.9)
     m = k + rest
@@ -497,7 +497,7 @@ def _as_results(d: np.ndarray) -> tuple[dict, dict]:
 def test_simulator_stops_where_sequential_compare_decides(
     scope: str, cases: int, p_b: float, icc: float, planned_for: tuple | None
 ) -> None:
-    from evalstats.sequential import (
+    from evalstats.deciding._sequential import (
         _draw_differences,
         _simulate_cases,
         _simulate_these,
@@ -528,7 +528,7 @@ def test_simulator_stops_where_sequential_compare_decides(
 
 
 def test_discordant_thresholds_are_where_the_mixture_crosses() -> None:
-    from evalstats.sequential import discordant_thresholds
+    from evalstats.deciding._sequential import discordant_thresholds
 
     table = discordant_thresholds(60)
     bound = math.log(40)
@@ -544,7 +544,7 @@ def test_discordant_thresholds_are_where_the_mixture_crosses() -> None:
 
 def _repeated_mcnemar_false_rate(experiments: int, pairs: int, every: int) -> float:
     """The unsafe practice: the fixed-n exact McNemar test after every ``every`` pairs."""
-    from evalstats.compare import mcnemar_thresholds
+    from evalstats.stats._compare import mcnemar_thresholds
 
     rng = np.random.default_rng(11)
     u = rng.random((experiments, pairs))
@@ -556,7 +556,7 @@ def _repeated_mcnemar_false_rate(experiments: int, pairs: int, every: int) -> fl
 def test_no_inflation_under_continuous_monitoring_reduced() -> None:
     # simulations/sequential.py: 20,000 experiments to 2,000 pairs. Here 3,000
     # to 600 pairs, looking after every pair; nominal one-sided 2.5%.
-    from evalstats.sequential import simulate_sequential
+    from evalstats.deciding._sequential import simulate_sequential
 
     sim = simulate_sequential(0.5, 0.5, 600, experiments=3000, seed=3)
     assert sim.power.estimate <= 0.035
@@ -566,7 +566,7 @@ def test_no_inflation_under_continuous_monitoring_reduced() -> None:
 
 
 def test_clustered_scope_valid_when_cases_differ_reduced() -> None:
-    from evalstats.sequential import simulate_sequential
+    from evalstats.deciding._sequential import simulate_sequential
 
     for icc, spread in ((0.3, 0.0), (0.3, 1.0)):
         sim = simulate_sequential(
@@ -588,8 +588,8 @@ def test_efficiency_at_ninety_percent_power_reduced() -> None:
     # 90% power at 0.7 vs 0.9 (paired_power); with a budget of 123 pairs the
     # sequential design reaches 90% and stops on average after 62.5 pairs
     # (0.686 of 91; 20,000 experiments).
-    from evalstats.power import paired_power
-    from evalstats.sequential import simulate_sequential
+    from evalstats.deciding._sequential import simulate_sequential
+    from evalstats.planning._power import paired_power
 
     assert paired_power(0.7, 0.9, 91) >= 0.9 > paired_power(0.7, 0.9, 90)
     sim = simulate_sequential(0.7, 0.9, 123, experiments=3000, seed=9)
@@ -601,8 +601,8 @@ def test_efficiency_at_eighty_percent_power_reduced() -> None:
     # simulations/sequential.py: 71 pairs give the fixed test 80% power; a
     # budget of 96 pairs gives the sequential design 81%, on average 58.6
     # pairs (0.826 of 71; 20,000 experiments).
-    from evalstats.power import paired_power
-    from evalstats.sequential import simulate_sequential
+    from evalstats.deciding._sequential import simulate_sequential
+    from evalstats.planning._power import paired_power
 
     assert paired_power(0.7, 0.9, 71) >= 0.8 > paired_power(0.7, 0.9, 70)
     sim = simulate_sequential(0.7, 0.9, 96, experiments=3000, seed=9)
@@ -614,7 +614,7 @@ def test_planned_design_valid_under_continuous_monitoring_reduced() -> None:
     # simulations/sequential.py: 20,000 experiments to 2,000 pairs. Here 3,000
     # to 600 pairs, looking after every pair, with the e-process planned for
     # 0.7 -> 0.9 while A = B (the plan is wrong); nominal one-sided 2.5%.
-    from evalstats.sequential import simulate_sequential
+    from evalstats.deciding._sequential import simulate_sequential
 
     for p in (0.5, 0.8):
         sim = simulate_sequential(p, p, 600, experiments=3000, seed=3, planned_for=(0.7, 0.9))
@@ -632,7 +632,7 @@ def test_planned_design_efficiency_reduced() -> None:
     # 0.7 -> 0.9, a budget of 87 pairs gives 80% power and stops on average
     # after 52.6 pairs, 0.74 of the 71 the fixed McNemar test needs (the
     # default mixture: 0.83); a budget of 117 pairs gives 90%, 0.62 of 91.
-    from evalstats.sequential import simulate_sequential
+    from evalstats.deciding._sequential import simulate_sequential
 
     sim = simulate_sequential(0.7, 0.9, 87, experiments=3000, seed=9, planned_for=(0.7, 0.9))
     assert sim.power.estimate >= 0.78
@@ -654,7 +654,7 @@ def test_planned_comparison_says_what_it_was_planned_for() -> None:
     # a little above the likelihood ratio at the planned share, (2 * 27/34)^m
     # (16.1 and 40.5), since all-B data favour larger shares; m = 8 decides, as
     # with the default mixture.
-    from evalstats.sequential import planned_prior
+    from evalstats.deciding._sequential import planned_prior
 
     a_, b_ = planned_prior(0.7, 0.9)
     e6, e8 = _quad_planned(6, 6, a_, b_), _quad_planned(8, 8, a_, b_)
@@ -713,7 +713,7 @@ def _draw_differences_for_test(rng: np.random.Generator) -> np.ndarray:
 
 
 def test_simulate_sequential_bad_input() -> None:
-    from evalstats.sequential import simulate_sequential
+    from evalstats.deciding._sequential import simulate_sequential
 
     with pytest.raises(InvalidArgument, match="runs=0 must be at least 1"):
         simulate_sequential(0.7, 0.9, 0)

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from evalstats.cli import main
+from evalstats.deciding._sequential import sequential_compare, sequential_results
 from evalstats.errors import InvalidArgument, ResultsFileError
-from evalstats.results import ResultsWriter, read_results
-from evalstats.sequential import sequential_compare, sequential_results
+from evalstats.results._file import ResultsWriter, read_results
 
 SHOP = ["--variant", "v1=standin:shop-v1", "--variant", "v2=standin:shop-v2"]
 

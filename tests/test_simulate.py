@@ -14,18 +14,18 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evalstats.compare import compare
+from evalstats.demo._shop import make_assistant
 from evalstats.errors import InvalidArgument
-from evalstats.intervals import proportion_ci
-from evalstats.power import CaseModel, paired_power, power
-from evalstats.runner import load_shop_cases
-from evalstats.simulate import (
+from evalstats.planning._power import CaseModel, paired_power, power
+from evalstats.planning._simulate import (
     PowerResult,
     clustered_decisions,
     simulate_clustered,
     simulate_power,
 )
-from evalstats.standin.shop import make_assistant
+from evalstats.running._run_cases import load_shop_cases
+from evalstats.stats._compare import compare
+from evalstats.stats._intervals import proportion_ci
 
 ROOT = Path(__file__).resolve().parents[1]
 

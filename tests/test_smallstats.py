@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import levels, results_manifest, write_results_file
 
-from evalstats._smallstats import PURE_CASES, betting_limits, clustered_counts, wilson_ci
-from evalstats.intervals import _clustered_counts, proportion_ci
-from evalstats.intervals import betting_limits as numpy_betting_limits
+from evalstats.stats._intervals import _clustered_counts, proportion_ci
+from evalstats.stats._intervals import betting_limits as numpy_betting_limits
+from evalstats.stats._smallstats import PURE_CASES, betting_limits, clustered_counts, wilson_ci
 
 TOLERANCE = 1e-12
 FIELDS = ("estimate", "low", "high", "se", "df", "design_effect")
@@ -132,11 +132,11 @@ def test_a_small_report_imports_no_numpy_scipy_or_matplotlib(tmp_path) -> None:
     )
     code = (
         "import sys\n"
-        "from evalstats.cli import main\n"
+        "from evalstats.cli._main import main\n"
         f"main(['report', {str(path)!r}])\n"
         # latency quantiles as for many samples (selected from the kept counts)
-        "import evalstats.report\n"
-        "sys.modules['evalstats.report']._SELECT_FROM = 1\n"
+        "import evalstats.presenting._report\n"
+        "sys.modules['evalstats.presenting._report']._SELECT_FROM = 1\n"
         f"main(['report', {str(path)!r}, '--json'])\n"
         "heavy = [m for m in ('numpy', 'scipy', 'matplotlib', 'statsmodels') if m in sys.modules]\n"
         "print(heavy, file=sys.stderr)\n"

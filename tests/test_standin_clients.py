@@ -7,8 +7,8 @@ import json
 import pytest
 from services import NOTES_TOOLS
 
-from evalstats.standin.server import serve
-from evalstats.standin.shaping import JSON_SLIP_RATES
+from evalstats.demo._server import serve
+from evalstats.demo._shaping import JSON_SLIP_RATES
 
 openai = pytest.importorskip("openai")
 ollama = pytest.importorskip("ollama")
@@ -205,7 +205,7 @@ def test_ollama_format_num_predict_and_stop(ol) -> None:
 def test_json_slip_rate_is_the_set_rate() -> None:
     # 2,000 answers straight from the shaping function: the share that fail a
     # JSON-with-fields check is within 4 standard errors of the set rate.
-    from evalstats.standin.shaping import json_answer
+    from evalstats.demo._shaping import json_answer
 
     for model, rate in JSON_SLIP_RATES.items():
         n = 2000

@@ -26,9 +26,7 @@ from hypothesis import strategies as st
 from services import NOTES_TOOLS
 from strategies import tool_conversations
 
-from evalstats.errors import InvalidArgument
-from evalstats.intervals import paired_diff_ci, proportion_ci
-from evalstats.standin.notes import (
+from evalstats.demo._notes import (
     DEFAULT_NOTES_MODEL,
     MAX_LISTED_READS,
     READ_FIRST_PREFIX,
@@ -38,13 +36,15 @@ from evalstats.standin.notes import (
     note_paths,
     respond,
 )
-from evalstats.standin.server import (
+from evalstats.demo._server import (
     ALL_MODELS,
     NOTES_MODEL,
     StandinApp,
     model_digest,
     serve,
 )
+from evalstats.errors import InvalidArgument
+from evalstats.stats._intervals import paired_diff_ci, proportion_ci
 
 FILES = {
     "notes.txt": "Project name: Paper Kite\n",
@@ -771,7 +771,7 @@ def test_a_multi_turn_exchange_over_http(server):
 
 @pytest.mark.parametrize("kind", ["openai", "ollama"])
 def test_the_providers_hold_a_tool_conversation_with_the_served_model(server, kind):
-    from evalstats.providers import make_provider
+    from evalstats.running.providers import make_provider
 
     base_url = server.base_url + ("/v1" if kind == "openai" else "")
     tools = [t["function"] for t in TOOLS]
@@ -810,20 +810,20 @@ def test_the_providers_hold_a_tool_conversation_with_the_served_model(server, ki
     assert answer == converse(TWO, 3, ALWAYS)[1]
 
 
-# --- against the notes suite: traces in the trace format, scored by evalstats.traces ---------
+# --- against the notes suite: traces in the trace format, scored by the trace checks ---
 
 
 def _suite():
     from pathlib import Path
 
-    from evalstats.cases import load_suite
+    from evalstats.running._suite import load_suite
 
     return load_suite(Path(__file__).resolve().parent.parent / "cases" / "notes.json")
 
 
 def traced(question: str, seed: int, files: Mapping[str, str], knobs: NotesModel):
     """A conversation written as the notes assistant's trace file and read back."""
-    from evalstats.traces import read_trace
+    from evalstats.running._traces import read_trace
 
     lines = [
         json.dumps(
@@ -869,8 +869,8 @@ def traced(question: str, seed: int, files: Mapping[str, str], knobs: NotesModel
 
 def screens(case, trace, answer) -> tuple[bool, bool | None]:
     """(every required action passed, every term check passed or None without one)."""
-    from evalstats.checks import run_check
-    from evalstats.traces import required_action_from_spec
+    from evalstats.running._checks import run_check
+    from evalstats.running._traces import required_action_from_spec
 
     actions = all(
         run_check(required_action_from_spec(spec), trace).status == "passed"

@@ -24,12 +24,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from evalstats.checks import run_check
 from evalstats.cli import main
-from evalstats.errors import InvalidArgument
-from evalstats.intervals import proportion_ci
-from evalstats.runner import load_shop_cases
-from evalstats.standin.server import (
+from evalstats.demo._server import (
     ALL_MODELS,
     MAX_BODY_BYTES,
     MODELS,
@@ -40,7 +36,11 @@ from evalstats.standin.server import (
     parse_latency,
     serve,
 )
-from evalstats.standin.shop import SLIP_RATES, make_assistant
+from evalstats.demo._shop import SLIP_RATES, make_assistant
+from evalstats.errors import InvalidArgument
+from evalstats.running._checks import run_check
+from evalstats.running._run_cases import load_shop_cases
+from evalstats.stats._intervals import proportion_ci
 
 ORDER = "Hi, where is my order A-1042?"
 CHAT = "/v1/chat/completions"
@@ -638,8 +638,8 @@ def test_cli_rejects_a_public_host(capsys):
 
 
 def test_cli_notes_knobs_reach_the_server(monkeypatch, capsys):
-    from evalstats.standin import server as server_module
-    from evalstats.standin.notes import NotesModel
+    from evalstats.demo import _server as server_module
+    from evalstats.demo._notes import NotesModel
 
     seen: list[dict] = []
     monkeypatch.setattr(server_module, "serve_until_signal", lambda *a, **kw: seen.append(kw) or 0)
@@ -656,7 +656,7 @@ def test_cli_notes_knobs_reach_the_server(monkeypatch, capsys):
 
 
 def test_served_notes_knobs_change_the_models_identity_and_behaviour():
-    from evalstats.standin.notes import parse_notes_knobs
+    from evalstats.demo._notes import parse_notes_knobs
 
     question = "What is the name of the project? It is in notes.txt."
     body = {
@@ -685,8 +685,8 @@ def test_served_notes_knobs_change_the_models_identity_and_behaviour():
 def test_serve_until_signal_names_the_notes_knobs_that_differ():
     import io
 
-    from evalstats.standin.notes import NotesModel
-    from evalstats.standin.server import serve_until_signal
+    from evalstats.demo._notes import NotesModel
+    from evalstats.demo._server import serve_until_signal
 
     out, err = io.StringIO(), io.StringIO()
     # The handler is installed before the server starts, so the signal always stops it.
@@ -706,7 +706,7 @@ def test_cli_prints_the_base_url_first_and_stops_on_a_signal(stop_signal):
     command = [
         sys.executable,
         "-m",
-        "evalstats.cli",
+        "evalstats",
         "standin",
         "serve",
         "--port",
@@ -753,9 +753,9 @@ def _read_line(proc: subprocess.Popen, *, timeout: float) -> str:
 
 @pytest.mark.slow
 def test_a_run_through_faults_loses_no_sample_and_keeps_the_true_rates(tmp_path):
-    from evalstats.engine import Variant, run
-    from evalstats.providers import make_provider
-    from evalstats.results import read_results, sample_passed
+    from evalstats.results._file import read_results, sample_passed
+    from evalstats.running._engine import Variant, run
+    from evalstats.running.providers import make_provider
 
     runs = 60
     with serve(error_rate=0.3, hang_rate=0.02, hang_s=30.0, retry_after=0, seed=6) as server:
@@ -807,10 +807,10 @@ def test_a_run_through_faults_loses_no_sample_and_keeps_the_true_rates(tmp_path)
 def test_the_ollama_provider_reads_the_model_identity_and_answers(tmp_path):
     import asyncio
 
-    from evalstats.engine import Variant, run
     from evalstats.errors import ProviderError
-    from evalstats.providers import make_provider
-    from evalstats.results import read_results
+    from evalstats.results._file import read_results
+    from evalstats.running._engine import Variant, run
+    from evalstats.running.providers import make_provider
 
     async def prepared(model: str, base_url: str) -> dict:
         provider = make_provider("ollama", model, {"base_url": base_url})

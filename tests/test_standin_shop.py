@@ -6,17 +6,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evalstats.checks import run_check
-from evalstats.errors import InvalidArgument
-from evalstats.intervals import proportion_ci
-from evalstats.runner import load_shop_cases, run_cases
-from evalstats.standin.shop import (
+from evalstats.demo._shop import (
     GREETINGS,
     SLIP_KINDS,
     SLIP_RATES,
     classify,
     make_assistant,
 )
+from evalstats.errors import InvalidArgument
+from evalstats.running._checks import run_check
+from evalstats.running._run_cases import load_shop_cases, run_cases
+from evalstats.stats._intervals import proportion_ci
 
 CASES = load_shop_cases()
 KIND_OF_CASE = {

@@ -1,4 +1,4 @@
-"""One-pass counting of a run (evalstats.tally): a file, a Results and records agree."""
+"""One-pass counting of a run (evalstats.reading._tally): a file, a Results and records agree."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import results_manifest, variant_sample_records, write_results_file
 
-from evalstats.comparison import compare_results
-from evalstats.report import report
-from evalstats.results import read_results
-from evalstats.tally import tally
+from evalstats.deciding._compare_results import compare_results
+from evalstats.presenting._report import report
+from evalstats.reading._tally import tally
+from evalstats.results._file import read_results
 
 
 def _three_ways(path):
@@ -93,8 +93,8 @@ def test_a_schedule_decoded_in_stretches_counts_every_slot(
     # The schedule is decoded a stretch of text at a time, cut after a "],";
     # with short stretches and case ids holding "],", cuts fall inside strings
     # and between slots everywhere, in a manifest read whole or in pieces.
-    import evalstats.results as results_module
-    import evalstats.tally as tally_module
+    import evalstats.reading._tally as tally_module
+    import evalstats.results._file as results_module
 
     path = tmp_path_factory.mktemp("t") / "r.jsonl"
     manifest = results_manifest(cases, ["A", "B"], runs)
@@ -118,8 +118,8 @@ def test_a_schedule_decoded_in_stretches_counts_every_slot(
 def test_a_bad_slot_after_many_good_ones_is_named_by_its_index(tmp_path, monkeypatch, long_line):
     # The stretch holding the bad slot does not decode; read slot by slot, the
     # error names the slot's place in the whole schedule.
-    import evalstats.results as results_module
-    import evalstats.tally as tally_module
+    import evalstats.reading._tally as tally_module
+    import evalstats.results._file as results_module
     from evalstats.errors import ResultsFileError
 
     manifest = results_manifest(["x", "y"], ["A", "B"], 3000)
@@ -171,7 +171,7 @@ def test_checks_seen_before_count_as_when_decoded_each_time(tmp_path_factory, sa
     # A file's reading keeps the verdicts of each (case, checks' text) it has seen
     # (up to MEMO), and gives up keeping them when that does not pay (judged every
     # JUDGE_EVERY samples not found): the counts are those of the records in memory.
-    import evalstats.tally as tally_module
+    import evalstats.reading._tally as tally_module
 
     path = tmp_path_factory.mktemp("t") / "r.jsonl"
     manifest = results_manifest(["c1", "c2"], ["A", "B"], 12)
@@ -196,7 +196,7 @@ def test_checks_seen_before_count_as_when_decoded_each_time(tmp_path_factory, sa
 
 @pytest.mark.parametrize("judge_every", [1, 1024])
 def test_bad_checks_after_good_ones_are_named_by_line(tmp_path, judge_every, monkeypatch):
-    import evalstats.tally as tally_module
+    import evalstats.reading._tally as tally_module
     from evalstats.errors import ResultsFileError
 
     good = {"case": "c1", "variant": "A", "status": "completed"}
@@ -240,8 +240,8 @@ def test_a_manifest_line_read_in_small_pieces_counts_the_same(
 ):
     # A first line longer than LONG_LINE is read in pieces; with pieces of a few
     # bytes every token, string and slot gets cut somewhere.
-    import evalstats.results as results_module
-    import evalstats.tally as tally_module
+    import evalstats.reading._tally as tally_module
+    import evalstats.results._file as results_module
 
     path = tmp_path_factory.mktemp("t") / "r.jsonl"
     manifest = results_manifest(cases, ["A", "B"], runs)
@@ -277,8 +277,8 @@ def test_a_manifest_line_read_in_small_pieces_counts_the_same(
     ],
 )
 def test_a_bad_long_manifest_line_is_refused_by_line(tmp_path, monkeypatch, line, words):
-    import evalstats.results as results_module
-    import evalstats.tally as tally_module
+    import evalstats.reading._tally as tally_module
+    import evalstats.results._file as results_module
     from evalstats.errors import ResultsFileError
 
     path = tmp_path / "r.jsonl"
@@ -306,10 +306,10 @@ def test_kept_latencies_give_the_exact_quantiles(values, select):
     # quantiles, by sorting or by numpy's selection, are latency_summary's.
     import importlib
 
-    from evalstats.report import latency_summary
-    from evalstats.tally import _Latencies
+    from evalstats.presenting._report import latency_summary
+    from evalstats.reading._tally import _Latencies
 
-    report_module = importlib.import_module("evalstats.report")
+    report_module = importlib.import_module("evalstats.presenting._report")
     old = report_module._SELECT_FROM, _Latencies.BLOCK
     report_module._SELECT_FROM = 0 if select else 10**9
     _Latencies.BLOCK = 7  # many blocks
@@ -334,10 +334,10 @@ def test_quantiles_of_many_microsecond_latencies_are_found_without_numpy(micros,
     # the figures are latency_summary's, ties and the largest counts included.
     import importlib
 
-    from evalstats.report import latency_summary
-    from evalstats.tally import _Latencies
+    from evalstats.presenting._report import latency_summary
+    from evalstats.reading._tally import _Latencies
 
-    report_module = importlib.import_module("evalstats.report")
+    report_module = importlib.import_module("evalstats.presenting._report")
     values = [us / 1e6 for us in micros]
     old = report_module._SELECT_FROM, _Latencies.BLOCK
     report_module._SELECT_FROM, _Latencies.BLOCK = 0, block

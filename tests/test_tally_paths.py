@@ -1,4 +1,4 @@
-"""A file's reader counts the same whichever way it decodes a line (evalstats.tally).
+"""A file's reader counts the same whichever way it decodes a line (evalstats.reading._tally).
 
 The reader keeps the verdicts of checks it has seen (by case and checks' text)
 and counts a sample by them; when that does not pay it decodes lines whole and
@@ -19,10 +19,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import results_manifest
 
-import evalstats.tally as tally_module
+import evalstats.reading._tally as tally_module
 from evalstats.errors import ResultsFileError
-from evalstats.report import report
-from evalstats.tally import tally
+from evalstats.presenting._report import report
+from evalstats.reading._tally import tally
 
 CASES = ("c1", "c2")
 VARIANTS = ("A", "B")

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from evalstats._terminal import visible
 from evalstats.cli import main
-from evalstats.results import ResultsWriter
-from evalstats.review import review
+from evalstats.presenting._review import review
+from evalstats.results._file import ResultsWriter
 
 # Retitle the window, clear the screen, hide text, overwrite the line, CSI in
 # one byte, and a right-to-left override.

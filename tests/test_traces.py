@@ -12,10 +12,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import trace_records, traced_conversations
 
-from evalstats.cases import Case, case_from_dict
-from evalstats.checks import INSPECTION_FAILURE
 from evalstats.errors import CaseFileError, EvalStatsError, InvalidArgument
-from evalstats.traces import (
+from evalstats.running._checks import INSPECTION_FAILURE
+from evalstats.running._suite import Case, case_from_dict
+from evalstats.running._traces import (
     ToolCall,
     ToolOutcome,
     Trace,
@@ -573,7 +573,7 @@ class ScriptedProvider:
         self.turns = list(turns)
 
     async def complete(self, messages: Any, *, seed: Any = None) -> Any:
-        from evalstats.providers.base import Completion
+        from evalstats.running.providers._base import Completion
 
         calls, answer = self.turns.pop(0)
         return Completion(answer=answer, tool_calls=tuple(calls))
@@ -582,7 +582,7 @@ class ScriptedProvider:
 def run_notes_assistant(tmp_path: Path, provider: Any, **budgets: Any) -> Path:
     import asyncio
 
-    from evalstats.agents.notes import Budgets, NotesDispatcher, run_notes
+    from evalstats.demo.notes_agent import Budgets, NotesDispatcher, run_notes
 
     workspace = tmp_path / "work"
     workspace.mkdir()

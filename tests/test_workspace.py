@@ -9,9 +9,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import fixture_maps
 
-from evalstats.cases import Case
 from evalstats.errors import InvalidArgument
-from evalstats.workspace import (
+from evalstats.running._suite import Case
+from evalstats.running._workspace import (
     INDEX_NAME,
     MARKER_PREFIX,
     PRIVATE_NAME,

@@ -1,0 +1,573 @@
+"""Two variants of one run compared: :func:`compare_results`.
+
+Paired by (case, repeat) when the schedule ran both variants on the same
+slots, with a verdict about these cases (McNemar's exact test) and one about
+cases like these (a case-clustered interval); otherwise as independent samples.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from .._validate import check_level, check_method
+from ..errors import InvalidArgument
+from ..reading._views import (
+    _case_ids,
+    _check_variant,
+    _results,
+    _slots,
+    _variant_names,
+)
+from ..stats._compare import (
+    _ABOUT,
+    MIN_CASES,
+    PAIRED_METHODS,
+    SCOPES,
+    UNPAIRED_METHODS,
+    CaseCounts,
+    Comparison,
+    Table,
+    _check_scope_fits,
+    _compare_tables,
+    _compare_unpaired,
+    _few_cases_note,
+    _scope_of,
+    compare_counts,
+)
+
+__all__ = ["ResultsComparison", "compare_results"]
+
+# The outcome codes of a (case, repeat) slot in evalstats.reading._tally.
+from ..reading._tally import _FAILED, _INCOMPLETE, _PASSED, _UNMEASURED  # noqa: E402
+from ..reading._tally import _NONE as _NO_RECORD  # noqa: E402
+
+
+@dataclass(frozen=True)
+class ResultsComparison:
+    """Variant B against variant A in one results file.
+
+    Attributes
+    ----------
+    a, b : str
+        The variant names.
+    paired : bool
+        Whether the schedule ran both variants on the same (case, repeat)
+        slots, so that outcomes are paired.
+    these_cases : Comparison or None
+        The verdict about these cases: the exact McNemar test on the pairs
+        (paired), or Newcombe's interval on the measured samples (unpaired).
+        None when there was nothing to compare (``reason`` says why).
+    cases_like_these : Comparison or None
+        The verdict about cases like these: the mean paired difference with a
+        case-clustered interval. None when unpaired or with fewer than two
+        cases with usable pairs (``reason`` says why).
+    primary : Comparison or None
+        The comparison the verdict (and ``gate``) uses: by the method or the
+        scope asked for; by default ``cases_like_these`` when the outcomes are
+        paired over at least 5 cases, else ``these_cases``.
+    scope : {"cases", "trials"}
+        The claim of ``primary``: about cases like these, or about these
+        cases.
+    scope_note : str
+        Why the claim is about these cases when cases like these were the
+        default (too few cases, or not paired); empty otherwise.
+    pairs : int
+        Pairs used (paired only).
+    dropped_unmeasured : int
+        Scheduled pairs left out because a side was unmeasured.
+    dropped_missing : int
+        Scheduled pairs left out because a side has no record (a run that did
+        not finish), and neither side was unmeasured.
+    unmeasured_a, unmeasured_b : int
+        Unmeasured samples of each variant.
+    reason : str
+        Why a comparison is missing, when one is.
+    """
+
+    a: str
+    b: str
+    paired: bool
+    these_cases: Comparison | None
+    cases_like_these: Comparison | None
+    primary: Comparison | None
+    pairs: int
+    dropped_unmeasured: int
+    dropped_missing: int
+    unmeasured_a: int
+    unmeasured_b: int
+    level: float
+    reason: str = ""
+    warnings: tuple[str, ...] = ()
+    scope: str = "trials"
+    scope_note: str = ""
+
+    @property
+    def verdict(self) -> str:
+        """The primary verdict: ``b_better``, ``a_better`` or ``cant_tell``."""
+        return "cant_tell" if self.primary is None else self.primary.verdict
+
+    @property
+    def worse_cases(self) -> tuple[str, ...]:
+        """Cases on which B got clearly worse (from the per-case rows)."""
+        base = self.these_cases
+        return () if base is None else base.worse_cases
+
+    def __str__(self) -> str:
+        lines = [f"B={self.b} against A={self.a}"]
+        lines += [f"warning: {w}" for w in self.warnings]
+        if self.paired:
+            lines.append(
+                f"paired by (case, repeat): {self.pairs} pairs; {self.dropped_unmeasured} "
+                "dropped because a side was unmeasured"
+                + (
+                    f", {self.dropped_missing} because a side was not run"
+                    if self.dropped_missing
+                    else ""
+                )
+            )
+        else:
+            lines.append(
+                "not paired: the schedule did not run both variants on the same slots; "
+                "compared as independent samples"
+            )
+        lines.append(f"unmeasured samples: A {self.unmeasured_a}, B {self.unmeasured_b}")
+        if self.these_cases is not None:
+            lines.append(f"these cases:      {self.these_cases}")
+        if self.cases_like_these is not None:
+            lines.append(f"cases like these: {self.cases_like_these}")
+        if self.primary is not None and self.primary not in (
+            self.these_cases,
+            self.cases_like_these,
+        ):
+            lines.append(f"{self.primary.method}: {self.primary}")
+        if self.primary is not None:
+            verdict = {"b_better": "B better", "a_better": "A better"}.get(
+                self.primary.verdict, "can't tell yet"
+            )
+            lines.append(
+                f"verdict: {verdict}, about {_ABOUT[self.scope]}"
+                + (f"; {self.scope_note}" if self.scope_note else "")
+            )
+        if self.reason:
+            lines.append(self.reason)
+        if self.these_cases is not None and self.these_cases.cases:
+            rows = self.these_cases.cases
+            width = max(len(r.case) for r in rows) if rows else 4
+            lines.append("")
+            lines.append(
+                f"per case: B - A with its own interval (exploratory: not adjusted for the "
+                f"number of cases); flags {self.these_cases.flags_text()}"
+            )
+            lines.append(f"  {'case':<{width}}  {'A':>7}  {'B':>7}  B - A")
+            for r in rows:
+                flag = (
+                    "  B clearly worse" if r.worse else ("  B clearly better" if r.better else "")
+                )
+                lines.append(
+                    f"  {r.case:<{width}}  {f'{r.passes_a}/{r.trials_a}':>7}  "
+                    f"{f'{r.passes_b}/{r.trials_b}':>7}  {r.difference}{flag}"
+                )
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        def d(c: Comparison | None) -> dict[str, Any] | None:
+            return None if c is None else c.to_dict()
+
+        return {
+            "a": self.a,
+            "b": self.b,
+            "verdict": self.verdict,
+            "paired": self.paired,
+            "level": self.level,
+            "these_cases": d(self.these_cases),
+            "cases_like_these": d(self.cases_like_these),
+            "primary": d(self.primary),
+            "scope": self.scope,
+            "scope_note": self.scope_note,
+            "pairs": self.pairs,
+            "dropped_unmeasured": self.dropped_unmeasured,
+            "dropped_missing": self.dropped_missing,
+            "unmeasured_a": self.unmeasured_a,
+            "unmeasured_b": self.unmeasured_b,
+            "worse_cases": list(self.worse_cases),
+            "reason": self.reason,
+            "warnings": list(self.warnings),
+        }
+
+
+def _looked_before(res: Any) -> tuple[str, ...]:
+    """Why this fixed-n comparison may not hold its error rate: earlier looks."""
+    advice = (
+        "repeated looks inflate the false-positive rate of this fixed-n comparison; "
+        "'evalstats compare --sequential' stays valid however often one looks"
+    )
+    if res.looks:
+        n = len(res.looks)
+        return (f"the file was looked at {n} time{'s' if n != 1 else ''} as it grew; {advice}",)
+    extensions = res.manifest.get("extensions")
+    if isinstance(extensions, list) and extensions:
+        n = len(extensions)
+        return (
+            f"the run was extended {'once' if n == 1 else f'{n} times'} after its first session "
+            f"(run --extend); if it was looked at before, {advice}",
+        )
+    parts = res.manifest.get("merged_from")
+    if isinstance(parts, list) and len(parts) > 1:
+        return (
+            f"the file merges {len(parts)} runs (evalstats merge); if one was looked at before "
+            f"the next was run, {advice}",
+        )
+    summary = res.summary or {}
+    if summary.get("resumed_with"):
+        return (
+            f"the run was resumed or extended after an earlier session; if it was looked "
+            f"at then, {advice}",
+        )
+    return ()
+
+
+def compare_results(
+    results: Any,
+    a: str,
+    b: str,
+    *,
+    method: str | None = None,
+    level: float = 0.95,
+    scope: str | None = None,
+) -> ResultsComparison:
+    """Compare variant ``b`` with variant ``a`` of one results file.
+
+    When the manifest's schedule ran both variants on the same (case, repeat)
+    slots the outcomes are paired; a pair where either side is unmeasured (or
+    has no record) is dropped from the paired analysis and counted. Two
+    verdicts are given: about these cases, McNemar's exact test on the pairs
+    (with Newcombe's paired interval), and about cases like these, the mean
+    paired difference with a case-clustered interval. Per-case rows flag the
+    cases where B got clearly worse or better: each case's own exact test,
+    Holm-adjusted for the number of cases (see :func:`evalstats.stats._compare.compare`);
+    their per-case intervals are exploratory.
+
+    Parameters
+    ----------
+    results : Results or path
+        A results file or what :func:`evalstats.results._file.read_results` returned.
+    a, b : str
+        Variant names; positive differences mean B passes more often.
+    method : str, optional
+        The method of the ``primary`` comparison (the one ``verdict`` and
+        ``gate`` use). Paired: ``mcnemar`` or ``clustered``; an unpaired
+        method (``newcombe``, ``overlap``, ``ztest``) compares all measured
+        samples as independent samples. Unpaired schedules: ``newcombe``
+        (default), ``overlap`` or ``ztest``. Not given: chosen by ``scope``.
+    level : float
+        Confidence level; the test size is 1 - level.
+    scope : {"cases", "trials"}, optional
+        The claim of the ``primary`` verdict. ``"cases"``: about cases like
+        these (``clustered``; needs paired outcomes from at least 2 cases).
+        ``"trials"``: about these cases, run again (``mcnemar`` when paired,
+        else ``newcombe``). By default ``"cases"`` when the outcomes are paired
+        over at least :data:`~evalstats.stats._compare.MIN_CASES` (5) cases; otherwise
+        ``"trials"``, with ``scope_note`` saying that nothing can be said about
+        cases like these (or that the outcomes are not paired). A method
+        implies its scope; a scope that contradicts it raises.
+
+    Returns
+    -------
+    ResultsComparison
+
+    References
+    ----------
+    McNemar, Q. (1947). Note on the sampling error of the difference between
+    correlated proportions or percentages. Psychometrika 12, 153-157.
+    Newcombe, R. G. (1998). Improved confidence intervals for the difference
+    between binomial proportions based on paired data. Statistics in Medicine
+    17, 2635-2650.
+    Miller, E. (2024). Adding error bars to evals: a statistical approach to
+    language model evaluations. arXiv:2411.00640.
+
+    Examples
+    --------
+    >>> from evalstats.results._file import Results
+    >>> def sample(case, variant, repeat, ok):
+    ...     check = {"check": "c", "axis": None, "status": "passed" if ok else "failed",
+    ...              "reason": ""}
+    ...     return {"type": "sample", "case": case, "variant": variant, "repeat": repeat,
+    ...             "status": "completed", "checks": [check]}
+    >>> schedule = [[c, r, 0, 0, v] for r in range(10) for c in "xy" for v in "AB"]
+    >>> manifest = {"cases": [{"id": "x"}, {"id": "y"}], "schedule": schedule,
+    ...             "variants": [{"name": "A"}, {"name": "B"}]}
+    >>> samples = [sample(c, "A", r, r < 4) for c in "xy" for r in range(10)]
+    >>> samples += [sample(c, "B", r, True) for c in "xy" for r in range(10)]
+    >>> cmp = compare_results(Results(None, manifest, tuple(samples), None, ()), "A", "B")
+    >>> cmp.paired, cmp.pairs, cmp.these_cases.verdict, cmp.these_cases.only_b
+    (True, 20, 'b_better', 12)
+    >>> cmp.scope, cmp.verdict
+    ('trials', 'b_better')
+    >>> cmp.scope_note
+    'with 2 cases nothing can be said about cases like these (it takes at least 5)'
+    """
+    level = check_level(level)
+    res = _results(results)
+    a, b = _check_request(res, a, b, method, scope)
+    case_ids = _case_ids(res)
+    slots = _slots(res)
+    paired = bool(slots.get(a)) and slots.get(a) == slots.get(b)
+    if not paired and method in PAIRED_METHODS:
+        raise InvalidArgument(
+            f"method={method!r} needs outcomes paired by (case, repeat), but the schedule did "
+            f"not run {a!r} and {b!r} on the same slots; choose one of "
+            f"{', '.join(repr(m) for m in UNPAIRED_METHODS)}"
+        )
+    common = dict(
+        a=a,
+        b=b,
+        paired=paired,
+        level=level,
+        unmeasured_a=res.unmeasured(a),
+        unmeasured_b=res.unmeasured(b),
+        warnings=tuple(res.warnings) + _looked_before(res),
+    )
+    independent = _Independent(
+        _measured_counts(res, a, case_ids), _measured_counts(res, b, case_ids), level
+    )
+    if not paired:
+        return _unpaired_comparison(independent, a, b, method, scope, common)
+    pairs = _pairs(slots[a], res.outcome_codes, a, b, case_ids)
+    these, like, reasons = _paired_verdicts(pairs, level)
+    method, note = _primary_method(method, scope, like, len(pairs.cases))
+    if method == "mcnemar":
+        chosen = these
+    elif method == "clustered":
+        chosen = like
+    else:
+        chosen = independent(method)
+    return ResultsComparison(
+        these_cases=these,
+        cases_like_these=like,
+        primary=chosen,
+        pairs=pairs.count,
+        dropped_unmeasured=pairs.dropped_unmeasured,
+        dropped_missing=pairs.dropped_missing,
+        reason="; ".join(reasons),
+        scope=_scope_of(method),
+        scope_note=note,
+        **common,  # type: ignore[arg-type]
+    )
+
+
+def _check_request(
+    res: Any, a: str, b: str, method: str | None, scope: str | None
+) -> tuple[str, str]:
+    """The two variants checked against the run, and the method and scope against each other."""
+    names = _variant_names(res)
+    a = _check_variant(a, names, arg="a")
+    b = _check_variant(b, names, arg="b")
+    if a == b:
+        raise InvalidArgument(f"a={a!r} and b={b!r} are the same variant; name two")
+    if method is not None:
+        check_method(method, PAIRED_METHODS + UNPAIRED_METHODS)
+    if scope is not None:
+        check_method(scope, SCOPES, name="scope")
+        _check_scope_fits(method, scope)
+    return a, b
+
+
+def _unpaired_comparison(
+    independent: _Independent,
+    a: str,
+    b: str,
+    method: str | None,
+    scope: str | None,
+    common: dict[str, Any],
+) -> ResultsComparison:
+    """The comparison when the schedule did not pair the variants: about these cases only."""
+    if scope == "cases":
+        raise InvalidArgument(
+            f"scope='cases' needs outcomes paired by (case, repeat), since a claim about "
+            f"cases like these compares A and B case by case, but the schedule did not "
+            f"run {a!r} and {b!r} on the same slots; use scope='trials'"
+        )
+    primary = independent(method or "newcombe")
+    return ResultsComparison(
+        these_cases=primary if method in (None, "newcombe") else independent("newcombe"),
+        cases_like_these=None,
+        primary=primary,
+        pairs=0,
+        dropped_unmeasured=0,
+        dropped_missing=0,
+        reason="cases like these: needs paired outcomes; the schedule did not pair them",
+        scope="trials",
+        scope_note=""
+        if method is not None or scope is not None
+        else "not paired (the schedule did not run both variants on the same slots), and "
+        "a claim about cases like these compares A and B case by case",
+        **common,
+    )
+
+
+def _primary_method(
+    method: str | None, scope: str | None, like: Comparison | None, n_cases: int
+) -> tuple[str, str]:
+    """The paired primary comparison's method (from the scope when not given) and scope note."""
+    note = ""
+    if method is None:
+        if scope is None:
+            scope = "cases" if n_cases >= MIN_CASES else "trials"
+            if scope == "trials":
+                note = _few_cases_note(n_cases)
+        elif scope == "cases":
+            if like is None:
+                raise InvalidArgument(
+                    f"scope='cases' needs pairs from at least 2 cases to say anything about "
+                    f"cases like these, got {n_cases}; use scope='trials' (about these cases)"
+                )
+            if n_cases < MIN_CASES:
+                note = _few_cases_note(n_cases)
+        method = "clustered" if scope == "cases" else "mcnemar"
+    return method, note
+
+
+def _measured_counts(res: Any, variant: str, case_ids: Sequence[str]) -> dict[str, tuple[int, int]]:
+    """``{case: (passes, measured samples)}`` of ``variant``, in ``case_ids`` order (then
+    any other case), cases with no measured sample left out: counted from the tally's
+    outcome codes, one byte per repeat, without an object per sample."""
+    cells = res.counts(variant).cells
+    known = set(case_ids)
+    order = [c for c in case_ids if c in cells] + [c for c in cells if c not in known]
+    out = {}
+    for case in order:
+        codes = res.outcome_codes(variant, case)
+        measured = len(codes) - codes.count(_NO_RECORD) - codes.count(_UNMEASURED)
+        if measured:
+            out[case] = (codes.count(_PASSED), measured)
+    return out
+
+
+class _Independent:
+    """The two variants' measured samples compared as independent samples."""
+
+    def __init__(
+        self, a: dict[str, tuple[int, int]], b: dict[str, tuple[int, int]], level: float
+    ) -> None:
+        self.a, self.b, self.level = a, b, level
+
+    def __call__(self, method: str) -> Comparison:
+        """``compare(a, b, paired=False, method=method)`` on the measured samples,
+        from their counts; on the pooled counts when a side has none."""
+        if not self.a or not self.b:
+            ka, na = (sum(x) for x in zip(*self.a.values(), strict=True)) if self.a else (0, 0)
+            kb, nb = (sum(x) for x in zip(*self.b.values(), strict=True)) if self.b else (0, 0)
+            return compare_counts(ka, na, kb, nb, method=method, level=self.level)
+        none = (0, 0)
+        counts: list[CaseCounts] = [
+            (case, *self.a.get(case, none), *self.b.get(case, none))
+            for case in list(self.a) + [c for c in self.b if c not in self.a]
+        ]
+        result = _compare_unpaired(counts, method=method, level=self.level)
+        return replace(result, scope=_scope_of(method), scope_note="")
+
+
+@dataclass(frozen=True)
+class _Pairs:
+    """Outcomes paired by (case, repeat): each case's 2 x 2 table, and the dropped pairs.
+
+    ``cases`` lists the cases with at least one pair, in suite order, and
+    ``tables`` their tables (both passed, only A, only B, neither).
+    """
+
+    cases: tuple[str, ...]
+    tables: tuple[Table, ...]
+    dropped_unmeasured: int
+    dropped_missing: int
+
+    @property
+    def count(self) -> int:
+        return sum(sum(t) for t in self.tables)
+
+
+# Each outcome code as a class of the pairing (a bytes.translate table): 0 no
+# record, 1 passed, 2 failed (failed or incomplete), 3 unmeasured.
+def _class_table() -> bytes:
+    table = bytearray(256)
+    table[_PASSED], table[_FAILED], table[_INCOMPLETE], table[_UNMEASURED] = 1, 2, 2, 3
+    return bytes(table)
+
+
+_CLASS = _class_table()
+#: Repeats of one case paired at a time: bounds the working arrays.
+_CHUNK = 1 << 14
+
+
+def _pairs(
+    scheduled: Mapping[str, bytes],
+    codes: Callable[[str, str], bytes],
+    a: str,
+    b: str,
+    case_ids: Sequence[str],
+) -> _Pairs:
+    """Pair the scheduled slots; a pair with a side unmeasured or not run is dropped.
+
+    ``codes(variant, case)`` gives the outcome code of each repeat (see
+    :mod:`evalstats.reading._tally`): 0 no record, 1 passed, 2 and 3 failed, 4 unmeasured.
+    The pairs are counted, never listed: each scheduled repeat's classes under
+    A and B (see ``_CLASS``) make a key 1 + 4 class_a + class_b (0 when not
+    scheduled), and the keys of each case are counted in chunks of ``_CHUNK``
+    repeats, so that the working memory is a few bytes per repeat of a chunk
+    whatever the number of pairs.
+    """
+    order = {c: i for i, c in enumerate(case_ids)}
+    cases: list[str] = []
+    tables: list[Table] = []
+    dropped_unmeasured = dropped_missing = 0
+    for case in sorted(scheduled, key=lambda c: order.get(c, len(order))):
+        on = scheduled[case]
+        ca, cb = codes(a, case), codes(b, case)
+        keys = np.zeros(17, dtype=np.int64)
+        for start in range(0, len(on), _CHUNK):
+            stop = min(start + _CHUNK, len(on))
+            key = _classes(ca, start, stop) * np.uint8(4)
+            key += _classes(cb, start, stop)
+            key += np.uint8(1)
+            key *= np.frombuffer(on, dtype=np.uint8, count=stop - start, offset=start) != 0
+            keys += np.bincount(key, minlength=17)
+        by = keys[1:].reshape(4, 4)  # by[class_a, class_b]
+        dropped_unmeasured += int(by[3, :].sum() + by[:3, 3].sum())
+        dropped_missing += int(by[0, :3].sum() + by[1:3, 0].sum())
+        table = (int(by[1, 1]), int(by[1, 2]), int(by[2, 1]), int(by[2, 2]))
+        if sum(table):
+            cases.append(case)
+            tables.append(table)
+    return _Pairs(tuple(cases), tuple(tables), dropped_unmeasured, dropped_missing)
+
+
+def _classes(codes: bytes, start: int, stop: int) -> np.ndarray:
+    """The classes (see ``_CLASS``) of repeats ``start`` to ``stop`` of one side's codes,
+    a repeat past the end of ``codes`` having no record."""
+    part = codes[start:stop].translate(_CLASS).ljust(stop - start, b"\0")
+    return np.frombuffer(part, dtype=np.uint8)
+
+
+def _paired_verdicts(
+    pairs: _Pairs, level: float
+) -> tuple[Comparison | None, Comparison | None, list[str]]:
+    """About these cases (McNemar) and about cases like these (clustered), and why not."""
+    reasons = []
+    these: Comparison | None = None
+    like: Comparison | None = None
+    if pairs.count == 0:
+        reasons.append(
+            "no pair has a measured outcome on both sides, so there is nothing to compare"
+        )
+    else:
+        these = _compare_tables(pairs.cases, pairs.tables, method="mcnemar", level=level)
+        if len(pairs.cases) >= 2:
+            like = _compare_tables(pairs.cases, pairs.tables, method="clustered", level=level)
+        else:
+            reasons.append(
+                f"cases like these: needs pairs from at least 2 cases, got {len(pairs.cases)}"
+            )
+    return these, like, reasons

@@ -1,0 +1,322 @@
+"""``evalstats run --until-decided``: run round by round until the answer is clear.
+
+Each round runs every case once with each of the two variants (the paired,
+alternating schedule of :func:`evalstats.running._engine.run`), then looks: the
+anytime-valid comparison of :mod:`evalstats.deciding._sequential` is computed on every
+pair so far and written to the results file as a ``look`` record. The run
+stops at the first look with a verdict, or when the budget of ``max_runs``
+rounds is spent. Looking after every round is what the e-processes allow: the
+chance of a false verdict stays within 1 - level however many looks.
+
+Resuming continues where the run stopped: a round cut short is completed by
+the engine's resume, the e-process is recomputed from the samples (so nothing
+is counted twice), and a round that already has its look is not looked at
+again.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .._validate import check_level, check_method, whole_number
+from ..errors import InvalidArgument
+from ..results._file import ResultsWriter, read_results
+from ._sequential import (
+    SCOPES,
+    SequentialComparison,
+    _planned_for,
+    _planned_scope,
+    planned_record,
+    sequential_results,
+)
+
+__all__ = ["SequentialRun", "run_until_decided"]
+
+
+@dataclass(frozen=True)
+class SequentialRun:
+    """How a sequential run ended.
+
+    ``status``: ``"decided"`` (a verdict at the last look), ``"budget"`` (all
+    ``max_runs`` rounds ran without one), or the engine's ``"interrupted"`` /
+    ``"stopped"``. ``comparison`` is the anytime-valid comparison at the last
+    look (None before the first one).
+    """
+
+    path: str
+    status: str
+    rounds: int
+    max_runs: int
+    comparison: SequentialComparison | None
+    reason: str | None = None
+
+    def __str__(self) -> str:
+        head = {
+            "decided": f"decided after {self.rounds} of at most {self.max_runs} rounds",
+            "budget": f"no verdict within the budget of {self.max_runs} rounds",
+        }.get(self.status, f"{self.status} after {self.rounds} complete rounds")
+        text = f"{self.path}: {head}"
+        if self.comparison is not None:
+            text += f"\n{self.comparison}"
+        return text
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "status": self.status,
+            "rounds": self.rounds,
+            "max_runs": self.max_runs,
+            "comparison": None if self.comparison is None else self.comparison.to_dict(),
+            "reason": self.reason,
+        }
+
+
+def _look_record(rounds: int, seq: SequentialComparison) -> dict[str, Any]:
+    """What a look records: enough to redraw the trajectory and to recompute it
+    (the scope, level and planned effect that chose the e-process)."""
+
+    def num(x: float) -> float | None:
+        return float(x) if math.isfinite(x) else None
+
+    return {
+        "round": rounds,
+        "pairs": seq.pairs,
+        "scope": seq.scope,
+        "level": seq.level,
+        "evalue_b": num(seq.evalue_b),
+        "evalue_a": num(seq.evalue_a),
+        "estimate": num(float(seq.difference.estimate)),
+        "low": float(seq.difference.low),
+        "high": float(seq.difference.high),
+        "verdict": seq.verdict,
+        "decided_at": seq.decided_at,
+        "planned_for": planned_record(seq.planned_for),
+    }
+
+
+def _variant_count(variants: Any) -> int:
+    if isinstance(variants, str | bytes) or not isinstance(variants, Sequence):
+        raise InvalidArgument(f"variants={variants!r} must be a list of two variants")
+    return len(variants)
+
+
+def run_until_decided(
+    suite_or_cases: Any,
+    variants: Sequence[Any],
+    *,
+    max_runs: int,
+    out: str | Path,
+    scope: str = "these_cases",
+    level: float = 0.95,
+    resume: bool = False,
+    planned_for: tuple[float, float] | None = None,
+    **run_options: Any,
+) -> SequentialRun:
+    """Run two variants round by round until the anytime-valid comparison decides.
+
+    Parameters
+    ----------
+    suite_or_cases, variants
+        As for :func:`evalstats.running._engine.run`; exactly two variants, A then B.
+    max_runs : int
+        The budget: at most this many runs of each case per variant.
+    out : path
+        The results file (created; with ``resume``, continued).
+    scope : {"these_cases", "cases_like_these"}
+        Which anytime-valid comparison decides (see
+        :func:`evalstats.deciding._sequential.sequential_compare`).
+    level : float
+        Each direction's false-verdict rate is at most (1 - level) / 2.
+    resume : bool
+        Continue a sequential run in ``out``.
+    planned_for : (p_a, p_b), optional
+        The pass rates the budget was planned for (``evalstats plan
+        --sequential``): the e-process then concentrates on that effect (see
+        :func:`evalstats.deciding._sequential.planned_prior`). Recorded in the manifest
+        and in every look; a resume must give the same.
+    **run_options
+        Passed to :func:`evalstats.running._engine.run` (``concurrency``, ``timeout``,
+        ``retries``, ``seed``, ``include_holdout``, ``progress``, ...).
+
+    Returns
+    -------
+    SequentialRun
+    """
+    from ..running._engine import run
+
+    max_runs = whole_number("max_runs", max_runs)
+    level = check_level(level)
+    scope = check_method(scope, SCOPES, name="scope")
+    planned = _planned_scope(_planned_for(planned_for), scope)
+    count = _variant_count(variants)
+    if count != 2:
+        raise InvalidArgument(
+            f"until-decided compares exactly two variants (A, then B), got {count}"
+        )
+    for key in ("runs", "until_decided"):
+        if key in run_options:
+            raise InvalidArgument(f"{key}= is set round by round; give max_runs instead")
+    settings = {
+        "max_runs": max_runs,
+        "scope": scope,
+        "level": level,
+        "planned_for": planned_record(planned),
+    }
+    path = str(out)
+    start = 1
+    if resume:
+        res = read_results(path)
+        recorded = res.manifest.get("until_decided")
+        if not isinstance(recorded, Mapping):
+            raise InvalidArgument(
+                f"{path} was not started with --until-decided; resume it without it"
+            )
+        for key in ("scope", "level", "planned_for"):
+            if recorded.get(key) != settings[key]:
+                shown = {"planned_for": planned}.get(key, settings[key])
+                raise InvalidArgument(
+                    f"{key}={shown!r} differs from the run's {recorded.get(key)!r}; "
+                    "a sequential run keeps the scope, level and planned effect it started with"
+                )
+        rounds = [int(look["round"]) for look in res.looks if isinstance(look.get("round"), int)]
+        start = max(rounds, default=0) + 1
+        if res.looks and res.looks[-1].get("verdict") != "cant_tell":
+            a, b = res.variants()[:2]
+            done = sequential_results(res, a, b, scope=scope, level=level, planned_for=planned)
+            return SequentialRun(path, "decided", start - 1, max_runs, done)
+    seq: SequentialComparison | None = None
+    for r in range(start, max_runs + 1):
+        outcome = run(
+            suite_or_cases,
+            variants,
+            runs=r,
+            out=path,
+            resume=resume or r > 1,
+            until_decided=settings,
+            **run_options,
+        )
+        if outcome.status != "finished":
+            return SequentialRun(path, outcome.status, r - 1, max_runs, seq, outcome.reason)
+        res = read_results(path)
+        a, b = res.variants()[:2]
+        seq = sequential_results(res, a, b, scope=scope, level=level, planned_for=planned)
+        writer, _ = ResultsWriter.resume(path)
+        writer.write_look(_look_record(r, seq))
+        decided = seq.verdict != "cant_tell"
+        if decided or r == max_runs:
+            summary = dict(res.summary or {"status": "finished"})
+            summary.pop("type", None)
+            summary["until_decided"] = {
+                "verdict": seq.verdict,
+                "rounds": r,
+                "pairs": seq.pairs,
+                "decided_at": seq.decided_at,
+            }
+            writer.close(summary)
+            return SequentialRun(path, "decided" if decided else "budget", r, max_runs, seq)
+        # No summary between rounds: the next round's resume appends after the look.
+        writer.close(None)
+    # Resumed with nothing left to run (the budget was already spent).
+    res = read_results(path)
+    a, b = res.variants()[:2]
+    last = sequential_results(res, a, b, scope=scope, level=level, planned_for=planned)
+    return SequentialRun(path, "budget", start - 1, max_runs, last)
+
+
+# --- evalstats demo --sequential ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SequentialDemo:
+    """What ``evalstats demo --sequential`` ran and found, beside the fixed design."""
+
+    run: SequentialRun
+    plan: Any  # SequentialPlan of this budget, looking after every round
+    directory: Path
+
+    def __str__(self) -> str:
+        sim = self.plan.simulation
+        cmp = self.run.comparison
+        used = cmp.pairs if cmp is not None else 0
+        lines = [
+            "Stop when the answer is clear: the shop stand-in, version 1 (slips on 30% of "
+            "replies) against version 2 (10%),",
+            f"one run of each of the 4 cases per version per round, a look after every round, "
+            f"at most {self.run.max_runs} rounds ({4 * self.run.max_runs} pairs).",
+            "",
+            str(self.run),
+        ]
+        if cmp is not None:
+            lines.append(cmp.trajectory_text())
+        lines.append("")
+        if self.plan.fixed_pairs is not None:
+            fixed = self.plan.fixed_pairs
+            mean = sim.expected_pairs
+            lines += [
+                f"A fixed design with the power this budget gives ({sim.power}, simulated) "
+                f"runs {fixed} pairs (exact McNemar power).",
+                f"This run used {used} pairs; the fixed design always uses {fixed}. On average "
+                f"the sequential design uses {mean.estimate:.1f} pairs ({mean.low:.1f} to "
+                f"{mean.high:.1f}), {mean.estimate / fixed:.2f} of the fixed design's {fixed} "
+                f"(simulated, {sim.experiments} experiments),",
+                "and its verdict stays valid however often you look, which the fixed-n "
+                "test's does not.",
+            ]
+        lines.append(f"results: {self.directory / 'results.jsonl'}")
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "run": self.run.to_dict(),
+            "plan": self.plan.to_dict(),
+            "directory": str(self.directory),
+        }
+
+
+def run_sequential_demo(
+    *,
+    max_runs: int = 33,
+    seed: int = 0,
+    level: float = 0.95,
+    out: str | Path | None = None,
+    progress: bool = False,
+    experiments: int = 4000,
+) -> SequentialDemo:
+    """Run the shop stand-in with ``run_until_decided`` and set it beside the fixed design.
+
+    The default budget, 33 rounds of the 4 shop cases (132 pairs), gives the
+    sequential design about 90% power at the stand-in's true rates (0.7 and
+    0.9); the fixed McNemar design needs 91 pairs for that power.
+    """
+    import tempfile
+
+    from ..demo._shop import SLIP_RATES
+    from ._sequential import sequential_plan
+
+    max_runs = whole_number("max_runs", max_runs)
+    folder = Path(tempfile.mkdtemp(prefix="evalstats-demo-")) if out is None else Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    result = run_until_decided(
+        "shop",
+        ["v1=standin:shop-v1", "v2=standin:shop-v2"],
+        max_runs=max_runs,
+        out=folder / "results.jsonl",
+        level=level,
+        seed=seed,
+        progress=progress,
+    )
+    plan = sequential_plan(
+        1.0 - SLIP_RATES[1],
+        1.0 - SLIP_RATES[2],
+        max_runs,
+        cases=4,
+        level=level,
+        experiments=experiments,
+        seed=seed,
+        looks="round",
+    )
+    return SequentialDemo(result, plan, folder)

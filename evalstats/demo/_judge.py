@@ -1,0 +1,135 @@
+"""An offline stand-in judge whose sensitivity and specificity are known.
+
+It lets calibration and the correction of pass rates for judge error be shown
+and tested without a model service: it reads the answer from a prompt made by
+:func:`evalstats.judged_by`, asks a ``truth`` function whether the answer is
+good, and then errs at the rates it was given.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import operator
+import threading
+from collections.abc import Callable
+
+from .._validate import as_rate
+from ..errors import InvalidArgument
+from ..running._judge import answer_from_prompt
+
+__all__ = ["StandinJudge", "make_judge"]
+
+_PASS_ENDINGS = ("PASS", "**PASS**", "Verdict: PASS", "pass.")
+_FAIL_ENDINGS = ("FAIL", "**FAIL**", "Verdict: FAIL.", "> **Fail**")
+_REASONS = {
+    (True, True): "The answer does what the rubric asks.",
+    (True, False): "The answer seems to miss part of what the rubric asks.",
+    (False, True): "The answer looks acceptable against the rubric.",
+    (False, False): "The answer does not do what the rubric asks.",
+}
+
+
+class StandinJudge:
+    """A judge ``prompt -> text`` that knows the truth and errs at set rates.
+
+    Made by :func:`make_judge`. ``calls`` counts the prompts it has answered.
+    """
+
+    __slots__ = ("_lock", "calls", "seed", "sensitivity", "specificity", "truth")
+
+    def __init__(
+        self, truth: Callable[[str], bool], sensitivity: float, specificity: float, seed: int
+    ) -> None:
+        self.truth = truth
+        self.sensitivity = sensitivity
+        self.specificity = specificity
+        self.seed = seed
+        self.calls = 0
+        self._lock = threading.Lock()
+
+    def _uniforms(self, prompt: str) -> tuple[float, int]:
+        digest = hashlib.blake2b(
+            prompt.encode("utf-8", "surrogatepass"),
+            digest_size=16,
+            key=self.seed.to_bytes(16, "little", signed=True),
+        ).digest()
+        # 53 random bits give a uniform number in [0, 1); the rest pick a wording.
+        u = (int.from_bytes(digest[:8], "little") >> 11) * 2.0**-53
+        return u, digest[8]
+
+    def __call__(self, prompt: str) -> str:
+        answer = answer_from_prompt(prompt)
+        if answer is None:
+            raise InvalidArgument(
+                "the stand-in judge reads the answer from a prompt made by judged_by; "
+                "this prompt has no <answer> block"
+            )
+        with self._lock:
+            self.calls += 1
+        good = bool(self.truth(answer))
+        u, pick = self._uniforms(prompt)
+        # A good answer is passed with probability `sensitivity`, a bad one
+        # failed with probability `specificity`.
+        says_pass = u < self.sensitivity if good else not u < self.specificity
+        endings = _PASS_ENDINGS if says_pass else _FAIL_ENDINGS
+        return f"{_REASONS[(good, says_pass)]}\n{endings[pick % len(endings)]}"
+
+    def __repr__(self) -> str:
+        return (
+            f"make_judge({getattr(self.truth, '__name__', 'truth')}, "
+            f"sensitivity={self.sensitivity:g}, specificity={self.specificity:g}, "
+            f"seed={self.seed})"
+        )
+
+
+def make_judge(
+    truth: Callable[[str], bool],
+    *,
+    sensitivity: float,
+    specificity: float,
+    seed: int = 0,
+) -> StandinJudge:
+    """An offline judge with a set sensitivity and specificity.
+
+    Parameters
+    ----------
+    truth : callable
+        ``truth(answer) -> bool``: whether an answer is really good. The judge
+        reads the answer from a prompt made by :func:`evalstats.judged_by`.
+    sensitivity : float
+        Probability that the judge passes a good answer.
+    specificity : float
+        Probability that the judge fails a bad answer.
+    seed : int, optional
+        The judge's errors are a deterministic function of the seed and the
+        prompt: the same prompt always gets the same reply, whatever the order
+        of the calls, and different prompts err independently.
+
+    Returns
+    -------
+    StandinJudge
+        ``judge(prompt) -> text``: one sentence of reasoning, then a final line
+        with PASS or FAIL in one of a few styles (``**PASS**``, ``Verdict:
+        FAIL.``, ...), as real judges write them.
+
+    Examples
+    --------
+    >>> from evalstats.running._judge import judged_by
+    >>> judge = make_judge(lambda answer: "A-1042" in answer, sensitivity=1.0, specificity=1.0)
+    >>> check = judged_by(judge, "Names the order number.")
+    >>> check("Order A-1042 has shipped.").status, check("It has shipped.").status
+    ('passed', 'failed')
+    """
+    if not callable(truth):
+        raise InvalidArgument(f"truth={truth!r} must be a callable truth(answer) -> bool")
+    se = float(as_rate("sensitivity", sensitivity))
+    sp = float(as_rate("specificity", specificity))
+    if isinstance(seed, bool):
+        raise InvalidArgument(f"seed={seed!r} must be an integer")
+    try:
+        seed = operator.index(seed)
+    except TypeError:
+        raise InvalidArgument(f"seed={seed!r} must be an integer") from None
+    if not -(2**127) <= seed < 2**127:
+        raise InvalidArgument(f"seed={seed} is out of range; use a 127-bit integer")
+    return StandinJudge(truth, se, sp, seed)

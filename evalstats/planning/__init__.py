@@ -1,0 +1,1 @@
+"""Planning: exact power, sample sizes, simulation of whole evals, and cost."""

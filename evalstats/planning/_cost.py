@@ -1,0 +1,522 @@
+"""What a run cost: token counts priced per million tokens.
+
+Prices are dollars per million tokens, input and output apart, as model
+services list them. A variant may carry its own (``price_in=0.15,price_out=0.6``
+in its spec, recorded in the manifest); a prices file maps model names to
+``{input: ..., output: ...}``; a variant's own prices win over the file.
+
+A sample's cost is ``input * price_in / 1e6 + output * price_out / 1e6``
+from the ``tokens`` its record carries. A sample whose record has no token
+counts (a task that does not report them, an unmeasured call that never got
+an answer) has no cost: it is counted apart and said, never taken as zero.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import InvalidArgument
+from ..running._prices import Prices, _price
+
+__all__ = [
+    "CostSummary",
+    "DesignCost",
+    "Prices",
+    "VariantCost",
+    "cost_summary",
+    "design_cost",
+    "has_prices",
+    "load_prices",
+    "priced_variants",
+    "sample_cost",
+]
+
+#: Characters per token when a count has to be estimated from text (the usual
+#: rule of thumb for English with GPT tokenizers; OpenAI, "What are tokens and
+#: how to count them").
+CHARS_PER_TOKEN = 4
+
+
+def load_prices(path: str | Path) -> dict[str, Prices]:
+    """A prices file: a YAML (or JSON) mapping of model name to ``{input, output}``.
+
+    Both prices are dollars per million tokens, as in::
+
+        gpt-4o-mini: {input: 0.15, output: 0.60}
+        claude-3-5-haiku-latest: {input: 0.80, output: 4.00}
+
+    Anything else (a missing or unknown key, a negative or non-numeric price,
+    a file that is not such a mapping) is refused with an
+    :class:`~evalstats.errors.InvalidArgument` naming ``prices=PATH``.
+    """
+    import yaml
+
+    where = f"prices={str(path)!r}"
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        why = getattr(exc, "strerror", None) or str(exc)
+        raise InvalidArgument(f"{where}: cannot be read: {why}") from None
+    try:
+        document = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = f" at line {mark.line + 1}" if mark is not None else ""
+        raise InvalidArgument(f"{where}: not valid YAML{at}") from None
+    if not isinstance(document, Mapping) or not document:
+        raise InvalidArgument(
+            f"{where}: expected a mapping of model name to {{input: ..., output: ...}} "
+            "(dollars per million tokens)"
+        )
+    out: dict[str, Prices] = {}
+    for model, entry in document.items():
+        if not isinstance(model, str) or not model.strip():
+            raise InvalidArgument(f"{where}: model name {model!r} must be a non-empty string")
+        if not isinstance(entry, Mapping):
+            raise InvalidArgument(
+                f"{where}: {model}={entry!r} must be a mapping {{input: ..., output: ...}}"
+            )
+        unknown = sorted(str(k) for k in entry if k not in ("input", "output"))
+        if unknown:
+            raise InvalidArgument(
+                f"{where}: {model} has unknown key {unknown[0]!r}; keys are input, output "
+                "(dollars per million tokens)"
+            )
+        missing = [k for k in ("input", "output") if k not in entry]
+        if missing:
+            raise InvalidArgument(f"{where}: {model} lacks {missing[0]}")
+        try:
+            out[model] = Prices(
+                _price(f"{model}.input", entry["input"]), _price(f"{model}.output", entry["output"])
+            )
+        except InvalidArgument as exc:
+            raise InvalidArgument(f"{where}: {exc}") from None
+    return out
+
+
+def priced_variants(
+    variants: Iterable[Any], prices: Mapping[str, Prices] | str | Path
+) -> list[Any]:
+    """The variants (objects or ``NAME=TASK`` strings), each without prices of its
+    own given those of its model in ``prices`` (a mapping or a prices file).
+
+    What ``evalstats run --prices`` does: the prices land in the manifest's
+    variant description; a variant's own ``price_in``/``price_out`` win.
+    """
+    import dataclasses
+
+    from ..running._engine import Variant, parse_variant
+
+    table = load_prices(prices) if isinstance(prices, (str, Path)) else dict(prices)
+    out = []
+    for v in variants:
+        variant = parse_variant(v) if isinstance(v, str) else v
+        if isinstance(variant, Variant) and variant.price_in is None:
+            model = variant.task.describe().get("model")
+            if isinstance(model, str) and model in table:
+                found = table[model]
+                variant = dataclasses.replace(variant, price_in=found.input, price_out=found.output)
+        out.append(variant)
+    return out
+
+
+def _count(value: Any) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        return None
+    return value
+
+
+def sample_tokens(record: Mapping[str, Any]) -> tuple[int, int] | None:
+    """``(input, output)`` token counts a sample record carries, or None when it
+    lacks either."""
+    tokens = record.get("tokens")
+    if not isinstance(tokens, Mapping):
+        return None
+    n_in, n_out = _count(tokens.get("input")), _count(tokens.get("output"))
+    if n_in is None or n_out is None:
+        return None
+    return n_in, n_out
+
+
+def estimated_tokens(record: Mapping[str, Any]) -> tuple[int, int]:
+    """``(input, output)`` estimated from the record's prompt and answer text,
+    one token per :data:`CHARS_PER_TOKEN` characters, rounded up."""
+    prompt = record.get("prompt") or {}
+    texts = [prompt.get("system") or ""] if isinstance(prompt, Mapping) else []
+    messages = prompt.get("messages") if isinstance(prompt, Mapping) else None
+    for m in messages or ():
+        if isinstance(m, Mapping) and isinstance(m.get("content"), str):
+            texts.append(m["content"])
+    answer = record.get("answer")
+    n_in = sum(math.ceil(len(t) / CHARS_PER_TOKEN) for t in texts)
+    n_out = math.ceil(len(answer) / CHARS_PER_TOKEN) if isinstance(answer, str) else 0
+    return n_in, n_out
+
+
+def sample_cost(record: Mapping[str, Any], prices: Prices) -> float | None:
+    """Dollars a sample cost at ``prices``, from its recorded ``tokens``; None
+    when the record has no token counts (never 0 for "unknown").
+
+    Examples
+    --------
+    >>> sample_cost({"tokens": {"input": 2000, "output": 1000}}, Prices(0.15, 0.6))
+    0.0009
+    >>> print(sample_cost({"tokens": None}, Prices(0.15, 0.6)))
+    None
+    """
+    tokens = sample_tokens(record)
+    return None if tokens is None else prices.cost(*tokens)
+
+
+@dataclass(frozen=True)
+class VariantCost:
+    """The cost of one variant's samples.
+
+    ``total`` sums the samples with token counts (``priced`` of them);
+    ``no_tokens`` samples report none and are not in it. ``per_sample`` is
+    ``total / priced``; ``per_measured_sample`` is ``total`` over the measured
+    samples (what one usable measurement cost, unmeasured calls' tokens
+    included), None while some samples report no tokens. All are None when
+    the variant has no price.
+    """
+
+    variant: str
+    model: str | None
+    prices: Prices | None
+    price_source: str | None
+    samples: int
+    measured: int
+    priced: int
+    no_tokens: int
+    input_tokens: int
+    output_tokens: int
+    total: float | None
+    per_sample: float | None
+    per_measured_sample: float | None
+    estimated: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "variant": self.variant,
+            "model": self.model,
+            "prices": None if self.prices is None else self.prices.to_dict(),
+            "price_source": self.price_source,
+            "samples": self.samples,
+            "measured": self.measured,
+            "priced": self.priced,
+            "no_tokens": self.no_tokens,
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "total": self.total,
+            "per_sample": self.per_sample,
+            "per_measured_sample": self.per_measured_sample,
+            "estimated": self.estimated,
+        }
+
+
+def _dollars(x: float | None) -> str:
+    if x is None:
+        return "?"
+    if x == 0:
+        return "$0"
+    if abs(x) >= 0.01:
+        return f"${x:,.2f}"
+    if abs(x) < 1e-9:
+        return f"${x:.1e}"
+    # two significant digits, written out: $0.00048, not $4.8e-04
+    digits = 1 - math.floor(math.log10(abs(x)))
+    return "$" + f"{x:.{digits}f}".rstrip("0").rstrip(".")
+
+
+@dataclass(frozen=True)
+class CostSummary:
+    """Cost per variant and for the run (prices in dollars per million tokens).
+
+    ``total`` sums the variants that have a price (``unpriced`` names the
+    others); ``no_tokens`` counts samples of priced variants without token
+    counts, which no total includes. ``estimated`` is True when token counts
+    were estimated from text rather than reported by the model service.
+    """
+
+    variants: tuple[VariantCost, ...]
+    total: float | None
+    no_tokens: int
+    unpriced: tuple[str, ...]
+    estimated: bool = False
+
+    @property
+    def known(self) -> bool:
+        """Whether any variant has a price."""
+        return any(v.prices is not None for v in self.variants)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "currency": "USD",
+            "unit": "per million tokens",
+            "total": self.total,
+            "no_tokens": self.no_tokens,
+            "unpriced": list(self.unpriced),
+            "estimated": self.estimated,
+            "variants": [v.to_dict() for v in self.variants],
+        }
+
+    def lines(self) -> list[str]:
+        """The text block a report prints."""
+        how = " (estimated from text at 4 characters a token)" if self.estimated else ""
+        out = [f"cost{how}"]
+        for v in self.variants:
+            if v.prices is None:
+                out.append(
+                    f"  {v.variant}: no price for model {v.model or '?'} (give price_in= and "
+                    "price_out= in the variant, or --prices FILE)"
+                )
+                continue
+            measured = (
+                f", {_dollars(v.per_measured_sample)} per measured sample"
+                if v.per_measured_sample is not None
+                else ""
+            )
+            if v.total is None:
+                out.append(
+                    f"  {v.variant}: unknown (${v.prices.input:g} in, ${v.prices.output:g} "
+                    "out per million tokens, but no sample reports tokens)"
+                )
+            else:
+                out.append(
+                    f"  {v.variant}: {_dollars(v.total)} for {v.priced} samples "
+                    f"({_dollars(v.per_sample)} per sample{measured}; "
+                    f"${v.prices.input:g} in, ${v.prices.output:g} out per million tokens"
+                    f"{', from ' + v.price_source if v.price_source else ''})"
+                )
+            if v.no_tokens:
+                out.append(
+                    f"    {v.no_tokens} samples report no tokens: not in the total "
+                    "(their cost is unknown)"
+                )
+        if self.total is None:
+            out.append("  run: unknown (no priced sample reports tokens)")
+        else:
+            rest = [f"{', '.join(self.unpriced)} (no price)"] if self.unpriced else []
+            if self.no_tokens:
+                rest.append(f"{self.no_tokens} samples that report no tokens")
+            out.append(
+                f"  run: {_dollars(self.total)}" + (f", without {'; '.join(rest)}" if rest else "")
+            )
+        return out
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines())
+
+
+def has_prices(manifest: Mapping[str, Any]) -> bool:
+    """Whether some variant in ``manifest`` carries prices of its own."""
+    listed = manifest.get("variants") if isinstance(manifest, Mapping) else None
+    return any(_manifest_prices(v) is not None for v in listed or ())
+
+
+def _manifest_prices(description: Any) -> Prices | None:
+    prices = description.get("prices") if isinstance(description, Mapping) else None
+    if not isinstance(prices, Mapping):
+        return None
+    try:
+        return Prices(prices.get("input"), prices.get("output"))  # type: ignore[arg-type]
+    except InvalidArgument:
+        return None
+
+
+def cost_summary(
+    results: Any,
+    *,
+    prices: Mapping[str, Prices] | str | Path | None = None,
+    default: Prices | None = None,
+    estimate: bool = False,
+) -> CostSummary:
+    """Cost of a run per variant and in total.
+
+    Parameters
+    ----------
+    results : Results, Tally or path
+        A results file, what :func:`evalstats.results._file.read_results` returned,
+        or its :func:`~evalstats.reading._tally.tally`.
+    prices : mapping or path, optional
+        Model name to :class:`Prices`, or a prices file (:func:`load_prices`).
+        A variant's own prices (recorded in the manifest) win.
+    default : Prices, optional
+        Prices for every variant that has none of its own or from ``prices``.
+    estimate : bool
+        Estimate token counts from each sample's prompt and answer text (4
+        characters a token) where the record has none; the summary says so.
+        This reads every sample's text; without it the token counts are those
+        the streaming tally (:mod:`evalstats.reading._tally`) keeps, one pass over the
+        file, the first record of a slot counting as everywhere else.
+    """
+    if isinstance(prices, (str, Path)):
+        table = load_prices(prices)
+    elif prices is None or isinstance(prices, Mapping):
+        table = dict(prices or {})
+        for model, price in table.items():
+            if not isinstance(price, Prices):
+                raise InvalidArgument(
+                    f"prices[{model!r}]={price!r} must be a Prices (dollars per million tokens, "
+                    "input and output)"
+                )
+    else:
+        raise InvalidArgument(
+            f"prices={prices!r} must be a prices file or a mapping of model name to Prices"
+        )
+    if estimate:
+        from ..results._file import Results, read_results
+
+        res = results if isinstance(results, Results) else read_results(results)
+        manifest, names = res.manifest, res.variants()
+        counted = {name: _count_records(res.samples, name) for name in names}
+    else:
+        from ..reading._tally import Tally, tally
+
+        t = results if isinstance(results, Tally) else tally(results)
+        manifest, names = t.manifest, t.variants()
+        counted = {name: _count_tally(t, name) for name in names}
+    return _summary(manifest, names, counted, table, default)
+
+
+def _summary(
+    manifest: Mapping[str, Any],
+    names: Iterable[str],
+    counted: Mapping[str, tuple[int, int, int, int, int, bool]],
+    table: Mapping[str, Prices],
+    default: Prices | None,
+) -> CostSummary:
+    described = {v.get("name"): v for v in manifest.get("variants") or () if isinstance(v, Mapping)}
+    rows = []
+    for name in names:
+        desc = described.get(name, {})
+        task = desc.get("task") if isinstance(desc, Mapping) else None
+        model = task.get("model") if isinstance(task, Mapping) else None
+        own = _manifest_prices(desc)
+        if own is not None:
+            price, source = own, "the run's manifest"
+        elif isinstance(model, str) and model in table:
+            price, source = table[model], "the prices file"
+        elif default is not None:
+            price, source = default, "an example price"
+        else:
+            price, source = None, None
+        rows.append(_variant_cost(name, model, price, source, *counted[name]))
+    priced = [r for r in rows if r.prices is not None]
+    known = [r.total for r in priced if r.total is not None]
+    total = math.fsum(known) if known else None
+    return CostSummary(
+        tuple(rows),
+        total,
+        sum(r.no_tokens for r in priced),
+        tuple(r.variant for r in rows if r.prices is None),
+        any(r.estimated for r in rows),
+    )
+
+
+def _count_records(
+    samples: Iterable[Mapping[str, Any]], name: str
+) -> tuple[int, int, int, int, int, bool]:
+    """``(samples, measured, priced, input tokens, output tokens, estimated)`` of one
+    variant's records, estimating the tokens of a record without them from its text."""
+    n = measured = priced = n_in = n_out = 0
+    estimated = False
+    for s in samples:
+        if s.get("variant") != name:
+            continue
+        n += 1
+        if s.get("status") != "unmeasured":
+            measured += 1
+        tokens = sample_tokens(s)
+        if tokens is None:
+            tokens, estimated = estimated_tokens(s), True
+        priced += 1
+        n_in += tokens[0]
+        n_out += tokens[1]
+    return n, measured, priced, n_in, n_out, estimated
+
+
+def _count_tally(t: Any, name: str) -> tuple[int, int, int, int, int, bool]:
+    """The same counts from a variant's tally: samples reporting both token counts."""
+    c = t.counts(name)
+    measured = c.completed + c.incomplete
+    return measured + c.unmeasured, measured, c.priced, c.priced_in, c.priced_out, False
+
+
+def _variant_cost(
+    name: str,
+    model: Any,
+    price: Prices | None,
+    source: str | None,
+    n: int,
+    measured: int,
+    priced: int,
+    n_in: int,
+    n_out: int,
+    estimated: bool,
+) -> VariantCost:
+    no_tokens = n - priced
+    model = model if isinstance(model, str) else None
+    if price is None:
+        return VariantCost(
+            name, model, None, None, n, measured, priced, no_tokens, n_in, n_out,
+            None, None, None, estimated,
+        )  # fmt: skip
+    # No sample with token counts: the cost is unknown, not $0.
+    total = price.cost(n_in, n_out) if priced else None
+    return VariantCost(
+        name,
+        model,
+        price,
+        source,
+        n,
+        measured,
+        priced,
+        no_tokens,
+        n_in,
+        n_out,
+        total,
+        None if total is None else total / priced,
+        total / measured if total is not None and measured and not no_tokens else None,
+        estimated,
+    )
+
+
+@dataclass(frozen=True)
+class DesignCost:
+    """What a design of ``calls`` model calls costs at ``cost_per_call`` dollars each."""
+
+    calls: int | None
+    cost_per_call: float
+    total: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"calls": self.calls, "cost_per_call": self.cost_per_call, "total": self.total}
+
+    def __str__(self) -> str:
+        if self.calls is None or self.total is None:
+            return "Cost: unknown (the plan names no design of cases x repeats)"
+        return (
+            f"Cost: {self.calls} calls x {_dollars(self.cost_per_call)} = {_dollars(self.total)}."
+        )
+
+
+def design_cost(calls: int | None, cost_per_call: Any) -> DesignCost:
+    """The cost of ``calls`` model calls (cases x repeats x variants) at
+    ``cost_per_call`` dollars each.
+
+    Examples
+    --------
+    >>> str(design_cost(2 * 40 * 5, 0.002))
+    'Cost: 400 calls x $0.002 = $0.80.'
+    """
+    if isinstance(cost_per_call, bool) or not isinstance(cost_per_call, (int, float)):
+        raise InvalidArgument(f"cost_per_call={cost_per_call!r} must be a number of dollars")
+    if not math.isfinite(cost_per_call) or cost_per_call < 0:
+        raise InvalidArgument(f"cost_per_call={cost_per_call!r} must be a finite number >= 0")
+    c = float(cost_per_call)
+    return DesignCost(calls, c, None if calls is None else calls * c)

@@ -1,0 +1,1 @@
+"""Presenting: the text and JSON report, the HTML page, figures and human review."""

@@ -1,0 +1,237 @@
+"""Inspect AI logs (``.eval`` and ``.json``), read through ``inspect_ai.log.read_eval_log``.
+
+Each sample of each epoch becomes one sample record: the sample id is the
+case, ``epoch - 1`` the repeat, the log's model the variant. The pass is the
+value of one scorer (the log's first, or ``scorer=``), read by
+:class:`~evalstats.reading._log_common.PassRule`: ``C`` (CORRECT), ``1`` and
+``True`` pass; ``I``, ``N``, ``0`` and ``False`` fail; other numbers pass when
+they reach ``pass_threshold``. A sample that ended in an error or hit a limit
+is incomplete (it stays in the denominator as a failure).
+
+inspect_ai is an optional dependency: ``pip install "evalstats-honest[inspect]"``.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ..results._file import Results
+from ._log_common import PassRule, build, check, file_error, suite_digest
+
+EXTRA = 'pip install "evalstats-honest[inspect]"'
+
+
+def _read_log(shown: str) -> Any:
+    try:
+        from inspect_ai.log import read_eval_log
+    except ImportError:
+        raise file_error(
+            shown, f"reading Inspect AI logs needs the inspect extra: {EXTRA}"
+        ) from None
+    if not os.path.exists(shown):
+        raise file_error(shown, "no such file")
+    if os.path.isdir(shown):
+        raise file_error(shown, "is a folder, not an Inspect log")
+    try:
+        return read_eval_log(shown)
+    except Exception as error:  # zipfile, pydantic and JSON errors alike: one line
+        message = str(error).strip().splitlines()[0] if str(error).strip() else ""
+        kind = type(error).__name__
+        details = getattr(error, "errors", None)  # pydantic: name the field
+        if callable(details):
+            try:
+                first = details()[0]
+                where = ".".join(str(part) for part in first.get("loc", ()))
+                message = f"{where}: {first.get('msg')}" if where else str(first.get("msg"))
+            except Exception:  # noqa: S110 - keep the first line when the details cannot be read
+                pass
+        raise file_error(
+            shown, f"not a readable Inspect AI log ({kind}{': ' + message if message else ''})"
+        ) from None
+
+
+def _tokens(sample: Any) -> dict[str, int] | None:
+    usage = getattr(sample, "model_usage", None) or {}
+    if not usage:
+        return None
+    total_in = total_out = 0
+    for u in usage.values():
+        total_in += int(getattr(u, "input_tokens", 0) or 0)
+        total_out += int(getattr(u, "output_tokens", 0) or 0)
+    return {"input": total_in, "output": total_out}
+
+
+def read_inspect(
+    path: str | os.PathLike[str],
+    *,
+    pass_threshold: float | None = None,
+    scorer: str | None = None,
+) -> Results:
+    """Read an Inspect AI log into :class:`~evalstats.results._file.Results`."""
+    shown = os.fspath(path)
+    log = _read_log(shown)
+    samples_in = _samples_of(log, shown)
+    spec = log.eval
+    chosen = _chosen_scorer(log, samples_in, scorer, shown)
+    rule = PassRule(pass_threshold, what=f"scorer {chosen!r}'s value")
+    model = str(spec.model)
+    records = [_record(s, chosen, rule, model, shown) for s in samples_in]
+    status = getattr(log, "status", None)
+    packages = getattr(spec, "packages", None) or {}
+    config = getattr(spec, "config", None)
+    return build(
+        shown,
+        records,
+        tool="inspect_ai",
+        tool_version=packages.get("inspect_ai"),
+        suite=_suite(spec, samples_in, chosen),
+        variants=[{"name": model, "task": _task(spec, model)}],
+        pass_rule=f"scorer {chosen!r} says so ({rule.describe()})",
+        finished=status == "success",
+        reason=None if status == "success" else f"Inspect status {status!r}",
+        extra={
+            "scorer": chosen,
+            "run_id": getattr(spec, "run_id", None),
+            "epochs": getattr(config, "epochs", None),
+        },
+    )
+
+
+def _samples_of(log: Any, shown: str) -> Any:
+    """The log's samples, after checking its version; a log without samples is refused."""
+    version = getattr(log, "version", None)
+    if version not in (1, 2):
+        raise file_error(
+            shown, f"Inspect log version={version!r}; evalstats reads versions 1 and 2"
+        )
+    samples_in = log.samples
+    if not samples_in:
+        status = getattr(log, "status", None)
+        raise file_error(
+            shown,
+            f"the log has no samples (status {status!r}); log the samples (the default) "
+            "to analyse them",
+        )
+    return samples_in
+
+
+def _chosen_scorer(log: Any, samples_in: Any, scorer: str | None, shown: str) -> str:
+    """The scorer whose value decides a pass: the one asked for, else the log's first."""
+    names: list[str] = []
+    for s in samples_in:
+        for name in s.scores or {}:
+            if name not in names:
+                names.append(name)
+    results_scores = getattr(getattr(log, "results", None), "scores", None) or []
+    primary = [r.name for r in results_scores if getattr(r, "name", None)] or names
+    if scorer is None:
+        if not primary:
+            raise file_error(shown, "no sample has a score; score the log first (inspect score)")
+        return str(primary[0])
+    if scorer not in names:
+        from .._validate import suggest
+
+        raise file_error(
+            shown,
+            f"scorer={scorer!r} scored no sample{suggest(scorer, names)}; the scorers are "
+            + (", ".join(repr(n) for n in names) or "none"),
+        )
+    return scorer
+
+
+def _record(s: Any, chosen: str, rule: PassRule, model: str, shown: str) -> dict[str, Any]:
+    """One sample record: its status and the chosen scorer's check, answer, timing, tokens."""
+    case = str(s.id)
+    repeat = int(s.epoch or 1) - 1
+    record: dict[str, Any] = {"case": case, "variant": model, "repeat": repeat}
+    error = getattr(s, "error", None)
+    limit = getattr(s, "limit", None)
+    score = (s.scores or {}).get(chosen)
+    if error is not None or limit is not None:
+        if error is not None:
+            message = str(getattr(error, "message", error)).strip().splitlines()
+            reason = "error: " + (message[0] if message else "unknown")
+        else:
+            reason = f"hit the {getattr(limit, 'type', '')} limit".replace("  ", " ")
+        record.update(
+            status="incomplete", reason=reason, checks=[check(chosen, False, reason=reason)]
+        )
+    elif score is None:
+        record.update(
+            status="completed",
+            reason=None,
+            checks=[check(chosen, None, reason=f"scorer {chosen!r} did not score this sample")],
+        )
+    else:
+        record.update(
+            status="completed", reason=None, checks=[_scored(s, score, chosen, rule, shown)]
+        )
+    output = getattr(s, "output", None)
+    record["answer"] = getattr(output, "completion", None) if output is not None else None
+    latency = getattr(s, "total_time", None)
+    if isinstance(latency, int | float) and latency >= 0:
+        record["latency_s"] = float(latency)
+    record["tokens"] = _tokens(s)
+    record["model"] = model
+    if s.scores and len(s.scores) > 1:
+        record["scores"] = {k: _plain(v.value) for k, v in s.scores.items()}
+    return record
+
+
+def _scored(s: Any, score: Any, chosen: str, rule: PassRule, shown: str) -> Any:
+    """The check of a scored sample: passed by the rule, or failed with what was wrong."""
+    try:
+        passed = rule(score.value)
+    except ValueError as problem:
+        raise file_error(shown, f"sample {str(s.id)!r}, epoch {s.epoch}: {problem}") from None
+    why = ""
+    if not passed:
+        why = f"answer {score.answer!r}" if score.answer is not None else "scored as failed"
+        why += f", target {s.target!r}" if s.target not in (None, "") else ""
+        why += f" (value {score.value!r})"
+        if score.explanation and score.explanation != score.answer:
+            why += f": {str(score.explanation).strip()[:300]}"
+    return check(chosen, passed, reason=why)
+
+
+def _suite(spec: Any, samples_in: Any, chosen: str) -> dict[str, Any]:
+    """The manifest's suite: the task, and a digest of what makes runs comparable."""
+    dataset = getattr(spec, "dataset", None)
+    ids = sorted({str(s.id) for s in samples_in})
+    return {
+        "name": str(spec.task),
+        "version": getattr(spec, "task_version", None),
+        "sha256": suite_digest(
+            [
+                "inspect_ai",
+                spec.task,
+                getattr(spec, "task_version", None),
+                getattr(dataset, "name", None),
+                ids,
+                chosen,
+            ]
+        ),
+    }
+
+
+def _task(spec: Any, model: str) -> dict[str, Any]:
+    return {
+        "kind": "inspect_ai",
+        "model": model,
+        "model_args": _plain(getattr(spec, "model_args", None) or {}),
+        "generate": _plain(getattr(spec, "model_generate_config", None) or {}),
+    }
+
+
+def _plain(value: Any) -> Any:
+    """JSON-ready copy of Inspect values (pydantic models, tuples)."""
+    if hasattr(value, "model_dump"):
+        return _plain(value.model_dump(exclude_none=True))
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, str | int | float | bool) or value is None:
+        return value
+    return str(value)

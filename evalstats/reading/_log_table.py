@@ -1,0 +1,283 @@
+"""Long tables (CSV, Parquet): one row per (case, variant, repeat) with a pass column.
+
+Columns, found by name (case-insensitive) unless mapped with ``columns=``
+(``--columns case=item,variant=prompt``):
+
+* ``case`` (required): the case id;
+* ``variant`` (optional, else one variant named after the file);
+* ``repeat`` (optional, else the rows of each (case, variant) are numbered in
+  file order);
+* the pass column: the first of ``passed``, ``pass``, ``correct``, ``score``
+  (a mapped ``pass=`` column wins). Booleans, 1/0 and words such as
+  yes/no/true/false/C/I are read as pass/fail; other numbers need
+  ``pass_threshold``. An empty cell is a sample that was not measured;
+* optional ``latency_s`` (or ``latency``), ``answer``, ``model``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from ..errors import InvalidArgument
+from ..results._file import Results
+from ._log_common import PassRule, build, check, file_error, suite_digest
+
+ROLES = ("case", "variant", "repeat", "pass", "latency_s", "answer", "model")
+PASS_COLUMNS = ("passed", "pass", "correct", "score")
+_ALIASES = {"latency_s": ("latency_s", "latency"), "pass": PASS_COLUMNS}
+
+
+def parse_columns(spec: Any) -> dict[str, str]:
+    """``"case=item,variant=prompt"`` (or a mapping) as ``{role: column}``."""
+    if spec is None:
+        return {}
+    if isinstance(spec, Mapping):
+        pairs = list(spec.items())
+    elif isinstance(spec, str):
+        pairs = []
+        for part in spec.split(","):
+            if not part.strip():
+                continue
+            role, eq, column = part.partition("=")
+            if not eq or not role.strip() or not column.strip():
+                raise InvalidArgument(
+                    f"columns={spec!r}: {part.strip()!r} must read ROLE=COLUMN, such as case=item"
+                )
+            pairs.append((role.strip(), column.strip()))
+    else:
+        raise InvalidArgument(f"columns={spec!r} must be text such as 'case=item,variant=prompt'")
+    out = {}
+    for role, column in pairs:
+        role = {"passed": "pass", "latency": "latency_s"}.get(role) or role
+        if role not in ROLES:
+            from .._validate import suggest
+
+            raise InvalidArgument(
+                f"columns={spec!r}: {role!r} is not a column role{suggest(role, ROLES)}; "
+                f"the roles are {', '.join(ROLES)}"
+            )
+        out[role] = str(column)
+    return out
+
+
+def _frame(path: str, fmt: str) -> Any:
+    import pandas as pd
+
+    if fmt == "parquet":
+        try:
+            import pyarrow  # noqa: F401
+        except ImportError:
+            raise file_error(
+                path, "reading Parquet needs pyarrow: pip install pyarrow (or convert to CSV)"
+            ) from None
+        try:
+            return pd.read_parquet(path)
+        except Exception as error:  # pyarrow raises its own types for a broken file
+            raise file_error(path, f"not a readable Parquet file ({error})") from None
+    try:
+        with open(path, encoding="utf-8-sig") as f:
+            header = f.readline()
+        # The separator is the one the header uses most (comma, semicolon or tab);
+        # pandas' own sniffing needs its slow Python parser.
+        sep = max((",", ";", "\t"), key=header.count)
+        # Everything as text: the pass column is read by the pass rule, and case
+        # ids such as 007 must keep their zeros.
+        return pd.read_csv(path, dtype=str, keep_default_na=False, sep=sep, encoding="utf-8-sig")
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as e:
+        raise file_error(path, f"not a readable CSV table ({str(e).splitlines()[0]})") from None
+    except FileNotFoundError:
+        raise file_error(path, "no such file") from None
+    except OSError as error:
+        raise file_error(path, f"cannot read: {error.strerror or error}") from None
+
+
+def read_table(
+    path: str | os.PathLike[str],
+    *,
+    format: str = "csv",
+    pass_threshold: float | None = None,
+    columns: Any = None,
+) -> Results:
+    """Read a long table of outcomes into :class:`~evalstats.results._file.Results`."""
+    shown = os.fspath(path)
+    mapping = parse_columns(columns)
+    frame = _frame(shown, format)
+    if len(frame) == 0:
+        raise file_error(shown, "the table has no rows")
+    found = _found_columns(frame, mapping, shown)
+    stem = os.path.splitext(os.path.basename(shown))[0] or "table"
+    pass_name = str(found["pass"])
+    rule = PassRule(pass_threshold, what=f"column {pass_name!r}")
+    samples, variants_of = _samples(frame, found, rule, pass_name, stem, shown)
+    variants = dict.fromkeys(variants_of)
+    case_ids = list(dict.fromkeys(s["case"] for s in samples))
+    return build(
+        shown,
+        samples,
+        tool=format,
+        tool_version=None,
+        suite={"name": stem, "sha256": suite_digest([format, case_ids])},
+        variants=[{"name": v, "task": {"kind": format, "variant": v}} for v in variants],
+        pass_rule=f"column {pass_name!r} says so ({rule.describe()})",
+        extra={"columns": {role: str(c) for role, c in found.items()}},
+    )
+
+
+def _found_columns(frame: Any, mapping: dict[str, str], shown: str) -> dict[str, Any]:
+    """The column of each role: as mapped (``--columns``), else by a known alias
+    (any case); a table without a case or a pass column is refused."""
+    by_lower: dict[str, str] = {}
+    for name in frame.columns:
+        by_lower.setdefault(str(name).strip().lower(), name)
+    found: dict[str, Any] = {}
+    for role in ROLES:
+        if role in mapping:
+            column = mapping[role]
+            if column not in frame.columns and column.lower() not in by_lower:
+                raise file_error(
+                    shown,
+                    f"columns: {role}={column} names no column; the columns are "
+                    + ", ".join(str(c) for c in frame.columns),
+                )
+            found[role] = column if column in frame.columns else by_lower[column.lower()]
+            continue
+        for alias in _ALIASES.get(role, (role,)):
+            if alias in by_lower:
+                found[role] = by_lower[alias]
+                break
+    for role, label in (
+        ("case", "a case column"),
+        ("pass", "a pass column (passed, pass, correct or score)"),
+    ):
+        if role not in found:
+            raise file_error(
+                shown,
+                f"the table has no {label}; its columns are "
+                + ", ".join(str(c) for c in frame.columns)
+                + f"; map one with --columns {role}=NAME",
+            )
+    return found
+
+
+def _samples(
+    frame: Any, found: dict[str, Any], rule: PassRule, pass_name: str, stem: str, shown: str
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """One sample record per row, and the variant of each row."""
+    n = len(frame)
+
+    # Each distinct value is converted once (a table of 100,000 rows has few
+    # distinct cases, repeats and pass values), and a bad one is reported at
+    # the first row that holds it.
+    def converted(role: str, convert: Any) -> list[Any]:
+        return _mapped(frame[found[role]].tolist(), convert, shown)
+
+    def non_empty(role: str) -> Any:
+        def convert(value: Any) -> str:
+            text = _text(value)
+            if not text:
+                raise ValueError(f"the {role} column {found[role]!r} is empty")
+            return text
+
+        return convert
+
+    passed_check: dict[str, Any] = check(pass_name, True)
+
+    def outcome(value: Any) -> dict[str, Any] | None:
+        text = _text(value)
+        if text == "":
+            return None
+        passed = rule(value if not isinstance(value, str) else value.strip())
+        return passed_check if passed else check(pass_name, False, reason=f"{pass_name}={text}")
+
+    cases = converted("case", non_empty("case"))
+    variants_of = converted("variant", non_empty("variant")) if "variant" in found else [stem] * n
+    verdicts = converted("pass", outcome)
+    if "repeat" in found:
+        repeats = converted("repeat", _repeat_of)
+    else:
+        repeats = _counted_repeats(cases, variants_of)
+    latencies = None
+    if "latency_s" in found:
+        import pandas as pd
+
+        numbers = pd.to_numeric(frame[found["latency_s"]], errors="coerce")
+        latencies = [x if x == x and x >= 0 else None for x in numbers.tolist()]
+    answers = (
+        [_text(v) or None for v in frame[found["answer"]].tolist()] if "answer" in found else None
+    )
+    models = converted("model", lambda v: _text(v) or None) if "model" in found else None
+    no_value = f"no value in column {pass_name!r}"
+    samples: list[dict[str, Any]] = []
+    for i in range(n):
+        verdict = verdicts[i]
+        record: dict[str, Any] = {"case": cases[i], "variant": variants_of[i], "repeat": repeats[i]}
+        if verdict is None:
+            record.update(status="unmeasured", reason=no_value, checks=[])
+        else:
+            record.update(status="completed", reason=None, checks=[verdict])
+        if latencies is not None and latencies[i] is not None:
+            record["latency_s"] = latencies[i]
+        if answers is not None:
+            record["answer"] = answers[i]
+        if models is not None:
+            record["model"] = models[i]
+        samples.append(record)
+    return samples, variants_of
+
+
+def _repeat_of(value: Any) -> int:
+    whole = _whole(value)
+    if whole is None:
+        raise ValueError(f"repeat={value!r} must be a whole number of at least 0")
+    return whole
+
+
+def _counted_repeats(cases: list[str], variants_of: list[str]) -> list[int]:
+    """Without a repeat column, the rows of a (case, variant) are its repeats 0, 1, ..."""
+    counters: dict[tuple[str, str], int] = {}
+    repeats = []
+    for case, variant in zip(cases, variants_of, strict=True):
+        r = counters.get((case, variant), 0)
+        counters[(case, variant)] = r + 1
+        repeats.append(r)
+    return repeats
+
+
+def _mapped(values: list[Any], convert: Any, shown: str) -> list[Any]:
+    """``convert`` of each value, computed once per distinct value; errors name the row."""
+    cache: dict[Any, Any] = {}
+    out = []
+    for i, value in enumerate(values):
+        try:
+            out.append(cache[value])
+            continue
+        except KeyError:
+            pass
+        try:
+            result = convert(value)
+        except ValueError as error:
+            raise file_error(shown, f"row {i + 2}: {error}") from None  # the header is row 1
+        cache[value] = result
+        out.append(result)
+    return out
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float) and value != value:  # NaN from Parquet
+        return ""
+    return str(value).strip()
+
+
+def _whole(value: Any) -> int | None:
+    text = _text(value)
+    try:
+        number = float(text)
+    except ValueError:
+        return None
+    if number < 0 or number != int(number):
+        return None
+    return int(number)

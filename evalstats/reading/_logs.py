@@ -1,0 +1,366 @@
+"""Readers that turn other tools' logs into :class:`~evalstats.results._file.Results`.
+
+Every analysis (``report``, ``compare``, ``compare-runs``, ``gate``, ``plan
+--from``, the figures) reads the same in-memory ``Results``: a manifest and
+sample records of the results-file contract. :func:`load_results` reads any
+supported file into one, finding the format from the content (or told it):
+
+============  ==========================================================
+``evalstats``  our own results JSONL (``evalstats run``)
+``inspect``    Inspect AI logs, ``.eval`` and ``.json`` (needs the ``inspect`` extra)
+``promptfoo``  promptfoo's ``results.json`` (``promptfoo eval -o results.json``)
+``lm-eval``    lm-evaluation-harness ``samples_<task>_*.jsonl`` (``--log_samples``)
+``csv``        a long table, one row per (case, variant, repeat) with a pass column
+``parquet``    the same table as Parquet (needs pyarrow)
+============  ==========================================================
+
+:func:`merge` joins runs of the same task made separately (say two Inspect
+logs, one per model) into one ``Results`` whose variants compare paired by
+(case, repeat), and :func:`write_results` writes any ``Results`` as our JSONL.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from .._validate import suggest
+from ..errors import InvalidArgument, ResultsFileError
+from ..results._file import Results, ResultsWriter, _gc_paused, read_results
+from ._log_common import check_threshold, file_error, opening, unique_names
+
+__all__ = ["FORMATS", "detect_format", "load_results", "merge", "write_results"]
+
+FORMATS = ("evalstats", "inspect", "promptfoo", "lm-eval", "csv", "parquet")
+
+_SNIFF_BYTES = 64 * 1024
+#: How a results file written by evalstats begins: its manifest's "type" comes first.
+_MANIFEST_START = re.compile(rb'\{\s*"type"\s*:\s*"manifest"\s*[,}]')
+
+
+def detect_format(path: str | os.PathLike[str]) -> str:
+    """The format of ``path``, found from its content (see :data:`FORMATS`).
+
+    Raises :class:`~evalstats.errors.ResultsFileError` naming the file when
+    it cannot be read or is none of the supported formats.
+    """
+    shown = os.fspath(path)
+    with (
+        opening(shown, folder="a results file or log", missing="no such results file or log"),
+        open(shown, "rb") as f,
+    ):
+        head = f.read(_SNIFF_BYTES)
+    if not head.strip():
+        raise file_error(shown, "the file is empty")
+    if head.startswith(b"PK\x03\x04") or head.startswith(b"PK\x05\x06"):
+        return "inspect"  # an .eval log is a zip archive
+    if head.startswith(b"PAR1"):
+        return "parquet"
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if text.startswith(b"{"):
+        first_line = text.split(b"\n", 1)[0]
+        try:
+            first = json.loads(first_line)
+        except ValueError:
+            first = None
+        if isinstance(first, dict):  # JSON Lines (or a one-line JSON document)
+            if first.get("type") == "manifest":
+                return "evalstats"
+            if "doc_id" in first:
+                return "lm-eval"
+            if "evalId" in first or _promptfoo_shape(first):
+                return "promptfoo"
+            if "eval" in first and ("samples" in first or "status" in first):
+                return "inspect"
+        if first is None and _MANIFEST_START.match(first_line):
+            # Our manifest line, longer than the bytes read (a large run's schedule).
+            return "evalstats"
+        # A pretty-printed JSON document: look at its top-level keys.
+        keys = set(_top_keys(text))
+        if "evalId" in keys or ("results" in keys and "config" in keys and "eval" not in keys):
+            return "promptfoo"
+        if "eval" in keys and ("status" in keys or "version" in keys):
+            return "inspect"
+        if '"doc_id"' in first_line.decode("utf-8", "replace"):
+            return "lm-eval"
+        raise file_error(
+            shown,
+            "a JSON file that is neither an evalstats results file, an Inspect log, a "
+            "promptfoo results.json nor an lm-eval samples file; name its --format",
+        )
+    try:
+        sample = text[:4096].decode("utf-8")
+    except UnicodeDecodeError:
+        raise file_error(
+            shown, "binary content that is neither an Inspect .eval log nor Parquet"
+        ) from None
+    if "," in sample.split("\n", 1)[0] or "\t" in sample.split("\n", 1)[0] or ";" in sample:
+        return "csv"
+    raise file_error(shown, "cannot tell its format; name it with --format " + "|".join(FORMATS))
+
+
+def _promptfoo_shape(doc: dict[str, Any]) -> bool:
+    inner = doc.get("results")
+    return isinstance(inner, dict) and "results" in inner and "prompts" in inner
+
+
+def _top_keys(text: bytes) -> list[str]:
+    """Keys at depth 1 of a (possibly cut-off) JSON object, read from its start."""
+    keys: list[str] = []
+    depth = 0
+    in_string = False
+    escape = False
+    start = -1
+    s = text.decode("utf-8", "replace")
+    for i, ch in enumerate(s):
+        if in_string:
+            if escape:
+                escape = False
+            elif ch == "\\":
+                escape = True
+            elif ch == '"':
+                in_string = False
+                if depth == 1:
+                    rest = s[i + 1 : i + 40].lstrip()
+                    if rest.startswith(":"):
+                        keys.append(s[start + 1 : i])
+            continue
+        if ch == '"':
+            in_string, start = True, i
+        elif ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+    return keys
+
+
+def load_results(
+    path: str | os.PathLike[str],
+    *,
+    format: str | None = None,
+    pass_threshold: float | None = None,
+    columns: Any = None,
+    scorer: str | None = None,
+    metric: str | None = None,
+) -> Results:
+    """Read a results file or another tool's log into :class:`~evalstats.results._file.Results`.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file.
+    format : str, optional
+        One of :data:`FORMATS`; by default found from the content.
+    pass_threshold : float, optional
+        For numeric scores that are not just 0 and 1: a score at least this
+        high passes (Inspect scorers, lm-eval metrics, a table's ``score``).
+    columns : str or mapping, optional
+        For tables: which column plays which role, as ``"case=item,variant=prompt"``.
+    scorer : str, optional
+        For Inspect logs: the scorer whose value decides (the log's first by default).
+    metric : str, optional
+        For lm-eval samples: the metric (and optionally ``,filter``) that decides.
+
+    Returns
+    -------
+    Results
+        For a foreign log, ``warnings`` begins with the rule that decided a
+        pass, and the manifest's ``imported`` says where the data came from.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "table.csv")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("case,variant,passed\\nq1,a,1\\nq1,a,0\\nq2,a,yes\\n")
+    >>> res = load_results(path)
+    >>> res.outcomes("a")
+    {'q1': [True, False], 'q2': [True]}
+    >>> print(res.warnings[0][:60])
+    imported from csv: a sample passes when column 'passed' says
+    """
+    with _gc_paused():  # many small records and no cycles: see results._gc_paused
+        return _load(
+            path,
+            format=format,
+            pass_threshold=pass_threshold,
+            columns=columns,
+            scorer=scorer,
+            metric=metric,
+        )
+
+
+def _load(
+    path: str | os.PathLike[str],
+    *,
+    format: str | None,
+    pass_threshold: float | None,
+    columns: Any,
+    scorer: str | None,
+    metric: str | None,
+) -> Results:
+    shown = os.fspath(path)
+    threshold = check_threshold(pass_threshold)
+    if format is None:
+        fmt = detect_format(shown)
+    else:
+        fmt = {"lm_eval": "lm-eval", "inspect_ai": "inspect", "jsonl": "evalstats"}.get(
+            format, format
+        )
+        if fmt not in FORMATS:
+            raise InvalidArgument(
+                f"format={format!r} is not a format{suggest(str(format), FORMATS)}; choose one "
+                "of " + ", ".join(FORMATS)
+            )
+    extra = {"columns": columns, "scorer": scorer, "metric": metric}
+    for name, value in extra.items():
+        owner = {"columns": ("csv", "parquet"), "scorer": ("inspect",), "metric": ("lm-eval",)}
+        if value is not None and fmt not in owner[name]:
+            raise InvalidArgument(
+                f"{name}={value!r} is for {' and '.join(owner[name])} files, but {shown} is "
+                f"read as {fmt}"
+            )
+    if fmt == "evalstats":
+        if threshold is not None:
+            raise InvalidArgument(
+                f"pass_threshold={pass_threshold!r} is for imported scores; an evalstats "
+                "results file already says which samples passed"
+            )
+        return read_results(shown)
+    if fmt == "inspect":
+        from ._log_inspect import read_inspect
+
+        return read_inspect(shown, pass_threshold=threshold, scorer=scorer)
+    if fmt == "promptfoo":
+        from ._log_promptfoo import read_promptfoo
+
+        return read_promptfoo(shown, pass_threshold=threshold)
+    if fmt == "lm-eval":
+        from ._log_lm_eval import read_lm_eval
+
+        return read_lm_eval(shown, pass_threshold=threshold, metric=metric)
+    from ._log_table import read_table
+
+    return read_table(shown, format=fmt, pass_threshold=threshold, columns=columns)
+
+
+def merge(runs: Sequence[Results]) -> Results:
+    """Join separately made runs of the same task into one ``Results``.
+
+    Each run's variants keep their names; a name that two runs share (two
+    logs of the same model, say before and after a prompt change) is told
+    apart by the file name. The runs must be of the same task (the same
+    suite digest); the samples keep their (case, repeat) slots, so variants
+    run on the same cases and repeats compare paired.
+    """
+    if not runs:
+        raise InvalidArgument("runs=[] must hold at least one run")
+    if len(runs) == 1:
+        return runs[0]
+    first = runs[0]
+    digest = (first.manifest.get("suite") or {}).get("sha256")
+    for other in runs[1:]:
+        theirs = (other.manifest.get("suite") or {}).get("sha256")
+        if theirs != digest:
+            a = (first.manifest.get("suite") or {}).get("name")
+            b = (other.manifest.get("suite") or {}).get("name")
+            raise file_error(
+                other.path or "results",
+                f"is not a run of the same task as {first.path} ({b!r} against {a!r}, or "
+                "other cases or scorer); only runs of the same task are compared",
+            )
+    # Variant names: (run index, old name) -> new name.
+    labels: list[tuple[int, str, str]] = []
+    for i, run in enumerate(runs):
+        for name in run.variants():
+            labels.append((i, name, name))
+    counts: dict[str, int] = {}
+    for _, name, _ in labels:
+        counts[name] = counts.get(name, 0) + 1
+    renamed = []
+    for i, name, _ in labels:
+        if counts[name] > 1:
+            stem = os.path.splitext(os.path.basename(runs[i].path or f"run{i + 1}"))[0]
+            renamed.append((i, name, f"{name} ({stem})"))
+        else:
+            renamed.append((i, name, name))
+    finals = unique_names([n for _, _, n in renamed])
+    rename = {(i, old): new for (i, old, _), new in zip(renamed, finals, strict=True)}
+    variants: list[dict[str, Any]] = []
+    samples: list[dict[str, Any]] = []
+    schedule: list[list[Any]] = []
+    cases: dict[str, None] = {}
+    pairs: dict[tuple[str, int], int] = {}
+    position = {new: k for k, new in enumerate(finals)}
+    for i, run in enumerate(runs):
+        listed = {
+            str(v.get("name")): v for v in run.manifest.get("variants", []) if isinstance(v, dict)
+        }
+        for name in run.variants():
+            v = dict(listed.get(name, {"name": name}))
+            v["name"] = rename[(i, name)]
+            variants.append(v)
+        for s in run.samples:
+            record = dict(s)
+            record["variant"] = rename[(i, s["variant"])]
+            slot = (record["case"], record["repeat"])
+            record["pair"] = pairs.setdefault(slot, len(pairs))
+            record["position"] = position[record["variant"]]
+            cases.setdefault(record["case"], None)
+            schedule.append(
+                [
+                    record["case"],
+                    record["repeat"],
+                    record["pair"],
+                    record["position"],
+                    record["variant"],
+                ]
+            )
+            samples.append(record)
+    shared = set.intersection(*(set(r.warnings) for r in runs))
+    warnings = [w for w in first.warnings if w in shared]
+    for i, run in enumerate(runs):
+        label = os.path.basename(run.path or f"run {i + 1}")
+        warnings += [f"{label}: {w}" for w in run.warnings if w not in shared]
+    manifest = dict(first.manifest)
+    manifest.update(
+        variants=variants,
+        schedule=schedule,
+        cases=[{"id": c} for c in cases],
+        runs=first.manifest.get("runs")
+        if len({r.manifest.get("runs") for r in runs}) == 1
+        else None,
+        merged=[os.path.basename(r.path or "") for r in runs],
+    )
+    finished = all(r.summary is not None and r.summary.get("status") == "finished" for r in runs)
+    summary = {"type": "summary", "status": "finished"} if finished else None
+    return Results(
+        path=" + ".join(r.path or "" for r in runs),
+        manifest=manifest,
+        samples=tuple(samples),
+        summary=summary,
+        warnings=tuple(warnings),
+    )
+
+
+def write_results(results: Results, out: str | os.PathLike[str]) -> str:
+    """Write ``results`` as an evalstats results file (created exclusively, mode 0600).
+
+    Returns the path written. The file reads back with
+    :func:`~evalstats.results._file.read_results` to the same samples and manifest.
+    """
+    shown = os.fspath(out)
+    if os.path.lexists(shown):  # ResultsWriter.create refuses it too; this says it for imports
+        raise ResultsFileError(
+            f"{shown} already exists; results are never overwritten: choose a new --out path"
+        )
+    manifest = {k: v for k, v in results.manifest.items() if k not in ("type", "format")}
+    with ResultsWriter.create(out, manifest) as writer:
+        for s in results.samples:
+            writer.write_sample({k: v for k, v in s.items() if k != "type"})
+        summary = results.summary
+        writer.close({k: v for k, v in summary.items() if k != "type"} if summary else None)
+    return os.fspath(out)

@@ -1,0 +1,329 @@
+"""Two runs of the same suite and variants, joined into one results file.
+
+Run a suite today and again tomorrow (with another seed), and :func:`merge_runs`
+writes one results file holding both, as if the repeats had been taken in one
+run: the second run's repeats are numbered after the first's (repeat ``r`` of
+the second becomes ``runs_first + r``), and its pairs after the first's pairs.
+A pair keeps its case, its repeat and the order its variants ran in, so the
+merged file compares paired exactly as each part did, and the alternating
+schedule stays balanced (each part's is).
+
+Only runs that measure the same thing are merged: the same suite (its parsed
+cases and checks), the same variants (task and prompt transform; prices are
+not part of a variant), the same judge and counting method, the same machine
+where the machine can change the answers (see
+:func:`~evalstats.deciding._previous_runs.machine_matters`), and different seeds. Equal seeds give
+the second run the same per-sample seeds as the first for every case and
+repeat: where a service honours seeds (and always on the stand-ins) its
+answers repeat the first run's, and merging would count them twice.
+
+The merged manifest is the first run's, with ``runs`` the total of repeats,
+the schedule of both, and ``merged_from`` listing each part: its file name and
+SHA-256, the repeats it holds in the merged file, its seed, when it started,
+its machine, its status, and the variants as it recorded them (with their
+prices). Merging a merged file keeps its parts in the list.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import InvalidArgument, ResultsFileError
+from ..results._file import Results, read_results
+from ..running._prices import without_prices
+
+__all__ = ["MergeOutcome", "merge_runs"]
+
+
+@dataclass(frozen=True)
+class MergeOutcome:
+    """What :func:`merge_runs` wrote.
+
+    ``out`` is the merged file, ``samples`` its number of sample records,
+    ``runs`` its repeats per case, and ``parts`` the merged runs as
+    ``(file name, first repeat, last repeat + 1)`` in the merged numbering.
+    """
+
+    out: str
+    samples: int
+    runs: int
+    parts: tuple[tuple[str, int, int], ...]
+
+    def __str__(self) -> str:
+        parts = "; ".join(
+            f"{name}: repeats {start} to {stop - 1}"
+            if stop - start > 1
+            else f"{name}: repeat {start}"
+            for name, start, stop in self.parts
+        )
+        return (
+            f"merged {len(self.parts)} runs into {self.out}: {self.runs} repeats per case, "
+            f"{self.samples} samples ({parts})"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "out": self.out,
+            "samples": self.samples,
+            "runs": self.runs,
+            "parts": [{"file": n, "repeats": [a, b]} for n, a, b in self.parts],
+        }
+
+
+def _read(value: Any, name: str) -> Results:
+    if isinstance(value, Results):
+        return value
+    if not isinstance(value, str | os.PathLike):
+        raise InvalidArgument(f"{name}={value!r} must be a Results or the path of a results file")
+    return read_results(value)
+
+
+def _label(run: Results, name: str) -> str:
+    return os.path.basename(run.path) if run.path else name
+
+
+def _sha256(path: str | None) -> str | None:
+    if not path or not os.path.isfile(path):
+        return None
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _schedule(run: Results, label: str) -> list[list[Any]]:
+    """The run's schedule; a file without one (an import) cannot be merged."""
+    slots = run.manifest.get("schedule")
+    runs = run.manifest.get("runs")
+    if not isinstance(slots, list) or not slots or not _whole(runs):
+        raise InvalidArgument(
+            f"{label}: its manifest has no schedule and number of runs; only results files "
+            "written by evalstats run can be merged"
+        )
+    return [list(slot) for slot in slots]
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=repr)
+
+
+def _variants(manifest: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        str(v.get("name")): without_prices(v)
+        for v in manifest.get("variants") or ()
+        if isinstance(v, Mapping)
+    }
+
+
+def merge_problems(first: Results, second: Results) -> list[str]:
+    """Why two runs cannot be merged, one phrase each; empty when they can."""
+    from ..deciding._previous_runs import comparability
+
+    names_a, names_b = list(_variants(first.manifest)), list(_variants(second.manifest))
+    problems: list[str] = []
+    if sorted(names_a) != sorted(names_b):
+        problems.append(f"the variants differ ({names_a} then {names_b})")
+        chosen = [n for n in names_a if n in names_b]
+    else:
+        chosen = names_a
+        va, vb = _variants(first.manifest), _variants(second.manifest)
+        for name in names_a:
+            if _canonical(va[name]) != _canonical(vb[name]):
+                keys = sorted(
+                    k
+                    for k in set(va[name]) | set(vb[name])
+                    if _canonical(va[name].get(k)) != _canonical(vb[name].get(k))
+                )
+                problems.append(f"variant {name!r} differs in its {', '.join(keys)}")
+    if chosen:
+        _, details = comparability(first, second, chosen, every_variant=False)
+        problems += [d for d in details if not d.startswith("model differs")]
+    for key in ("include_holdout",):
+        if bool(first.manifest.get(key)) != bool(second.manifest.get(key)):
+            problems.append(f"{key} differs")
+    shared = [s for s in _seeds(first.manifest) if s in _seeds(second.manifest)]
+    if shared:
+        problems.append(
+            f"both used seed={shared[0]!r}, so samples of the second have the same seeds as the "
+            "first's for their case and repeat, and repeat the first's answers wherever seeds "
+            "are honoured (run the second with another --seed, or add repeats with run --extend)"
+        )
+    return problems
+
+
+def _seeds(manifest: Mapping[str, Any]) -> list[Any]:
+    """The seeds of a run: of each part, for a merged file."""
+    parts = manifest.get("merged_from")
+    if isinstance(parts, list) and parts:
+        return [p.get("seed") for p in parts if isinstance(p, Mapping)]
+    return [manifest.get("seed")]
+
+
+def _part(run: Results, label: str, start: int, stop: int) -> dict[str, Any]:
+    m = run.manifest
+    summary = run.summary or {}
+    return {
+        "file": label,
+        "sha256": _sha256(run.path),
+        "repeats": [start, stop],
+        "seed": m.get("seed"),
+        "started_at": m.get("started_at"),
+        "machine": m.get("machine"),
+        "evalstats": m.get("evalstats"),
+        "status": summary.get("status") if run.summary is not None else None,
+        "variants": m.get("variants"),
+    }
+
+
+def _parts(run: Results, label: str, offset: int, stop: int) -> list[dict[str, Any]]:
+    """The parts a run brings, shifted by ``offset`` repeats: its own parts when it is a
+    merged file, else the run itself."""
+    earlier = run.manifest.get("merged_from")
+    if isinstance(earlier, list) and earlier and all(isinstance(p, Mapping) for p in earlier):
+        out = []
+        for p in earlier:
+            part = dict(p)
+            span = part.get("repeats")
+            if isinstance(span, list) and len(span) == 2 and all(_whole(x) for x in span):
+                part["repeats"] = [span[0] + offset, span[1] + offset]
+            out.append(part)
+        return out
+    return [_part(run, label, offset, stop)]
+
+
+def _summary(parts: Sequence[tuple[str, Results]], samples: Sequence[Mapping[str, Any]]) -> Any:
+    """The merged summary: finished when every part finished; else the first part's status
+    that was not, with the reason naming the part. None when a part has no summary."""
+    if any(run.summary is None for _, run in parts):
+        return None
+    status, reason = "finished", None
+    for label, run in parts:
+        part = run.summary or {}
+        if part.get("status") != "finished":
+            status = str(part.get("status"))
+            why = part.get("reason")
+            reason = f"{label} ended with status {status!r}" + (f": {why}" if why else "")
+            break
+    by_variant: dict[str, dict[str, int]] = {}
+    for s in samples:
+        counts = by_variant.setdefault(
+            str(s["variant"]), {"completed": 0, "incomplete": 0, "unmeasured": 0}
+        )
+        if s.get("status") in counts:
+            counts[s["status"]] += 1
+    return {
+        "status": status,
+        "reason": reason,
+        "samples": len(samples),
+        "by_variant": by_variant,
+        "finished_at": _dt.datetime.now(_dt.UTC).isoformat(timespec="milliseconds"),
+    }
+
+
+def merge_runs(first: Any, second: Any, *, out: str | os.PathLike[str]) -> MergeOutcome:
+    """Join two runs of the same suite and variants into one results file.
+
+    Parameters
+    ----------
+    first, second : Results or path
+        Two results files written by ``evalstats run`` (or by an earlier
+        merge). The second's repeats are numbered after the first's.
+    out : path
+        The merged file; created exclusively (mode 0600), never overwriting.
+
+    Returns
+    -------
+    MergeOutcome
+
+    Raises
+    ------
+    InvalidArgument
+        When the runs differ in suite (cases or checks), variants (names,
+        tasks, prompt transforms), judge, counting method, holdout cases, or
+        machine where it matters, or used the same seed; the message says
+        which, in one line. Also when a file has no schedule (an import).
+    ResultsFileError
+        When ``out`` exists, or a file cannot be read.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from evalstats.running._engine import run
+    >>> folder = tempfile.mkdtemp()
+    >>> a, b = os.path.join(folder, "a.jsonl"), os.path.join(folder, "b.jsonl")
+    >>> _ = run("shop", ["v1=standin:shop-v1"], runs=3, out=a, progress=False)
+    >>> _ = run("shop", ["v1=standin:shop-v1"], runs=2, seed=1, out=b, progress=False)
+    >>> merged = merge_runs(a, b, out=os.path.join(folder, "ab.jsonl"))
+    >>> merged.runs, merged.samples, merged.parts[1][1:]
+    (5, 20, (3, 5))
+    """
+    if not isinstance(out, str | os.PathLike) or not os.fspath(out):
+        raise InvalidArgument(f"out={out!r} must be a file path")
+    shown = os.fspath(out)
+    if os.path.lexists(shown):
+        raise ResultsFileError(
+            f"{shown} already exists; results are never overwritten: choose a new --out path"
+        )
+    a, b = _read(first, "first"), _read(second, "second")
+    label_a, label_b = _label(a, "first"), _label(b, "second")
+    if a.path and b.path and os.path.exists(a.path) and os.path.samefile(a.path, b.path):
+        raise InvalidArgument(f"second={b.path!r} is the same file as first; merge two runs")
+    if label_a == label_b:
+        label_b = f"{label_b} (second)"
+    schedule_a, schedule_b = _schedule(a, label_a), _schedule(b, label_b)
+    problems = merge_problems(a, b)
+    if problems:
+        raise InvalidArgument(f"cannot merge {label_a} and {label_b}: " + "; ".join(problems))
+    # The second run's repeats follow the first's scheduled repeats (taken or
+    # not), and its pairs follow the first's pairs, so no (case, repeat) slot
+    # and no pair number is used twice.
+    offset = max([int(a.manifest["runs"]), *(int(s[1]) + 1 for s in schedule_a)])
+    pair_offset = max(int(s[2]) for s in schedule_a) + 1
+    runs_b = max([int(b.manifest["runs"]), *(int(s[1]) + 1 for s in schedule_b)])
+
+    def moved(slot: Sequence[Any]) -> list[Any]:
+        return [slot[0], int(slot[1]) + offset, int(slot[2]) + pair_offset, *slot[3:]]
+
+    samples = [dict(s) for s in a.samples]
+    for s in b.samples:
+        record = dict(s)
+        record["repeat"] = int(s["repeat"]) + offset
+        if _whole(s.get("pair")):
+            record["pair"] = int(s["pair"]) + pair_offset
+        samples.append(record)
+    manifest = {k: v for k, v in a.manifest.items() if k not in ("type", "format")}
+    manifest["runs"] = offset + runs_b
+    manifest["schedule"] = schedule_a + [moved(slot) for slot in schedule_b]
+    manifest["merged_from"] = _parts(a, label_a, 0, offset) + _parts(
+        b, label_b, offset, offset + runs_b
+    )
+    manifest["merged_at"] = _dt.datetime.now(_dt.UTC).isoformat(timespec="milliseconds")
+    from ._logs import write_results
+
+    merged = Results(
+        shown,
+        manifest,
+        tuple(samples),
+        _summary([(label_a, a), (label_b, b)], samples),
+        (),
+    )
+    path = write_results(merged, shown)
+    spans = tuple(
+        (str(p.get("file")), p["repeats"][0], p["repeats"][1])
+        for p in manifest["merged_from"]
+        if isinstance(p.get("repeats"), list)
+        and len(p["repeats"]) == 2
+        and all(_whole(x) for x in p["repeats"])
+    )
+    return MergeOutcome(path, len(samples), offset + runs_b, spans)

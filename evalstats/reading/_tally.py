@@ -1,0 +1,1292 @@
+"""Counting a run in one pass: what ``report``, ``compare``, ``gate`` and ``plan`` read.
+
+:func:`tally` reads a results file line by line and keeps only counts: per
+variant the sample statuses, latencies and tokens; per variant and case the
+outcome of each (case, repeat) slot (one byte each), the passes and the check
+verdicts by (check, axis, kind); the scheduled slots. Nothing of a sample
+outlives its line, so a report's memory does not grow with the samples beyond
+those tables.
+
+Lines are decoded with msgspec into typed structs that hold only the fields
+counted (the answer, the prompt and the rest are skipped, never built), which
+also checks their types as the file is read. A sample's checks are decoded
+once per case and text: the samples of a case mostly carry the very same
+checks, byte for byte, and their verdicts are kept (see :class:`_Verdicts`).
+A line that does not fit is read again with the standard library and checked
+field by field, so that the error names the file, the line and the field (see
+:mod:`evalstats.results._file`).
+
+The same counting takes a :class:`~evalstats.results._file.Results` already in memory,
+or the records of a run as an iterable (the manifest first): readers of other
+tools' logs that build records flow through it unchanged.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from array import array
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import IO, Annotated, Any, Literal, NoReturn
+
+import msgspec
+
+from ..errors import InvalidArgument, ResultsFileError
+from ..results._file import (
+    LONG_LINE,
+    MAX_RUNS,
+    Results,
+    _check_variant,
+    _gc_paused,
+    _manifest_problem,
+    _parse_line,
+    _planned_runs,
+    _sample_problem,
+    _Scan,
+    _slot_problem,
+)
+from ..running._checks import INSPECTION_FAILURE
+
+__all__ = ["Tally", "tally"]
+
+# --- what a line is decoded into ----------------------------------------------------
+
+_INF = float("inf")
+_NULL = msgspec.Raw(b"null")
+_ABSENT = msgspec.Raw(b"")
+
+
+# The fields of these structs are in the order the engine writes them: msgspec
+# looks a key up faster when it is the field after the one before.
+
+
+class _Check(msgspec.Struct, gc=False, kw_only=True):
+    check: str | None = None
+    axis: str | None = None
+    status: Literal["passed", "failed", "unscored"]
+    reason: str | None = None
+    judge_unmeasured: bool = False  # the judge gave no verdict after retries
+
+
+class _Tokens(msgspec.Struct, gc=False):
+    input: Annotated[int, msgspec.Meta(ge=0)] | Literal["NaN", "Infinity"] | None = None
+    output: Annotated[int, msgspec.Meta(ge=0)] | Literal["NaN", "Infinity"] | None = None
+
+
+class _Sample(msgspec.Struct, tag="sample", tag_field="type", gc=False, kw_only=True):
+    case: str
+    variant: str
+    repeat: Annotated[int, msgspec.Meta(ge=0, lt=MAX_RUNS)]
+    status: Literal["completed", "incomplete", "unmeasured"]
+    trace: msgspec.Raw = _NULL
+    checks: list[_Check]
+    # a number of seconds; "NaN" and "Infinity" are how the writer records
+    # non-finite numbers, which are counted as no latency
+    latency_s: float | Literal["NaN", "Infinity", "-Infinity"] | None = None
+    tokens: _Tokens | None = None
+    workspace: msgspec.Raw = _ABSENT
+
+
+class _FileSample(msgspec.Struct, tag="sample", tag_field="type", gc=False, kw_only=True):
+    """A sample line as first decoded: its checks kept as their JSON text (see _Verdicts)."""
+
+    case: str
+    variant: str
+    repeat: Annotated[int, msgspec.Meta(ge=0, lt=MAX_RUNS)]
+    status: Literal["completed", "incomplete", "unmeasured"]
+    trace: msgspec.Raw = _NULL
+    checks: msgspec.Raw
+    latency_s: float | Literal["NaN", "Infinity", "-Infinity"] | None = None
+    tokens: _Tokens | None = None
+    workspace: msgspec.Raw = _ABSENT
+
+
+class _Summary(msgspec.Struct, tag="summary", tag_field="type"):
+    pass
+
+
+_Slot = tuple[
+    str,
+    Annotated[int, msgspec.Meta(ge=0, lt=MAX_RUNS)],
+    Annotated[int, msgspec.Meta(ge=0)],
+    Annotated[int, msgspec.Meta(ge=0)],
+    str,
+]
+
+_LINE = msgspec.json.Decoder(_FileSample | _Summary)
+_WHOLE = msgspec.json.Decoder(_Sample | _Summary)
+_CHECKS = msgspec.json.Decoder(list[_Check])
+_SLOTS = msgspec.json.Decoder(list[_Slot])
+_RAW_FIELDS = msgspec.json.Decoder(dict[str, msgspec.Raw])
+_ANY = msgspec.json.Decoder()
+
+# One schedule slot, a JSON list of scalars; strings are taken whole, so a "]" or
+# a "," inside a case id does not end the slot. Many slots at once make a chunk.
+_SLOT_TEXT = rb'\[(?:[^\[\]"]++|"(?:[^"\\]++|\\.)*+")*+\]'
+_CHUNK = re.compile(rb"\s*(" + _SLOT_TEXT + rb"(?:\s*,\s*" + _SLOT_TEXT + rb"){0,4095})\s*")
+#: The most schedule text decoded at once by the fast path (about 3,500 slots).
+_STRETCH = 1 << 17
+
+# Outcome codes of a (case, repeat) slot, one byte each: no record yet, passed,
+# failed (completed), incomplete, unmeasured.
+_NONE, _PASSED, _FAILED, _INCOMPLETE, _UNMEASURED = range(5)
+_OUTCOME: dict[int, bool | None] = {
+    _PASSED: True,
+    _FAILED: False,
+    _INCOMPLETE: False,
+    _UNMEASURED: None,
+}
+
+
+# --- what a sample's checks count --------------------------------------------------
+
+
+class _Verdicts:
+    """What the checks of one sample of one case add to the counts.
+
+    ``keys`` holds each ``(case, check, axis, kind)`` key of a variant's
+    verdict counts that the checks add to, with how many of them do (kind being
+    passed, failed, not_inspected, a failure with nothing to inspect, or
+    unscored), in the order of the checks; ``passes`` whether some check was scored
+    and none failed; ``judge_unmeasured`` how many unscored checks the judge
+    gave no verdict on.
+
+    The samples of a case often carry the very same checks, byte for byte (the
+    same checks passing, or failing for the same reasons), so reading a file
+    keeps the verdicts of the checks' text it has seen, by case (see
+    :data:`MEMO`): a sample whose checks were seen before is counted without
+    decoding them again. ``kept`` says that these verdicts are kept so: a
+    variant then counts how many samples carry them and adds their keys once,
+    when its counts are read (see :class:`_Variant`), not at every sample.
+    """
+
+    __slots__ = ("judge_unmeasured", "kept", "keys", "passes")
+
+    def __init__(self, case: str, checks: Iterable[_Check]) -> None:
+        counts: dict[tuple[str, Any, Any, str], int] = {}
+        self.passes, self.judge_unmeasured = _count_checks(case, checks, counts)
+        self.keys = tuple(counts.items())  # (key, how many of the checks have it)
+        self.kept = False
+
+
+def _count_checks(
+    case: str, checks: Iterable[_Check], counts: dict[tuple[str, Any, Any, str], int]
+) -> tuple[bool, int]:
+    """Add one sample's checks to ``counts`` (see :class:`_Verdicts`); whether the
+    sample passes (some check scored, none failed), and how many unscored checks the
+    judge gave no verdict on."""
+    scored = failed = False
+    judge_unmeasured = 0
+    for c in checks:
+        kind: str = c.status
+        if kind == "passed":
+            scored = True
+        elif kind == "failed":
+            failed = True
+            reason = c.reason
+            if reason and reason.startswith(INSPECTION_FAILURE):
+                kind = "not_inspected"
+        elif c.judge_unmeasured:
+            judge_unmeasured += 1
+        key = (case, c.check, c.axis, kind)
+        counts[key] = counts.get(key, 0) + 1
+    return scored and not failed, judge_unmeasured
+
+
+#: How many different (case, checks' text) a file's reading keeps the verdicts
+#: of (a few hundred bytes each); later ones are decoded every time.
+MEMO = 2048
+
+
+# --- the counts ------------------------------------------------------------------------
+
+
+class _Latencies:
+    """One variant's latencies, kept for exact quantiles in little memory.
+
+    A latency as the engine writes it (rounded to the microsecond) is kept as a
+    4-byte count of microseconds when dividing it by 10^6 gives back the very
+    same float; any other in 8 bytes. Both are kept in blocks of a fixed size,
+    so growing never copies what is already kept.
+    """
+
+    __slots__ = ("micro", "other")
+
+    BLOCK = 1 << 16
+
+    def __init__(self) -> None:
+        self.micro: list[array[int]] = [array("I")]
+        self.other: list[array[float]] = [array("d")]
+
+    def append(self, seconds: float) -> None:
+        us = round(seconds * 1e6)
+        if 0 <= us < 4_294_967_296 and us / 1e6 == seconds:
+            block = self.micro[-1]
+            if len(block) == self.BLOCK:
+                block = array("I")
+                self.micro.append(block)
+            block.append(us)
+        else:
+            blocks = self.other[-1]
+            if len(blocks) == self.BLOCK:
+                blocks = array("d")
+                self.other.append(blocks)
+            blocks.append(seconds)
+
+    def __len__(self) -> int:
+        return sum(map(len, self.micro)) + sum(map(len, self.other))
+
+    def __iter__(self) -> Iterator[float]:
+        for block in self.micro:
+            for us in block:
+                yield us / 1e6
+        for values in self.other:
+            yield from values
+
+
+class _Cell:
+    """One case under one variant."""
+
+    __slots__ = (
+        "incomplete",
+        "measured",
+        "outcome",
+        "passes",
+        "scheduled",
+        "unmeasured",
+    )
+
+    def __init__(self) -> None:
+        self.outcome = bytearray()  # by repeat: one of the outcome codes
+        self.scheduled = bytearray()  # by repeat: 1 where the schedule has the slot
+        self.passes = self.measured = self.incomplete = self.unmeasured = 0
+
+
+class _Variant:
+    """Running counts for one variant."""
+
+    __slots__ = (
+        "_judge_unmeasured",
+        "_verdicts",
+        "carried",
+        "cells",
+        "completed",
+        "containment",
+        "incomplete",
+        "latencies",
+        "priced",
+        "priced_in",
+        "priced_out",
+        "scheduled",
+        "tok_in",
+        "tok_n",
+        "tok_out",
+        "unmeasured",
+    )
+
+    def __init__(self) -> None:
+        self.cells: dict[str, _Cell] = {}
+        # (case, check name, axis, kind) -> verdicts, kind being passed, failed,
+        # not_inspected (a failure with nothing to inspect) or unscored; in the
+        # order first seen, which is the order the report lists checks and axes in
+        self._verdicts: dict[tuple[str, Any, Any, str], int] = {}
+        # kept verdicts (see _Verdicts) -> how many counted samples carried them,
+        # not yet added to _verdicts and _judge_unmeasured (see _fold)
+        self.carried: dict[_Verdicts, int] = {}
+        self.completed = self.incomplete = self.unmeasured = 0
+        self._judge_unmeasured = 0  # judged checks the judge gave no verdict on
+        self.latencies = _Latencies()
+        self.tok_in: int | None = None
+        self.tok_out: int | None = None
+        self.tok_n = 0
+        # samples reporting both input and output tokens, and their totals: what
+        # can be priced (evalstats.planning._cost)
+        self.priced = self.priced_in = self.priced_out = 0
+        self.scheduled = 0
+        # observed, unchanged, marker seen, fixtures changed, private changed, files added
+        self.containment = [0, 0, 0, 0, 0, 0]
+
+    def _fold(self) -> None:
+        """Add the verdicts of the samples counted by their kept verdicts."""
+        counts = self._verdicts
+        for verdicts, n in self.carried.items():
+            for key, k in verdicts.keys:
+                counts[key] += k * n
+            self._judge_unmeasured += n * verdicts.judge_unmeasured
+        self.carried.clear()
+
+    @property
+    def verdicts(self) -> dict[tuple[str, Any, Any, str], int]:
+        """``(case, check, axis, kind) -> verdicts``, in the order first seen."""
+        if self.carried:
+            self._fold()
+        return self._verdicts
+
+    @property
+    def judge_unmeasured(self) -> int:
+        """How many judged checks the judge gave no verdict on."""
+        if self.carried:
+            self._fold()
+        return self._judge_unmeasured
+
+
+def _grow(buffer: bytearray, index: int) -> None:
+    """Make ``buffer[index]`` exist (doubling, so growing costs O(1) a sample)."""
+    size = len(buffer)
+    buffer.extend(bytes(max(index + 1 - size, size, 8)))
+
+
+class Tally:
+    """The counts of one run: what every reading of a results file needs.
+
+    Build one with :func:`tally`. ``manifest`` is the manifest without its
+    ``schedule`` (which is kept as scheduled slots per variant and case),
+    ``summary`` the summary record or None, ``looks`` the look records of a
+    sequential run (kept whole: one a round), ``warnings`` what the reader
+    tolerated. The counting rule is :func:`evalstats.results._file.sample_passed`;
+    when a slot has two records, the first one counts.
+    """
+
+    def __init__(self, path: str | None, manifest: dict[str, Any]) -> None:
+        self.path = path
+        self.manifest = manifest
+        self.summary: dict[str, Any] | None = None
+        self.looks: tuple[dict[str, Any], ...] = ()  # a sequential run's look records
+        self.warnings: tuple[str, ...] = ()
+        self.has_schedule = False
+        self.observed = False  # whether some sample carried workspace observations
+        self._variants: dict[str, _Variant] = {}
+        self._scheduled_cases: dict[str, None] = {}
+        self._sample_cases: dict[str, None] = {}
+        self._duplicates: list[tuple[int, tuple[str, str, int]]] = []
+
+    # -- counting --
+
+    def _variant(self, name: str) -> _Variant:
+        v = self._variants.get(name)
+        if v is None:
+            v = self._variants[name] = _Variant()
+        return v
+
+    def _cell(self, v: _Variant, case: str) -> _Cell:
+        cell = v.cells.get(case)
+        if cell is None:
+            cell = v.cells[case] = _Cell()
+        return cell
+
+    def _schedule(self, slots: Iterable[Sequence[Any]]) -> None:
+        """Count schedule slots ``(case, repeat, pair, position, variant)``."""
+        cases = self._scheduled_cases
+        found: dict[str, tuple[dict[str, _Cell], list[int]]] = {}
+        for slot in slots:
+            case, repeat, variant = slot[0], slot[1], slot[4]
+            of = found.get(variant)
+            if of is None:
+                of = found[variant] = (self._variant(variant).cells, [0])
+            cells, count = of
+            count[0] += 1
+            cell = cells.get(case)
+            if cell is None:
+                cell = cells[case] = _Cell()
+            if case not in cases:
+                cases[case] = None
+            scheduled = cell.scheduled
+            if repeat >= len(scheduled):
+                _grow(scheduled, repeat)
+            scheduled[repeat] = 1
+        for variant, (_, count) in found.items():
+            self._variants[variant].scheduled += count[0]
+        if found:
+            self.has_schedule = True
+
+    def _add(self, s: _Sample | _FileSample, number: int, verdicts: _Verdicts | None) -> None:
+        """Count one sample record (``number``: its line, or its index in memory)
+        whose checks add ``verdicts``, or, when None, its checks as decoded (a
+        ``_Sample``'s)."""
+        case = s.case
+        v = self._variants.get(s.variant) or self._variant(s.variant)
+        cell = v.cells.get(case) or self._cell(v, case)
+        out, repeat = cell.outcome, s.repeat
+        if repeat >= len(out):
+            if not out:  # the first record of this case and variant
+                self._sample_cases.setdefault(case)
+            _grow(out, repeat)
+        elif out[repeat]:
+            self._duplicates.append((number, (case, s.variant, repeat)))
+            return
+        latency = s.latency_s
+        if latency.__class__ is float and -_INF < latency < _INF:  # type: ignore[operator]
+            # _Latencies.append, its common case inlined: a whole number of microseconds
+            us = round(latency * 1e6)  # type: ignore[operator]
+            block = v.latencies.micro[-1]
+            if 0 <= us < 4_294_967_296 and us / 1e6 == latency and len(block) < _Latencies.BLOCK:
+                block.append(us)
+            else:
+                v.latencies.append(latency)  # type: ignore[arg-type]
+        if s.tokens is not None:
+            self._tokens(v, s.tokens)
+        if s.trace != _NULL or s.workspace:
+            self._observe(v, s)
+        status = s.status
+        if status == "unmeasured":
+            v.unmeasured += 1
+            cell.unmeasured += 1
+            out[repeat] = _UNMEASURED
+            return
+        counts = v._verdicts
+        if verdicts is None:  # the checks as decoded (a _Sample's), counted as they are
+            passes, judge_unmeasured = _count_checks(case, s.checks, counts)  # type: ignore[arg-type]
+            if judge_unmeasured:
+                v._judge_unmeasured += judge_unmeasured
+        elif verdicts.kept:
+            # Counted by the verdicts (see _Verdicts); their keys take their place
+            # in the order first seen now, and their counts when they are read.
+            carried = v.carried
+            n = carried.get(verdicts)
+            if n is None:
+                carried[verdicts] = 1
+                for key, _ in verdicts.keys:
+                    if key not in counts:
+                        counts[key] = 0
+            else:
+                carried[verdicts] = n + 1
+            passes = verdicts.passes
+        else:
+            for key, k in verdicts.keys:
+                counts[key] = counts.get(key, 0) + k
+            if verdicts.judge_unmeasured:
+                v._judge_unmeasured += verdicts.judge_unmeasured
+            passes = verdicts.passes
+        cell.measured += 1
+        if status == "completed":
+            v.completed += 1
+            # The counting rule of results.sample_passed (counting method "1"): a
+            # completed sample passes when some check was scored and none failed.
+            if passes:
+                cell.passes += 1
+                out[repeat] = _PASSED
+            else:
+                out[repeat] = _FAILED
+        else:
+            v.incomplete += 1
+            cell.incomplete += 1
+            out[repeat] = _INCOMPLETE
+
+    @staticmethod
+    def _tokens(v: _Variant, tokens: _Tokens) -> None:
+        """Count a sample's token counts (a number, or none for each of the two)."""
+        ti, to = tokens.input, tokens.output
+        ti = ti if ti.__class__ is int else None
+        to = to if to.__class__ is int else None
+        if ti is not None or to is not None:
+            v.tok_n += 1
+            if ti is not None:
+                v.tok_in = (v.tok_in or 0) + ti  # type: ignore[operator]
+            if to is not None:
+                v.tok_out = (v.tok_out or 0) + to  # type: ignore[operator]
+            if ti is not None and to is not None:
+                v.priced += 1
+                v.priced_in += ti  # type: ignore[operator]
+                v.priced_out += to  # type: ignore[operator]
+
+    def _observe(self, v: _Variant, s: _Sample | _FileSample) -> None:
+        """Containment counts from a sample's workspace observations, if it has any."""
+        from ..presenting._review import workspace_observations
+
+        record: dict[str, Any] = {"trace": _ANY.decode(s.trace) if s.trace else None}
+        if len(s.workspace):
+            record["workspace"] = _ANY.decode(s.workspace)
+        observed = workspace_observations(record)
+        if observed is None:
+            return
+        self.observed = True
+        c = v.containment
+        fixtures = observed.get("fixtures_unchanged") is False
+        private = observed.get("private_unchanged") is False
+        added = bool(observed.get("files_added"))
+        c[0] += 1
+        c[1] += not (fixtures or private or added)
+        c[2] += bool(observed.get("marker_seen"))
+        c[3] += fixtures
+        c[4] += private
+        c[5] += added
+
+    # -- reading the counts --
+
+    def variant_names(self) -> list[str]:
+        """The manifest's variants, then those found only in samples or the schedule."""
+        listed: list[str] = []
+        for v in self.manifest.get("variants") or ():
+            name = str(v.get("name") if isinstance(v, Mapping) else v)
+            if name not in listed:
+                listed.append(name)
+        return listed + [v for v in self._variants if v not in listed]
+
+    def variants(self) -> tuple[str, ...]:
+        """The variant names as :meth:`evalstats.results._file.Results.variants` gives them."""
+        listed = self.manifest.get("variants")
+        if isinstance(listed, list) and listed:
+            names: list[str] = []
+            for v in listed:
+                name = str(v.get("name") if isinstance(v, Mapping) else v)
+                if name not in names:
+                    names.append(name)
+            return tuple(names)
+        return tuple(
+            n for n, v in self._variants.items() if any(c.outcome for c in v.cells.values())
+        )
+
+    def case_ids(self) -> list[str]:
+        """The cases of the run in suite order: those scheduled, or else those in the
+        manifest (holdout cases only when the run included them), then any found only
+        in samples."""
+        if self.has_schedule:
+            ids = list(self._scheduled_cases)
+        else:
+            holdout = bool(self.manifest.get("include_holdout"))
+            ids = [
+                c if isinstance(c, str) else c["id"]
+                for c in self.manifest.get("cases") or ()
+                if isinstance(c, str) or holdout or not c.get("holdout")
+            ]
+        seen = set(ids)
+        return ids + [c for c in self._sample_cases if c not in seen]
+
+    def _cells(self, variant: str) -> dict[str, _Cell]:
+        v = self._variants.get(variant)
+        return {} if v is None else v.cells
+
+    def counts(self, variant: str) -> _Variant:
+        """The running counts of one variant (empty for a variant with no sample)."""
+        return self._variants.get(variant) or _Variant()
+
+    def scheduled(self, variant: str) -> int:
+        """How many slots the schedule gave ``variant``."""
+        v = self._variants.get(variant)
+        return 0 if v is None else v.scheduled
+
+    def slots(self, variant: str) -> dict[str, bytes]:
+        """The scheduled repeats of each case of ``variant``, as a byte per repeat."""
+        return {
+            case: bytes(cell.scheduled).rstrip(b"\0")
+            for case, cell in self._cells(variant).items()
+            if any(cell.scheduled)
+        }
+
+    def slot_outcomes(self, variant: str) -> dict[tuple[str, int], bool | None]:
+        """Outcome per (case, repeat) of ``variant``: True, False or None (unmeasured)."""
+        out: dict[tuple[str, int], bool | None] = {}
+        for case, cell in self._cells(variant).items():
+            for repeat, code in enumerate(cell.outcome):
+                if code:
+                    out[(case, repeat)] = _OUTCOME[code]
+        return out
+
+    def max_recorded_repeat(self) -> int:
+        """The largest repeat number of a sample record, or -1 when there is none."""
+        top = -1
+        for v in self._variants.values():
+            for cell in v.cells.values():
+                top = max(top, len(bytes(cell.outcome).rstrip(b"\0")) - 1)
+        return top
+
+    def max_repeat(self) -> int | None:
+        """The largest repeat number scheduled or recorded, or None when there is none."""
+        top = -1
+        for v in self._variants.values():
+            for cell in v.cells.values():
+                for slots in (cell.outcome, cell.scheduled):
+                    top = max(top, len(bytes(slots).rstrip(b"\0")) - 1)
+        return None if top < 0 else top
+
+    def measured_by_case(self, variant: str, case_ids: Sequence[str]) -> dict[str, list[bool]]:
+        """``{case: [outcomes of measured samples in repeat order]}`` in ``case_ids``
+        order (then any other case), cases with no measured sample left out."""
+        cells = self._cells(variant)
+        order = [c for c in case_ids if c in cells] + [c for c in cells if c not in case_ids]
+        out = {}
+        for case in order:
+            codes = cells[case].outcome
+            measured = [code == _PASSED for code in codes if code and code != _UNMEASURED]
+            if measured:
+                out[case] = measured
+        return out
+
+    def unmeasured(self, variant: str) -> int:
+        """How many samples of ``variant`` were unmeasured (first records only)."""
+        return sum(cell.unmeasured for cell in self._cells(variant).values())
+
+    def outcome_codes(self, variant: str, case: str) -> bytes:
+        """The outcome code of each repeat of one case (0: no record; see ``_OUTCOME``)."""
+        cell = self._cells(variant).get(case)
+        return b"" if cell is None else bytes(cell.outcome)
+
+    def status(self, case: str, variant: str, repeat: int) -> str | None:
+        """The status of the first record of a slot, or None when the slot has none."""
+        cell = self._cells(variant).get(case)
+        if cell is None or repeat >= len(cell.outcome) or not cell.outcome[repeat]:
+            return None
+        code = cell.outcome[repeat]
+        return {_UNMEASURED: "unmeasured", _INCOMPLETE: "incomplete"}.get(code, "completed")
+
+    def outcomes(self, variant: str) -> dict[str, list[bool | None]]:
+        """Per case, the outcome of each repeat of ``variant`` (list index = repeat),
+        as :meth:`evalstats.results._file.Results.outcomes` gives it."""
+        _check_variant(variant, self.variants())
+        runs = _planned_runs(self.manifest)
+        cells = self._cells(variant)
+        sizes: dict[str, int] = {}
+        if self.has_schedule:
+            for case, cell in cells.items():
+                if any(cell.scheduled):
+                    sizes[case] = max(len(bytes(cell.scheduled).rstrip(b"\0")), runs)
+        else:
+            holdout = bool(self.manifest.get("include_holdout"))
+            for c in self.manifest.get("cases") or ():
+                if isinstance(c, str):
+                    sizes[c] = runs
+                elif holdout or not c.get("holdout"):
+                    sizes[c["id"]] = runs
+        for case, cell in cells.items():
+            recorded = len(bytes(cell.outcome).rstrip(b"\0"))
+            if recorded:
+                sizes[case] = max(sizes.get(case, 0), recorded)
+        out: dict[str, list[bool | None]] = {}
+        for case, n in sizes.items():
+            row: list[bool | None] = [None] * n
+            found = cells.get(case)
+            if found is not None:
+                for repeat, code in enumerate(found.outcome[:n]):
+                    if code:
+                        row[repeat] = _OUTCOME[code]
+            out[case] = row
+        return out
+
+
+# --- a manifest line too long to hold whole -----------------------------------------
+
+_WS = re.compile(rb"\s*+")
+_STRING = re.compile(rb'"(?:[^"\\]++|\\.)*+"')
+_TOKEN = re.compile(rb'"(?:[^"\\]++|\\.)*+"|[\[\]{}]|[^"\[\]{},]++|,')
+
+#: The size of the pieces a long manifest line is read in.
+PIECE = LONG_LINE
+
+
+class _NotJSON(ValueError):
+    """The long line is not the JSON object it should be."""
+
+
+class _Pieces:
+    """The rest of one long line, read a piece at a time; ``buf[pos:]`` is unread."""
+
+    def __init__(self, f: IO[bytes], head: bytes) -> None:
+        self.f, self.buf, self.pos = f, head, 0
+        self.size = len(head)  # bytes of the line read so far
+        self.done = head.endswith(b"\n") or len(head) < PIECE
+
+    def more(self) -> bool:
+        if self.done:
+            return False
+        piece = self.f.readline(PIECE)
+        self.size += len(piece)
+        self.done = not piece or piece.endswith(b"\n")
+        self.buf, self.pos = self.buf[self.pos :] + piece, 0
+        return bool(piece)
+
+    def match(self, pattern: re.Pattern[bytes]) -> re.Match[bytes] | None:
+        """``pattern`` at the read position, reading on while the match could grow."""
+        while True:
+            m = pattern.match(self.buf, self.pos)
+            if m is not None and (m.end() < len(self.buf) or self.done):
+                return m
+            if not self.more():
+                return pattern.match(self.buf, self.pos)
+
+    def take(self, byte: bytes) -> bool:
+        """Step over whitespace, then over ``byte`` if it is next."""
+        self.pos = self.match(_WS).end()  # type: ignore[union-attr]
+        if self.pos >= len(self.buf) and not self.more():
+            return False
+        if self.buf[self.pos : self.pos + 1] == byte:
+            self.pos += 1
+            return True
+        return False
+
+    def skip(self) -> None:
+        """Read to the end of the line, whatever it holds."""
+        while not self.done:
+            self.buf, self.pos = b"", 0
+            self.more()
+
+    def finish(self) -> None:
+        """Read to the end of the line, which must hold only whitespace."""
+        while True:
+            if self.buf[self.pos :].strip():
+                raise _NotJSON
+            self.buf, self.pos = b"", 0
+            if not self.more():
+                return
+
+
+def _value(p: _Pieces) -> bytes:
+    """The text of the JSON value at the read position (a nested one whole)."""
+    parts: list[bytes] = []
+    depth = 0
+    while True:
+        m = p.match(_TOKEN)
+        if m is None:
+            raise _NotJSON
+        token = m.group()
+        if depth == 0 and token in (b",", b"}"):
+            return b"".join(parts)
+        if token in (b"[", b"{"):
+            depth += 1
+        elif token in (b"]", b"}"):
+            depth -= 1
+        parts.append(token)
+        p.pos = m.end()
+
+
+def _stretch(text: bytes, pos: int, end: int) -> tuple[list[Any] | None, int]:
+    """The slots from ``pos`` (where a slot starts) to the last ``],`` within
+    :data:`_STRETCH` bytes, decoded at once, and the position of that comma.
+
+    None (and ``pos``) when there is no such ``],`` or the text up to it does
+    not decode as slots: then the cut fell inside a string (a case id holding
+    ``],``; the text then ends inside that string, so it never decodes), or
+    the slots are not well formed, and the caller reads them slot by slot,
+    which finds where.
+    """
+    cut = text.rfind(b"],", pos, min(end, pos + _STRETCH))
+    if cut < 0:
+        return None, pos
+    try:
+        return _SLOTS.decode(b"[" + text[pos : cut + 1] + b"]"), cut + 1
+    except msgspec.DecodeError:
+        return None, pos
+
+
+def _schedule(p: _Pieces, slots: _Slots) -> None:
+    """Hand the schedule at the read position to ``slots``, a chunk of slots at a time."""
+    if p.take(b"]"):
+        return
+    while True:
+        if len(p.buf) - p.pos < _STRETCH:
+            p.more()
+        found, p.pos = _stretch(p.buf, p.pos, len(p.buf))
+        if found is not None:
+            slots.count(found)
+        else:
+            m = p.match(_CHUNK)
+            if m is None:
+                raise _NotJSON
+            slots(b"[" + m.group(1) + b"]")
+            p.pos = m.end()
+        if p.take(b"]"):
+            return
+        if not p.take(b","):
+            raise _NotJSON
+
+
+def _read_long_manifest(
+    f: IO[bytes], head: bytes, slots: _Slots
+) -> tuple[dict[str, bytes] | None, int]:
+    """The fields of a manifest line too long to hold whole, but its schedule.
+
+    Returns the text of each field but ``schedule``, which goes to ``slots`` a
+    chunk at a time, and the length of the line; None for the fields when the
+    line is not a JSON object (the rest of the line is then skipped).
+    """
+    p = _Pieces(f, head)
+    fields: dict[str, bytes] = {}
+    try:
+        if not p.take(b"{"):
+            raise _NotJSON
+        if not p.take(b"}"):
+            while True:
+                p.take(b"")
+                m = p.match(_STRING)
+                if m is None:
+                    raise _NotJSON
+                key = msgspec.json.decode(m.group())
+                p.pos = m.end()
+                if not p.take(b":"):
+                    raise _NotJSON
+                if key == "schedule" and p.take(b"["):
+                    _schedule(p, slots)
+                    fields[key] = b"[]"
+                else:
+                    fields[key] = _value(p)
+                if p.take(b"}"):
+                    break
+                if not p.take(b","):
+                    raise _NotJSON
+        p.finish()
+    except (_NotJSON, msgspec.DecodeError):
+        p.skip()
+        return None, p.size
+    return fields, p.size
+
+
+# --- reading ---------------------------------------------------------------------------
+
+
+def tally(source: Any) -> Tally:
+    """Count a run in one pass.
+
+    Parameters
+    ----------
+    source : path, Results, Tally or iterable of records
+        A results file; a :class:`~evalstats.results._file.Results` already read (or
+        built by a reader of another tool's log); a :class:`Tally` (returned
+        as it is); or the records of a run as mappings, the manifest first and
+        then samples (and optionally a summary), each with or without its
+        ``"type"``.
+
+    Returns
+    -------
+    Tally
+
+    Raises
+    ------
+    ResultsFileError
+        For a file that breaks the results format, naming the line.
+    InvalidArgument
+        For records in memory that break it, naming the record.
+
+    Examples
+    --------
+    >>> manifest = {"variants": [{"name": "v"}], "cases": [{"id": "x"}], "runs": 2}
+    >>> samples = [{"case": "x", "variant": "v", "repeat": r, "status": "completed",
+    ...             "checks": [{"status": "passed" if r else "failed"}]} for r in range(2)]
+    >>> t = tally([manifest, *samples])
+    >>> t.outcomes("v")
+    {'x': [False, True]}
+    """
+    if isinstance(source, Tally):
+        return source
+    if isinstance(source, str | os.PathLike):
+        return _tally_file(source)
+    if all(hasattr(source, a) for a in ("manifest", "samples", "warnings")):
+        return _tally_results(source)
+    if isinstance(source, Iterable) and not isinstance(source, Mapping | bytes):
+        return _tally_records(iter(source))
+    raise InvalidArgument(
+        f"results={source!r} must be a Results (from read_results) or the path of a results file"
+    )
+
+
+def _memory_sample(record: Any, where: str) -> _Sample:
+    """A sample record in memory, checked as the reader checks a line."""
+    if not isinstance(record, Mapping):
+        raise InvalidArgument(f"{where}: {record!r} is not a sample record (a mapping)")
+    problem = _sample_problem(record)
+    if problem is not None:
+        raise InvalidArgument(f"{where}: {problem}")
+    tokens = record.get("tokens")
+    trace = record.get("trace")
+    return _Sample(
+        case=record["case"],
+        variant=record["variant"],
+        repeat=record["repeat"],
+        status=record["status"],
+        checks=[
+            _Check(
+                check=c.get("check"),
+                axis=c.get("axis"),
+                status=c["status"],
+                reason=c.get("reason"),
+                judge_unmeasured=c.get("judge_unmeasured") is True,
+            )
+            for c in record["checks"]
+        ],
+        latency_s=_float(record.get("latency_s")),
+        tokens=None if tokens is None else _Tokens(tokens.get("input"), tokens.get("output")),
+        trace=_NULL if trace is None else msgspec.Raw(msgspec.json.encode(trace)),
+        workspace=(
+            msgspec.Raw(msgspec.json.encode(record["workspace"]))
+            if "workspace" in record
+            else _ABSENT
+        ),
+    )
+
+
+def _float(value: Any) -> Any:
+    """A latency as the typed decoder gives it: ints as floats, the rest as they are."""
+    return float(value) if isinstance(value, int) else value
+
+
+def _memory_manifest(manifest: Any) -> Tally:
+    if not isinstance(manifest, Mapping):
+        raise InvalidArgument(f"manifest={manifest!r} must be a mapping")
+    problem = _manifest_problem(manifest)
+    if problem is not None:
+        raise InvalidArgument(f"the manifest's {problem}")
+    t = Tally(None, {k: v for k, v in manifest.items() if k != "schedule"})
+    t._schedule(manifest.get("schedule") or ())
+    return t
+
+
+def _finish(t: Tally, warnings: Iterable[str]) -> Tally:
+    t.warnings = tuple(warnings)
+    t._duplicates = []
+    return t
+
+
+def _tally_results(res: Results) -> Tally:
+    """Count a :class:`Results` in memory (its reader has warned about duplicates)."""
+    t = _memory_manifest(res.manifest)
+    t.path = None if res.path is None else str(res.path)
+    for i, record in enumerate(res.samples):
+        sample = _memory_sample(record, f"sample {i}")
+        t._add(sample, i, None)
+    t.summary = res.summary
+    t.looks = tuple(getattr(res, "looks", ()))
+    return _finish(t, res.warnings)
+
+
+def _tally_records(records: Iterator[Any]) -> Tally:
+    """Count records in memory: the manifest first, then samples (and looks), then a summary."""
+    manifest = next(records, None)
+    if manifest is None:
+        raise InvalidArgument("records=[] is empty; the first record must be the manifest")
+    if isinstance(manifest, Mapping) and manifest.get("type", "manifest") != "manifest":
+        raise InvalidArgument(
+            f"the first record must be the manifest, not a {manifest.get('type')!r} record"
+        )
+    t = _memory_manifest(manifest)
+    warnings = []
+    looks: list[dict[str, Any]] = []
+    first: dict[tuple[str, str, int], int] = {}
+    for i, record in enumerate(records, start=1):
+        kind = record.get("type", "sample") if isinstance(record, Mapping) else None
+        if kind == "summary":
+            t.summary = dict(record)
+            continue
+        if kind == "look":
+            looks.append(dict(record))
+            continue
+        if kind != "sample":
+            raise InvalidArgument(
+                f"record {i}: type={kind!r} is not a sample, look or summary record"
+            )
+        sample = _memory_sample(record, f"record {i}")
+        key = (sample.case, sample.variant, sample.repeat)
+        if key in first:
+            warnings.append(
+                f"record {i}: a second sample for case {key[0]!r}, variant {key[1]!r}, "
+                f"repeat {key[2]} (the first is record {first[key]} and is the one counted)"
+            )
+        else:
+            first[key] = i
+        t._add(sample, i, None)
+    t.looks = tuple(looks)
+    return _finish(t, warnings)
+
+
+def _tally_file(path: str | os.PathLike[str]) -> Tally:
+    """Count a results file in one streaming pass."""
+    holder: list[Tally] = []
+
+    def manifest(line: bytes, number: int) -> dict[str, Any] | None:
+        try:
+            fields = _RAW_FIELDS.decode(line)
+        except msgspec.ValidationError:  # valid JSON, but not an object
+            return scan.check_manifest(_parse_line(line), number)
+        except msgspec.DecodeError:
+            parsed = _parse_line(line)  # what the standard library takes, such as NaN
+            if parsed is None:
+                return None
+            fields = {k: msgspec.Raw(msgspec.json.encode(v)) for k, v in parsed.items()}
+        schedule = fields.pop("schedule", None)
+        record = scan.check_manifest({k: _ANY.decode(v) for k, v in fields.items()}, number)
+        problem = _manifest_problem(record, schedule=False)
+        if problem is not None:
+            raise ResultsFileError(f"{scan.shown}: line {number}: the manifest's {problem}")
+        t = Tally(scan.shown, record)
+        if schedule is not None and schedule != _NULL:
+            _read_schedule(t, schedule, f"{scan.shown}: line {number}: the manifest's")
+        holder.append(t)
+        return record
+
+    record = _Lines(os.fspath(path))
+
+    def long_manifest(f: IO[bytes], head: bytes) -> tuple[dict[str, Any] | None, int]:
+        t = Tally(scan.shown, {})
+        slots = _Slots(t, f"{scan.shown}: line 1: the manifest's")
+        fields, size = _read_long_manifest(f, head, slots)
+        if fields is None:
+            return None, size
+        schedule = fields.pop("schedule", b"[]")  # b"[]": streamed to the slots already
+        try:
+            record = {k: _ANY.decode(v) for k, v in fields.items()}
+            other = _ANY.decode(schedule)
+        except msgspec.DecodeError:
+            return None, size
+        record = scan.check_manifest(record, 1)
+        problem = _manifest_problem({"schedule": other})
+        if problem is not None:
+            raise ResultsFileError(f"{scan.shown}: line 1: the manifest's {problem}")
+        record = scan.check_manifest(record, 1)
+        problem = _manifest_problem(record, schedule=False)
+        if problem is not None:
+            raise ResultsFileError(f"{scan.shown}: line 1: the manifest's {problem}")
+        t.manifest = record
+        holder.append(t)
+        return record, size
+
+    scan = _Scan(path, manifest, record, long_manifest=long_manifest)
+    with _gc_paused():  # many short-lived objects and no cycles (see results._gc_paused)
+        for number, (sample, verdicts) in scan.records():
+            holder[0]._add(sample, number, verdicts)
+    t = holder[0]
+    t.summary = scan.summary
+    t.looks = tuple(scan.looks)
+    if t._duplicates:
+        _warn_duplicates(scan, t._duplicates)
+    return _finish(t, scan.warnings)
+
+
+class _Lines:
+    """Decodes the lines after the manifest: ``(type, record)``, a sample as
+    ``(sample, its _Verdicts)`` (None: the sample's own checks, decoded, are
+    counted), or None for a line that is not valid JSON.
+
+    The verdicts of each (case, checks' text) are kept (up to :data:`MEMO` of
+    them), so that checks seen before are not decoded again. When that does not
+    pay (fewer than two samples in three found their checks kept, as when every
+    sample's reasons differ), lines are decoded whole, checks included, and the
+    checks are counted as they are: then the cases, check names and axes seen so
+    far come out of the decoder as the very same strings every time (see
+    :func:`_named_decoder`), which makes counting them cheaper.
+    """
+
+    #: After this many samples whose checks were not kept, whether keeping pays is judged.
+    JUDGE_EVERY = 1024
+    #: After this many lines the named decoder refused, it is made again with the names
+    #: they brought (up to NAMES names), or given up.
+    STRAYS = 64
+    NAMES = 4096
+
+    def __init__(self, shown: str) -> None:
+        self.shown = shown
+        self.seen: dict[tuple[str, bytes], _Verdicts] = {}
+        self.hits = self.misses = 0
+        self.keeping = True
+        # the names the named decoder knows: cases, check names, axes
+        self.names: tuple[dict[str, None], dict[str, None], dict[str, None]] = ({}, {}, {})
+        self.named: msgspec.json.Decoder[Any] | None = None
+        self.strays = 0
+
+    def __call__(self, line: bytes, number: int) -> tuple[Any, Any] | None:
+        if not self.keeping:  # the line whole, checks included
+            try:
+                if self.named is None:
+                    whole = _WHOLE.decode(line)
+                else:
+                    try:
+                        whole = self.named.decode(line)
+                    except msgspec.DecodeError:
+                        whole = self._stray(line)
+            except msgspec.DecodeError:
+                return _slow_record(self.shown, line, number)
+            if whole.__class__ is _Summary:
+                return "summary", _ANY.decode(line)
+            return "sample", (whole, None)
+        try:
+            decoded = _LINE.decode(line)
+        except msgspec.DecodeError:  # a ValidationError too: read it again, say what is wrong
+            return _slow_record(self.shown, line, number)
+        if type(decoded) is not _FileSample:
+            return "summary", _ANY.decode(line)
+        key = (decoded.case, bytes(decoded.checks))
+        verdicts = self.seen.get(key)
+        if verdicts is not None:
+            self.hits += 1
+            return "sample", (decoded, verdicts)
+        try:
+            checks = _CHECKS.decode(decoded.checks)
+        except msgspec.DecodeError:
+            return _slow_record(self.shown, line, number)
+        verdicts = _Verdicts(decoded.case, checks)
+        if len(self.seen) < MEMO:
+            verdicts.kept = True
+            self.seen[key] = verdicts
+        self.misses += 1
+        if self.misses % self.JUDGE_EVERY == 0 and self.hits < 2 * self.misses:
+            self.keeping = False
+            for kept in self.seen.values():
+                for (case, check, axis, _), _ in kept.keys:
+                    self._name(case, check, axis)
+            self.seen.clear()
+            self.named = _named_decoder(*self.names)
+        return "sample", (decoded, verdicts)
+
+    def _name(self, case: str, check: Any, axis: Any) -> None:
+        cases, checks, axes = self.names
+        cases[case] = None
+        if check is not None:
+            checks[check] = None
+        if axis is not None:
+            axes[axis] = None
+
+    def _stray(self, line: bytes) -> Any:
+        """A line the named decoder refused (a name it does not know, or a line that
+        breaks the format), decoded as any line is; every STRAYS of them, the named
+        decoder is made again, knowing their names too."""
+        whole = _WHOLE.decode(line)
+        if whole.__class__ is _Sample:
+            for c in whole.checks:
+                self._name(whole.case, c.check, c.axis)
+            self._name(whole.case, None, None)
+            self.strays += 1
+            if self.strays % self.STRAYS == 0:
+                known = sum(map(len, self.names))
+                self.named = _named_decoder(*self.names) if known <= self.NAMES else None
+        return whole
+
+
+def _named_decoder(
+    cases: Iterable[str], checks: Iterable[str], axes: Iterable[str]
+) -> msgspec.json.Decoder[Any]:
+    """A decoder of sample lines, as :data:`_WHOLE`, that gives each of the named
+    cases, check names and axes as the very string given: its hash is computed
+    once, and the counts' keys built of them compare by identity. A line with any
+    other case, check name or axis fails to decode."""
+
+    def one_of(names: Iterable[str]) -> Any:
+        names = tuple(names)
+        return Literal[names] if names else str  # type: ignore[valid-type]
+
+    check = msgspec.defstruct(
+        "_NamedCheck",
+        [("check", one_of(checks) | None, None), ("axis", one_of(axes) | None, None)],
+        bases=(_Check,),
+        gc=False,
+    )
+    sample = msgspec.defstruct(
+        "_NamedSample",
+        [("case", one_of(cases)), ("checks", list[check])],  # type: ignore[valid-type]
+        bases=(_Sample,),
+        tag="sample",
+        tag_field="type",
+        gc=False,
+    )
+    return msgspec.json.Decoder(sample | _Summary)
+
+
+def _slow_record(shown: str, line: bytes, number: int) -> tuple[Any, Any] | None:
+    """A line the typed decoder refused: parsed again, with the reason it does not fit."""
+    parsed = _parse_line(line)
+    if parsed is None:
+        return None
+    if not isinstance(parsed, dict):
+        raise ResultsFileError(f'{shown}: line {number} is not a JSON object with a "type"')
+    kind = parsed.get("type")
+    if kind != "sample":
+        return kind, parsed
+    problem = _sample_problem(parsed)
+    if problem is not None:
+        raise ResultsFileError(f"{shown}: line {number}: {problem}")
+    # Valid by the format, but not by the typed decoder (NaN-free numbers the
+    # standard library reads, for one): count it from the parsed record.
+    sample = _memory_sample(parsed, f"{shown}: line {number}")
+    return "sample", (sample, None)
+
+
+class _Slots:
+    """Counts schedule slots a chunk (the text of a JSON list of slots) at a time."""
+
+    def __init__(self, t: Tally, where: str) -> None:
+        self.t, self.where, self.seen = t, where, 0
+
+    def __call__(self, chunk: bytes) -> None:
+        try:
+            slots = _SLOTS.decode(chunk)
+        except msgspec.DecodeError:
+            _bad_schedule(msgspec.Raw(chunk), self.where, first=self.seen)
+        self.count(slots)
+
+    def count(self, slots: list[Any]) -> None:
+        """Count slots already decoded."""
+        self.t._schedule(slots)
+        self.seen += len(slots)
+
+
+def _read_schedule(t: Tally, raw: msgspec.Raw, where: str) -> None:
+    """Count a manifest's schedule a chunk of slots at a time, never all at once."""
+    text = bytes(raw)
+    end = len(text)
+    while end and text[end - 1] in b" \t\r\n":
+        end -= 1
+    pos = 0
+    while pos < end and text[pos] in b" \t\r\n":
+        pos += 1
+    if not (end - pos >= 2 and text[pos] == ord("[") and text[end - 1] == ord("]")):
+        _bad_schedule(raw, where)
+    pos, end = pos + 1, end - 1
+    count = _Slots(t, where)
+    while pos < end:
+        found, pos = _stretch(text, pos, end)
+        if found is not None:
+            count.count(found)
+        else:
+            match = _CHUNK.match(text, pos, end)
+            if match is None:
+                _bad_schedule(raw, where)
+            count(b"[" + match.group(1) + b"]")
+            pos = match.end()
+        if pos < end:
+            if text[pos] != ord(","):
+                _bad_schedule(raw, where)
+            pos += 1
+            if pos >= end:
+                _bad_schedule(raw, where)
+
+
+def _bad_schedule(raw: msgspec.Raw, where: str, *, first: int = 0) -> NoReturn:
+    """Say what is wrong with schedule slots the fast path could not read (then raise);
+    ``first`` is the index of the first of them in the whole schedule."""
+    try:
+        schedule = _parse_line(bytes(raw))
+    except RecursionError:
+        schedule = None
+    problem = None
+    if isinstance(schedule, list):
+        for i, slot in enumerate(schedule):
+            found = _slot_problem(slot)
+            if found is not None:
+                problem = f'"schedule"[{first + i}]: {found}'
+                break
+    elif schedule is not None:
+        problem = _manifest_problem({"schedule": schedule})
+    raise ResultsFileError(
+        f"{where} {problem}" if problem else f'{where} "schedule" is not a list of slots'
+    )
+
+
+def _warn_duplicates(scan: _Scan, duplicates: list[tuple[int, tuple[str, str, int]]]) -> None:
+    """Warn about second records of a slot, naming the line of the first (read again)."""
+    wanted = {key for _, key in duplicates}
+    first: dict[tuple[str, str, int], int] = {}
+    key_decoder = msgspec.json.Decoder(_SlotKey)
+    with open(scan.path, "rb") as f:
+        for number, line in enumerate(f, start=1):
+            if number > duplicates[-1][0]:
+                break
+            try:
+                k = key_decoder.decode(line)
+            except msgspec.DecodeError:
+                continue
+            key = (k.case, k.variant, k.repeat)
+            if key in wanted and key not in first:
+                first[key] = number
+    for i, (number, key) in enumerate(duplicates):
+        scan.duplicate(number, key, first.get(key), at=scan.read_warnings + i)
+
+
+class _SlotKey(msgspec.Struct):
+    case: Any = None
+    variant: Any = None
+    repeat: Any = None

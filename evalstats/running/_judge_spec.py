@@ -1,0 +1,106 @@
+"""A judge named on the command line: ``evalstats run --judge SPEC``.
+
+``SPEC`` is a model service in the form of a variant's task and settings
+(``openai:gpt-4o-mini,temperature=0``, ``ollama:qwen3:0.6b``,
+``anthropic:claude-3-5-haiku-latest,max_tokens=512``, with ``base_url=URL``
+for a server of one's own), or the offline stand-in judge
+``standin:judge[,sensitivity=S][,specificity=P][,seed=N]``, which judges the
+shop stand-ins' replies (a reply is good when it has no slip, see
+:func:`evalstats.demo._shop.reply_is_good`) and errs at the rates given
+(0.9 and 0.9 by default).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .._validate import suggest
+from ..errors import InvalidArgument
+
+__all__ = ["judge_from_spec"]
+
+_STANDIN_KEYS = ("sensitivity", "specificity", "seed")
+
+
+def _settings(spec: str, parts: list[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for part in parts:
+        key, eq, value = part.partition("=")
+        if not eq or not key.strip():
+            raise InvalidArgument(f"judge={spec!r}: {part!r} must be KEY=VALUE")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def judge_from_spec(spec: str) -> tuple[Callable[[str], str], dict[str, Any]]:
+    """The judge a spec names, and what the manifest records of it.
+
+    Returns
+    -------
+    (judge, description)
+        ``judge(prompt) -> text`` (a provider's judge has a ``close()``), and
+        ``{"spec": spec, "kind": ..., "model": ..., "settings": {...}}``.
+
+    Raises
+    ------
+    InvalidArgument
+        An unknown provider or stand-in, or a bad setting.
+    """
+    if not isinstance(spec, str) or ":" not in spec:
+        raise InvalidArgument(
+            f"judge={spec!r} must be KIND:MODEL[,KEY=VALUE]... (openai:gpt-4o-mini, "
+            "ollama:qwen3:0.6b) or standin:judge[,sensitivity=0.9,specificity=0.8,seed=1]"
+        )
+    head, *rest = spec.split(",")
+    kind, _, model = head.partition(":")
+    kind, model = kind.strip(), model.strip()
+    settings = _settings(spec, rest)
+    if kind == "standin":
+        if model != "judge":
+            raise InvalidArgument(
+                f"judge={spec!r}: unknown stand-in judge {model!r}{suggest(model, ['judge'])}; "
+                "the stand-in judge is standin:judge"
+            )
+        for key in settings:
+            if key not in _STANDIN_KEYS:
+                raise InvalidArgument(
+                    f"judge={spec!r}: unknown setting {key!r}{suggest(key, _STANDIN_KEYS)}; "
+                    f"the stand-in judge takes {', '.join(_STANDIN_KEYS)}"
+                )
+        values: dict[str, Any] = {}
+        for key, cast in (("sensitivity", float), ("specificity", float), ("seed", int)):
+            if key in settings:
+                try:
+                    values[key] = cast(settings[key])
+                except ValueError:
+                    raise InvalidArgument(
+                        f"judge={spec!r}: {key}={settings[key]!r} must be a number"
+                    ) from None
+        from ..demo._judge import make_judge
+        from ..demo._shop import reply_is_good
+
+        judge = make_judge(
+            reply_is_good,
+            sensitivity=values.get("sensitivity", 0.9),
+            specificity=values.get("specificity", 0.9),
+            seed=values.get("seed", 0),
+        )
+        description = {"spec": spec, "kind": "standin", "model": "judge", "settings": values}
+        return judge, description
+    from .providers import PROVIDERS, make_judge_from_provider, make_provider
+
+    if kind not in PROVIDERS:
+        choices = [*sorted(PROVIDERS), "standin"]
+        raise InvalidArgument(
+            f"judge={spec!r}: unknown provider {kind!r}{suggest(kind, choices)}; "
+            f"choose one of {', '.join(choices)}"
+        )
+    provider = make_provider(kind, model, settings)
+    description = {
+        "spec": spec,
+        "kind": kind,
+        "model": model,
+        "settings": dict(provider.describe().get("settings") or {}),
+    }
+    return make_judge_from_provider(provider), description

@@ -1,1 +1,0 @@
-"""Offline stand-ins for AI assistants whose true quality is known."""

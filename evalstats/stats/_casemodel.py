@@ -1,0 +1,204 @@
+"""The case model: how pass rates vary between cases, for two variants.
+
+:class:`CaseModel` is what :func:`evalstats.planning._power.plan` plans against and
+:func:`evalstats.planning._simulate.simulate_clustered` draws from; it lives below both,
+so that neither imports the other for it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from .._validate import as_rate
+from ..errors import InvalidArgument
+
+__all__ = ["CaseModel"]
+
+
+def _rate(name: str, value: Any) -> float:
+    rate = as_rate(name, value)
+    if rate.ndim:
+        raise InvalidArgument(f"{name} must be a single number, not an array of shape {rate.shape}")
+    return float(rate)
+
+
+_QUAD = 80  # Gauss-Jacobi nodes for expectations over the Beta of case pass rates
+_QUAD_SMOOTH = 2000  # quantile nodes when the Beta is narrow (icc < 0.005)
+_ICC_ZERO = 1e-6  # below this the case rates vary by < 1e-6 p(1-p): taken as identical
+_HERMITE = 24  # Gauss-Hermite nodes for the case-by-variant spread
+
+
+@dataclass(frozen=True)
+class CaseModel:
+    """How pass rates vary between cases, for A and for B.
+
+    A case's pass rate under A is drawn from a Beta distribution with mean
+    ``p_a`` and intra-case correlation ``icc`` (``alpha + beta = 1/icc - 1``,
+    so the variance of case rates is ``icc * p_a * (1 - p_a)``). Under B the
+    same case's rate is shifted on the logit scale by the constant that makes
+    B's mean ``p_b``, plus, optionally, a case-by-variant normal term with
+    standard deviation ``spread`` (logit scale): some cases gain more from B
+    than others.
+
+    ``icc == 0`` means every case has the same pass rate. ``icc`` is A's;
+    B's follows from the shift and the spread. A model fitted from a pilot
+    (:func:`evalstats.planning._power.fit_case_model`) also records ``cases``,
+    ``repeats`` and B's own ANOVA estimate ``icc_b``, for information: they
+    do not enter the model.
+    """
+
+    p_a: float
+    p_b: float
+    icc: float
+    spread: float = 0.0
+    cases: int | None = field(default=None, compare=False)
+    repeats: int | None = field(default=None, compare=False)
+    icc_b: float | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        _rate("p_a", self.p_a)
+        _rate("p_b", self.p_b)
+        try:
+            icc, spread = float(self.icc), float(self.spread)
+        except (TypeError, ValueError):
+            raise InvalidArgument(
+                f"icc={self.icc!r} and spread={self.spread!r} must be numbers"
+            ) from None
+        if math.isnan(icc) or not 0.0 <= icc < 1.0:
+            raise InvalidArgument(f"icc={self.icc!r} must be at least 0 and less than 1")
+        if math.isnan(spread) or spread < 0:
+            raise InvalidArgument(f"spread={self.spread!r} must be a number of at least 0")
+
+    # -- the distribution of case rates --
+    def _beta(self) -> tuple[float, float] | None:
+        if self.icc < _ICC_ZERO or self.p_a in (0.0, 1.0):
+            return None
+        s = 1.0 / self.icc - 1.0
+        return self.p_a * s, (1.0 - self.p_a) * s
+
+    def _nodes(self) -> tuple[np.ndarray, np.ndarray]:
+        """Quadrature nodes and weights (summing to 1) for A's case rates.
+
+        Gauss-Jacobi quadrature for the Beta(a, b) density: with x = (1 + t) / 2
+        it is the Jacobi weight (1 - t)^(b - 1) (1 + t)^(a - 1), so expectations
+        of smooth functions of the rate are exact to high order even when the
+        density is unbounded at 0 or 1.
+        """
+        ab = self._beta()
+        if ab is None:
+            return np.array([self.p_a]), np.ones(1)
+        if ab[0] + ab[1] > 200:
+            # icc < 0.005: a narrow, smooth density (no singular ends), where
+            # Gauss-Jacobi overflows; the midpoint rule on its quantiles is
+            # accurate there.
+            from scipy.stats import beta
+
+            u = (np.arange(_QUAD_SMOOTH) + 0.5) / _QUAD_SMOOTH
+            return np.asarray(beta.ppf(u, *ab)), np.full(_QUAD_SMOOTH, 1.0 / _QUAD_SMOOTH)
+        from scipy.special import roots_jacobi
+
+        with np.errstate(invalid="ignore", divide="ignore"):
+            # (a + b == 1 makes one recurrence term 0/0, which scipy then replaces)
+            t, w = roots_jacobi(_QUAD, ab[1] - 1.0, ab[0] - 1.0)
+        return (1.0 + t) / 2.0, w / w.sum()
+
+    def shift(self) -> float:
+        """The logit shift that gives B the mean ``p_b``."""
+        return self._shift
+
+    @cached_property
+    def _shift(self) -> float:
+        # Computed once per model: the planner's simulator draws many blocks.
+        return _solve_shift(*self._nodes(), self.p_b, self.spread)
+
+    def moments(self) -> dict[str, float]:
+        """Moments of per-case rates that the plan needs.
+
+        ``difference``: mean of (B's rate - A's rate), ``p_b - p_a``;
+        ``between``: variance over cases of (B's rate - A's rate);
+        ``within``: mean over cases of ``q_a(1 - q_a) + q_b(1 - q_b)``, the
+        binomial variance of one run of each variant.
+        """
+        return dict(self._moments)
+
+    @cached_property
+    def _moments(self) -> dict[str, float]:
+        # Computed once per model: a plan's searches call clustered_power, and
+        # so this, dozens of times on the same model. (The fields are frozen.)
+        x, wx = self._nodes()
+        qa = x[:, None]
+        shift = _solve_shift(x, wx, self.p_b, self.spread)
+        qb = _shifted(qa, shift, self.spread)  # (nodes, hermite)
+        w = wx[:, None] * _hermite(self.spread)[1][None, :]
+        diff = qb - qa
+        mean_diff = float((diff * w).sum())
+        between = float((((diff - mean_diff) ** 2) * w).sum())
+        within = float(((qa * (1 - qa) + qb * (1 - qb)) * w).sum())
+        return {"difference": mean_diff, "between": between, "within": within}
+
+    def draw(
+        self, rng: np.random.Generator, size: tuple[int, ...]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Draw per-case pass rates of A and B, each of shape ``size``."""
+        ab = self._beta()
+        qa = np.full(size, self.p_a) if ab is None else rng.beta(*ab, size=size)
+        z = rng.standard_normal(size) * self.spread if self.spread else 0.0
+        qb = _shifted(qa, self.shift(), 0.0, extra=z)
+        return qa, qb
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "p_a": self.p_a,
+            "p_b": self.p_b,
+            "icc": self.icc,
+            "spread": self.spread,
+            "cases": self.cases,
+            "repeats": self.repeats,
+            "icc_b": self.icc_b,
+        }
+
+
+def _hermite(spread: float) -> tuple[np.ndarray, np.ndarray]:
+    """Nodes and weights (summing to 1) for a normal with sd ``spread``."""
+    if spread == 0.0:
+        return np.zeros(1), np.ones(1)
+    x, w = np.polynomial.hermite_e.hermegauss(_HERMITE)
+    return x * spread, w / w.sum()
+
+
+def _shifted(qa: np.ndarray, shift: float, spread: float, *, extra: Any = None) -> np.ndarray:
+    from scipy.special import expit, logit
+
+    z = _hermite(spread)[0] if extra is None else extra
+    with np.errstate(divide="ignore"):
+        return np.asarray(expit(logit(qa) + shift + z))
+
+
+def _solve_shift(nodes: np.ndarray, weights: np.ndarray, p_b: float, spread: float) -> float:
+    """The logit shift whose mean B rate over the nodes is ``p_b``."""
+    if p_b in (0.0, 1.0):
+        return -math.inf if p_b == 0.0 else math.inf
+    from scipy.optimize import brentq
+
+    if np.all((nodes == 0.0) | (nodes == 1.0)):
+        raise InvalidArgument(
+            f"p_a={float(nodes[0]):g}: every case passes or fails under A, so no shift on the "
+            f"logit scale gives B the mean p_b={p_b:g}; the case model needs 0 < p_a < 1"
+        )
+    qa = nodes[:, None]
+    w = weights[:, None] * _hermite(spread)[1][None, :]
+
+    def gap(s: float) -> float:
+        return float((_shifted(qa, s, spread) * w).sum()) - p_b
+
+    lo, hi = -1.0, 1.0
+    while gap(lo) > 0:
+        lo *= 2
+    while gap(hi) < 0:
+        hi *= 2
+    return float(brentq(gap, lo, hi, xtol=1e-12))
