@@ -41,9 +41,7 @@ import time
 from pathlib import Path
 
 # the console script installed beside this interpreter (as in a virtualenv)
-COMMAND = (
-    shutil.which("evalstats", path=str(Path(sys.executable).parent)) or "evalstats"
-)
+COMMAND = shutil.which("evalstats", path=str(Path(sys.executable).parent)) or "evalstats"
 
 EXAMPLES = [
     ["--pa", "0.7", "--pb", "0.9", "--icc", "0.3", "--cases", "4"],

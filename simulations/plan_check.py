@@ -75,9 +75,7 @@ def main() -> None:
     beyond = -1.0
     for i, (p_a, p_b, icc, spread, cases, repeats) in enumerate(SCENARIOS):
         model = CaseModel(p_a, p_b, icc, spread)
-        p = plan(
-            p_a, p_b, icc=icc, spread=spread, cases=cases, repeats=repeats, power=TARGET
-        )
+        p = plan(p_a, p_b, icc=icc, spread=spread, cases=cases, repeats=repeats, power=TARGET)
         fixed = [f"{k}={v}" for k, v in (("cases", cases), ("repeats", repeats)) if v]
         head = f"{p_a:g} -> {p_b:g}, icc {icc:g}, spread {spread:g}; fixed: " + (
             ", ".join(fixed) or "nothing"

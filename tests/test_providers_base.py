@@ -354,9 +354,7 @@ def test_one_client_per_run_shared_by_concurrent_requests():
 
 
 def test_a_client_closed_by_hand_is_replaced_by_the_next_request():
-    p = OpenAIProvider(
-        "m", base_url="http://127.0.0.1:9/v1", transport=httpx.MockTransport(ok)
-    )
+    p = OpenAIProvider("m", base_url="http://127.0.0.1:9/v1", transport=httpx.MockTransport(ok))
 
     async def go():
         await p.complete("Hi")

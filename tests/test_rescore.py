@@ -215,7 +215,10 @@ def test_judged_checks_are_judged_again_by_the_judge_given(tmp_path: Path, capsy
     before = read_results(first)
     perfect = "standin:judge,sensitivity=1,specificity=1,seed=1"
     again = tmp_path / "again.jsonl"
-    assert main(["rescore", str(first), "--suite", JUDGED, "--out", str(again), "--judge", perfect]) == 0
+    assert (
+        main(["rescore", str(first), "--suite", JUDGED, "--out", str(again), "--judge", perfect])
+        == 0
+    )
     capsys.readouterr()
     after = read_results(again)
     # The same stored answers, judged by another judge: the answers are untouched, the
@@ -228,7 +231,9 @@ def test_judged_checks_are_judged_again_by_the_judge_given(tmp_path: Path, capsy
     # Judged again by the run's own judge, the verdicts are the run's.
     same = tmp_path / "same.jsonl"
     spec = before.manifest["judge"]["spec"]
-    assert main(["rescore", str(first), "--suite", JUDGED, "--out", str(same), "--judge", spec]) == 0
+    assert (
+        main(["rescore", str(first), "--suite", JUDGED, "--out", str(same), "--judge", spec]) == 0
+    )
     assert _verdicts(same) == _verdicts(first)
 
 

@@ -8,8 +8,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .._validate import as_rate, check_level, check_method
 from ..errors import InvalidArgument
-from ..presenting._report import report
-from ..reading._views import _check_variant, _results, _variant_names
+from ..reading._views import VariantRates, _check_variant, _results, _variant_names, variant_rates
 from ..stats._compare import _ABOUT, MIN_CASES, SCOPES, _few_cases_note
 from ..stats._intervals import _pct
 from ._compare_results import compare_results
@@ -562,11 +561,11 @@ least 5) (19 of 20 measured samples passed: 95% (76% to 99%))
     )
     res = _results(results)
     variant = _check_gated_variants(res, variant, no_regression_vs)
-    rep = report(res, level=level)
+    rates = variant_rates(res, variant, level)
     found: list[tuple[bool, str]] = []
-    found += _pass_rate_rule(rep.variant(variant), variant, threshold, on, level, scope)
+    found += _pass_rate_rule(rates, variant, threshold, on, level, scope)
     if every_case_passes:
-        found.append(_every_case_rule(rep, variant, threshold))
+        found.append(_every_case_rule(rates, threshold))
     if no_regression_vs is not None:
         assert margin is not None
         found.append(_no_regression_rule(res, variant, no_regression_vs, margin, level, scope))
@@ -624,7 +623,12 @@ def _check_gated_variants(res: Any, variant: str, no_regression_vs: str | None) 
 
 
 def _pass_rate_rule(
-    summary: Any, variant: str, threshold: float | None, on: str, level: float, scope: str | None
+    summary: VariantRates,
+    variant: str,
+    threshold: float | None,
+    on: str,
+    level: float,
+    scope: str | None,
 ) -> list[tuple[bool, str]]:
     """The rule on the variant's pass rate: (held, line), none without min_pass.
 
@@ -683,15 +687,15 @@ def _bound_scope(cases: int, scope: str | None) -> tuple[str, str]:
     return scope, _few_cases_note(cases) if scope == "cases" and cases < MIN_CASES else ""
 
 
-def _every_case_rule(rep: Any, variant: str, threshold: float | None) -> tuple[bool, str]:
+def _every_case_rule(rates: VariantRates, threshold: float | None) -> tuple[bool, str]:
     """The rule that every case's own estimate reaches the threshold: (held, line)."""
     want = "" if threshold is None else _pct(threshold)
     low_cases = []
-    for row in rep.rows(variant):
-        if row.measured == 0:
-            low_cases.append(f"{row.case!r} (no measured samples)")
-        elif threshold is not None and row.passes / row.measured < threshold:
-            low_cases.append(f"{row.case!r} ({row.passes}/{row.measured})")
+    for case, passes, measured in rates.by_case:
+        if measured == 0:
+            low_cases.append(f"{case!r} (no measured samples)")
+        elif threshold is not None and passes / measured < threshold:
+            low_cases.append(f"{case!r} ({passes}/{measured})")
     if low_cases:
         return (
             False,

@@ -33,7 +33,7 @@ from typing import Any
 from .._validate import check_level, check_method
 from ..errors import InvalidArgument
 from ..reading._tally import Tally
-from ..reading._views import _case_ids, _check_variant, _results, _variant_names
+from ..reading._views import _case_ids, _check_variant, _results, _variant_names, variant_rates
 from ..results._axiscount import AxisCount
 from ..stats._intervals import ClusteredInterval, Interval
 from ..stats._smallstats import clustered_counts, wilson_ci
@@ -767,7 +767,9 @@ def _variant_tables(
     for v in variants:
         counts = res.counts(v)
         tables = _VerdictTables(counts)
-        summaries.append(_variant_summary(v, counts, tables, res.scheduled(v), case_ids, level))
+        summaries.append(
+            _variant_summary(res, v, counts, tables, res.scheduled(v), case_ids, level)
+        )
         rows += _case_rows(v, counts, tables, case_ids, level)
     return summaries, rows
 
@@ -882,6 +884,7 @@ class _VerdictTables:
 
 
 def _variant_summary(
+    res: Tally,
     variant: str,
     counts: Any,
     tables: _VerdictTables,
@@ -890,21 +893,19 @@ def _variant_summary(
     level: float,
 ) -> VariantSummary:
     """One variant over all cases, from its counts."""
-    cells = [counts.cells[c] for c in case_ids if c in counts.cells]
-    passes = sum(c.passes for c in cells)
-    measured = sum(c.measured for c in cells)
+    rates = variant_rates(res, variant, level, case_ids)
     median, p95 = _latency_quantiles(counts.latencies)
     recorded = counts.completed + counts.incomplete + counts.unmeasured
     return VariantSummary(
         variant=variant,
-        passes=passes,
-        measured=measured,
+        passes=rates.passes,
+        measured=rates.measured,
         completed=counts.completed,
         incomplete=counts.incomplete,
         unmeasured=counts.unmeasured,
         missing=max(scheduled - recorded, 0),
-        per_trial=wilson_ci(passes, measured, level),
-        clustered=clustered_counts([c.passes for c in cells], [c.measured for c in cells], level),
+        per_trial=rates.per_trial,
+        clustered=rates.clustered,
         axes={k: AxisCount(*x) for k, x in tables.axes.items()},
         checks={k: AxisCount(*x) for k, x in tables.checks.items()},
         latency_median=median,
@@ -913,7 +914,7 @@ def _variant_summary(
         tokens_input=counts.tok_in,
         tokens_output=counts.tok_out,
         tokens_samples=counts.tok_n,
-        cases_measured=sum(1 for c in cells if c.measured),
+        cases_measured=rates.cases_measured,
     )
 
 

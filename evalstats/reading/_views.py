@@ -10,10 +10,13 @@ a :class:`~evalstats.reading._tally.Tally`, the one-pass counts of a run.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from .._validate import suggest
 from ..errors import InvalidArgument
+from ..stats._intervals import ClusteredInterval, Interval
+from ..stats._smallstats import clustered_counts, wilson_ci
 from ._tally import Tally, tally
 
 # --- loading --------------------------------------------------------------------
@@ -60,3 +63,51 @@ def _slots(res: Tally) -> dict[str, dict[str, bytes]]:
 def _pooled(by_case: Mapping[str, list[bool]]) -> tuple[int, int]:
     """Passes and outcomes over all cases: the counts when cases cannot be compared."""
     return sum(sum(x) for x in by_case.values()), sum(len(x) for x in by_case.values())
+
+
+# --- rates ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class VariantRates:
+    """One variant's pass rates over the run, both ways, and its counts per case.
+
+    ``per_trial`` is the Wilson interval of ``passes / measured`` (about these
+    cases); ``clustered`` the case-clustered interval of the mean pass rate over
+    the cases with a record (about cases like these). ``by_case`` holds
+    ``(case, passes, measured)`` for every case of the run, in suite order.
+    """
+
+    variant: str
+    passes: int
+    measured: int
+    unmeasured: int
+    cases_measured: int
+    per_trial: Interval
+    clustered: ClusteredInterval
+    by_case: tuple[tuple[str, int, int], ...]
+
+
+def variant_rates(
+    res: Tally, variant: str, level: float, case_ids: Sequence[str] | None = None
+) -> VariantRates:
+    """The pass rates of ``variant`` in ``res`` at ``level`` (see :class:`VariantRates`)."""
+    counts = res.counts(variant)
+    ids = _case_ids(res) if case_ids is None else case_ids
+    cells = [counts.cells[c] for c in ids if c in counts.cells]
+    passes = sum(c.passes for c in cells)
+    measured = sum(c.measured for c in cells)
+    by_case = []
+    for case in ids:
+        cell = counts.cells.get(case)
+        by_case.append((case, 0, 0) if cell is None else (case, cell.passes, cell.measured))
+    return VariantRates(
+        variant=variant,
+        passes=passes,
+        measured=measured,
+        unmeasured=counts.unmeasured,
+        cases_measured=sum(1 for c in cells if c.measured),
+        per_trial=wilson_ci(passes, measured, level),
+        clustered=clustered_counts([c.passes for c in cells], [c.measured for c in cells], level),
+        by_case=tuple(by_case),
+    )
