@@ -150,7 +150,7 @@ def _add_demo(p: argparse.ArgumentParser) -> None:
 
 def _run_demo(args: argparse.Namespace) -> int:
     if args.sequential:
-        from ..deciding._until_decided import run_sequential_demo
+        from ..demo._sequential_demo import run_sequential_demo
 
         if args.suite != "shop" or args.over_http:
             raise UsageError("evalstats demo: --sequential runs the shop stand-in in process")
