@@ -612,7 +612,7 @@ def test_compare_runs_reads_the_suite_not_its_bytes(tmp_path):
     ],
 )
 def test_the_machine_matters_only_where_it_can_change_answers(tmp_path, task, matters):
-    from evalstats.deciding._previous_runs import machine_matters
+    from evalstats.results._comparability import machine_matters
 
     assert machine_matters(task) is matters
     variants = [{"name": "v", "task": task, "transform": {}}]

@@ -12,7 +12,7 @@ Only runs that measure the same thing are merged: the same suite (its parsed
 cases and checks), the same variants (task and prompt transform; prices are
 not part of a variant), the same judge and counting method, the same machine
 where the machine can change the answers (see
-:func:`~evalstats.deciding._previous_runs.machine_matters`), and different seeds. Equal seeds give
+:func:`~evalstats.results._comparability.machine_matters`), and different seeds. Equal seeds give
 the second run the same per-sample seeds as the first for every case and
 repeat: where a service honours seeds (and always on the stand-ins) its
 answers repeat the first run's, and merging would count them twice.
@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InvalidArgument, ResultsFileError
+from ..results._comparability import comparability
 from ..results._file import Results, read_results
 from ..running._prices import without_prices
 
@@ -128,8 +129,6 @@ def _variants(manifest: Mapping[str, Any]) -> dict[str, Any]:
 
 def merge_problems(first: Results, second: Results) -> list[str]:
     """Why two runs cannot be merged, one phrase each; empty when they can."""
-    from ..deciding._previous_runs import comparability
-
     names_a, names_b = list(_variants(first.manifest)), list(_variants(second.manifest))
     problems: list[str] = []
     if sorted(names_a) != sorted(names_b):
@@ -147,7 +146,7 @@ def merge_problems(first: Results, second: Results) -> list[str]:
                 )
                 problems.append(f"variant {name!r} differs in its {', '.join(keys)}")
     if chosen:
-        _, details = comparability(first, second, chosen, every_variant=False)
+        _, details = comparability(first.manifest, second.manifest, chosen)
         problems += [d for d in details if not d.startswith("model differs")]
     for key in ("include_holdout",):
         if bool(first.manifest.get(key)) != bool(second.manifest.get(key)):
