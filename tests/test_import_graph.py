@@ -175,7 +175,6 @@ STAGES = (
 
 #: Imports that still run against the stages, each to be cut.
 AGAINST_THE_STAGES = {
-    ("evalstats.reading._tally", "evalstats.presenting._review"),
     ("evalstats.running._judge_spec", "evalstats.demo._judge"),
     ("evalstats.running._judge_spec", "evalstats.demo._shop"),
     ("evalstats.running._variants", "evalstats.demo._shop"),

@@ -41,6 +41,7 @@ from .._terminal import visible
 from .._validate import suggest
 from ..errors import InvalidArgument, ResultsFileError
 from ..results._file import _cannot_create, _lock, read_results
+from ..results._records import trace_summary, workspace_observations
 
 __all__ = [
     "REVIEW_VERDICTS",
@@ -263,38 +264,6 @@ class ReviewSession:
 # --- showing a sample ------------------------------------------------------------
 
 
-def _trace_summary(trace: Any) -> Mapping[str, Any] | None:
-    """The ``{"requested", "executed", "stopped"}`` summary inside a sample's trace."""
-    if not isinstance(trace, Mapping):
-        return None
-    if "requested" in trace or "executed" in trace:
-        return trace
-    for key in ("summary", "trace"):
-        inner = trace.get(key)
-        if isinstance(inner, Mapping) and ("requested" in inner or "executed" in inner):
-            return inner
-    return None
-
-
-def workspace_observations(sample: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    """The containment observations of a sample record, if it carries any.
-
-    They are :func:`evalstats.running._workspace.observe`'s dict, kept by the ``cmd:``
-    harness under the trace's ``"workspace"`` key (or the sample's own).
-    """
-    trace = sample.get("trace")
-    for holder in (trace, sample):
-        if isinstance(holder, Mapping):
-            found = holder.get("workspace")
-            if isinstance(found, Mapping):
-                return found
-    if isinstance(trace, Mapping):
-        summary = _trace_summary(trace)
-        if summary is not None and isinstance(summary.get("workspace"), Mapping):
-            return summary["workspace"]  # type: ignore[no-any-return]
-    return None
-
-
 def _call_text(call: Any) -> str:
     if not isinstance(call, Mapping):
         return repr(call)
@@ -311,7 +280,7 @@ def _call_text(call: Any) -> str:
 
 def _evidence(trace: Any) -> list[str]:
     """The tool evidence of a trace, in order: what was asked and what was done."""
-    summary = _trace_summary(trace)
+    summary = trace_summary(trace)
     if summary is None:
         return ["  (no tool trace recorded)"]
     lines = []

@@ -491,7 +491,7 @@ class Tally:
 
     def _observe(self, v: _Variant, s: _Sample | _FileSample) -> None:
         """Containment counts from a sample's workspace observations, if it has any."""
-        from ..presenting._review import workspace_observations
+        from ..results._records import workspace_observations
 
         record: dict[str, Any] = {"trace": _ANY.decode(s.trace) if s.trace else None}
         if len(s.workspace):
