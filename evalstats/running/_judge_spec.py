@@ -4,10 +4,9 @@
 (``openai:gpt-4o-mini,temperature=0``, ``ollama:qwen3:0.6b``,
 ``anthropic:claude-3-5-haiku-latest,max_tokens=512``, with ``base_url=URL``
 for a server of one's own), or the offline stand-in judge
-``standin:judge[,sensitivity=S][,specificity=P][,seed=N]``, which judges the
-shop stand-ins' replies (a reply is good when it has no slip, see
-:func:`evalstats.demo._shop.reply_is_good`) and errs at the rates given
-(0.9 and 0.9 by default).
+``standin:judge[,sensitivity=S][,specificity=P][,seed=N]`` (a judge kind
+registered by entry point in the group ``evalstats.judges``), which judges the
+shop stand-ins' replies and errs at the rates given (0.9 and 0.9 by default).
 """
 
 from __future__ import annotations
@@ -17,10 +16,10 @@ from typing import Any
 
 from .._validate import suggest
 from ..errors import InvalidArgument
+from ._registry import JUDGE_GROUP, entry_point, entry_point_names
+from ._variants import PROVIDER_KINDS
 
 __all__ = ["judge_from_spec"]
-
-_STANDIN_KEYS = ("sensitivity", "specificity", "seed")
 
 
 def _settings(spec: str, parts: list[str]) -> dict[str, str]:
@@ -56,42 +55,14 @@ def judge_from_spec(spec: str) -> tuple[Callable[[str], str], dict[str, Any]]:
     kind, _, model = head.partition(":")
     kind, model = kind.strip(), model.strip()
     settings = _settings(spec, rest)
-    if kind == "standin":
-        if model != "judge":
-            raise InvalidArgument(
-                f"judge={spec!r}: unknown stand-in judge {model!r}{suggest(model, ['judge'])}; "
-                "the stand-in judge is standin:judge"
-            )
-        for key in settings:
-            if key not in _STANDIN_KEYS:
-                raise InvalidArgument(
-                    f"judge={spec!r}: unknown setting {key!r}{suggest(key, _STANDIN_KEYS)}; "
-                    f"the stand-in judge takes {', '.join(_STANDIN_KEYS)}"
-                )
-        values: dict[str, Any] = {}
-        for key, cast in (("sensitivity", float), ("specificity", float), ("seed", int)):
-            if key in settings:
-                try:
-                    values[key] = cast(settings[key])
-                except ValueError:
-                    raise InvalidArgument(
-                        f"judge={spec!r}: {key}={settings[key]!r} must be a number"
-                    ) from None
-        from ..demo._judge import make_judge
-        from ..demo._shop import reply_is_good
-
-        judge = make_judge(
-            reply_is_good,
-            sensitivity=values.get("sensitivity", 0.9),
-            specificity=values.get("specificity", 0.9),
-            seed=values.get("seed", 0),
-        )
-        description = {"spec": spec, "kind": "standin", "model": "judge", "settings": values}
-        return judge, description
+    if kind not in PROVIDER_KINDS:
+        factory = entry_point(JUDGE_GROUP, kind)
+        if factory is not None:
+            return factory(spec, model, settings)  # type: ignore[no-any-return]
     from .providers import PROVIDERS, make_judge_from_provider, make_provider
 
     if kind not in PROVIDERS:
-        choices = [*sorted(PROVIDERS), "standin"]
+        choices = sorted({*PROVIDERS, *entry_point_names(JUDGE_GROUP)})
         raise InvalidArgument(
             f"judge={spec!r}: unknown provider {kind!r}{suggest(kind, choices)}; "
             f"choose one of {', '.join(choices)}"

@@ -1,8 +1,9 @@
 """Named tasks and variants: ``standin:shop-v2``, ``cmd:...``, ``NAME=TASK,suffix=...``.
 
-:func:`task_from_name` turns a task name into a :class:`~evalstats.running._tasks.Task`
-(the stand-ins here, the model services of :mod:`evalstats.running.providers`, the
-subprocess harness of :mod:`evalstats.running._command`); a :class:`Variant` is a named
+:func:`task_from_name` turns a task name into a :class:`~evalstats.Task` (the
+model services of :mod:`evalstats.running.providers`, the subprocess harness of
+:mod:`evalstats.running._command`, and the kinds other packages register by
+entry point, such as the offline stand-ins); a :class:`Variant` is a named
 task with a prompt transform, and :func:`parse_variant` reads one from its
 command-line form. The engine takes variants; the providers and the harness
 never import this module or the engine.
@@ -10,8 +11,6 @@ never import this module or the engine.
 
 from __future__ import annotations
 
-import asyncio
-import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,12 +18,12 @@ from typing import Any
 
 from .._validate import suggest
 from ..errors import InvalidArgument
+from ._registry import TASK_GROUP, entry_point, entry_point_names
 from ._tasks import CallableTask, Prompt, Task, as_task
 
 __all__ = [
     "PROVIDER_KINDS",
     "TASK_KINDS",
-    "StandinShopTask",
     "Variant",
     "keeping_workspaces",
     "parse_variant",
@@ -35,71 +34,11 @@ __all__ = [
 # --- named tasks --------------------------------------------------------------
 
 
-class StandinShopTask:
-    """The offline shop assistant as a task: ``standin:shop-v1`` or ``standin:shop-v2``.
-
-    Each sample gets a fresh assistant, ``make_assistant(version,
-    seed=seed)``, so every sample starts from fresh state and the same sample
-    seed gives the same answer whatever the schedule or concurrency. The
-    stand-in reads only the final user message (it ignores a system prompt,
-    like a model that pays it no attention). ``delay`` seconds of waiting
-    (asynchronous) before each answer mimic a model service's latency.
-    """
-
-    def __init__(self, version: int, *, delay: float = 0.0) -> None:
-        from ..demo._shop import make_assistant
-
-        self.version = version
-        self.delay = delay
-        self._make = make_assistant
-
-    def describe(self) -> dict[str, Any]:
-        settings: dict[str, Any] = {"delay": self.delay} if self.delay else {}
-        return {
-            "kind": "standin",
-            "model": f"shop-v{self.version}",
-            "base_url": None,
-            "settings": settings,
-        }
-
-    async def run(self, prompt: Prompt, *, seed: int) -> str:
-        if self.delay:
-            await asyncio.sleep(self.delay)
-        return self._make(self.version, seed=seed)(prompt.text)
-
-    def __repr__(self) -> str:
-        extra = f"?delay={self.delay:g}" if self.delay else ""
-        return f"task_from_name('standin:shop-v{self.version}{extra}')"
-
-
-def _standin(rest: str) -> Task:
-    name, _, query = rest.partition("?")
-    versions = {"shop-v1": 1, "shop-v2": 2}
-    if name not in versions:
-        raise InvalidArgument(
-            f"unknown stand-in {name!r}{suggest(name, versions)}; "
-            f"choose one of {', '.join(versions)}"
-        )
-    delay = 0.0
-    if query:
-        key, eq, value = query.partition("=")
-        if key != "delay" or not eq:
-            raise InvalidArgument(
-                f"stand-in option {query!r} is not known; the one option is ?delay=SECONDS"
-            )
-        try:
-            delay = float(value)
-        except ValueError:
-            delay = math.nan
-        if not (math.isfinite(delay) and delay >= 0):
-            raise InvalidArgument(f"delay={value!r} must be a number of seconds, 0 or more")
-    return StandinShopTask(versions[name], delay=delay)
-
-
 #: Task kinds by prefix: ``task_from_name("KIND:REST")`` calls
-#: ``TASK_KINDS[KIND](REST)``. Providers register their kinds here
-#: (``"openai"``, ``"ollama"``, ...).
-TASK_KINDS: dict[str, Callable[[str], Task]] = {"standin": _standin}
+#: ``TASK_KINDS[KIND](REST)``. A kind not here is looked up among the entry
+#: points of the group ``evalstats.tasks`` (where the offline stand-ins are
+#: registered, as ``standin``) and kept here once found.
+TASK_KINDS: dict[str, Callable[[str], Task]] = {}
 
 
 #: Task kinds served by :mod:`evalstats.running.providers` over HTTP. They are looked
@@ -138,8 +77,12 @@ def task_from_name(name: str, settings: Mapping[str, str] | None = None) -> Task
         from ._command import cmd_task  # a subprocess per sample
 
         TASK_KINDS["cmd"] = cmd_task
-    kinds = sorted({*TASK_KINDS, *PROVIDER_KINDS, "cmd"})
+    if colon and kind not in TASK_KINDS:
+        found = entry_point(TASK_GROUP, kind)
+        if found is not None:
+            TASK_KINDS[kind] = found
     if not colon or kind not in TASK_KINDS:
+        kinds = sorted({*TASK_KINDS, *PROVIDER_KINDS, "cmd", *entry_point_names(TASK_GROUP)})
         raise InvalidArgument(
             f"unknown task {name!r}{suggest(kind, kinds) if colon else ''}; a task name "
             f"is KIND:NAME with KIND one of {', '.join(kinds)} "
