@@ -8,7 +8,7 @@ from pathlib import Path
 from evalstats import compare_runs, read_results, report
 from evalstats.cli import main
 from evalstats.demo._server import serve
-from evalstats.running._engine import JUDGE_UNMEASURED
+from evalstats.running._scoring import JUDGE_UNMEASURED
 
 SUITE = str(Path(__file__).resolve().parent.parent / "cases" / "judged.yaml")
 STANDIN = "standin:judge,sensitivity=0.9,specificity=0.8,seed=1"

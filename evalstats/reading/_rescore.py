@@ -140,14 +140,14 @@ def _score_sample(
     record: Mapping[str, Any], checks: Any, needs_trace: Callable[[Any], bool]
 ) -> dict[str, Any]:
     """The record with its verdicts from ``checks``; unmeasured when a judge fails."""
-    from ..running._engine import _not_inspected, _verdict
+    from ..running._scoring import not_inspected, verdict_record
 
     out = dict(record)
     status = record.get("status")
     if status == "unmeasured":
         return out
     if status != "completed":
-        out["checks"] = _not_inspected(checks, str(record.get("reason") or "incomplete"))
+        out["checks"] = not_inspected(checks, str(record.get("reason") or "incomplete"))
         return out
     answer = record.get("answer")
     trace = None
@@ -163,7 +163,7 @@ def _score_sample(
         subject = trace if needs_trace(check) else answer
         if subject is None and needs_trace(check):
             verdicts.append(
-                _verdict(name, axis, "failed", "could not be inspected: no trace is stored")
+                verdict_record(name, axis, "failed", "could not be inspected: no trace is stored")
             )
             continue
         try:
@@ -172,7 +172,7 @@ def _score_sample(
             out.update(status="unmeasured", reason=f"the check {name} could not be scored: {exc}")
             out["checks"] = []
             return out
-        verdicts.append(_verdict(name, axis, verdict.status, verdict.reason))
+        verdicts.append(verdict_record(name, axis, verdict.status, verdict.reason))
     out["checks"] = verdicts
     return out
 
@@ -263,7 +263,7 @@ def _rescore(
     judge: Callable[[str], str] | None,
     described: dict[str, Any] | None,
 ) -> RescoreOutcome:
-    from ..running._engine import _checks_of, _needs_trace
+    from ..running._scoring import checks_of, needs_trace
     from ..running._suite import Suite, load_suite
     from ._logs import write_results
 
@@ -274,11 +274,11 @@ def _rescore(
     include_holdout = bool(run.manifest.get("include_holdout"))
     cases = {c.id: c for c in suite.select(include_holdout=include_holdout)}
     changed = _check_same_inputs(run, {i: c.to_dict() for i, c in cases.items()})
-    checks = {case_id: _checks_of(case) for case_id, case in cases.items()}
+    checks = {case_id: checks_of(case) for case_id, case in cases.items()}
     samples = []
     rescored = differ = 0
     for record in run.samples:
-        new = _score_sample(record, checks[record["case"]], _needs_trace)
+        new = _score_sample(record, checks[record["case"]], needs_trace)
         if record.get("status") == "completed":
             rescored += 1
             differ += _statuses(new) != _statuses(record)

@@ -243,24 +243,25 @@ class Check:
         self._fn = fn
 
     def __call__(self, answer: Any) -> str | None:
-        problem = _nothing_to_inspect(answer)
+        problem = nothing_to_inspect(answer)
         if problem is not None:
-            return problem
+            return f"{INSPECTION_FAILURE}: {problem}"
         return self._fn(answer)
 
     def __repr__(self) -> str:
         return self.name
 
 
-def _nothing_to_inspect(answer: Any) -> str | None:
+def nothing_to_inspect(answer: Any) -> str | None:
+    """Why an answer has nothing to inspect (None, not text, empty, blank), or None."""
     if answer is None:
-        return f"{INSPECTION_FAILURE}: there is no answer"
+        return "there is no answer"
     if not isinstance(answer, str):
-        return f"{INSPECTION_FAILURE}: the answer is {type(answer).__name__}, not text"
+        return f"the answer is {type(answer).__name__}, not text"
     if not answer:
-        return f"{INSPECTION_FAILURE}: the answer is empty"
+        return "the answer is empty"
     if answer.isspace():
-        return f"{INSPECTION_FAILURE}: the answer is only whitespace"
+        return "the answer is only whitespace"
     return None
 
 

@@ -58,8 +58,17 @@ from ..errors import (
     TransientProviderError,
 )
 from ..results._recordable import NOTES_KEY, recordable
-from ._checks import INSPECTION_FAILURE, Verdict, check_name, run_check
+from ._checks import Verdict, nothing_to_inspect, run_check
 from ._prices import without_prices
+from ._scoring import (
+    JUDGE_UNMEASURED,
+    checks_of,
+    is_judged,
+    may_block,
+    needs_trace,
+    not_inspected,
+    verdict_record,
+)
 from ._tasks import CallableTask, Prompt, Task, TaskResult, as_task
 from ._tasks import check_timeout as _check_timeout
 from ._variants import (
@@ -322,34 +331,6 @@ def _resolve_suite(suite_or_cases: Any) -> Any:
     return cases_module.suite_from_cases(items)
 
 
-def _checks_of(case: Any) -> tuple[tuple[Callable[[Any], Any], str | None, str], ...]:
-    """``(check, axis, name)`` of each check of a case (CaseCheck or (check, axis) pairs).
-
-    The case's required actions follow its own checks, as checks with axis
-    ``"action"`` scored on the sample's tool-call trace.
-    """
-    out = []
-    for c in case.checks:
-        if isinstance(c, tuple):
-            check, axis = c
-            out.append((check, axis, check_name(check)))
-        else:
-            out.append((c.check, c.axis, getattr(c, "name", None) or check_name(c.check)))
-    actions = getattr(case, "required_actions", None) or ()
-    if actions:
-        from ._traces import required_action_from_spec
-
-        for spec in actions:
-            action = required_action_from_spec(spec)
-            out.append((action, "action", action.name))
-    return tuple(out)
-
-
-def _needs_trace(check: Callable[[Any], Any]) -> bool:
-    """Whether a check is scored on the tool-call trace instead of the answer."""
-    return getattr(check, "needs_trace", False) is True
-
-
 def _resolve_trace(value: Any, needed: bool) -> tuple[Any, Any, str | None]:
     """``(trace, record, problem)`` for what a task returned as its trace.
 
@@ -383,13 +364,6 @@ def _resolve_trace(value: Any, needed: bool) -> tuple[Any, Any, str | None]:
     if needed:
         return None, value, "the task produced no trace to inspect"
     return None, value, None
-
-
-def _may_block(check: Callable[[Any], Any]) -> bool:
-    """Whether a check calls a model (and so runs in a worker thread)."""
-    from ._judge import JudgedCheck
-
-    return isinstance(check, JudgedCheck) or bool(getattr(check, "blocking", False))
 
 
 _RESUME_KEYS = ("suite", "cases", "variants", "runs", "seed", "include_holdout", "judge")
@@ -481,12 +455,12 @@ class _Engine:
         self.retries = retries
         self.backoff = backoff
         self.rng = random.Random(f"evalstats.engine.backoff:{seed}")
-        self.checks = {cid: _checks_of(case) for cid, case in cases.items()}
+        self.checks = {cid: checks_of(case) for cid, case in cases.items()}
         self.blocking_checks = {
-            cid: any(_may_block(c) for c, _, _ in checks) for cid, checks in self.checks.items()
+            cid: any(may_block(c) for c, _, _ in checks) for cid, checks in self.checks.items()
         }
         self.needs_trace = {
-            cid: any(_needs_trace(c) for c, _, _ in checks) for cid, checks in self.checks.items()
+            cid: any(needs_trace(c) for c, _, _ in checks) for cid, checks in self.checks.items()
         }
         self.prompts: dict[tuple[str, str], Prompt] = {}
         self.executor: ThreadPoolExecutor | None = None
@@ -610,7 +584,7 @@ class _Engine:
             status, reason = "unmeasured", call.unmeasured
         elif call.error is not None:
             reason = f"the task raised {type(call.error).__name__}: {call.error}"
-            status, verdicts = "incomplete", _not_inspected(checks, reason)
+            status, verdicts = "incomplete", not_inspected(checks, reason)
         else:
             if isinstance(result, TaskResult):
                 answer, trace, model = result.answer, result.trace, result.model
@@ -626,10 +600,10 @@ class _Engine:
             # A trace that cannot be read (or none, when a check needs one)
             # makes the sample incomplete: no outcome is guessed from the answer.
             parsed, trace, problem = _resolve_trace(trace, self.needs_trace[slot.case])
-            nothing = problem or _nothing_to_inspect(answer)
+            nothing = problem or nothing_to_inspect(answer)
             if nothing is not None:
                 status, reason = "incomplete", nothing
-                verdicts = _not_inspected(checks, nothing)
+                verdicts = not_inspected(checks, nothing)
             else:
                 scored = await self._score(slot.case, checks, answer, parsed)
                 if isinstance(scored, str):
@@ -677,7 +651,7 @@ class _Engine:
         out = []
         for check, axis, name in checks:
             failed: BaseException | None = None
-            subject = trace if _needs_trace(check) else answer
+            subject = trace if needs_trace(check) else answer
             if not blocking:  # fast checks run here; a retry goes through the loop below
                 try:
                     verdict = run_check(check, subject)
@@ -686,7 +660,7 @@ class _Engine:
                 except ProviderError as exc:
                     raise _Stop(exc) from exc
                 else:
-                    out.append(_verdict(name, axis, verdict.status, verdict.reason, verdict))
+                    out.append(verdict_record(name, axis, verdict.status, verdict.reason, verdict))
                     continue
 
             def make(
@@ -703,10 +677,12 @@ class _Engine:
                 return self._bounded(lambda: loop.run_in_executor(pool, run_check, check, subject))
 
             call = await self._with_retries(make, failed=failed)
-            if call.unmeasured is not None and _is_judged(check):
+            if call.unmeasured is not None and is_judged(check):
                 # The judge gave no verdict after retries: the check is unmeasured
                 # for the judge, neither passed nor failed, and counted apart.
-                record = _verdict(name, axis, "unscored", f"{JUDGE_UNMEASURED}: {call.unmeasured}")
+                record = verdict_record(
+                    name, axis, "unscored", f"{JUDGE_UNMEASURED}: {call.unmeasured}"
+                )
                 out.append({**record, "judge_unmeasured": True})
                 continue
             if call.unmeasured is not None:
@@ -714,49 +690,8 @@ class _Engine:
             if call.error is not None:  # run_check turns check errors into verdicts
                 raise call.error
             verdict = call.result
-            out.append(_verdict(name, axis, verdict.status, verdict.reason, verdict))
+            out.append(verdict_record(name, axis, verdict.status, verdict.reason, verdict))
         return out
-
-
-#: The reason of a judged check whose judge gave no verdict after retries.
-JUDGE_UNMEASURED = "the judge gave no verdict"
-
-
-def _is_judged(check: Callable[[Any], Any]) -> bool:
-    from ._judge import JudgedCheck
-
-    return isinstance(check, JudgedCheck)
-
-
-def _verdict(
-    name: str, axis: str | None, status: str, reason: str, verdict: Any = None
-) -> dict[str, Any]:
-    record: dict[str, Any] = {"check": name, "axis": axis, "status": status, "reason": reason}
-    evidence = getattr(verdict, "evidence", None)
-    if evidence:
-        # A judged check keeps the judge's prompt and raw reply, so a verdict can be audited.
-        record["judge"] = dict(evidence)
-    return record
-
-
-def _not_inspected(
-    checks: Sequence[tuple[Callable[[Any], Any], str | None, str]], why: str
-) -> list[dict[str, Any]]:
-    """Every check failed as not inspected, for an incomplete sample."""
-    failed = f"{INSPECTION_FAILURE}: {why}"
-    return [_verdict(name, axis, "failed", failed) for _, axis, name in checks]
-
-
-def _nothing_to_inspect(answer: Any) -> str | None:
-    if answer is None:
-        return "there is no answer"
-    if not isinstance(answer, str):
-        return f"the answer is {type(answer).__name__}, not text"
-    if not answer:
-        return "the answer is empty"
-    if answer.isspace():
-        return "the answer is only whitespace"
-    return None
 
 
 def _tokens(tokens: Mapping[str, int | None] | None) -> dict[str, int | None] | None:

@@ -1,0 +1,88 @@
+"""Scoring a sample: a case's checks, each one's verdict as the record keeps it.
+
+Shared by the engine, which scores answers as they arrive, and by ``rescore``,
+which scores stored answers again: the checks of a case (its own, then its
+required actions), which of them need the trace or may block, and the verdict
+records they give.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ._checks import INSPECTION_FAILURE, check_name
+
+__all__ = [
+    "JUDGE_UNMEASURED",
+    "checks_of",
+    "is_judged",
+    "may_block",
+    "needs_trace",
+    "not_inspected",
+    "verdict_record",
+]
+
+
+def checks_of(case: Any) -> tuple[tuple[Callable[[Any], Any], str | None, str], ...]:
+    """``(check, axis, name)`` of each check of a case (CaseCheck or (check, axis) pairs).
+
+    The case's required actions follow its own checks, as checks with axis
+    ``"action"`` scored on the sample's tool-call trace.
+    """
+    out = []
+    for c in case.checks:
+        if isinstance(c, tuple):
+            check, axis = c
+            out.append((check, axis, check_name(check)))
+        else:
+            out.append((c.check, c.axis, getattr(c, "name", None) or check_name(c.check)))
+    actions = getattr(case, "required_actions", None) or ()
+    if actions:
+        from ._traces import required_action_from_spec
+
+        for spec in actions:
+            action = required_action_from_spec(spec)
+            out.append((action, "action", action.name))
+    return tuple(out)
+
+
+def needs_trace(check: Callable[[Any], Any]) -> bool:
+    """Whether a check is scored on the tool-call trace instead of the answer."""
+    return getattr(check, "needs_trace", False) is True
+
+
+def may_block(check: Callable[[Any], Any]) -> bool:
+    """Whether a check calls a model (and so runs in a worker thread)."""
+    from ._judge import JudgedCheck
+
+    return isinstance(check, JudgedCheck) or bool(getattr(check, "blocking", False))
+
+
+#: The reason of a judged check whose judge gave no verdict after retries.
+JUDGE_UNMEASURED = "the judge gave no verdict"
+
+
+def is_judged(check: Callable[[Any], Any]) -> bool:
+    from ._judge import JudgedCheck
+
+    return isinstance(check, JudgedCheck)
+
+
+def verdict_record(
+    name: str, axis: str | None, status: str, reason: str, verdict: Any = None
+) -> dict[str, Any]:
+    record: dict[str, Any] = {"check": name, "axis": axis, "status": status, "reason": reason}
+    evidence = getattr(verdict, "evidence", None)
+    if evidence:
+        # A judged check keeps the judge's prompt and raw reply, so a verdict can be audited.
+        record["judge"] = dict(evidence)
+    return record
+
+
+def not_inspected(
+    checks: Sequence[tuple[Callable[[Any], Any], str | None, str]], why: str
+) -> list[dict[str, Any]]:
+    """Every check failed as not inspected, for an incomplete sample."""
+    failed = f"{INSPECTION_FAILURE}: {why}"
+    return [verdict_record(name, axis, "failed", failed) for _, axis, name in checks]
