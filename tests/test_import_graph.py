@@ -219,6 +219,7 @@ def test_every_module_sits_in_a_stage() -> None:
     assert base == {
         "evalstats.__main__",
         "evalstats._terminal",
+        "evalstats._text",
         "evalstats._validate",
         "evalstats.errors",
     } | {f"evalstats.{s}" for s in STAGES[1:]}

@@ -18,6 +18,7 @@ import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
+from .._text import short_repr
 from ..errors import InvalidArgument, ResultsFileError
 from ..results._file import COUNTING_METHOD, FORMAT_VERSION, Results
 
@@ -128,7 +129,7 @@ class PassRule:
                 ) from None
             return self(number)
         raise ValueError(
-            f"{self.what} is {_short(value)}, which is neither a number, a boolean nor a "
+            f"{self.what} is {short_repr(value)}, which is neither a number, a boolean nor a "
             "pass/fail word"
         )
 
@@ -146,11 +147,6 @@ class PassRule:
                 f"a number passes when it is at least {self.threshold:g} (--pass-threshold)"
             )
         return "; ".join(parts) or "no scored sample"
-
-
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def check(

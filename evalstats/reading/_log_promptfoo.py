@@ -16,6 +16,7 @@ import json
 import os
 from typing import Any
 
+from .._text import clip
 from ..results._file import Results
 from ._log_common import build, check, file_error, opening, suite_digest
 
@@ -38,8 +39,7 @@ def _load(shown: str) -> dict[str, Any]:
 
 def _short(value: Any, limit: int = 40) -> str:
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return clip(" ".join(str(text).split()), limit)
 
 
 def _assertion_name(component: dict[str, Any]) -> str:

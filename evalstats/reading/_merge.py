@@ -28,12 +28,12 @@ from __future__ import annotations
 
 import datetime as _dt
 import hashlib
-import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .._text import canonical_json
 from ..errors import InvalidArgument, ResultsFileError
 from ..results._comparability import comparability
 from ..results._file import Results, read_results
@@ -115,10 +115,6 @@ def _schedule(run: Results, label: str) -> list[list[Any]]:
     return [list(slot) for slot in slots]
 
 
-def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=repr)
-
-
 def _variants(manifest: Mapping[str, Any]) -> dict[str, Any]:
     return {
         str(v.get("name")): without_prices(v)
@@ -138,11 +134,11 @@ def merge_problems(first: Results, second: Results) -> list[str]:
         chosen = names_a
         va, vb = _variants(first.manifest), _variants(second.manifest)
         for name in names_a:
-            if _canonical(va[name]) != _canonical(vb[name]):
+            if canonical_json(va[name]) != canonical_json(vb[name]):
                 keys = sorted(
                     k
                     for k in set(va[name]) | set(vb[name])
-                    if _canonical(va[name].get(k)) != _canonical(vb[name].get(k))
+                    if canonical_json(va[name].get(k)) != canonical_json(vb[name].get(k))
                 )
                 problems.append(f"variant {name!r} differs in its {', '.join(keys)}")
     if chosen:

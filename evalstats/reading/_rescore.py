@@ -23,12 +23,12 @@ reached leaves that sample unmeasured, with the reason.
 from __future__ import annotations
 
 import datetime as _dt
-import json
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .._text import canonical_json
 from ..errors import InvalidArgument, ProviderError
 from ..results._file import Results, read_results
 from ..running._checks import run_check
@@ -80,10 +80,6 @@ class RescoreOutcome:
         }
 
 
-def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=repr)
-
-
 def _input_of(case: Mapping[str, Any]) -> dict[str, Any]:
     """The case's fields that the model was given; an empty value (no fixtures, not
     holdout) counts as absent, so a manifest from a version that did not write the
@@ -121,9 +117,9 @@ def _check_same_inputs(run: Results, new_cases: Mapping[str, Mapping[str, Any]])
         )
     for case_id, case in old.items():
         a, b = _input_of(case), _input_of(new_cases[case_id])
-        if _canonical(a) != _canonical(b):
+        if canonical_json(a) != canonical_json(b):
             fields = sorted(
-                k for k in set(a) | set(b) if _canonical(a.get(k)) != _canonical(b.get(k))
+                k for k in set(a) | set(b) if canonical_json(a.get(k)) != canonical_json(b.get(k))
             )
             raise InvalidArgument(
                 f"suite: case {case_id!r} changed its {', '.join(fields)}; the stored answers "
@@ -132,7 +128,10 @@ def _check_same_inputs(run: Results, new_cases: Mapping[str, Mapping[str, Any]])
     return [
         c
         for c in old
-        if any(_canonical(old[c].get(k)) != _canonical(new_cases[c].get(k)) for k in SCORING_FIELDS)
+        if any(
+            canonical_json(old[c].get(k)) != canonical_json(new_cases[c].get(k))
+            for k in SCORING_FIELDS
+        )
     ]
 
 

@@ -7,10 +7,11 @@ comparison of two runs, ``merge``) asks the same question the same way.
 from __future__ import annotations
 
 import ipaddress
-import json
 import urllib.parse
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+from .._text import canonical_json, short_repr
 
 __all__ = ["COMPARABILITY", "comparability", "machine_matters", "suite_differences"]
 
@@ -20,7 +21,7 @@ COMPARABILITY = ("suite", "model", "judge", "counting method", "machine")
 def _judge_text(judge: Any) -> str:
     if isinstance(judge, Mapping) and isinstance(judge.get("spec"), str):
         return judge["spec"]
-    return "none" if judge is None else _short(judge)
+    return "none" if judge is None else short_repr(judge, 40)
 
 
 def _tasks(manifest: Mapping[str, Any]) -> dict[str, Any]:
@@ -29,15 +30,6 @@ def _tasks(manifest: Mapping[str, Any]) -> dict[str, Any]:
         for v in manifest.get("variants", [])
         if isinstance(v, dict)
     }
-
-
-def _short(x: Any) -> str:
-    text = repr(x)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=repr)
 
 
 def _cases_by_id(manifest: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -86,7 +78,7 @@ def suite_differences(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[st
         sha_o = (old.get("suite") or {}).get("sha256")
         sha_n = (new.get("suite") or {}).get("sha256")
         if sha_o is None or sha_o != sha_n:
-            return [f"sha256 {_short(sha_o)} then {_short(sha_n)}"]
+            return [f"sha256 {short_repr(sha_o, 40)} then {short_repr(sha_n, 40)}"]
         return []
     out = []
     removed = [c for c in co if c not in cn]
@@ -99,7 +91,7 @@ def suite_differences(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[st
     for case_id in (c for c in co if c in cn):
         a, b = co[case_id], cn[case_id]
         for key in sorted(set(a) | set(b)):
-            if _canonical(a.get(key)) != _canonical(b.get(key)):
+            if canonical_json(a.get(key)) != canonical_json(b.get(key)):
                 changed.setdefault(key, []).append(case_id)
     for key, ids in changed.items():
         what = {"checks": "checks", "prompt": "prompts"}.get(key, f"field {key!r}")
@@ -168,7 +160,7 @@ def comparability(
     for v in chosen:
         if to.get(v) != tn.get(v):
             model_problems.append(
-                f"variant {v!r}: task {_short(to.get(v))} then {_short(tn.get(v))}"
+                f"variant {v!r}: task {short_repr(to.get(v), 40)} then {short_repr(tn.get(v), 40)}"
             )
     if not chosen:
         model_problems.append("no variant in common")
@@ -183,7 +175,7 @@ def comparability(
     co, cn = mo.get("counting_method"), mn.get("counting_method")
     if co is None or co != cn:
         differences.append("counting method")
-        details.append(f"counting method differs ({_short(co)} then {_short(cn)})")
+        details.append(f"counting method differs ({short_repr(co, 40)} then {short_repr(cn, 40)})")
     fo, fn = mo.get("machine"), mn.get("machine")
     local = [v for v in chosen if machine_matters(to.get(v)) or machine_matters(tn.get(v))]
     if (local or not chosen) and (fo is None or fo != fn):
@@ -191,5 +183,7 @@ def comparability(
         runs_here = (
             f"; {_names(local)} run{'s' if len(local) == 1 else ''} locally" if local else ""
         )
-        details.append(f"machine differs ({_short(fo)} then {_short(fn)}{runs_here})")
+        details.append(
+            f"machine differs ({short_repr(fo, 40)} then {short_repr(fn, 40)}{runs_here})"
+        )
     return differences, details

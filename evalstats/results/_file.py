@@ -53,6 +53,7 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
+from .._text import short_repr
 from .._validate import suggest
 from ..errors import InvalidArgument, ResultsFileError
 from ._recordable import NOTES_KEY, recordable
@@ -237,12 +238,6 @@ def _whole(value: Any, *, low: int = 0, high: int | None = None) -> bool:
     )
 
 
-def _short(value: Any) -> str:
-    """``repr(value)``, cut to a short prefix: errors never quote a whole record."""
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
 def _sample_problem(record: Mapping[str, Any], *, written: bool = True) -> str | None:
     """What is wrong with a sample record, or None when it can be counted.
 
@@ -254,25 +249,25 @@ def _sample_problem(record: Mapping[str, Any], *, written: bool = True) -> str |
             return f'the sample has no "{key}"'
     for key in ("case", "variant"):
         if not isinstance(record[key], str):
-            return f'"{key}"={_short(record[key])} must be a string'
+            return f'"{key}"={short_repr(record[key])} must be a string'
     repeat = record["repeat"]
     if not _whole(repeat, high=MAX_RUNS):
-        return f'"repeat"={_short(repeat)} must be a whole number from 0 to {MAX_RUNS - 1:,}'
+        return f'"repeat"={short_repr(repeat)} must be a whole number from 0 to {MAX_RUNS - 1:,}'
     if record["status"] not in SAMPLE_STATUSES:
         return (
-            f'"status"={_short(record["status"])} is not a sample status'
+            f'"status"={short_repr(record["status"])} is not a sample status'
             f"{suggest(str(record['status']), SAMPLE_STATUSES)}; expected one of "
             + ", ".join(repr(s) for s in SAMPLE_STATUSES)
         )
     checks = record["checks"]
     if not isinstance(checks, list | tuple):
-        return f'"checks"={_short(checks)} must be a list'
+        return f'"checks"={short_repr(checks)} must be a list'
     for i, check in enumerate(checks):
         if not isinstance(check, Mapping) or "status" not in check:
             return f'checks[{i}] must be an object with a "status"'
         if check["status"] not in CHECK_STATUSES:
             return (
-                f'checks[{i}]: "status"={_short(check["status"])} is not a check status'
+                f'checks[{i}]: "status"={short_repr(check["status"])} is not a check status'
                 f"{suggest(str(check['status']), CHECK_STATUSES)}"
             )
     if written:
@@ -288,18 +283,18 @@ def _field_problem(record: Mapping[str, Any]) -> str | None:
         for key in ("check", "axis", "reason"):
             value = check.get(key)
             if value is not None and not isinstance(value, str):
-                return f'checks[{i}]: "{key}"={_short(value)} must be a string or null'
+                return f'checks[{i}]: "{key}"={short_repr(value)} must be a string or null'
     latency = record.get("latency_s")
     if not _number_or_null(latency):
-        return f'"latency_s"={_short(latency)} must be a number of seconds or null'
+        return f'"latency_s"={short_repr(latency)} must be a number of seconds or null'
     tokens = record.get("tokens")
     if tokens is not None:
         if not isinstance(tokens, Mapping):
-            return f'"tokens"={_short(tokens)} must be an object or null'
+            return f'"tokens"={short_repr(tokens)} must be an object or null'
         for key in ("input", "output"):
             value = tokens.get(key)
             if value is not None and not _whole(value) and value not in NON_FINITE:
-                return f'"tokens": "{key}"={_short(value)} must be a whole number or null'
+                return f'"tokens": "{key}"={short_repr(value)} must be a whole number or null'
     return None
 
 
@@ -318,17 +313,17 @@ def _number_or_null(value: Any) -> bool:
 def _slot_problem(slot: Any) -> str | None:
     """What is wrong with one slot of a manifest's schedule, or None."""
     if not isinstance(slot, list | tuple) or len(slot) < 5:
-        return f"{_short(slot)} must be a list [case, repeat, pair, position, variant]"
+        return f"{short_repr(slot)} must be a list [case, repeat, pair, position, variant]"
     case, repeat, pair, position, variant = slot[:5]
     if not isinstance(case, str) or not isinstance(variant, str):
-        return f"{_short(slot)}: the case and the variant must be strings"
+        return f"{short_repr(slot)}: the case and the variant must be strings"
     if not _whole(repeat, high=MAX_RUNS):
         return (
-            f"{_short(slot)}: repeat={_short(repeat)} must be a whole number from 0 to "
+            f"{short_repr(slot)}: repeat={short_repr(repeat)} must be a whole number from 0 to "
             f"{MAX_RUNS - 1:,}"
         )
     if not _whole(pair) or not _whole(position):
-        return f"{_short(slot)}: the pair and the position must be whole numbers of at least 0"
+        return f"{short_repr(slot)}: the pair and the position must be whole numbers of at least 0"
     return None
 
 
@@ -343,35 +338,35 @@ def _manifest_problem(manifest: Mapping[str, Any], *, schedule: bool = True) -> 
     """
     suite = manifest.get("suite")
     if suite is not None and not isinstance(suite, Mapping):
-        return f'"suite"={_short(suite)} must be an object'
+        return f'"suite"={short_repr(suite)} must be an object'
     cases = manifest.get("cases")
     if cases is not None:
         if not isinstance(cases, list):
-            return f'"cases"={_short(cases)} must be a list of cases'
+            return f'"cases"={short_repr(cases)} must be a list of cases'
         for i, case in enumerate(cases):
             if isinstance(case, str):  # a bare case id
                 continue
             if not isinstance(case, Mapping) or not isinstance(case.get("id"), str):
-                return f'"cases"[{i}]={_short(case)} must be an object with a string "id"'
+                return f'"cases"[{i}]={short_repr(case)} must be an object with a string "id"'
     variants = manifest.get("variants")
     if variants is not None:
         if not isinstance(variants, list):
-            return f'"variants"={_short(variants)} must be a list of variants'
+            return f'"variants"={short_repr(variants)} must be a list of variants'
         for i, variant in enumerate(variants):
             name = variant.get("name") if isinstance(variant, Mapping) else variant
             if not isinstance(name, str):
                 return (
-                    f'"variants"[{i}]={_short(variant)} must be an object with a string '
+                    f'"variants"[{i}]={short_repr(variant)} must be an object with a string '
                     '"name" (or a name)'
                 )
     runs = manifest.get("runs")
     if runs is not None and not _whole(runs, high=MAX_RUNS + 1):
-        return f'"runs"={_short(runs)} must be a whole number from 0 to {MAX_RUNS:,}'
+        return f'"runs"={short_repr(runs)} must be a whole number from 0 to {MAX_RUNS:,}'
     if schedule:
         slots = manifest.get("schedule")
         if slots is not None:
             if not isinstance(slots, list):
-                return f'"schedule"={_short(slots)} must be a list of slots'
+                return f'"schedule"={short_repr(slots)} must be a list of slots'
             for i, slot in enumerate(slots):
                 problem = _slot_problem(slot)
                 if problem is not None:
@@ -772,7 +767,7 @@ class _Scan:
                     raise ResultsFileError(f"{shown}: line {number}: a second manifest")
                 else:
                     raise ResultsFileError(
-                        f"{shown}: line {number}: unknown record type {_short(kind)}"
+                        f"{shown}: line {number}: unknown record type {short_repr(kind)}"
                         f"{suggest(str(kind), ('sample', 'look', 'summary'))}"
                     )
         self.keep_newline = last.endswith(b"\n") if last else True
@@ -814,12 +809,12 @@ class _Scan:
         if kind != "manifest":
             raise ResultsFileError(
                 f"{shown}: line {number} should be the manifest, but its type is "
-                f"{_short(kind)}; is this an evalstats results file?"
+                f"{short_repr(kind)}; is this an evalstats results file?"
             )
         fmt = record.get("format")
         if fmt != FORMAT_VERSION:
             raise ResultsFileError(
-                f"{shown}: line {number}: the manifest has format={_short(fmt)}; this "
+                f"{shown}: line {number}: the manifest has format={short_repr(fmt)}; this "
                 f"evalstats reads format {FORMAT_VERSION}"
             )
         return record

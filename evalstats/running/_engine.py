@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .._terminal import visible
+from .._text import canonical_json
 from .._validate import whole_number
 from ..errors import (
     InvalidArgument,
@@ -1180,10 +1181,6 @@ def _key(slot: Slot) -> tuple[str, str, int]:
 # --- extending a finished run ---------------------------------------------------------
 
 
-def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=repr)
-
-
 def _case_fields(case: Mapping[str, Any]) -> dict[str, Any]:
     """A manifest case with empty fields left out, so a file from a version that did not
     write a field (no tags, not holdout) reads as the same case."""
@@ -1236,10 +1233,10 @@ def _extension(
     else:
         mine = {v["name"]: without_prices(v) for v in manifest["variants"]}
         for v in old["variants"]:
-            if _canonical(without_prices(v)) != _canonical(mine[v["name"]]):
+            if canonical_json(without_prices(v)) != canonical_json(mine[v["name"]]):
                 problems.append(f"variant {v['name']!r}")
     for key in ("seed", "include_holdout", "judge", "counting_method"):
-        if _canonical(old.get(key)) != _canonical(manifest.get(key)):
+        if canonical_json(old.get(key)) != canonical_json(manifest.get(key)):
             problems.append(
                 f"{key} (the file has {old.get(key)!r}, this run {manifest.get(key)!r})"
             )
@@ -1254,7 +1251,7 @@ def _extension(
         c
         for c in listed
         if c["id"] in new_cases
-        and _canonical(_case_fields(c)) != _canonical(_case_fields(new_cases[c["id"]]))
+        and canonical_json(_case_fields(c)) != canonical_json(_case_fields(new_cases[c["id"]]))
     ]
     if changed:
         problems.append(

@@ -74,6 +74,7 @@ from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path, PureWindowsPath
 from typing import Any
 
+from .._text import canonical_json, clip
 from .._validate import suggest, whole_number
 from ..errors import CaseFileError, InvalidArgument
 from ._checks import BUILTIN_CHECKS, check_from_spec, check_name
@@ -214,11 +215,6 @@ def _shown(value: Any) -> str:
     return _kind(value)
 
 
-def _canonical(value: Any) -> str:
-    """Canonical JSON: sorted keys, no spaces, UTF-8 text kept as is."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
 def _json_copy(value: Any) -> Any:
     """A deep, JSON-ready copy (plain dicts and lists); raises ValueError if not JSON-like."""
     try:
@@ -239,7 +235,7 @@ class _FrozenDict(dict):  # type: ignore[type-arg]
     clear = pop = popitem = setdefault = update = _read_only
 
     def __hash__(self) -> int:  # type: ignore[override]
-        return hash(_canonical(self))
+        return hash(canonical_json(self))
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (dict(self),))
@@ -436,7 +432,7 @@ class CaseCheck:
 
     def _key(self) -> tuple[Any, ...]:
         if self.spec is not None:
-            return ("spec", _canonical(self.spec), self.axis)
+            return ("spec", canonical_json(self.spec), self.axis)
         return ("python", id(self.check), self.axis)
 
     def __eq__(self, other: object) -> bool:
@@ -869,7 +865,7 @@ def case_from_dict(data: Mapping[str, Any], *, judge: Callable[[str], str] | Non
 
 
 def _cases_sha256(cases: Iterable[Case]) -> str:
-    text = _canonical([c.to_dict() for c in cases])
+    text = canonical_json([c.to_dict() for c in cases])
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
@@ -1266,10 +1262,6 @@ def _check_expansion(document: Any, shown: str) -> None:
         )
 
 
-def _short(text: str, limit: int = 200) -> str:
-    return text if len(text) <= limit else text[:limit] + "…"
-
-
 def _parse_yaml(text: str, shown: str) -> Any:
     import yaml
 
@@ -1287,7 +1279,7 @@ def _parse_yaml(text: str, shown: str) -> Any:
         why = str(exc)
         if "integer string conversion" in why:
             why = f"a whole number has more than {sys.get_int_max_str_digits()} digits"
-        raise CaseFileError(f"{shown}: not valid YAML: {_short(why)}") from None
+        raise CaseFileError(f"{shown}: not valid YAML: {clip(why, 201, '…')}") from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or exc.context or "cannot be parsed"

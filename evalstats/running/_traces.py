@@ -51,6 +51,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+from .._text import canonical_json, clip, short_repr
 from .._validate import suggest
 from ..errors import EvalStatsError, InvalidArgument
 from ._checks import INSPECTION_FAILURE
@@ -92,10 +93,6 @@ def _frozen(mapping: Mapping[str, Any]) -> Mapping[str, Any]:
     return MappingProxyType(dict(mapping))
 
 
-def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
-
-
 @dataclass(frozen=True)
 class ToolCall:
     """One tool call the model asked for, in response number ``turn``."""
@@ -109,7 +106,7 @@ class ToolCall:
         object.__setattr__(self, "arguments", _frozen(self.arguments))
 
     def __hash__(self) -> int:
-        return hash((self.id, self.name, _canonical(dict(self.arguments)), self.turn))
+        return hash((self.id, self.name, canonical_json(dict(self.arguments)), self.turn))
 
     def __str__(self) -> str:
         args = ", ".join(
@@ -211,27 +208,24 @@ def _need(record: Mapping[str, Any], key: str, kind: type, what: str, where: str
         raise TraceError(f"{where}: the {record['type']} record has no {key!r}")
     value = record[key]
     if isinstance(value, bool) or not isinstance(value, kind):  # true is no turn number
-        raise TraceError(f"{where}: {key}={_short(value)} must be {what}")
+        raise TraceError(f"{where}: {key}={short_repr(value)} must be {what}")
     return value
-
-
-def _short(value: Any) -> str:
-    return _short_text(repr(value), 60)
 
 
 def _call(raw: Any, turn: int, where: str) -> ToolCall:
     if not isinstance(raw, Mapping):
-        raise TraceError(f"{where}: a tool call must be an object, not {_short(raw)}")
+        raise TraceError(f"{where}: a tool call must be an object, not {short_repr(raw)}")
     for key in ("id", "name"):
         if not isinstance(raw.get(key), str) or not raw[key]:
             raise TraceError(
-                f"{where}: a tool call's {key}={_short(raw.get(key))} must be a non-empty string"
+                f"{where}: a tool call's {key}={short_repr(raw.get(key))} "
+                "must be a non-empty string"
             )
     arguments = raw.get("arguments", {})
     if not isinstance(arguments, Mapping):
         raise TraceError(
             f"{where}: the arguments of tool call {raw['id']!r} must be an object, "
-            f"not {_short(arguments)}"
+            f"not {short_repr(arguments)}"
         )
     return ToolCall(raw["id"], raw["name"], arguments, turn)
 
@@ -258,7 +252,7 @@ def _parse(lines: list[str], shown: str) -> list[tuple[int, dict[str, Any]]]:
         kind = record.get("type")
         if kind not in RECORD_TYPES:
             raise TraceError(
-                f"{where}: malformed record: unknown type {_short(kind)}"
+                f"{where}: malformed record: unknown type {short_repr(kind)}"
                 f"{suggest(str(kind), RECORD_TYPES)}; expected one of {', '.join(RECORD_TYPES)}"
             )
         records.append((i + 1, record))
@@ -279,12 +273,12 @@ def _executed(
     for j, message in enumerate(messages):
         at = f"{where}: messages[{j}]"
         if not isinstance(message, Mapping):
-            raise TraceError(f"{at}: a message must be an object, not {_short(message)}")
+            raise TraceError(f"{at}: a message must be an object, not {short_repr(message)}")
         role = message.get("role")
         if role == "assistant":
             raw_calls = message.get("tool_calls") or []
             if not isinstance(raw_calls, list):
-                raise TraceError(f"{at}: tool_calls must be a list, not {_short(raw_calls)}")
+                raise TraceError(f"{at}: tool_calls must be a list, not {short_repr(raw_calls)}")
             for raw in raw_calls:
                 call = _call(raw, -1, at)
                 queue = turns.get(call.id)
@@ -300,19 +294,20 @@ def _executed(
             waiting = pending.get(call_id) if isinstance(call_id, str) else None
             if not waiting:
                 raise TraceError(
-                    f"{at}: a tool message answers tool_call_id={_short(call_id)}, which "
+                    f"{at}: a tool message answers tool_call_id={short_repr(call_id)}, which "
                     "no earlier assistant call is waiting for"
                 )
             call = waiting.popleft()
             content = message.get("content")
             if not isinstance(content, str):
                 raise TraceError(
-                    f"{at}: the result of call {call_id!r} has content={_short(content)}, not text"
+                    f"{at}: the result of call {call_id!r} has "
+                    f"content={short_repr(content)}, not text"
                 )
             error = message.get("error")
             if not isinstance(error, bool):
                 raise TraceError(
-                    f"{at}: the result of call {call_id!r} has error={_short(error)}; a "
+                    f"{at}: the result of call {call_id!r} has error={short_repr(error)}; a "
                     "trace must say whether each result was an error (true or false)"
                 )
             name = message.get("name")
@@ -465,20 +460,20 @@ class _TraceWalk:
             )
         content = record.get("content")
         if content is not None and not isinstance(content, str):
-            raise TraceError(f"{where}: content={_short(content)} must be text or null")
+            raise TraceError(f"{where}: content={short_repr(content)} must be text or null")
         raw_calls = record.get("tool_calls") or []
         if not isinstance(raw_calls, list):
-            raise TraceError(f"{where}: tool_calls={_short(raw_calls)} must be a list")
+            raise TraceError(f"{where}: tool_calls={short_repr(raw_calls)} must be a list")
         self.requested.extend(_call(raw, turn, where) for raw in raw_calls)
         self.answered = True
 
     def _final(self, record: dict[str, Any], where: str) -> None:
         answer = record.get("answer")
         if answer is not None and not isinstance(answer, str):
-            raise TraceError(f"{where}: answer={_short(answer)} must be text or null")
+            raise TraceError(f"{where}: answer={short_repr(answer)} must be text or null")
         stopped = record.get("stopped")
         if stopped is not None and not isinstance(stopped, str):
-            raise TraceError(f"{where}: stopped={_short(stopped)} must be text or null")
+            raise TraceError(f"{where}: stopped={short_repr(stopped)} must be text or null")
         self.final = record
 
     def trace(self) -> Trace:
@@ -656,15 +651,11 @@ class RequiredAction:
         if self.error:
             return f"{what} was executed and not refused"
         lines = outcomes[0].content.strip().splitlines()
-        return f"{what} was refused: {_short_text(lines[0])}" if lines else f"{what} was refused"
+        return f"{what} was refused: {clip(lines[0], 80)}" if lines else f"{what} was refused"
 
 
 def _times(n: int) -> str:
     return "once" if n == 1 else f"{n} times"
-
-
-def _short_text(text: str, n: int = 80) -> str:
-    return text if len(text) <= n else text[: n - 3] + "..."
 
 
 def required_action(
@@ -752,7 +743,7 @@ def required_action_from_spec(spec: Mapping[str, Any]) -> RequiredAction:
     if not isinstance(spec, Mapping):
         raise InvalidArgument(
             f"a required action must be a mapping like {{'tool': 'read_note', 'path': "
-            f"'notes.txt'}}, not {_short(spec)}"
+            f"'notes.txt'}}, not {short_repr(spec)}"
         )
     for key in spec:
         if key not in ACTION_KEYS:

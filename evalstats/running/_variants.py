@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._text import clip
 from .._validate import suggest
 from ..errors import InvalidArgument
 from ._registry import TASK_GROUP, entry_point, entry_point_names
@@ -168,7 +169,7 @@ class Variant:
                 )
         if self.template is not None and "{prompt}" not in self.template:
             raise InvalidArgument(
-                f"Variant {self.name!r}: template={_short(self.template)!r} has no "
+                f"Variant {self.name!r}: template={clip(self.template, 40)!r} has no "
                 "'{prompt}' to put the case's prompt in"
             )
         if (self.price_in is None) != (self.price_out is None):
@@ -190,7 +191,7 @@ class Variant:
             object.__setattr__(self, "price_out", prices.output)
         if self.system is not None and isinstance(task, CallableTask):
             raise InvalidArgument(
-                f"Variant {self.name!r}: system={_short(self.system)!r} cannot be given to "
+                f"Variant {self.name!r}: system={clip(self.system, 40)!r} cannot be given to "
                 f"the plain callable {task.name}, which only receives the prompt text; "
                 "write a Task (describe() and async run(prompt, *, seed)) to use a system prompt"
             )
@@ -226,10 +227,6 @@ class Variant:
         if self.price_in is not None:
             out["prices"] = {"input": self.price_in, "output": self.price_out}
         return out
-
-
-def _short(text: str, n: int = 40) -> str:
-    return text if len(text) <= n else text[: n - 3] + "..."
 
 
 _VARIANT_OPTIONS = ("prefix", "suffix", "system", "template")
