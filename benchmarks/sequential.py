@@ -36,16 +36,16 @@ def main(argv: list[str] | None = None) -> int:
 
     fixed = min(timeit.repeat(lambda: compare(a, b), number=1, repeat=3))
     print(f"fixed-n compare (mcnemar), {pairs:,} pairs: {fixed * 1e3:.1f} ms")
-    for scope in ("these_cases", "cases_like_these"):
+    for about in ("these_cases", "cases_like_these"):
         seq = min(
             timeit.repeat(
-                lambda scope=scope: sequential_compare(a, b, scope=scope, looks=[pairs]),
+                lambda about=about: sequential_compare(a, b, about=about, looks=[pairs]),
                 number=1,
                 repeat=7,
             )
         )
         print(
-            f"one sequential look ({scope}), {pairs:,} pairs: {seq * 1e3:.1f} ms; "
+            f"one sequential look ({about}), {pairs:,} pairs: {seq * 1e3:.1f} ms; "
             f"ratio to the fixed-n compare: {seq / fixed:.3f}"
         )
     planned = min(

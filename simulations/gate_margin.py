@@ -7,7 +7,7 @@ one-sided test at 2.5%) should pass it at most about 2.5% of the time, and
 one truly worse by more should pass less often. What "exactly M worse" means
 depends on the claim the gate makes:
 
-* about **these cases** (``--about trials``: the paired McNemar comparison
+* about **these cases** (``--about these-cases``: the paired McNemar comparison
   and Newcombe's paired interval on all runs): these cases' own rates differ by
   M. Each experiment draws 10 (or more) cases from the case model and then
   shifts B's rates on the logit scale so that these cases' mean difference
@@ -302,8 +302,12 @@ def check_against_gate(xa: np.ndarray, xb: np.ndarray, margin: float) -> int:
     wrong = 0
     for i in range(xa.shape[0]):
         res = gate_results(xa[i], xb[i])
-        got_these = non_inferiority(res, "old", "new", margin=margin, advice=False, scope="trials")
-        got_like = non_inferiority(res, "old", "new", margin=margin, advice=False, scope="cases")
+        got_these = non_inferiority(
+            res, "old", "new", margin=margin, advice=False, about="these_cases"
+        )
+        got_like = non_inferiority(
+            res, "old", "new", margin=margin, advice=False, about="cases_like_these"
+        )
         wrong += (got_these.verdict == "not_worse") != bool(these[i])
         wrong += (got_like.verdict == "not_worse") != bool(like[i])
     return wrong

@@ -10,7 +10,7 @@ It prints the share of runs in which some pair is called better or worse (the
 family-wise error rate of the verdicts, two-sided), with its 95% Monte-Carlo
 (Wilson) interval, for Holm's adjustment (the default), Shaffer's and none.
 
-About cases like these (the default from 5 cases; ``--about cases``) each pair's
+About cases like these (the default from 5 cases; ``--about cases-like-these``) each pair's
 p-value is the clustered test that agrees with its interval
 (:func:`evalstats.stats._clustered_pvalues.case_means_pvalues`, the very function
 ``compare_variants`` judges by: the betting capital's p-value, at every
@@ -61,12 +61,12 @@ def pairs_of(k: int, mode: str) -> list[tuple[int, int]]:
     return [(a, b) for a in range(k) for b in range(a + 1, k)]
 
 
-def raw_pvalues(outcomes: np.ndarray, pairs: list[tuple[int, int]], scope: str) -> np.ndarray:
+def raw_pvalues(outcomes: np.ndarray, pairs: list[tuple[int, int]], about: str) -> np.ndarray:
     """Each pair's unadjusted p-value, shape (n, pairs), as compare_variants computes it."""
     x = outcomes.astype(float)
     out = []
     for a, b in pairs:
-        if scope == "cases":
+        if about == "cases_like_these":
             out.append(case_means_pvalues((x[:, b] - x[:, a]).mean(axis=-1), level=LEVEL))
         else:
             only_a = (outcomes[:, a] & ~outcomes[:, b]).sum(axis=(1, 2))
@@ -102,16 +102,16 @@ def main() -> None:
     print(
         f"{'about':<17} {'cases':>5} {'k':>2} {'mode':<9} {'Holm':<22} {'Shaffer':<22} {'none':<22}"
     )
-    for scope, sizes in (("cases", (10, 40, 150)), ("trials", (10,))):
-        about = "cases like these" if scope == "cases" else "these cases"
+    for about, sizes in (("cases_like_these", (10, 40, 150)), ("these_cases", (10,))):
+        words = "cases like these" if about == "cases_like_these" else "these cases"
         for cases in sizes:
             for k in (3, 5):
                 outcomes = draw(rng, n, k, cases)
                 for mode in MODES:
-                    p = raw_pvalues(outcomes, pairs_of(k, mode), scope)
+                    p = raw_pvalues(outcomes, pairs_of(k, mode), about)
                     cells = [share(int(any_called(p, adj, k, mode).sum()), n) for adj in ADJUST]
                     print(
-                        f"{about:<17} {cases:>5} {k:>2} {mode:<9} "
+                        f"{words:<17} {cases:>5} {k:>2} {mode:<9} "
                         f"{cells[0]:<22} {cells[1]:<22} {cells[2]:<22}"
                     )
 

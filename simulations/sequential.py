@@ -21,7 +21,7 @@ McNemar power; N = 71 gives 80%), the sequential design with the smallest
 budget whose simulated power is at least as high uses, on average, some number
 of pairs; the ratio of that to N is printed at 80% and 90% power, looking
 after every pair and after every round of the 4 shop cases. The same for icc
-0.3 with the "cases like these" scope, against the fixed clustered t test on
+0.3 with the "cases like these" claim, against the fixed clustered t test on
 the same numbers of cases (its power simulated with the same case model).
 This is done for the default mixture (no planned effect) and for the
 e-process planned for the true effect (``planned_for=(0.7, 0.9)``: a Beta prior
@@ -136,7 +136,7 @@ def validity(experiments: int, cases_experiments: int, seed: int) -> list[tuple[
                 runs=PAIRS // cases,
                 cases=cases,
                 icc=icc,
-                scope="cases_like_these",
+                about="cases_like_these",
                 experiments=cases_experiments,
             )
     for cases in (10, 40):
@@ -148,7 +148,7 @@ def validity(experiments: int, cases_experiments: int, seed: int) -> list[tuple[
             cases=cases,
             icc=0.3,
             spread=1.0,
-            scope="cases_like_these",
+            about="cases_like_these",
             experiments=cases_experiments,
         )
     return bounds
@@ -312,7 +312,7 @@ def clustered_efficiency(experiments: int, seed: int) -> None:
             60,
             cases=cases,
             icc=0.3,
-            scope="cases_like_these",
+            about="cases_like_these",
             experiments=experiments,
             seed=seed,
         )

@@ -123,7 +123,7 @@ def test_mcnemar_verdict_follows_its_pvalue(results: tuple, level: float) -> Non
 
 def test_mcnemar_with_no_discordant_pairs_has_pvalue_one() -> None:
     a, b = outcomes_from_cells(12, 0, 0, 8)
-    c = compare(a, b, scope="trials")
+    c = compare(a, b, about="these_cases")
     assert c.pvalue == 1.0
     assert c.verdict == "cant_tell"
     assert c.detectable is not None and 0 < c.detectable <= 1
@@ -342,9 +342,9 @@ def test_a_case_where_b_got_clearly_worse_is_visible() -> None:
         assert not any(rows[f"c{i}"].worse for i in range(5))
         assert c.worse_cases == ("refund",)
         assert "B clearly worse on 1 case (Holm-adjusted over 6 cases): 'refund'" in str(c)
-    assert compare(a, b, scope="trials").verdict == "b_better"  # the average improved
+    assert compare(a, b, about="these_cases").verdict == "b_better"  # the average improved
     # About cases like these, 6 cases with one lost badly cannot tell.
-    assert compare(a, b).verdict == "cant_tell" and compare(a, b).scope == "cases"
+    assert compare(a, b).verdict == "cant_tell" and compare(a, b).about == "cases_like_these"
 
 
 def test_unpaired_rows_cover_cases_run_by_one_variant_only() -> None:
@@ -903,7 +903,7 @@ def test_clustered_detectable_is_computed_for_the_rule_used() -> None:
     assert sim.power.low >= 0.7 and sim.power.high <= 0.92
 
 
-# --- scope: these cases or cases like these ------------------------------------------
+# --- about: these cases or cases like these ------------------------------------------
 
 
 def _cases(n: int, a_passes: int, b_passes: int, runs: int = 4) -> tuple[dict, dict]:
@@ -915,49 +915,55 @@ def _cases(n: int, a_passes: int, b_passes: int, runs: int = 4) -> tuple[dict, d
 def test_scope_defaults_to_cases_like_these_from_five_cases() -> None:
     a, b = _cases(5, 1, 3)
     c = compare(a, b)
-    assert (c.scope, c.method, c.scope_note) == ("cases", "clustered", "")
+    assert (c.about, c.method, c.about_note) == ("cases_like_these", "clustered", "")
     assert ", about cases like these" in str(c)
-    assert c.to_dict()["scope"] == "cases"
+    assert c.to_dict()["about"] == "cases_like_these"
     # Four cases: nothing can be said about cases like these; the verdict is
     # McNemar's about these cases, labelled so.
     a, b = _cases(4, 1, 3)
     c = compare(a, b)
-    assert (c.scope, c.method) == ("trials", "mcnemar")
+    assert (c.about, c.method) == ("these_cases", "mcnemar")
     assert (
-        c.scope_note
+        c.about_note
         == "with 4 cases nothing can be said about cases like these (it takes at least 5)"
     )
-    assert str(c).endswith(f", about these cases; {c.scope_note}")
+    assert str(c).endswith(f", about these cases; {c.about_note}")
 
 
 def test_scope_chosen_explicitly() -> None:
     a, b = _cases(8, 1, 3)
-    assert compare(a, b, scope="trials").method == "mcnemar"
-    assert compare(a, b, scope="trials", paired=False).method == "newcombe"
-    assert compare(a, b, scope="cases").method == "clustered"
+    assert compare(a, b, about="these_cases").method == "mcnemar"
+    assert compare(a, b, about="these_cases", paired=False).method == "newcombe"
+    assert compare(a, b, about="cases_like_these").method == "clustered"
     # With 3 cases a claim about cases like these can be asked for; it says so.
-    few = compare(*_cases(3, 0, 4), scope="cases")
+    few = compare(*_cases(3, 0, 4), about="cases_like_these")
     assert few.method == "clustered" and few.verdict == "cant_tell"
-    assert "nothing can be said about cases like these" in few.scope_note
+    assert "nothing can be said about cases like these" in few.about_note
 
 
 def test_scope_bad_input_names_the_argument() -> None:
     a, b = _cases(6, 1, 3)
-    with pytest.raises(InvalidArgument, match=r"scope='cases' does not fit method='mcnemar'"):
-        compare(a, b, scope="cases", method="mcnemar")
-    with pytest.raises(InvalidArgument, match=r"scope='trials' does not fit method='clustered'"):
-        compare(a, b, scope="trials", method="clustered")
-    with pytest.raises(InvalidArgument, match=r"scope='case' is not a known choice"):
-        compare(a, b, scope="case")
-    with pytest.raises(InvalidArgument, match=r"scope='cases' needs at least 2 cases"):
-        compare(*_cases(1, 1, 3), scope="cases")
-    with pytest.raises(InvalidArgument, match=r"scope='cases' needs outcomes paired"):
-        compare(a, b, scope="cases", paired=False)
+    with pytest.raises(
+        InvalidArgument, match=r"about='cases_like_these' does not fit method='mcnemar'"
+    ):
+        compare(a, b, about="cases_like_these", method="mcnemar")
+    with pytest.raises(
+        InvalidArgument, match=r"about='these_cases' does not fit method='clustered'"
+    ):
+        compare(a, b, about="these_cases", method="clustered")
+    with pytest.raises(
+        InvalidArgument, match=r"about='case' must be 'these_cases' or 'cases_like_these'"
+    ):
+        compare(a, b, about="case")
+    with pytest.raises(InvalidArgument, match=r"about='cases_like_these' needs at least 2 cases"):
+        compare(*_cases(1, 1, 3), about="cases_like_these")
+    with pytest.raises(InvalidArgument, match=r"about='cases_like_these' needs outcomes paired"):
+        compare(a, b, about="cases_like_these", paired=False)
 
 
 def test_unpaired_outcomes_say_why_the_verdict_is_about_these_cases() -> None:
     a, b = _cases(6, 1, 3)
     b["c0"] = [True]
     c = compare(a, b)
-    assert c.scope == "trials" and not c.paired
-    assert c.scope_note.startswith("not paired (repeat counts differ")
+    assert c.about == "these_cases" and not c.paired
+    assert c.about_note.startswith("not paired (repeat counts differ")

@@ -56,19 +56,19 @@ def _write(path, outcomes, drop: int = 0):
 @given(
     outcomes=paired_run_outcomes(max_cases=6, max_runs=5),
     drop=st.integers(0, 3),
-    scope=st.sampled_from([None, "trials", "cases"]),
+    about=st.sampled_from([None, "these_cases", "cases_like_these"]),
 )
-def test_the_tally_comparison_equals_the_records_comparison(tmp_path, outcomes, drop, scope):
+def test_the_tally_comparison_equals_the_records_comparison(tmp_path, outcomes, drop, about):
     path = _write(tmp_path / "r.jsonl", outcomes, drop)
     results = read_results(path)
     try:
-        expected = compare_results(results, "A", "B", scope=scope).to_dict()
+        expected = compare_results(results, "A", "B", about=about).to_dict()
     except Exception as error:  # the same refusal, by the same words
         with pytest.raises(type(error), match=None) as raised:
-            compare_results(str(path), "A", "B", scope=scope)
+            compare_results(str(path), "A", "B", about=about)
         assert str(raised.value) == str(error)
         return
-    assert compare_results(str(path), "A", "B", scope=scope).to_dict() == expected
+    assert compare_results(str(path), "A", "B", about=about).to_dict() == expected
     g_records = gate(results, variant="B", min_pass=0.3)
     assert gate(str(path), variant="B", min_pass=0.3).to_dict() == g_records.to_dict()
 
@@ -91,7 +91,7 @@ def run_file(tmp_path):
     "argv",
     [
         ["compare", "{f}", "--a", "A", "--b", "B"],
-        ["compare", "{f}", "--a", "A", "--b", "B", "--about", "trials"],
+        ["compare", "{f}", "--a", "A", "--b", "B", "--about", "these-cases"],
         ["compare", "{f}"],
         GATE,
         ["plan", "--from", "{f}", "--approximate"],

@@ -86,16 +86,16 @@ def test_the_tables_are_counted_pair_by_pair():
 @given(
     outcomes=paired_outcomes(),
     method=st.sampled_from([None, "mcnemar", "clustered", "newcombe", "overlap", "ztest"]),
-    scope=st.sampled_from([None, "trials", "cases"]),
+    about=st.sampled_from([None, "these_cases", "cases_like_these"]),
     paired=st.sampled_from([None, True, False]),
     level=st.sampled_from([0.9, 0.95]),
     adjust=st.sampled_from(["holm", "none"]),
 )
 def test_the_tables_give_exactly_the_comparison_of_the_outcomes(
-    outcomes, method, scope, paired, level, adjust
+    outcomes, method, about, paired, level, adjust
 ):
     a, b = outcomes
-    kwargs = dict(method=method, scope=scope, paired=paired, level=level, adjust=adjust)
+    kwargs = dict(method=method, about=about, paired=paired, level=level, adjust=adjust)
     try:
         expected = compare(a, b, **kwargs)
     except InvalidArgument as error:  # the same refusal, in the same words
@@ -253,7 +253,7 @@ def test_comparing_a_file_holds_no_object_per_pair():
     "argv",
     [
         ["compare", "{f}", "--a", "A", "--b", "B"],
-        ["compare", "{f}", "--a", "A", "--b", "B", "--about", "trials"],
+        ["compare", "{f}", "--a", "A", "--b", "B", "--about", "these-cases"],
         [
             "gate",
             "{f}",

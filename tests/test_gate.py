@@ -102,8 +102,11 @@ def test_gate_lower_bound_follows_the_scope():
         f"below {_pct(between)}, about cases like these (22 of 24 measured samples passed; "
         f"betting interval over 6 cases: {like})"
     )
-    assert gate(res, variant="v", min_pass=between, on="lower-bound", scope="cases") == default
-    trials = gate(res, variant="v", min_pass=between, on="lower-bound", scope="trials")
+    assert (
+        gate(res, variant="v", min_pass=between, on="lower-bound", about="cases_like_these")
+        == default
+    )
+    trials = gate(res, variant="v", min_pass=between, on="lower-bound", about="these_cases")
     assert trials.passed
     assert trials.checked[0] == (
         f"variant 'v': lower bound of the 95% per-trial interval is {_pct(wilson.low)}, "
@@ -117,10 +120,12 @@ def test_gate_lower_bound_follows_the_scope():
     assert "about these cases: with 3 cases nothing can be said about cases like these" in line
     # a claim about cases like these needs 2 cases at least
     one = _results({"v": {"c0": [True, False, True]}}, 3)
-    with pytest.raises(InvalidArgument, match=r"scope='cases' needs .* at least 2 cases"):
-        gate(one, variant="v", min_pass=0.5, on="lower-bound", scope="cases")
+    with pytest.raises(
+        InvalidArgument, match=r"about='cases_like_these' needs .* at least 2 cases"
+    ):
+        gate(one, variant="v", min_pass=0.5, on="lower-bound", about="cases_like_these")
     # the estimate rule is the same number whatever the claim
-    assert gate(res, variant="v", min_pass=22 / 24, scope="cases").passed
+    assert gate(res, variant="v", min_pass=22 / 24, about="cases_like_these").passed
 
 
 def test_gate_command_lower_bound_states_its_claim(tmp_path, capsys):
@@ -136,11 +141,13 @@ def test_gate_command_lower_bound_states_its_claim(tmp_path, capsys):
     assert main(argv) == 1
     out = capsys.readouterr().out
     assert "case-clustered interval" in out and "about cases like these" in out
-    assert main([*argv, "--about", "trials"]) == 0
+    assert main([*argv, "--about", "these-cases"]) == 0
     out = capsys.readouterr().out
     assert "per-trial interval" in out and "about these cases" in out
     assert main([*argv, "--about", "everything"]) == 2
-    assert "scope='everything'" in capsys.readouterr().err
+    assert "--about: 'everything': choose these-cases or" in capsys.readouterr().err
+    assert main([*argv, "--about", "cases"]) == 2
+    assert "'cases' is the old spelling; say --about cases-like-these" in capsys.readouterr().err
 
 
 def test_gate_ignores_unmeasured_and_fails_without_measured_samples():
@@ -268,8 +275,8 @@ def test_advice_about_these_cases_plans_for_newcombes_paired_interval():
     b[0, 0], b[1, 1] = not a[0, 0], not a[1, 1]
     b[2, 2], b[3, 3] = not a[2, 2], not a[3, 3]
     res = _paired_runs(a.tolist(), b.tolist())
-    found = non_inferiority(res, "old", "new", margin=0.05, scope="trials")
-    assert found.verdict == "cant_tell" and found.scope == "trials"
+    found = non_inferiority(res, "old", "new", margin=0.05, about="these_cases")
+    assert found.verdict == "cant_tell" and found.about == "these_cases"
     assert "about these cases: the exact power of Newcombe's paired interval" in found.advice
     assert "clustered" not in found.advice
     p = a.sum() / a.size
@@ -290,9 +297,9 @@ def test_advice_about_these_cases_plans_for_newcombes_paired_interval():
     share = float(np.mean(np.asarray(low) > -0.05))
     assert abs(share - 0.8) < 4 * np.sqrt(0.8 * 0.2 / e) + 0.002
     # the gate's line carries the same advice, and cases like these its own
-    line = gate(res, variant="new", no_regression_vs="old", margin=0.05, scope="trials")
+    line = gate(res, variant="new", no_regression_vs="old", margin=0.05, about="these_cases")
     assert found.advice in line.reasons[0]
-    like = non_inferiority(res, "old", "new", margin=0.05, scope="cases")
+    like = non_inferiority(res, "old", "new", margin=0.05, about="cases_like_these")
     assert like.verdict == "cant_tell"
     assert like.advice == "" or "planned for the clustered comparison" in like.advice
 
@@ -309,7 +316,7 @@ def test_advice_about_these_cases_with_a_small_margin_is_the_normal_approximatio
     b[0, 0], b[1, 1] = not a[0, 0], not a[1, 1]
     b[2, 2], b[3, 3] = not a[2, 2], not a[3, 3]
     found = non_inferiority(
-        _paired_runs(a.tolist(), b.tolist()), "old", "new", margin=0.01, scope="trials"
+        _paired_runs(a.tolist(), b.tolist()), "old", "new", margin=0.01, about="these_cases"
     )
     assert "normal approximation of Newcombe's paired interval" in found.advice
     z = NormalDist().inv_cdf(0.975) + NormalDist().inv_cdf(0.8)
@@ -336,7 +343,7 @@ def test_advice_for_unpaired_runs_plans_for_the_independent_interval():
     }
     res = Results(None, manifest, tuple(samples), None, ())
     found = non_inferiority(res, "old", "new", margin=0.1)
-    assert found.scope == "trials" and not found.comparison.paired
+    assert found.about == "these_cases" and not found.comparison.paired
     assert found.verdict == "cant_tell"
     assert "runs of each variant" in found.advice and "independent runs" in found.advice
     each = int(found.advice.split("about ")[1].split(" runs of each")[0])
@@ -403,10 +410,12 @@ def test_gate_rules_agree_with_the_counts(outcomes, min_pass):
     like = clustered_mean_ci(flat, clusters).low if len(outcomes) >= 2 else math.nan
     wilson = proportion_ci(k, n).low
     assert on_bound.passed == ((like if len(outcomes) >= 5 else wilson) >= min_pass)
-    trials = gate(res, variant="v", min_pass=min_pass, on="lower-bound", scope="trials")
+    trials = gate(res, variant="v", min_pass=min_pass, on="lower-bound", about="these_cases")
     assert trials.passed == (wilson >= min_pass)
     if len(outcomes) >= 2:
-        cases = gate(res, variant="v", min_pass=min_pass, on="lower-bound", scope="cases")
+        cases = gate(
+            res, variant="v", min_pass=min_pass, on="lower-bound", about="cases_like_these"
+        )
         assert cases.passed == (like >= min_pass)
     # the lower bound is the stricter rule; adding a rule never turns a fail into a pass
     assert on_estimate.passed or not on_bound.passed

@@ -34,4 +34,4 @@ def test_every_json_document_names_its_verb_and_layout_version(tmp_path, capsys)
         (["demo", "--runs", "2", "--no-plots", "--json"], "demo"),
     ]:
         assert main(argv) == 0
-        assert json.loads(capsys.readouterr().out)["schema"] == f"evalstats.{verb}/1"
+        assert json.loads(capsys.readouterr().out)["schema"] == f"evalstats.{verb}/2"

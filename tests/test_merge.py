@@ -155,7 +155,7 @@ def test_the_command_line_merges_and_says_where(two_runs, tmp_path, capsys):
     out = tmp_path / "ab.jsonl"
     assert main(["merge", str(a), str(b), "--out", str(out), "--json"]) == 0
     document = json.loads(capsys.readouterr().out)
-    assert document["schema"] == "evalstats.merge/1"
+    assert document["schema"] == "evalstats.merge/2"
     assert document["runs"] == 5 and document["samples"] == 30
     assert document["parts"][1] == {"file": "b.jsonl", "repeats": [3, 5]}
     assert main(["report", str(out)]) == 0

@@ -68,7 +68,7 @@ def test_from_five_cases_the_default_is_cases_like_these_with_the_clustered_pval
     outcomes = rng.random((3, 12, 4)) < np.clip(rates + np.array([0, 0.3, 0])[:, None, None], 0, 1)
     res = _results(outcomes, ["old", "new", "other"])
     many = compare_variants(res, baseline="old")
-    assert many.scope == "cases" and many.scope_note == ""
+    assert many.about == "cases_like_these" and many.about_note == ""
     clusters = np.repeat(np.arange(12), 4)
     for pair in many.pairs:
         a, b = ["old", "new", "other"].index(pair.a), ["old", "new", "other"].index(pair.b)
@@ -82,22 +82,22 @@ def test_from_five_cases_the_default_is_cases_like_these_with_the_clustered_pval
     assert "the clustered betting test" in text
     assert "(Holm-adjusted, about cases like these)" in many.ranking()
     doc = json.loads(json.dumps(many.to_dict()))
-    assert doc["scope"] == "cases" and doc["pairs"][0]["pvalue"] == pytest.approx(raw[0])
+    assert doc["about"] == "cases_like_these" and doc["pairs"][0]["pvalue"] == pytest.approx(raw[0])
 
 
 def test_with_fewer_than_five_cases_the_claim_is_about_these_cases_and_says_why():
     rng = np.random.default_rng(4)
     outcomes = rng.random((3, 4, 6)) < 0.6
     many = compare_variants(_results(outcomes), all_pairs=True)
-    assert many.scope == "trials"
+    assert many.about == "these_cases"
     note = "with 4 cases nothing can be said about cases like these (it takes at least 5)"
-    assert many.scope_note == note
+    assert many.about_note == note
     assert all(p.comparison.method == "mcnemar" for p in many.pairs)
     assert note in str(many) and note in many.ranking()
     assert "about these cases" in many.ranking()
     # asked for, the claim about cases like these is made, with the same note
-    asked = compare_variants(_results(outcomes), all_pairs=True, scope="cases")
-    assert asked.scope == "cases" and asked.scope_note == note
+    asked = compare_variants(_results(outcomes), all_pairs=True, about="cases_like_these")
+    assert asked.about == "cases_like_these" and asked.about_note == note
     assert all(p.comparison.method == "clustered" for p in asked.pairs)
 
 
@@ -107,15 +107,18 @@ def test_betting_at_100_cases_too_and_the_trials_scope_on_request():
     outcomes = rng.random((3, 110, 2)) < rates
     res = _results(outcomes)
     many = compare_variants(res, all_pairs=True, adjust="shaffer")
-    assert many.scope == "cases"
+    assert many.about == "cases_like_these"
     # the clustered interval is the betting interval at every number of cases
     assert {p.comparison.difference.method for p in many.pairs} == {"betting"}
     assert "the clustered betting test" in str(many)
-    trials = compare_variants(res, all_pairs=True, scope="trials")
-    assert trials.scope == "trials"
+    trials = compare_variants(res, all_pairs=True, about="these_cases")
+    assert trials.about == "these_cases"
     assert all(p.comparison.method == "mcnemar" for p in trials.pairs)
     for p in trials.pairs:
-        assert p.comparison.pvalue == compare_results(res, p.a, p.b, scope="trials").primary.pvalue
+        assert (
+            p.comparison.pvalue
+            == compare_results(res, p.a, p.b, about="these_cases").primary.pvalue
+        )
 
 
 @st.composite
@@ -137,8 +140,8 @@ def test_one_comparison_decides_as_the_clustered_interval(outcomes, level):
     # With one comparison nothing is adjusted: the verdict from the clustered
     # p-value is the verdict of the clustered interval (whether it excludes 0).
     res = _results(outcomes)
-    many = compare_variants(res, baseline="v0", scope="cases", level=level)
-    alone = compare_results(res, "v0", "v1", scope="cases", level=level)
+    many = compare_variants(res, baseline="v0", about="cases_like_these", level=level)
+    alone = compare_results(res, "v0", "v1", about="cases_like_these", level=level)
     (pair,) = many.pairs
     assert pair.adjusted_pvalue == pair.comparison.pvalue
     assert pair.verdict == alone.verdict
@@ -149,8 +152,10 @@ def test_one_comparison_decides_as_the_clustered_interval(outcomes, level):
 
 def test_a_clustered_claim_from_one_case_is_refused():
     outcomes = np.random.default_rng(0).random((3, 1, 5)) < 0.5
-    with pytest.raises(InvalidArgument, match="scope='cases' needs pairs from at least 2 cases"):
-        compare_variants(_results(outcomes), all_pairs=True, scope="cases")
+    with pytest.raises(
+        InvalidArgument, match="about='cases_like_these' needs pairs from at least 2 cases"
+    ):
+        compare_variants(_results(outcomes), all_pairs=True, about="cases_like_these")
 
 
 def test_cli_bad_input_is_one_line_and_exit_2(tmp_path, capsys):
@@ -167,15 +172,21 @@ def test_cli_bad_input_is_one_line_and_exit_2(tmp_path, capsys):
     for args, pattern in [
         ([three, "--baseline", "nope"], "baseline='nope'"),
         ([one_variant, "--all-pairs"], "all_pairs: the run has 1 variant"),
-        ([one_case, "--all-pairs", "--about", "cases"], "scope='cases' needs pairs from"),
-        ([three, "--all-pairs", "--about", "everything"], "scope='everything'"),
+        (
+            [one_case, "--all-pairs", "--about", "cases-like-these"],
+            "about='cases_like_these' needs pairs from",
+        ),
+        (
+            [three, "--all-pairs", "--about", "everything"],
+            "--about: 'everything': choose these-cases or cases-like-these",
+        ),
     ]:
         assert main(["compare", *args]) == 2
         err = capsys.readouterr().err
         assert pattern in err and len(err.strip().splitlines()) == 1, err
     assert main(["compare", three, "--all-pairs", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert doc["scope"] == "cases" and "about cases like these" in doc["ranking"]
+    assert doc["about"] == "cases_like_these" and "about cases like these" in doc["ranking"]
 
 
 # --- the family-wise error rate (simulations/many_variants.py at reduced size) ----------------
@@ -186,12 +197,12 @@ def test_the_simulator_judges_as_compare_variants_does():
     rng = np.random.default_rng(8)
     for cases in (10, 120):
         outcomes = sim.draw(rng, 2, 4, cases, runs=3)
-        for scope in ("cases", "trials"):
+        for about in ("cases_like_these", "these_cases"):
             for mode in sim.MODES:
-                p = sim.raw_pvalues(outcomes, sim.pairs_of(4, mode), scope)
+                p = sim.raw_pvalues(outcomes, sim.pairs_of(4, mode), about)
                 for i in range(2):
                     kw = {"baseline": "v0"} if mode == "baseline" else {"all_pairs": True}
-                    many = compare_variants(_results(outcomes[i]), scope=scope, **kw)
+                    many = compare_variants(_results(outcomes[i]), about=about, **kw)
                     got = [pair.comparison.pvalue for pair in many.pairs]
                     assert got == pytest.approx(p[i].tolist(), rel=1e-9, abs=1e-300)
                     called = any(pair.verdict != "cant_tell" for pair in many.pairs)

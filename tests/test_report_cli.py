@@ -76,7 +76,7 @@ def test_report_json(run_file, capsys):
     code, out, _ = _run(capsys, "report", str(run_file), "--json", "--level", "0.9")
     assert code == 0
     doc = json.loads(out)
-    assert doc.pop("schema") == "evalstats.report/1"
+    assert doc.pop("schema") == "evalstats.report/2"
     assert doc == json.loads(json.dumps(report(run_file, level=0.9).to_dict()))
     assert doc["variants"][1]["unmeasured"] == 1
     assert "SECRET-ANSWER-93" not in out

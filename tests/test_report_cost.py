@@ -120,7 +120,7 @@ def test_the_json_report_carries_it(tmp_path, capsys):
     path = _write(tmp_path / "r.jsonl", SAMPLES)
     assert main(["report", str(path), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert doc["schema"] == "evalstats.report/1"
+    assert doc["schema"] == "evalstats.report/2"
     assert doc["cost"]["variants"][0]["total"] == pytest.approx(0.009)
 
 

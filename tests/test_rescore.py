@@ -129,7 +129,7 @@ def test_cli_never_overwrites(first_run, tmp_path, capsys) -> None:
     assert "already exists" in capsys.readouterr().err
     assert main([*args[:-1], str(tmp_path / "ok.jsonl"), "--json"]) == 0
     document = json.loads(capsys.readouterr().out)
-    assert document["schema"] == "evalstats.rescore/1" and document["rescored"] == 20
+    assert document["schema"] == "evalstats.rescore/2" and document["rescored"] == 20
 
 
 def test_incomplete_and_unmeasured_samples_keep_their_status(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""The claim of a verdict (scope): chosen, stated and defaulted, for compare_results,
+"""The claim of a verdict (about): chosen, stated and defaulted, for compare_results,
 gate, the multi-variant comparison, the report and their commands."""
 
 from __future__ import annotations
@@ -65,43 +65,46 @@ def test_default_is_cases_like_these_from_5_cases():
     # 12 cases that all gain 50 points: enough for the distribution-free
     # interval (8 are not: can't tell, +50% (-9% to +82%))
     cmp = compare_results(_run(12), "old", "new")
-    assert cmp.scope == "cases" and cmp.scope_note == ""
+    assert cmp.about == "cases_like_these" and cmp.about_note == ""
     assert cmp.primary is cmp.cases_like_these and cmp.primary.method == "clustered"
     assert "verdict: B better, about cases like these" in str(cmp)
-    assert cmp.to_dict()["scope"] == "cases"
+    assert cmp.to_dict()["about"] == "cases_like_these"
 
 
 def test_below_5_cases_the_verdict_is_about_these_cases_and_says_why():
     cmp = compare_results(_run(4), "old", "new")
-    assert cmp.scope == "trials" and cmp.primary is cmp.these_cases
+    assert cmp.about == "these_cases" and cmp.primary is cmp.these_cases
     note = "with 4 cases nothing can be said about cases like these (it takes at least 5)"
-    assert cmp.scope_note == note
+    assert cmp.about_note == note
     assert f"verdict: B better, about these cases; {note}" in str(cmp)
-    assert cmp.to_dict()["scope_note"] == note
+    assert cmp.to_dict()["about_note"] == note
 
 
 def test_scope_is_chosen_explicitly():
     run = _run(8)
-    trials = compare_results(run, "old", "new", scope="trials")
-    assert trials.scope == "trials" and trials.primary is trials.these_cases
-    assert trials.scope_note == ""  # asked for, so nothing to explain
+    trials = compare_results(run, "old", "new", about="these_cases")
+    assert trials.about == "these_cases" and trials.primary is trials.these_cases
+    assert trials.about_note == ""  # asked for, so nothing to explain
     # cases like these from 4 cases, asked for: given, with the note
-    few = compare_results(_run(4), "old", "new", scope="cases")
-    assert few.scope == "cases" and few.primary is few.cases_like_these
-    assert few.scope_note.startswith("with 4 cases nothing can be said")
-    # a method implies its scope
-    assert compare_results(run, "old", "new", method="mcnemar").scope == "trials"
-    assert compare_results(_run(3), "old", "new", method="clustered").scope == "cases"
+    few = compare_results(_run(4), "old", "new", about="cases_like_these")
+    assert few.about == "cases_like_these" and few.primary is few.cases_like_these
+    assert few.about_note.startswith("with 4 cases nothing can be said")
+    # a method implies its about
+    assert compare_results(run, "old", "new", method="mcnemar").about == "these_cases"
+    assert compare_results(_run(3), "old", "new", method="clustered").about == "cases_like_these"
 
 
 @pytest.mark.parametrize(
     ("kwargs", "pattern"),
     [
-        ({"scope": "everything"}, "scope='everything'"),
-        ({"scope": "cases", "method": "mcnemar"}, "scope='cases' does not fit method='mcnemar'"),
+        ({"about": "everything"}, "about='everything'"),
         (
-            {"scope": "trials", "method": "clustered"},
-            "scope='trials' does not fit method='clustered'",
+            {"about": "cases_like_these", "method": "mcnemar"},
+            "about='cases_like_these' does not fit method='mcnemar'",
+        ),
+        (
+            {"about": "these_cases", "method": "clustered"},
+            "about='these_cases' does not fit method='clustered'",
         ),
     ],
 )
@@ -111,36 +114,38 @@ def test_bad_scope_is_refused_by_name(kwargs, pattern):
 
 
 def test_cases_like_these_needs_two_cases_and_pairs():
-    with pytest.raises(InvalidArgument, match="scope='cases' needs pairs from at least 2 cases"):
-        compare_results(_run(1), "old", "new", scope="cases")
+    with pytest.raises(
+        InvalidArgument, match="about='cases_like_these' needs pairs from at least 2 cases"
+    ):
+        compare_results(_run(1), "old", "new", about="cases_like_these")
     a = {f"c{i}": [True, False] for i in range(6)}
     b = {f"c{i}": [True, True] for i in range(6)}
     unpaired = _results({"old": a, "new": b}, paired=False)
-    with pytest.raises(InvalidArgument, match="scope='cases' needs outcomes paired"):
-        compare_results(unpaired, "old", "new", scope="cases")
+    with pytest.raises(InvalidArgument, match="about='cases_like_these' needs outcomes paired"):
+        compare_results(unpaired, "old", "new", about="cases_like_these")
     default = compare_results(unpaired, "old", "new")
-    assert default.scope == "trials" and default.scope_note.startswith("not paired")
+    assert default.about == "these_cases" and default.about_note.startswith("not paired")
 
 
 @settings(max_examples=40, deadline=None)
 @given(
     pair=paired_results(min_cases=1, max_cases=8, max_repeats=4),
-    scope=st.sampled_from([None, "trials", "cases"]),
+    about=st.sampled_from([None, "these_cases", "cases_like_these"]),
 )
-def test_the_primary_verdict_is_the_comparison_of_its_scope(pair, scope):
+def test_the_primary_verdict_is_the_comparison_of_its_scope(pair, about):
     a, b = pair
     run = _results({"old": a, "new": b})
     cases = len(a)
-    if scope == "cases" and cases < 2:
-        with pytest.raises(InvalidArgument, match="scope='cases'"):
-            compare_results(run, "old", "new", scope=scope)
+    if about == "cases_like_these" and cases < 2:
+        with pytest.raises(InvalidArgument, match="about='cases_like_these'"):
+            compare_results(run, "old", "new", about=about)
         return
-    cmp = compare_results(run, "old", "new", scope=scope)
-    want = scope or ("cases" if cases >= 5 else "trials")
-    assert cmp.scope == want
-    assert cmp.primary is (cmp.cases_like_these if want == "cases" else cmp.these_cases)
+    cmp = compare_results(run, "old", "new", about=about)
+    want = about or ("cases_like_these" if cases >= 5 else "these_cases")
+    assert cmp.about == want
+    assert cmp.primary is (cmp.cases_like_these if want == "cases_like_these" else cmp.these_cases)
     assert cmp.verdict == cmp.primary.verdict
-    assert (cmp.scope_note != "") == (cases < 5 and scope != "trials")
+    assert (cmp.about_note != "") == (cases < 5 and about != "these_cases")
 
 
 # --- gate and non_inferiority ----------------------------------------------------------
@@ -149,16 +154,16 @@ def test_the_primary_verdict_is_the_comparison_of_its_scope(pair, scope):
 def test_gate_no_regression_states_its_claim():
     run = _run(8, gain=False, runs=10)
     like = gate(run, variant="new", no_regression_vs="old", margin=0.1)
-    these = gate(run, variant="new", no_regression_vs="old", margin=0.1, scope="trials")
+    these = gate(run, variant="new", no_regression_vs="old", margin=0.1, about="these_cases")
     assert "about cases like these" in like.checked[0]
     assert "about these cases" in these.checked[0] and these.checked[0] != like.checked[0]
-    found = non_inferiority(run, "old", "new", margin=0.1, advice=False, scope="trials")
-    assert found.scope == "trials" and found.comparison.method == "mcnemar"
-    assert found.to_dict()["scope"] == "trials"
+    found = non_inferiority(run, "old", "new", margin=0.1, advice=False, about="these_cases")
+    assert found.about == "these_cases" and found.comparison.method == "mcnemar"
+    assert found.to_dict()["about"] == "these_cases"
     few = non_inferiority(_run(3, gain=False), "old", "new", margin=0.1, advice=False)
-    assert few.scope == "trials" and "with 3 cases nothing can be said" in str(few)
-    with pytest.raises(InvalidArgument, match="scope='some'"):
-        gate(run, variant="new", min_pass=0.5, scope="some")
+    assert few.about == "these_cases" and "with 3 cases nothing can be said" in str(few)
+    with pytest.raises(InvalidArgument, match="about='some'"):
+        gate(run, variant="new", min_pass=0.5, about="some")
 
 
 def test_about_these_cases_decides_where_cases_like_these_cannot():
@@ -166,9 +171,9 @@ def test_about_these_cases_decides_where_cases_like_these_cannot():
     # show "not worse by 10 points"; about cases like these 8 cases cannot
     # (the distribution-free interval needs more cases), and the gate says so.
     run = _run(8, gain=False, runs=10)
-    assert non_inferiority(run, "old", "new", margin=0.1, advice=False, scope="trials").verdict == (
-        "not_worse"
-    )
+    assert non_inferiority(
+        run, "old", "new", margin=0.1, advice=False, about="these_cases"
+    ).verdict == ("not_worse")
     assert non_inferiority(run, "old", "new", margin=0.1, advice=False).verdict == "cant_tell"
 
 
@@ -187,28 +192,28 @@ def _three(cases: int = 8) -> Results:
 
 def test_several_variants_about_cases_like_these_use_the_clustered_tests_holm_adjusted():
     run = _three()
-    many = compare_variants(run, all_pairs=True, scope="cases")
-    assert many.adjust == "holm" and many.scope == "cases"
+    many = compare_variants(run, all_pairs=True, about="cases_like_these")
+    assert many.adjust == "holm" and many.about == "cases_like_these"
     assert "Holm-adjusted over 3 comparisons, about cases like these" in str(many)
     assert "about cases like these" in many.ranking()
     for p in many.pairs:
-        alone = compare_results(run, p.a, p.b, scope="cases").primary
+        alone = compare_results(run, p.a, p.b, about="cases_like_these").primary
         assert p.comparison.difference == alone.difference
     # 8 paired cases: cases like these is the default, as for two variants
     default = compare_variants(run, all_pairs=True)
-    assert default.scope == "cases" and "about cases like these" in default.ranking()
-    trials = compare_variants(run, all_pairs=True, scope="trials")
-    assert trials.scope == "trials" and "about these cases" in trials.ranking()
+    assert default.about == "cases_like_these" and "about cases like these" in default.ranking()
+    trials = compare_variants(run, all_pairs=True, about="these_cases")
+    assert trials.about == "these_cases" and "about these cases" in trials.ranking()
 
 
 def test_report_ranking_follows_the_scope():
     run = _three()
     assert "about cases like these" in report(run).ranking
-    assert "about these cases" in report(run, scope="trials").ranking
+    assert "about these cases" in report(run, about="these_cases").ranking
     few = report(_three(cases=4)).ranking
     assert "about these cases: with 4 cases nothing can be said about cases like these" in few
-    with pytest.raises(InvalidArgument, match="scope='all'"):
-        report(run, scope="all")
+    with pytest.raises(InvalidArgument, match="about='all'"):
+        report(run, about="all")
 
 
 # --- the commands ----------------------------------------------------------------------
@@ -223,18 +228,18 @@ def _file(tmp_path, run: Results):
 def test_cli_about(tmp_path, capsys):
     path = _file(tmp_path, _run(8, gain=False, runs=10))
     assert main(["compare", path, "--a", "old", "--b", "new", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["scope"] == "cases"
-    assert main(["compare", path, "--a", "old", "--b", "new", "--about", "trials"]) == 0
+    assert json.loads(capsys.readouterr().out)["about"] == "cases_like_these"
+    assert main(["compare", path, "--a", "old", "--b", "new", "--about", "these-cases"]) == 0
     verdict = [x for x in capsys.readouterr().out.splitlines() if x.startswith("verdict:")]
     assert verdict == ["verdict: can't tell yet, about these cases"] or verdict[0].startswith(
         "verdict: B better, about these cases"
     )
     args = ["gate", path, "--variant", "new", "--no-regression-vs", "old", "--margin", "0.1"]
-    assert main(args + ["--about", "trials"]) == 0
+    assert main(args + ["--about", "these-cases"]) == 0
     assert "about these cases" in capsys.readouterr().out
     assert main(args) == 1  # about cases like these: 8 cases cannot show it
     assert "about cases like these" in capsys.readouterr().out
-    assert main(["report", path, "--about", "cases"]) == 0
+    assert main(["report", path, "--about", "cases-like-these"]) == 0
     capsys.readouterr()
 
 
@@ -244,8 +249,29 @@ def test_cli_about(tmp_path, capsys):
         ["compare", "{f}", "--a", "old", "--b", "new", "--about", "everything"],
         ["gate", "{f}", "--variant", "new", "--min-pass", "0.5", "--about", "x"],
         ["report", "{f}", "--about", "nope"],
-        ["compare", "{f}", "--a", "old", "--b", "new", "--sequential", "--about", "cases"],
-        ["compare", "{f}", "--a", "old", "--b", "new", "--about", "cases", "--method", "mcnemar"],
+        [
+            "compare",
+            "{f}",
+            "--a",
+            "old",
+            "--b",
+            "new",
+            "--sequential",
+            "--scope",
+            "cases_like_these",
+        ],
+        [
+            "compare",
+            "{f}",
+            "--a",
+            "old",
+            "--b",
+            "new",
+            "--about",
+            "cases-like-these",
+            "--method",
+            "mcnemar",
+        ],
     ],
 )
 def test_cli_bad_about_is_one_line_and_exit_2(tmp_path, capsys, argv):
@@ -253,4 +279,19 @@ def test_cli_bad_about_is_one_line_and_exit_2(tmp_path, capsys, argv):
     code = main([a.replace("{f}", path) for a in argv])
     err = capsys.readouterr().err
     assert code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err
-    assert "scope=" in err or "--about" in err
+    assert "about=" in err or "--about" in err
+
+
+def test_old_spellings_are_refused_with_the_new_one():
+    # Python: scope= and the old values name about= and its values.
+    run = _results({"old": {"a": [True]}, "new": {"a": [True]}})
+    with pytest.raises(
+        InvalidArgument, match=r"scope='cases': the claim is now given as about='cases_like_these'"
+    ):
+        compare_results(run, "old", "new", scope="cases")
+    with pytest.raises(
+        InvalidArgument, match=r"about='trials' is the old spelling; say about='these_cases'"
+    ):
+        compare_results(run, "old", "new", about="trials")
+    with pytest.raises(InvalidArgument, match=r"scope=.*about="):
+        gate(run, variant="new", min_pass=0.5, scope="trials")

@@ -346,7 +346,7 @@ def test_nothing_discordant_cannot_tell_and_starts_at_one() -> None:
 def test_cases_like_these_waits_for_every_case() -> None:
     a = {"x": [False] * 3, "y": [False] * 1}
     b = {"x": [True] * 3, "y": [True] * 1}
-    c = sequential_compare(a, b, scope="cases_like_these", looks=[1, 2, 3, 4])
+    c = sequential_compare(a, b, about="cases_like_these", looks=[1, 2, 3, 4])
     first = c.trajectory[0]
     assert (first.evalue_b, first.low, first.high) == (1.0, -1.0, 1.0)
     assert c.trajectory[1].evalue_b > 1.0
@@ -357,7 +357,7 @@ def test_cases_like_these_waits_for_every_case() -> None:
 def test_cases_like_these_decides_with_enough_cases() -> None:
     a = {f"c{i}": [False] * 4 for i in range(12)}
     b = {f"c{i}": [True] * 4 for i in range(12)}
-    c = sequential_compare(a, b, scope="cases_like_these")
+    c = sequential_compare(a, b, about="cases_like_these")
     # prod (1 + u) integrated over [0, 1] = (2^13 - 1) / 13 = 630 >= 40 from round 1.
     assert c.evalue_b == pytest.approx((2**13 - 1) / 13, rel=1e-12)
     assert c.verdict == "b_better" and c.decided_at == 12
@@ -369,7 +369,7 @@ def test_interval_and_verdict_agree_for_cases_like_these() -> None:
     for _ in range(20):
         a = {f"c{i}": list(rng.random(6) < 0.5) for i in range(15)}
         b = {f"c{i}": list(rng.random(6) < 0.8) for i in range(15)}
-        c = sequential_compare(a, b, scope="cases_like_these")
+        c = sequential_compare(a, b, about="cases_like_these")
         for look in c.trajectory:
             crossed = look.evalue_b >= c.threshold
             assert crossed == (look.low > 0) or abs(look.evalue_b - c.threshold) < 1e-6
@@ -381,13 +381,13 @@ def test_interval_and_verdict_agree_for_cases_like_these() -> None:
     st.sampled_from([*SCOPES, "planned"]),
     levels,
 )
-def test_swapping_a_and_b_mirrors_everything(pair: tuple, scope: str, level: float) -> None:
+def test_swapping_a_and_b_mirrors_everything(pair: tuple, about: str, level: float) -> None:
     # "planned": these cases, planned for 0.6 -> 0.85 (the design is symmetric, so
     # the same plan judges B against A).
     a, b = pair
-    kw = {"scope": scope, "level": level}
-    if scope == "planned":
-        kw = {"scope": "these_cases", "level": level, "planned_for": (0.6, 0.85)}
+    kw = {"about": about, "level": level}
+    if about == "planned":
+        kw = {"about": "these_cases", "level": level, "planned_for": (0.6, 0.85)}
     ab = sequential_compare(a, b, **kw)
     ba = sequential_compare(b, a, **kw)
     assert ba.verdict == FLIP[ab.verdict]
@@ -402,10 +402,10 @@ def test_swapping_a_and_b_mirrors_everything(pair: tuple, scope: str, level: flo
 @settings(max_examples=60, deadline=None)
 @given(paired_results(min_cases=2), st.sampled_from(SCOPES), levels)
 def test_evalues_non_negative_interval_sane_p_consistent(
-    pair: tuple, scope: str, level: float
+    pair: tuple, about: str, level: float
 ) -> None:
     a, b = pair
-    c = sequential_compare(a, b, scope=scope, level=level)
+    c = sequential_compare(a, b, about=about, level=level)
     for look in c.trajectory:
         assert look.evalue_b >= 0 and look.evalue_a >= 0
         assert -1.0 <= look.low <= look.estimate <= look.high <= 1.0
@@ -428,7 +428,11 @@ def test_looks_change_only_when_the_verdict_is_reached() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"scope": "these"}, "scope='these' is not a known choice (did you mean 'these_cases'?)"),
+        (
+            {"about": "these"},
+            "about='these' must be 'these_cases' or 'cases_like_these' "
+            "(did you mean 'these_cases'?)",
+        ),
         ({"level": 95}, "level=95 must be between 0 and 1"),
         ({"looks": [3, 2]}, "looks[1]=2 must be larger than the look before it"),
         ({"looks": [0]}, "looks[0]=0 must be between 1 and 4"),
@@ -449,7 +453,7 @@ def test_unpaired_outcomes_and_one_case_clustered_are_refused() -> None:
     with pytest.raises(InvalidArgument, match="needs outcomes paired by"):
         sequential_compare({"x": [True]}, {"x": [True, False]})
     with pytest.raises(InvalidArgument, match="needs at least 2 cases"):
-        sequential_compare({"x": [True]}, {"x": [False]}, scope="cases_like_these")
+        sequential_compare({"x": [True]}, {"x": [False]}, about="cases_like_these")
 
 
 def test_numpy_boolean_arrays_give_the_same_answer_as_lists() -> None:
@@ -469,8 +473,8 @@ def test_interval_contains_the_estimate_when_b_wins_every_pair() -> None:
     # estimate (exactly 1) above the upper limit. (Found by the property test above.)
     a = {c: [False] * 3 for c in "xyz"}
     b = {c: [True] * 3 for c in "xyz"}
-    for scope in SCOPES:
-        c = sequential_compare(a, b, scope=scope)
+    for about in SCOPES:
+        c = sequential_compare(a, b, about=about)
         for look in c.trajectory:
             assert look.low <= look.estimate <= look.high
 
@@ -487,7 +491,7 @@ def _as_results(d: np.ndarray) -> tuple[dict, dict]:
 
 
 @pytest.mark.parametrize(
-    ("scope", "cases", "p_b", "icc", "planned_for"),
+    ("about", "cases", "p_b", "icc", "planned_for"),
     [
         ("these_cases", 3, 0.85, 0.0, None),
         ("these_cases", 3, 0.85, 0.0, (0.6, 0.8)),
@@ -495,7 +499,7 @@ def _as_results(d: np.ndarray) -> tuple[dict, dict]:
     ],
 )
 def test_simulator_stops_where_sequential_compare_decides(
-    scope: str, cases: int, p_b: float, icc: float, planned_for: tuple | None
+    about: str, cases: int, p_b: float, icc: float, planned_for: tuple | None
 ) -> None:
     from evalstats.deciding._sequential import (
         _draw_differences,
@@ -508,7 +512,7 @@ def test_simulator_stops_where_sequential_compare_decides(
     rng = np.random.default_rng(7)
     runs = 15
     d = _draw_differences(rng, 30, runs, cases, 0.6, p_b, icc, 0.0)
-    if scope == "these_cases":
+    if about == "these_cases":
         prior = None if planned_for is None else planned_prior(*planned_for)
         table = discordant_thresholds(runs * cases, prior=prior)
         stopped, verdicts = _simulate_these(d, table)
@@ -519,7 +523,7 @@ def test_simulator_stops_where_sequential_compare_decides(
     for i in range(len(d)):
         a, b = _as_results(d[i])
         c = sequential_compare(
-            a, b, scope=scope, looks=list(range(1, runs * cases + 1)), planned_for=planned_for
+            a, b, about=about, looks=list(range(1, runs * cases + 1)), planned_for=planned_for
         )
         assert signs[c.verdict] == verdicts[i]
         assert (c.decided_at or runs * cases) == stopped[i]
@@ -576,7 +580,7 @@ def test_clustered_scope_valid_when_cases_differ_reduced() -> None:
             cases=20,
             icc=icc,
             spread=spread,
-            scope="cases_like_these",
+            about="cases_like_these",
             experiments=300,
             seed=5,
         )
@@ -685,8 +689,8 @@ def test_bad_planned_for_names_itself(planned_for: object, message: str) -> None
 
 def test_planned_for_is_refused_for_cases_like_these() -> None:
     a = {"x": [True, False], "y": [True, True]}
-    with pytest.raises(InvalidArgument, match="scope='cases_like_these' mixes over its bets"):
-        sequential_compare(a, a, scope="cases_like_these", planned_for=(0.7, 0.9))
+    with pytest.raises(InvalidArgument, match="about='cases_like_these' mixes over its bets"):
+        sequential_compare(a, a, about="cases_like_these", planned_for=(0.7, 0.9))
 
 
 def test_confidence_sequences_cover_at_every_look_reduced() -> None:
@@ -698,10 +702,10 @@ def test_confidence_sequences_cover_at_every_look_reduced() -> None:
     for _ in range(experiments):
         d = _draw_differences_for_test(rng)
         a, b = _as_results(d)
-        for scope in misses:
-            c = sequential_compare(a, b, scope=scope)
+        for about in misses:
+            c = sequential_compare(a, b, about=about)
             truth = 0.1
-            misses[scope] += any(not (look.low <= truth <= look.high) for look in c.trajectory)
+            misses[about] += any(not (look.low <= truth <= look.high) for look in c.trajectory)
     assert misses["these_cases"] / experiments <= 0.06
     assert misses["cases_like_these"] / experiments <= 0.06
 
@@ -720,4 +724,4 @@ def test_simulate_sequential_bad_input() -> None:
     with pytest.raises(InvalidArgument, match="p_b=90.0 must be between 0 and 1"):
         simulate_sequential(0.7, 90.0, 10)
     with pytest.raises(InvalidArgument, match="needs at least 2 cases"):
-        simulate_sequential(0.7, 0.9, 10, scope="cases_like_these")
+        simulate_sequential(0.7, 0.9, 10, about="cases_like_these")

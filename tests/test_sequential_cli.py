@@ -124,22 +124,24 @@ def test_cli_compare_sequential_prints_verdict_and_trajectory(
                 "v2",
                 "--sequential",
                 "--json",
-                "--scope",
-                "cases_like_these",
+                "--about",
+                "cases-like-these",
             ]
         )
         == 0
     )
     doc = json.loads(capsys.readouterr().out)
-    assert doc["scope"] == "cases_like_these" and len(doc["trajectory"]) == 12
+    assert doc["about"] == "cases_like_these" and len(doc["trajectory"]) == 12
 
 
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
         (["--sequential", "--method", "mcnemar"], "--method is for the fixed-n compare"),
-        (["--scope", "cases_like_these"], "--scope, --plot and --planned-for go with --sequential"),
-        (["--sequential", "--scope", "these"], "scope='these' is not a known choice"),
+        (["--plot", "x.png"], "--plot and --planned-for go with --sequential"),
+        (["--sequential", "--about", "these"], "--about: 'these': choose these-cases or"),
+        (["--sequential", "--scope", "these_cases"], "--scope is now --about"),
+        (["--about", "trials"], "'trials' is the old spelling; say --about these-cases"),
     ],
 )
 def test_cli_compare_sequential_bad_usage_is_one_line_exit_2(
@@ -196,7 +198,7 @@ def test_cli_power_and_plan_sequential(capsys: pytest.CaptureFixture[str]) -> No
         == 0
     )
     doc = json.loads(capsys.readouterr().out)
-    assert doc["simulation"]["settings"]["scope"] == "cases_like_these"
+    assert doc["simulation"]["settings"]["about"] == "cases_like_these"
     assert doc["simulation"]["budget"] == 100
     assert main(["plan", "--pa", "0.7", "--pb", "0.9", "--icc", "0.3", "--sequential"]) == 2
     assert "--sequential needs" in capsys.readouterr().err
@@ -432,12 +434,12 @@ def test_until_decided_planned_for_is_recorded_and_kept(
                 "--until-decided",
                 "--max-runs",
                 "2",
-                "--scope",
-                "cases_like_these",
+                "--about",
+                "cases-like-these",
                 "--planned-for",
                 "0.7,0.9",
             ],
-            "scope='cases_like_these' mixes over its bets without a planned effect",
+            "about='cases_like_these' mixes over its bets without a planned effect",
         ),
         (
             ["power", "--pa", "0.7", "--pb", "0.9", "--trials", "9", "--planned-for", "0.7,0.9"],

@@ -144,5 +144,5 @@ def test_a_small_report_imports_no_numpy_scipy_or_matplotlib(tmp_path) -> None:
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
-    assert '"schema": "evalstats.report/1"' in done.stdout  # both printed
+    assert '"schema": "evalstats.report/2"' in done.stdout  # both printed
     assert done.stderr.strip().splitlines()[-1] == "[]"

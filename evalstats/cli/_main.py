@@ -37,8 +37,9 @@ class _Parser(argparse.ArgumentParser):
 
 
 #: The version of every ``--json`` document's layout; a reader checks
-#: ``document["schema"] == "evalstats.<verb>/1"`` before trusting its fields.
-JSON_SCHEMA_VERSION = 1
+#: ``document["schema"] == "evalstats.<verb>/2"`` before trusting its fields
+#: (version 2 names the claim ``about``, where version 1 said ``scope``).
+JSON_SCHEMA_VERSION = 2
 
 
 def _print_json(document: Any, verb: str) -> None:
@@ -60,6 +61,53 @@ def _show(result: Any, args: argparse.Namespace) -> None:
 def _given(**values: Any) -> dict[str, Any]:
     """The options the user gave, so that unset ones keep the library's defaults."""
     return {name: value for name, value in values.items() if value is not None}
+
+
+#: ``--about`` on the command line, and the claim each spelling names.
+_ABOUT = {"these-cases": "these_cases", "cases-like-these": "cases_like_these"}
+#: Spellings of earlier versions, refused with the one to use now.
+_OLD_ABOUT = {
+    "trials": "these-cases",
+    "cases": "cases-like-these",
+    "these_cases": "these-cases",
+    "cases_like_these": "cases-like-these",
+}
+
+
+def _about(text: str) -> str:
+    """``--about``'s value as the claim it names (``argparse`` type)."""
+    if text in _ABOUT:
+        return _ABOUT[text]
+    if text in _OLD_ABOUT:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is the old spelling; say --about {_OLD_ABOUT[text]}"
+        )
+    raise argparse.ArgumentTypeError(f"{text!r}: choose these-cases or cases-like-these")
+
+
+class _Renamed(argparse.Action):
+    """An option of earlier versions, refused with a line naming the one to use now."""
+
+    def __init__(self, *args: Any, now: str, **kwargs: Any) -> None:
+        self.now = now
+        super().__init__(*args, help=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option: Any = None) -> None:
+        parser.error(f"{option} is now {self.now}")
+
+
+def _add_about(p: argparse.ArgumentParser, what: str, default: str) -> None:
+    """The one ``--about`` option: which claim ``what`` makes (``default`` says the default)."""
+    p.add_argument(
+        "--about",
+        type=_about,
+        metavar="these-cases|cases-like-these",
+        help=f"the claim of {what}: these-cases (would these cases, run again, pass more often) "
+        f"or cases-like-these (would cases drawn the way these were); {default}",
+    )
+    p.add_argument(
+        "--scope", nargs="?", action=_Renamed, now="--about these-cases|cases-like-these"
+    )
 
 
 def _add_level_and_json(p: argparse.ArgumentParser) -> None:
@@ -488,12 +536,10 @@ def _add_report(p: argparse.ArgumentParser) -> None:
         help="model name to {input: ..., output: ...} in dollars per million tokens; "
         "a variant's own prices (price_in=, price_out=) win",
     )
-    p.add_argument(
-        "--about",
-        metavar="cases|trials",
-        help="the claim of the ranking of three or more variants: cases (cases like these: "
-        "the clustered tests, Holm-adjusted) or trials (these cases: McNemar, Holm-adjusted); "
-        "default cases when paired over at least 5 cases, else trials, saying why",
+    _add_about(
+        p,
+        "the ranking of three or more variants (Holm-adjusted)",
+        "default cases-like-these when paired over at least 5 cases, else these-cases, saying why",
     )
     p.add_argument("--json", action="store_true", help="print one JSON document")
     _add_source_options(p)
@@ -518,7 +564,7 @@ def _run_report(args: argparse.Namespace) -> int:
     results = _load([args.file], args)
     counted = tally(results)
     result = report(
-        counted, level=args.level, reviews=args.reviews, scope=args.about, prices=prices
+        counted, level=args.level, reviews=args.reviews, about=args.about, prices=prices
     )
     if args.plot:
         from ..presenting._plots import report_plots
@@ -619,23 +665,17 @@ def _add_compare(p: argparse.ArgumentParser) -> None:
         help="mcnemar or clustered when paired (mcnemar); "
         "newcombe, overlap or ztest as independent samples",
     )
-    p.add_argument(
-        "--about",
-        metavar="cases|trials",
-        help="the claim of the verdict: cases (cases like these: the clustered comparison) or "
-        "trials (these cases, run again: McNemar); default cases when paired over at least "
-        "5 cases, else trials, saying why",
+    _add_about(
+        p,
+        "the verdict",
+        "default cases-like-these when paired over at least 5 cases, else these-cases, "
+        "saying why (with --sequential: these-cases)",
     )
     p.add_argument(
         "--sequential",
         action="store_true",
         help="the anytime-valid comparison, valid however often the file was looked at, "
         "with its trajectory (a look after every round)",
-    )
-    p.add_argument(
-        "--scope",
-        default="these_cases",
-        help="with --sequential: these_cases or cases_like_these (these_cases)",
     )
     p.add_argument(
         "--plot", metavar="FILE.png", help="with --sequential: draw the trajectory into FILE.png"
@@ -653,10 +693,6 @@ def _run_compare(args: argparse.Namespace) -> int:
 
         if args.method is not None:
             raise UsageError("evalstats compare: --method is for the fixed-n compare; drop it")
-        if args.about is not None:
-            raise UsageError(
-                "evalstats compare: --about is for the fixed-n compare; --sequential takes --scope"
-            )
         if args.a is None or args.b is None or args.baseline is not None or args.all_pairs:
             raise UsageError(
                 "evalstats compare: --sequential compares two variants: give --a and --b"
@@ -666,7 +702,7 @@ def _run_compare(args: argparse.Namespace) -> int:
             source,
             args.a,
             args.b,
-            scope=args.scope,
+            about=args.about or "these_cases",
             level=args.level,
             planned_for=_planned(args.planned_for),
         )
@@ -680,10 +716,8 @@ def _run_compare(args: argparse.Namespace) -> int:
             print(seq)
             print(seq.trajectory_text())
         return 0
-    if args.plot or args.scope != "these_cases" or args.planned_for is not None:
-        raise UsageError(
-            "evalstats compare: --scope, --plot and --planned-for go with --sequential"
-        )
+    if args.plot or args.planned_for is not None:
+        raise UsageError("evalstats compare: --plot and --planned-for go with --sequential")
     several = args.baseline is not None or args.all_pairs
     if several and (args.a is not None or args.b is not None):
         raise UsageError("evalstats compare: give --a and --b, or --baseline, or --all-pairs")
@@ -698,7 +732,7 @@ def _run_compare(args: argparse.Namespace) -> int:
             adjust=args.adjust,
             method=args.method,
             level=args.level,
-            scope=args.about,
+            about=args.about,
         )
         _show(many, args)
         return 0
@@ -719,7 +753,7 @@ def _run_compare(args: argparse.Namespace) -> int:
                 + "; give --a and --b (two variants), --baseline NAME or --all-pairs"
             )
         a, b = names
-    result = compare_results(source, a, b, method=args.method, level=args.level, scope=args.about)
+    result = compare_results(source, a, b, method=args.method, level=args.level, about=args.about)
     _show(result, args)
     return 0
 
@@ -839,13 +873,11 @@ def _add_gate(p: argparse.ArgumentParser) -> None:
         help="with --no-regression-vs, required: how much worse still counts as no "
         "regression, such as 0.02 for 2 points (0: no worse at all, which needs a lot of data)",
     )
-    p.add_argument(
-        "--about",
-        metavar="cases|trials",
-        help="the claim of --on lower-bound and --no-regression-vs: cases (cases like these: "
-        "the case-clustered interval) or trials (these cases, run again: Wilson on all runs, "
-        "Newcombe's paired interval); default cases from 5 cases (paired, for "
-        "--no-regression-vs), else trials, saying why",
+    _add_about(
+        p,
+        "--on lower-bound and --no-regression-vs",
+        "default cases-like-these from 5 cases (paired, for --no-regression-vs), else "
+        "these-cases, saying why",
     )
     _add_level_and_json(p)
     _add_source_options(p)
@@ -863,7 +895,7 @@ def _run_gate(args: argparse.Namespace) -> int:
         no_regression_vs=args.no_regression_vs,
         margin=args.margin,
         level=args.level,
-        scope=args.about,
+        about=args.about,
     )
     _show(result, args)
     return 0 if result.passed else 1
@@ -919,11 +951,7 @@ def _add_run(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--max-runs", type=int, metavar="N", help="with --until-decided: at most N rounds"
     )
-    p.add_argument(
-        "--scope",
-        default="these_cases",
-        help="with --until-decided: these_cases or cases_like_these (these_cases)",
-    )
+    _add_about(p, "--until-decided's comparison", "default these-cases")
     p.add_argument(
         "--level", type=float, default=0.95, help="with --until-decided: confidence level (0.95)"
     )
@@ -1213,7 +1241,7 @@ def _run_until_decided(
         variants,
         max_runs=args.max_runs,
         out=out,
-        scope=args.scope,
+        about=args.about or "these_cases",
         level=args.level,
         resume=args.resume is not None,
         planned_for=_planned(args.planned_for),

@@ -22,20 +22,24 @@ from ..reading._views import (
     _slots,
     _variant_names,
 )
-from ..stats._compare import (
-    _ABOUT,
+from ..stats._claims import (
     MIN_CASES,
+    check_about,
+    check_fits,
+    claim_of,
+    claim_words,
+    default_about,
+    few_cases_note,
+    refuses_scope,
+)
+from ..stats._compare import (
     PAIRED_METHODS,
-    SCOPES,
     UNPAIRED_METHODS,
     CaseCounts,
     Comparison,
     Table,
-    _check_scope_fits,
     _compare_tables,
     _compare_unpaired,
-    _few_cases_note,
-    _scope_of,
     compare_counts,
 )
 
@@ -67,12 +71,11 @@ class ResultsComparison:
         cases with usable pairs (``reason`` says why).
     primary : Comparison or None
         The comparison the verdict (and ``gate``) uses: by the method or the
-        scope asked for; by default ``cases_like_these`` when the outcomes are
+        claim asked for; by default ``cases_like_these`` when the outcomes are
         paired over at least 5 cases, else ``these_cases``.
-    scope : {"cases", "trials"}
-        The claim of ``primary``: about cases like these, or about these
-        cases.
-    scope_note : str
+    about : {"these_cases", "cases_like_these"}
+        The claim of ``primary``.
+    about_note : str
         Why the claim is about these cases when cases like these were the
         default (too few cases, or not paired); empty otherwise.
     pairs : int
@@ -102,8 +105,8 @@ class ResultsComparison:
     level: float
     reason: str = ""
     warnings: tuple[str, ...] = ()
-    scope: str = "trials"
-    scope_note: str = ""
+    about: str = "these_cases"
+    about_note: str = ""
 
     @property
     def verdict(self) -> str:
@@ -149,8 +152,8 @@ class ResultsComparison:
                 self.primary.verdict, "can't tell yet"
             )
             lines.append(
-                f"verdict: {verdict}, about {_ABOUT[self.scope]}"
-                + (f"; {self.scope_note}" if self.scope_note else "")
+                f"verdict: {verdict}, about {claim_words(self.about)}"
+                + (f"; {self.about_note}" if self.about_note else "")
             )
         if self.reason:
             lines.append(self.reason)
@@ -186,8 +189,8 @@ class ResultsComparison:
             "these_cases": d(self.these_cases),
             "cases_like_these": d(self.cases_like_these),
             "primary": d(self.primary),
-            "scope": self.scope,
-            "scope_note": self.scope_note,
+            "about": self.about,
+            "about_note": self.about_note,
             "pairs": self.pairs,
             "dropped_unmeasured": self.dropped_unmeasured,
             "dropped_missing": self.dropped_missing,
@@ -230,6 +233,7 @@ def _looked_before(res: Any) -> tuple[str, ...]:
     return ()
 
 
+@refuses_scope
 def compare_results(
     results: Any,
     a: str,
@@ -237,7 +241,7 @@ def compare_results(
     *,
     method: str | None = None,
     level: float = 0.95,
-    scope: str | None = None,
+    about: str | None = None,
 ) -> ResultsComparison:
     """Compare variant ``b`` with variant ``a`` of one results file.
 
@@ -262,18 +266,19 @@ def compare_results(
         ``gate`` use). Paired: ``mcnemar`` or ``clustered``; an unpaired
         method (``newcombe``, ``overlap``, ``ztest``) compares all measured
         samples as independent samples. Unpaired schedules: ``newcombe``
-        (default), ``overlap`` or ``ztest``. Not given: chosen by ``scope``.
+        (default), ``overlap`` or ``ztest``. Not given: chosen by ``about``.
     level : float
         Confidence level; the test size is 1 - level.
-    scope : {"cases", "trials"}, optional
-        The claim of the ``primary`` verdict. ``"cases"``: about cases like
-        these (``clustered``; needs paired outcomes from at least 2 cases).
-        ``"trials"``: about these cases, run again (``mcnemar`` when paired,
-        else ``newcombe``). By default ``"cases"`` when the outcomes are paired
-        over at least :data:`~evalstats.stats._compare.MIN_CASES` (5) cases; otherwise
-        ``"trials"``, with ``scope_note`` saying that nothing can be said about
-        cases like these (or that the outcomes are not paired). A method
-        implies its scope; a scope that contradicts it raises.
+    about : {"these_cases", "cases_like_these"}, optional
+        The claim of the ``primary`` verdict. ``"cases_like_these"``:
+        ``clustered``; needs paired outcomes from at least 2 cases.
+        ``"these_cases"``: these cases, run again (``mcnemar`` when paired,
+        else ``newcombe``). By default ``"cases_like_these"`` when the
+        outcomes are paired over at least
+        :data:`~evalstats.stats._claims.MIN_CASES` (5) cases; otherwise
+        ``"these_cases"``, with ``about_note`` saying that nothing can be said
+        about cases like these (or that the outcomes are not paired). A method
+        implies its claim; a claim that contradicts it raises.
 
     Returns
     -------
@@ -305,14 +310,14 @@ def compare_results(
     >>> cmp = compare_results(Results(None, manifest, tuple(samples), None, ()), "A", "B")
     >>> cmp.paired, cmp.pairs, cmp.these_cases.verdict, cmp.these_cases.only_b
     (True, 20, 'b_better', 12)
-    >>> cmp.scope, cmp.verdict
-    ('trials', 'b_better')
-    >>> cmp.scope_note
+    >>> cmp.about, cmp.verdict
+    ('these_cases', 'b_better')
+    >>> cmp.about_note
     'with 2 cases nothing can be said about cases like these (it takes at least 5)'
     """
     level = check_level(level)
     res = _results(results)
-    a, b = _check_request(res, a, b, method, scope)
+    a, b = _check_request(res, a, b, method, about)
     case_ids = _case_ids(res)
     slots = _slots(res)
     paired = bool(slots.get(a)) and slots.get(a) == slots.get(b)
@@ -335,10 +340,10 @@ def compare_results(
         _measured_counts(res, a, case_ids), _measured_counts(res, b, case_ids), level
     )
     if not paired:
-        return _unpaired_comparison(independent, a, b, method, scope, common)
+        return _unpaired_comparison(independent, a, b, method, about, common)
     pairs = _pairs(slots[a], res.outcome_codes, a, b, case_ids)
     these, like, reasons = _paired_verdicts(pairs, level)
-    method, note = _primary_method(method, scope, like, len(pairs.cases))
+    method, note = _primary_method(method, about, like, len(pairs.cases))
     if method == "mcnemar":
         chosen = these
     elif method == "clustered":
@@ -353,16 +358,16 @@ def compare_results(
         dropped_unmeasured=pairs.dropped_unmeasured,
         dropped_missing=pairs.dropped_missing,
         reason="; ".join(reasons),
-        scope=_scope_of(method),
-        scope_note=note,
+        about=claim_of(method),
+        about_note=note,
         **common,  # type: ignore[arg-type]
     )
 
 
 def _check_request(
-    res: Any, a: str, b: str, method: str | None, scope: str | None
+    res: Any, a: str, b: str, method: str | None, about: str | None
 ) -> tuple[str, str]:
-    """The two variants checked against the run, and the method and scope against each other."""
+    """The two variants checked against the run, and the method and claim against each other."""
     names = _variant_names(res)
     a = _check_variant(a, names, arg="a")
     b = _check_variant(b, names, arg="b")
@@ -370,9 +375,8 @@ def _check_request(
         raise InvalidArgument(f"a={a!r} and b={b!r} are the same variant; name two")
     if method is not None:
         check_method(method, PAIRED_METHODS + UNPAIRED_METHODS)
-    if scope is not None:
-        check_method(scope, SCOPES, name="scope")
-        _check_scope_fits(method, scope)
+    check_about(about)
+    check_fits(method, about)
     return a, b
 
 
@@ -381,15 +385,15 @@ def _unpaired_comparison(
     a: str,
     b: str,
     method: str | None,
-    scope: str | None,
+    about: str | None,
     common: dict[str, Any],
 ) -> ResultsComparison:
     """The comparison when the schedule did not pair the variants: about these cases only."""
-    if scope == "cases":
+    if about == "cases_like_these":
         raise InvalidArgument(
-            f"scope='cases' needs outcomes paired by (case, repeat), since a claim about "
-            f"cases like these compares A and B case by case, but the schedule did not "
-            f"run {a!r} and {b!r} on the same slots; use scope='trials'"
+            f"about='cases_like_these' needs outcomes paired by (case, repeat), since a claim "
+            f"about cases like these compares A and B case by case, but the schedule did not "
+            f"run {a!r} and {b!r} on the same slots; use about='these_cases'"
         )
     primary = independent(method or "newcombe")
     return ResultsComparison(
@@ -400,9 +404,9 @@ def _unpaired_comparison(
         dropped_unmeasured=0,
         dropped_missing=0,
         reason="cases like these: needs paired outcomes; the schedule did not pair them",
-        scope="trials",
-        scope_note=""
-        if method is not None or scope is not None
+        about="these_cases",
+        about_note=""
+        if method is not None or about is not None
         else "not paired (the schedule did not run both variants on the same slots), and "
         "a claim about cases like these compares A and B case by case",
         **common,
@@ -410,24 +414,22 @@ def _unpaired_comparison(
 
 
 def _primary_method(
-    method: str | None, scope: str | None, like: Comparison | None, n_cases: int
+    method: str | None, about: str | None, like: Comparison | None, n_cases: int
 ) -> tuple[str, str]:
-    """The paired primary comparison's method (from the scope when not given) and scope note."""
+    """The paired primary comparison's method (from the claim when not given) and its note."""
     note = ""
     if method is None:
-        if scope is None:
-            scope = "cases" if n_cases >= MIN_CASES else "trials"
-            if scope == "trials":
-                note = _few_cases_note(n_cases)
-        elif scope == "cases":
+        if about is None:
+            about, note = default_about(n_cases=n_cases)
+        elif about == "cases_like_these":
             if like is None:
                 raise InvalidArgument(
-                    f"scope='cases' needs pairs from at least 2 cases to say anything about "
-                    f"cases like these, got {n_cases}; use scope='trials' (about these cases)"
+                    f"about='cases_like_these' needs pairs from at least 2 cases to say anything "
+                    f"about cases like these, got {n_cases}; use about='these_cases'"
                 )
             if n_cases < MIN_CASES:
-                note = _few_cases_note(n_cases)
-        method = "clustered" if scope == "cases" else "mcnemar"
+                note = few_cases_note(n_cases)
+        method = "clustered" if about == "cases_like_these" else "mcnemar"
     return method, note
 
 
@@ -468,7 +470,7 @@ class _Independent:
             for case in list(self.a) + [c for c in self.b if c not in self.a]
         ]
         result = _compare_unpaired(counts, method=method, level=self.level)
-        return replace(result, scope=_scope_of(method), scope_note="")
+        return replace(result, about=claim_of(method), about_note="")
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,14 @@ from typing import TYPE_CHECKING, Any, Literal
 from .._validate import as_rate, check_level, check_method
 from ..errors import InvalidArgument
 from ..reading._views import VariantRates, _check_variant, _results, _variant_names, variant_rates
-from ..stats._compare import _ABOUT, MIN_CASES, SCOPES, _few_cases_note
+from ..stats._claims import (
+    MIN_CASES,
+    check_about,
+    claim_words,
+    default_about,
+    few_cases_note,
+    refuses_scope,
+)
 from ..stats._intervals import _pct
 from ._compare_results import compare_results
 
@@ -82,9 +89,9 @@ class NonInferiority:
         :func:`evalstats.planning._power.plan` (the clustered comparison simulated),
         about these cases by :func:`_trials_rule_power` (the exact power of
         Newcombe's interval); empty when not asked for or not plannable.
-    scope : {"cases", "trials"}
-        The claim: about cases like these, or about these cases.
-    scope_note : str
+    about : {"these_cases", "cases_like_these"}
+        The claim.
+    about_note : str
         Why the claim is about these cases when cases like these were the
         default (too few cases, or not paired).
     """
@@ -95,8 +102,8 @@ class NonInferiority:
     margin: float
     comparison: Comparison
     advice: str = ""
-    scope: str = "trials"
-    scope_note: str = ""
+    about: str = "these_cases"
+    about_note: str = ""
 
     def __str__(self) -> str:
         m = _pct(self.margin)
@@ -117,7 +124,9 @@ class NonInferiority:
                 f"can't tell yet whether {self.b!r} is {within} {self.a!r}: {bound} "
                 f"is not above {floor}"
             )
-        about = f"about {_ABOUT[self.scope]}" + (f": {self.scope_note}" if self.scope_note else "")
+        about = f"about {claim_words(self.about)}" + (
+            f": {self.about_note}" if self.about_note else ""
+        )
         text = f"{head} ({self.comparison.method} {d}, {100 * self.comparison.level:g}%, {about})"
         if self.margin == 0:
             text += (
@@ -135,8 +144,8 @@ class NonInferiority:
             "b": self.b,
             "margin": self.margin,
             "comparison": self.comparison.to_dict(),
-            "scope": self.scope,
-            "scope_note": self.scope_note,
+            "about": self.about,
+            "about_note": self.about_note,
             "advice": self.advice,
             "summary": str(self),
         }
@@ -167,7 +176,7 @@ def _trials_rule_power(
     given: the share of pairs on which A and B disagree, split evenly between
     them): ``trials`` pairs, multinomial cells (both, only A, only B,
     neither), judged by :func:`evalstats.stats._intervals.paired_diff_ci` (Newcombe's
-    paired interval, as ``gate(..., scope="trials")`` judges paired runs).
+    paired interval, as ``gate(..., about="these_cases")`` judges paired runs).
     Unpaired (``discordance=None``): ``trials`` independent runs of each,
     judged by :func:`evalstats.stats._intervals.diff_ci` with ``method``. The gate
     passes when the interval's lower limit at ``level`` is above ``-margin``;
@@ -325,11 +334,11 @@ def _advice(
     """How many runs or cases would usually show B within ``margin`` of A, if it is as good.
 
     Planned for the rule the comparison used: about these cases
-    (``comparison.scope == "trials"``), the exact power of its interval
+    (``comparison.about == "these_cases"``), the exact power of its interval
     (:func:`_trials_rule_power`); about cases like these, the planner's
     simulation of the clustered comparison (:func:`evalstats.planning._power.plan`).
     """
-    if comparison is not None and comparison.scope == "trials":
+    if comparison is not None and comparison.about == "these_cases":
         return _trials_advice(comparison, margin, level)
     from ..planning._power import case_model_from_results, plan
 
@@ -366,6 +375,7 @@ def _advice(
     )
 
 
+@refuses_scope
 def non_inferiority(
     results: Any,
     a: str,
@@ -375,12 +385,12 @@ def non_inferiority(
     level: float = 0.95,
     method: str | None = None,
     advice: bool = True,
-    scope: str | None = None,
+    about: str | None = None,
 ) -> NonInferiority:
     """Is variant ``b`` of a run no worse than ``a`` by more than ``margin``?
 
     The comparison is :func:`~evalstats.deciding._compare_results.compare_results`' primary
-    one (``method`` and ``scope`` as there: by default about cases like these
+    one (``method`` and ``about`` as there: by default about cases like these
     when the outcomes are paired over at least 5 cases); B passes when the
     lower limit of its interval for p_b - p_a, at ``level``, lies above
     ``-margin``
@@ -407,10 +417,10 @@ def non_inferiority(
         The comparison method, as in ``compare_results``.
     advice : bool
         Plan how much more data would decide a "can't tell".
-    scope : {"cases", "trials"}, optional
-        The claim, as in ``compare_results``: ``"cases"``, B is not worse on
-        cases like these (the clustered interval); ``"trials"``, not worse on
-        these cases run again (Newcombe's paired interval).
+    about : {"these_cases", "cases_like_these"}, optional
+        The claim, as in ``compare_results``: ``"cases_like_these"``, B is not
+        worse on cases like these (the clustered interval); ``"these_cases"``,
+        not worse on these cases run again (the paired interval).
 
     Returns
     -------
@@ -422,12 +432,12 @@ def non_inferiority(
     names = _variant_names(res)
     a = _check_variant(a, names, arg="a")
     b = _check_variant(b, names, arg="b")
-    cmp = compare_results(res, a, b, method=method, level=level, scope=scope)
+    cmp = compare_results(res, a, b, method=method, level=level, about=about)
     if cmp.primary is None:
         raise InvalidArgument(f"{b!r} cannot be compared with {a!r}: {cmp.reason}")
     verdict = non_inferiority_verdict(cmp.primary, m)
     text = _advice(res, a, b, m, level, cmp.primary) if advice and verdict == "cant_tell" else ""
-    return NonInferiority(verdict, a, b, m, cmp.primary, text, cmp.scope, cmp.scope_note)
+    return NonInferiority(verdict, a, b, m, cmp.primary, text, cmp.about, cmp.about_note)
 
 
 @dataclass(frozen=True)
@@ -464,6 +474,7 @@ class GateResult:
         }
 
 
+@refuses_scope
 def gate(
     results: Any,
     *,
@@ -474,7 +485,7 @@ def gate(
     no_regression_vs: str | None = None,
     margin: float | None = None,
     level: float = 0.95,
-    scope: str | None = None,
+    about: str | None = None,
 ) -> GateResult:
     """Decide whether a variant of a run meets a release policy.
 
@@ -482,12 +493,12 @@ def gate(
 
     * the variant's pass rate over measured samples is at least ``min_pass``:
       its estimate (``on="estimate"``) or the lower limit of its interval
-      (``on="lower-bound"``, the stricter rule) for the claim ``scope``
+      (``on="lower-bound"``, the stricter rule) for the claim ``about``
       makes: about cases like these, the case-clustered interval of the mean
       pass rate (:func:`~evalstats.stats._intervals.clustered_mean_ci`, the
       distribution-free betting interval; the default from 5 cases with a
       measured sample), or about these cases, the Wilson interval on all
-      measured runs (``scope="trials"``, and the default below 5 cases, the
+      measured runs (``about="these_cases"``, and the default below 5 cases, the
       line saying why);
     * ``every_case_passes``: every case's own pass-rate estimate (passes of
       measured samples) is at least ``min_pass``; a case with no measured
@@ -498,7 +509,7 @@ def gate(
       ``margin``: the lower limit of the interval for p_b - p_a (at
       ``level``, from :func:`compare_results`' primary comparison) lies above
       ``-margin`` (:func:`non_inferiority`), about cases like these or about
-      these cases as ``scope`` says. "Can't tell" fails the gate, with a line
+      these cases as ``about`` says. "Can't tell" fails the gate, with a line
       saying how many more runs or cases would usually decide it. If no
       comparison can be made the rule fails.
 
@@ -519,10 +530,9 @@ def gate(
         A margin of 0 means no worse at all, which needs a lot of data.
     level : float
         Confidence level of the intervals and the comparison.
-    scope : {"cases", "trials"}, optional
+    about : {"these_cases", "cases_like_these"}, optional
         The claim of the lower-bound and no-regression rules, as in
-        :func:`~evalstats.deciding._compare_results.compare_results`: ``"cases"``, about
-        cases like these; ``"trials"``, about these cases, run again. By
+        :func:`~evalstats.deciding._compare_results.compare_results`. By
         default about cases like these when there are at least 5 cases (for
         the no-regression rule: paired over at least 5 cases), else about
         these cases, and the rule's line says why. Every rule's line says
@@ -556,19 +566,19 @@ about these cases: with 1 case nothing can be said about cases like these (it ta
 least 5) (19 of 20 measured samples passed: 95% (76% to 99%))
     """
     level = check_level(level)
-    threshold, on, scope, margin = _check_policy(
-        min_pass, on, every_case_passes, no_regression_vs, margin, scope
+    threshold, on, about, margin = _check_policy(
+        min_pass, on, every_case_passes, no_regression_vs, margin, about
     )
     res = _results(results)
     variant = _check_gated_variants(res, variant, no_regression_vs)
     rates = variant_rates(res, variant, level)
     found: list[tuple[bool, str]] = []
-    found += _pass_rate_rule(rates, variant, threshold, on, level, scope)
+    found += _pass_rate_rule(rates, variant, threshold, on, level, about)
     if every_case_passes:
         found.append(_every_case_rule(rates, threshold))
     if no_regression_vs is not None:
         assert margin is not None
-        found.append(_no_regression_rule(res, variant, no_regression_vs, margin, level, scope))
+        found.append(_no_regression_rule(res, variant, no_regression_vs, margin, level, about))
     checked = [text for _, text in found]
     reasons = [text for ok, text in found if not ok]
     return GateResult(not reasons, tuple(reasons), tuple(checked))
@@ -580,9 +590,9 @@ def _check_policy(
     every_case_passes: bool,
     no_regression_vs: str | None,
     margin: float | None,
-    scope: str | None,
+    about: str | None,
 ) -> tuple[float | None, str, str | None, float | None]:
-    """The policy's arguments checked: (threshold, on, scope, margin)."""
+    """The policy's arguments checked: (threshold, on, about, margin)."""
     if min_pass is None and no_regression_vs is None:
         raise InvalidArgument(
             "min_pass=None and no_regression_vs=None: give a pass rate to reach, a variant "
@@ -590,8 +600,7 @@ def _check_policy(
         )
     threshold = None if min_pass is None else float(as_rate("min_pass", min_pass))
     on = check_method(on, ("estimate", "lower-bound"), name="on")
-    if scope is not None:
-        scope = check_method(scope, SCOPES, name="scope")
+    about = check_about(about)
     if no_regression_vs is not None and margin is None:
         raise InvalidArgument(
             f"margin=None: no_regression_vs={no_regression_vs!r} needs a margin, how much "
@@ -606,7 +615,7 @@ def _check_policy(
         )
     if not isinstance(every_case_passes, bool):
         raise InvalidArgument(f"every_case_passes={every_case_passes!r} must be True or False")
-    return threshold, on, scope, margin
+    return threshold, on, about, margin
 
 
 def _check_gated_variants(res: Any, variant: str, no_regression_vs: str | None) -> str:
@@ -628,7 +637,7 @@ def _pass_rate_rule(
     threshold: float | None,
     on: str,
     level: float,
-    scope: str | None,
+    about: str | None,
 ) -> list[tuple[bool, str]]:
     """The rule on the variant's pass rate: (held, line), none without min_pass.
 
@@ -650,9 +659,9 @@ def _pass_rate_rule(
         value = float(summary.per_trial.estimate)
         what = "pass rate"
     else:
-        used, note = _bound_scope(summary.cases_measured, scope)
-        claim = f", about {_ABOUT[used]}" + (f": {note}" if note else "")
-        if used == "cases":
+        used, note = _bound_about(summary.cases_measured, about)
+        claim = f", about {claim_words(used)}" + (f": {note}" if note else "")
+        if used == "cases_like_these":
             ci = summary.clustered
             value = float(ci.low)
             what = f"lower bound of the {100 * level:g}% case-clustered interval"
@@ -673,18 +682,18 @@ def _pass_rate_rule(
     ]
 
 
-def _bound_scope(cases: int, scope: str | None) -> tuple[str, str]:
-    """The claim of the lower-bound rule over ``cases`` cases: (scope, why, when not asked)."""
-    if scope is None:
-        if cases >= MIN_CASES:
-            return "cases", ""
-        return "trials", _few_cases_note(cases)
-    if scope == "cases" and cases < 2:
+def _bound_about(cases: int, about: str | None) -> tuple[str, str]:
+    """The claim of the lower-bound rule over ``cases`` cases, and why when not asked."""
+    if about is None:
+        return default_about(n_cases=cases)
+    if about == "cases_like_these" and cases < 2:
         raise InvalidArgument(
-            f"scope='cases' needs measured samples from at least 2 cases to say anything about "
-            f"cases like these, got {cases}; use scope='trials' (about these cases)"
+            f"about='cases_like_these' needs measured samples from at least 2 cases to say "
+            f"anything about cases like these, got {cases}; use about='these_cases'"
         )
-    return scope, _few_cases_note(cases) if scope == "cases" and cases < MIN_CASES else ""
+    if about == "cases_like_these" and cases < MIN_CASES:
+        return about, few_cases_note(cases)
+    return about, ""
 
 
 def _every_case_rule(rates: VariantRates, threshold: float | None) -> tuple[bool, str]:
@@ -711,10 +720,10 @@ def _no_regression_rule(
     no_regression_vs: str,
     margin: float,
     level: float,
-    scope: str | None,
+    about: str | None,
 ) -> tuple[bool, str]:
     """The rule that the variant is not worse than another by more than margin: (held, line)."""
-    cmp = compare_results(res, no_regression_vs, variant, level=level, scope=scope)
+    cmp = compare_results(res, no_regression_vs, variant, level=level, about=about)
     if cmp.primary is None:
         return (
             False,
@@ -733,7 +742,7 @@ def _no_regression_rule(
         margin,
         cmp.primary,
         advice,
-        cmp.scope,
-        cmp.scope_note,
+        cmp.about,
+        cmp.about_note,
     )
     return verdict == "not_worse", str(found)

@@ -9,7 +9,7 @@ pairs, one looks: each is built on an *e-process*, a non-negative process that
 starts at 1 and, when there is no difference, stays small. By Ville's
 inequality the chance that it *ever* reaches 1/a is at most a.
 
-Two scopes, as for the fixed-n comparison:
+Two claims, as for the fixed-n comparison:
 
 ``these_cases``
     The discordant (case, repeat) pairs: under "no difference" each pair on
@@ -76,6 +76,7 @@ import numpy as np
 
 from .._validate import check_level, check_method
 from ..errors import InvalidArgument
+from ..stats._claims import check_about, claim_words, refuses_scope
 from ..stats._intervals import Interval
 
 __all__ = [
@@ -95,7 +96,6 @@ __all__ = [
 
 VerdictName = Literal["b_better", "a_better", "cant_tell"]
 Scope = Literal["these_cases", "cases_like_these"]
-SCOPES = ("these_cases", "cases_like_these")
 
 #: Share of 1 - level spent on the discordance rate in the "these cases"
 #: interval for p_b - p_a (the rest goes to the share of discordant pairs B
@@ -548,7 +548,7 @@ class SequentialComparison:
     difference : Interval
         The confidence sequence's current interval for p_b - p_a (these cases)
         or for the mean over cases like these.
-    scope : {"these_cases", "cases_like_these"}
+    about : {"these_cases", "cases_like_these"}
     level : float
     pairs, looks : int
         Pairs so far and the number of looks taken.
@@ -572,7 +572,7 @@ class SequentialComparison:
     evalue_a: float
     pvalue: float
     difference: Interval
-    scope: str
+    about: str
     level: float
     pairs: int
     looks: int
@@ -598,12 +598,12 @@ class SequentialComparison:
         head = {"b_better": "B better", "a_better": "A better", "cant_tell": "can't tell yet"}[
             self.verdict
         ]
-        scope = "these cases" if self.scope == "these_cases" else "cases like these"
+        about = claim_words(self.about)
         if self.planned_for is not None:
-            scope += f", planned for {self.planned_for[0]:g} -> {self.planned_for[1]:g}"
+            about += f", planned for {self.planned_for[0]:g} -> {self.planned_for[1]:g}"
         p = "p<0.001" if self.pvalue < 0.001 else f"p={self.pvalue:.2g}"
         text = (
-            f"{head}: {self.difference}, anytime-valid ({scope}), e-value {_e(self.evalue)} "
+            f"{head}: {self.difference}, anytime-valid ({about}), e-value {_e(self.evalue)} "
             f"(decides at {self.threshold:g}), {p}, {self.pairs} pairs, {self.looks} "
             f"look{'s' if self.looks != 1 else ''}, {100 * self.level:g}%"
         )
@@ -646,7 +646,7 @@ class SequentialComparison:
         return {
             "verdict": self.verdict,
             "summary": str(self),
-            "scope": self.scope,
+            "about": self.about,
             "level": self.level,
             "threshold": self.threshold,
             "evalue_b": num(self.evalue_b),
@@ -744,11 +744,12 @@ def _look_points(looks: Any, case_idx: np.ndarray, rep: np.ndarray) -> np.ndarra
     return np.asarray(points, dtype=np.int64)
 
 
+@refuses_scope
 def sequential_compare(
     results_a: Mapping[str, Sequence[bool]],
     results_b: Mapping[str, Sequence[bool]],
     *,
-    scope: str = "these_cases",
+    about: str = "these_cases",
     level: float = 0.95,
     looks: Sequence[int] | None = None,
     planned_for: tuple[float, float] | None = None,
@@ -762,7 +763,7 @@ def sequential_compare(
         repeat), so both sides need the same cases with the same repeat counts.
         The pairs are taken in the order ``evalstats run`` runs them: round r
         is repeat r of every case, in case order.
-    scope : {"these_cases", "cases_like_these"}
+    about : {"these_cases", "cases_like_these"}
         ``these_cases``: a mixture e-process on the discordant pairs (see the
         module docstring), which speaks about these cases. ``cases_like_these``:
         a betting e-process over the cases' mean paired differences, which
@@ -808,13 +809,13 @@ def sequential_compare(
     44998.2
     """
     level = check_level(level)
-    scope = check_method(scope, SCOPES, name="scope")
-    planned = _planned_scope(planned_for, scope)
+    about = check_about(about) or "these_cases"
+    planned = _planned_about(planned_for, about)
     cases, a, b = _paired_outcomes(results_a, results_b)
-    if scope == "cases_like_these" and len(cases) < 2:
+    if about == "cases_like_these" and len(cases) < 2:
         raise InvalidArgument(
-            f"scope='cases_like_these' needs at least 2 cases, got {len(cases)}; "
-            "use scope='these_cases'"
+            f"about='cases_like_these' needs at least 2 cases, got {len(cases)}; "
+            "use about='these_cases'"
         )
     lengths = [len(a[c]) for c in cases]
     case_idx, rep = _round_robin(cases, lengths)
@@ -826,7 +827,7 @@ def sequential_compare(
     diff = xb[flat].astype(np.int64) - xa[flat].astype(np.int64)
     alpha = 1.0 - level
     reason = ""
-    if scope == "these_cases":
+    if about == "these_cases":
         only_b = np.cumsum(diff > 0)[points - 1]
         only_a = np.cumsum(diff < 0)[points - 1]
         prior = None if planned is None else planned_prior(*planned)
@@ -875,7 +876,7 @@ def sequential_compare(
         evalue_a=last.evalue_a,
         pvalue=pvalue,
         difference=Interval(last.estimate, last.low, last.high, level, method, difference=True),
-        scope=scope,
+        about=about,
         level=level,
         pairs=n,
         looks=len(points),
@@ -889,12 +890,12 @@ def sequential_compare(
     )
 
 
-def _planned_scope(planned_for: Any, scope: str) -> tuple[float, float] | None:
+def _planned_about(planned_for: Any, about: str) -> tuple[float, float] | None:
     planned = _planned_for(planned_for)
-    if planned is not None and scope != "these_cases":
+    if planned is not None and about != "these_cases":
         raise InvalidArgument(
             f"planned_for={planned_for!r} plans the 'these_cases' e-process; "
-            f"scope={scope!r} mixes over its bets without a planned effect"
+            f"about={about!r} mixes over its bets without a planned effect"
         )
     return planned
 
@@ -1094,6 +1095,7 @@ def _simulate_cases(d: np.ndarray, level: float, every: int = 1) -> tuple[np.nda
     return _first_crossing(masks[0], masks[1], every)
 
 
+@refuses_scope
 def simulate_sequential(
     p_a: float,
     p_b: float,
@@ -1102,7 +1104,7 @@ def simulate_sequential(
     cases: int = 1,
     icc: float = 0.0,
     spread: float = 0.0,
-    scope: str = "these_cases",
+    about: str = "these_cases",
     level: float = 0.95,
     experiments: int = 2000,
     seed: int = 0,
@@ -1128,7 +1130,7 @@ def simulate_sequential(
         Number of cases (1: every pair alike).
     icc, spread : float
         Between-case spread of A's rates and of B's gain (see ``CaseModel``).
-    scope : {"these_cases", "cases_like_these"}
+    about : {"these_cases", "cases_like_these"}
     level : float
     experiments, seed : int
     looks : {"pair", "round"}
@@ -1159,22 +1161,22 @@ def simulate_sequential(
     experiments = whole_number("experiments", experiments)
     seed = whole_number("seed", seed, minimum=0)
     level = check_level(level)
-    scope = check_method(scope, SCOPES, name="scope")
+    about = check_about(about) or "these_cases"
     every = cases if check_method(looks, ("pair", "round"), name="looks") == "round" else 1
     try:
         icc, spread = float(icc), float(spread)
     except (TypeError, ValueError):
         raise InvalidArgument(f"icc={icc!r} and spread={spread!r} must be numbers") from None
-    if scope == "cases_like_these" and cases < 2:
-        raise InvalidArgument(f"scope='cases_like_these' needs at least 2 cases, got cases={cases}")
-    planned = _planned_scope(planned_for, scope)
+    if about == "cases_like_these" and cases < 2:
+        raise InvalidArgument(f"about='cases_like_these' needs at least 2 cases, got cases={cases}")
+    planned = _planned_about(planned_for, about)
     prior = None if planned is None else planned_prior(*planned)
     rng = np.random.default_rng(seed)
     pairs = runs * cases
     table = (
-        discordant_thresholds(pairs, level=level, prior=prior) if scope == "these_cases" else None
+        discordant_thresholds(pairs, level=level, prior=prior) if about == "these_cases" else None
     )
-    # Bound memory: the cases scope holds (block, pairs, nodes) floats.
+    # Bound memory: the cases-like-these e-process holds (block, pairs, nodes) floats.
     width = pairs * (len(_legendre(cases)[0]) if table is None else 1)
     block = max(1, min(experiments, 4_000_000 // max(width, 1)))
     stopped, verdicts = [], []
@@ -1209,7 +1211,7 @@ def simulate_sequential(
             "cases": cases,
             "icc": icc,
             "spread": spread,
-            "scope": scope,
+            "about": about,
             "level": level,
             "seed": seed,
             "looks": looks,
@@ -1246,10 +1248,10 @@ class SequentialPlan:
 
     def __str__(self) -> str:
         s = self.simulation
-        scope = "these cases" if s.settings["scope"] == "these_cases" else "cases like these"
+        about = claim_words(s.settings["about"])
         cases = s.settings["cases"]
         lines = [
-            f"sequential design ({scope}), p_a={s.settings['p_a']:g}, "
+            f"sequential design ({about}), p_a={s.settings['p_a']:g}, "
             f"p_b={s.settings['p_b']:g}, budget {s.settings['runs']} runs x {cases} "
             f"case{'s' if cases != 1 else ''} = {s.budget} pairs:",
             f"  power within the budget: {s.power}",
@@ -1288,6 +1290,7 @@ class SequentialPlan:
         }
 
 
+@refuses_scope
 def sequential_plan(
     p_a: float,
     p_b: float,
@@ -1296,7 +1299,7 @@ def sequential_plan(
     cases: int = 1,
     icc: float = 0.0,
     spread: float = 0.0,
-    scope: str | None = None,
+    about: str | None = None,
     level: float = 0.95,
     experiments: int = 4000,
     seed: int = 0,
@@ -1307,7 +1310,7 @@ def sequential_plan(
 
     Simulates :func:`simulate_sequential` and sets it beside the fixed design:
     its power when it spends the whole budget, and the pairs it needs for the
-    power the sequential design reaches. ``scope`` defaults to "these_cases"
+    power the sequential design reaches. ``about`` defaults to "these_cases"
     when ``icc`` and ``spread`` are 0 and to "cases_like_these" otherwise.
     ``planned_for``: the rates the e-process is planned for (usually
     ``(p_a, p_b)`` themselves; give the same to ``run_until_decided`` or
@@ -1321,8 +1324,8 @@ def sequential_plan(
     """
     from ..planning._power import CaseModel, clustered_power, paired_power
 
-    if scope is None:
-        scope = "these_cases" if icc == 0 and spread == 0 else "cases_like_these"
+    if about is None:
+        about = "these_cases" if icc == 0 and spread == 0 else "cases_like_these"
     sim = simulate_sequential(
         p_a,
         p_b,
@@ -1330,7 +1333,7 @@ def sequential_plan(
         cases=cases,
         icc=icc,
         spread=spread,
-        scope=scope,
+        about=about,
         level=level,
         experiments=experiments,
         seed=seed,
@@ -1340,7 +1343,7 @@ def sequential_plan(
     target = float(sim.power.estimate)
     fixed_power: float | None = None
     fixed_pairs: int | None = None
-    if scope == "these_cases" and icc == 0 and spread == 0:
+    if about == "these_cases" and icc == 0 and spread == 0:
         fixed_power = paired_power(p_a, p_b, sim.budget, level=level)
         fixed_pairs = next(
             (
@@ -1350,7 +1353,7 @@ def sequential_plan(
             ),
             None,
         )
-    elif scope == "cases_like_these":
+    elif about == "cases_like_these":
         model = CaseModel(p_a, p_b, icc, spread)
         fixed_power = float(clustered_power(model, cases, runs, level=level))
         repeats = np.arange(1, 20 * runs + 1)
@@ -1362,12 +1365,13 @@ def sequential_plan(
 # --- results files ---------------------------------------------------------------
 
 
+@refuses_scope
 def sequential_results(
     results: Any,
     a: str,
     b: str,
     *,
-    scope: str = "these_cases",
+    about: str = "these_cases",
     level: float = 0.95,
     planned_for: tuple[float, float] | None = None,
 ) -> SequentialComparison:
@@ -1385,7 +1389,7 @@ def sequential_results(
         A results file or what :func:`evalstats.results._file.read_results` returned.
     a, b : str
         Variant names; positive differences mean B passes more often.
-    scope : {"these_cases", "cases_like_these"}
+    about : {"these_cases", "cases_like_these"}
     level : float
     planned_for : (p_a, p_b), optional
         The rates the e-process was planned for (see
@@ -1397,7 +1401,7 @@ def sequential_results(
     from ..results._file import Results, read_results
 
     level = check_level(level)
-    scope = check_method(scope, SCOPES, name="scope")
+    about = check_about(about) or "these_cases"
     res = results if isinstance(results, Results) else read_results(results)
     planned_for = _recorded_plan(res, _planned_for(planned_for))
     if a == b:
@@ -1423,7 +1427,7 @@ def sequential_results(
             f"{res.path or 'the results'}: no (case, repeat) pair has a measured outcome "
             f"for both {a!r} and {b!r}; nothing to compare"
         )
-    result = sequential_compare(xa, xb, scope=scope, level=level, planned_for=planned_for)
+    result = sequential_compare(xa, xb, about=about, level=level, planned_for=planned_for)
     notes = [result.reason] if result.reason else []
     if left_out:
         notes.append(

@@ -29,6 +29,7 @@ from ..reading._views import (
     _results,
     _variant_names,
 )
+from ..stats._claims import check_about, claim_words, refuses_scope
 from ..stats._intervals import _pct
 
 if TYPE_CHECKING:
@@ -41,7 +42,6 @@ __all__ = ["PairComparison", "MultipleComparison", "compare_variants", "shaffer_
 #: Multiplicity adjustments of compare_variants.
 ADJUSTMENTS = ("holm", "shaffer", "none")
 _NAMES = {"holm": "Holm", "shaffer": "Shaffer", "none": "no"}
-_ABOUT = {"cases": "cases like these", "trials": "these cases"}
 _TESTS = {"mcnemar": "McNemar's exact test", "ztest": "the z test"}
 
 
@@ -146,11 +146,10 @@ class MultipleComparison:
         p-value is below ``1 - level``.
     rates : dict
         Each variant's pass rate (pooled over measured samples).
-    scope : {"cases", "trials"}
+    about : {"these_cases", "cases_like_these"}
         The claim of every verdict: about cases like these (each pair's
-        clustered test) or about these cases (McNemar's exact test when
-        paired).
-    scope_note : str
+        clustered test) or about these cases (the paired test).
+    about_note : str
         Why the claim is about these cases when cases like these were the
         default (too few cases, or not paired), or that the cases are too few
         for the claim asked for; empty otherwise.
@@ -161,11 +160,11 @@ class MultipleComparison:
     adjust: str
     level: float
     rates: dict[str, float]
-    scope: str = "trials"
-    scope_note: str = ""
+    about: str = "these_cases"
+    about_note: str = ""
 
     def _about(self) -> str:
-        return f"about {_ABOUT[self.scope]}"
+        return f"about {claim_words(self.about)}"
 
     def _tests(self) -> str:
         """The tests whose p-values were adjusted, as the pairs used them."""
@@ -193,8 +192,8 @@ class MultipleComparison:
             else f"p-values and verdicts {_NAMES[self.adjust]}-adjusted over {n} {noun}"
         )
         text = f"{how}, {self._about()} (p-values of {self._tests()}; intervals unadjusted)"
-        if self.scope_note:
-            text += f"; {self.scope_note}"
+        if self.about_note:
+            text += f"; {self.about_note}"
         return text
 
     def ranking(self) -> str:
@@ -206,8 +205,8 @@ class MultipleComparison:
             flip = {"b_better": "a_better", "a_better": "b_better"}.get(p.verdict, p.verdict)
             verdicts[(p.b, p.a)] = flip
         about = self._about()
-        if self.scope_note:
-            about += f": {self.scope_note}"
+        if self.about_note:
+            about += f": {self.about_note}"
         if self.baseline is not None:
             parts = []
             for v in order:
@@ -247,8 +246,8 @@ class MultipleComparison:
             "baseline": self.baseline,
             "adjust": self.adjust,
             "level": self.level,
-            "scope": self.scope,
-            "scope_note": self.scope_note,
+            "about": self.about,
+            "about_note": self.about_note,
             "rates": dict(self.rates),
             "pairs": [p.to_dict() for p in self.pairs],
             "ranking": self.ranking(),
@@ -256,6 +255,7 @@ class MultipleComparison:
         }
 
 
+@refuses_scope
 def compare_variants(
     results: Any,
     *,
@@ -264,14 +264,14 @@ def compare_variants(
     adjust: str = "holm",
     method: str | None = None,
     level: float = 0.95,
-    scope: str | None = None,
+    about: str | None = None,
 ) -> MultipleComparison:
     """Compare three or more variants of one run, adjusted for multiplicity.
 
     Give ``baseline`` to compare every other variant with it, or
     ``all_pairs=True`` to compare every pair. Each pair is compared by
     :func:`~evalstats.deciding._compare_results.compare_results`, and every pair's verdict
-    makes the same claim (``scope``). The p-values are adjusted by
+    makes the same claim (``about``). The p-values are adjusted by
     ``adjust``: Holm's step-down method (default), Shaffer's (for all pairs,
     whose equalities constrain one another; with a baseline it is Holm's), or
     none; a pair's verdict is "B better" or "A better" only when its adjusted
@@ -287,19 +287,19 @@ def compare_variants(
     adjust : {"holm", "shaffer", "none"}
     method : str, optional
         The comparison method, as in ``compare_results``; it implies the
-        scope. A comparison without a p-value, such as Newcombe's interval on
+        claim. A comparison without a p-value, such as Newcombe's interval on
         unpaired runs, is replaced by the z test on the same counts.
     level : float
-    scope : {"cases", "trials"}, optional
-        The claim of the verdicts. ``"cases"``: about cases like these, each
+    about : {"these_cases", "cases_like_these"}, optional
+        The claim of the verdicts. ``"cases_like_these"``: each
         pair by the clustered comparison, whose p-value is the test that
         agrees with its interval
         (:func:`~evalstats.stats._clustered_pvalues.clustered_paired_pvalue`: the
         betting capital's, at every number of cases); it needs
-        outcomes paired over at least 2 cases. ``"trials"``: about these
-        cases, McNemar's exact test (paired) or the z test (unpaired). By
-        default ``"cases"`` when every pair is paired over at least 5 cases,
-        as in ``compare_results``; otherwise ``"trials"``, and ``scope_note``
+        outcomes paired over at least 2 cases. ``"these_cases"``: the paired
+        test, or the z test (unpaired). By default ``"cases_like_these"`` when
+        every pair is paired over at least 5 cases, as in ``compare_results``;
+        otherwise ``"these_cases"``, and ``about_note``
         says that nothing can be said about cases like these (or that the
         outcomes are not paired).
 
@@ -314,13 +314,11 @@ def compare_variants(
     Shaffer, J. P. (1986). Modified sequentially rejective multiple test
     procedures. JASA 81, 826-831.
     """
-    from ..stats._compare import SCOPES
     from ._compare_results import compare_results
 
     level = check_level(level)
     adjust = check_method(adjust, ADJUSTMENTS, name="adjust")
-    if scope is not None:
-        scope = check_method(scope, SCOPES, name="scope")
+    about = check_about(about)
     if not isinstance(all_pairs, bool):
         raise InvalidArgument(f"all_pairs={all_pairs!r} must be True or False")
     res = _results(results)
@@ -343,13 +341,14 @@ def compare_variants(
         wanted = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
     each = []
     for a, b in wanted:
-        rc = compare_results(res, a, b, method=method, level=level, scope=scope)
+        rc = compare_results(res, a, b, method=method, level=level, about=about)
         if rc.primary is None:
             raise InvalidArgument(f"{b!r} cannot be compared with {a!r}: nothing measured")
         each.append(rc)
     # One claim for the family: cases like these only when every pair can make it.
-    chosen = "cases" if all(rc.scope == "cases" for rc in each) else "trials"
-    note = next((rc.scope_note for rc in each if rc.scope_note), "")
+    like = all(rc.about == "cases_like_these" for rc in each)
+    chosen = "cases_like_these" if like else "these_cases"
+    note = next((rc.about_note for rc in each if rc.about_note), "")
     found = [(rc.a, rc.b, _pair_test(rc, chosen, level)) for rc in each]
     raw = [math.nan if c.pvalue is None else float(c.pvalue) for _, _, c in found]
     adjusted = _adjust(raw, adjust, len(names), baseline is None)
@@ -367,16 +366,16 @@ def compare_variants(
     )
 
 
-def _pair_test(rc: Any, scope: str, level: float) -> Comparison:
+def _pair_test(rc: Any, about: str, level: float) -> Comparison:
     """The pair's comparison for the family's claim, with the p-value Holm's steps adjust."""
     from ..stats._compare import compare_counts
 
-    if scope == "cases":
+    if about == "cases_like_these":
         # its p-value is the clustered test that agrees with its interval
         # (evalstats.stats._clustered_pvalues): the t test's, or the betting capital's
         cmp: Comparison = rc.cases_like_these
         return cmp
-    cmp = rc.primary if rc.scope == "trials" else rc.these_cases
+    cmp = rc.primary if rc.about == "these_cases" else rc.these_cases
     if cmp.pvalue is None:
         counts = (cmp.successes_a, cmp.trials_a, cmp.successes_b, cmp.trials_b)
         cmp = replace(compare_counts(*counts, method="ztest", level=level), cases=cmp.cases)

@@ -22,14 +22,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._validate import check_level, check_method, whole_number
+from .._validate import check_level, whole_number
 from ..errors import InvalidArgument
 from ..results._file import ResultsWriter, read_results
+from ..stats._claims import check_about, refuses_scope
 from ._sequential import (
-    SCOPES,
     SequentialComparison,
+    _planned_about,
     _planned_for,
-    _planned_scope,
     planned_record,
     sequential_results,
 )
@@ -77,7 +77,7 @@ class SequentialRun:
 
 def _look_record(rounds: int, seq: SequentialComparison) -> dict[str, Any]:
     """What a look records: enough to redraw the trajectory and to recompute it
-    (the scope, level and planned effect that chose the e-process)."""
+    (the claim, level and planned effect that chose the e-process)."""
 
     def num(x: float) -> float | None:
         return float(x) if math.isfinite(x) else None
@@ -85,7 +85,7 @@ def _look_record(rounds: int, seq: SequentialComparison) -> dict[str, Any]:
     return {
         "round": rounds,
         "pairs": seq.pairs,
-        "scope": seq.scope,
+        "about": seq.about,
         "level": seq.level,
         "evalue_b": num(seq.evalue_b),
         "evalue_a": num(seq.evalue_a),
@@ -104,13 +104,14 @@ def _variant_count(variants: Any) -> int:
     return len(variants)
 
 
+@refuses_scope
 def run_until_decided(
     suite_or_cases: Any,
     variants: Sequence[Any],
     *,
     max_runs: int,
     out: str | Path,
-    scope: str = "these_cases",
+    about: str = "these_cases",
     level: float = 0.95,
     resume: bool = False,
     planned_for: tuple[float, float] | None = None,
@@ -126,7 +127,7 @@ def run_until_decided(
         The budget: at most this many runs of each case per variant.
     out : path
         The results file (created; with ``resume``, continued).
-    scope : {"these_cases", "cases_like_these"}
+    about : {"these_cases", "cases_like_these"}
         Which anytime-valid comparison decides (see
         :func:`evalstats.deciding._sequential.sequential_compare`).
     level : float
@@ -150,8 +151,8 @@ def run_until_decided(
 
     max_runs = whole_number("max_runs", max_runs)
     level = check_level(level)
-    scope = check_method(scope, SCOPES, name="scope")
-    planned = _planned_scope(_planned_for(planned_for), scope)
+    about = check_about(about) or "these_cases"
+    planned = _planned_about(_planned_for(planned_for), about)
     count = _variant_count(variants)
     if count != 2:
         raise InvalidArgument(
@@ -162,7 +163,7 @@ def run_until_decided(
             raise InvalidArgument(f"{key}= is set round by round; give max_runs instead")
     settings = {
         "max_runs": max_runs,
-        "scope": scope,
+        "about": about,
         "level": level,
         "planned_for": planned_record(planned),
     }
@@ -175,18 +176,20 @@ def run_until_decided(
             raise InvalidArgument(
                 f"{path} was not started with --until-decided; resume it without it"
             )
-        for key in ("scope", "level", "planned_for"):
-            if recorded.get(key) != settings[key]:
+        for key in ("about", "level", "planned_for"):
+            # files written before the claim was called "about" recorded it as "scope"
+            was = recorded.get(key, recorded.get("scope")) if key == "about" else recorded.get(key)
+            if was != settings[key]:
                 shown = {"planned_for": planned}.get(key, settings[key])
                 raise InvalidArgument(
-                    f"{key}={shown!r} differs from the run's {recorded.get(key)!r}; "
-                    "a sequential run keeps the scope, level and planned effect it started with"
+                    f"{key}={shown!r} differs from the run's {was!r}; "
+                    "a sequential run keeps the claim, level and planned effect it started with"
                 )
         rounds = [int(look["round"]) for look in res.looks if isinstance(look.get("round"), int)]
         start = max(rounds, default=0) + 1
         if res.looks and res.looks[-1].get("verdict") != "cant_tell":
             a, b = res.variants()[:2]
-            done = sequential_results(res, a, b, scope=scope, level=level, planned_for=planned)
+            done = sequential_results(res, a, b, about=about, level=level, planned_for=planned)
             return SequentialRun(path, "decided", start - 1, max_runs, done)
     seq: SequentialComparison | None = None
     for r in range(start, max_runs + 1):
@@ -203,7 +206,7 @@ def run_until_decided(
             return SequentialRun(path, outcome.status, r - 1, max_runs, seq, outcome.reason)
         res = read_results(path)
         a, b = res.variants()[:2]
-        seq = sequential_results(res, a, b, scope=scope, level=level, planned_for=planned)
+        seq = sequential_results(res, a, b, about=about, level=level, planned_for=planned)
         writer, _ = ResultsWriter.resume(path)
         writer.write_look(_look_record(r, seq))
         decided = seq.verdict != "cant_tell"
@@ -223,5 +226,5 @@ def run_until_decided(
     # Resumed with nothing left to run (the budget was already spent).
     res = read_results(path)
     a, b = res.variants()[:2]
-    last = sequential_results(res, a, b, scope=scope, level=level, planned_for=planned)
+    last = sequential_results(res, a, b, about=about, level=level, planned_for=planned)
     return SequentialRun(path, "budget", start - 1, max_runs, last)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidArgument
+from ..stats._claims import claim_words
 
 if TYPE_CHECKING:
     from ..deciding._compare_results import ResultsComparison
@@ -265,11 +266,11 @@ def sequential_plot(comparison: SequentialComparison, path: str | os.PathLike[st
     top.set_yscale("log")
     top.set_ylabel("e-value")
     top.legend(loc="upper left", fontsize=8)
-    scope = "these cases" if comparison.scope == "these_cases" else "cases like these"
+    about = claim_words(comparison.about)
     verdict = {"b_better": "B better", "a_better": "A better"}.get(
         comparison.verdict, "can't tell yet"
     )
-    top.set_title(f"anytime-valid comparison ({scope}): {verdict}")
+    top.set_title(f"anytime-valid comparison ({about}): {verdict}")
     bottom.fill_between(
         pairs,
         [look.low for look in looks],
@@ -327,10 +328,11 @@ def report_plots(
         # A sequential run (run --until-decided): its trajectory, judged as it was.
         from ..deciding._sequential import sequential_results
 
-        scope = res.looks[-1].get("scope", "these_cases")
+        last = res.looks[-1]
+        about = last.get("about", last.get("scope", "these_cases"))  # "scope": older files
         # The sequential comparison reads each sample's record, which the counts
         # (res) do not hold: it is given the records, or the file to read them from.
         records = results if res.path is None or hasattr(results, "samples") else res.path
-        seq = sequential_results(records, names[0], names[1], scope=scope, level=level)
+        seq = sequential_results(records, names[0], names[1], about=about, level=level)
         written.append(sequential_plot(seq, folder / "sequential.png"))
     return tuple(written)

@@ -30,11 +30,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .._validate import check_level, check_method
+from .._validate import check_level
 from ..errors import InvalidArgument
 from ..reading._tally import Tally
 from ..reading._views import _case_ids, _check_variant, _results, _variant_names, variant_rates
 from ..results._axiscount import AxisCount
+from ..stats._claims import check_about, refuses_scope
 from ..stats._intervals import ClusteredInterval, Interval
 from ..stats._smallstats import clustered_counts, wilson_ci
 
@@ -630,12 +631,13 @@ def _count_verdicts(table: dict[str, list[int]], key: str, kind: str, n: int) ->
         t[3] += n
 
 
+@refuses_scope
 def report(
     results: Any,
     *,
     level: float = 0.95,
     reviews: Any = None,
-    scope: str | None = None,
+    about: str | None = None,
     prices: Any = None,
 ) -> Report:
     """Summarise a results file with the right denominators.
@@ -659,13 +661,13 @@ def report(
         gives the pass rates corrected by the review (PPI++, see
         :mod:`evalstats.presenting._review_design`): it must be of this run, and each
         variant needs at least 10 drawn samples reviewed pass or fail.
-    scope : {"cases", "trials"}, optional
+    about : {"these_cases", "cases_like_these"}, optional
         The claim of the ranking of three or more variants
         (:func:`~evalstats.deciding._several.compare_variants`, all pairs,
         Holm-adjusted): about cases like these (each pair's clustered test)
         by default when the run paired the variants over at least 5 cases,
         else about these cases (McNemar), saying why. The pass rates
-        are given both ways whatever the scope.
+        are given both ways whatever the claim.
     prices : mapping or path, optional
         Model name to :class:`~evalstats.planning._cost.Prices` in dollars per million
         tokens, or a prices file (:func:`~evalstats.planning._cost.load_prices`). With
@@ -726,10 +728,7 @@ def report(
     (('c', 1, 0),)
     """
     level = check_level(level)
-    if scope is not None:
-        from ..stats._compare import SCOPES
-
-        scope = check_method(scope, SCOPES, name="scope")
+    about = check_about(about)
     res = _results(results)
     variants = _variant_names(res)
     case_ids = _case_ids(res)
@@ -752,7 +751,7 @@ def report(
         reviewed=reviewed,
         corrected=corrected,
         containment=_containment(res, variants),
-        ranking=_ranking(res, variants, level, scope),
+        ranking=_ranking(res, variants, level, about),
         cost=cost,
         tags=_tags(res, variants, case_ids, level),
     )
@@ -846,14 +845,14 @@ def _records(results: Any, res: Tally) -> Any:
     return read_results(res.path)
 
 
-def _ranking(res: Tally, variants: Sequence[str], level: float, scope: str | None) -> str:
+def _ranking(res: Tally, variants: Sequence[str], level: float, about: str | None) -> str:
     """With three or more variants: one line ranking them, all pairs adjusted."""
     if len(variants) < 3:
         return ""
     from ..deciding._several import compare_variants
 
     try:
-        return compare_variants(res, all_pairs=True, level=level, scope=scope).ranking()
+        return compare_variants(res, all_pairs=True, level=level, about=about).ranking()
     except InvalidArgument as e:  # a pair with nothing measured
         return f"no ranking: {e}"
 

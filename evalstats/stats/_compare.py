@@ -33,6 +33,16 @@ from ._binomial import binom_pmf as _binom_pmf
 from ._binomial import binom_sf as _binom_sf
 from ._binomial import mcnemar_pvalue_exact as _mcnemar_pvalue
 from ._binomial import mcnemar_thresholds
+from ._claims import (
+    MIN_CASES,
+    check_about,
+    check_fits,
+    claim_of,
+    claim_words,
+    default_about,
+    few_cases_note,
+    refuses_scope,
+)
 from ._intervals import Interval, _z
 
 __all__ = [
@@ -567,11 +577,11 @@ class Comparison:
     reason : str
         Why the verdict could not be reached or how it was computed, when that
         matters (zero trials, a fallback).
-    scope : {"trials", "cases"}
-        What the verdict speaks about: these cases (or trials) run again, or
-        cases like these. :func:`compare_counts` always gives ``"trials"``.
-    scope_note : str
-        Why the scope is not the one asked for or the usual default, when it is
+    about : {"these_cases", "cases_like_these"}
+        The claim the verdict makes: about these cases, run again, or about
+        cases like these. :func:`compare_counts` always gives ``"these_cases"``.
+    about_note : str
+        Why the claim is not the one asked for or the usual default, when it is
         not (too few cases for cases like these, outcomes not paired).
     """
 
@@ -595,8 +605,8 @@ class Comparison:
     detectable: float | None = None
     reason: str = field(default="")
     adjust: str = "holm"
-    scope: str = "trials"
-    scope_note: str = ""
+    about: str = "these_cases"
+    about_note: str = ""
 
     @property
     def worse_cases(self) -> tuple[str, ...]:
@@ -635,7 +645,7 @@ class Comparison:
         else:
             text = f"{head}: {self.difference}, {test}, {level}"
         if self.cases:
-            text += f", about {_ABOUT[self.scope]}"
+            text += f", about {claim_words(self.about)}"
         if self.verdict == "cant_tell":
             text += "; " + _detectable_text(self.detectable)
         for flagged, how in ((self.worse_cases, "worse"), (self.better_cases, "better")):
@@ -646,8 +656,8 @@ class Comparison:
                     f"; B clearly {how} on {len(flagged)} case{'s' if len(flagged) > 1 else ''} "
                     f"({self.flags_text()}): {shown}"
                 )
-        if self.scope_note:
-            text += f"; {self.scope_note}"
+        if self.about_note:
+            text += f"; {self.about_note}"
         return text
 
     def to_dict(self) -> dict[str, Any]:
@@ -678,8 +688,8 @@ class Comparison:
             "cases": [row.to_dict() for row in self.cases],
             "adjust": self.adjust,
             "reason": self.reason,
-            "scope": self.scope,
-            "scope_note": self.scope_note,
+            "about": self.about,
+            "about_note": self.about_note,
         }
 
 
@@ -882,6 +892,7 @@ def _pairing_problem(a: dict[str, np.ndarray], b: dict[str, np.ndarray]) -> str:
     return "; ".join(problems)
 
 
+@refuses_scope
 def compare(
     results_a: Mapping[str, Sequence[bool]],
     results_b: Mapping[str, Sequence[bool]],
@@ -890,7 +901,7 @@ def compare(
     method: str | None = None,
     level: float = 0.95,
     adjust: str = "holm",
-    scope: str | None = None,
+    about: str | None = None,
 ) -> Comparison:
     """Compare two variants from the pass/fail outcomes of each case's repeats.
 
@@ -916,8 +927,8 @@ def compare(
         with it (the betting capital's, or the t test's for a t interval:
         :func:`~evalstats.stats._clustered_pvalues.clustered_paired_pvalue`).
         Unpaired, on the pooled counts: ``newcombe`` (the default for
-        ``scope="trials"``), ``overlap``, ``ztest``, exactly as
-        :func:`compare_counts`. Not given: chosen by ``scope``.
+        ``about="these_cases"``), ``overlap``, ``ztest``, exactly as
+        :func:`compare_counts`. Not given: chosen by ``about``.
     level : float
         Confidence level; the test size is 1 - level.
     adjust : {"holm", "bonferroni", "none"}
@@ -928,21 +939,21 @@ def compare(
         any case at all is at most ``1 - level``; ``"none"`` flags each case
         at ``1 - level`` on its own, and with 40 cases then flags some case
         in most comparisons of identical variants.
-    scope : {"cases", "trials"}, optional
-        What the verdict speaks about. ``"cases"``: cases like these, the
-        claim people mean when they ship a prompt (``method="clustered"``;
-        needs paired outcomes and at least 2 cases). ``"trials"``: these
-        cases, run again (``mcnemar`` when paired, else ``newcombe``). By
-        default ``"cases"`` when the outcomes are paired and there are at
-        least :data:`MIN_CASES` (5) cases; otherwise ``"trials"``, with
-        ``scope_note`` saying that nothing can be said about cases like these
-        (or that the outcomes are not paired). A method implies its scope; a
-        scope that contradicts it raises.
+    about : {"these_cases", "cases_like_these"}, optional
+        The claim the verdict makes. ``"cases_like_these"``: cases drawn the
+        way these were (``method="clustered"``; needs paired outcomes and at
+        least 2 cases). ``"these_cases"``: these cases, run again
+        (``mcnemar`` when paired, else ``newcombe``). By default
+        ``"cases_like_these"`` when the outcomes are paired and there are at
+        least :data:`~evalstats.stats._claims.MIN_CASES` (5) cases; otherwise
+        ``"these_cases"``, with ``about_note`` saying that nothing can be said
+        about cases like these (or that the outcomes are not paired). A method
+        implies its claim; a claim that contradicts it raises.
 
     Returns
     -------
     Comparison
-        ``scope`` says which claim the verdict makes, and ``str()`` says it
+        ``about`` says which claim the verdict makes, and ``str()`` says it
         ("about cases like these" / "about these cases"). With a row per
         case. A row's ``worse`` flag says that B got clearly worse on that
         case (its adjusted p-value is below ``1 - level`` and B passed less
@@ -970,9 +981,9 @@ def compare(
     >>> a = {"order": [True] * 8 + [False] * 2, "refund": [False] * 5 + [True] * 5}
     >>> b = {"order": [True] * 10, "refund": [True] * 10}
     >>> c = compare(a, b)
-    >>> c.verdict, c.scope, c.only_b, c.only_a, round(c.pvalue, 4)
-    ('b_better', 'trials', 7, 0, 0.0156)
-    >>> c.scope_note
+    >>> c.verdict, c.about, c.only_b, c.only_a, round(c.pvalue, 4)
+    ('b_better', 'these_cases', 7, 0, 0.0156)
+    >>> c.about_note
     'with 2 cases nothing can be said about cases like these (it takes at least 5)'
     >>> print(c)
     B better: +35% (+12% to +57%), mcnemar p=0.016, 95%, about these cases; with 2 cases \
@@ -980,15 +991,15 @@ nothing can be said about cases like these (it takes at least 5)
     >>> [row.passes_b - row.passes_a for row in c.cases]
     [2, 5]
     """
-    level, adjust = _check_options(level, paired, method, adjust, scope)
+    level, adjust = _check_options(level, paired, method, adjust, about)
     a = _outcomes("results_a", results_a)
     b = _outcomes("results_b", results_b)
-    method, paired, note = _settle(method, scope, paired, _pairing_problem(a, b), len(a))
+    method, paired, note = _settle(method, about, paired, _pairing_problem(a, b), len(a))
     if paired:
         result = _compare_paired(list(a), _tables(a, b), method=method, level=level, adjust=adjust)
     else:
         result = _compare_unpaired(_case_counts(a, b), method=method, level=level, adjust=adjust)
-    return replace(result, scope=_scope_of(method), scope_note=note)
+    return replace(result, about=claim_of(method), about_note=note)
 
 
 def _compare_tables(
@@ -999,7 +1010,7 @@ def _compare_tables(
     method: str | None = None,
     level: float = 0.95,
     adjust: str = "holm",
-    scope: str | None = None,
+    about: str | None = None,
 ) -> Comparison:
     """:func:`compare` of outcomes paired by (case, repeat), given as counts.
 
@@ -1010,8 +1021,8 @@ def _compare_tables(
     ``compare(a, b, ...)`` equals ``_compare_tables(list(a), _tables(a, b),
     ...)`` in every field (tests/test_compare_tables.py).
     """
-    level, adjust = _check_options(level, paired, method, adjust, scope)
-    method, paired, note = _settle(method, scope, paired, "", len(cases))
+    level, adjust = _check_options(level, paired, method, adjust, about)
+    method, paired, note = _settle(method, about, paired, "", len(cases))
     if paired:
         result = _compare_paired(cases, tables, method=method, level=level, adjust=adjust)
     else:
@@ -1020,11 +1031,11 @@ def _compare_tables(
             for c, t in zip(cases, tables, strict=True)
         ]
         result = _compare_unpaired(counts, method=method, level=level, adjust=adjust)
-    return replace(result, scope=_scope_of(method), scope_note=note)
+    return replace(result, about=claim_of(method), about_note=note)
 
 
 def _check_options(
-    level: float, paired: Any, method: str | None, adjust: str, scope: str | None
+    level: float, paired: Any, method: str | None, adjust: str, about: str | None
 ) -> tuple[float, str]:
     """compare()'s options checked one by one: the level and the adjust method, as checked."""
     level = check_level(level)
@@ -1033,52 +1044,43 @@ def _check_options(
     if method is not None:
         check_method(method, METHODS)
     adjust = check_method(adjust, ADJUST_METHODS, name="adjust")
-    if scope is not None:
-        check_method(scope, SCOPES, name="scope")
+    check_about(about)
     return level, adjust
 
 
 def _settle(
-    method: str | None, scope: str | None, paired: bool | None, problem: str, n_cases: int
+    method: str | None, about: str | None, paired: bool | None, problem: str, n_cases: int
 ) -> tuple[str, bool, str]:
-    """compare()'s method, whether it pairs, and its scope note, from what was asked.
+    """compare()'s method, whether it pairs, and its claim's note, from what was asked.
 
     ``problem`` says why the outcomes cannot be paired ("" when they can);
     ``n_cases`` is the number of cases of A. Refuses what does not fit.
     """
-    _check_scope_fits(method, scope)
+    check_fits(method, about)
     if method == "clustered":
-        scope = "cases"
+        about = "cases_like_these"
     note = ""
-    if scope == "cases":
+    if about == "cases_like_these":
         if paired is False or (paired is None and problem):
             why = problem if problem else "paired=False was asked for"
             raise InvalidArgument(
-                f"scope='cases' needs outcomes paired by (case, repeat), since a claim about "
-                f"cases like these compares A and B case by case: {why}; use scope='trials'"
+                f"about='cases_like_these' needs outcomes paired by (case, repeat), since a "
+                f"claim about cases like these compares A and B case by case: {why}; use "
+                "about='these_cases'"
             )
         if n_cases < 2:
             raise InvalidArgument(
-                f"scope='cases' needs at least 2 cases to say anything about cases like "
-                f"these, got {n_cases}; use scope='trials' (about these cases)"
+                f"about='cases_like_these' needs at least 2 cases to say anything about cases "
+                f"like these, got {n_cases}; use about='these_cases'"
             )
         method = "clustered"
         if n_cases < MIN_CASES:
-            note = _few_cases_note(n_cases)
-    elif scope is None and method is None:
-        pairable = not problem and paired is not False
-        if pairable and n_cases >= MIN_CASES:
-            method, scope = "clustered", "cases"
-        else:
-            scope = "trials"
-            if n_cases < MIN_CASES:
-                note = _few_cases_note(n_cases)
-            else:
-                why = problem if problem else "paired=False was asked for"
-                note = (
-                    f"not paired ({why}), and a claim about cases like these compares A and "
-                    "B case by case"
-                )
+            note = few_cases_note(n_cases)
+    elif about is None and method is None:
+        unpaired = problem or ("paired=False was asked for" if paired is False else "")
+        about, note = default_about(n_cases=n_cases, not_paired=unpaired)
+        if about == "cases_like_these":
+            method = "clustered"
     if paired is None:
         paired = not problem and (method is None or method in PAIRED_METHODS)
     if method is None:
@@ -1098,41 +1100,6 @@ def _settle(
             f"choose {' or '.join(repr(m) for m in PAIRED_METHODS)}, or paired=False"
         )
     return method, paired, note
-
-
-#: The two claims a comparison can make, and the words for them.
-SCOPES = ("cases", "trials")
-_ABOUT = {"cases": "cases like these", "trials": "these cases"}
-#: With fewer cases than this, compare() does not claim anything about cases
-#: like these by default: a distribution-free claim at 95% needs at least 6
-#: cases that all moved the same way (1/2^cases < 2.5%), and the clustered
-#: interval cannot tell anything from fewer.
-MIN_CASES = 5
-
-
-def _check_scope_fits(method: str | None, scope: str | None) -> None:
-    """Refuse a ``method`` that speaks about another scope than ``scope``."""
-    if method is not None and scope is not None and _scope_of(method) != scope:
-        raise InvalidArgument(
-            f"scope={scope!r} does not fit method={method!r}, which speaks about "
-            f"{_ABOUT[_scope_of(method)]}; give one of them, or "
-            + (
-                "method='clustered' for cases like these"
-                if scope == "cases"
-                else "method='mcnemar' (paired) or 'newcombe' for these cases"
-            )
-        )
-
-
-def _scope_of(method: str) -> str:
-    return "cases" if method == "clustered" else "trials"
-
-
-def _few_cases_note(n_cases: int) -> str:
-    return (
-        f"with {n_cases} case{'s' if n_cases != 1 else ''} nothing can be said about cases "
-        f"like these (it takes at least {MIN_CASES})"
-    )
 
 
 #: One case's outcomes counted for an unpaired comparison: the case id, then
