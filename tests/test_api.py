@@ -164,3 +164,78 @@ def test_unknown_names_raise_attribute_error() -> None:
 
     with pytest.raises(AttributeError, match="no attribute 'nonsense'"):
         _ = evalstats.nonsense  # type: ignore[attr-defined]
+
+
+# --- the faces: one list, the docstring maps kept true ------------------------------
+
+STAGES = ("stats", "results", "running", "reading", "planning", "deciding", "presenting", "demo")
+
+
+def _mapped(doc: str) -> set[str]:
+    """The names a face's docstring maps: the first word of each entry (four spaces, the
+    name, two or more spaces, what it does)."""
+    import re
+
+    return {m.group(1) for m in re.finditer(r"^    ([A-Za-z_]\w*) {2,}\S", doc, re.M)}
+
+
+def _listed(doc: str) -> set[str]:
+    """The names the root's docstring lists under each stage, comma-separated."""
+    import re
+
+    names: set[str] = set()
+    for line in doc.splitlines():
+        if line.startswith("    "):
+            names.update(n.strip() for n in line.split(",") if n.strip())
+    assert all(re.fullmatch(r"[A-Za-z_]\w*", n) for n in names), names
+    return names
+
+
+def test_the_root_is_the_stages_faces_and_nothing_else() -> None:
+    import importlib
+
+    union = {"__version__"}
+    for stage in STAGES:
+        module = importlib.import_module(f"evalstats.{stage}")
+        assert set(module.__all__) <= set(evalstats.__all__), stage
+        union |= set(module.__all__)
+    union |= set(importlib.import_module("evalstats.errors").__all__) & set(EXPECTED)
+    assert union == set(evalstats.__all__)
+
+
+def test_every_docstring_map_lists_exactly_its_names() -> None:
+    import importlib
+
+    for stage in STAGES:
+        module = importlib.import_module(f"evalstats.{stage}")
+        assert _mapped(module.__doc__) == set(module.__all__), stage
+    assert _listed(evalstats.__doc__) == set(evalstats.__all__) - {"__version__"}
+    checks = importlib.import_module("evalstats.checks")
+    assert _mapped(checks.__doc__) == set(checks.__all__)
+    assert set(checks.__all__) <= set(evalstats.__all__)
+
+
+def test_every_public_module_imports_as_a_module() -> None:
+    import importlib
+    import types
+
+    for name in (*STAGES, "errors", "checks", "cli", "demo.notes_agent"):
+        module = importlib.import_module(f"evalstats.{name}")
+        assert isinstance(module, types.ModuleType), name
+        alias = __import__(f"evalstats.{name}", fromlist=["_"])
+        assert alias is module, name
+
+
+def test_a_stage_face_loads_its_module_only_when_a_name_is_used() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, evalstats.stats as s; print('evalstats.stats._ppi' in sys.modules); "
+        "s.ppi_pass_rate; print('evalstats.stats._ppi' in sys.modules); "
+        "import evalstats; print(evalstats.ppi_pass_rate is s.ppi_pass_rate)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    ).stdout.split()
+    assert out == ["False", "True", "True"]

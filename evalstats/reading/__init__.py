@@ -1,1 +1,25 @@
-"""Reading runs back: the one-pass tally of a results file, other tools' logs, merge, rescore."""
+"""Reading runs back: other tools' logs, merged runs, stored answers scored again.
+
+Every analysis reads a results file (or another tool's log) through the
+one-pass tally of this stage.
+
+Reading
+-------
+    load_results              Read a results file or another tool's log into Results
+    merge_runs                Join two runs of the same suite and variants into one results file
+    rescore                   Apply a suite's current checks to a run's stored answers; write a new
+                              results file
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .._lazy import face
+
+if TYPE_CHECKING:
+    from ._logs import load_results
+    from ._merge import merge_runs
+    from ._rescore import rescore
+
+__getattr__, __dir__ = face(__name__, __file__)

@@ -1,6 +1,58 @@
-"""Statistics on counts: intervals, exact binomial tests, paired comparisons, the case model, PPI.
+"""Statistics on counts: intervals, paired comparisons, the case model, PPI.
 
-The first stage: nothing here knows about results files, runs or suites. Every
-function takes counts or outcomes, checks them at the door and returns a frozen
-result that prints as a person writes it.
+The first stage: nothing here knows about results files, runs or suites.
+Every function takes counts or outcomes, checks them at the door and returns
+a frozen result that prints as a person writes it.
+
+Intervals
+---------
+    Interval                  An estimate with a confidence interval
+    ClusteredInterval         An Interval over runs grouped by case (a case is a cluster)
+    proportion_ci             Confidence interval for a pass rate from successes out of trials
+    diff_ci                   Confidence interval for the difference of two pass rates, p_b - p_a
+    paired_diff_ci            Confidence interval for p_b - p_a from paired pass/fail outcomes
+    clustered_mean_ci         Mean pass rate over runs grouped by case, with an interval about
+                              cases like these
+    clustered_paired_diff_ci  Mean paired difference b - a over runs grouped by case
+
+Comparisons
+-----------
+    Comparison                The outcome of comparing variant A with variant B
+    CaseRow                   One case of a comparison
+    compare                   Compare two variants from the pass/fail outcomes of each case's
+                              repeats
+    compare_counts            Compare the pass rates of two independent samples, A and B
+    detectable_difference     The smallest difference p_b - p_a that these trials would usually
+                              detect
+
+How cases differ
+----------------
+    CaseModel                 How pass rates vary between cases, for A and for B
+
+Rates corrected by a reviewed subset
+------------------------------------
+    ppi_pass_rate             Pass rate corrected by a random reviewed subset (PPI++, power-tuned)
+    ppi_diff                  Corrected paired difference of pass rates, B minus A, by PPI++
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .._lazy import face
+
+if TYPE_CHECKING:
+    from ._casemodel import CaseModel
+    from ._compare import CaseRow, Comparison, compare, compare_counts, detectable_difference
+    from ._intervals import (
+        ClusteredInterval,
+        Interval,
+        clustered_mean_ci,
+        clustered_paired_diff_ci,
+        diff_ci,
+        paired_diff_ci,
+        proportion_ci,
+    )
+    from ._ppi import ppi_diff, ppi_pass_rate
+
+__getattr__, __dir__ = face(__name__, __file__)
