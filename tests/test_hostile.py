@@ -460,7 +460,7 @@ def test_sigterm_outside_a_run_is_one_line_and_changes_nothing(tmp_path, capsys,
     import signal
     import time
 
-    from evalstats.cli import _main as cli
+    from evalstats.cli import _report
 
     good_run(tmp_path)
     before = snapshot(tmp_path)
@@ -470,7 +470,7 @@ def test_sigterm_outside_a_run_is_one_line_and_changes_nothing(tmp_path, capsys,
         time.sleep(5)
         raise AssertionError("SIGTERM did not stop the command")
 
-    monkeypatch.setitem(cli.VERBS, "report", (*cli.VERBS["report"][:2], slow_report))
+    monkeypatch.setattr(_report, "run", slow_report)
     assert main(["report", str(tmp_path / GOOD_RUN)]) == 143
     assert capsys.readouterr().err == "evalstats: terminated (SIGTERM)\n"
     assert snapshot(tmp_path) == before

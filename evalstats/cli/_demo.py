@@ -1,0 +1,102 @@
+"""evalstats demo: the offline stand-ins compared, with the figures."""
+
+from __future__ import annotations
+
+import argparse
+
+from ._options import UsageError, add_progress, given, show_result, wants_progress
+
+EXAMPLES: tuple[str, ...] = ()
+
+
+def add(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--suite",
+        choices=["shop", "notes"],
+        default="shop",
+        help="shop: the shop stand-in, version 1 against version 2; notes: the "
+        "tool-using notes assistant as a subprocess per sample, without and with a "
+        "read-first prefix (shop)",
+    )
+    p.add_argument(
+        "--runs",
+        type=int,
+        default=None,
+        help="runs per case and variant (10 for shop, 3 for notes)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed of the stand-in (0)")
+    p.add_argument(
+        "--out",
+        metavar="DIR",
+        help="folder for results.jsonl and the figures (default: none: the demo works in a "
+        "temporary folder and removes it)",
+    )
+    p.add_argument("--no-plots", action="store_true", help="write no figures")
+    p.add_argument(
+        "--over-http",
+        nargs="?",
+        const=True,
+        default=False,
+        metavar="BASE_URL",
+        help="reach the stand-ins over HTTP with the openai provider, through a stand-in "
+        "server started for the demo (or the one at BASE_URL)",
+    )
+    p.add_argument(
+        "--sequential",
+        action="store_true",
+        help="shop only: run round by round until the anytime-valid comparison decides "
+        "(at most --runs rounds, 33 by default) and show the pairs saved against the "
+        "fixed design",
+    )
+    add_progress(p)
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.sequential:
+        from ..demo._sequential_demo import run_sequential_demo
+
+        if args.suite != "shop" or args.over_http:
+            raise UsageError("evalstats demo: --sequential runs the shop stand-in in process")
+        show_result(
+            run_sequential_demo(
+                **given(max_runs=args.runs),
+                seed=args.seed,
+                out=args.out,
+                progress=wants_progress(args),
+            ),
+            args,
+        )
+        return 0
+    if args.suite == "notes":
+        return _run_notes_demo(args)
+    from ..demo._shop_demo import run_demo
+
+    result = run_demo(
+        **given(runs=args.runs),
+        seed=args.seed,
+        out=args.out,
+        plots=not args.no_plots,
+        progress=wants_progress(args),
+        over_http=bool(args.over_http),
+        base_url=args.over_http if isinstance(args.over_http, str) else None,
+    )
+    show_result(result, args)
+    return 0
+
+
+def _run_notes_demo(args: argparse.Namespace) -> int:
+    from ..demo._notes_demo import run_notes_demo
+
+    if args.over_http:
+        raise UsageError(
+            "evalstats demo: --over-http is for --suite shop; the notes demo always runs over HTTP"
+        )
+    result = run_notes_demo(
+        **given(runs=args.runs),
+        seed=args.seed,
+        out=args.out,
+        progress=wants_progress(args),
+    )
+    show_result(result, args)
+    return 0

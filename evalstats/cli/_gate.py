@@ -1,0 +1,78 @@
+"""evalstats gate: a release policy, exit status 1 when it fails."""
+
+from __future__ import annotations
+
+import argparse
+
+from ._options import (
+    FILE_HELP,
+    add_about,
+    add_level_and_json,
+    add_source_options,
+    load_run,
+    show_result,
+)
+
+EXAMPLES: tuple[str, ...] = ()
+
+
+def add(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", metavar="FILE", help=FILE_HELP)
+    p.add_argument("--variant", required=True, metavar="NAME", help="the variant to gate")
+    p.add_argument(
+        "--min-pass",
+        type=float,
+        metavar="RATE",
+        help="the least acceptable pass rate, such as 0.9",
+    )
+    p.add_argument(
+        "--on",
+        default="estimate",
+        metavar="estimate|lower-bound",
+        help="hold the estimate or the lower bound of its interval to --min-pass (estimate); "
+        "the bound is for the claim --about makes",
+    )
+    p.add_argument(
+        "--every-case-passes",
+        action="store_true",
+        help="also require every case's own pass rate to reach --min-pass",
+    )
+    p.add_argument(
+        "--no-regression-vs",
+        metavar="NAME",
+        help="also require the evidence to show the variant not worse than NAME by more "
+        "than --margin (can't tell fails)",
+    )
+    p.add_argument(
+        "--margin",
+        type=float,
+        metavar="M",
+        help="with --no-regression-vs, required: how much worse still counts as no "
+        "regression, such as 0.02 for 2 points (0: no worse at all, which needs a lot of data)",
+    )
+    add_about(
+        p,
+        "--on lower-bound and --no-regression-vs",
+        "default cases-like-these from 5 cases (paired, for --no-regression-vs), else "
+        "these-cases, saying why",
+    )
+    add_level_and_json(p)
+    add_source_options(p)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..deciding._gate import gate
+
+    result = gate(
+        load_run([args.file], args),
+        variant=args.variant,
+        min_pass=args.min_pass,
+        on=args.on,
+        every_case_passes=args.every_case_passes,
+        no_regression_vs=args.no_regression_vs,
+        margin=args.margin,
+        level=args.level,
+        about=args.about,
+    )
+    show_result(result, args)
+    return 0 if result.passed else 1

@@ -1,0 +1,38 @@
+"""evalstats import: another tool's log written as an evalstats results file."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .._terminal import visible
+from ._options import add_source_options, load_run
+
+EXAMPLES: tuple[str, ...] = ()
+
+
+def add(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="an Inspect AI log (.eval, .json), a promptfoo results.json, an lm-eval "
+        "samples_*.jsonl, or a CSV/Parquet table; several runs of the same task are joined",
+    )
+    p.add_argument("--out", required=True, metavar="RESULTS.jsonl", help="the file to create")
+    add_source_options(p)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..reading._logs import write_results
+
+    results = load_run(args.files, args)
+    write_results(results, args.out)
+    cases = len({s["case"] for s in results.samples})
+    print(
+        f"wrote {args.out}: {len(results.samples)} samples, {cases} cases, variants "
+        + ", ".join(results.variants())
+    )
+    for warning in results.warnings:
+        print(visible(f"evalstats: {warning}", keep=""), file=sys.stderr)
+    return 0

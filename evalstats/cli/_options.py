@@ -1,0 +1,278 @@
+"""Options every verb shares, defined once (as pip keeps its cmdoptions).
+
+A verb's module adds its arguments with these and prints with :func:`show_result`;
+a usage error is :class:`UsageError`, printed as one line with exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+from ..errors import EvalStatsError, InvalidArgument
+
+
+class UsageError(EvalStatsError):
+    """Bad command-line usage; printed as one line, exit status 2."""
+
+
+# Characters of an error message the command prints at most.
+_ERROR_LIMIT = 1000
+
+
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser that reports a usage error as one line and exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: {message}")
+
+
+#: The version of every ``--json`` document's layout; a reader checks
+#: ``document["schema"] == "evalstats.<verb>/2"`` before trusting its fields
+#: (version 2 names the claim ``about``, where version 1 said ``scope``).
+JSON_SCHEMA_VERSION = 2
+
+
+def print_json(document: Any, verb: str) -> None:
+    if isinstance(document, dict):
+        document = {"schema": f"evalstats.{verb}/{JSON_SCHEMA_VERSION}", **document}
+    json.dump(document, sys.stdout, indent=2, allow_nan=False, default=json_default)
+    sys.stdout.write("\n")
+
+
+def show_result(result: Any, args: argparse.Namespace) -> None:
+    """Print a verb's result: its table, or with ``--json`` one JSON document whose
+    ``schema`` field names the verb and the layout's version."""
+    if args.json:
+        print_json(result.to_dict(), args.verb)
+    else:
+        print(result)
+
+
+def given(**values: Any) -> dict[str, Any]:
+    """The options the user gave, so that unset ones keep the library's defaults."""
+    return {name: value for name, value in values.items() if value is not None}
+
+
+#: ``--about`` on the command line, and the claim each spelling names.
+_ABOUT = {"these-cases": "these_cases", "cases-like-these": "cases_like_these"}
+
+
+#: Spellings of earlier versions, refused with the one to use now.
+_OLD_ABOUT = {
+    "trials": "these-cases",
+    "cases": "cases-like-these",
+    "these_cases": "these-cases",
+    "cases_like_these": "cases-like-these",
+}
+
+
+def _about(text: str) -> str:
+    """``--about``'s value as the claim it names (``argparse`` type)."""
+    if text in _ABOUT:
+        return _ABOUT[text]
+    if text in _OLD_ABOUT:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is the old spelling; say --about {_OLD_ABOUT[text]}"
+        )
+    raise argparse.ArgumentTypeError(f"{text!r}: choose these-cases or cases-like-these")
+
+
+class _Renamed(argparse.Action):
+    """An option of earlier versions, refused with a line naming the one to use now."""
+
+    def __init__(self, *args: Any, now: str, **kwargs: Any) -> None:
+        self.now = now
+        super().__init__(*args, help=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option: Any = None) -> None:
+        parser.error(f"{option} is now {self.now}")
+
+
+def add_about(p: argparse.ArgumentParser, what: str, default: str) -> None:
+    """The one ``--about`` option: which claim ``what`` makes (``default`` says the default)."""
+    p.add_argument(
+        "--about",
+        type=_about,
+        metavar="these-cases|cases-like-these",
+        help=f"the claim of {what}: these-cases (would these cases, run again, pass more often) "
+        f"or cases-like-these (would cases drawn the way these were); {default}",
+    )
+    p.add_argument(
+        "--scope", nargs="?", action=_Renamed, now="--about these-cases|cases-like-these"
+    )
+
+
+def add_level_and_json(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--level", type=float, default=0.95, help="confidence level (0.95)")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+
+
+def json_default(value: Any) -> Any:
+    to_dict = getattr(value, "to_dict", None)
+    if callable(to_dict):
+        return to_dict()
+    import numpy as np
+
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    raise TypeError(f"cannot write {type(value).__name__} as JSON")
+
+
+def add_progress(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="show a progress bar on stderr (default: only when stderr is a terminal, so "
+        "pipes and CI logs get none)",
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress bar (as --no-progress)")
+
+
+def wants_progress(args: argparse.Namespace) -> bool:
+    """Whether to draw a progress bar: asked for, or stderr is a terminal."""
+    if args.quiet or getattr(args, "json", False):
+        return False
+    if args.progress is not None:
+        return bool(args.progress)
+    return sys.stderr.isatty()
+
+
+def add_sequential(p: argparse.ArgumentParser, budget: str, *, simulation: bool = True) -> None:
+    p.add_argument(
+        "--sequential",
+        action="store_true",
+        help=f"the anytime-valid sequential design instead ({budget}): power within the "
+        "budget and pairs to a verdict, by simulation, beside the fixed design",
+    )
+    if simulation:
+        p.add_argument(
+            "--experiments",
+            type=int,
+            default=4000,
+            help="simulated experiments (--sequential; 4000)",
+        )
+        p.add_argument(
+            "--seed", type=int, default=0, help="seed of the simulation (--sequential; 0)"
+        )
+
+
+def planned_rates(text: str | None, rates: tuple[float, float] | None = None) -> Any:
+    """--planned-for PA,PB as (p_a, p_b); "none" or absent: None, or ``rates``
+    (plan and power plan for the rates they are given)."""
+    if text is None:
+        return rates
+    if text.strip().lower() == "none":
+        return None
+    parts = text.split(",")
+    try:
+        if len(parts) != 2:
+            raise ValueError
+        return (float(parts[0]), float(parts[1]))
+    except ValueError:
+        raise InvalidArgument(
+            f"--planned-for={text!r} must be two pass rates PA,PB such as 0.7,0.9 (or none)"
+        ) from None
+
+
+def add_planned_for(p: argparse.ArgumentParser, default: str) -> None:
+    p.add_argument(
+        "--planned-for",
+        metavar="PA,PB",
+        help="the pass rates of A and B the sequential design was planned for: its "
+        "e-process (these cases) concentrates on that effect, deciding earlier when the "
+        f"plan is about right and staying valid when it is not ({default})",
+    )
+
+
+def show_all(results: list[Any], args: argparse.Namespace) -> None:
+    if args.json:
+        print_json({"sequential": [r.to_dict() for r in results]}, args.verb)
+    else:
+        print("\n\n".join(str(r) for r in results))
+
+
+def add_source_options(p: argparse.ArgumentParser) -> None:
+    """How to read another tool's log (ignored for evalstats results files)."""
+    from ..reading._logs import FORMATS
+
+    g = p.add_argument_group("reading other tools' logs")
+    g.add_argument(
+        "--format",
+        choices=FORMATS,
+        help="the file's format (default: found from its content)",
+    )
+    g.add_argument(
+        "--pass-threshold",
+        type=float,
+        metavar="X",
+        help="numeric scores pass when at least X (Inspect scorers, lm-eval metrics, a "
+        "table's score column); without it only 1/0, True/False and C/I are read",
+    )
+    g.add_argument(
+        "--columns",
+        metavar="ROLE=NAME,...",
+        help="for CSV/Parquet: which column is which, such as case=item,variant=prompt "
+        "(roles: case, variant, repeat, pass, latency_s, answer, model)",
+    )
+    g.add_argument("--scorer", metavar="NAME", help="for Inspect logs: the scorer that decides")
+    g.add_argument(
+        "--metric",
+        metavar="NAME[,FILTER]",
+        help="for lm-eval samples: the metric (and filter) that decides",
+    )
+
+
+def source_options(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "format": args.format,
+        "pass_threshold": args.pass_threshold,
+        "columns": args.columns,
+        "scorer": args.scorer,
+        "metric": args.metric,
+    }
+
+
+FILE_HELP = (
+    "a results file written by run, or another tool's log: an Inspect AI log (.eval, "
+    ".json), a promptfoo results.json, lm-eval samples_*.jsonl, a CSV/Parquet table"
+)
+
+
+def load_run(paths: Sequence[str], args: argparse.Namespace, *, stream: bool = True) -> Any:
+    """The run to analyse: one file read, or several runs of the same task joined.
+
+    With ``stream``, one evalstats results file is handed on as its path, for
+    the library to read as it counts; anything else is read into a Results.
+    """
+    from ..reading._logs import detect_format, load_results, merge
+
+    options = source_options(args)
+    plain = not any(v is not None for v in options.values())
+    if stream and len(paths) == 1 and plain and detect_format(paths[0]) == "evalstats":
+        return paths[0]
+    runs = [load_results(path, **options) for path in paths]
+    return merge(runs)
+
+
+def run_options(args: argparse.Namespace, judge: Any) -> dict[str, Any]:
+    """The engine's options that a fixed run and a run until decided share."""
+    return {
+        "concurrency": args.concurrency,
+        **given(timeout=args.timeout),
+        "retries": args.retries,
+        "seed": args.seed,
+        "include_holdout": args.include_holdout,
+        "case_ids": args.case,
+        "tags": args.tag,
+        "limit": args.limit,
+        "stop_after_unmeasured": args.stop_after_unmeasured or None,
+        "progress": wants_progress(args),
+        "judge": judge,
+    }

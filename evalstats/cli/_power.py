@@ -1,0 +1,73 @@
+"""evalstats power: exact power of each rule at given trial counts."""
+
+from __future__ import annotations
+
+import argparse
+
+from ._options import (
+    UsageError,
+    add_planned_for,
+    add_sequential,
+    planned_rates,
+    show_all,
+    show_result,
+)
+
+EXAMPLES: tuple[str, ...] = ()
+
+
+def add(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--pa", type=float, required=True, help="true pass rate of A")
+    p.add_argument("--pb", type=float, required=True, help="true pass rate of B")
+    p.add_argument(
+        "--trials", type=int, nargs="+", required=True, help="trials per variant (one or more)"
+    )
+    p.add_argument(
+        "--method",
+        nargs="+",
+        default=["newcombe"],
+        help="overlap, newcombe, ztest, mcnemar (newcombe)",
+    )
+    p.add_argument("--level", type=float, default=0.95, help="confidence level (0.95)")
+    p.add_argument("--plot", metavar="FILE.png", help="draw the power curves into FILE.png")
+    p.add_argument("--force", action="store_true", help="replace FILE.png if it exists")
+    add_sequential(p, "each --trials value is the budget in pairs")
+    add_planned_for(p, "with --sequential; default --pa,--pb; none: no planned effect")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..planning._power import power_figure, power_table
+
+    if args.sequential:
+        from ..deciding._sequential import sequential_plan
+
+        if args.plot:
+            raise UsageError(
+                "evalstats power: --plot draws fixed designs; drop it with --sequential"
+            )
+        planned_for = planned_rates(args.planned_for, (args.pa, args.pb))
+        plans = [
+            sequential_plan(
+                args.pa,
+                args.pb,
+                budget,
+                level=args.level,
+                experiments=args.experiments,
+                seed=args.seed,
+                planned_for=planned_for,
+            )
+            for budget in args.trials
+        ]
+        show_all(plans, args)
+        return 0
+    if args.planned_for is not None:
+        raise UsageError("evalstats power: --planned-for goes with --sequential")
+    table = power_table(args.pa, args.pb, args.trials, methods=args.method, level=args.level)
+    if args.plot:
+        from ..presenting._plots import _save
+
+        fig = power_figure(args.pa, args.pb, args.trials, methods=args.method, level=args.level)
+        _save(fig, args.plot, overwrite=args.force, dpi=120)
+    show_result(table, args)
+    return 0

@@ -1,0 +1,81 @@
+"""evalstats report: pass rates with the right denominators."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ._options import FILE_HELP, add_about, add_source_options, load_run, print_json
+
+EXAMPLES: tuple[str, ...] = ()
+
+
+def add(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", metavar="FILE", help=FILE_HELP)
+    p.add_argument("--level", type=float, default=0.95, help="confidence level (0.95)")
+    p.add_argument(
+        "--plot", metavar="DIR", help="also write forest.png and paired-differences.png into DIR"
+    )
+    p.add_argument(
+        "--html",
+        metavar="REPORT.html",
+        help="also write the whole report as one self-contained HTML file (a new file, 0600)",
+    )
+    p.add_argument(
+        "--reviews",
+        metavar="REVIEWS.jsonl",
+        help="add reviewed task-success rates from a reviews file (evalstats review); "
+        "for a random sample (review --sample), also pass rates corrected by it (PPI++)",
+    )
+    p.add_argument(
+        "--prices",
+        metavar="PRICES.yaml",
+        help="model name to {input: ..., output: ...} in dollars per million tokens; "
+        "a variant's own prices (price_in=, price_out=) win",
+    )
+    add_about(
+        p,
+        "the ranking of three or more variants (Holm-adjusted)",
+        "default cases-like-these when paired over at least 5 cases, else these-cases, saying why",
+    )
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+    add_source_options(p)
+
+
+def run(args: argparse.Namespace) -> int:
+    prices = None
+    if args.prices:
+        from ..planning._cost import load_prices
+
+        prices = load_prices(args.prices)  # refused before reading
+    from .._validate import check_level
+    from ..presenting._report import report
+
+    check_level(args.level)  # a bad level is reported before the file is read
+    from ..reading._tally import tally
+
+    # One evalstats results file is counted as it is read (a path); another
+    # tool's log is read into a Results. The cost is counted with the rest; the
+    # figures and the HTML page (which lists samples) read the records
+    # themselves, from the file, only when asked for.
+    results = load_run([args.file], args)
+    counted = tally(results)
+    result = report(
+        counted, level=args.level, reviews=args.reviews, about=args.about, prices=prices
+    )
+    if args.plot:
+        from ..presenting._plots import report_plots
+
+        for path in report_plots(results, args.plot, level=args.level):
+            print(f"evalstats: wrote {path}", file=sys.stderr)
+    if args.html:
+        from ..presenting._html import html_report
+
+        print(
+            f"evalstats: wrote {html_report(results, args.html, level=args.level)}", file=sys.stderr
+        )
+    if args.json:
+        print_json(result.to_dict(), "report")
+    else:
+        print(result)
+    return 0

@@ -1,0 +1,52 @@
+"""evalstats review: a person's verdicts on a run's samples."""
+
+from __future__ import annotations
+
+import argparse
+
+EXAMPLES: tuple[str, ...] = ()
+
+
+def add(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", metavar="FILE", help="a results file (JSONL) written by run")
+    p.add_argument(
+        "--out",
+        required=True,
+        metavar="REVIEWS.jsonl",
+        help="the reviews file: created if new, continued if it exists (reviewed "
+        "samples are skipped)",
+    )
+    p.add_argument("--reviewer", metavar="NAME", help="recorded with each review")
+    p.add_argument(
+        "--case", action="append", metavar="ID", help="review only this case (repeat for more)"
+    )
+    p.add_argument(
+        "--blind",
+        action="store_true",
+        help="hide variant names and shuffle the samples (by --seed)",
+    )
+    p.add_argument(
+        "--seed", type=int, default=0, help="seed of the --blind order and of --sample (0)"
+    )
+    p.add_argument(
+        "--sample",
+        type=int,
+        metavar="N",
+        help="review a random sample: N (case, repeat) pairs, each variant's answer, drawn "
+        "with --seed; report --reviews then corrects the pass rates by it (PPI++)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..presenting._review import review
+
+    review(
+        args.file,
+        args.out,
+        reviewer=args.reviewer,
+        cases=args.case,
+        blind=args.blind,
+        seed=args.seed,
+        sample=args.sample,
+    )
+    return 0

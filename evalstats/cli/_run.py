@@ -1,0 +1,249 @@
+"""evalstats run: an eval run, fixed or until decided."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from ._options import (
+    UsageError,
+    add_about,
+    add_planned_for,
+    add_progress,
+    planned_rates,
+    run_options,
+)
+
+EXAMPLES: tuple[str, ...] = ()
+
+
+def add(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "suite",
+        metavar="SUITE",
+        help="a suite file (.json, .yaml) or a shipped suite's name, such as shop",
+    )
+    p.add_argument(
+        "--variant",
+        action="append",
+        required=True,
+        metavar="NAME=TASK[,KEY=VALUE]",
+        help="a variant: a name, a task (standin:shop-v1, standin:shop-v2; a model "
+        "service openai:MODEL, ollama:MODEL, anthropic:MODEL, gemini:MODEL, with "
+        "settings such as temperature=0.2, max_tokens=1024, context=8192, base_url=URL; "
+        "or cmd:COMMAND, run once per sample in a fresh workspace) and "
+        "optionally prefix=, suffix=, system=, template= (TEXT or @FILE); repeat "
+        "for each variant",
+    )
+    p.add_argument(
+        "--runs", type=int, help="repeats of each case per variant (not with --until-decided)"
+    )
+    p.add_argument(
+        "--until-decided",
+        action="store_true",
+        help="run two variants round by round, look after each round with the anytime-valid "
+        "comparison, and stop at its verdict (needs --max-runs)",
+    )
+    p.add_argument(
+        "--max-runs", type=int, metavar="N", help="with --until-decided: at most N rounds"
+    )
+    add_about(p, "--until-decided's comparison", "default these-cases")
+    p.add_argument(
+        "--level", type=float, default=0.95, help="with --until-decided: confidence level (0.95)"
+    )
+    add_planned_for(p, "with --until-decided; default none")
+    p.add_argument("--out", metavar="FILE", help="the results file to create (JSONL)")
+    p.add_argument(
+        "--judge",
+        metavar="SPEC",
+        help="the judge of the suite's judged_by checks: a model service as for a variant "
+        "(openai:gpt-4o-mini,temperature=0) or the offline stand-in "
+        "standin:judge,sensitivity=0.9,specificity=0.8,seed=1; recorded in the manifest",
+    )
+    p.add_argument(
+        "--resume",
+        nargs="?",
+        const=True,
+        default=None,
+        metavar="FILE",
+        help="continue an interrupted run: in FILE, or in --out when no FILE is "
+        "given; runs only the samples it lacks",
+    )
+    p.add_argument(
+        "--extend",
+        metavar="FILE",
+        help="add to a finished run in FILE: more repeats (--runs is the new total) and the "
+        "suite's new cases for every repeat, keeping the schedule paired and alternating; "
+        "the manifest records each extension",
+    )
+    p.add_argument("--concurrency", type=int, default=1, help="samples in flight at once (1)")
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        help="seconds per attempt of a sample (60; a cmd: task's command 130); a cmd: "
+        "task's command is killed at this time and its sample is incomplete",
+    )
+    p.add_argument("--retries", type=int, default=3, help="retries of transient errors (3)")
+    p.add_argument(
+        "--stop-after-unmeasured",
+        type=int,
+        default=20,
+        metavar="N",
+        help="stop the run when N samples in a row are unmeasured (the service is down; "
+        "resume later); 0 never stops (20)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed of the run (0)")
+    p.add_argument("--include-holdout", action="store_true", help="also run the holdout cases")
+    p.add_argument(
+        "--prices",
+        metavar="PRICES.yaml",
+        help="model name to {input: ..., output: ...} in dollars per million tokens, "
+        "recorded in the manifest for variants without price_in=/price_out= of their own",
+    )
+    p.add_argument(
+        "--case",
+        action="append",
+        metavar="ID",
+        help="run only the cases whose id matches (a shell pattern such as 'order*'; repeatable)",
+    )
+    p.add_argument(
+        "--tag",
+        action="append",
+        metavar="TAG",
+        help="run only the cases with this tag (repeatable)",
+    )
+    p.add_argument(
+        "--limit",
+        type=int,
+        metavar="N",
+        help="run only the first N (selected) cases, in file order",
+    )
+    add_progress(p)
+    p.add_argument(
+        "--keep-workspaces",
+        action="store_true",
+        help="leave each cmd: sample's workspace in place (its folder is in the "
+        "sample record, under trace.kept_workspace)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    out = args.out
+    if isinstance(args.resume, str):
+        if out is not None and out != args.resume:
+            raise UsageError(
+                f"evalstats run: --out {out} and --resume {args.resume} name different files; "
+                "give the file to resume once"
+            )
+        out = args.resume
+    if args.extend is not None:
+        if out is not None and out != args.extend:
+            raise UsageError(
+                f"evalstats run: --out {out} and --extend {args.extend} name different files; "
+                "an extension adds to the file it extends"
+            )
+        if args.resume is not None or args.until_decided:
+            raise UsageError(
+                "evalstats run: --extend goes without --resume and --until-decided (running the "
+                "same --extend again completes an interrupted extension)"
+            )
+        out = args.extend
+    if out is None:
+        raise UsageError("evalstats run: give --out FILE (or --resume FILE to continue a run)")
+    variants = args.variant
+    if args.prices:
+        from ..planning._cost import priced_variants
+
+        variants = priced_variants(variants, args.prices)
+    if args.keep_workspaces:
+        from ..running._variants import keeping_workspaces
+
+        variants = keeping_workspaces(variants)
+    if not args.until_decided:
+        if args.runs is None:
+            raise UsageError("evalstats run: give --runs N (or --until-decided --max-runs N)")
+        if args.max_runs is not None:
+            raise UsageError("evalstats run: --max-runs goes with --until-decided")
+        if args.planned_for is not None:
+            raise UsageError("evalstats run: --planned-for goes with --until-decided")
+    suite: Any = args.suite
+    judge: Any = None
+    described = None
+    if args.judge is not None:
+        import dataclasses
+        from pathlib import Path
+
+        from ..running._judge_spec import judge_from_spec
+        from ..running._suite import find_suite, load_suite
+
+        judge, described = judge_from_spec(args.judge)
+        found = find_suite(args.suite)
+        suite = load_suite(found, judge=judge)
+        if Path(args.suite) != found:  # a shipped suite by name, recorded as given
+            suite = dataclasses.replace(suite, path=str(args.suite))
+    try:
+        if args.until_decided:
+            return _run_until_decided(args, suite, variants, out, described)
+        outcome = _run_with(args, suite, variants, out, described)
+    finally:
+        if hasattr(judge, "close"):
+            judge.close()
+    print(outcome)
+    if outcome.status == "interrupted":
+        print(
+            f"evalstats: {outcome.reason}; continue with the same command"
+            + ("" if args.extend else f" and --resume {out}"),
+            file=sys.stderr,
+        )
+        return 130
+    return 0
+
+
+def _run_with(args: argparse.Namespace, suite: Any, variants: Any, out: str, judge: Any) -> Any:
+    from ..running._engine import run
+
+    return run(
+        suite,
+        variants,
+        runs=args.runs,
+        out=out,
+        resume=args.resume is not None,
+        extend=args.extend is not None,
+        **run_options(args, judge),
+    )
+
+
+def _run_until_decided(
+    args: argparse.Namespace, suite: Any, variants: list[Any], out: str, judge: Any
+) -> int:
+    from ..deciding._until_decided import run_until_decided
+
+    if args.max_runs is None:
+        raise UsageError("evalstats run: --until-decided needs --max-runs N (the budget)")
+    if args.runs is not None:
+        raise UsageError(
+            "evalstats run: --until-decided runs round by round; give --max-runs, not --runs"
+        )
+    result = run_until_decided(
+        suite,
+        variants,
+        max_runs=args.max_runs,
+        out=out,
+        about=args.about or "these_cases",
+        level=args.level,
+        resume=args.resume is not None,
+        planned_for=planned_rates(args.planned_for),
+        **run_options(args, judge),
+    )
+    print(result)
+    if result.comparison is not None:
+        print(result.comparison.trajectory_text())
+    if result.status == "interrupted":
+        print(
+            f"evalstats: {result.reason}; continue with the same command and --resume {out}",
+            file=sys.stderr,
+        )
+        return 130
+    return 0
