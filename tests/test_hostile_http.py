@@ -1,0 +1,304 @@
+"""Nothing a model server does can hang a run or exhaust memory, on any of the four wires.
+
+Every test talks to :class:`tests.hostile_http.HostileServer` on 127.0.0.1 and is
+bounded twice: the provider or the run must give up by itself within a few
+seconds, and the test stops waiting well before a hang could pass for a
+result. Memory is measured as the peak of Python's allocations while the
+provider reads (``tracemalloc``), and, through the command line, as the
+largest resident set size of the ``evalstats run`` process (``wait4``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import tracemalloc
+
+import pytest
+from hostile_http import RETRY_AFTER, HostileServer
+
+from evalstats.errors import InvalidArgument, TransientProviderError
+from evalstats.results._file import read_results
+from evalstats.running import _engine as engine
+from evalstats.running._checks import contains
+from evalstats.running._suite import Case
+from evalstats.running.providers import PROVIDERS, make_provider
+from evalstats.running.providers._body import DEFAULT_MAX_REPLY_BYTES
+
+KINDS = sorted(PROVIDERS)
+#: Modes whose body breaks the byte limit.
+TOO_LARGE = ("endless", "huge", "huge-close", "gzip-bomb")
+#: Modes that never finish a reply in time.
+TOO_SLOW = ("delay", "trickle", "trickle-head")
+#: Python allocations a provider may peak at while refusing a body (the limit is 8 MiB).
+MEMORY_LIMIT = 32 << 20
+#: Seconds of the provider's timeout in these tests.
+TIMEOUT = 1.0
+
+
+@pytest.fixture(scope="module")
+def server():
+    with HostileServer() as s:
+        yield s
+
+
+@pytest.fixture(autouse=True)
+def no_service_settings(monkeypatch):
+    for name in ("OPENAI_BASE_URL", "OLLAMA_HOST", "ANTHROPIC_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def provider(server, kind, mode, **options):
+    options.setdefault("timeout", TIMEOUT)
+    settings = {"base_url": server.base_url(kind, mode)}
+    if "max_reply_bytes" in options:
+        settings["max_reply_bytes"] = options.pop("max_reply_bytes")
+    return make_provider(kind, "m", settings, **options)
+
+
+def measured(make, *, within=15.0):
+    """``(result or exception, seconds, peak bytes)`` of the coroutine ``make()`` makes."""
+
+    async def bounded():
+        try:
+            return await asyncio.wait_for(make(), within)
+        except TimeoutError:
+            raise AssertionError(f"still waiting after {within} s: a hang") from None
+
+    tracemalloc.start()
+    tracemalloc.reset_peak()
+    started = time.monotonic()
+    try:
+        outcome = asyncio.run(bounded())
+    except AssertionError:
+        raise
+    except Exception as exc:
+        outcome = exc
+    finally:
+        seconds = time.monotonic() - started
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    return outcome, seconds, peak
+
+
+async def complete(p):
+    try:
+        return await p.complete("Where is my order A-1042?", seed=1)
+    finally:
+        await p.aclose()
+
+
+async def prepare(p):
+    try:
+        return await p.prepare()
+    finally:
+        await p.aclose()
+
+
+# --- through the providers ------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("mode", ["ok", "gzip", "deflate"])
+def test_a_well_formed_answer_is_read_plain_or_compressed(server, kind, mode):
+    done, _, _ = measured(lambda: complete(provider(server, kind, mode)))
+    assert not isinstance(done, Exception), done
+    assert done.answer == "Your order A-1042 has shipped."
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("mode", TOO_LARGE)
+def test_a_body_past_the_limit_is_no_answer_and_memory_stays_bounded(server, kind, mode):
+    error, seconds, peak = measured(lambda: complete(provider(server, kind, mode)))
+    assert isinstance(error, TransientProviderError), error
+    assert "max_reply_bytes" in str(error) and "\n" not in str(error)
+    assert seconds < 10
+    assert peak < MEMORY_LIMIT, f"{peak / 2**20:.0f} MiB"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("mode", TOO_SLOW)
+def test_a_reply_that_does_not_end_in_time_is_no_answer(server, kind, mode):
+    error, seconds, _ = measured(lambda: complete(provider(server, kind, mode)))
+    assert isinstance(error, TransientProviderError), error
+    assert "within the time allowed (1 s)" in str(error)
+    # One deadline for the whole exchange: a byte a second does not extend it.
+    assert TIMEOUT - 0.1 < seconds < TIMEOUT + 2
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("mode", ["head-huge", "br"])
+def test_endless_headers_or_an_unasked_coding_are_no_answer(server, kind, mode):
+    error, seconds, peak = measured(lambda: complete(provider(server, kind, mode)))
+    assert isinstance(error, TransientProviderError), error
+    assert seconds < 10 and peak < MEMORY_LIMIT
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_json_nested_past_what_python_reads_is_no_answer(server, kind):
+    error, _, _ = measured(lambda: complete(provider(server, kind, "deep-json")))
+    assert isinstance(error, TransientProviderError), error
+    assert "nested too deeply" in str(error)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_an_error_with_a_huge_body_keeps_its_status_and_delay(server, kind):
+    error, seconds, peak = measured(lambda: complete(provider(server, kind, "error-huge")))
+    assert isinstance(error, TransientProviderError), error
+    assert "HTTP 503" in str(error) and "(a body too large to read)" in str(error)
+    assert error.retry_after == 1.0
+    assert seconds < 5 and peak < MEMORY_LIMIT
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("mode", [*TOO_LARGE, *TOO_SLOW, "head-huge"])
+def test_the_check_before_a_run_is_bounded_in_time_and_memory(server, kind, mode):
+    outcome, seconds, peak = measured(lambda: prepare(provider(server, kind, f"setup-{mode}")))
+    assert seconds < TIMEOUT + 2
+    assert peak < MEMORY_LIMIT, f"{peak / 2**20:.0f} MiB"
+    if kind == "ollama":
+        # Ollama's prepare reads /api/show, /api/tags and /api/version whole.
+        assert isinstance(outcome, TransientProviderError), outcome
+    elif mode in ("delay", "trickle-head"):
+        # No status line in time.
+        assert isinstance(outcome, TransientProviderError), outcome
+        assert "within 1 s" in str(outcome)
+    else:
+        # A status line and headers came: something answers there; the body is never read.
+        assert outcome is None, outcome
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("mode", sorted(RETRY_AFTER))
+def test_every_retry_after_form_is_read_as_asked(server, kind, mode):
+    error, _, _ = measured(lambda: complete(provider(server, kind, mode)))
+    assert isinstance(error, TransientProviderError), error
+    if mode == "ra-body" and kind != "gemini":
+        assert error.retry_after is None  # only Gemini documents a delay in its body
+    else:
+        assert error.retry_after >= 86400
+
+
+def test_the_reply_limit_is_an_option_checked_at_the_door(server):
+    p = provider(server, "openai", "endless", max_reply_bytes="1MiB")
+    assert p.describe()["max_reply_bytes"] == 1 << 20
+    assert "max_reply_bytes" not in provider(server, "openai", "ok").describe()
+    error, _, peak = measured(lambda: complete(p))
+    assert "limit of 1,048,576 bytes" in str(error)
+    assert peak < 16 << 20
+    for bad in ("lots", "0", "2GiB", "12", True, 2.5):
+        with pytest.raises(InvalidArgument, match="^openai: max_reply_bytes=.* whole number"):
+            provider(server, "openai", "ok", max_reply_bytes=bad)
+    big = provider(server, "openai", "ok", max_reply_bytes=DEFAULT_MAX_REPLY_BYTES * 4)
+    assert big.max_reply_bytes == 32 << 20
+
+
+# --- through the engine -----------------------------------------------------------
+
+CASES = [
+    Case("order", "Where is my order A-1042?", (contains("A-1042"),)),
+    Case("refund", "I want a refund.", (contains("refund"),)),
+    Case("hours", "When are you open?", (contains("9"),)),
+]
+
+
+def run_engine(tmp_path, p, **options):
+    out = tmp_path / "run.jsonl"
+    options = {"runs": 1, "timeout": 5.0, "backoff": 0.0, "retries": 3, **options}
+    started = time.monotonic()
+    outcome = engine.run(CASES, [engine.Variant("v", p)], out=out, progress=False, **options)
+    return outcome, read_results(out).samples, time.monotonic() - started
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("mode", ["huge", "gzip-bomb", "trickle"])
+def test_a_misbehaving_body_makes_samples_unmeasured_never_incomplete(tmp_path, server, kind, mode):
+    p = provider(server, kind, mode, timeout=5.0)
+    outcome, samples, seconds = run_engine(tmp_path, p, timeout=0.5, retries=1)
+    assert outcome.status == "finished"
+    assert seconds < 15
+    assert [s["status"] for s in samples] == ["unmeasured"] * len(CASES)
+    word = "timed out after 0.5 s" if mode == "trickle" else "max_reply_bytes"
+    assert all(word in s["reason"] and s["attempts"] == 2 for s in samples), samples
+
+
+# --- through the command line -------------------------------------------------------
+
+SUITE = {
+    "name": "hostile",
+    "cases": [
+        {"id": "order", "prompt": "Where is my order A-1042?", "checks": [{"contains": "A-1042"}]},
+        {"id": "refund", "prompt": "I want a refund.", "checks": [{"contains": "refund"}]},
+    ],
+}
+#: The largest resident set an ``evalstats run`` may reach against a hostile server.
+RSS_LIMIT = 200 << 20
+#: Seconds a command may take before the test calls it a hang.
+COMMAND_LIMIT = 45.0
+
+
+def evalstats_run(tmp_path, variant, *extra):
+    """Run ``evalstats run`` in its own process: ``(exit code, stderr, max RSS in bytes, out)``."""
+    suite = tmp_path / "suite.json"
+    suite.write_text(json.dumps(SUITE))
+    out = tmp_path / "out.jsonl"
+    argv = [sys.executable, "-m", "evalstats", "run", str(suite), "--variant", variant]
+    argv += ["--out", str(out), "--runs", "1", "--no-progress", *extra]
+    env = {k: v for k, v in os.environ.items() if not k.endswith(("_BASE_URL", "OLLAMA_HOST"))}
+    proc = subprocess.Popen(
+        argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=tmp_path
+    )
+    deadline = time.monotonic() + COMMAND_LIMIT
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.monotonic() > deadline:
+            proc.send_signal(signal.SIGKILL)
+            os.wait4(proc.pid, 0)
+            proc.returncode = -9
+            raise AssertionError(f"evalstats run still going after {COMMAND_LIMIT} s: a hang")
+        time.sleep(0.05)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    err = proc.stderr.read().decode()
+    proc.stderr.close()
+    return proc.returncode, err, usage.ru_maxrss * 1024, out
+
+
+def variant(server, kind, mode, **settings):
+    spec = f"v={kind}:m,base_url={server.base_url(kind, mode)}"
+    return spec + "".join(f",{k}={v}" for k, v in settings.items())
+
+
+def no_traceback(err):
+    assert "Traceback" not in err and "Error:" not in err.replace("ProviderError:", ""), err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", KINDS)
+def test_run_against_a_2_gib_body_records_unmeasured_in_bounded_memory(tmp_path, server, kind):
+    code, err, rss, out = evalstats_run(
+        tmp_path, variant(server, kind, "huge-close"), "--timeout", "5", "--retries", "1"
+    )
+    no_traceback(err)
+    assert code == 0, err
+    assert rss < RSS_LIMIT, f"{rss / 2**20:.0f} MiB"
+    samples = read_results(out).samples
+    assert [s["status"] for s in samples] == ["unmeasured", "unmeasured"]
+    assert all("max_reply_bytes" in s["reason"] for s in samples)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["setup-endless", "setup-huge", "setup-trickle"])
+def test_run_past_a_hostile_endpoint_check_is_bounded(tmp_path, server, mode):
+    # The check reads headers only, so the run goes on to well-formed samples.
+    code, err, rss, out = evalstats_run(tmp_path, variant(server, "openai", mode))
+    no_traceback(err)
+    assert code == 0, err
+    assert rss < RSS_LIMIT, f"{rss / 2**20:.0f} MiB"
+    assert [s["status"] for s in read_results(out).samples] == ["completed", "completed"]
