@@ -22,7 +22,7 @@ import tracemalloc
 import pytest
 from hostile_http import RETRY_AFTER, HostileServer
 
-from evalstats.errors import InvalidArgument, TransientProviderError
+from evalstats.errors import InvalidArgument, ProviderError, TransientProviderError
 from evalstats.results._file import read_results
 from evalstats.running import _engine as engine
 from evalstats.running._checks import contains
@@ -153,6 +153,15 @@ def test_an_error_with_a_huge_body_keeps_its_status_and_delay(server, kind):
     assert "HTTP 503" in str(error) and "(a body too large to read)" in str(error)
     assert error.retry_after == 1.0
     assert seconds < 5 and peak < MEMORY_LIMIT
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_redirect_is_never_the_answer(server, kind):
+    error, _, _ = measured(lambda: complete(provider(server, kind, "redirect")))
+    assert type(error) is ProviderError, error
+    assert "HTTP 307" in str(error)
+    assert "redirects to 'http://elsewhere.invalid/v1/chat/completions'" in str(error)
+    assert "does not follow redirects" in str(error)
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -302,3 +311,13 @@ def test_run_past_a_hostile_endpoint_check_is_bounded(tmp_path, server, mode):
     assert code == 0, err
     assert rss < RSS_LIMIT, f"{rss / 2**20:.0f} MiB"
     assert [s["status"] for s in read_results(out).samples] == ["completed", "completed"]
+
+
+@pytest.mark.slow
+def test_run_against_a_redirect_stops_in_one_line(tmp_path, server):
+    code, err, _, out = evalstats_run(tmp_path, variant(server, "anthropic", "redirect"))
+    assert code == 2
+    lines = err.splitlines()
+    assert len(lines) == 1 and "HTTP 307" in lines[0] and "redirects to" in lines[0], lines
+    results = read_results(out)
+    assert len(results.samples) == 0 and results.summary["status"] == "stopped"

@@ -33,7 +33,10 @@ else lives here:
   other 4xx raises :class:`~evalstats.errors.ProviderError` with one line:
   the provider, the status, the URL (credentials and query removed) and the
   service's own message from its documented error body. 408 (request timeout)
-  counts as transient because it is a timeout, not a bad request.
+  counts as transient because it is a timeout, not a bad request. A 3xx is
+  never taken as the answer, whatever its body: redirects are not followed,
+  and one raises :class:`~evalstats.errors.ProviderError` naming where it
+  points.
 * **Bounds.** Nothing a server does can hold a request longer than the
   provider's ``timeout`` or make it hold more than ``max_reply_bytes`` of
   body: every reply is streamed through one bounded reader
@@ -638,8 +641,8 @@ class Provider:
     async def _check_endpoint(self) -> None:
         """Raise :class:`ProviderError` when nothing listens at the base URL.
 
-        Any HTTP answer at all (a 404 for the bare base URL, a 401) shows a
-        server is there; only a refused connection, an unknown host or
+        Any HTTP answer at all (a 404 for the bare base URL, a 401, a redirect)
+        shows a server is there; only a refused connection, an unknown host or
         a URL no client can use fails. Only the status line and headers are
         read, within :data:`ENDPOINT_CHECK_S` seconds (or the provider's
         timeout, if shorter); the body is never read. A time-out is transient:
@@ -901,7 +904,7 @@ class Provider:
 
         One deadline, the provider's ``timeout``, covers the whole exchange,
         and the body is read by :func:`~evalstats.running.providers._body.read_body`
-        up to ``max_reply_bytes``.
+        up to ``max_reply_bytes``; a 3xx is refused unread.
         """
         index = self._pick_client()
         client = self._clients[index]
@@ -917,6 +920,8 @@ class Provider:
                 response = await client.send(request, stream=True)
                 try:
                     status = response.status_code
+                    if 300 <= status < 400:
+                        self._raise_for_redirect(status, response, path)
                     try:
                         raw: bytes | None = await read_body(response, self.max_reply_bytes)
                     except (ReplyTooLarge, ReplyUnreadable):
@@ -968,6 +973,21 @@ class Provider:
                 f"{': ' + text if text else ''}; is the base URL right?"
             )
         return data
+
+    def _raise_for_redirect(self, status: int, response: httpx.Response, path: str) -> None:
+        """A redirect is never the answer: say where it points, and stop."""
+        location = response.headers.get("location", "")
+        try:
+            shown = public_url(str(response.url.join(location))) if location else ""
+        except (ValueError, httpx.InvalidURL):
+            shown = _shown_url(location)
+        phrase = response.reason_phrase or ""
+        target = f"to {self._scrub(shown)[:120]!r}" if shown else "elsewhere"
+        raise ProviderError(
+            f"{self.kind}: HTTP {status}{' ' + phrase if phrase else ''} from "
+            f"{self._where(path)} redirects {target}; evalstats does not follow redirects: "
+            "set base_url to where the service answers"
+        )
 
     def _raise_for(
         self, status: int, response: httpx.Response, raw: bytes | None, data: Any, where: str
