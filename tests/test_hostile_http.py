@@ -321,3 +321,26 @@ def test_run_against_a_redirect_stops_in_one_line(tmp_path, server):
     assert len(lines) == 1 and "HTTP 307" in lines[0] and "redirects to" in lines[0], lines
     results = read_results(out)
     assert len(results.samples) == 0 and results.summary["status"] == "stopped"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("form", ["credentials", "crlf"])
+def test_run_refuses_a_base_url_with_credentials_or_line_breaks(tmp_path, server, form):
+    url = server.base_url("openai", "echo")
+    if form == "credentials":
+        url = url.replace("//", "//user:SECRET-pw@", 1)
+    else:
+        url += "\r\nX-Evil: 1"
+    code, err, _, out = evalstats_run(tmp_path, f"v=openai:m,base_url={url}")
+    assert code == 2
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("evalstats: "), lines
+    assert "Traceback" not in err
+    if form == "credentials":
+        # The provider's own words never repeat the password (the variant parser
+        # quotes the whole spec, as typed, before them).
+        assert "base_url='http://***@127.0.0.1:" in err and "holds a user name" in err
+    else:
+        assert "holds the character U+000D" in err
+    assert not out.exists()
+    assert server.requests("echo", "openai") == 0  # nothing was sent anywhere

@@ -53,7 +53,10 @@ else lives here:
   only, and are scrubbed from every error message: the key itself, any value
   of an environment variable whose name ends in ``_API_KEY`` or ``_TOKEN``,
   and any word that looks like a masked copy of the key (services such as
-  OpenAI echo ``sk-abc***wxyz``).
+  OpenAI echo ``sk-abc***wxyz``). A base URL that holds a user name or
+  password (which httpx would send as Basic credentials, where an echoing
+  server puts them in the answer), a query or fragment, or a control
+  character is refused with one line.
 """
 
 from __future__ import annotations
@@ -67,6 +70,7 @@ import math
 import os
 import re
 import time
+import unicodedata
 import urllib.parse
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -233,8 +237,18 @@ def scrub(text: str, secrets: Sequence[str | None] = ()) -> str:
 
 
 def _shown_url(url: str) -> str:
-    """A URL that cannot be parsed, cut and without what looks like credentials."""
-    return re.sub(r"//[^/@]*@", "//***@", url)[:120]
+    """A URL that cannot be parsed, cut and without what looks like credentials.
+
+    Examples
+    --------
+    >>> _shown_url("http://me:pw@host/v1"), _shown_url("me:pw@host:11434")
+    ('http://***@host/v1', '***@host:11434')
+    """
+    scheme, sep, rest = url.partition("://") if "://" in url else ("", "", url)
+    authority, tail = re.match(r"([^/?#]*)(.*)", rest, re.DOTALL).groups()  # type: ignore[union-attr]
+    if "@" in authority:
+        authority = "***@" + authority.rpartition("@")[2]
+    return (scheme + sep + authority + tail)[:120]
 
 
 def public_url(url: str) -> str:
@@ -572,20 +586,56 @@ class Provider:
 
     def _resolve_base_url(self, base_url: str | None) -> str:
         env = os.environ.get(self.base_url_env, "").strip() if self.base_url_env else ""
-        url = base_url or env or self.default_base_url
-        url = self._normalise_base_url(str(url).strip())
+        name = "base_url"
+        if base_url:
+            url = str(base_url)
+        elif env:
+            name, url = str(self.base_url_env), env
+        else:
+            url = self.default_base_url
+        url = url.strip()
+        self._check_url_text(name, url)
+        url = self._normalise_base_url(url)
         try:
             parts = urllib.parse.urlsplit(url)
             port = parts.port  # raises for a port out of 0-65535
         except ValueError as exc:
             raise InvalidArgument(
-                f"{self.kind}: base_url={_shown_url(url)!r} is not a valid URL: {exc}"
+                f"{self.kind}: {name}={_shown_url(url)!r} is not a valid URL: {exc}"
             ) from None
         if parts.scheme not in ("http", "https") or not parts.hostname or port == 0:
             raise InvalidArgument(
-                f"{self.kind}: base_url={public_url(url)!r} must be an http:// or https:// URL"
+                f"{self.kind}: {name}={public_url(url)!r} must be an http:// or https:// URL"
             )
         return url.rstrip("/")
+
+    def _check_url_text(self, name: str, url: str) -> None:
+        """Refuse a base URL with a control character, credentials, a query or a fragment.
+
+        Credentials in a URL would go out as Basic auth on every request, where
+        a server that echoes its request puts them into the recorded answer;
+        keys come from environment variables and travel in headers only.
+        """
+        for char in url:
+            if char.isspace() or unicodedata.category(char) in ("Cc", "Cf"):
+                raise InvalidArgument(
+                    f"{self.kind}: {name}={_shown_url(url)!r} holds the character "
+                    f"U+{ord(char):04X}; a URL is one line with no spaces or control characters"
+                )
+        rest = url.split("://", 1)[1] if "://" in url else url
+        authority = re.split(r"[/?#]", rest, maxsplit=1)[0]
+        if "@" in authority:
+            where = f"; put the key in {self.key_env}" if self.key_env else ""
+            raise InvalidArgument(
+                f"{self.kind}: {name}={_shown_url(url)!r} holds a user name or password; "
+                f"evalstats takes no credentials from a URL{where}"
+            )
+        if "?" in url or "#" in url:
+            shown = re.split(r"[?#]", url, maxsplit=1)[0][:120]
+            raise InvalidArgument(
+                f"{self.kind}: {name}={shown + '?...'!r} holds a query or fragment; give the "
+                "service's base URL only (a key goes in an environment variable)"
+            )
 
     def _normalise_base_url(self, url: str) -> str:
         return url
