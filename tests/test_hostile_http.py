@@ -223,6 +223,56 @@ def run_engine(tmp_path, p, **options):
     return outcome, read_results(out).samples, time.monotonic() - started
 
 
+#: Every wire with every Retry-After form it reads (only Gemini documents a delay in its body).
+WAITS = [(k, m) for k in KINDS for m in sorted(RETRY_AFTER) if m != "ra-body" or k == "gemini"]
+
+
+@pytest.mark.parametrize(("kind", "mode"), WAITS)
+def test_a_wait_past_the_timeout_is_unmeasured_at_once_and_said_once(
+    tmp_path, capsys, server, kind, mode
+):
+    p = provider(server, kind, mode, timeout=5.0)
+    outcome, samples, seconds = run_engine(tmp_path, p)
+    assert outcome.status == "finished"
+    assert seconds < 10
+    assert [s["status"] for s in samples] == ["unmeasured"] * len(CASES)
+    for s in samples:
+        assert s["attempts"] == 1  # asked to wait that long: not retried
+        assert "the service asked to wait" in s["reason"]
+        assert "longer than the run's timeout (5 s)" in s["reason"]
+    lines = capsys.readouterr().err.splitlines()
+    said = [line for line in lines if "asked to wait" in line]
+    assert len(said) == 1, lines
+    assert said[0].startswith("evalstats: the service asked to wait")
+    assert said[0].endswith("such samples are recorded unmeasured, without waiting")
+
+
+def test_a_wait_within_the_timeout_is_honoured(monkeypatch):
+    waits = []
+
+    async def sleep(seconds):
+        waits.append(seconds)
+
+    monkeypatch.setattr(engine, "_sleep", sleep)
+    assert engine._wait_refused(5.0, 5.0) is None
+    assert engine._wait_refused(599.0, None) is None
+    assert "the run's timeout (5 s)" in engine._wait_refused(5.5, 5.0)
+    assert "the longest evalstats waits (600 s)" in engine._wait_refused(601.0, None)
+    assert "1e+308 s" in engine._wait_refused(1e308, 60.0)
+    calls = iter([TransientProviderError("429", retry_after=4.0)])
+
+    async def flaky():
+        for error in calls:
+            raise error
+        return "fine"
+
+    e = engine._Engine(
+        cases={}, variants={}, seed=0, timeout=5.0, retries=3, backoff=0.0, concurrency=1
+    )
+    attempts = asyncio.run(e._with_retries(flaky))
+    assert attempts.result == "fine" and waits == [4.0]
+
+
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("mode", ["huge", "gzip-bomb", "trickle"])
 def test_a_misbehaving_body_makes_samples_unmeasured_never_incomplete(tmp_path, server, kind, mode):
@@ -233,6 +283,13 @@ def test_a_misbehaving_body_makes_samples_unmeasured_never_incomplete(tmp_path, 
     assert [s["status"] for s in samples] == ["unmeasured"] * len(CASES)
     word = "timed out after 0.5 s" if mode == "trickle" else "max_reply_bytes"
     assert all(word in s["reason"] and s["attempts"] == 2 for s in samples), samples
+
+
+def test_a_service_asking_to_wait_at_the_start_stops_the_run_in_one_line(tmp_path, server):
+    p = provider(server, "ollama", "setup-ra-seconds", timeout=5.0)
+    with pytest.raises(TransientProviderError, match="asked to wait 99,999,999 s") as info:
+        run_engine(tmp_path, p)
+    assert "\n" not in str(info.value)
 
 
 # --- through the command line -------------------------------------------------------
@@ -311,6 +368,21 @@ def test_run_against_a_2_gib_body_records_unmeasured_in_bounded_memory(tmp_path,
     samples = read_results(out).samples
     assert [s["status"] for s in samples] == ["unmeasured", "unmeasured"]
     assert all("max_reply_bytes" in s["reason"] for s in samples)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", KINDS)
+def test_run_told_to_wait_a_day_is_not_put_to_sleep(tmp_path, server, kind):
+    started = time.monotonic()
+    code, err, _, out = evalstats_run(tmp_path, variant(server, kind, "ra-503"), "--timeout", "5")
+    no_traceback(err)
+    assert code == 0, err
+    assert time.monotonic() - started < 30
+    lines = err.splitlines()
+    assert len(lines) == 1 and "asked to wait 86,400 s" in lines[0], lines
+    samples = read_results(out).samples
+    assert [s["status"] for s in samples] == ["unmeasured", "unmeasured"]
+    assert all("longer than the run's timeout (5 s)" in s["reason"] for s in samples)
 
 
 @pytest.mark.slow
