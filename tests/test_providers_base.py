@@ -140,17 +140,53 @@ def test_public_url_drops_credentials_query_and_fragment():
     assert public_url("http://[::1]:11434/api") == "http://[::1]:11434/api"
 
 
-def test_base_url_credentials_never_reach_describe_or_errors():
-    def refuse(request):
-        raise httpx.ConnectError("refused", request=request)
+@pytest.mark.parametrize("kind", sorted(PROVIDERS))
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://user:hunter2@127.0.0.1:9/v1",
+        "http://:hunter2@127.0.0.1:9",
+        "https://hunter2@api.example/v1",
+        "user:hunter2@127.0.0.1:11434",  # the scheme-less form OLLAMA_HOST takes
+    ],
+)
+def test_base_url_credentials_are_refused_without_showing_them(kind, url):
+    with pytest.raises(InvalidArgument, match="holds a user name or password") as info:
+        make_provider(kind, "m", {"base_url": url})
+    message = str(info.value)
+    assert "hunter2" not in message and "\n" not in message
+    assert message.startswith(f"{kind}: base_url=")
 
-    p = OpenAIProvider(
-        "m", base_url="http://user:hunter2@127.0.0.1:9/v1", transport=httpx.MockTransport(refuse)
-    )
-    assert "hunter2" not in json.dumps(p.describe())
-    with pytest.raises(TransientProviderError) as info:
-        asyncio.run(p.complete("Hi"))
+
+@pytest.mark.parametrize("kind", sorted(PROVIDERS))
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1:9/v1\r\nX-Injected: 1",
+        "http://127.0.0.1:9/v\n1",
+        "http://127.0.0.1:9/\x00",
+        "http://127.0.0.1:9/v1\x1b[2J",
+        "http://127.0.0.1:9/v 1",
+        "http://127.0.0.1:9/\u200bv1",
+    ],
+)
+def test_base_url_control_characters_are_refused_in_one_line(kind, url):
+    with pytest.raises(InvalidArgument, match=r"holds the character U\+") as info:
+        make_provider(kind, "m", {"base_url": url})
+    assert "\n" not in str(info.value) and "\r" not in str(info.value)
+
+
+@pytest.mark.parametrize("kind", sorted(PROVIDERS))
+def test_base_url_query_or_fragment_is_refused_without_showing_it(kind):
+    with pytest.raises(InvalidArgument, match="holds a query or fragment") as info:
+        make_provider(kind, "m", {"base_url": "http://127.0.0.1:9/v1?key=hunter2"})
     assert "hunter2" not in str(info.value)
+
+
+def test_base_url_from_the_environment_is_checked_and_named(monkeypatch):
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://me:hunter2@127.0.0.1:9/v1")
+    with pytest.raises(InvalidArgument, match="^openai: OPENAI_BASE_URL=.* user name"):
+        OpenAIProvider("m")
 
 
 # --- settings and seeds ----------------------------------------------------------

@@ -10,8 +10,9 @@ engine
 2. runs the samples, ``concurrency`` at a time, each with a per-sample
    ``timeout``; transient failures (:class:`~evalstats.errors.TransientProviderError`,
    timeouts) are retried with exponential backoff and full jitter that honours
-   ``retry_after``, and a sample that still has no answer after the last retry
-   is *unmeasured*;
+   ``retry_after`` up to the run's timeout, and a sample that still has no
+   answer after the last retry, or whose service asks to wait longer than
+   that, is *unmeasured*;
 3. scores every answer with every check of its case and writes one record per
    sample, in the order samples finish, to a JSONL results file
    (:mod:`evalstats.results._file`) that starts with a manifest of everything that
@@ -108,6 +109,11 @@ TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (TransientProviderError, Tim
 
 #: The longest wait between two attempts, unless the service asks for more.
 MAX_BACKOFF_S = 30.0
+
+#: The longest wait before a retry a service may ask for (``retry_after``) when
+#: the run has no timeout; with one, the timeout is the limit. A sample whose
+#: service asks for more is unmeasured at once, and the run says so once.
+MAX_SERVER_DELAY_S = 600.0
 
 #: Seconds a harness task (``wants_case``) may take beyond the run's timeout
 #: to stop its process and clean up before the engine cancels it.
@@ -274,6 +280,24 @@ def backoff_delay(
     if retry_after is not None and retry_after > delay:
         delay = float(retry_after)
     return delay
+
+
+def _wait_refused(retry_after: Any, timeout: float | None) -> str | None:
+    """Why a service's ``retry_after`` is not waited for, or None when it is within the limit.
+
+    The limit is the run's ``timeout`` (a wait longer than an attempt may take
+    is not worth a sample), or :data:`MAX_SERVER_DELAY_S` when there is none.
+    """
+    limit = MAX_SERVER_DELAY_S if timeout is None else float(timeout)
+    if not isinstance(retry_after, int | float) or not retry_after > limit:
+        return None
+    wait = f"{retry_after:,.0f} s" if 10 <= retry_after < 1e12 else f"{retry_after:.3g} s"
+    bound = (
+        f"the longest evalstats waits ({limit:g} s)"
+        if timeout is None
+        else f"the run's timeout ({limit:g} s)"
+    )
+    return f"the service asked to wait {wait} before a retry, longer than {bound}"
 
 
 # --- running --------------------------------------------------------------------
@@ -466,6 +490,17 @@ class _Engine:
         self.prompts: dict[tuple[str, str], Prompt] = {}
         self.executor: ThreadPoolExecutor | None = None
         self.concurrency = concurrency
+        self.said_wait_refused = False
+
+    def _refuse_wait(self, why: str) -> None:
+        """Say once per run that samples asked to wait too long are recorded unmeasured."""
+        if self.said_wait_refused:
+            return
+        self.said_wait_refused = True
+        from tqdm import tqdm  # writes above a progress bar, if one is drawn
+
+        line = f"evalstats: {why}; such samples are recorded unmeasured, without waiting"
+        tqdm.write(visible(line, keep=""), file=sys.stderr)
 
     def _pool(self) -> ThreadPoolExecutor:
         if self.executor is None:
@@ -549,14 +584,17 @@ class _Engine:
                     reason = f"timed out{limit}"
                 else:
                     reason = f"{type(exc).__name__}: {exc}"
+                tries = "attempt" if attempt == 1 else "attempts"
+                retry_after = getattr(exc, "retry_after", None)
+                why = _wait_refused(retry_after, self.timeout)
+                if why is not None:
+                    self._refuse_wait(why)
+                    reason = f"no answer after {attempt} {tries}: {reason}; {why}"
+                    return _Attempts(None, attempt, reason)
                 if attempt > self.retries:
-                    tries = "attempt" if attempt == 1 else "attempts"
                     return _Attempts(None, attempt, f"no answer after {attempt} {tries}: {reason}")
                 delay = backoff_delay(
-                    attempt,
-                    base=self.backoff,
-                    retry_after=getattr(exc, "retry_after", None),
-                    rng=self.rng,
+                    attempt, base=self.backoff, retry_after=retry_after, rng=self.rng
                 )
                 await _sleep(delay)
             except ProviderError as exc:
@@ -757,7 +795,7 @@ async def run_async(
         suite_or_cases, variants, runs=runs, include_holdout=include_holdout, selection=selection
     )
     tasks = list({id(v.task): v.task for v in variant_list}.values())
-    await _prepare_tasks(tasks, retries=retries, backoff=float(backoff), seed=seed)
+    await _prepare_tasks(tasks, retries=retries, backoff=float(backoff), seed=seed, timeout=timeout)
     manifest = _manifest(
         suite,
         cases,
@@ -1023,13 +1061,16 @@ def _check_conversations(variant_list: Sequence[Variant], cases: Sequence[Any]) 
                     )
 
 
-async def _prepare_tasks(tasks: Sequence[Any], *, retries: int, backoff: float, seed: int) -> None:
+async def _prepare_tasks(
+    tasks: Sequence[Any], *, retries: int, backoff: float, seed: int, timeout: float | None
+) -> None:
     """Let each task that has one run its ``prepare()``, retrying transient failures.
 
     A provider asks its service once per run (Ollama: the model's digest and
     the server version, for the manifest; an unknown model fails here, before
     any file is written). A transient failure (429, 5xx, a dropped
-    connection) is retried like a sample's, and raised after the last retry.
+    connection) is retried like a sample's, and raised after the last retry,
+    or at once when the service asks to wait longer than the run's timeout.
     """
     prepare_rng = random.Random(f"evalstats.engine.prepare:{seed}")
     for task in tasks:
@@ -1045,6 +1086,9 @@ async def _prepare_tasks(tasks: Sequence[Any], *, retries: int, backoff: float, 
             except TransientProviderError as exc:
                 if attempt > retries:
                     raise
+                why = _wait_refused(exc.retry_after, timeout)
+                if why is not None:
+                    raise TransientProviderError(f"{exc}; {why}") from None
                 delay = backoff_delay(
                     attempt, base=backoff, retry_after=exc.retry_after, rng=prepare_rng
                 )

@@ -71,6 +71,8 @@ def make_provider(
         spec: numbers as text (``temperature=0.2``, ``max_tokens=1024``,
         ``context=8192``), ``seed=none`` to send no seed, ``stop=TEXT`` for
         one stop sequence. Values that are not text are taken as they are.
+        ``max_reply_bytes`` (``32MiB``) is not sent: it is the most a reply
+        body may hold (8 MiB unless set; see :class:`Provider`).
     **options
         Passed to the provider class (``tools=``, ``timeout=``, ``transport=``).
 
@@ -107,6 +109,8 @@ choose one of anthropic, gemini, ollama, openai
     base_url = settings.pop("base_url", None)
     if base_url is not None and (not isinstance(base_url, str) or not base_url.strip()):
         raise InvalidArgument(f"{kind}: base_url={base_url!r} must be a URL")
+    if "max_reply_bytes" in settings:
+        options["max_reply_bytes"] = settings.pop("max_reply_bytes")
     return PROVIDERS[kind](model, settings=settings, base_url=base_url, **options)
 
 

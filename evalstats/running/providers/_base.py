@@ -33,12 +33,30 @@ else lives here:
   other 4xx raises :class:`~evalstats.errors.ProviderError` with one line:
   the provider, the status, the URL (credentials and query removed) and the
   service's own message from its documented error body. 408 (request timeout)
-  counts as transient because it is a timeout, not a bad request.
+  counts as transient because it is a timeout, not a bad request. A 3xx is
+  never taken as the answer, whatever its body: redirects are not followed,
+  and one raises :class:`~evalstats.errors.ProviderError` naming where it
+  points.
+* **Bounds.** Nothing a server does can hold a request longer than the
+  provider's ``timeout`` or make it hold more than ``max_reply_bytes`` of
+  body: every reply is streamed through one bounded reader
+  (:mod:`evalstats.running.providers._body`), and one deadline covers the whole
+  exchange, connection, headers and body, so a trickle of one byte a second
+  ends at the timeout. A body too large, too slow or in a coding not asked for
+  raises :class:`~evalstats.errors.TransientProviderError`: the service gave no
+  answer (the engine records the sample as unmeasured after its retries), not
+  a wrong one. The check before a run reads only a reply's status line and
+  headers, within :data:`ENDPOINT_CHECK_S` seconds. How long a service may ask
+  to wait before a retry (``retry_after``) is the engine's to bound, since it
+  knows the run's timeout.
 * **Secrets.** Keys come from environment variables only, are sent in headers
   only, and are scrubbed from every error message: the key itself, any value
   of an environment variable whose name ends in ``_API_KEY`` or ``_TOKEN``,
   and any word that looks like a masked copy of the key (services such as
-  OpenAI echo ``sk-abc***wxyz``).
+  OpenAI echo ``sk-abc***wxyz``). A base URL that holds a user name or
+  password (which httpx would send as Basic credentials, where an echoing
+  server puts them in the answer), a query or fragment, or a control
+  character is refused with one line.
 """
 
 from __future__ import annotations
@@ -52,6 +70,7 @@ import math
 import os
 import re
 import time
+import unicodedata
 import urllib.parse
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -62,6 +81,14 @@ import httpx
 from ..._validate import suggest
 from ...errors import InvalidArgument, ProviderError, TransientProviderError
 from ...results._recordable import NOTES_KEY, recordable
+from ._body import (
+    ACCEPT_ENCODING,
+    DEFAULT_MAX_REPLY_BYTES,
+    ReplyTooLarge,
+    ReplyUnreadable,
+    byte_size,
+    read_body,
+)
 
 __all__ = [
     "Completion",
@@ -88,6 +115,10 @@ CLIENT_SHARDS = 32
 
 #: How much of a service's error message an error line keeps.
 MESSAGE_LIMIT = 300
+
+#: Seconds (at most; less when the provider's timeout is shorter) the check
+#: before a run waits for the status line and headers of its GET.
+ENDPOINT_CHECK_S = 10.0
 
 #: Every setting any provider knows, with what it means, for error messages.
 SETTING_HELP = {
@@ -206,8 +237,18 @@ def scrub(text: str, secrets: Sequence[str | None] = ()) -> str:
 
 
 def _shown_url(url: str) -> str:
-    """A URL that cannot be parsed, cut and without what looks like credentials."""
-    return re.sub(r"//[^/@]*@", "//***@", url)[:120]
+    """A URL that cannot be parsed, cut and without what looks like credentials.
+
+    Examples
+    --------
+    >>> _shown_url("http://me:pw@host/v1"), _shown_url("me:pw@host:11434")
+    ('http://***@host/v1', '***@host:11434')
+    """
+    scheme, sep, rest = url.partition("://") if "://" in url else ("", "", url)
+    authority, tail = re.match(r"([^/?#]*)(.*)", rest, re.DOTALL).groups()  # type: ignore[union-attr]
+    if "@" in authority:
+        authority = "***@" + authority.rpartition("@")[2]
+    return (scheme + sep + authority + tail)[:120]
 
 
 def public_url(url: str) -> str:
@@ -465,9 +506,15 @@ class Provider:
         Tool definitions ``{"name", "description", "parameters"}`` sent with
         every request.
     timeout : float
-        Seconds for reading a response (connecting gets at most 10 s).
+        Seconds one request may take, from connecting (at most 10 s of it) to
+        the last byte of the reply.
     transport : httpx.AsyncBaseTransport, optional
         For tests: an ``httpx.MockTransport``.
+    max_reply_bytes : int or str
+        The most bytes a reply body may hold once decoded (default
+        :data:`~evalstats.running.providers._body.DEFAULT_MAX_REPLY_BYTES`, 8 MiB),
+        a whole number or text such as ``32MiB``, from 1 KiB to 1 GiB. A
+        larger reply is not read on: the request fails as transient.
     """
 
     kind: ClassVar[str] = "provider"
@@ -489,6 +536,7 @@ class Provider:
         tools: Any = None,
         timeout: float = 120.0,
         transport: httpx.AsyncBaseTransport | None = None,
+        max_reply_bytes: int | str = DEFAULT_MAX_REPLY_BYTES,
     ) -> None:
         if not isinstance(model, str) or not model.strip():
             raise InvalidArgument(f"{self.kind}: model={model!r} must be a model name")
@@ -496,11 +544,16 @@ class Provider:
         self.settings = self._check_settings(settings or {})
         self.base_url = self._resolve_base_url(base_url)
         self.tools = normalise_tools(tools)
-        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0:
+        if (
+            isinstance(timeout, bool)
+            or not isinstance(timeout, int | float)
+            or not (math.isfinite(timeout) and timeout > 0)
+        ):
             raise InvalidArgument(
-                f"{self.kind}: timeout={timeout!r} must be a number of seconds > 0"
+                f"{self.kind}: timeout={timeout!r} must be a finite number of seconds > 0"
             )
         self.timeout = float(timeout)
+        self.max_reply_bytes = byte_size(f"{self.kind}: max_reply_bytes", max_reply_bytes)
         self._transport = transport
         self._api_key = self._read_key()
         self._ssl_context: Any = None
@@ -533,20 +586,56 @@ class Provider:
 
     def _resolve_base_url(self, base_url: str | None) -> str:
         env = os.environ.get(self.base_url_env, "").strip() if self.base_url_env else ""
-        url = base_url or env or self.default_base_url
-        url = self._normalise_base_url(str(url).strip())
+        name = "base_url"
+        if base_url:
+            url = str(base_url)
+        elif env:
+            name, url = str(self.base_url_env), env
+        else:
+            url = self.default_base_url
+        url = url.strip()
+        self._check_url_text(name, url)
+        url = self._normalise_base_url(url)
         try:
             parts = urllib.parse.urlsplit(url)
             port = parts.port  # raises for a port out of 0-65535
         except ValueError as exc:
             raise InvalidArgument(
-                f"{self.kind}: base_url={_shown_url(url)!r} is not a valid URL: {exc}"
+                f"{self.kind}: {name}={_shown_url(url)!r} is not a valid URL: {exc}"
             ) from None
         if parts.scheme not in ("http", "https") or not parts.hostname or port == 0:
             raise InvalidArgument(
-                f"{self.kind}: base_url={public_url(url)!r} must be an http:// or https:// URL"
+                f"{self.kind}: {name}={public_url(url)!r} must be an http:// or https:// URL"
             )
         return url.rstrip("/")
+
+    def _check_url_text(self, name: str, url: str) -> None:
+        """Refuse a base URL with a control character, credentials, a query or a fragment.
+
+        Credentials in a URL would go out as Basic auth on every request, where
+        a server that echoes its request puts them into the recorded answer;
+        keys come from environment variables and travel in headers only.
+        """
+        for char in url:
+            if char.isspace() or unicodedata.category(char) in ("Cc", "Cf"):
+                raise InvalidArgument(
+                    f"{self.kind}: {name}={_shown_url(url)!r} holds the character "
+                    f"U+{ord(char):04X}; a URL is one line with no spaces or control characters"
+                )
+        rest = url.split("://", 1)[1] if "://" in url else url
+        authority = re.split(r"[/?#]", rest, maxsplit=1)[0]
+        if "@" in authority:
+            where = f"; put the key in {self.key_env}" if self.key_env else ""
+            raise InvalidArgument(
+                f"{self.kind}: {name}={_shown_url(url)!r} holds a user name or password; "
+                f"evalstats takes no credentials from a URL{where}"
+            )
+        if "?" in url or "#" in url:
+            shown = re.split(r"[?#]", url, maxsplit=1)[0][:120]
+            raise InvalidArgument(
+                f"{self.kind}: {name}={shown + '?...'!r} holds a query or fragment; give the "
+                "service's base URL only (a key goes in an environment variable)"
+            )
 
     def _normalise_base_url(self, url: str) -> str:
         return url
@@ -586,6 +675,8 @@ class Provider:
         }
         if self.tools:
             out["tools"] = [t["name"] for t in self.tools]
+        if self.max_reply_bytes != DEFAULT_MAX_REPLY_BYTES:
+            out["max_reply_bytes"] = self.max_reply_bytes
         return out
 
     async def prepare(self) -> None:
@@ -600,19 +691,23 @@ class Provider:
     async def _check_endpoint(self) -> None:
         """Raise :class:`ProviderError` when nothing listens at the base URL.
 
-        Any HTTP answer at all (a 404 for the bare base URL, a 401) shows a
-        server is there; only a refused connection, an unknown host or a URL no
-        client can use fails. A time-out is transient: the engine retries it.
+        Any HTTP answer at all (a 404 for the bare base URL, a 401, a redirect)
+        shows a server is there; only a refused connection, an unknown host or
+        a URL no client can use fails. Only the status line and headers are
+        read, within :data:`ENDPOINT_CHECK_S` seconds (or the provider's
+        timeout, if shorter); the body is never read. A time-out is transient:
+        the engine retries it.
         """
         where = self._where("")
         client = self.client()
+        limit = min(self.timeout, ENDPOINT_CHECK_S)
         try:
-            response = await client.get("")
-            await response.aclose()
-        except httpx.TimeoutException as exc:
+            async with asyncio.timeout(limit):
+                response = await client.send(client.build_request("GET", ""), stream=True)
+                await response.aclose()
+        except (TimeoutError, httpx.TimeoutException):
             raise TransientProviderError(
-                f"{self.kind}: no answer from {where} within the time allowed "
-                f"({type(exc).__name__})"
+                f"{self.kind}: no answer from {where} within {limit:g} s"
             ) from None
         except (httpx.ConnectError, httpx.UnsupportedProtocol) as exc:
             detail = self._scrub(str(exc)) or type(exc).__name__
@@ -620,7 +715,7 @@ class Provider:
                 f"{self.kind}: nothing answers at {where} ({detail}); "
                 "is the server running and the base URL right?"
             ) from None
-        except httpx.TransportError:
+        except httpx.RequestError:
             # Something is there but spoke no clean HTTP to a bare GET; the
             # samples' own requests will say more.
             return
@@ -795,7 +890,9 @@ class Provider:
             self._ssl_context = httpx.create_ssl_context()
         return httpx.AsyncClient(
             base_url=self.base_url,
-            headers=self._headers(),
+            # Only the codings the bounded reader decodes (httpx would add br
+            # and zstd when their packages are installed).
+            headers={"Accept-Encoding": ACCEPT_ENCODING, **self._headers()},
             verify=self._ssl_context if self._ssl_context is not None else True,
             timeout=httpx.Timeout(self.timeout, connect=min(10.0, self.timeout), pool=None),
             limits=limits,
@@ -853,47 +950,98 @@ class Provider:
         return url
 
     async def _send(self, method: str, path: str, body: Any = None) -> Any:
+        """Send one request and return the JSON of its reply, read within the bounds.
+
+        One deadline, the provider's ``timeout``, covers the whole exchange,
+        and the body is read by :func:`~evalstats.running.providers._body.read_body`
+        up to ``max_reply_bytes``; a 3xx is refused unread.
+        """
         index = self._pick_client()
         client = self._clients[index]
         url = self._url(client, path)
         self._in_flight[index] += 1
+        response: httpx.Response | None = None
         try:
-            if method == "GET":
-                response = await client.get(url)
-            else:
-                response = await client.post(url, json=body)
-        except httpx.TimeoutException as exc:
+            async with asyncio.timeout(self.timeout):
+                if method == "GET":
+                    request = client.build_request("GET", url)
+                else:
+                    request = client.build_request("POST", url, json=body)
+                response = await client.send(request, stream=True)
+                try:
+                    status = response.status_code
+                    if 300 <= status < 400:
+                        self._raise_for_redirect(status, response, path)
+                    try:
+                        raw: bytes | None = await read_body(response, self.max_reply_bytes)
+                    except (ReplyTooLarge, ReplyUnreadable):
+                        if status < 400:
+                            raise
+                        raw = None  # an error all the same: its status says which
+                finally:
+                    await response.aclose()
+        except (TimeoutError, httpx.TimeoutException) as exc:
             where = self._where(path)
+            if response is None:
+                what = f"no answer from {where}"
+            else:
+                what = f"the reply from {where} did not end"
+            # httpx's own time-outs name their phase; the deadline is the whole exchange's.
+            kind = type(exc).__name__ if isinstance(exc, httpx.TimeoutException) else None
             raise TransientProviderError(
-                f"{self.kind}: no answer from {where} within the time allowed "
-                f"({type(exc).__name__})"
+                f"{self.kind}: {what} within the time allowed ({kind or f'{self.timeout:g} s'})"
             ) from None
-        except httpx.TransportError as exc:
+        except httpx.RequestError as exc:
             detail = self._scrub(str(exc)) or "no detail"
             where = self._where(path)
             raise TransientProviderError(
                 f"{self.kind}: could not reach {where}: {type(exc).__name__}: {detail}"
             ) from None
+        except (ReplyTooLarge, ReplyUnreadable) as exc:
+            raise TransientProviderError(
+                f"{self.kind}: HTTP {status} from {self._where(path)} is no answer: {exc}"
+            ) from None
         finally:
             if index < len(self._clients) and self._clients[index] is client:
                 self._in_flight[index] -= 1
-        status = response.status_code
         try:
-            data = response.json()
+            data = json.loads(raw) if raw else None
         except ValueError:
             data = None
+        except RecursionError:
+            raise TransientProviderError(
+                f"{self.kind}: HTTP {status} from {self._where(path)} is no answer: its JSON "
+                "is nested too deeply to read"
+            ) from None
         if status >= 400:
-            self._raise_for(status, response, data, self._where(path))
+            self._raise_for(status, response, raw, data, self._where(path))
         if data is None:
             where = self._where(path)
-            text = self._scrub(" ".join(response.text.split()))[:120]
+            text = self._scrub(" ".join(_text_of(response, raw).split()))[:120]
             raise ProviderError(
                 f"{self.kind}: HTTP {status} from {where} is not JSON"
                 f"{': ' + text if text else ''}; is the base URL right?"
             )
         return data
 
-    def _raise_for(self, status: int, response: httpx.Response, data: Any, where: str) -> None:
+    def _raise_for_redirect(self, status: int, response: httpx.Response, path: str) -> None:
+        """A redirect is never the answer: say where it points, and stop."""
+        location = response.headers.get("location", "")
+        try:
+            shown = public_url(str(response.url.join(location))) if location else ""
+        except (ValueError, httpx.InvalidURL):
+            shown = _shown_url(location)
+        phrase = response.reason_phrase or ""
+        target = f"to {self._scrub(shown)[:120]!r}" if shown else "elsewhere"
+        raise ProviderError(
+            f"{self.kind}: HTTP {status}{' ' + phrase if phrase else ''} from "
+            f"{self._where(path)} redirects {target}; evalstats does not follow redirects: "
+            "set base_url to where the service answers"
+        )
+
+    def _raise_for(
+        self, status: int, response: httpx.Response, raw: bytes | None, data: Any, where: str
+    ) -> None:
         message = None
         if data is not None:
             try:
@@ -901,7 +1049,10 @@ class Provider:
             except Exception:  # a body in another shape: fall back to the raw text
                 message = None
         if not message:
-            message = response.text if data is None else json.dumps(data)
+            if raw is None:
+                message = "(a body too large to read)"
+            else:
+                message = _text_of(response, raw) if data is None else json.dumps(data)
         message = self._scrub(" ".join(str(message).split()))
         if len(message) > MESSAGE_LIMIT:
             message = message[: MESSAGE_LIMIT - 1].rstrip() + "\u2026"
@@ -921,6 +1072,16 @@ class Provider:
 
     def _scrub(self, text: str) -> str:
         return scrub(text, [self._api_key, *url_secrets(self.base_url)])
+
+
+def _text_of(response: httpx.Response, raw: bytes | None) -> str:
+    """A reply body as text, in its declared charset when Python knows it."""
+    if not raw:
+        return ""
+    try:
+        return raw.decode(response.charset_encoding or "utf-8", errors="replace")
+    except LookupError:
+        return raw.decode("utf-8", errors="replace")
 
 
 def _jsonable(settings: Mapping[str, Any]) -> dict[str, Any]:
