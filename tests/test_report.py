@@ -497,10 +497,11 @@ def test_compare_runs_compares_the_variant(tmp_path):
     low, high = confint_proportions_2indep(11, 20, 19, 20, method="newcomb", compare="diff")
     assert (c.difference.low, c.difference.high) == pytest.approx((low, high))
     rows = {row.case: row for row in c.cases}
-    # Fisher's exact test on c2's 10/10 -> 1/10 (p = 0.0001), Holm over 2 cases
+    # Fisher's exact test on c2's 10/10 -> 1/10 (p = 0.0001), discrete Holm over 2 cases
     assert rows["c2"].worse and not rows["c1"].worse
     assert rows["c2"].difference == diff_ci(10, 10, 1, 10)
     assert "got clearly worse" in str(result)
+    assert "flags discrete Holm-adjusted over 2 cases" in str(result)
     with pytest.raises(InvalidArgument, match="variant='w'"):
         compare_runs(old, new, variant="w")
 
