@@ -15,7 +15,11 @@ from evalstats.stats._compare import adjust_pvalues, compare
 from evalstats.stats._discrete import (
     adjust_discrete,
     fisher_attainable,
+    flag_power,
+    flags_note,
     mcnemar_attainable,
+    repeats_to_flag,
+    smallest_pvalue,
 )
 
 # --- what each test can attain ------------------------------------------------
@@ -42,6 +46,18 @@ def test_fisher_attainable_values_are_fisher_exacts() -> None:
             assert fisher_attainable(na, nb, s).tolist() == pytest.approx(
                 sorted(set(np.round(ref, 12).tolist())), rel=1e-9
             )
+
+
+def test_smallest_pvalue_is_the_smallest_over_every_table() -> None:
+    assert smallest_pvalue(5, 5, paired=True) == 2 / 2**5
+    assert smallest_pvalue(6, 6, paired=True) == 2 / 2**6
+    assert smallest_pvalue(1600, 1600, paired=True) == 0.0  # underflows, no error
+    for na in range(1, 13):
+        for nb in range(1, 13):
+            every = min(fisher_attainable(na, nb, s)[0] for s in range(na + nb + 1))
+            assert smallest_pvalue(na, nb, paired=False) == pytest.approx(every, rel=1e-12)
+    # both sides n: all of A passes and none of B, or the other way round
+    assert smallest_pvalue(4, 4, paired=False) == pytest.approx(2 / math.comb(8, 4))
 
 
 # --- the adjustments: references ---------------------------------------------------
@@ -282,3 +298,87 @@ def test_compare_flags_use_the_discrete_adjustment_of_each_cases_test() -> None:
         ref = adjust_pvalues(raw, method="discrete_holm", attainable=sets)
         assert [row.adjusted_pvalue for row in c.cases] == pytest.approx(ref.tolist())
         assert c.worse_cases == ("c0",)
+        assert c.to_dict()["flags_possible"] is True
+
+
+# --- when no case can be flagged ---------------------------------------------------------
+
+
+def test_with_five_repeats_the_flags_say_no_case_can_be_flagged() -> None:
+    a = {f"c{i}": [True] * 5 for i in range(40)}
+    b = {f"c{i}": [True] * 4 + [False] for i in range(40)}
+    b["c0"] = [False] * 5
+    c = compare(a, b, scope="trials")
+    assert not c.worse_cases  # 5 pairs one way: p = 0.0625 at best
+    text = c.flags_text()
+    assert text == (
+        "discrete Holm-adjusted over 40 cases; with 5 repeats no single case can be flagged "
+        "at 95%; 34 repeats would usually flag a case that drops from 90% to 40% among 40 cases"
+    )
+    d = c.to_dict()
+    assert d["flags"] == text and d["flags_possible"] is False
+    # six repeats can reach p = 0.03125: no note
+    six = compare({k: v + [True] for k, v in a.items()}, {k: v + [True] for k, v in b.items()})
+    assert six.flags_possible and ";" not in six.flags_text()
+    # unadjusted, the same case alone
+    assert "18 repeats would usually flag" in compare(a, b, adjust="none").flags_text()
+    # unpaired, Fisher's test reaches 2 / C(2n, n): below 5% from 4 repeats a side
+    three = {k: v[:3] for k, v in a.items()}
+    worse = {k: v[:3] for k, v in b.items()}
+    unpaired = compare(three, worse, paired=False)
+    assert "with 3 repeats no single case can be flagged at 95%" in unpaired.flags_text()
+    four = compare({k: v[:4] for k, v in a.items()}, {k: v[:4] for k, v in b.items()}, paired=False)
+    assert four.flags_possible
+
+
+def _power_by_enumeration(n: int, threshold: float, paired: bool) -> float:
+    """The chance of a worse-direction p < threshold, every outcome enumerated (scipy's tests)."""
+    from scipy.stats import binomtest, fisher_exact
+
+    pa, pb = 0.9, 0.4
+    total = 0.0
+    if paired:
+        qa, qb = pa * (1 - pb), pb * (1 - pa)
+        for oa in range(n + 1):
+            for ob in range(n + 1 - oa):
+                d = oa + ob
+                if oa > ob and binomtest(ob, d, 0.5).pvalue < threshold:
+                    ways = math.factorial(n) // (
+                        math.factorial(oa) * math.factorial(ob) * math.factorial(n - d)
+                    )
+                    total += ways * qa**oa * qb**ob * (1 - qa - qb) ** (n - d)
+        return total
+    for ka in range(n + 1):
+        for kb in range(ka):
+            if fisher_exact([[ka, n - ka], [kb, n - kb]]).pvalue < threshold:
+                total += (
+                    math.comb(n, ka)
+                    * pa**ka
+                    * (1 - pa) ** (n - ka)
+                    * math.comb(n, kb)
+                    * pb**kb
+                    * (1 - pb) ** (n - kb)
+                )
+    return total
+
+
+@pytest.mark.parametrize("paired", [True, False])
+def test_flag_power_is_exact(paired) -> None:
+    for n, threshold in ((6, 0.05), (10, 0.005), (14, 0.05 / 40)):
+        got = flag_power(n, threshold, paired=paired)
+        assert got == pytest.approx(
+            _power_by_enumeration(n, threshold, paired), rel=1e-9, abs=1e-15
+        )
+
+
+def test_repeats_to_flag_is_the_first_with_eighty_percent() -> None:
+    for cases, paired in ((1, True), (10, True), (10, False)):
+        n = repeats_to_flag(cases, level=0.95, paired=paired, adjusted=True)
+        assert n is not None
+        threshold = 0.05 / cases
+        assert flag_power(n, threshold, paired=paired) >= 0.8
+        assert all(flag_power(k, threshold, paired=paired) < 0.8 for k in range(1, n))
+    assert flags_note([], level=0.95, paired=True, adjusted=True) == ""
+    assert flags_note([(10, 10)] * 3, level=0.95, paired=True, adjusted=True) == ""
+    note = flags_note([(2, 3), (3, 2)], level=0.9, paired=False, adjusted=True)
+    assert note.startswith("with at most 3 repeats per case no single case can be flagged at 90%")

@@ -249,7 +249,8 @@ def compare_results(
     paired difference with a case-clustered interval. Per-case rows flag the
     cases where B got clearly worse or better: each case's own exact test,
     adjusted for the number of cases by the discrete Holm method (see
-    :func:`evalstats.stats._compare.compare`); the per-case intervals are
+    :func:`evalstats.stats._compare.compare`), and the per-case line says when
+    no case can be flagged at the repeats run; the per-case intervals are
     exploratory.
 
     Parameters

@@ -158,8 +158,9 @@ def compare_runs(
         independent samples (Newcombe's interval) on measured samples, with
         per-case rows flagging the cases that got clearly worse or better:
         each case's Fisher exact test, adjusted for the number of cases by
-        the discrete Holm method (:func:`~evalstats.stats._compare.compare`),
-        as the per-case line says.
+        the discrete Holm method (:func:`~evalstats.stats._compare.compare`);
+        the per-case line says so, and says when no case can be flagged at
+        the repeats run.
 
     References
     ----------

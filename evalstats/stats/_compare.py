@@ -620,12 +620,35 @@ class Comparison:
         return tuple(row.case for row in self.cases if row.better)
 
     def flags_text(self) -> str:
-        """How the per-case flags were decided, e.g. "discrete Holm-adjusted over 40 cases"."""
+        """How the per-case flags were decided, e.g. "discrete Holm-adjusted over 40 cases".
+
+        When no case's own exact test can reach p < 1 - level at the numbers
+        of repeats run, it says so, and how many repeats would usually flag a
+        case that drops from 90% to 40% (:func:`~evalstats.stats._discrete.flags_note`):
+        "...; with 5 repeats no single case can be flagged at 95%; 34 repeats
+        would usually flag a case that drops from 90% to 40% among 40 cases".
+        """
         tested = sum(1 for row in self.cases if not math.isnan(row.pvalue))
         noun = "case" if tested == 1 else "cases"
         if self.adjust == "none":
-            return f"not adjusted for the {tested} {noun} tested"
-        return f"{ADJUST_NAMES[self.adjust]}-adjusted over {tested} {noun}"
+            text = f"not adjusted for the {tested} {noun} tested"
+        else:
+            text = f"{ADJUST_NAMES[self.adjust]}-adjusted over {tested} {noun}"
+        note = self._flags_note()
+        return f"{text}; {note}" if note else text
+
+    @property
+    def flags_possible(self) -> bool:
+        """Whether some case's own exact test can reach p < 1 - level at its repeats."""
+        return bool(self.cases) and not self._flags_note()
+
+    def _flags_note(self) -> str:
+        from ._discrete import flags_note
+
+        trials = [(row.trials_a, row.trials_b) for row in self.cases if not math.isnan(row.pvalue)]
+        return flags_note(
+            trials, level=self.level, paired=self.paired, adjusted=self.adjust != "none"
+        )
 
     def __str__(self) -> str:
         head = {"b_better": "B better", "a_better": "A better", "cant_tell": "can't tell yet"}[
@@ -688,6 +711,8 @@ class Comparison:
             "neither": self.neither,
             "cases": [row.to_dict() for row in self.cases],
             "adjust": self.adjust,
+            "flags": self.flags_text() if self.cases else "",
+            "flags_possible": self.flags_possible,
             "reason": self.reason,
             "scope": self.scope,
             "scope_note": self.scope_note,
@@ -943,7 +968,10 @@ def compare(
         method (see :func:`~evalstats.stats._discrete.adjust_discrete`);
         ``"holm"`` and ``"bonferroni"`` count every case. ``"none"`` flags
         each case at ``1 - level`` on its own, and with 40 cases then flags
-        some case in most comparisons of identical variants.
+        some case in most comparisons of identical variants. When no case's
+        test can reach ``1 - level`` at the repeats run, ``flags_text()``
+        says so and how many repeats would usually flag a case that drops
+        from 90% to 40%.
     scope : {"cases", "trials"}, optional
         What the verdict speaks about. ``"cases"``: cases like these, the
         claim people mean when they ship a prompt (``method="clustered"``;

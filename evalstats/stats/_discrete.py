@@ -20,11 +20,17 @@ Both keep the family-wise error rate at most ``1 - level`` whatever the
 dependence between the tests. ``discrete_holm`` flags everything that Holm's
 method or Tarone's flags; ``tarone``, a single step, flags everything
 Bonferroni's does, but may miss what Holm's later steps find.
+
+The rest says what the flags can do at the number of repeats run:
+:func:`smallest_pvalue` (the smallest p-value a case's test can reach at all)
+and :func:`repeats_to_flag` (how many repeats would usually flag a case that
+drops from 90% to 40%).
 """
 
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -34,7 +40,11 @@ __all__ = [
     "DISCRETE_METHODS",
     "adjust_discrete",
     "fisher_attainable",
+    "flag_power",
+    "flags_note",
     "mcnemar_attainable",
+    "repeats_to_flag",
+    "smallest_pvalue",
 ]
 
 #: The discrete adjustments, by the names ``adjust=`` takes.
@@ -225,3 +235,178 @@ def adjust_discrete(pvalues: Any, attainable: Sequence[Any], *, method: str) -> 
     adjusted[order] = stepped
     out[ok] = adjusted
     return out
+
+
+# --- what the flags can do at this number of repeats ---------------------------
+
+
+def smallest_pvalue(trials_a: int, trials_b: int, *, paired: bool) -> float:
+    """The smallest p-value a case's exact test can reach with these numbers of runs.
+
+    Paired (``trials_a`` = ``trials_b`` = n pairs): McNemar's, 2 / 2^n, when
+    every pair is discordant and all go one way. Unpaired: Fisher's, the
+    smallest over the tables with all of one side passing and none of the
+    other (2 / C(2n, n) when both sides have n trials), which is the
+    smallest over every table (tests/test_discrete.py checks it up to 20
+    trials a side).
+
+    Examples
+    --------
+    >>> smallest_pvalue(5, 5, paired=True)
+    0.0625
+    >>> round(smallest_pvalue(3, 3, paired=False), 4)
+    0.1
+    """
+    if paired:
+        return min(1.0, math.ldexp(1.0, 1 - int(trials_a))) if trials_a else 1.0
+    return _smallest_fisher(int(trials_a), int(trials_b))
+
+
+@functools.lru_cache(maxsize=256)
+def _smallest_fisher(trials_a: int, trials_b: int) -> float:
+    if trials_a == 0 or trials_b == 0:
+        return 1.0
+    # A's trials all pass and B's all fail (trials_a passes in all), or the
+    # other way round (trials_b passes in all).
+    return min(_fisher_attainable(trials_a, trials_b, s)[0] for s in {trials_a, trials_b})
+
+
+#: The case whose flag :func:`repeats_to_flag` plans for: its pass rate drops
+#: from 90% under A to 40% under B.
+DROP = (0.9, 0.4)
+#: "Usually", as elsewhere in evalstats: with probability 80%.
+USUALLY = 0.8
+#: :func:`repeats_to_flag` looks no further than this many repeats.
+MOST_REPEATS = 1000
+
+
+def flag_power(
+    repeats: int, threshold: float, *, paired: bool, rates: tuple[float, float] = DROP
+) -> float:
+    """The chance that a case whose rate moves from ``rates[0]`` to ``rates[1]`` has p < threshold.
+
+    Exact: the case runs ``repeats`` times under each variant, independently
+    (paired: the pair's two outcomes are independent, so a pair is only-A
+    with probability p_a (1 - p_b) and only-B with p_b (1 - p_a)), and the
+    probability counts the outcomes whose exact test (McNemar's paired,
+    Fisher's unpaired) gives p < ``threshold`` in the direction of the move.
+
+    Examples
+    --------
+    Alone, with no other case to adjust for, a case that drops from 90% to
+    50% is flagged in 19% of paired comparisons at 10 repeats:
+
+    >>> round(flag_power(10, 0.05, paired=True, rates=(0.9, 0.5)), 3)
+    0.192
+    """
+    from ._binomial import binom_pmf
+
+    pa, pb = rates
+    n = int(repeats)
+    if paired:
+        only_a, only_b = pa * (1 - pb), pb * (1 - pa)
+        disc = only_a + only_b
+        if disc == 0.0:
+            return 0.0
+        toward_a = only_a / disc
+        total = 0.0
+        d = np.arange(n + 1)
+        weights = binom_pmf(d, n, disc)
+        for m, w in zip(d.tolist(), weights.tolist(), strict=True):
+            values = _mcnemar_attainable(m)
+            # splits k = min(only_a, only_b) below this count have p < threshold
+            below = sum(1 for v in values if v < threshold and v < 1.0)
+            if not below:
+                continue
+            # p < threshold with the move's sign: only_b <= below - 1
+            k = np.arange(below)
+            total += w * float(binom_pmf(k, m, 1 - toward_a).sum())
+        return total
+    ka = np.arange(n + 1)
+    prob_a = binom_pmf(ka, n, pa)
+    prob_b = binom_pmf(ka, n, pb)
+    total = 0.0
+    for s in range(2 * n + 1):
+        low, high = max(0, s - n), min(n, s)
+        a = np.arange(low, high + 1)
+        p = _fisher_all(n, n, s)
+        hit = (p < threshold) & (a > s - a)  # A passes more: B got worse
+        total += float((prob_a[a] * prob_b[s - a])[hit].sum())
+    return total
+
+
+@functools.lru_cache(maxsize=256)
+def repeats_to_flag(
+    cases: int,
+    *,
+    level: float,
+    paired: bool,
+    adjusted: bool,
+    start: int = 1,
+    rates: tuple[float, float] = DROP,
+) -> int | None:
+    """The fewest repeats (from ``start``) that would usually flag a case dropping from 90% to 40%.
+
+    "Usually" is with probability 80% (:data:`USUALLY`), and the probability
+    is a floor that holds whatever the other cases do: among ``cases`` cases
+    an adjusted flag (Holm, Bonferroni, Tarone, discrete Holm) is raised
+    whenever the case's own p-value is below (1 - level) / cases, since none
+    of these adjusts a p-value by more than Bonferroni's factor; unadjusted,
+    below 1 - level. The chance is :func:`flag_power`, exact. None when even
+    :data:`MOST_REPEATS` (1000) repeats would not do.
+
+    Examples
+    --------
+    >>> repeats_to_flag(1, level=0.95, paired=True, adjusted=True)
+    18
+    """
+    threshold = (1.0 - level) / (cases if adjusted else 1)
+    for n in range(max(1, start), MOST_REPEATS + 1):
+        if smallest_pvalue(n, n, paired=paired) >= threshold:
+            continue
+        if flag_power(n, threshold, paired=paired, rates=rates) >= USUALLY:
+            return n
+    return None
+
+
+def flags_note(
+    trials: Sequence[tuple[int, int]], *, level: float, paired: bool, adjusted: bool
+) -> str:
+    """What to say when no case's test can reach p < 1 - level; "" when one can.
+
+    ``trials`` holds (trials of A, trials of B) of every case tested. The
+    sentence names the repeats run and how many would usually flag a case
+    that drops from 90% to 40% among this many cases
+    (:func:`repeats_to_flag`).
+
+    Examples
+    --------
+    >>> flags_note([(5, 5)] * 10, level=0.95, paired=True, adjusted=True)
+    'with 5 repeats no single case can be flagged at 95%; 28 repeats would usually flag a \
+case that drops from 90% to 40% among 10 cases'
+    >>> flags_note([(6, 6)] * 10, level=0.95, paired=True, adjusted=True)
+    ''
+    """
+    alpha = 1.0 - level
+    if not trials or any(smallest_pvalue(na, nb, paired=paired) < alpha for na, nb in trials):
+        return ""
+    distinct = sorted(set(trials))
+    if len(distinct) == 1 and distinct[0][0] == distinct[0][1]:
+        runs = distinct[0][0]
+        ran = f"with {runs} repeat{'s' if runs != 1 else ''}"
+    elif len(distinct) == 1:
+        ran = f"with {distinct[0][0]} repeats under A and {distinct[0][1]} under B"
+    else:
+        runs = max(max(t) for t in trials)
+        ran = f"with at most {runs} repeat{'s' if runs != 1 else ''} per case"
+    pct = f"{100 * level:g}%"
+    head = f"{ran} no single case can be flagged at {pct}"
+    most = max(max(t) for t in trials)
+    needed = repeats_to_flag(
+        len(trials), level=level, paired=paired, adjusted=adjusted, start=most + 1
+    )
+    drop = f"a case that drops from {100 * DROP[0]:g}% to {100 * DROP[1]:g}%"
+    among = f" among {len(trials)} cases" if adjusted and len(trials) > 1 else ""
+    if needed is None:
+        return f"{head}; even {MOST_REPEATS} repeats would not usually flag {drop}{among}"
+    return f"{head}; {needed} repeats would usually flag {drop}{among}"
