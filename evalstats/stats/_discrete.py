@@ -203,7 +203,7 @@ def adjust_discrete(pvalues: Any, attainable: Sequence[Any], *, method: str) -> 
     if m == 0:
         return out
     q = p[ok]
-    sets = [np.asarray(attainable[i], dtype=float) for i in ok]
+    sets = [np.asarray(attainable[i], dtype=np.float64) for i in ok.tolist()]
     if method == "tarone":
         smallest = np.sort([s[0] for s in sets])
         reach = np.searchsorted(smallest, q * (1.0 + TOLERANCE), side="right")
