@@ -341,7 +341,7 @@ def test_a_case_where_b_got_clearly_worse_is_visible() -> None:
         assert rows["refund"].difference.high < 0
         assert not any(rows[f"c{i}"].worse for i in range(5))
         assert c.worse_cases == ("refund",)
-        assert "B clearly worse on 1 case (Holm-adjusted over 6 cases): 'refund'" in str(c)
+        assert "B clearly worse on 1 case (discrete Holm-adjusted over 6 cases): 'refund'" in str(c)
     assert compare(a, b, about="these_cases").verdict == "b_better"  # the average improved
     # About cases like these, 6 cases with one lost badly cannot tell.
     assert compare(a, b).verdict == "cant_tell" and compare(a, b).about == "cases_like_these"
@@ -824,8 +824,8 @@ def test_unpaired_case_pvalues_are_fishers(tables) -> None:
 
 def test_case_flags_are_adjusted_for_the_number_of_cases_and_say_so() -> None:
     # Ten cases, one of which B drops from 10/10 to 4/10: on its own (exact
-    # McNemar, 6 discordant pairs, p = 2 / 64 = 0.031) it is flagged; adjusted
-    # over ten cases it is not.
+    # McNemar, 6 discordant pairs, p = 2 / 64 = 0.031) it is flagged; Holm- or
+    # Bonferroni-adjusted over ten cases it is not.
     a = {f"c{i}": [True] * 10 for i in range(10)}
     b = {f"c{i}": [True] * 10 for i in range(10)}
     b["c0"] = [True] * 4 + [False] * 6
@@ -841,21 +841,30 @@ def test_case_flags_are_adjusted_for_the_number_of_cases_and_say_so() -> None:
         # the exploratory per-case interval is the same, adjusted or not
         assert c.cases[0].difference == row.difference
         assert c.to_dict()["cases"][0]["adjusted_pvalue"] == pytest.approx(10 * 2 / 2**6)
+    # The other nine cases have no discordant pair, so their tests can give no
+    # p-value but 1: the discrete adjustments (the default) do not count them.
+    for adjust in ("discrete_holm", "tarone"):
+        c = compare(a, b, adjust=adjust)
+        assert c.cases[0].adjusted_pvalue == pytest.approx(row.pvalue)
+        assert c.worse_cases == ("c0",)
+    assert compare(a, b).adjust == "discrete_holm"
+    assert "discrete Holm-adjusted over 10 cases" in compare(a, b).flags_text()
     with pytest.raises(InvalidArgument, match="adjust='sidak'"):
         compare(a, b, adjust="sidak")
 
 
 @pytest.mark.parametrize(("cases", "runs", "paired"), [(20, 10, True), (40, 5, False)])
 def test_with_a_equal_to_b_few_comparisons_flag_any_case(cases, runs, paired) -> None:
-    # Reduced version of simulations/case_flags.py: A and B identical per case
-    # (case rates from a Beta, icc 0.3), 200 comparisons; the Holm-adjusted
-    # flags mark some case in at most 5% of them (Monte-Carlo upper bound
-    # checked), while unadjusted flags do so far more often.
+    # Reduced version of simulations/case_flags.py part 2 through compare(): A
+    # and B identical per case (case rates from a Beta, icc 0.3), 200
+    # comparisons; the flags (discrete Holm, the default) mark some case in at
+    # most 5% of them (Monte-Carlo margin), while unadjusted flags do so far
+    # more often. tests/test_case_flags.py runs larger ones.
     from evalstats.planning._power import CaseModel
 
     rng = np.random.default_rng(cases)
     rates, _ = CaseModel(0.7, 0.7, 0.3).draw(rng, (200, cases))
-    flagged = {"holm": 0, "none": 0}
+    flagged = {"discrete_holm": 0, "none": 0}
     for q in rates:
         a = {f"c{i}": list(rng.random(runs) < x) for i, x in enumerate(q)}
         b = {f"c{i}": list(rng.random(runs) < x) for i, x in enumerate(q)}
@@ -863,8 +872,8 @@ def test_with_a_equal_to_b_few_comparisons_flag_any_case(cases, runs, paired) ->
             c = compare(a, b, adjust=adjust, paired=paired)
             flagged[adjust] += bool(c.worse_cases or c.better_cases)
     # at most 5% of 200 is 10; the margin of 3 is about one binomial sd
-    assert flagged["holm"] <= 0.05 * 200 + 3
-    assert flagged["none"] > 3 * flagged["holm"]
+    assert flagged["discrete_holm"] <= 0.05 * 200 + 3
+    assert flagged["none"] > 3 * max(flagged["discrete_holm"], 1)
 
 
 def test_clustered_detectable_is_computed_for_the_rule_used() -> None:

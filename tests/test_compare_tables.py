@@ -89,7 +89,7 @@ def test_the_tables_are_counted_pair_by_pair():
     about=st.sampled_from([None, "these_cases", "cases_like_these"]),
     paired=st.sampled_from([None, True, False]),
     level=st.sampled_from([0.9, 0.95]),
-    adjust=st.sampled_from(["holm", "none"]),
+    adjust=st.sampled_from(["discrete_holm", "tarone", "holm", "none"]),
 )
 def test_the_tables_give_exactly_the_comparison_of_the_outcomes(
     outcomes, method, about, paired, level, adjust

@@ -437,14 +437,14 @@ def test_compare_with_every_pair_unmeasured(tmp_path):
 # --- compare_runs ---------------------------------------------------------------------------------
 
 
-def _run(tmp_path, name, passes, **manifest_changes):
-    manifest = results_manifest(["c1", "c2"], ["v"], 10)
+def _run(tmp_path, name, passes, runs=10, **manifest_changes):
+    manifest = results_manifest(["c1", "c2"], ["v"], runs)
     for key, value in manifest_changes.items():
         manifest[key] = value
     samples = [
         _sample(c, "v", r, "completed", [_check("x", None, P if r < passes[c] else F, "no")])
         for c in ("c1", "c2")
-        for r in range(10)
+        for r in range(runs)
     ]
     return write_results_file(tmp_path / name, manifest, samples, {"status": "finished"})
 
@@ -497,12 +497,32 @@ def test_compare_runs_compares_the_variant(tmp_path):
     low, high = confint_proportions_2indep(11, 20, 19, 20, method="newcomb", compare="diff")
     assert (c.difference.low, c.difference.high) == pytest.approx((low, high))
     rows = {row.case: row for row in c.cases}
-    # Fisher's exact test on c2's 10/10 -> 1/10 (p = 0.0001), Holm over 2 cases
+    # Fisher's exact test on c2's 10/10 -> 1/10 (p = 0.0001), discrete Holm over 2 cases
     assert rows["c2"].worse and not rows["c1"].worse
     assert rows["c2"].difference == diff_ci(10, 10, 1, 10)
     assert "got clearly worse" in str(result)
+    assert "flags discrete Holm-adjusted over 2 cases" in str(result)
+    assert result.to_dict()["comparisons"]["v"]["flags_possible"] is True
     with pytest.raises(InvalidArgument, match="variant='w'"):
         compare_runs(old, new, variant="w")
+
+
+def test_compare_runs_says_when_no_case_can_be_flagged(tmp_path):
+    # 3 runs a case in each run: Fisher's test of 3/3 against 0/3 gives p = 0.1 at
+    # best, so no case can be flagged, and the per-case line says what would do.
+    old = _run(tmp_path, "old.jsonl", {"c1": 3, "c2": 3}, runs=3)
+    new = _run(tmp_path, "new.jsonl", {"c1": 3, "c2": 0}, runs=3)
+    result = compare_runs(old, new)
+    c = result.comparisons["v"]
+    assert not c.worse_cases and c.cases[1].pvalue == pytest.approx(0.1)
+    note = (
+        "flags discrete Holm-adjusted over 2 cases; with 3 repeats no single case can be "
+        "flagged at 95%; 19 repeats would usually flag a case that drops from 90% to 40% "
+        "among 2 cases"
+    )
+    assert note in str(result)
+    d = result.to_dict()["comparisons"]["v"]
+    assert d["flags_possible"] is False and d["flags"] == note.removeprefix("flags ")
 
 
 def test_report_leaves_out_holdout_cases_that_were_not_run(tmp_path):

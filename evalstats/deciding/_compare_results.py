@@ -252,8 +252,10 @@ def compare_results(
     (with Newcombe's paired interval), and about cases like these, the mean
     paired difference with a case-clustered interval. Per-case rows flag the
     cases where B got clearly worse or better: each case's own exact test,
-    Holm-adjusted for the number of cases (see :func:`evalstats.stats._compare.compare`);
-    their per-case intervals are exploratory.
+    adjusted for the number of cases by the discrete Holm method (see
+    :func:`evalstats.stats._compare.compare`), and the per-case line says when
+    no case can be flagged at the repeats run; the per-case intervals are
+    exploratory.
 
     Parameters
     ----------

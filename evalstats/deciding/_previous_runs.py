@@ -156,7 +156,11 @@ def compare_runs(
     RunsComparison or NotComparable
         Each variant's pass rate in the new run against the old, as
         independent samples (Newcombe's interval) on measured samples, with
-        per-case rows flagging the cases that got clearly worse.
+        per-case rows flagging the cases that got clearly worse or better:
+        each case's Fisher exact test, adjusted for the number of cases by
+        the discrete Holm method (:func:`~evalstats.stats._compare.compare`);
+        the per-case line says so, and says when no case can be flagged at
+        the repeats run.
 
     References
     ----------

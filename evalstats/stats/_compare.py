@@ -69,10 +69,19 @@ EXACT_LIMIT = 2000
 
 _VERDICTS: dict[int, VerdictName] = {1: "b_better", -1: "a_better", 0: "cant_tell"}
 
-#: How per-case flags are adjusted for the number of cases (statsmodels'
-#: ``multipletests`` method names, and "none").
-ADJUST_METHODS = ("holm", "bonferroni", "none")
-ADJUST_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "none": "not"}
+#: How per-case flags are adjusted for the number of cases: the discrete
+#: methods of :mod:`evalstats.stats._discrete` (the first is the default),
+#: statsmodels' ``multipletests`` method names, and "none".
+ADJUST_METHODS = ("discrete_holm", "tarone", "holm", "bonferroni", "none")
+ADJUST_NAMES = {
+    "discrete_holm": "discrete Holm",
+    "tarone": "Tarone",
+    "holm": "Holm",
+    "bonferroni": "Bonferroni",
+    "none": "not",
+}
+#: The per-case flags' adjustment when none is asked for.
+DEFAULT_ADJUST = "discrete_holm"
 
 
 # --- vectorised decision rules ----------------------------------------------
@@ -503,7 +512,9 @@ class CaseRow:
     adjusted_pvalue : float
         ``pvalue`` adjusted for the number of cases tested, by the
         comparison's ``adjust`` method (equal to ``pvalue`` with
-        ``adjust="none"``).
+        ``adjust="none"``). The discrete methods (the default) count each
+        other case by the chance its own test has of a p-value this small, so
+        a case whose test cannot reach it does not count.
     worse : bool
         B got clearly worse on this case: its adjusted p-value is below
         ``1 - level`` and B passed less often than A.
@@ -604,7 +615,7 @@ class Comparison:
     cases: tuple[CaseRow, ...] = ()
     detectable: float | None = None
     reason: str = field(default="")
-    adjust: str = "holm"
+    adjust: str = DEFAULT_ADJUST
     about: str = "these_cases"
     about_note: str = ""
 
@@ -619,12 +630,35 @@ class Comparison:
         return tuple(row.case for row in self.cases if row.better)
 
     def flags_text(self) -> str:
-        """How the per-case flags were decided, e.g. "Holm-adjusted over 40 cases"."""
+        """How the per-case flags were decided, e.g. "discrete Holm-adjusted over 40 cases".
+
+        When no case's own exact test can reach p < 1 - level at the numbers
+        of repeats run, it says so, and how many repeats would usually flag a
+        case that drops from 90% to 40% (:func:`~evalstats.stats._discrete.flags_note`):
+        "...; with 5 repeats no single case can be flagged at 95%; 34 repeats
+        would usually flag a case that drops from 90% to 40% among 40 cases".
+        """
         tested = sum(1 for row in self.cases if not math.isnan(row.pvalue))
         noun = "case" if tested == 1 else "cases"
         if self.adjust == "none":
-            return f"not adjusted for the {tested} {noun} tested"
-        return f"{ADJUST_NAMES[self.adjust]}-adjusted over {tested} {noun}"
+            text = f"not adjusted for the {tested} {noun} tested"
+        else:
+            text = f"{ADJUST_NAMES[self.adjust]}-adjusted over {tested} {noun}"
+        note = self._flags_note()
+        return f"{text}; {note}" if note else text
+
+    @property
+    def flags_possible(self) -> bool:
+        """Whether some case's own exact test can reach p < 1 - level at its repeats."""
+        return bool(self.cases) and not self._flags_note()
+
+    def _flags_note(self) -> str:
+        from ._discrete import flags_note
+
+        trials = [(row.trials_a, row.trials_b) for row in self.cases if not math.isnan(row.pvalue)]
+        return flags_note(
+            trials, level=self.level, paired=self.paired, adjusted=self.adjust != "none"
+        )
 
     def __str__(self) -> str:
         head = {"b_better": "B better", "a_better": "A better", "cant_tell": "can't tell yet"}[
@@ -687,6 +721,8 @@ class Comparison:
             "neither": self.neither,
             "cases": [row.to_dict() for row in self.cases],
             "adjust": self.adjust,
+            "flags": self.flags_text() if self.cases else "",
+            "flags_possible": self.flags_possible,
             "reason": self.reason,
             "about": self.about,
             "about_note": self.about_note,
@@ -900,7 +936,7 @@ def compare(
     paired: bool | None = None,
     method: str | None = None,
     level: float = 0.95,
-    adjust: str = "holm",
+    adjust: str = DEFAULT_ADJUST,
     about: str | None = None,
 ) -> Comparison:
     """Compare two variants from the pass/fail outcomes of each case's repeats.
@@ -931,14 +967,22 @@ def compare(
         :func:`compare_counts`. Not given: chosen by ``about``.
     level : float
         Confidence level; the test size is 1 - level.
-    adjust : {"holm", "bonferroni", "none"}
-        How the per-case flags are adjusted for the number of cases: each
-        case's own test (exact McNemar when paired, Fisher's exact test
-        otherwise) is adjusted by Holm's step-down method (default) or
-        Bonferroni's, so that when A and B are alike the chance of flagging
-        any case at all is at most ``1 - level``; ``"none"`` flags each case
-        at ``1 - level`` on its own, and with 40 cases then flags some case
-        in most comparisons of identical variants.
+    adjust : {"discrete_holm", "tarone", "holm", "bonferroni", "none"}
+        How the per-case flags are adjusted for the number of cases, so that
+        when A and B are alike the chance of flagging any case at all is at
+        most ``1 - level``. Each case's own test is exact (McNemar's on its
+        discordant pairs when paired, Fisher's on its 2 x 2 table otherwise).
+        ``"discrete_holm"`` (default) is Holm's step-down method with each case
+        counted by the chance its own test has of reaching the p-value at
+        hand, so that cases that cannot reach it (few discordant pairs, few
+        repeats) do not count; ``"tarone"`` is Tarone's modified Bonferroni
+        method (see :func:`~evalstats.stats._discrete.adjust_discrete`);
+        ``"holm"`` and ``"bonferroni"`` count every case. ``"none"`` flags
+        each case at ``1 - level`` on its own, and with 40 cases then flags
+        some case in most comparisons of identical variants. When no case's
+        test can reach ``1 - level`` at the repeats run, ``flags_text()``
+        says so and how many repeats would usually flag a case that drops
+        from 90% to 40%.
     about : {"these_cases", "cases_like_these"}, optional
         The claim the verdict makes. ``"cases_like_these"``: cases drawn the
         way these were (``method="clustered"``; needs paired outcomes and at
@@ -1009,7 +1053,7 @@ def _compare_tables(
     paired: bool | None = None,
     method: str | None = None,
     level: float = 0.95,
-    adjust: str = "holm",
+    adjust: str = DEFAULT_ADJUST,
     about: str | None = None,
 ) -> Comparison:
     """:func:`compare` of outcomes paired by (case, repeat), given as counts.
@@ -1137,7 +1181,7 @@ def _compare_unpaired(
     *,
     method: str,
     level: float,
-    adjust: str = "holm",
+    adjust: str = DEFAULT_ADJUST,
 ) -> Comparison:
     """A and B as independent samples, from each case's counts (see :data:`CaseCounts`)."""
     from ._intervals import diff_ci
@@ -1156,13 +1200,19 @@ def _compare_unpaired(
             diff = Interval(math.nan, -1.0, 1.0, level, "newcombe", difference=True, note=note)
         rows.append(_row(case, ca, cn, cb, cm, diff, math.nan))
     both = [i for i, r in enumerate(rows) if r.trials_a and r.trials_b]
+    attainable: list[np.ndarray | None] = [None] * len(rows)
     if both:
+        from ._discrete import fisher_attainable
+
         tables = np.array(
             [[rows[i].passes_a, rows[i].trials_a, rows[i].passes_b, rows[i].trials_b] for i in both]
         )
         for i, q in zip(both, _fisher_pvalues(*tables.T), strict=True):
-            rows[i] = replace(rows[i], pvalue=float(q))
-    return replace(result, cases=_flag(rows, adjust=adjust, level=level), adjust=adjust)
+            r = rows[i]
+            rows[i] = replace(r, pvalue=float(q))
+            attainable[i] = fisher_attainable(r.trials_a, r.trials_b, r.passes_a + r.passes_b)
+    cases = _flag(rows, adjust=adjust, level=level, attainable=attainable)
+    return replace(result, cases=cases, adjust=adjust)
 
 
 def _row(case: str, ka: int, na: int, kb: int, nb: int, diff: Interval, pvalue: float) -> CaseRow:
@@ -1179,7 +1229,9 @@ def _row(case: str, ka: int, na: int, kb: int, nb: int, diff: Interval, pvalue: 
     )
 
 
-def adjust_pvalues(pvalues: Any, *, method: str = "holm") -> np.ndarray:
+def adjust_pvalues(
+    pvalues: Any, *, method: str = "holm", attainable: Sequence[Any] | None = None
+) -> np.ndarray:
     """P-values adjusted for multiplicity; NaN entries are left out and stay NaN.
 
     ``method`` is ``"holm"`` (Holm's step-down: the i-th smallest of m
@@ -1191,18 +1243,49 @@ def adjust_pvalues(pvalues: Any, *, method: str = "holm") -> np.ndarray:
     runs a full garbage collection on every call, which made a comparison of
     40 cases ten times slower.
 
+    The discrete methods, ``"discrete_holm"`` and ``"tarone"``
+    (:func:`~evalstats.stats._discrete.adjust_discrete`), also control the
+    family-wise error rate under any dependence, and need ``attainable``:
+    for each p-value, every value its test could have given under its null
+    (:func:`~evalstats.stats._discrete.mcnemar_attainable`,
+    :func:`~evalstats.stats._discrete.fisher_attainable`; None for a NaN
+    p-value). They never adjust more than Holm's method (``"tarone"``: than
+    Bonferroni's), and a test that cannot reach a p-value as small as
+    another's does not count against it.
+
     References
     ----------
     Holm, S. (1979). A simple sequentially rejective multiple test procedure.
     Scandinavian Journal of Statistics 6, 65-70.
 
+    Tarone, R. E. (1990). A modified Bonferroni method for discrete data.
+    Biometrics 46, 515-522.
+
+    Westfall, P. H. & Wolfinger, R. D. (1997). Multiple tests with discrete
+    distributions. The American Statistician 51, 3-8.
+
     Examples
     --------
     >>> adjust_pvalues([0.01, 0.04, 0.03, float("nan")]).round(3).tolist()
     [0.03, 0.06, 0.06, nan]
+
+    Two exact McNemar tests, on 8 and on 2 discordant pairs: the second can
+    give no p-value below 0.5, so the discrete Holm does not count it against
+    the first.
+
+    >>> from evalstats.stats._discrete import mcnemar_attainable
+    >>> sets = [mcnemar_attainable(8), mcnemar_attainable(2)]
+    >>> adjust_pvalues([2 / 2**8, 1.0], method="discrete_holm", attainable=sets).tolist()
+    [0.0078125, 1.0]
+    >>> adjust_pvalues([2 / 2**8, 1.0], method="holm").tolist()
+    [0.015625, 1.0]
     """
     method = check_method(method, ADJUST_METHODS, name="adjust")
     p = np.asarray(pvalues, dtype=float)
+    if method in ("discrete_holm", "tarone"):
+        from ._discrete import adjust_discrete
+
+        return adjust_discrete(p, _check_attainable(p, attainable, method), method=method)
     out = p.copy()
     ok = ~np.isnan(p)
     m = int(ok.sum())
@@ -1220,9 +1303,62 @@ def adjust_pvalues(pvalues: Any, *, method: str = "holm") -> np.ndarray:
     return out
 
 
-def _flag(rows: list[CaseRow], *, adjust: str, level: float) -> tuple[CaseRow, ...]:
-    """Set each row's adjusted p-value and its worse/better flags."""
-    adjusted = adjust_pvalues([r.pvalue for r in rows], method=adjust)
+def _check_attainable(p: np.ndarray, attainable: Any, method: str) -> list[np.ndarray | None]:
+    """``attainable`` checked for :func:`adjust_pvalues`: one set per p-value, holding it."""
+    from ._discrete import TOLERANCE
+
+    if attainable is None:
+        raise InvalidArgument(
+            f"attainable=None: adjust={method!r} needs, for each p-value, the values its "
+            "test could give (e.g. mcnemar_attainable(discordant))"
+        )
+    if isinstance(attainable, str | bytes) or len(attainable) != p.size or p.ndim != 1:
+        raise InvalidArgument(
+            f"attainable must hold one set of p-values for each of the {p.size} p-values"
+        )
+    out: list[np.ndarray | None] = []
+    for i, (q, values) in enumerate(zip(p.tolist(), attainable, strict=True)):
+        if math.isnan(q):
+            out.append(None)
+            continue
+        a = np.asarray(values, dtype=float)
+        if (
+            a.ndim != 1
+            or a.size == 0
+            or np.isnan(a).any()
+            or a[0] <= 0.0
+            or a[-1] > 1.0
+            or (np.diff(a) <= 0).any()
+        ):
+            raise InvalidArgument(
+                f"attainable[{i}] must be the p-values in (0, 1] that test can give, ascending"
+            )
+        if not (np.abs(a - q) <= TOLERANCE * q).any():
+            raise InvalidArgument(
+                f"pvalues[{i}]={q!r} is not among attainable[{i}], the values its test can give"
+            )
+        out.append(a)
+    return out
+
+
+def _flag(
+    rows: list[CaseRow],
+    *,
+    adjust: str,
+    level: float,
+    attainable: Sequence[np.ndarray | None],
+) -> tuple[CaseRow, ...]:
+    """Set each row's adjusted p-value and its worse/better flags.
+
+    ``attainable`` holds, for each row tested, the p-values its test could
+    give (None for a row not tested), which the discrete methods need.
+    """
+    if adjust in ("discrete_holm", "tarone"):
+        from ._discrete import adjust_discrete
+
+        adjusted = adjust_discrete([r.pvalue for r in rows], attainable, method=adjust)
+    else:
+        adjusted = adjust_pvalues([r.pvalue for r in rows], method=adjust)
     alpha = 1.0 - level
     out = []
     for row, q in zip(rows, adjusted, strict=True):
@@ -1261,7 +1397,7 @@ def _compare_paired(
     *,
     method: str,
     level: float,
-    adjust: str = "holm",
+    adjust: str = DEFAULT_ADJUST,
 ) -> Comparison:
     """The paired comparison from each case's 2 x 2 table (see :data:`Table`).
 
@@ -1314,7 +1450,10 @@ def _compare_paired(
             # B's rate minus A's on each case, as the means of its outcomes.
             per_case = np.array([(t[0] + t[2]) / sum(t) - (t[0] + t[1]) / sum(t) for t in tables])
             detectable = _clustered_rule_detectable(difference, per_case, level, 0.8)
+    from ._discrete import mcnemar_attainable
+
     rows = []
+    attainable = []
     for case, cells in zip(cases, tables, strict=True):
         diff = paired_diff_ci(*cells, level=level, method="newcombe")
         case_p = float(_mcnemar_pvalue(cells[1], cells[2]))
@@ -1322,6 +1461,7 @@ def _compare_paired(
         rows.append(
             _row(case, cells[0] + cells[1], pairs, cells[0] + cells[2], pairs, diff, case_p)
         )
+        attainable.append(mcnemar_attainable(cells[1] + cells[2]))
     return Comparison(
         verdict=verdict,
         difference=difference,
@@ -1339,7 +1479,7 @@ def _compare_paired(
         only_a=only_a,
         only_b=only_b,
         neither=neither,
-        cases=_flag(rows, adjust=adjust, level=level),
+        cases=_flag(rows, adjust=adjust, level=level, attainable=attainable),
         detectable=detectable,
         reason=reason,
         adjust=adjust,
