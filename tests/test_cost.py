@@ -84,12 +84,12 @@ def test_a_bad_prices_file_is_one_line_naming_the_argument(
         load_prices(path)
     results = tmp_path / "r.jsonl"
     assert main(["run", "shop", "--variant", "a=standin:shop-v1", "--runs", "1",
-                 "--out", str(results), "--quiet"]) == 0  # fmt: skip
+                 "--out", str(results), "--no-progress"]) == 0  # fmt: skip
     capsys.readouterr()
     for argv in (
         ["report", str(results), "--prices", str(path)],
         ["run", "shop", "--variant", "a=standin:shop-v1", "--runs", "1",
-         "--out", str(tmp_path / "new.jsonl"), "--prices", str(path), "--quiet"],
+         "--out", str(tmp_path / "new.jsonl"), "--prices", str(path), "--no-progress"],
     ):  # fmt: skip
         assert main(argv) == 2
         err = capsys.readouterr().err
@@ -178,7 +178,7 @@ def test_run_and_report_price_the_tokens_the_server_reports(
             "run", "shop",
             "--variant", f"old=openai:shop-v1,base_url={url}",
             "--variant", f"new=openai:shop-v2,base_url={url},price_in=3,price_out=15",
-            "--runs", "2", "--out", str(out), "--prices", str(prices), "--quiet",
+            "--runs", "2", "--out", str(out), "--prices", str(prices), "--no-progress",
         ]  # fmt: skip
         assert main(argv) == 0
     res = read_results(out)
@@ -211,7 +211,7 @@ def test_report_without_prices_shows_no_cost(
 ) -> None:
     out = tmp_path / "r.jsonl"
     assert main(["run", "shop", "--variant", "a=standin:shop-v1", "--runs", "1",
-                 "--out", str(out), "--quiet"]) == 0  # fmt: skip
+                 "--out", str(out), "--no-progress"]) == 0  # fmt: skip
     capsys.readouterr()
     assert main(["report", str(out), "--json"]) == 0
     assert "cost" not in json.loads(capsys.readouterr().out)

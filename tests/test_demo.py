@@ -78,7 +78,7 @@ def test_demo_writes_results_and_figures_and_never_overwrites(tmp_path: Path) ->
 
 
 def test_demo_json_is_one_document(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["demo", "--runs", "3", "--json", "--out", str(tmp_path), "--no-plots"]) == 0
+    assert main(["demo", "--runs", "3", "--json", "--out-dir", str(tmp_path), "--no-plots"]) == 0
     document = json.loads(capsys.readouterr().out)
     assert document["runs"] == 3
     assert set(document["comparisons"]) == {"overlap", "newcombe", "mcnemar", "clustered"}
@@ -97,7 +97,7 @@ def test_an_existing_results_file_is_one_line_and_exit_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (tmp_path / "results.jsonl").write_text("keep me\n")
-    assert main(["demo", "--out", str(tmp_path), "--quiet"]) == 2
+    assert main(["demo", "--out-dir", str(tmp_path), "--no-progress"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err
     assert (tmp_path / "results.jsonl").read_text() == "keep me\n"
@@ -118,7 +118,7 @@ def test_usage_errors_are_one_line(capsys: pytest.CaptureFixture[str]) -> None:
 @pytest.mark.slow
 def test_the_command_runs_the_demo(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "evalstats", "demo", "--runs", "2", "--out", str(tmp_path)],
+        [sys.executable, "-m", "evalstats", "demo", "--runs", "2", "--out-dir", str(tmp_path)],
         capture_output=True,
         text=True,
         timeout=120,
@@ -199,17 +199,20 @@ def test_demo_text_has_the_table_the_comparisons_and_one_plain_sentence(tmp_path
 
 
 def test_the_command_takes_runs_and_seed(tmp_path: Path, capsys) -> None:
-    assert main(["demo", "--json", "--out", str(tmp_path / "a"), "--no-plots", "--quiet"]) == 0
+    assert (
+        main(["demo", "--json", "--out-dir", str(tmp_path / "a"), "--no-plots", "--no-progress"])
+        == 0
+    )
     default = json.loads(capsys.readouterr().out)
     assert (default["runs"], default["seed"]) == (10, 0)
     assert [v["measured"] for v in default["report"]["variants"]] == [40, 40]
-    argv = ["demo", "--runs", "4", "--seed", "7", "--no-plots", "--quiet"]
-    assert main([*argv, "--json", "--out", str(tmp_path / "b")]) == 0
+    argv = ["demo", "--runs", "4", "--seed", "7", "--no-plots", "--no-progress"]
+    assert main([*argv, "--json", "--out-dir", str(tmp_path / "b")]) == 0
     chosen = json.loads(capsys.readouterr().out)
     assert (chosen["runs"], chosen["seed"]) == (4, 7)
     same = run_demo(runs=4, seed=7, out=tmp_path / "c", plots=False)
     assert chosen["comparisons"] == {m: c.to_dict() for m, c in same.comparisons.items()}
-    assert main([*argv, "--out", str(tmp_path / "d")]) == 0
+    assert main([*argv, "--out-dir", str(tmp_path / "d")]) == 0
     printed = capsys.readouterr().out
     expected = str(run_demo(runs=4, seed=7, out=tmp_path / "d2", plots=False))
     assert (
@@ -228,4 +231,4 @@ def test_demo_without_out_leaves_nothing_behind(
     assert list(tmp_path.iterdir()) == []
     assert result.directory is None and result.results_file is None and result.plots == ()
     assert result.report.variant("v1").measured == 8
-    assert "Add --out DIR" in str(result)
+    assert "Add --out-dir DIR" in str(result)

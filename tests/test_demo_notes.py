@@ -98,7 +98,7 @@ def test_the_notes_demo_runs_end_to_end_offline(tmp_path, capsys):
     from evalstats.running._traces import required_action_from_spec, trace_from_summary
 
     out = tmp_path / "demo"
-    assert main(["demo", "--suite", "notes", "--runs", "1", "--out", str(out), "--json"]) == 0
+    assert main(["demo", "--suite", "notes", "--runs", "1", "--out-dir", str(out), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     results = read_results(out / "results.jsonl")
     assert results.summary is not None and results.summary["status"] == "finished"

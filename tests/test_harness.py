@@ -537,7 +537,7 @@ def test_cli_run_passes_the_default_timeout_unless_given(monkeypatch, tmp_path):
         return SimpleNamespace(status="finished")
 
     monkeypatch.setattr(engine, "run", fake_run)
-    argv = ["run", "shop", "--variant", "a=standin:shop-v1", "--runs", "1", "--quiet"]
+    argv = ["run", "shop", "--variant", "a=standin:shop-v1", "--runs", "1", "--no-progress"]
     assert main([*argv, "--out", str(tmp_path / "a.jsonl")]) == 0
     assert main([*argv, "--out", str(tmp_path / "b.jsonl"), "--timeout", "60"]) == 0
     assert seen[0] is engine.DEFAULT_TIMEOUT_S
@@ -553,7 +553,7 @@ def test_cli_keep_workspaces(script, tmp_path, keep):
     suite.write_text(json.dumps({"name": "one", "cases": [CASE.to_dict()]}))
     out = tmp_path / "results.jsonl"
     argv = ["run", str(suite), "--variant", f"a=cmd:{command(script, 'add')}"]
-    argv += ["--runs", "2", "--out", str(out), "--quiet"]
+    argv += ["--runs", "2", "--out", str(out), "--no-progress"]
     assert main(argv + (["--keep-workspaces"] if keep else [])) == 0
     samples = read_results(out).samples
     assert [s["trace"]["workspace"]["files_added"] for s in samples] == [["new.txt"]] * 2

@@ -345,7 +345,7 @@ TABLE: list[tuple[str, list[str], dict[str, str]]] = [
     ("report level 0", ["report", "{d}/" + GOOD_RUN, "--level", "0"], {}),
     (
         "report plot through a planted link",
-        ["report", "{d}/" + GOOD_RUN, "--plot", "{d}/plots"],
+        ["report", "{d}/" + GOOD_RUN, "--plots", "{d}/plots"],
         {"plots/forest.png": "@link:{d}/victim.png", "victim.png": "do not overwrite"},
     ),
     ("compare unknown variant", ["compare", "{d}/" + GOOD_RUN, "--a", "x", "--b", "v"], {}),

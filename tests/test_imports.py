@@ -614,7 +614,7 @@ def test_every_analysis_verb_reads_foreign_files(tmp_path, capsys):
     assert code == 0 and json.loads(out)
     code, out, _ = _cli(capsys, "plan", "--from", TABLE, "--pb", "0.95", "--json")
     assert code == 0 and json.loads(out)["cases"] > 0
-    code, out, err = _cli(capsys, "report", TABLE, "--plot", tmp_path / "fig")
+    code, out, err = _cli(capsys, "report", TABLE, "--plots", tmp_path / "fig")
     assert code == 0 and (tmp_path / "fig" / "forest.png").exists()
     # A pass option for a format that has none is refused, not ignored.
     line = _one_line_error(capsys, "report", PROMPTFOO, "--pass-threshold", "0.5", naming="0.5")

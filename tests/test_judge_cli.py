@@ -27,7 +27,7 @@ def _run(out: Path, judge: str, runs: int = 5, *extra: str) -> int:
             str(runs),
             "--out",
             str(out),
-            "--quiet",
+            "--no-progress",
             *extra,
         ]
     )
@@ -121,7 +121,7 @@ def test_the_readme_s_judged_suite_commands_run(tmp_path, monkeypatch, capsys) -
             for a in argv[1:]
         ]
 
-    assert main([*local(commands[0]), "--quiet"]) == 0
+    assert main([*local(commands[0]), "--no-progress"]) == 0
     monkeypatch.setattr("sys.stdin", io.StringIO("p\nfine\n" * 40))
     assert main(local(commands[1])) == 0
     capsys.readouterr()

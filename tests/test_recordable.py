@@ -261,7 +261,7 @@ def test_a_run_cut_off_in_its_manifest_is_started_again_by_resume(tmp_path: Path
 
     out = tmp_path / "r.jsonl"
     out.write_bytes(b'{"type":"manifest","format":1,"sui')  # the disk filled here
-    argv = ["run", "shop", "--variant", "v=standin:shop-v1", "--runs", "1", "--quiet"]
+    argv = ["run", "shop", "--variant", "v=standin:shop-v1", "--runs", "1", "--no-progress"]
     assert main([*argv, "--out", str(out)]) == 2  # never overwritten without --resume
     assert main([*argv, "--resume", str(out)]) == 0
     assert "held only a cut-off manifest" in capsys.readouterr().err

@@ -84,7 +84,7 @@ def test_report_json(run_file, capsys):
 
 def test_report_plot_writes_pngs(run_file, tmp_path, capsys):
     folder = tmp_path / "plots" / "here"
-    code, out, err = _run(capsys, "report", str(run_file), "--json", "--plot", str(folder))
+    code, out, err = _run(capsys, "report", str(run_file), "--json", "--plots", str(folder))
     assert code == 0
     json.loads(out)  # stdout stays one JSON document; the paths go to stderr
     for name in ("forest.png", "paired-differences.png"):

@@ -197,7 +197,7 @@ SHOP_VARIANTS = ["v1=standin:shop-v1", "v2=standin:shop-v2"]
 def _judged_run(tmp_path: Path) -> Path:
     out = tmp_path / "judged.jsonl"
     argv = ["run", JUDGED, "--variant", SHOP_VARIANTS[0], "--variant", SHOP_VARIANTS[1]]
-    argv += ["--runs", "6", "--out", str(out), "--quiet", "--seed", "4"]
+    argv += ["--runs", "6", "--out", str(out), "--no-progress", "--seed", "4"]
     weak = "standin:judge,sensitivity=0.6,specificity=0.6,seed=1"
     assert main([*argv, "--judge", weak]) == 0
     return out

@@ -31,7 +31,7 @@ def test_run_writes_the_results_and_exits_0(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "r.jsonl"
-    assert main(["run", "shop", *SHOP, "--runs", "3", "--out", str(out), "--quiet"]) == 0
+    assert main(["run", "shop", *SHOP, "--runs", "3", "--out", str(out), "--no-progress"]) == 0
     captured = capsys.readouterr()
     assert f"{out}: finished, 24 samples written" in captured.out
     assert captured.err == ""
@@ -52,7 +52,7 @@ def test_run_exits_0_whatever_the_model_did(tmp_path: Path) -> None:
             "2",
             "--out",
             str(out),
-            "--quiet",
+            "--no-progress",
         ]
     )
     assert code == 0
@@ -63,7 +63,7 @@ def test_an_existing_out_is_refused_with_one_line_and_left_untouched(
 ) -> None:
     out = tmp_path / "r.jsonl"
     out.write_text("keep me\n", encoding="utf-8")
-    assert main(["run", "shop", *SHOP, "--runs", "1", "--out", str(out), "--quiet"]) == 2
+    assert main(["run", "shop", *SHOP, "--runs", "1", "--out", str(out), "--no-progress"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "already exists" in err
     assert out.read_text(encoding="utf-8") == "keep me\n"
@@ -82,7 +82,7 @@ def test_bad_input_exits_2_with_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
 ) -> None:
     out = tmp_path / "r.jsonl"
-    assert main(["run", "shop", *argv, "--runs", "1", "--out", str(out), "--quiet"]) == 2
+    assert main(["run", "shop", *argv, "--runs", "1", "--out", str(out), "--no-progress"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and message in err
     assert not out.exists()
@@ -91,7 +91,7 @@ def test_bad_input_exits_2_with_one_line(
 def test_out_or_resume_is_required_and_must_agree(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["run", "shop", *SHOP, "--runs", "1", "--quiet"]) == 2
+    assert main(["run", "shop", *SHOP, "--runs", "1", "--no-progress"]) == 2
     assert "give --out FILE" in capsys.readouterr().err
     a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
     assert main(["run", "shop", *SHOP, "--runs", "1", "--out", str(a), "--resume", str(b)]) == 2
@@ -100,14 +100,15 @@ def test_out_or_resume_is_required_and_must_agree(
 
 def test_resume_file_and_resume_flag_both_complete_a_run(tmp_path: Path) -> None:
     out = tmp_path / "r.jsonl"
-    assert main(["run", "shop", *SHOP, "--runs", "3", "--out", str(out), "--quiet"]) == 0
+    assert main(["run", "shop", *SHOP, "--runs", "3", "--out", str(out), "--no-progress"]) == 0
     lines = out.read_bytes().splitlines(keepends=True)
     out.write_bytes(b"".join(lines[:10]))  # a crash after 9 samples
-    assert main(["run", "shop", *SHOP, "--runs", "3", "--resume", str(out), "--quiet"]) == 0
+    assert main(["run", "shop", *SHOP, "--runs", "3", "--resume", str(out), "--no-progress"]) == 0
     assert len(keys(out)) == len(set(keys(out))) == 24
     out.write_bytes(b"".join(lines[:5]))
     assert (
-        main(["run", "shop", *SHOP, "--runs", "3", "--out", str(out), "--resume", "--quiet"]) == 0
+        main(["run", "shop", *SHOP, "--runs", "3", "--out", str(out), "--resume", "--no-progress"])
+        == 0
     )
     assert len(keys(out)) == len(set(keys(out))) == 24
 
@@ -142,7 +143,7 @@ def test_a_signal_interrupts_cleanly_with_130_and_resume_completes(
     tmp_path: Path, sig: signal.Signals
 ) -> None:
     out = tmp_path / "r.jsonl"
-    args = ["run", "shop", *SLOW, "--runs", "30", "--out", str(out), "--quiet"]
+    args = ["run", "shop", *SLOW, "--runs", "30", "--out", str(out), "--no-progress"]
     proc = evalstats(*args)
     wait_for_samples(out, 5, proc)
     proc.send_signal(sig)
@@ -171,7 +172,7 @@ def test_after_kill_9_the_file_is_a_valid_prefix_and_resume_completes(tmp_path: 
         "30",
         "--out",
         str(out),
-        "--quiet",
+        "--no-progress",
         "--concurrency",
         "4",
     ]
@@ -336,16 +337,18 @@ def test_progress_bar_only_on_a_terminal_unless_asked(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Captured stderr is no terminal: no bar by default; --progress forces one; --no-progress
-    # and --quiet turn it off even on a terminal.
+    # turns it off even on a terminal; --quiet, the old spelling, is refused naming it.
     base = ["run", "shop", *SHOP, "--runs", "2"]
     assert main([*base, "--out", str(tmp_path / "a.jsonl")]) == 0
     assert "sample" not in capsys.readouterr().err
     assert main([*base, "--out", str(tmp_path / "b.jsonl"), "--progress"]) == 0
     assert "16/16" in capsys.readouterr().err
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
-    for flag in ("--no-progress", "--quiet"):
-        assert main([*base, "--out", str(tmp_path / f"c{flag}.jsonl"), flag]) == 0
-        assert "16/16" not in capsys.readouterr().err
+    assert main([*base, "--out", str(tmp_path / "c.jsonl"), "--no-progress"]) == 0
+    assert "16/16" not in capsys.readouterr().err
+    assert main([*base, "--out", str(tmp_path / "d.jsonl"), "--quiet"]) == 2
+    assert capsys.readouterr().err == "evalstats run: --quiet is now --no-progress\n"
+    assert not (tmp_path / "d.jsonl").exists()
 
 
 def _closed_port() -> int:
@@ -397,7 +400,7 @@ def test_circuit_breaker_stops_a_run_whose_service_is_down_and_resume_takes_thos
         out = tmp_path / "r.jsonl"
         argv = [
             "run", "shop", "--variant", f"a=openai:shop-v1,base_url={url}", "--runs", "5",
-            "--retries", "0", "--stop-after-unmeasured", "6", "--quiet", "--out", str(out),
+            "--retries", "0", "--stop-after-unmeasured", "6", "--no-progress", "--out", str(out),
         ]  # fmt: skip
         assert main(argv) == 2
         err = capsys.readouterr().err

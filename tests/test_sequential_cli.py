@@ -102,7 +102,7 @@ def test_cli_compare_sequential_prints_verdict_and_trajectory(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "r.jsonl"
-    assert main(["run", "shop", *SHOP, "--runs", "12", "--out", str(out), "--quiet"]) == 0
+    assert main(["run", "shop", *SHOP, "--runs", "12", "--out", str(out), "--no-progress"]) == 0
     capsys.readouterr()
     png = tmp_path / "seq.png"
     assert (
@@ -224,7 +224,7 @@ def test_until_decided_stops_at_the_verdict_and_records_every_look(
         "40",
         "--out",
         str(out),
-        "--quiet",
+        "--no-progress",
     ]
     assert main(argv) == 0
     text = capsys.readouterr().out
@@ -247,15 +247,25 @@ def test_until_decided_stops_at_the_verdict_and_records_every_look(
     # The fixed-n compare of the same file warns about the looks.
     assert main(["compare", str(out), "--a", "v1", "--b", "v2"]) == 0
     assert f"looked at {rounds} times" in capsys.readouterr().out
-    # report --plot draws the trajectory.
+    # report --plots draws the trajectory.
     figures = tmp_path / "figures"
-    assert main(["report", str(out), "--plot", str(figures)]) == 0
+    assert main(["report", str(out), "--plots", str(figures)]) == 0
     assert (figures / "sequential.png").stat().st_size > 1000
 
 
 def test_until_decided_resume_continues_without_double_counting(tmp_path: Path) -> None:
     whole = tmp_path / "whole.jsonl"
-    base = ["run", "shop", *SHOP, "--until-decided", "--max-runs", "40", "--quiet", "--seed", "3"]
+    base = [
+        "run",
+        "shop",
+        *SHOP,
+        "--until-decided",
+        "--max-runs",
+        "40",
+        "--no-progress",
+        "--seed",
+        "3",
+    ]
     assert main([*base, "--out", str(whole)]) == 0
     complete = _records(whole)
     looks = [r for r in complete if r["type"] == "look"]
@@ -280,7 +290,7 @@ def test_until_decided_resume_continues_without_double_counting(tmp_path: Path) 
 def test_until_decided_runs_the_selected_cases_only(tmp_path: Path) -> None:
     out = tmp_path / "r.jsonl"
     argv = ["run", "shop", *SHOP, "--until-decided", "--max-runs", "3", "--limit", "2"]
-    assert main([*argv, "--out", str(out), "--quiet", "--seed", "1"]) == 0
+    assert main([*argv, "--out", str(out), "--no-progress", "--seed", "1"]) == 0
     res = read_results(out)
     assert res.manifest["selection"]["limit"] == 2
     assert len({s["case"] for s in res.samples}) == 2
@@ -300,7 +310,7 @@ def test_until_decided_bad_usage_is_one_line_exit_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
 ) -> None:
     out = tmp_path / "r.jsonl"
-    assert main(["run", "shop", *SHOP, "--out", str(out), "--quiet", *argv]) == 2
+    assert main(["run", "shop", *SHOP, "--out", str(out), "--no-progress", *argv]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
     assert not out.exists()
@@ -320,7 +330,7 @@ def test_until_decided_needs_two_variants(
         "5",
         "--out",
         str(out),
-        "--quiet",
+        "--no-progress",
     ]
     assert main(argv) == 2
     err = capsys.readouterr().err
@@ -331,7 +341,7 @@ def test_resuming_a_fixed_run_as_sequential_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "r.jsonl"
-    assert main(["run", "shop", *SHOP, "--runs", "2", "--out", str(out), "--quiet"]) == 0
+    assert main(["run", "shop", *SHOP, "--runs", "2", "--out", str(out), "--no-progress"]) == 0
     argv = [
         "run",
         "shop",
@@ -341,7 +351,7 @@ def test_resuming_a_fixed_run_as_sequential_is_refused(
         "5",
         "--resume",
         str(out),
-        "--quiet",
+        "--no-progress",
     ]
     assert main(argv) == 2
     assert "was not started with --until-decided" in capsys.readouterr().err
@@ -352,10 +362,10 @@ def test_fixed_compare_warns_after_a_resumed_run(
 ) -> None:
     out = tmp_path / "r.jsonl"
     lines = []
-    assert main(["run", "shop", *SHOP, "--runs", "4", "--out", str(out), "--quiet"]) == 0
+    assert main(["run", "shop", *SHOP, "--runs", "4", "--out", str(out), "--no-progress"]) == 0
     lines = out.read_text().splitlines(keepends=True)
     out.write_text("".join(lines[:10]))  # cut short: resumed below
-    assert main(["run", "shop", *SHOP, "--runs", "4", "--resume", str(out), "--quiet"]) == 0
+    assert main(["run", "shop", *SHOP, "--runs", "4", "--resume", str(out), "--no-progress"]) == 0
     capsys.readouterr()
     assert main(["compare", str(out), "--a", "v1", "--b", "v2"]) == 0
     assert "resumed or extended after an earlier session" in capsys.readouterr().out
@@ -364,7 +374,7 @@ def test_fixed_compare_warns_after_a_resumed_run(
 def test_demo_sequential_shows_the_pairs_against_the_fixed_design(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    argv = ["demo", "--sequential", "--runs", "12", "--quiet", "--out", str(tmp_path)]
+    argv = ["demo", "--sequential", "--max-runs", "12", "--no-progress", "--out-dir", str(tmp_path)]
     assert main(argv) == 0
     text = capsys.readouterr().out
     assert "a look after every round, at most 12 rounds (48 pairs)" in text
@@ -381,7 +391,17 @@ def test_until_decided_planned_for_is_recorded_and_kept(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "r.jsonl"
-    base = ["run", "shop", *SHOP, "--until-decided", "--max-runs", "3", "--quiet", "--seed", "2"]
+    base = [
+        "run",
+        "shop",
+        *SHOP,
+        "--until-decided",
+        "--max-runs",
+        "3",
+        "--no-progress",
+        "--seed",
+        "2",
+    ]
     assert main([*base, "--planned-for", "0.7,0.9", "--out", str(out)]) == 0
     assert "planned for 0.7 -> 0.9" in capsys.readouterr().out
     res = read_results(out)
@@ -470,7 +490,7 @@ def test_planned_for_bad_usage_is_one_line_exit_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
 ) -> None:
     if argv[0] == "run":
-        argv = [*argv, "--out", str(tmp_path / "r.jsonl"), "--quiet"]
+        argv = [*argv, "--out", str(tmp_path / "r.jsonl"), "--no-progress"]
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1

@@ -6,7 +6,10 @@ import argparse
 
 from ._options import add_level_and_json, show_result
 
-EXAMPLES: tuple[str, ...] = ()
+EXAMPLES = (
+    "evalstats calibrate verdicts.csv",
+    "evalstats calibrate verdicts.csv --observed 31/40 --min-sensitivity 0.9",
+)
 
 
 def add(p: argparse.ArgumentParser) -> None:

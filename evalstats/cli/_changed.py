@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-EXAMPLES: tuple[str, ...] = ()
+EXAMPLES = ("evalstats changed --since origin/main prompts/ cases/",)
 
 
 def add(p: argparse.ArgumentParser) -> None:

@@ -18,7 +18,12 @@ from ._options import (
     show_result,
 )
 
-EXAMPLES: tuple[str, ...] = ()
+EXAMPLES = (
+    "evalstats compare results.jsonl --a old --b new",
+    "evalstats compare results.jsonl --a old --b new --about cases-like-these",
+    "evalstats compare results.jsonl --a old --b new --sequential --plot looks.png",
+    "evalstats compare results.jsonl --baseline old",
+)
 
 
 def add(p: argparse.ArgumentParser) -> None:
@@ -36,12 +41,13 @@ def add(p: argparse.ArgumentParser) -> None:
         "variants compares the second with the first)",
     )
     p.add_argument("--b", metavar="NAME", help="the variant compared")
-    p.add_argument(
+    several = p.add_mutually_exclusive_group()
+    several.add_argument(
         "--baseline",
         metavar="NAME",
         help="compare every other variant with NAME (adjusted for multiplicity)",
     )
-    p.add_argument(
+    several.add_argument(
         "--all-pairs",
         action="store_true",
         help="compare every pair of variants (adjusted for multiplicity)",

@@ -6,7 +6,10 @@ import argparse
 
 from ._options import FILE_HELP, add_level_and_json, add_source_options, load_run, show_result
 
-EXAMPLES: tuple[str, ...] = ()
+EXAMPLES = (
+    "evalstats compare-runs monday.jsonl tuesday.jsonl",
+    "evalstats compare-runs old.jsonl new.jsonl --variant main --allow-different machine",
+)
 
 
 def add(p: argparse.ArgumentParser) -> None:

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import argparse
 
-from ._options import UsageError, add_progress, given, show_result, wants_progress
+from ._options import UsageError, add_progress, given, renamed, show_result, wants_progress
 
-EXAMPLES: tuple[str, ...] = ()
+EXAMPLES = (
+    "evalstats demo",
+    "evalstats demo --runs 20 --seed 1 --out-dir demo-out",
+    "evalstats demo --sequential --max-runs 33",
+    "evalstats demo --suite notes --json",
+)
 
 
 def add(p: argparse.ArgumentParser) -> None:
@@ -22,15 +27,22 @@ def add(p: argparse.ArgumentParser) -> None:
         "--runs",
         type=int,
         default=None,
-        help="runs per case and variant (10 for shop, 3 for notes)",
+        help="runs per case and variant (10 for shop, 3 for notes; not with --sequential)",
+    )
+    p.add_argument(
+        "--max-runs",
+        type=int,
+        metavar="N",
+        help="with --sequential: at most N rounds (33)",
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the stand-in (0)")
     p.add_argument(
-        "--out",
+        "--out-dir",
         metavar="DIR",
         help="folder for results.jsonl and the figures (default: none: the demo works in a "
         "temporary folder and removes it)",
     )
+    renamed(p, "--out", "--out-dir DIR (the demo writes a folder)")
     p.add_argument("--no-plots", action="store_true", help="write no figures")
     p.add_argument(
         "--over-http",
@@ -45,7 +57,7 @@ def add(p: argparse.ArgumentParser) -> None:
         "--sequential",
         action="store_true",
         help="shop only: run round by round until the anytime-valid comparison decides "
-        "(at most --runs rounds, 33 by default) and show the pairs saved against the "
+        "(at most --max-runs rounds, 33 by default) and show the pairs saved against the "
         "fixed design",
     )
     add_progress(p)
@@ -58,16 +70,22 @@ def run(args: argparse.Namespace) -> int:
 
         if args.suite != "shop" or args.over_http:
             raise UsageError("evalstats demo: --sequential runs the shop stand-in in process")
+        if args.runs is not None:
+            raise UsageError(
+                "evalstats demo: --sequential runs round by round; give --max-runs N, not --runs"
+            )
         show_result(
             run_sequential_demo(
-                **given(max_runs=args.runs),
+                **given(max_runs=args.max_runs),
                 seed=args.seed,
-                out=args.out,
+                out=args.out_dir,
                 progress=wants_progress(args),
             ),
             args,
         )
         return 0
+    if args.max_runs is not None:
+        raise UsageError("evalstats demo: --max-runs goes with --sequential")
     if args.suite == "notes":
         return _run_notes_demo(args)
     from ..demo._shop_demo import run_demo
@@ -75,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     result = run_demo(
         **given(runs=args.runs),
         seed=args.seed,
-        out=args.out,
+        out=args.out_dir,
         plots=not args.no_plots,
         progress=wants_progress(args),
         over_http=bool(args.over_http),
@@ -95,7 +113,7 @@ def _run_notes_demo(args: argparse.Namespace) -> int:
     result = run_notes_demo(
         **given(runs=args.runs),
         seed=args.seed,
-        out=args.out,
+        out=args.out_dir,
         progress=wants_progress(args),
     )
     show_result(result, args)

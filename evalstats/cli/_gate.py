@@ -13,7 +13,12 @@ from ._options import (
     show_result,
 )
 
-EXAMPLES: tuple[str, ...] = ()
+EXAMPLES = (
+    "evalstats gate results.jsonl --variant new --min-pass 0.9",
+    "evalstats gate results.jsonl --variant new --no-regression-vs old --margin 0.05",
+    "evalstats gate results.jsonl --variant new --min-pass 0.8 --on lower-bound"
+    " --every-case-passes",
+)
 
 
 def add(p: argparse.ArgumentParser) -> None:

@@ -8,7 +8,10 @@ import sys
 from .._terminal import visible
 from ._options import add_source_options, load_run
 
-EXAMPLES: tuple[str, ...] = ()
+EXAMPLES = (
+    "evalstats import inspect-log.eval --out results.jsonl",
+    "evalstats import table.csv --columns case=item,variant=prompt --out results.jsonl",
+)
 
 
 def add(p: argparse.ArgumentParser) -> None:

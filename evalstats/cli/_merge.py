@@ -6,7 +6,7 @@ import argparse
 
 from ._options import show_result
 
-EXAMPLES: tuple[str, ...] = ()
+EXAMPLES = ("evalstats merge monday.jsonl tuesday.jsonl --out both.jsonl",)
 
 
 def add(p: argparse.ArgumentParser) -> None:

@@ -24,7 +24,14 @@ _ERROR_LIMIT = 1000
 
 
 class Parser(argparse.ArgumentParser):
-    """An ArgumentParser that reports a usage error as one line and exit 2."""
+    """An ArgumentParser that reports a usage error as one line and exit 2.
+
+    Options are never abbreviated: ``plan --a`` is not taken for ``--approximate``.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{self.prog}: {message}")
@@ -101,9 +108,12 @@ def add_about(p: argparse.ArgumentParser, what: str, default: str) -> None:
         help=f"the claim of {what}: these-cases (would these cases, run again, pass more often) "
         f"or cases-like-these (would cases drawn the way these were); {default}",
     )
-    p.add_argument(
-        "--scope", nargs="?", action=_Renamed, now="--about these-cases|cases-like-these"
-    )
+    renamed(p, "--scope", "--about these-cases|cases-like-these")
+
+
+def renamed(p: argparse.ArgumentParser, old: str, now: str, *, takes_value: bool = True) -> None:
+    """Refuse ``old``, an option of earlier versions, in one line naming ``now``."""
+    p.add_argument(old, nargs="?" if takes_value else 0, action=_Renamed, now=now)
 
 
 def add_level_and_json(p: argparse.ArgumentParser) -> None:
@@ -132,12 +142,12 @@ def add_progress(p: argparse.ArgumentParser) -> None:
         help="show a progress bar on stderr (default: only when stderr is a terminal, so "
         "pipes and CI logs get none)",
     )
-    p.add_argument("--quiet", action="store_true", help="no progress bar (as --no-progress)")
+    renamed(p, "--quiet", "--no-progress", takes_value=False)
 
 
 def wants_progress(args: argparse.Namespace) -> bool:
     """Whether to draw a progress bar: asked for, or stderr is a terminal."""
-    if args.quiet or getattr(args, "json", False):
+    if getattr(args, "json", False):
         return False
     if args.progress is not None:
         return bool(args.progress)

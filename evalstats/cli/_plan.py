@@ -16,7 +16,11 @@ from ._options import (
     show_result,
 )
 
-EXAMPLES: tuple[str, ...] = ()
+EXAMPLES = (
+    "evalstats plan --pa 0.7 --pb 0.8 --icc 0.2",
+    "evalstats plan --pa 0.7 --pb 0.8 --icc 0.2 --cases 40 --cost-per-call 0.002",
+    "evalstats plan --pa 0.7 --pb 0.9 --icc 0 --cases 4 --repeats 23 --sequential",
+)
 
 
 def add(p: argparse.ArgumentParser) -> None:

@@ -13,7 +13,11 @@ from ._options import (
     show_result,
 )
 
-EXAMPLES: tuple[str, ...] = ()
+EXAMPLES = (
+    "evalstats power --pa 0.7 --pb 0.9 --trials 20 40 80",
+    "evalstats power --pa 0.7 --pb 0.9 --trials 40 --method newcombe mcnemar --plot power.png",
+    "evalstats power --pa 0.7 --pb 0.9 --trials 92 --sequential",
+)
 
 
 def add(p: argparse.ArgumentParser) -> None:

@@ -5,17 +5,22 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ._options import FILE_HELP, add_about, add_source_options, load_run, print_json
+from ._options import FILE_HELP, add_about, add_source_options, load_run, print_json, renamed
 
-EXAMPLES: tuple[str, ...] = ()
+EXAMPLES = (
+    "evalstats report results.jsonl",
+    "evalstats report results.jsonl --plots figures --html report.html",
+    "evalstats report inspect-log.eval --json",
+)
 
 
 def add(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help=FILE_HELP)
     p.add_argument("--level", type=float, default=0.95, help="confidence level (0.95)")
     p.add_argument(
-        "--plot", metavar="DIR", help="also write forest.png and paired-differences.png into DIR"
+        "--plots", metavar="DIR", help="also write forest.png and paired-differences.png into DIR"
     )
+    renamed(p, "--plot", "--plots DIR (report writes several figures)")
     p.add_argument(
         "--html",
         metavar="REPORT.html",
@@ -63,10 +68,10 @@ def run(args: argparse.Namespace) -> int:
     result = report(
         counted, level=args.level, reviews=args.reviews, about=args.about, prices=prices
     )
-    if args.plot:
+    if args.plots:
         from ..presenting._plots import report_plots
 
-        for path in report_plots(results, args.plot, level=args.level):
+        for path in report_plots(results, args.plots, level=args.level):
             print(f"evalstats: wrote {path}", file=sys.stderr)
     if args.html:
         from ..presenting._html import html_report

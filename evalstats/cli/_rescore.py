@@ -6,7 +6,7 @@ import argparse
 
 from ._options import show_result
 
-EXAMPLES: tuple[str, ...] = ()
+EXAMPLES = ("evalstats rescore results.jsonl --suite cases/example.yaml --out rescored.jsonl",)
 
 
 def add(p: argparse.ArgumentParser) -> None:

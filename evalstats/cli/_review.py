@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-EXAMPLES: tuple[str, ...] = ()
+EXAMPLES = (
+    "evalstats review results.jsonl --out reviews.jsonl",
+    "evalstats review results.jsonl --out reviews.jsonl --blind --sample 20 --seed 7",
+)
 
 
 def add(p: argparse.ArgumentParser) -> None:

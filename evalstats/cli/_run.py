@@ -15,7 +15,15 @@ from ._options import (
     run_options,
 )
 
-EXAMPLES: tuple[str, ...] = ()
+EXAMPLES = (
+    "evalstats run shop --variant v1=standin:shop-v1 --variant v2=standin:shop-v2"
+    " --runs 10 --out results.jsonl",
+    "evalstats run cases/example.yaml"
+    " --variant new=openai:gpt-4o-mini,temperature=0.2 --runs 5 --concurrency 8 --out new.jsonl",
+    "evalstats run shop --variant v1=standin:shop-v1 --variant v2=standin:shop-v2"
+    " --until-decided --max-runs 30 --out seq.jsonl",
+    "evalstats run shop --variant v1=standin:shop-v1 --runs 10 --resume results.jsonl",
+)
 
 
 def add(p: argparse.ArgumentParser) -> None:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-EXAMPLES: tuple[str, ...] = ()
+EXAMPLES = (
+    "evalstats standin serve --port 8000",
+    "evalstats standin serve --latency-ms 50:200 --error-rate 0.05",
+)
 
 
 def add(p: argparse.ArgumentParser) -> None:

@@ -211,7 +211,8 @@ class NotesDemoResult:
             "The marker observations cannot show a read whose content never surfaced.",
             "",
             (
-                "Add --out DIR to keep every sample for `evalstats report` and `evalstats review`."
+                "Add --out-dir DIR to keep every sample for `evalstats report` and "
+                "`evalstats review`."
                 if self.results_file is None
                 else f"Every sample is in {self.results_file}; `evalstats report` reads it, and "
                 f"`evalstats review {self.results_file} --out reviews.jsonl` walks the samples "

@@ -163,7 +163,7 @@ class DemoResult:
             lines.append("")
         if self.results_file is None:
             lines.append(
-                "Add --out DIR to keep every sample (and the figures) for `evalstats report`."
+                "Add --out-dir DIR to keep every sample (and the figures) for `evalstats report`."
             )
         else:
             lines.append(f"Every sample is in {self.results_file}; `evalstats report` reads it.")
