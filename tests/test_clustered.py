@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import betting_reference
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -371,32 +372,100 @@ def test_cr2_unbalanced_df_below_cases_minus_one() -> None:
 # --- the betting interval ---------------------------------------------------------
 
 
-def capital(x: np.ndarray, m: float, alpha: float, cap: float) -> float:
-    """Waudby-Smith & Ramdas (2024) capital for 'mean above m', step by step."""
-    n = len(x)
-    total, sq, k = 0.0, 0.0, 1.0
-    for i, xi in enumerate(x, start=1):
-        s2 = (0.25 + sq) / i
-        lam = math.sqrt(2 * math.log(1 / alpha) / (n * s2))
-        bet = lam if m == 0 else min(lam, cap / m)
-        k *= 1 + bet * (xi - m)
-        total += xi
-        sq += (xi - (0.5 + total) / (i + 1)) ** 2
-    return k
-
-
 @pytest.mark.parametrize("seed", range(5))
-def test_betting_bound_is_where_the_capital_crosses(seed: int) -> None:
-    from evalstats.stats._intervals import _BET_CAP, betting_limits
+def test_betting_bound_is_where_the_averaged_capital_crosses(seed: int) -> None:
+    # The reference (tests/betting_reference.py) averages the capital of each
+    # order of the sorted values, written from the paper one value at a time.
+    from evalstats.stats._intervals import betting_limits
 
     rng = np.random.default_rng(seed)
     x = rng.beta(0.5, 0.3, size=int(rng.integers(4, 30)))
     low, high = betting_limits(x, 0.95)
     low, high = float(low), float(high)
     assert 0.0 <= low < x.mean() < high <= 1.0
-    assert capital(x, low - 1e-9, 0.025, _BET_CAP) >= 40.0 or low == 0.0
-    assert capital(x, low + 1e-7, 0.025, _BET_CAP) < 40.0
-    assert capital(1 - x, 1 - high - 1e-9, 0.025, _BET_CAP) >= 40.0 or high == 1.0
+    ref = betting_reference.averaged_capital
+    assert ref(list(x), low - 1e-9, 0.025) >= 40.0 or low == 0.0
+    assert ref(list(x), low + 1e-7, 0.025) < 40.0
+    assert ref(list(1 - x), 1 - high - 1e-9, 0.025) >= 40.0 or high == 1.0
+    assert ref(list(1 - x), 1 - high + 1e-7, 0.025) < 40.0
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    x=st.lists(
+        st.one_of(st.sampled_from([0.0, 0.5, 1.0]), st.floats(0, 1)), min_size=1, max_size=9
+    ),
+    alpha=st.sampled_from([0.025, 0.05]),
+)
+def test_betting_lower_limit_is_the_reference_bisection(x, alpha) -> None:
+    # The whole bound, bisection included, from the slow reference: equal to
+    # the grid step (the two may round a product of factors differently).
+    from evalstats.stats._intervals import _betting_lower
+
+    got = float(_betting_lower(np.array(x), alpha))
+    assert abs(got - betting_reference.lower_bound(x, alpha)) <= 2.0**-41
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    x=st.lists(st.one_of(st.sampled_from([0.0, 1.0]), st.floats(0, 1)), min_size=1, max_size=40),
+    m=st.floats(0, 0.99),
+    alpha=st.sampled_from([0.005, 0.025, 0.05]),
+)
+def test_averaged_capital_is_the_reference(x, m, alpha) -> None:
+    from evalstats.stats._intervals import _wealth_blocks
+
+    ((_, log_wealth),) = list(_wealth_blocks(np.array([x]), alpha))
+    want = betting_reference.averaged_capital(x, m, alpha)
+    assert math.exp(float(log_wealth(m)[0])) == pytest.approx(want, rel=1e-10)
+
+
+def test_orders_are_the_documented_ones() -> None:
+    from evalstats.stats._intervals import _orders
+    from evalstats.stats._smallstats import orders as pure_orders
+
+    for n in [*range(1, 13), 40, 127, 300]:
+        got = _orders(n)
+        want = np.array(betting_reference.orders(n)).reshape(-1, n)
+        assert np.array_equal(got, want), n
+        assert np.array_equal(np.array(pure_orders(n)).reshape(-1, n), want), n
+        # every order is a permutation of the places, and each is used once
+        assert np.array_equal(np.sort(got, axis=1), np.broadcast_to(np.arange(n), got.shape))
+        assert len({tuple(o) for o in got}) == got.shape[0]
+    assert _orders(3).shape == (6, 3)  # every order: 3! = 6 <= 8
+    assert _orders(4).shape == (8, 4)
+
+
+def test_order_keys_are_splitmix64() -> None:
+    # SplitMix64 seeded with 0: its first three outputs are 0xE220A8397B1DCDAF,
+    # 0x6E789E6AA1B965F4, 0x06C45D188009454F (Vigna's reference splitmix64.c;
+    # Steele, Lea & Flood 2014); the package's function is the output for a state.
+    from evalstats.stats._intervals import _mix
+
+    golden = 0x9E3779B97F4A7C15
+    states = np.array([0, golden, (2 * golden) % 2**64], dtype=np.uint64)
+    want = [0xE220A8397B1DCDAF, 0x6E789E6AA1B965F4, 0x06C45D188009454F]
+    assert [int(v) for v in _mix(states)] == want
+    assert [betting_reference.splitmix64(int(s)) for s in states] == want
+
+
+@pytest.mark.parametrize("cases", [30, 100])
+def test_betting_coverage_by_exact_binomial_sums(cases: int) -> None:
+    # One run per case: the interval depends only on how many cases passed
+    # (it is order-free), so its coverage is a sum over the binomial
+    # distribution of that count, exactly, at every true rate on a grid,
+    # with the recorded orders. Each side misses at most 2.5%.
+    from scipy.stats import binom
+
+    from evalstats.stats._intervals import betting_limits
+
+    k = np.arange(cases + 1)
+    x = (np.arange(cases)[None, :] < k[:, None]).astype(float)
+    low, high = betting_limits(x, 0.95)
+    for p in np.linspace(0.005, 0.995, 199):
+        prob = binom.pmf(k, cases, p)
+        assert prob @ (low > p) <= 0.025
+        assert prob @ (high < p) <= 0.025
 
 
 @pytest.mark.parametrize("cases", [4, 6, 10])
@@ -497,11 +566,11 @@ def test_betting_signs_agree_with_the_scalar_interval(data, cases, repeats, leve
 def test_betting_test_is_monotone_in_the_mean(x, alpha) -> None:
     # What makes one evaluation at a grid point equal to the bisection: the
     # rows rejected at m are rejected at every smaller m.
-    from evalstats.stats._intervals import _betting_test
+    from evalstats.stats._intervals import _wealth_blocks
 
-    rejected = _betting_test(np.array(x), alpha)
     grid = np.linspace(0.0, 1.0, 401)
-    rej = np.array([bool(rejected(m)) for m in grid])
+    ((_, log_wealth),) = list(_wealth_blocks(np.tile(x, (grid.size, 1)), alpha))
+    rej = log_wealth(grid) >= math.log(1.0 / alpha)
     assert not np.any(rej[1:] & ~rej[:-1])
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import betting_reference
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings
@@ -20,28 +21,6 @@ from evalstats.stats._clustered_pvalues import (
 from evalstats.stats._intervals import clustered_paired_diff_ci
 
 
-def _capital_by_hand(x: list[float], m: float, alpha: float) -> float:
-    # The betting capital of Waudby-Smith & Ramdas (2024), section 5, written
-    # plainly: before observation i (1-based) the running mean and variance use
-    # only x_1..x_{i-1}, from the priors 1/2 and 1/4; the bet is
-    # min(sqrt(2 log(1/alpha) / (n s2)), 0.9 / m); the capital multiplies by
-    # 1 + bet (x_i - m).
-    n = len(x)
-    capital = 1.0
-    total = 0.0  # sum of x_1..x_{i-1}
-    squares = 0.0  # sum of (x_j - mu_j)^2 for j < i
-    for i, xi in enumerate(x, start=1):
-        s2 = (0.25 + squares) / i
-        bet = math.sqrt(2.0 * math.log(1.0 / alpha) / (n * s2))
-        if m > 0:
-            bet = min(bet, 0.9 / m)
-        capital *= 1.0 + bet * (xi - m)
-        total += xi
-        mu = (0.5 + total) / (i + 1)  # the mean after x_i, as the next bet uses it
-        squares += (xi - mu) ** 2
-    return capital
-
-
 @pytest.mark.parametrize(
     ("x", "m", "level"),
     [
@@ -53,8 +32,10 @@ def _capital_by_hand(x: list[float], m: float, alpha: float) -> float:
     ],
 )
 def test_betting_pvalue_is_one_over_the_capital_computed_by_hand(x, m, level):
+    # the capital averaged over the orders of the sorted values, one value at
+    # a time (tests/betting_reference.py)
     alpha = (1.0 - level) / 2.0
-    expected = min(1.0, 1.0 / _capital_by_hand(x, m, alpha))
+    expected = min(1.0, 1.0 / betting_reference.averaged_capital(x, m, alpha))
     assert betting_pvalue(x, m, level=level) == pytest.approx(expected, rel=1e-12)
 
 

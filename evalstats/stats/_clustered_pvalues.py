@@ -12,12 +12,14 @@ interval at ``level`` excludes 0:
 - CR2 or CR1: the t test, ``2 P(T_df > |estimate| / SE)`` on the interval's
   own degrees of freedom.
 - betting: ``1 / K`` for each side, K the betting capital at the null mean with
-  the interval's own bets (Waudby-Smith & Ramdas 2024, section 5), two sides
-  combined by Bonferroni (twice the smaller), as the interval spends
-  ``(1 - level) / 2`` on each side. Under H0 the capital has expectation at most
-  1 (a nonnegative supermartingale), so ``P(1 / K <= a) <= a`` for every ``a``
-  by Markov's inequality: the p-value is valid at any threshold Holm's steps
-  use, not only at ``1 - level``.
+  the interval's own bets (Waudby-Smith & Ramdas 2024, section 5), averaged
+  over the interval's orders of the sorted case means, two sides combined by
+  Bonferroni (twice the smaller), as the interval spends ``(1 - level) / 2`` on
+  each side. Under H0 each order's capital, and so their average, has
+  expectation at most 1 (a nonnegative supermartingale in a uniformly random
+  order), so ``P(1 / K <= a) <= a`` for every ``a`` by Markov's inequality: the
+  p-value is valid at any threshold Holm's steps use, not only at ``1 - level``.
+  Like the interval, it does not depend on the order the cases are listed in.
 """
 
 from __future__ import annotations
@@ -30,12 +32,12 @@ import numpy as np
 from .. import _validate
 from ..errors import InvalidArgument
 from ._intervals import (
-    _BET_CAP,
     _BISECTIONS,
     ClusteredInterval,
     _cluster_codes,
     _clustered_method,
     _outcomes,
+    _wealth_blocks,
     clustered_paired_diff_ci,
 )
 
@@ -45,24 +47,19 @@ __all__ = ["betting_pvalue", "clustered_paired_pvalue"]
 def _log_capital(x: np.ndarray, null: float, alpha: float) -> np.ndarray:
     """log K(null) of betting that the mean of ``x`` (shape (..., n), in [0, 1]) exceeds ``null``.
 
-    The bets are those of :func:`evalstats.stats._intervals._betting_test` at error
-    ``alpha``: lambda_i = min(sqrt(2 log(1 / alpha) / (n s2_{i-1})), c / null),
-    s2_{i-1} = (1/4 + sum_{j<i} (x_j - mu_j)^2) / i, mu_j = (1/2 + sum_{k<=j}
-    x_k) / (j + 1), c = 0.9; K = prod_i (1 + lambda_i (x_i - null)).
+    K is the capital of :func:`evalstats.stats._intervals._log_wealth` with the
+    bets of the betting interval at error ``alpha``: the capital of each order
+    of :func:`evalstats.stats._intervals._orders` (the values sorted, then
+    taken in that order), averaged over the orders. It is the very number the
+    interval's test compares with 1 / alpha, so the two agree exactly, and
+    like the interval it depends only on the multiset of each row's values.
     """
-    n = x.shape[-1]
-    steps = np.arange(1, n + 1, dtype=float)
-    mu = (0.5 + np.cumsum(x, axis=-1)) / (steps + 1.0)
-    squares = (x - mu) ** 2
-    before = np.concatenate(
-        [np.zeros(x.shape[:-1] + (1,)), np.cumsum(squares, axis=-1)[..., :-1]], axis=-1
-    )
-    s2 = (0.25 + before) / steps
-    bet = np.sqrt(2.0 * math.log(1.0 / alpha) / (n * s2))
-    if null > 0:
-        bet = np.minimum(bet, _BET_CAP / null)
-    out: np.ndarray = np.log1p(bet * (x - null)).sum(axis=-1)
-    return out
+    arr = np.asarray(x, dtype=float)
+    flat = arr.reshape(-1, arr.shape[-1])
+    out = np.empty(flat.shape[0])
+    for rows, log_wealth in _wealth_blocks(flat, alpha):
+        out[rows] = log_wealth(null)
+    return out.reshape(arr.shape[:-1])
 
 
 def betting_pvalue(x: Any, null: float, *, level: float = 0.95) -> Any:
@@ -71,16 +68,19 @@ def betting_pvalue(x: Any, null: float, *, level: float = 0.95) -> Any:
     ``1 / K`` (at most 1), K the capital of betting that the mean exceeds
     ``null`` with the predictable plug-in bets of the betting interval at
     ``level`` (:func:`evalstats.stats._intervals.betting_limits`, which spends
-    ``(1 - level) / 2`` on each side): the p-value is at most ``(1 - level) /
-    2`` exactly when that interval's lower limit test rejects ``null``. Valid
-    at every threshold, whatever the distribution on [0, 1]: when the mean is
-    at most ``null`` the capital is a nonnegative supermartingale started at
-    1, so ``P(1 / K <= a) <= a`` (Markov's inequality on the final capital).
+    ``(1 - level) / 2`` on each side), averaged over that interval's orders of
+    the sorted observations: the p-value is at most ``(1 - level) / 2``
+    exactly when that interval's lower limit test rejects ``null``, and it
+    does not depend on the order of the observations. Valid at every
+    threshold, whatever the distribution on [0, 1]: when the mean is at most
+    ``null`` the capital in a uniformly random order is a nonnegative
+    supermartingale started at 1, and so is an average of such capitals, so
+    ``P(1 / K <= a) <= a`` (Markov's inequality on the final capital).
 
     Parameters
     ----------
     x : array_like
-        Observations in [0, 1] along the last axis, taken in that order.
+        Observations in [0, 1] along the last axis (in any order).
     null : float
         The mean under the null hypothesis, in [0, 1).
     level : float
@@ -151,8 +151,8 @@ def pvalue_of(difference: ClusteredInterval, case_means: Any) -> float:
 
     ``difference`` is what :func:`~evalstats.stats._intervals.clustered_paired_diff_ci`
     returned (its ``method`` is the one used: ``cr2``, ``cr1`` or ``betting``);
-    ``case_means`` are the per-case mean differences in the order it took them
-    (the sorted case labels), used by the betting side only. With fewer than
+    ``case_means`` are the per-case mean differences (in any order), used by
+    the betting side only. With fewer than
     two cases (the interval is the whole range) the p-value is 1.
     """
     if difference.clusters < 2 or math.isnan(difference.estimate):
@@ -226,8 +226,11 @@ def clustered_paired_pvalue(
     codes = _cluster_codes(clusters, a.size, "outcomes_a")
     if a.size == 0:
         return 1.0
+    # the pairs in the order of their differences, as the interval adds them
+    d = b - a
+    by_value = np.argsort(d, kind="stable")
     sizes = np.bincount(codes).astype(float)
-    case_means = np.bincount(codes, weights=b - a) / sizes
+    case_means = np.bincount(codes[by_value], weights=d[by_value]) / sizes
     return pvalue_of(difference, case_means)
 
 

@@ -452,7 +452,8 @@ def _clustered_rule_detectable(
     se = float(difference.se)
     if difference.method != "betting":
         return _t_detectable(se, float(difference.df), level, target)
-    diffs = np.asarray(case_differences, dtype=float)
+    # sorted, so that the resamples (and the figure) do not depend on the order of the cases
+    diffs = np.sort(np.asarray(case_differences, dtype=float))
     rng = np.random.default_rng(0)
     # Centred and scaled by sqrt(G / (G - 1)), so that the resamples' variance
     # is the unbiased one of the observed differences.
@@ -460,8 +461,8 @@ def _clustered_rule_detectable(
     base = centred[rng.integers(0, diffs.size, size=(400, diffs.size))]
 
     def power_at(d: float) -> float:
-        # the betting interval's decisions (lower limit above 1e-12), exactly
-        signs = betting_signs(np.clip(base + d, -1.0, 1.0), level, threshold=1e-12)
+        # the betting interval's "B better" decisions (lower limit above 1e-12), exactly
+        signs = betting_signs(np.clip(base + d, -1.0, 1.0), level, threshold=1e-12, only_above=True)
         return float(np.mean(signs == 1))
 
     if power_at(1.0) < target:
@@ -1490,7 +1491,7 @@ def _clustered_tables(tables: Sequence[Table], level: float) -> Any:
     """:func:`~evalstats.stats._intervals.clustered_paired_diff_ci` from each case's 2 x 2 table.
 
     The interval (method ``"auto"``) of the mean paired difference ``b - a``
-    with the cases, in the order given, as clusters, without one number per
+    with the cases (in any order) as clusters, without one number per
     pair: a pair's difference is +1 (only B passed), -1 (only A) or 0, so a
     case's sum of differences is only_b - only_a and its sum of residuals
     from the mean m is that minus pairs * m; the squared residuals add up to

@@ -14,6 +14,7 @@ scalars or numpy arrays; scalars give Python floats, arrays give arrays.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -883,83 +884,244 @@ def _cr2(sizes: np.ndarray, sums: np.ndarray, n: float) -> tuple[float, float]:
 #: 2**-_BISECTIONS (rounded down), 2.3e-13 apart.
 _BISECTIONS = 42
 
+#: Orders of the cases the betting capital is averaged over (see :func:`_orders`).
+_ORDERS = 8
+#: Each seeded order is also taken at this many evenly spaced rotations.
+_TURNS = 4
+#: The recorded seed of the orders. The orders come from integer arithmetic
+#: (:func:`_order_keys`), not from numpy's generators, so the same cases give
+#: the same interval on every machine and with every version of numpy.
+_ORDER_SEED = 23
 
-def _betting_test(x: np.ndarray, alpha: float) -> Any:
-    """The betting test of ``x`` (shape (..., n), values in [0, 1]) at error ``alpha``.
+_MASK = (1 << 64) - 1
 
-    Returns ``rejected(m)``: for each row, whether the capital K(m) =
-    prod_i (1 + lambda_i(m) (x_i - m)) of betting that the mean exceeds m
-    reaches 1 / alpha, with the predictable plug-in bets of Waudby-Smith &
-    Ramdas (2024), section 5, for a known n: lambda_i(m) = min(sqrt(2 log(1 /
-    alpha) / (n s2_{i-1})), c / m), where s2_{i-1} = (1/4 + sum_{j<i} (x_j -
-    mu_j)^2) / i and mu_j = (1/2 + sum_{k<=j} x_k) / (j + 1) use only earlier
-    observations. ``m`` has the shape of the rows (or broadcasts to it).
 
-    Every factor of K is nonincreasing in m (for x_i >= m both the bet and
-    x_i - m shrink; for x_i < m the factor is the larger of 1 - lambda (m -
-    x_i) and 1 - c (1 - x_i / m), both decreasing), so the rows rejected at m
-    are rejected at every smaller m.
+def _mix(z: np.ndarray) -> np.ndarray:
+    """SplitMix64's output function of unsigned 64-bit integers, wrapping round.
+
+    z + 0x9E3779B97F4A7C15, then the two xor-shift-multiply rounds and the
+    final xor-shift of Steele, Lea & Flood (2014).
     """
-    n = x.shape[-1]
-    steps = np.arange(1, n + 1, dtype=float)
-    # Running mean mu_j after j + 1 observations, and the plug-in variance
-    # before observation i (i = 1..n), each starting from the prior 1/2, 1/4:
-    # mu = (1/2 + cumsum(x)) / (steps + 1), s2 = (1/4 + [0, cumsum((x -
-    # mu)^2)[:-1]]) / steps, worked in place (the same operations, so the same
-    # numbers, without a new array for each).
-    work = np.cumsum(x, axis=-1)
-    work += 0.5
-    work /= steps + 1.0
-    np.subtract(x, work, out=work)
-    np.square(work, out=work)
-    lam = np.empty_like(work)
-    lam[..., 0] = 0.0
-    np.cumsum(work[..., :-1], axis=-1, out=lam[..., 1:])
-    lam += 0.25
-    lam /= steps
-    lam *= n
-    np.divide(2.0 * math.log(1.0 / alpha), lam, out=lam)
-    np.sqrt(lam, out=lam)
-    threshold = math.log(1.0 / alpha)
-    scratch = work
+    z = z + np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    out: np.ndarray = z ^ (z >> np.uint64(31))
+    return out
 
-    def rejected(m: Any) -> np.ndarray:
-        mm = np.asarray(m, dtype=float)[..., None]
+
+def _order_keys(cases: int, bases: int) -> np.ndarray:
+    """Keys of shape (bases, cases): key (b, i) = mix(s + b cases + i), s = mix(seed + cases)."""
+    start = _mix(np.array([(_ORDER_SEED + cases) & _MASK], dtype=np.uint64))
+    counter = np.arange(bases * cases, dtype=np.uint64) + start
+    return _mix(counter).reshape(bases, cases)
+
+
+@functools.lru_cache(maxsize=64)
+def _orders(cases: int) -> np.ndarray:
+    """The orders in which the betting capital of ``cases`` sorted values is averaged.
+
+    An array of shape (orders, cases) of indices into the sorted values:
+    order k takes ``sorted_values[_orders(cases)[k]]``. When cases! is at
+    most :data:`_ORDERS`, every order once (itertools' order). Otherwise
+    :data:`_ORDERS` orders: :data:`_ORDERS` / :data:`_TURNS` seeded uniformly
+    random ones (the ranks of :func:`_order_keys`, ties kept in place), each
+    also started ``j cases // _TURNS`` places in and wrapped round, for j = 1
+    .. :data:`_TURNS` - 1. A rotation of a uniformly random order is one too,
+    and the rotations put each case once in each quarter of the sequence of
+    a base order's rotations: no case comes early (or late) in all of them.
+    """
+    if cases <= 10 and math.factorial(cases) <= _ORDERS:
+        import itertools
+
+        out = np.array(list(itertools.permutations(range(cases))), dtype=np.intp)
+        out = out.reshape(-1, cases)
+    else:
+        base = np.argsort(_order_keys(cases, _ORDERS // _TURNS), axis=-1, kind="stable")
+        places = np.arange(cases)
+        turns = [(places + (j * cases) // _TURNS) % cases for j in range(_TURNS)]
+        out = np.stack([base[:, t] for t in turns], axis=1).reshape(-1, cases)
+    out.setflags(write=False)
+    return out
+
+
+#: Factors of the capital multiplied together before their logarithm is
+#: taken: each factor is at least 1 - c = 0.1 and at most 1 + sqrt(8 log(1 /
+#: alpha)) (the largest bet), below 78 for any alpha a float can hold, so a
+#: product of 128 stays within 1e-128 and 1e243, clear of underflow and
+#: overflow.
+_RUN = 128
+
+#: Values (cases x orders x rows) worked on at once: a block of rows at a
+#: time keeps the betting capital's four arrays near 1 MB each, whatever the
+#: number of rows.
+_BLOCK = 1 << 17
+#: ... and at least this many values (orders x rows) a place, so that the
+#: place-by-place running sums are not mostly the cost of numpy's calls.
+_WIDE = 2048
+
+
+def _log_wealth(
+    xo: np.ndarray, alpha: float, work: np.ndarray, lam: np.ndarray, bet: np.ndarray
+) -> Any:
+    """The log of the averaged betting capital of ``xo`` (shape (n, orders, rows), in [0, 1]).
+
+    ``xo[:, k, r]`` holds row r's n values in order k; ``work``, ``lam`` and
+    ``bet`` are arrays of the same shape to work in (overwritten). Returns
+    ``log_wealth(m)``, of shape (rows,): the log of (1 / orders) sum_k
+    K_k(m), where K_k(m) = prod_i (1 + lambda_ki(m) (x_ki - m)) is the capital
+    of betting that the mean exceeds m on the values in order k, with the
+    predictable plug-in bets of Waudby-Smith & Ramdas (2024), section 5, for
+    a known n: lambda_i(m) = min(sqrt(2 log(1 / alpha) / (n s2_{i-1})), c /
+    m), where s2_{i-1} = (1/4 + sum_{j<i} (x_j - mu_j)^2) / i and mu_j = (1/2
+    + sum_{k<=j} x_k) / (j + 1) use only earlier values of the same order.
+    ``m`` is a number or has one entry per row. ``work`` holds the factors
+    of the last evaluation.
+
+    Every factor of every K_k is nonincreasing in m (for x_i >= m both the
+    bet and x_i - m shrink; for x_i < m the factor is the larger of 1 -
+    lambda (m - x_i) and 1 - c (1 - x_i / m), both decreasing), and so is
+    their average. Sums and products run down the first axis, one value
+    after another, and a capital is the sum of the logs of its products of
+    :data:`_RUN` factors at a time, so each row's figure is the same whatever
+    the other rows (and ``evalstats.stats._smallstats`` computes it in the
+    same order without numpy).
+    """
+    n = xo.shape[0]
+    # Place by place (each place's values stay in cache): the running total
+    # t_i = (x_1 + 1/2) + x_2 + ... + x_i, the mean mu_i = t_i / (i + 1), the
+    # bet before value i, sqrt(g_i / v_{i-1}) with g_i = 2 log(1 / alpha) i /
+    # n and v_{i-1} = 1/4 + sum_{j<i} (x_j - mu_j)^2 (the formula above with
+    # s2_{i-1} written out), then v_i.
+    scale = 2.0 * math.log(1.0 / alpha)
+    total = np.add(xo[0], 0.5)
+    spread = np.full_like(total, 0.25)
+    step = np.empty_like(total)
+    for i in range(n):
+        if i:
+            np.add(total, xo[i], out=total)
+        np.divide(scale * (i + 1.0) / n, spread, out=lam[i])
+        np.sqrt(lam[i], out=lam[i])
+        np.divide(total, i + 2.0, out=step)
+        np.subtract(xo[i], step, out=step)
+        np.multiply(step, step, out=step)
+        np.add(spread, step, out=spread)
+    log_orders = math.log(xo.shape[1])
+
+    def log_wealth(m: Any) -> np.ndarray:
+        mm = np.asarray(m, dtype=float)
         with np.errstate(divide="ignore"):
             cap = np.where(mm > 0, _BET_CAP / np.maximum(mm, 1e-300), np.inf)
-        bet = np.minimum(lam, cap)
-        np.subtract(x, mm, out=scratch)
-        np.multiply(scratch, bet, out=scratch)
-        np.log1p(scratch, out=scratch)
-        out: np.ndarray = scratch.sum(axis=-1) >= threshold
+        np.minimum(lam, cap, out=bet)
+        np.subtract(xo, mm, out=work)
+        np.multiply(work, bet, out=work)
+        np.add(work, 1.0, out=work)
+        logs = np.log(np.multiply.reduce(work[:_RUN], axis=0))
+        for start in range(_RUN, n, _RUN):
+            logs += np.log(np.multiply.reduce(work[start : start + _RUN], axis=0))
+        top = logs.max(axis=0)
+        # summed one order after another (an accumulation: numpy's sum would
+        # add pairwise for a single row, and so differ from row to row)
+        total = np.add.accumulate(np.exp(logs - top), axis=0)[-1]
+        out: np.ndarray = top + (np.log(total) - log_orders)
         return out
 
-    return rejected
+    return log_wealth
 
 
-def _betting_lower(x: np.ndarray, alpha: float) -> np.ndarray:
+def _wealth_blocks(x: np.ndarray, alpha: float, *, in_listing_order: bool = False) -> Any:
+    """``(rows, log_wealth)`` for blocks of the rows of ``x`` (shape (rows, n), in [0, 1]).
+
+    ``rows`` is a slice of the rows of ``x`` and ``log_wealth`` the function
+    of :func:`_log_wealth` for them: each row's values sorted and taken in
+    every order of :func:`_orders`, so that it depends only on the multiset
+    of the row's values. ``in_listing_order`` takes them in the order given
+    instead (one order, the capital of Waudby-Smith & Ramdas 2024 as
+    published: valid only when that order is random; kept to measure what
+    averaging over orders changes, simulations/order_free.py). A block's
+    function is valid until the next block is yielded (they share arrays).
+    """
+    rows, n = x.shape
+    orders = None if in_listing_order else _orders(n)
+    count = 1 if orders is None else orders.shape[0]
+    step = max(_WIDE // count, _BLOCK // max(1, count * n), 1)
+    space = np.empty((4, n, count, min(step, rows)))
+    for start in range(0, rows, step):
+        stop = min(start + step, rows)
+        xo, work, lam, bet = space[:, :, :, : stop - start]
+        block = x[start:stop]
+        if orders is None:
+            xo[:, 0, :] = block.T
+        else:
+            np.take(np.sort(block, axis=-1).T, orders.T, axis=0, out=xo, mode="wrap")
+        yield slice(start, stop), _log_wealth(xo, alpha, work, lam, bet)
+
+
+def _betting_lower(x: np.ndarray, alpha: float, *, in_listing_order: bool = False) -> np.ndarray:
     """Lower confidence bounds, at error ``alpha`` each, for the mean of ``x`` in [0, 1].
 
-    ``x`` has shape (..., n): independent observations with a common mean m,
-    taken in the order of the last axis. The bound is the smallest m at which
-    the capital K(m) of :func:`_betting_test` stays below 1 / alpha. K(m) is a
-    nonnegative martingale at the true mean, so by Ville's inequality it ever
-    reaches 1 / alpha with probability at most alpha: the bound exceeds the
-    mean with probability at most alpha, whatever the distribution on [0, 1].
-    K is nonincreasing in m, so the bound is found by bisection
-    (:data:`_BISECTIONS` steps, rounding down to a multiple of 2**-42).
+    ``x`` has shape (..., n): rows of n independent observations with a
+    common mean m. The bound is the smallest m at which the averaged capital
+    of :func:`_log_wealth`, over the observations sorted and taken in each
+    order of :func:`_orders`, stays below 1 / alpha; it does not depend on
+    the order the observations are given in. Sorting them and taking them in
+    a uniformly random order gives a sequence distributed as the sample
+    itself, so in each order the capital at the true mean is a nonnegative
+    martingale with expectation 1 (a supermartingale at any mean below it),
+    and so is their average: by Markov's inequality it reaches 1 / alpha
+    with probability at most alpha, and the bound exceeds the mean with
+    probability at most alpha, whatever the distribution on [0, 1]. The
+    orders are drawn once, from a recorded seed, so the guarantee is over
+    the data and that draw; simulations/order_free.py measures the coverage
+    with the recorded orders. The capital is nonincreasing in m, so the
+    bound is found by bisection (:data:`_BISECTIONS` steps, rounding down to
+    a multiple of 2**-42). ``in_listing_order`` as in :func:`_wealth_blocks`.
     """
-    rejected = _betting_test(x, alpha)
-    shape = x.shape[:-1]
-    lo = np.zeros(shape)  # rejected, or 0
-    hi = np.ones(shape)  # never rejected: every factor is at most 1 at m = 1
-    start = rejected(lo)
-    for _ in range(_BISECTIONS):
-        mid = 0.5 * (lo + hi)
-        rej = rejected(mid)
-        lo = np.where(rej, mid, lo)
-        hi = np.where(rej, hi, mid)
-    return np.where(start, lo, 0.0)
+    arr = np.asarray(x, dtype=float)
+    flat = arr.reshape(-1, arr.shape[-1])
+    out = np.empty(flat.shape[0])
+    threshold = math.log(1.0 / alpha)
+    for rows, log_wealth in _wealth_blocks(flat, alpha, in_listing_order=in_listing_order):
+        size = rows.stop - rows.start
+        lo = np.zeros(size)  # rejected, or 0
+        hi = np.ones(size)  # never rejected: every factor is at most 1 at m = 1
+        start = log_wealth(lo) >= threshold
+        for _ in range(_BISECTIONS):
+            mid = 0.5 * (lo + hi)
+            rej = log_wealth(mid) >= threshold
+            lo = np.where(rej, mid, lo)
+            hi = np.where(rej, hi, mid)
+        out[rows] = np.where(start, lo, 0.0)
+    return out.reshape(arr.shape[:-1])
+
+
+def _rejected_at(
+    x: np.ndarray, alpha: float, m: float, keep: np.ndarray, *, in_listing_order: bool = False
+) -> np.ndarray:
+    """Whether the betting test of each row of ``x`` (shape (rows, n)) rejects at ``m``.
+
+    Only the rows where ``keep`` is True are evaluated (the others are False).
+    ``in_listing_order`` as in :func:`_wealth_blocks`. A sieve first: the
+    average of the capitals over K orders is at least the first order's
+    capital over K, so a row whose first capital alone reaches K / alpha
+    (with a margin of 1e-9 in its log, far beyond rounding) is rejected
+    without the other orders; the others are computed as :func:`_betting_lower`
+    computes them, so the decisions are the same as the bisection's.
+    """
+    out = np.zeros(x.shape[0], dtype=bool)
+    which = np.flatnonzero(keep)
+    threshold = math.log(1.0 / alpha)
+    orders = _orders(x.shape[1])
+    if not in_listing_order and orders.shape[0] > 1 and which.size:
+        first = np.sort(x[which], axis=-1)[:, orders[0]]
+        sure = np.zeros(which.size, dtype=bool)
+        for rows, log_wealth in _wealth_blocks(first, alpha, in_listing_order=True):
+            sure[rows] = log_wealth(m) >= threshold + math.log(orders.shape[0]) + 1e-9
+        out[which[sure]] = True
+        which = which[~sure]
+    blocks = _wealth_blocks(x[which], alpha, in_listing_order=in_listing_order)
+    for rows, log_wealth in blocks:
+        out[which[rows]] = log_wealth(m) >= threshold
+    return out
 
 
 def betting_signs(
@@ -975,42 +1137,57 @@ def betting_signs(
     on the rescaled (d + 1) / 2, a multiple k / 2**42; -1 + 2 b is exact in
     floating point, so it exceeds ``threshold`` exactly when k >= 2**41 +
     floor(threshold 2**41) + 1, and, the test being monotone in m (see
-    :func:`_betting_test`), the bisection ends at such a k exactly when the
+    :func:`_log_wealth`), the bisection ends at such a k exactly when the
     test rejects at that grid point. The limit is also capped at the mean,
-    so the mean must exceed ``threshold`` too. The upper side is the same on
-    1 - (d + 1) / 2. With ``only_above`` the upper side is not evaluated and
-    no row is -1 (for callers that count only "B better": half the work).
+    so the mean must exceed ``threshold`` too (the capital is computed only
+    for those rows). The upper side is the same on 1 - (d + 1) / 2. With
+    ``only_above`` the upper side is not evaluated and no row is -1 (for
+    callers that count only "B better": half the work). Like the limits,
+    the decisions depend only on the multiset of each row's values.
     """
     x = np.asarray(d, dtype=float)
     if not 0.0 <= threshold < 1.0:
         raise InvalidArgument(f"threshold={threshold!r} must be in [0, 1)")
-    unit = (x + 1.0) / 2.0
     alpha = (1.0 - level) / 2.0
     half = 2.0 ** (_BISECTIONS - 1)
     point = (half + math.floor(threshold * half) + 1.0) / (2.0 * half)
-    mean = x.mean(axis=-1)
-    above = _betting_test(unit, alpha)(point) & (mean > threshold)
+    flat = x.reshape(-1, x.shape[-1])
+    unit = (flat + 1.0) / 2.0
+    mean = flat.mean(axis=-1)
+    above = _rejected_at(unit, alpha, point, mean > threshold)
     if only_above:
-        return above.astype(np.int8)
-    below = _betting_test(1.0 - unit, alpha)(point) & (mean < -threshold)
-    return np.where(above, 1, np.where(below, -1, 0)).astype(np.int8)
+        return above.astype(np.int8).reshape(x.shape[:-1])
+    below = _rejected_at(1.0 - unit, alpha, point, mean < -threshold)
+    return np.where(above, 1, np.where(below, -1, 0)).astype(np.int8).reshape(x.shape[:-1])
 
 
-def betting_limits(x: Any, level: float) -> tuple[np.ndarray, np.ndarray]:
+def betting_limits(
+    x: Any, level: float, *, in_listing_order: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
     """Two-sided betting limits for the mean of ``x`` in [0, 1] along the last axis.
 
     Each side has error (1 - level) / 2 (the upper limit is one minus the
     lower limit of ``1 - x``), so the interval misses the mean with
     probability at most 1 - level, and lies wholly above it with probability
     at most (1 - level) / 2: a one-sided claim made from it keeps that error.
+    The limits depend only on the multiset of each row's values (see
+    :func:`_betting_lower`; ``in_listing_order`` as in :func:`_wealth_blocks`).
     """
     arr = np.asarray(x, dtype=float)
     alpha = (1.0 - level) / 2.0
-    return _betting_lower(arr, alpha), 1.0 - _betting_lower(1.0 - arr, alpha)
+    return (
+        _betting_lower(arr, alpha, in_listing_order=in_listing_order),
+        1.0 - _betting_lower(1.0 - arr, alpha, in_listing_order=in_listing_order),
+    )
 
 
 def clustered_limits(
-    case_means: Any, level: float, *, difference: bool = False, method: str = "auto"
+    case_means: Any,
+    level: float,
+    *,
+    difference: bool = False,
+    method: str = "auto",
+    in_listing_order: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Vectorised limits from per-case means of equally many runs per case.
 
@@ -1021,7 +1198,9 @@ def clustered_limits(
     are all equal (standard error 0) the t methods give way to ``betting``, as
     :func:`clustered_mean_ci` does. Differences (``difference=True``) lie in
     [-1, 1]. Used by the simulators so that they judge exactly as
-    :func:`evalstats.stats._compare.compare` does.
+    :func:`evalstats.stats._compare.compare` does. ``in_listing_order`` bets
+    on the case means in the order given (see :func:`_wealth_blocks`), to
+    measure what averaging over orders changes.
     """
     from scipy.special import stdtrit
 
@@ -1033,7 +1212,7 @@ def clustered_limits(
         method = AUTO_METHOD
     unit = (x - lo_bound) / (1.0 - lo_bound)
     if method == "betting":
-        low, high = betting_limits(unit, level)
+        low, high = betting_limits(unit, level, in_listing_order=in_listing_order)
     else:
         se = x.std(axis=-1, ddof=1) / math.sqrt(cases)
         se = np.where(se < 1e-12, 0.0, se)
@@ -1058,10 +1237,17 @@ def clustered_limits(
 def _clustered(
     y: np.ndarray, codes: np.ndarray, level: float, *, difference: bool, method: str
 ) -> ClusteredInterval:
-    """Mean of ``y`` clustered by case, with the interval of ``method``."""
+    """Mean of ``y`` clustered by case, with the interval of ``method``.
+
+    The runs are taken in the order of their values, so that every sum (and
+    so every figure, to the last bit) is the same however the runs and the
+    cases are listed.
+    """
     n = y.size
     if n == 0:
         return _no_outcomes(level, difference=difference, method=method)
+    by_value = np.argsort(y, kind="stable")
+    y, codes = y[by_value], codes[by_value]
     groups = int(codes.max()) + 1
     mean = float(y.mean())
     resid = y - mean
@@ -1099,9 +1285,9 @@ def _clustered_counts(
     """:func:`clustered_mean_ci` of 0/1 outcomes from their counts per cluster.
 
     ``passes[g]`` of ``runs[g]`` outcomes of cluster g are 1 (clusters with no
-    run are left out): the same interval without one number per run. The
-    betting interval takes the case means in the order given, as
-    :func:`clustered_mean_ci` takes them in the order of its sorted labels.
+    run are left out): the same interval without one number per run. Like
+    every betting interval here it depends only on the multiset of the
+    case means, not on the order the cases are given in.
     """
     cells = [(p, r) for p, r in zip(passes, runs, strict=True) if r > 0]
     n = sum(r for _, r in cells)
@@ -1142,9 +1328,13 @@ def _cluster_robust(
     """The interval of ``method`` from per-case run counts, residual sums and means.
 
     ``sizes``, ``sums`` and ``case_means`` hold one entry per case (with at
-    least one run), in the order of the sorted case labels; ``resid_ss`` is
-    the sum of the squared residuals of all ``n`` runs.
+    least one run), in any one order of the cases; ``resid_ss`` is the sum of
+    the squared residuals of all ``n`` runs. No figure depends on that order:
+    the cases are first put in the order of their means (then sizes and
+    sums), so that the sums over cases are the same to the last bit.
     """
+    canonical = np.lexsort((sums, sizes, case_means))
+    sizes, sums, case_means = sizes[canonical], sums[canonical], case_means[canonical]
     lo_bound, hi_bound = (-1.0, 1.0) if difference else (0.0, 1.0)
     full = f"({lo_bound:g}, {hi_bound:g})"
     groups = int(sizes.size)
@@ -1182,7 +1372,7 @@ def _cluster_robust(
     if method == "betting" or se == 0.0:
         # Case means as independent draws with the mean sought (each case's
         # expected mean is the mean over cases like these, however many runs
-        # it had), in the order of the sorted case labels.
+        # it had); the limits depend only on their multiset.
         bl, bh = betting_limits((case_means - lo_bound) / scale, level)
         low, high = lo_bound + scale * float(bl), lo_bound + scale * float(bh)
         used = "betting"
@@ -1241,13 +1431,15 @@ def clustered_mean_ci(
         degrees of freedom. ``cr1``: the CR1 standard error (statsmodels'
         ``OLS(y, ones).fit(cov_type="cluster")``) with t on cases - 1 degrees
         of freedom. ``betting``: the betting confidence interval of
-        Waudby-Smith & Ramdas (2024) on the case means, taken in the order of
-        the sorted case labels, which covers the mean with probability at least
-        ``level`` whatever the distribution of case pass rates in [0, 1] and
-        however few the cases; it is wide, which is the honest answer from few
-        cases. ``auto`` (default): ``betting``, at every number of cases; the
-        t intervals' one-sided errors exceed their level on case pass rates as
-        skewed as evals' even at 100-300 cases (see :data:`AUTO_METHOD`).
+        Waudby-Smith & Ramdas (2024) on the case means, its capital averaged
+        over fixed orders of the sorted case means (so it does not depend on
+        the order or the names of the cases: see Notes), which covers the
+        mean with probability at least ``level`` whatever the distribution of
+        case pass rates in [0, 1] and however few the cases; it is wide,
+        which is the honest answer from few cases. ``auto`` (default):
+        ``betting``, at every number of cases; the t intervals' one-sided
+        errors exceed their level on case pass rates as skewed as evals' even
+        at 100-300 cases (see :data:`AUTO_METHOD`).
 
     Returns
     -------
@@ -1260,6 +1452,24 @@ def clustered_mean_ci(
         interval, with a note. ``design_effect`` compares the clustered
         variance with the independent-runs one. A single case gives the
         interval (0, 1): nothing can be said about cases like these from one.
+
+    Notes
+    -----
+    The betting capital of Waudby-Smith & Ramdas (2024) multiplies one
+    factor per case in sequence, and its guarantee holds when the sequence is
+    in random order; suites list their cases easy first, by topic or by
+    difficulty. So the case means are sorted and the capital is averaged over
+    fixed orders of the sorted values (8: two seeded uniformly random orders,
+    each at four evenly spaced rotations; every order when there are 3 cases
+    or fewer). A sorted sample taken in a uniformly random order is
+    distributed as the sample itself, so each order's capital at the true
+    mean is an e-value, and so is their average: the limits keep the
+    guarantee (over the data and the draw of the orders, which a recorded
+    seed fixes once) and depend only on the multiset of case means.
+    ``simulations/order_free.py`` measures the coverage and the one-sided
+    errors with the recorded orders, the cases listed in random order, easy
+    first, by topic and by true rate, at 10-300 cases; the exact coverage
+    with one run per case is in tests/test_clustered.py.
 
     References
     ----------
