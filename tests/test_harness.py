@@ -525,6 +525,7 @@ def test_without_a_run_timeout_the_command_is_killed_at_the_tasks_own(script, tm
 def test_cli_run_passes_the_default_timeout_unless_given(monkeypatch, tmp_path):
     from evalstats.cli import main
     from evalstats.running import _engine as engine
+    from evalstats.running._options import gather
 
     seen: list[object] = []
     signature = inspect.signature(engine.run)
@@ -533,7 +534,9 @@ def test_cli_run_passes_the_default_timeout_unless_given(monkeypatch, tmp_path):
         # The timeout run would use: the one passed, else run's own default.
         call = signature.bind(*args, **kwargs)
         call.apply_defaults()
-        seen.append(call.arguments["timeout"])
+        a = call.arguments
+        _, _, limits = gather(a["selection"], a["retries"], a["limits"], a["options"])
+        seen.append(limits.timeout)
         return SimpleNamespace(status="finished")
 
     monkeypatch.setattr(engine, "run", fake_run)

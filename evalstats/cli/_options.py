@@ -273,16 +273,18 @@ def load_run(paths: Sequence[str], args: argparse.Namespace, *, stream: bool = T
 
 def run_options(args: argparse.Namespace, judge: Any) -> dict[str, Any]:
     """The engine's options that a fixed run and a run until decided share."""
+    from ..running._options import Limits, Retries, Selection
+
     return {
-        "concurrency": args.concurrency,
-        **given(timeout=args.timeout),
-        "retries": args.retries,
+        "selection": Selection(
+            case_ids=args.case,
+            tags=args.tag,
+            limit=args.limit,
+            include_holdout=args.include_holdout,
+        ),
+        "retries": Retries(args.retries, stop_after_unmeasured=args.stop_after_unmeasured or None),
+        "limits": Limits(args.concurrency, **given(timeout=args.timeout)),
         "seed": args.seed,
-        "include_holdout": args.include_holdout,
-        "case_ids": args.case,
-        "tags": args.tag,
-        "limit": args.limit,
-        "stop_after_unmeasured": args.stop_after_unmeasured or None,
         "progress": wants_progress(args),
         "judge": judge,
     }

@@ -56,6 +56,10 @@ Variants and tasks
 
 Running
 -------
+    Selection                 Which cases of the suite run
+    Retries                   How transient failures are retried
+    Limits                    How many samples are in flight at once, and how long each attempt
+                              may take
     run                       Run every case with every variant runs times and write each sample to
                               out
     RunOutcome                How a run ended
@@ -99,6 +103,7 @@ if TYPE_CHECKING:
     )
     from ._engine import RunOutcome, run
     from ._judge import Calibration, CalibrationFileError, calibrate, corrected_pass_rate, judged_by
+    from ._options import Limits, Retries, Selection
     from ._run_cases import RunResult, run_cases
     from ._suite import Case, CaseCheck, Suite, find_suite, load_suite, suite_from_cases
     from ._tasks import Prompt, Task, TaskResult

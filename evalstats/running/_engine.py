@@ -37,7 +37,6 @@ import dataclasses
 import hashlib
 import inspect
 import json
-import math
 import os
 import random
 import signal
@@ -61,6 +60,7 @@ from ..errors import (
 )
 from ..results._recordable import NOTES_KEY, recordable
 from ._checks import Verdict, nothing_to_inspect, run_check
+from ._options import DEFAULT_TIMEOUT_S, Limits, Retries, Selection, _DefaultTimeout, gather
 from ._prices import without_prices
 from ._scoring import (
     JUDGE_UNMEASURED,
@@ -72,7 +72,6 @@ from ._scoring import (
     verdict_record,
 )
 from ._tasks import CallableTask, Prompt, Task, TaskResult, as_task
-from ._tasks import check_timeout as _check_timeout
 from ._variants import (
     PROVIDER_KINDS,
     TASK_KINDS,
@@ -122,21 +121,6 @@ _HARNESS_MARGIN_S = 15.0
 #: Samples (cases x runs x variants) one run may take; more is refused up front.
 MAX_SAMPLES = 1_000_000
 
-
-class _DefaultTimeout(float):
-    """The timeout :func:`run` uses when it is given none: 60 s per attempt.
-
-    A float, so it reads and records as 60.0, that also says it was not
-    chosen: a harness task (``cmd:``) then keeps its own default (130 s, a
-    whole assistant session rather than one model request), while a timeout
-    given on purpose, even 60, applies to every task.
-    """
-
-    __slots__ = ()
-
-
-#: Seconds each attempt may take when :func:`run` is given no ``timeout``.
-DEFAULT_TIMEOUT_S: float = _DefaultTimeout(60.0)
 
 RunStatus = Literal["finished", "interrupted", "stopped"]
 
@@ -750,22 +734,17 @@ async def run_async(
     *,
     runs: int,
     out: str | Path,
-    concurrency: int = 1,
-    timeout: float | None = DEFAULT_TIMEOUT_S,
-    retries: int = 3,
     seed: int = 0,
-    include_holdout: bool = False,
+    selection: Selection | None = None,
+    retries: Retries | int = 3,
+    limits: Limits | None = None,
     resume: bool = False,
-    progress: bool = True,
-    backoff: float = 0.5,
-    judge: Mapping[str, Any] | None = None,
-    case_ids: Sequence[str] | None = None,
-    tags: Sequence[str] | None = None,
-    limit: int | None = None,
-    stop_after_unmeasured: int | None = 20,
-    until_decided: Mapping[str, Any] | None = None,
     extend: bool = False,
+    progress: bool = True,
+    judge: Mapping[str, Any] | None = None,
+    until_decided: Mapping[str, Any] | None = None,
     _handle_signals: bool = False,
+    **options: Any,
 ) -> RunOutcome:
     """Run every case with every variant ``runs`` times; write every sample to ``out``.
 
@@ -779,20 +758,13 @@ async def run_async(
     manifest (or reopen the file to resume); run the samples, ``concurrency``
     workers at a time; write the summary; release the tasks.
     """
-    runs, concurrency, retries, timeout = _checked_arguments(
-        runs=runs,
-        concurrency=concurrency,
-        retries=retries,
-        seed=seed,
-        timeout=timeout,
-        backoff=backoff,
-        out=out,
-    )
-    selection = _selection(case_ids, tags, limit)
-    if stop_after_unmeasured is not None:
-        stop_after_unmeasured = whole_number("stop_after_unmeasured", stop_after_unmeasured)
+    chosen, retrying, limited = gather(selection, retries, limits, options)
+    runs = _checked_arguments(runs=runs, seed=seed, out=out)
+    concurrency, timeout = limited.concurrency, limited.timeout
+    retries, backoff = retrying.count, retrying.backoff
+    include_holdout = chosen.include_holdout
     suite, cases, variant_list = _cases_and_variants(
-        suite_or_cases, variants, runs=runs, include_holdout=include_holdout, selection=selection
+        suite_or_cases, variants, runs=runs, selection=chosen
     )
     tasks = list({id(v.task): v.task for v in variant_list}.values())
     await _prepare_tasks(tasks, retries=retries, backoff=float(backoff), seed=seed, timeout=timeout)
@@ -806,7 +778,7 @@ async def run_async(
         timeout=timeout,
         retries=retries,
         include_holdout=include_holdout,
-        selection=selection,
+        selection=chosen.record(),
     )
     _record_options(manifest, judge=judge, until_decided=until_decided)
     by_variant = {v.name: {"completed": 0, "incomplete": 0, "unmeasured": 0} for v in variant_list}
@@ -822,7 +794,7 @@ async def run_async(
         backoff=float(backoff),
         concurrency=concurrency,
     )
-    state = _run_state(by_variant, stop_after_unmeasured)
+    state = _run_state(by_variant, retrying.stop_after_unmeasured)
     bar = _progress(count, unmeasured=state.unmeasured, enabled=progress)
     loop = asyncio.get_running_loop()
     installed = _install_signal_handlers(loop, state) if _handle_signals else []
@@ -847,25 +819,16 @@ async def run_async(
     )
 
 
-def _selection(
-    case_ids: Sequence[str] | None, tags: Sequence[str] | None, limit: int | None
-) -> dict[str, Any]:
-    """The selection asked for, as the manifest records it: only the parts given."""
-    parts: tuple[tuple[str, Any], ...] = (("cases", case_ids), ("tags", tags), ("limit", limit))
-    return {k: (list(v) if k != "limit" else v) for k, v in parts if v is not None}
-
-
 def _cases_and_variants(
     suite_or_cases: Any,
     variants: Any,
     *,
     runs: int,
-    include_holdout: bool,
-    selection: Mapping[str, Any],
+    selection: Selection,
 ) -> tuple[Any, tuple[Any, ...], list[Variant]]:
     """The suite, the cases that run and the variants, checked against each other
     (the sample limit, the schedule's names, conversations sent to plain callables)."""
-    suite, cases = _suite_and_cases(suite_or_cases, include_holdout, selection)
+    suite, cases = _suite_and_cases(suite_or_cases, selection)
     variant_list = _variants(variants)
     samples = len(cases) * runs * len(variant_list)
     if samples > MAX_SAMPLES:
@@ -983,53 +946,36 @@ async def _run_and_summarise(
     return stop, cancelled, status, reason, elapsed
 
 
-def _checked_arguments(
-    *,
-    runs: Any,
-    concurrency: Any,
-    retries: Any,
-    seed: Any,
-    timeout: Any,
-    backoff: Any,
-    out: Any,
-) -> tuple[int, int, int, float | None]:
-    """The run's numbers, checked: ``(runs, concurrency, retries, timeout)``."""
+def _checked_arguments(*, runs: Any, seed: Any, out: Any) -> int:
+    """The run's own arguments checked (the options are checked by their objects): runs."""
     runs = whole_number("runs", runs)
-    concurrency = whole_number("concurrency", concurrency)
-    retries = whole_number("retries", retries, minimum=0)
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise InvalidArgument(f"seed={seed!r} must be a whole number")
-    if timeout is not None and not isinstance(timeout, _DefaultTimeout):
-        timeout = _check_timeout(timeout)
-    if (
-        isinstance(backoff, bool)
-        or not isinstance(backoff, int | float)
-        or not (math.isfinite(backoff) and backoff >= 0)
-    ):
-        raise InvalidArgument(f"backoff={backoff!r} must be a number of seconds, 0 or more")
     if not isinstance(out, str | Path) or not str(out):
         raise InvalidArgument(f"out={out!r} must be a file path")
-    return runs, concurrency, retries, timeout
+    return runs
 
 
-def _suite_and_cases(
-    suite_or_cases: Any, include_holdout: bool, selection: Mapping[str, Any]
-) -> tuple[Any, tuple[Any, ...]]:
+def _suite_and_cases(suite_or_cases: Any, selection: Selection) -> tuple[Any, tuple[Any, ...]]:
     """The suite and the cases that run: the holdout cases only when asked for, and
     only those the selection (case id patterns, tags, a limit) keeps."""
     suite = _resolve_suite(suite_or_cases)
     cases = tuple(
         suite.select(
-            include_holdout=bool(include_holdout),
-            ids=selection.get("cases"),
-            tags=selection.get("tags"),
-            limit=selection.get("limit"),
+            include_holdout=selection.include_holdout,
+            ids=selection.case_ids,
+            tags=selection.tags,
+            limit=selection.limit,
         )
     )
     if not cases:
         raise InvalidArgument(
             f"suite {suite.name!r} has no cases to run"
-            + ("" if include_holdout else " (holdout cases run only with include_holdout)")
+            + (
+                ""
+                if selection.include_holdout
+                else " (holdout cases run only with include_holdout)"
+            )
         )
     return suite, cases
 
@@ -1513,28 +1459,7 @@ def _progress(total: int, *, unmeasured: int, enabled: bool) -> Any:
     return bar
 
 
-def run(
-    suite_or_cases: Any,
-    variants: Sequence[Variant | str],
-    *,
-    runs: int,
-    out: str | Path,
-    concurrency: int = 1,
-    timeout: float | None = DEFAULT_TIMEOUT_S,
-    retries: int = 3,
-    seed: int = 0,
-    include_holdout: bool = False,
-    resume: bool = False,
-    progress: bool = True,
-    backoff: float = 0.5,
-    judge: Mapping[str, Any] | None = None,
-    case_ids: Sequence[str] | None = None,
-    tags: Sequence[str] | None = None,
-    limit: int | None = None,
-    stop_after_unmeasured: int | None = 20,
-    until_decided: Mapping[str, Any] | None = None,
-    extend: bool = False,
-) -> RunOutcome:
+def run(suite_or_cases: Any, variants: Sequence[Variant | str], **arguments: Any) -> RunOutcome:
     """Run every case with every variant ``runs`` times and write each sample to ``out``.
 
     The samples follow :func:`schedule` (repeat by repeat, variants
@@ -1665,29 +1590,17 @@ def run(
     {'completed': 20, 'incomplete': 0, 'unmeasured': 0}
     """
     return asyncio.run(
-        run_async(
-            suite_or_cases,
-            variants,
-            runs=runs,
-            out=out,
-            concurrency=concurrency,
-            timeout=timeout,
-            retries=retries,
-            seed=seed,
-            include_holdout=include_holdout,
-            resume=resume,
-            progress=progress,
-            backoff=backoff,
-            judge=judge,
-            case_ids=case_ids,
-            tags=tags,
-            limit=limit,
-            stop_after_unmeasured=stop_after_unmeasured,
-            until_decided=until_decided,
-            extend=extend,
-            _handle_signals=_in_main_thread(),
-        )
+        run_async(suite_or_cases, variants, _handle_signals=_in_main_thread(), **arguments)
     )
+
+
+# run takes run_async's arguments, written once: help() and editors show them.
+run.__signature__ = inspect.signature(run_async).replace(  # type: ignore[attr-defined]
+    parameters=[
+        p for p in inspect.signature(run_async).parameters.values() if p.name != "_handle_signals"
+    ],
+    return_annotation=RunOutcome,
+)
 
 
 def _in_main_thread() -> bool:
