@@ -107,12 +107,8 @@ _LOG2 = math.log(2.0)
 #: How strongly the e-process planned for an effect concentrates on the share
 #: of discordant pairs that effect gives: its Beta prior for the share is worth
 #: this many discordant pairs (a standard deviation of about 0.05 around a
-#: planned share of 0.8). On the shop stand-in (20,000 experiments, looking
-#: after every pair, 80% power) a concentration of 40 uses 0.78 of the fixed
-#: design's pairs, 50 uses 0.75, and 60 to 160 all use 0.74, as the likelihood
-#: ratio at the true share does; more concentrated priors gain nothing there
-#: and lose more when the plan is too optimistic (truth 0.7 -> 0.8 within 800
-#: pairs: power 0.82 at 60, 0.76 at 100, 0.94 for the default mixture).
+#: planned share of 0.8). More concentrated priors decide no earlier and lose
+#: more when the plan is too optimistic (``simulations/sequential.py``).
 PLANNED_CONCENTRATION = 60.0
 
 

@@ -750,39 +750,18 @@ CLUSTERED_METHODS = ("auto", "cr2", "cr1", "betting")
 #: What ``method="auto"`` uses, at every number of cases: the distribution-free
 #: betting interval, whose one-sided limits each miss with probability at most
 #: (1 - level) / 2 whatever the distribution of case rates in [0, 1]. The t
-#: intervals, corrected or not, do not keep that at 100-300 cases on case
-#: rates as skewed as evals' (simulations/gate_margin.py, its candidates part,
-#: 6,000 experiments a cell: old 90%, icc 0.3, 3 runs, new exactly M = 5 or
-#: 10 points worse). The t interval on the case means (CR2 + Satterthwaite,
-#: what ``auto`` used from 100 cases before) passes a non-inferiority gate
-#: 3.3-3.6% of the time at 100 and 300 cases for a nominal 2.5% (worst 3.6%,
-#: 3.2 to 4.2): the case differences are skewed (skewness about -1, kurtosis
-#: 5-7), and the t interval's one-sided error grows by about 0.085 |skewness|
-#: / sqrt(cases), the n^(-1/2) Edgeworth term of the studentized mean,
-#: skewness (2 z^2 + 1) phi(z) / 6 at z = 1.96 (Hall 1992, The Bootstrap and
-#: Edgeworth Expansion, ch. 2). Removing that term with Johnson's (1978,
-#: JASA 73, 536) modified t or Hall's (1992, JRSS-B 54, 221) cubic
-#: transformation gives 2.4-3.2% at 100 cases and 2.5-2.8% at 300, on both
-#: sides (worst 3.2%, 2.8 to 3.7): near the level, not within it. On
-#: simulations/few_cases.py's grid the t interval's worst cell covers 86.6%
-#: at 100 cases and 91.3-91.7% at 150-300 (on single runs it is the Wald
-#: interval), and its one-sided false positives reach 3.7-4.7% at 10-300
-#: cases (part 3, 1,000 experiments a cell). The betting interval errs
-#: 0.2-0.4% per side in the gate's cells and covers at least 96.9% in every
-#: cell of that grid from 4 to 300 cases (parts 1-2), at a price in power: about 1.39
-#: times the t interval's width with many cases (sqrt(2 log 40) / 1.96), so
-#: about twice the cases for the same power (a gate at a 5-point margin
-#: passes a new variant as good as the old in 29.6% of 100 x 3 runs instead
-#: of 68.9%, 89.9% of 300 x 3 runs instead of 98.5%). ``method="cr2"`` (or
-#: ``"cr1"``) asks for a t interval; it is never chosen by default.
+#: intervals (CR2 + Satterthwaite, and Johnson's or Hall's skewness-corrected
+#: t) do not keep that on case rates as skewed as evals', even at 100-300
+#: cases; the betting interval pays for it in width. ``simulations/gate_margin.py``
+#: (its candidates part) and ``simulations/few_cases.py`` measure both.
+#: ``method="cr2"`` (or ``"cr1"``) asks for a t interval; it is never chosen
+#: by default.
 AUTO_METHOD = "betting"
 
 #: The betting fraction cap (Waudby-Smith & Ramdas 2024, section 5: bets are
-#: truncated at c / m, c in (0, 1)). Any c in (0, 1) keeps the guarantee; 0.9
-#: gave intervals as narrow as or narrower than 1/2 and 3/4 at 6-200 cases
-#: (pass rates 0.5-0.95, icc 0-0.5, 3 runs), and it is the smallest of the
-#: three with which 6 cases that all gain +1 exclude 0 (1.9^6 > 40), as the
-#: best possible level-95% rule does (6 is the fewest with 2^-cases < 2.5%).
+#: truncated at c / m, c in (0, 1)); any c in (0, 1) keeps the guarantee. 0.9
+#: lets 6 cases that all gain +1 exclude 0 (1.9^6 > 40), as the best possible
+#: level-95% rule does (6 is the fewest with 2^-cases < 2.5%).
 _BET_CAP = 0.9
 
 

@@ -102,15 +102,10 @@ __all__ = [
 SEED_MODULUS = 2**31
 
 #: Requests are spread over at most this many ``httpx.AsyncClient`` pools. The
-#: httpcore pool walks every connection it holds (polling idle sockets) on each
-#: request and release, so with 32 requests in flight one pool spends several
-#: ms of CPU per request on bookkeeping (encode/httpcore pull requests 924 and
-#: 1035 measure and discuss this). Against the stand-in server at 20 ms latency
-#: and concurrency 32, eight smaller pools cut the client's CPU per request
-#: three- to fivefold and raised throughput three- to sixfold (the engine leg of
-#: benchmarks/http.py, run with CLIENT_SHARDS set to 1 and to 8); 32 pools (one
-#: connection each at 32 in flight) cut it by a further 5-15% (1.34 -> 1.23 ms
-#: of CPU per sample, the mean of runs alternated with 8 on the same machine).
+#: httpcore pool walks every connection it holds on each request and release
+#: (encode/httpcore pull requests 924 and 1035), so many requests in flight on
+#: one pool spend milliseconds of CPU per request on bookkeeping; smaller
+#: pools do not (``benchmarks/http.py`` measures it with CLIENT_SHARDS set).
 CLIENT_SHARDS = 32
 
 #: How much of a service's error message an error line keeps.
