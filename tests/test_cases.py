@@ -934,3 +934,21 @@ def test_a_json_duplicate_key_is_placed_at_its_object(tmp_path_factory, cases, d
     with pytest.raises(CaseFileError) as info:
         load_suite(path)
     assert f"in the object at line {starts[index] + 1} column 5 " in str(info.value)
+
+
+def test_a_suite_may_declare_its_cases_sampled(tmp_path):
+    import json
+
+    from evalstats.errors import CaseFileError
+    from evalstats.running._suite import load_suite
+
+    case = {"id": "a", "prompt": "Hi", "checks": [{"contains": "hi"}]}
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps({"name": "s", "sampled": True, "cases": [case]}))
+    suite = load_suite(path)
+    assert suite.sampled and suite.to_dict()["sampled"] is True
+    path.write_text(json.dumps({"name": "s", "cases": [case]}))
+    assert not load_suite(path).sampled and "sampled" not in load_suite(path).to_dict()
+    path.write_text(json.dumps({"name": "s", "sampled": "yes", "cases": [case]}))
+    with pytest.raises(CaseFileError, match=r's\.json: sampled: must be true or false .*"yes"'):
+        load_suite(path)

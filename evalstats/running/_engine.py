@@ -1068,12 +1068,7 @@ def _manifest(
         "format": 1,
         "evalstats": __version__,
         "counting_method": _counting_method(),
-        "suite": {
-            "name": suite.name,
-            "version": suite.version,
-            "path": suite.path,
-            "sha256": suite.sha256,
-        },
+        "suite": suite.to_dict(),
         "cases": [case.to_dict() for case in cases],
         "include_holdout": bool(include_holdout),
         "selection": dict(selection) or None,

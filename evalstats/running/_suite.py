@@ -31,7 +31,9 @@ A suite file looks like this (YAML; JSON has the same fields)::
         holdout: true
 
 Top-level fields: ``name`` (default: the file's stem), ``version`` (a string,
-a whole number or null), ``description`` and ``cases``. Case fields: ``id``,
+a whole number or null), ``description``, ``sampled`` (true when the cases were
+drawn at random from real traffic: a verdict about cases like these is then
+the default) and ``cases``. Case fields: ``id``,
 exactly one of ``prompt`` and ``messages``, ``checks`` (at least one),
 ``fixtures`` (relative path -> text, files for a workspace),
 ``required_actions`` (tool calls a trace must show, such as ``{"tool":
@@ -107,7 +109,7 @@ CASE_FIELDS = (
 )
 
 #: The top-level fields of a suite file.
-SUITE_FIELDS = ("name", "version", "description", "cases")
+SUITE_FIELDS = ("name", "version", "description", "sampled", "cases")
 
 _ROLES = ("system", "user", "assistant")
 _MESSAGE_FIELDS = ("role", "content")
@@ -887,6 +889,10 @@ class Suite:
         ``[case.to_dict() for case in cases]``.
     description : str, optional
         Keyword-only.
+    sampled : bool, optional
+        Keyword-only: the cases were drawn at random from the traffic the
+        assistant serves, so a verdict about cases like these is what the
+        data support by default (see :func:`~evalstats.stats._claims.default_about`).
     """
 
     name: str
@@ -896,6 +902,7 @@ class Suite:
     sha256: str | None = None
     _: KW_ONLY
     description: str = ""
+    sampled: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
@@ -922,6 +929,8 @@ class Suite:
             raise InvalidArgument(f"path={self.path!r} must be a string or None")
         if not isinstance(self.description, str):
             raise InvalidArgument(f"description={self.description!r} must be a string")
+        if not isinstance(self.sampled, bool):
+            raise InvalidArgument(f"sampled={self.sampled!r} must be True or False")
         object.__setattr__(self, "cases", cases)
         if self.sha256 is None:
             object.__setattr__(self, "sha256", _cases_sha256(cases))
@@ -995,16 +1004,20 @@ class Suite:
         raise InvalidArgument(f"case_id={case_id!r} is not in the suite{hint}")
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"name", "version", "path", "sha256"}``: the suite entry of a results manifest.
+        """``{"name", "version", "path", "sha256"}``: the suite entry of a results manifest,
+        with ``"sampled": true`` when the suite declares its cases sampled at random.
 
         The cases go apart, as ``[case.to_dict() for case in suite.select(...)]``.
         """
-        return {
+        entry = {
             "name": self.name,
             "version": self.version,
             "path": self.path,
             "sha256": self.sha256,
         }
+        if self.sampled:
+            entry["sampled"] = True
+        return entry
 
 
 def suite_from_cases(
@@ -1092,6 +1105,13 @@ def _suite_from_document(
         description = ""
     if not isinstance(description, str):
         raise CaseFileError(f"{where}description: must be a string, not {_kind(description)}")
+    sampled = document.get("sampled", False)
+    if not isinstance(sampled, bool):
+        shown = _q(sampled) if isinstance(sampled, str) else _kind(sampled)
+        raise CaseFileError(
+            f"{where}sampled: must be true or false (were the cases drawn at random from "
+            f"real traffic?), not {shown}"
+        )
     raw_cases = document.get("cases")
     if raw_cases is None:
         raise CaseFileError(f"{where}cases: missing: give a list of cases")
@@ -1110,7 +1130,9 @@ def _suite_from_document(
             )
         seen[case.id] = i
         cases.append(case)
-    return Suite(name, version, tuple(cases), path, sha256, description=description)
+    return Suite(
+        name, version, tuple(cases), path, sha256, description=description, sampled=sampled
+    )
 
 
 # --- files ----------------------------------------------------------------------
