@@ -1015,14 +1015,15 @@ def _tags(
 ) -> tuple[TagSummary, ...]:
     """Per tag (in the order the cases first carry them) and variant, the pass rate over
     the tagged cases, clustered by case; () when no case carries a tag."""
-    tagged: dict[str, list[str]] = {}
+    known = set(case_ids)
+    tagged: dict[str, dict[str, None]] = {}  # tag -> its cases, in order, each once
     for case in res.manifest.get("cases") or ():
-        if not isinstance(case, dict) or case.get("id") not in case_ids:
+        if not isinstance(case, dict) or case.get("id") not in known:
             continue
         tags = case.get("tags")
         for tag in tags if isinstance(tags, list) else ():
-            if isinstance(tag, str) and case["id"] not in tagged.setdefault(tag, []):
-                tagged[tag].append(case["id"])
+            if isinstance(tag, str):
+                tagged.setdefault(tag, {})[case["id"]] = None
     out = []
     for tag, ids in tagged.items():
         for v in variants:
