@@ -91,6 +91,7 @@ _EXPORTS: dict[str, str] = {
     "non_inferiority": "deciding._gate",
     "observe": "running._workspace",
     "paired_diff_ci": "stats._intervals",
+    "paired_diff_pvalue": "stats._tango",
     "paired_power": "planning._power",
     "parse_variant": "running._variants",
     "plan": "planning._power",
@@ -196,6 +197,7 @@ __all__ = [
     "non_inferiority",
     "observe",
     "paired_diff_ci",
+    "paired_diff_pvalue",
     "paired_power",
     "parse_variant",
     "plan",
@@ -308,6 +310,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors
         proportion_ci,
     )
     from .stats._ppi import ppi_diff, ppi_pass_rate
+    from .stats._tango import paired_diff_pvalue
 
 
 def __getattr__(name: str) -> Any:

@@ -79,6 +79,7 @@ EXPECTED = [
     "non_inferiority",
     "observe",
     "paired_diff_ci",
+    "paired_diff_pvalue",
     "paired_power",
     "parse_variant",
     "plan",
