@@ -233,7 +233,8 @@ def test_trials_rule_power_is_the_full_enumeration():
             for z in range(n + 1 - x - y)
         ]
     )
-    low = paired_diff_ci(*tables.T, method="newcombe").low
+    # the rule the gate applies about these cases: the comparison's interval
+    low = paired_diff_ci(*tables.T, method="tango_cc").low
     want = float(multinomial.pmf(tables, n, probs) @ (low > -margin))
     got = _trials_rule_power(p, n, margin, discordance=psi)
     assert 0.05 < want < 0.95 and got == pytest.approx(want, abs=1e-5)
@@ -256,7 +257,7 @@ def _paired_runs(per_case_a, per_case_b):
     )
 
 
-def test_advice_about_these_cases_plans_for_newcombes_paired_interval():
+def test_advice_about_these_cases_plans_for_the_paired_score_interval():
     from evalstats.deciding._gate import _trials_rule_power
     from evalstats.stats._intervals import paired_diff_ci
 
@@ -270,7 +271,7 @@ def test_advice_about_these_cases_plans_for_newcombes_paired_interval():
     res = _paired_runs(a.tolist(), b.tolist())
     found = non_inferiority(res, "old", "new", margin=0.05, scope="trials")
     assert found.verdict == "cant_tell" and found.scope == "trials"
-    assert "about these cases: the exact power of Newcombe's paired interval" in found.advice
+    assert "about these cases: the exact power of the paired score interval" in found.advice
     assert "clustered" not in found.advice
     p = a.sum() / a.size
     psi = 4 / 40
@@ -286,7 +287,7 @@ def test_advice_about_these_cases_plans_for_newcombes_paired_interval():
     d = sim.binomial(pairs, psi, e)
     only_b = sim.binomial(d, 0.5)
     both = sim.binomial(pairs - d, (p - psi / 2) / (1 - psi))
-    low = paired_diff_ci(both, d - only_b, only_b, pairs - d - both).low
+    low = paired_diff_ci(both, d - only_b, only_b, pairs - d - both, method="tango_cc").low
     share = float(np.mean(np.asarray(low) > -0.05))
     assert abs(share - 0.8) < 4 * np.sqrt(0.8 * 0.2 / e) + 0.002
     # the gate's line carries the same advice, and cases like these its own
@@ -311,7 +312,7 @@ def test_advice_about_these_cases_with_a_small_margin_is_the_normal_approximatio
     found = non_inferiority(
         _paired_runs(a.tolist(), b.tolist()), "old", "new", margin=0.01, scope="trials"
     )
-    assert "normal approximation of Newcombe's paired interval" in found.advice
+    assert "normal approximation of the paired score interval" in found.advice
     z = NormalDist().inv_cdf(0.975) + NormalDist().inv_cdf(0.8)
     pairs = int(found.advice.split("cases (")[1].split(" pairs")[0])
     assert pairs == math.ceil((z / 0.01) ** 2 * 0.1)
@@ -642,3 +643,4 @@ def test_the_candidate_corrections_solve_their_own_equations():
     for how in ("johnson", "hall"):
         low, high = sim.candidate_limits(sym, how)
         assert np.allclose(low, t_low) and np.allclose(high, t_high)
+

@@ -9,7 +9,7 @@ equalities between variants is possible), or none. Every verdict makes one
 claim, as ``compare_results`` does by default: about cases like these (each
 pair's clustered test, whose p-value agrees with its interval; see
 :mod:`evalstats.stats._clustered_pvalues`) when every pair is paired over at least 5
-cases, else about these cases (McNemar's exact test), saying why.
+cases, else about these cases (the paired score test, Tango's), saying why.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ __all__ = ["PairComparison", "MultipleComparison", "compare_variants", "shaffer_
 ADJUSTMENTS = ("holm", "shaffer", "none")
 _NAMES = {"holm": "Holm", "shaffer": "Shaffer", "none": "no"}
 _ABOUT = {"cases": "cases like these", "trials": "these cases"}
-_TESTS = {"mcnemar": "McNemar's exact test", "ztest": "the z test"}
+_TESTS = {"mcnemar": "the paired score test (Tango)", "ztest": "the z test"}
 
 
 @lru_cache(maxsize=64)
@@ -148,7 +148,7 @@ class MultipleComparison:
         Each variant's pass rate (pooled over measured samples).
     scope : {"cases", "trials"}
         The claim of every verdict: about cases like these (each pair's
-        clustered test) or about these cases (McNemar's exact test when
+        clustered test) or about these cases (the paired score test when
         paired).
     scope_note : str
         Why the claim is about these cases when cases like these were the
@@ -297,7 +297,7 @@ def compare_variants(
         (:func:`~evalstats.stats._clustered_pvalues.clustered_paired_pvalue`: the
         betting capital's, at every number of cases); it needs
         outcomes paired over at least 2 cases. ``"trials"``: about these
-        cases, McNemar's exact test (paired) or the z test (unpaired). By
+        cases, the paired score test (Tango's) or the z test (unpaired). By
         default ``"cases"`` when every pair is paired over at least 5 cases,
         as in ``compare_results``; otherwise ``"trials"``, and ``scope_note``
         says that nothing can be said about cases like these (or that the
