@@ -3,56 +3,114 @@
 ``gate --no-regression-vs old --margin M`` passes when the lower limit of the
 interval for p_new - p_old lies above -M (:func:`evalstats.deciding._gate.non_inferiority`).
 A variant exactly M worse sits on the boundary: a gate at level 0.95 (a
-one-sided test at 2.5%) should pass it at most about 2.5% of the time, and
-one truly worse by more should pass less often. What "exactly M worse" means
+one-sided test at 2.5%) should pass it at most 2.5% of the time, and one
+truly worse by more should pass less often. What "exactly M worse" means
 depends on the claim the gate makes:
 
 * about **these cases** (``--about trials``: the paired score test and the
   interval that inverts it, ``paired_diff_ci(..., method="tango_cc")``, on all
-  runs): these cases' own rates differ by M. Each experiment draws 10 (or more) cases from the case model and then
-  shifts B's rates on the logit scale so that these cases' mean difference
-  is exactly -M (column "these: boundary").
-* about **cases like these** (the default from 5 cases; the clustered
-  comparison: the distribution-free betting interval, at every number of
-  cases): the case model's mean difference is -M, and each experiment's
-  cases are a fresh draw (column "like these: boundary").
+  runs): these cases' own rates differ by M. Each experiment draws its
+  cases from the case model and then shifts new's rates on the logit scale
+  so that these cases' mean difference is exactly -M.
+* about **cases like these** (the clustered comparison: the
+  distribution-free betting interval, at every number of cases): the case
+  model's mean difference is -M, and each experiment's cases are a fresh draw.
 
-The column "these, read as like" is the these-cases rule judged against the
-cases-like-these boundary: the rate at which a verdict about these cases
-would wrongly pass a variant that is M worse on cases like these (the reason
-the claim must be chosen and stated). Then the power of the cases-like-these
-rule when new is as good as old, and how often each rule passes a new
-variant 20 points worse (90% -> 70%), where before the margin "can't tell"
-counted as no regression and the gate passed 35% of 10-case runs (81% at
-90% -> 80%).
+Part "these" (the default): the gate about these cases at these cases'
+boundary over the grid of issue 23, 10, 30, 100 and 300 cases x 1, 3, 5 and
+10 runs per case x icc 0, 0.2 and 0.5 x old's pass rate 0.5, 0.8, 0.9 and
+0.98, margins 5 and 10 points (384 cells), for the old rule (Newcombe's
+paired interval) and the new one (Tango's score interval with a quarter-pair
+continuity correction), beside the candidates it was chosen from: Tango's
+interval without the correction, with half a pair, and an exact
+unconditional test on Tango's statistic (:func:`eu_critical`, Sidik 2003).
+For each cell: the share of runs the gate passes, the share it calls
+"worse", and for icc 0 (the same rates on every case, so the pooled table is
+multinomial) the new rule's exact rate (:func:`exact_icc0`). Then, with new
+exactly as good as old on these cases: the false "B better" and "A better"
+verdicts at 95% (the old verdict: the exact McNemar test), and the gate's
+power at a 10-point margin at 10 x 5 and 30 x 3. The verdicts are
+vectorised over experiments (the public ``paired_diff_pvalue`` and
+``paired_diff_ci``); :func:`check_these_against_public` confirms on the
+first experiments of every design that ``compare`` and ``non_inferiority``
+give the same verdicts.
 
-Last, the candidates for the limits about cases like these from 100 cases,
-where the gate once switched to CR2 + t: that t interval, Johnson's (1978)
-modified t, Hall's (1992) cubic transformation of t (both correcting the
-t interval for the skewness of the case differences), and the betting
-interval; each one's error on both sides at the boundary and its power when
-new is as good as old (:func:`candidate_limits`).
+Part "exact": each score rule's largest one-sided error by exact
+enumeration (:func:`exact_errors`) at every number of pairs from 10 to 150,
+then 160 to 400 by 20 and 500 to 3,000, over every nuisance value a paired
+run allows (old's and new's outcomes on a pair independent given the case,
+so not negatively associated).
 
-Every rate is printed with its 95% Monte-Carlo (Wilson) interval. The rules
-are applied vectorised (:func:`evalstats.stats._intervals.paired_diff_ci` on the
-pooled cells; :func:`evalstats.stats._intervals.clustered_limits` on the case
-differences); ``check_against_gate`` confirms on the first experiments of
-every design that the public function gives the same verdicts.
+Part "like": at old 90%, icc 0.3, the claims compared: the these-cases rule
+at its own boundary, the cases-like-these rule at its boundary, the
+these-cases rule judged against the cases-like-these boundary (the rate at
+which a verdict about these cases would wrongly pass a variant that is M
+worse on cases like these: the reason the claim must be chosen and stated),
+the power of the cases-like-these rule when new is as good as old, and how
+often each passes a new variant 20 points worse (90% -> 70%), where before
+the margin "can't tell" counted as no regression and the gate passed 35% of
+10-case runs. Part "candidates": the limits about cases like these from 100
+cases, where the gate once switched to CR2 + t: that t interval, Johnson's
+(1978) modified t, Hall's (1992) cubic transformation of t, and the betting
+interval (:func:`candidate_limits`).
 
-Measured (6,000 experiments a cell; rate with its 95% Monte-Carlo interval;
-old 90%, icc 0.3; margin 5 and 10 points):
+Every rate is printed with its 95% Monte-Carlo (Wilson) interval.
 
-* about these cases, at these cases' boundary: 1.4-2.3% at 10 x 5, 40 x 3,
-  100 x 3 and 300 x 3 (worst 2.3%, 1.9 to 2.7): within 2.5%.
-* the same verdict against the cases-like-these boundary: 1.9-3.7% (worst
-  3.7%, 3.3 to 4.2, at 10 x 5 and at 300 x 3 with a 10-point margin).
+Measured, part "these" (50,000 experiments a cell, seed 2024):
+
+* the new rule passes at most 2.61% (2.47 to 2.75) of runs at the boundary
+  (0.5, icc 0.2, margin 10, 300 x 5); no cell's Monte-Carlo upper bound is
+  above 2.8%, and the 8 cells whose estimate is above 2.5% are at 300
+  cases, where its exact rate at icc 0 is 2.44-2.47%. At icc 0 its exact
+  rate is at most 2.47% in every cell. At 100 x 3 it passes 0.04-2.48%.
+* the old rule (Newcombe's interval) passes up to 3.58% (3.42 to 3.75, 0.5,
+  icc 0, margin 5, 10 x 1); 113 cells are above 2.5%, about 38 of them
+  beyond Monte-Carlo error (lower bound above 2.5%), and 36 have an upper
+  bound above 2.8% (3.0-3.6% at 10 and 30 cases with rates near 0.5); at
+  100 x 3 up to 2.67% (2.53 to 2.81).
+* the candidates: without the correction up to 2.84% (2.70 to 2.99, 10 x 5,
+  rate 0.5), 61 cells above 2.5%; half a pair up to 2.56%, 5 cells; the
+  exact unconditional test up to 2.61%, 18 cells above 2.5% by Monte-Carlo
+  error alone (its exact size is at most 2.5% in every cell).
+* "worse" (the upper limit below -M) at the boundary, which should also err
+  at most 2.5%: the new rule up to 3.16% (3.01 to 3.32, rate 0.98, icc 0,
+  margin 5, 100 x 1), 21 cells above 2.5%, all with few discordant pairs
+  (rates 0.9-0.98); half a pair the same worst cell, 3 cells; the exact
+  unconditional test at most 2.41%; Newcombe up to 2.61%.
+* new = old: false "B better" at most 2.54% (2.41 to 2.68) and "A better" at
+  most 2.57% (2.43 to 2.71), both at 300 cases, no upper bound above 2.8%
+  (exact McNemar, the old verdict: at most 2.36% and 2.43%; Newcombe's
+  interval up to 3.16%).
+* the gate's power when new = old, margin 10 points, old 90%: 10 x 5 runs
+  30.4% (30.0 to 30.8) at icc 0, 35.2% at icc 0.2, 47.5% at icc 0.5; 30 x 3
+  52.6% (52.1 to 53.0), 61.4%, 77.6% (Newcombe's interval: 32.8%, 37.8%,
+  50.8% and 56.4%, 64.7%, 80.1%; the exact unconditional test the same as
+  the new rule to 0.4 points). At old 98%: 61.8-80.5% and 93.9-98.3%. At
+  old 50% and 80% the runs are too few for a 10-point margin: 15.1-34.0% at
+  10 x 5 and 24.7-57.2% at 30 x 3 (Newcombe's 18.1-38.9% and 27.5-62.8%).
+
+Measured, part "exact": with the quarter pair, the gate's pass at margins
+10 and 5 and "B better" at 0 err at most 2.470%, 2.465% and 2.463% (all at
+3,000 pairs, rising towards 2.5% from below); the claims on the other side
+(lower limit above +5 or +10 points, the mirror of "worse") up to 4.24% (106
+pairs, s = 0.0067) and 4.06%. Without the correction: 3.14%, 3.05% (17 and 20
+pairs) and 2.69%; with half a pair 2.43%, 2.43%, 2.42% and up to 3.50% on the
+other side.
+
+Measured, part "like" (6,000 experiments a cell; old 90%, icc 0.3; margins 5
+and 10 points):
+
+* about these cases, at these cases' boundary: 1.2-2.0% at 10 x 5, 40 x 3,
+  100 x 3 and 300 x 3 (worst 2.0%, 1.7 to 2.4): within 2.5%.
+* the same verdict against the cases-like-these boundary: 1.7-3.4% (worst
+  3.4%, 2.9 to 3.9, at 10 x 5 and at 300 x 3 with a 10-point margin).
 * about cases like these (the betting interval at every size): 0.0-0.5%
   (worst 0.5%, 0.4 to 0.7, at 100 x 3 with a 10-point margin): within 2.5%.
   A new variant as good as the old passes 0.0% of 10 x 5 runs, 1.2% and
   28.6% (27.5 to 29.8) of 40 x 3 runs, 29.4% (28.3 to 30.6) and 93.6% of
   100 x 3 runs and 89.8% (89.0 to 90.5) and 100% of 300 x 3 runs, at a 5-
   and a 10-point margin.
-* 20 points worse (90% -> 70%) with a 10-point margin: 0.2% (0.2 to 0.4)
+* 20 points worse (90% -> 70%) with a 10-point margin: 0.2% (0.1 to 0.3)
   about these cases at 10 x 5, 0.0% elsewhere.
 * candidates from 100 cases, at the boundary (passes / says 'worse'; power
   when new = old), 100 x 3 and 300 x 3, margins 5 and 10 points: the t
@@ -66,8 +124,11 @@ old 90%, icc 0.3; margin 5 and 10 points):
   at 100 x 3; 98.5% against 89.9% (89.1 to 90.7) at 300 x 3. The betting
   interval is the only candidate that keeps 2.5%, and the gate uses it.
 
-Run: python simulations/gate_margin.py [--experiments 6000] [--candidates-only]
-(about 15 minutes on 2 cores)
+Run: python simulations/gate_margin.py [--part these|exact|like|candidates|all]
+[--experiments N] [--check N] [--seed S]. The default (part "these", 4,000
+experiments a cell) takes a few minutes on one core; the figures above came
+from --experiments 50000 (about 20 minutes of one core); "exact" takes about
+4 minutes, "like" and "candidates" about 15 together.
 """
 
 from __future__ import annotations
