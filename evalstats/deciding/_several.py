@@ -237,7 +237,7 @@ class MultipleComparison:
             adj = "n/a" if math.isnan(p.adjusted_pvalue) else f"{p.adjusted_pvalue:.3g}"
             lines.append(
                 f"  {f'{p.b} vs {p.a}':<{width}}  {str(c.difference):<26} {raw:>8} {adj:>8}  "
-                f"{verdict} ({c.method})"
+                f"{verdict} ({c.test_name})"
             )
         lines.append(self.ranking())
         return "\n".join(lines)
