@@ -14,7 +14,7 @@ Statistics on counts (:mod:`evalstats.stats`)
 ---------------------------------------------
     CaseModel, CaseRow, ClusteredInterval, Comparison, Interval, clustered_mean_ci,
     clustered_paired_diff_ci, compare, compare_counts, detectable_difference, diff_ci,
-    paired_diff_ci, ppi_diff, ppi_pass_rate, proportion_ci
+    paired_diff_ci, paired_diff_pvalue, ppi_diff, ppi_pass_rate, proportion_ci
 
 The results file (:mod:`evalstats.results`)
 -------------------------------------------

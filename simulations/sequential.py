@@ -16,8 +16,9 @@ and the same "these cases" lines for the e-process planned for 0.7 -> 0.9
 with its 95% Monte Carlo (Wilson) interval.
 
 Efficiency, on the shop stand-in (true pass rates 0.7 and 0.9, slips
-independent). For the power a fixed design reaches with N pairs (exact
-McNemar power; N = 71 gives 80%), the sequential design with the smallest
+independent). For the power a fixed design reaches with N pairs (the exact
+power of compare's paired score test, ``paired_power``; N = 64 gives 80%), the
+sequential design with the smallest
 budget whose simulated power is at least as high uses, on average, some number
 of pairs; the ratio of that to N is printed at 80% and 90% power, looking
 after every pair and after every round of the 4 shop cases. The same for icc
@@ -176,24 +177,37 @@ def varying_gain_these_cases(
 
 
 def repeated_fixed_test(experiments: int, seed: int) -> None:
-    """The unsafe practice, for contrast: the fixed-n exact McNemar test after every 10
-    runs of 4 cases (40 pairs), 10 looks, stopping at the first "B better"."""
-    from evalstats.stats._compare import mcnemar_thresholds
+    """The unsafe practice, for contrast: the fixed-n test after every 10 runs of 4 cases
+    (40 pairs), 10 looks, stopping at the first "B better": compare's paired score test
+    (Tango's, McNemar's statistic at 0), and the exact McNemar test it replaced."""
+    from evalstats.stats._binomial import mcnemar_thresholds
+    from evalstats.stats._compare import THESE_CASES_INTERVAL
+    from evalstats.stats._intervals import _z
+    from evalstats.stats._tango import CORRECTIONS, thresholds
 
-    rng = np.random.default_rng(seed + 2)
-    every, looks = 40, 10
-    hits = 0
-    for start in range(0, experiments, 5000):
-        n = min(5000, experiments - start)
-        u = rng.random((n, every * looks))
-        only_b = 0.7 * 0.3  # A = B = 0.7: each side alone passes with 0.21
-        wins_b = np.cumsum(u < only_b, axis=1)[:, every - 1 :: every]
-        disc = np.cumsum(u < 2 * only_b, axis=1)[:, every - 1 :: every]
-        hits += int(np.sum((wins_b >= mcnemar_thresholds(disc, 0.95)).any(axis=1)))
-    print(
-        rate_line("for contrast: fixed-n McNemar after each 40 pairs, 10 looks", hits, experiments),
-        flush=True,
-    )
+    def score_thresholds(disc: np.ndarray, level: float) -> np.ndarray:
+        return thresholds(disc, _z(level), CORRECTIONS[THESE_CASES_INTERVAL])
+
+    for name, first_win in (
+        ("the paired score test", score_thresholds),
+        ("exact McNemar", mcnemar_thresholds),
+    ):
+        rng = np.random.default_rng(seed + 2)
+        every, looks = 40, 10
+        hits = 0
+        for start in range(0, experiments, 5000):
+            n = min(5000, experiments - start)
+            u = rng.random((n, every * looks))
+            only_b = 0.7 * 0.3  # A = B = 0.7: each side alone passes with 0.21
+            wins_b = np.cumsum(u < only_b, axis=1)[:, every - 1 :: every]
+            disc = np.cumsum(u < 2 * only_b, axis=1)[:, every - 1 :: every]
+            hits += int(np.sum((wins_b >= first_win(disc, 0.95)).any(axis=1)))
+        print(
+            rate_line(
+                f"for contrast: fixed-n {name} after each 40 pairs, 10 looks", hits, experiments
+            ),
+            flush=True,
+        )
 
 
 def smallest_budget(stopped: np.ndarray, verdicts: np.ndarray, target: float, step: int) -> int:
@@ -240,7 +254,7 @@ def _ratios(sim: SequentialPower, experiments: int) -> dict[tuple[str, float], t
             ratio = mean / n
             ratios[(how, target_power)] = (ratio, budget)
             print(
-                f"  fixed McNemar N={n} pairs (exact power {100 * reached:.1f}%); sequential, "
+                f"  fixed score test N={n} pairs (exact power {100 * reached:.1f}%); sequential, "
                 f"look after {how}: budget {budget} pairs, power {power}, mean pairs "
                 f"{mean:.1f} ({mean - half:.1f} to {mean + half:.1f}); ratio {ratio:.3f} "
                 f"({(mean - half) / n:.3f} to {(mean + half) / n:.3f})",

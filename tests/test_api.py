@@ -82,6 +82,7 @@ EXPECTED = [
     "non_inferiority",
     "observe",
     "paired_diff_ci",
+    "paired_diff_pvalue",
     "paired_power",
     "parse_variant",
     "plan",

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
+from scipy.stats import norm
 from strategies import counts, levels
 
 from evalstats.errors import InvalidArgument
@@ -22,6 +23,7 @@ from evalstats.stats._compare import (
     decide,
     detectable_difference,
 )
+from evalstats.stats._tango import paired_diff_pvalue
 
 UNPAIRED = ("newcombe", "overlap", "ztest")
 FLIP = {"b_better": "a_better", "a_better": "b_better", "cant_tell": "cant_tell"}
@@ -97,8 +99,16 @@ def test_agresti_presidential_approval() -> None:
     assert (c.both, c.only_a, c.only_b, c.neither) == (794, 150, 86, 570)
     assert c.verdict == "a_better"
     assert c.pvalue < 0.0001
-    # the exact test: scipy.stats.binomtest(86, 236, 0.5).pvalue = 3.7159361e-05
-    assert c.pvalue == pytest.approx(3.7159361395713866e-05, rel=1e-8)
+    # The comparison's test is the score test, whose statistic at 0 is
+    # McNemar's: without the correction it is the book's z = -4.17 ...
+    z = (86 - 150) / math.sqrt(86 + 150)
+    assert round(z, 2) == -4.17 and round(z * z, 2) == 17.36
+    assert paired_diff_pvalue(794, 150, 86, 570, method="tango") == pytest.approx(
+        2 * norm.sf(abs(z)), rel=1e-12
+    )
+    # ... and compare's p-value moves |only_b - only_a| a quarter of a pair towards 0
+    assert c.pvalue == pytest.approx(2 * norm.sf((64 - 0.25) / math.sqrt(236)), rel=1e-12)
+    assert c.difference.method == "tango_cc"
     assert c.difference.estimate == pytest.approx(-0.04)
     assert round(c.difference.low, 2) == -0.06
     assert round(c.difference.high, 2) == -0.02
@@ -107,17 +117,22 @@ def test_agresti_presidential_approval() -> None:
 
 
 @given(paired_results(max_cases=4, max_repeats=10), levels)
-def test_mcnemar_verdict_follows_its_pvalue(results: tuple, level: float) -> None:
+def test_mcnemar_verdict_interval_and_pvalue_agree(results: tuple, level: float) -> None:
+    # About these cases the verdict, the printed interval and the p-value are
+    # one test: the interval excludes 0 exactly when p < 1 - level, on the
+    # side the verdict says.
     a, b = results
     c = compare(a, b, level=level)
     assert c.method == "mcnemar" and c.paired
     significant = c.pvalue < 1 - level
+    low, high = c.difference.low, c.difference.high
+    assert significant == (low > 0 or high < 0)
     if c.verdict == "b_better":
-        assert significant and c.only_b > c.only_a
+        assert significant and low > 0 and c.only_b > c.only_a
     elif c.verdict == "a_better":
-        assert significant and c.only_a > c.only_b
+        assert significant and high < 0 and c.only_a > c.only_b
     else:
-        assert not significant or c.only_a == c.only_b
+        assert not significant and low <= 0 <= high
         assert c.detectable is not None
 
 
@@ -457,15 +472,20 @@ def test_detectable_difference_by_exact_enumeration(na: int, nb: int, rate: floa
 
 
 def _power_mcnemar_by_hand(pairs: int, disc: float, d: float, level: float) -> float:
-    """Exact power of the McNemar rule: a trinomial sum with scipy's binomtest."""
-    from scipy.stats import binomtest
+    """Exact power of compare's paired rule, a trinomial sum.
 
+    The rule written out from the formula, with scipy's normal quantile: B is
+    better when McNemar's statistic with |only_b - only_a| moved a quarter of
+    a pair towards 0 exceeds z (Tango's score statistic at 0).
+    """
+    z = norm.ppf(0.5 + level / 2)
     pi = max(disc, d)
     pb, pa = (pi + d) / 2, (pi - d) / 2
     total = 0.0
     for only_a in range(pairs + 1):
         for only_b in range(pairs + 1 - only_a):
-            if only_b <= only_a or binomtest(only_b, only_a + only_b, 0.5).pvalue >= 1 - level:
+            m = only_a + only_b
+            if only_b <= only_a or (only_b - only_a - 0.25) / math.sqrt(m) <= z:
                 continue
             rest = pairs - only_a - only_b
             ways = math.comb(pairs, only_a) * math.comb(pairs - only_a, only_b)

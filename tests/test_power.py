@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
-from scipy.stats import binom, binomtest, norm
+from scipy.stats import binom, norm
 from strategies import levels, rates
 
 from evalstats.cli import main
@@ -266,10 +266,13 @@ def test_unreachable_target_names_the_largest_n_and_its_power():
 
 
 def _paired_brute_force(p_a, p_b, n, psi, level=0.95):
-    """Sum over every (only_a, only_b) of the trinomial probability where the
-    exact McNemar test (scipy binomtest) finds B better."""
-    from scipy.stats import multinomial
+    """Sum over every (only_a, only_b) of the trinomial probability where compare's
+    paired test finds B better: McNemar's statistic with |only_b - only_a| moved a
+    quarter of a pair towards 0 above scipy's normal quantile (Tango's score test
+    at 0, written out by hand)."""
+    from scipy.stats import multinomial, norm
 
+    z = norm.ppf(0.5 + level / 2)
     p01 = (psi + p_b - p_a) / 2  # only B passes
     p10 = (psi - p_b + p_a) / 2  # only A passes
     total = 0.0
@@ -278,7 +281,7 @@ def _paired_brute_force(p_a, p_b, n, psi, level=0.95):
             d = only_a + only_b
             if d == 0 or only_b <= only_a:
                 continue
-            if binomtest(only_b, d, 0.5).pvalue < 1 - level:
+            if (only_b - only_a - 0.25) / math.sqrt(d) > z:
                 total += multinomial.pmf([only_a, only_b, n - d], n, [p10, p01, 1 - psi])
     return total
 
@@ -296,7 +299,7 @@ def test_mcnemar_thresholds_follow_scipy_binomtest():
     # McNemar test, scanned over every split of d discordant pairs.
     from scipy.stats import binomtest
 
-    from evalstats.stats._compare import mcnemar_thresholds
+    from evalstats.stats._binomial import mcnemar_thresholds
 
     for level in (0.9, 0.95, 0.99):
         d = np.arange(0, 121)
@@ -369,8 +372,12 @@ def test_paired_sample_size_exact_and_connor():
     # ceiling 23. Here only_b = p01 = 0.45 and only_a = p10 = 0.05, so
     # p_b - p_a = 0.4 and the discordance is 0.5.
     assert sample_size(0.5, 0.9, design="paired", discordance=0.5, exact=False) == 23
-    # The exact conditional test is more conservative and needs a little more.
-    assert sample_size(0.5, 0.9, design="paired", discordance=0.5) == 25
+    # The exact power of compare's paired score test (the quarter-pair
+    # correction and the discrete counts) reaches 80% a little earlier here.
+    n = sample_size(0.5, 0.9, design="paired", discordance=0.5)
+    assert n == 21
+    assert paired_power(0.5, 0.9, n, discordance=0.5) >= 0.8
+    assert paired_power(0.5, 0.9, n - 1, discordance=0.5) < 0.8
     # Pairing pays when A and B agree more often than independent runs would.
     assert sample_size(0.7, 0.9, design="paired", discordance=0.2) < sample_size(0.7, 0.9)
 

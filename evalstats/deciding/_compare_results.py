@@ -1,7 +1,7 @@
 """Two variants of one run compared: :func:`compare_results`.
 
 Paired by (case, repeat) when the schedule ran both variants on the same
-slots, with a verdict about these cases (McNemar's exact test) and one about
+slots, with a verdict about these cases (the paired score test) and one about
 cases like these (a case-clustered interval); otherwise as independent samples.
 """
 
@@ -62,8 +62,9 @@ class ResultsComparison:
         Whether the schedule ran both variants on the same (case, repeat)
         slots, so that outcomes are paired.
     these_cases : Comparison or None
-        The verdict about these cases: the exact McNemar test on the pairs
-        (paired), or Newcombe's interval on the measured samples (unpaired).
+        The verdict about these cases: the paired score test on the pairs and
+        the interval that inverts it (paired), or Newcombe's interval on the
+        measured samples (unpaired).
         None when there was nothing to compare (``reason`` says why).
     cases_like_these : Comparison or None
         The verdict about cases like these: the mean paired difference with a
@@ -248,8 +249,8 @@ def compare_results(
     When the manifest's schedule ran both variants on the same (case, repeat)
     slots the outcomes are paired; a pair where either side is unmeasured (or
     has no record) is dropped from the paired analysis and counted. Two
-    verdicts are given: about these cases, McNemar's exact test on the pairs
-    (with Newcombe's paired interval), and about cases like these, the mean
+    verdicts are given: about these cases, the paired score test on the pairs
+    (Tango's, with the interval that inverts it), and about cases like these, the mean
     paired difference with a case-clustered interval. Per-case rows flag the
     cases where B got clearly worse or better: each case's own exact test,
     adjusted for the number of cases by the discrete Holm method (see

@@ -88,7 +88,8 @@ class NonInferiority:
         it, planned for the rule used: about cases like these by
         :func:`evalstats.planning._power.plan` (the clustered comparison simulated),
         about these cases by :func:`_trials_rule_power` (the exact power of
-        Newcombe's interval); empty when not asked for or not plannable.
+        the paired score interval, or of Newcombe's for unpaired runs); empty
+        when not asked for or not plannable.
     about : {"these_cases", "cases_like_these"}
         The claim.
     about_note : str
@@ -127,7 +128,8 @@ class NonInferiority:
         about = f"about {claim_words(self.about)}" + (
             f": {self.about_note}" if self.about_note else ""
         )
-        text = f"{head} ({self.comparison.method} {d}, {100 * self.comparison.level:g}%, {about})"
+        test = self.comparison.test_name
+        text = f"{head} ({test} {d}, {100 * self.comparison.level:g}%, {about})"
         if self.margin == 0:
             text += (
                 "; a margin of 0 asks for B to be shown no worse at all, which in practice "
@@ -175,10 +177,13 @@ def _trials_rule_power(
     A and B both pass at rate ``p`` (B truly as good). Paired (``discordance``
     given: the share of pairs on which A and B disagree, split evenly between
     them): ``trials`` pairs, multinomial cells (both, only A, only B,
-    neither), judged by :func:`evalstats.stats._intervals.paired_diff_ci` (Newcombe's
-    paired interval, as ``gate(..., about="these_cases")`` judges paired runs).
-    Unpaired (``discordance=None``): ``trials`` independent runs of each,
-    judged by :func:`evalstats.stats._intervals.diff_ci` with ``method``. The gate
+    neither), judged by the comparison's paired score interval
+    (:data:`evalstats.stats._compare.THESE_CASES_INTERVAL`, as
+    ``gate(..., about="these_cases")`` judges paired runs): its lower limit is
+    above ``-margin`` exactly when the score statistic at ``-margin``
+    exceeds the normal quantile, which is what is summed. Unpaired
+    (``discordance=None``): ``trials`` independent runs of each, judged by
+    :func:`evalstats.stats._intervals.diff_ci` with ``method``. The gate
     passes when the interval's lower limit at ``level`` is above ``-margin``;
     the probability is summed over every count (binomial tails below 1e-7
     dropped, so it is at most about 1e-6 short).
@@ -186,7 +191,9 @@ def _trials_rule_power(
     import numpy as np
 
     from ..planning._power import _support
-    from ..stats._intervals import diff_ci, paired_diff_ci
+    from ..stats._compare import THESE_CASES_INTERVAL
+    from ..stats._intervals import _z, diff_ci
+    from ..stats._tango import CORRECTIONS, statistic
 
     if discordance is None:
         k, w = _support(trials, p, _ADVICE_TAIL)
@@ -207,8 +214,8 @@ def _trials_rule_power(
         cells[3].append((trials - d - both).ravel())
         cells[4].append((wd * np.outer(wb, wo)).ravel())
     both, only_a, only_b, neither, weight = (np.concatenate(c) for c in cells)
-    low = paired_diff_ci(both, only_a, only_b, neither, level=level, method="newcombe").low
-    return float(weight @ (np.asarray(low) > -margin))
+    score = statistic(only_a, only_b, trials, -margin, CORRECTIONS[THESE_CASES_INTERVAL])
+    return float(weight @ (score > _z(level)))
 
 
 def _trials_needed(power_at: Any, start: int) -> int | None:
@@ -264,7 +271,7 @@ def _paired_tables(pairs: int, p: float, psi: float) -> float:
 
 
 def _trials_advice(comparison: Comparison, margin: float, level: float) -> str:
-    """The advice for the rule about these cases (Newcombe's interval, paired or not)."""
+    """The advice for the rule about these cases (the paired score interval, or Newcombe's)."""
     from statistics import NormalDist
 
     from ..stats._intervals import DIFF_METHODS
@@ -290,14 +297,14 @@ def _trials_advice(comparison: Comparison, margin: float, level: float) -> str:
         if _paired_tables(int(1.3 * approx), p, psi) > _ADVICE_CELLS:
             pairs: int | None = approx
             how = (
-                "the normal approximation of Newcombe's paired interval, (z_.975 + z_.8)^2 x "
+                "the normal approximation of the paired score interval, (z_.975 + z_.8)^2 x "
                 "discordance / margin^2, too many pairs to sum exactly"
             )
         else:
             pairs = _trials_needed(
                 lambda t: _trials_rule_power(p, t, margin, level=level, discordance=psi), approx
             )
-            how = "the exact power of Newcombe's paired interval"
+            how = "the exact power of the paired score interval (Tango)"
         if pairs is None:
             return ""
         runs = math.ceil(pairs / max(cases, 1))
@@ -398,8 +405,9 @@ def non_inferiority(
     ``advice`` it says how many runs per case, or cases, would usually decide
     it if B is truly as good as A, planned for the rule used: about cases like
     these by :func:`evalstats.planning._power.plan` on the case model fitted from this
-    run, about these cases by the exact power of Newcombe's interval
-    (:func:`_trials_rule_power`) at A's rate and the discordance seen.
+    run, about these cases by the exact power of its interval (the paired
+    score interval, :func:`_trials_rule_power`) at A's rate and the
+    discordance seen.
 
     Parameters
     ----------
@@ -420,7 +428,9 @@ def non_inferiority(
     about : {"these_cases", "cases_like_these"}, optional
         The claim, as in ``compare_results``: ``"cases_like_these"``, B is not
         worse on cases like these (the clustered interval); ``"these_cases"``,
-        not worse on these cases run again (the paired interval).
+        not worse on these cases run again (Tango's paired score interval with
+        a quarter-pair continuity correction, which keeps the test's size at
+        its margin: simulations/gate_margin.py).
 
     Returns
     -------

@@ -1230,9 +1230,10 @@ class SequentialPlan:
     simulation : SequentialPower
         Power within the budget, mean and median pairs to a verdict.
     fixed_power : float or None
-        Power of the fixed design that spends the whole budget (exact McNemar
-        for "these cases", :func:`~evalstats.planning._power.clustered_power` for "cases
-        like these").
+        Power of the fixed design that spends the whole budget (the paired
+        score test of ``compare``, :func:`~evalstats.planning._power.paired_power`,
+        for "these cases", :func:`~evalstats.planning._power.clustered_power` for
+        "cases like these").
     fixed_pairs : int or None
         Pairs the fixed design needs to reach the sequential design's power
         (None when it needs more than 20 times the budget).
@@ -1316,7 +1317,7 @@ def sequential_plan(
     --------
     >>> plan = sequential_plan(0.7, 0.9, 131, experiments=2000)
     >>> plan.fixed_pairs, round(plan.simulation.power.estimate, 2)
-    (94, 0.91)
+    (86, 0.91)
     """
     from ..planning._power import CaseModel, clustered_power, paired_power
 

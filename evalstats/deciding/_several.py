@@ -9,7 +9,7 @@ equalities between variants is possible), or none. Every verdict makes one
 claim, as ``compare_results`` does by default: about cases like these (each
 pair's clustered test, whose p-value agrees with its interval; see
 :mod:`evalstats.stats._clustered_pvalues`) when every pair is paired over at least 5
-cases, else about these cases (McNemar's exact test), saying why.
+cases, else about these cases (the paired score test, Tango's), saying why.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ __all__ = ["PairComparison", "MultipleComparison", "compare_variants", "shaffer_
 #: Multiplicity adjustments of compare_variants.
 ADJUSTMENTS = ("holm", "shaffer", "none")
 _NAMES = {"holm": "Holm", "shaffer": "Shaffer", "none": "no"}
-_TESTS = {"mcnemar": "McNemar's exact test", "ztest": "the z test"}
+_TESTS = {"mcnemar": "the paired score test (Tango)", "ztest": "the z test"}
 
 
 @lru_cache(maxsize=64)
@@ -148,7 +148,8 @@ class MultipleComparison:
         Each variant's pass rate (pooled over measured samples).
     about : {"these_cases", "cases_like_these"}
         The claim of every verdict: about cases like these (each pair's
-        clustered test) or about these cases (the paired test).
+        clustered test) or about these cases (the paired score test when
+        paired).
     about_note : str
         Why the claim is about these cases when cases like these were the
         default (too few cases, or not paired), or that the cases are too few
@@ -236,7 +237,7 @@ class MultipleComparison:
             adj = "n/a" if math.isnan(p.adjusted_pvalue) else f"{p.adjusted_pvalue:.3g}"
             lines.append(
                 f"  {f'{p.b} vs {p.a}':<{width}}  {str(c.difference):<26} {raw:>8} {adj:>8}  "
-                f"{verdict} ({c.method})"
+                f"{verdict} ({c.test_name})"
             )
         lines.append(self.ranking())
         return "\n".join(lines)
@@ -297,9 +298,9 @@ def compare_variants(
         (:func:`~evalstats.stats._clustered_pvalues.clustered_paired_pvalue`: the
         betting capital's, at every number of cases); it needs
         outcomes paired over at least 2 cases. ``"these_cases"``: the paired
-        test, or the z test (unpaired). By default ``"cases_like_these"`` when
-        every pair is paired over at least 5 cases, as in ``compare_results``;
-        otherwise ``"these_cases"``, and ``about_note``
+        score test (Tango's), or the z test (unpaired). By default
+        ``"cases_like_these"`` when every pair is paired over at least 5 cases,
+        as in ``compare_results``; otherwise ``"these_cases"``, and ``about_note``
         says that nothing can be said about cases like these (or that the
         outcomes are not paired).
 

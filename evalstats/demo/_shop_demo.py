@@ -5,8 +5,8 @@ Both versions of the offline shop assistant answer the four shop cases
 schedule in alternating order, every answer scored by the suite's checks, every
 sample written to a ``results.jsonl`` beside two figures. The demo then reads
 that file back and compares the versions four ways (the overlap rule tutorials
-use, Newcombe's difference interval, McNemar's exact paired test about these
-cases, and the case-clustered interval about cases like these), so a newcomer
+use, Newcombe's difference interval, the paired score test (Tango's) about
+these cases, and the case-clustered interval about cases like these), so a newcomer
 sees why "72% against 88%" on 40 trials may still be luck.
 """
 
@@ -34,14 +34,14 @@ __all__ = ["DemoResult", "run_demo"]
 METHODS = {
     "overlap": "Wilson intervals don't overlap (the rule tutorials use)",
     "newcombe": "difference interval excludes 0 (Newcombe)",
-    "mcnemar": "exact paired test on (case, run) pairs, about these cases (McNemar)",
+    "mcnemar": "paired score test on (case, run) pairs, about these cases (Tango)",
     "clustered": "case-clustered paired difference, about cases like these",
 }
 VARIANTS = ("v1", "v2")
 _DISPLAY = {
     "overlap": "the overlap rule",
     "newcombe": "Newcombe",
-    "mcnemar": "McNemar",
+    "mcnemar": "the paired score test",
     "clustered": "the clustered comparison",
 }
 

@@ -179,9 +179,10 @@ def paired_difference_plot(
 
     One row per case with the case's own interval of ``p_b - p_a`` (marked
     when B got clearly worse or better), and at the bottom the overall
-    difference: about these cases (McNemar's comparison, Newcombe's paired
-    interval) and, when there is one, about cases like these (the clustered
-    interval). A vertical line marks 0.
+    difference: about these cases (the paired score test's interval, which
+    excludes 0 exactly when its verdict is not "can't tell") and, when there
+    is one, about cases like these (the clustered interval). A vertical line
+    marks 0.
 
     Parameters
     ----------

@@ -666,7 +666,7 @@ def report(
         (:func:`~evalstats.deciding._several.compare_variants`, all pairs,
         Holm-adjusted): about cases like these (each pair's clustered test)
         by default when the run paired the variants over at least 5 cases,
-        else about these cases (McNemar), saying why. The pass rates
+        else about these cases (the paired score test), saying why. The pass rates
         are given both ways whatever the claim.
     prices : mapping or path, optional
         Model name to :class:`~evalstats.planning._cost.Prices` in dollars per million

@@ -32,7 +32,6 @@ from ..errors import InvalidArgument
 from ._binomial import binom_pmf as _binom_pmf
 from ._binomial import binom_sf as _binom_sf
 from ._binomial import mcnemar_pvalue_exact as _mcnemar_pvalue
-from ._binomial import mcnemar_thresholds
 from ._claims import (
     MIN_CASES,
     check_about,
@@ -62,6 +61,16 @@ UNPAIRED_METHODS = ("newcombe", "overlap", "ztest")
 #: Methods that need outcomes paired by (case, repeat).
 PAIRED_METHODS = ("mcnemar", "clustered")
 METHODS = UNPAIRED_METHODS + PAIRED_METHODS
+
+#: The interval (``paired_diff_ci``'s method) of the comparison about these
+#: cases, ``method="mcnemar"``: Tango's score interval with a quarter-pair
+#: continuity correction; its verdict and p-value are the score test it
+#: inverts (at 0 the statistic is McNemar's). simulations/gate_margin.py
+#: measures its one-sided errors and why this correction.
+THESE_CASES_INTERVAL = "tango_cc"
+#: How each method is named where a verdict is printed: the key "mcnemar"
+#: (kept for the command line and results files) computes Tango's score test.
+TEST_NAMES = {"mcnemar": "tango"}
 
 #: Above this many trials per side (or pairs), :func:`detectable_difference`
 #: uses the normal approximation instead of exact enumeration.
@@ -277,7 +286,9 @@ def detectable_difference(
     probability (pi - d)/2, where pi = max(discordance, d) since a difference d
     needs at least a share d of discordant pairs. The power is exact: a sum over
     the number of discordant pairs and how they split, of the trinomial
-    probabilities times whether the exact McNemar test says ``b_better``.
+    probabilities times whether the comparison's test (the paired score test
+    of :data:`THESE_CASES_INTERVAL`, whose interval then lies above 0) says
+    ``b_better``.
 
     Above ``EXACT_LIMIT`` (2,000) trials per side, or pairs, the exact sums are
     replaced by the normal approximation: for the independent design
@@ -324,7 +335,7 @@ def detectable_difference(
     >>> round(detectable_difference(40, rate=0.75), 3)
     0.263
     >>> round(detectable_difference(40, method="mcnemar", discordance=0.2), 3)
-    0.195
+    0.181
     """
     level = check_level(level)
     method = check_method(method, ("newcombe", "overlap", "ztest", "mcnemar"))
@@ -387,8 +398,11 @@ def _independent_detectable_normal(
 
 
 def _mcnemar_detectable_exact(pairs: int, disc: float, level: float, target: float) -> float:
+    from ._tango import CORRECTIONS, thresholds
+
     m = np.arange(pairs + 1)
-    first_win = mcnemar_thresholds(m, level)
+    # the least B-only count with which the comparison says b_better, per m
+    first_win = thresholds(m, _z(level), CORRECTIONS[THESE_CASES_INTERVAL])
 
     def power_at(d: float) -> float:
         pi = min(max(disc, d), 1.0)
@@ -562,13 +576,16 @@ class Comparison:
         What the data say at the chosen level. Never "no difference":
         ``cant_tell`` comes with ``detectable``.
     difference : Interval
-        p_b - p_a with its interval (Newcombe's for independent samples and for
-        ``mcnemar``; the cluster-robust one for ``clustered``).
+        p_b - p_a with its interval (Newcombe's for independent samples;
+        Tango's score interval with a quarter-pair continuity correction,
+        ``tango_cc``, for ``mcnemar``; the clustered one for ``clustered``).
     pvalue : float or None
-        The p-value of the method's test (``ztest``, ``mcnemar``,
-        ``clustered``: the test that rejects exactly when its interval
-        excludes 0, see :mod:`evalstats.stats._clustered_pvalues`); None for
-        ``newcombe`` and ``overlap``, which are interval rules.
+        The p-value of the method's test (``ztest``; ``mcnemar``: the score
+        test whose inversion is the interval, so that it is below
+        ``1 - level`` exactly when the interval excludes 0; ``clustered``:
+        the test that rejects exactly when its interval excludes 0, see
+        :mod:`evalstats.stats._clustered_pvalues`); None for ``newcombe`` and
+        ``overlap``, which are interval rules.
     method, level
         The decision rule and the confidence level (test size 1 - level).
     successes_a, trials_a, successes_b, trials_b : int
@@ -621,6 +638,11 @@ class Comparison:
     about_note: str = ""
 
     @property
+    def test_name(self) -> str:
+        """The name of the method as a verdict prints it ("tango" for ``mcnemar``)."""
+        return TEST_NAMES.get(self.method, self.method)
+
+    @property
     def worse_cases(self) -> tuple[str, ...]:
         """Ids of the cases on which B got clearly worse (adjusted flags)."""
         return tuple(row.case for row in self.cases if row.worse)
@@ -668,7 +690,7 @@ class Comparison:
         level = f"{100 * self.level:g}%"
         if self.trials_a == 0 or self.trials_b == 0:
             return f"{head}: {self.reason}"
-        test = self.method
+        test = self.test_name
         if self.pvalue is not None:
             test += " " + _pvalue_text(self.pvalue)
         if self.method == "overlap":
@@ -952,12 +974,16 @@ def compare(
         the method is a paired one, or not given). ``paired=True`` with
         mismatched cases or repeat counts raises, naming what differs.
     method : str, optional
-        Paired: ``mcnemar`` is the exact conditional binomial test
-        on the discordant pairs, ``scipy.stats.binomtest(only_b, only_a +
-        only_b, 0.5)``, two-sided, with Newcombe's paired interval; it speaks
-        about these cases. ``clustered`` treats cases as clusters and speaks
-        about cases like these: the mean paired difference with the interval
-        of :func:`~evalstats.stats._intervals.clustered_paired_diff_ci` (the
+        Paired: ``mcnemar`` compares the pooled table of (case, repeat)
+        pairs by Tango's (1998) score test with a continuity correction of a
+        quarter of a pair, and prints the interval that inverts it
+        (``paired_diff_ci(..., method="tango_cc")``), so that the verdict, the
+        interval and the p-value always agree; at 0 the statistic is
+        McNemar's, ``(only_b - only_a) / sqrt(only_a + only_b)``. It speaks
+        about these cases, and is printed as ``tango``. ``clustered`` treats
+        cases as clusters and speaks about cases like these: the mean paired
+        difference with the interval of
+        :func:`~evalstats.stats._intervals.clustered_paired_diff_ci` (the
         distribution-free betting interval, at every number of cases:
         :data:`~evalstats.stats._intervals.AUTO_METHOD`); its verdict is whether
         that interval excludes 0, and its p-value is the test that agrees
@@ -1011,6 +1037,10 @@ def compare(
     McNemar, Q. (1947). Note on the sampling error of the difference between
     correlated proportions or percentages. Psychometrika 12, 153-157.
 
+    Tango, T. (1998). Equivalence test and confidence interval for the
+    difference in proportions for the paired-sample design. Statistics in
+    Medicine 17, 891-908.
+
     Newcombe, R. G. (1998). Improved confidence intervals for the difference
     between binomial proportions based on paired data. Statistics in Medicine
     17, 2635-2650.
@@ -1021,17 +1051,17 @@ def compare(
     Examples
     --------
     Two cases: nothing can be said about cases like these, and the verdict
-    is McNemar's, about these cases.
+    is the paired score test's, about these cases.
 
     >>> a = {"order": [True] * 8 + [False] * 2, "refund": [False] * 5 + [True] * 5}
     >>> b = {"order": [True] * 10, "refund": [True] * 10}
     >>> c = compare(a, b)
     >>> c.verdict, c.about, c.only_b, c.only_a, round(c.pvalue, 4)
-    ('b_better', 'these_cases', 7, 0, 0.0156)
+    ('b_better', 'these_cases', 7, 0, 0.0107)
     >>> c.about_note
     'with 2 cases nothing can be said about cases like these (it takes at least 5)'
     >>> print(c)
-    B better: +35% (+12% to +57%), mcnemar p=0.016, 95%, about these cases; with 2 cases \
+    B better: +35% (+11% to +58%), tango p=0.011, 95%, about these cases; with 2 cases \
 nothing can be said about cases like these (it takes at least 5)
     >>> [row.passes_b - row.passes_a for row in c.cases]
     [2, 5]
@@ -1402,24 +1432,28 @@ def _compare_paired(
 ) -> Comparison:
     """The paired comparison from each case's 2 x 2 table (see :data:`Table`).
 
-    Every figure is a function of the tables: McNemar's test and Newcombe's
-    interval of the pooled table, the clustered interval of the per-case
-    tables (:func:`_clustered_tables`), and each case's row from its own.
+    Every figure is a function of the tables: the score test and the
+    interval that inverts it on the pooled table (about these cases), the
+    clustered interval of the per-case tables (:func:`_clustered_tables`),
+    and each case's row from its own.
     """
     from ._intervals import paired_diff_ci
+    from ._tango import paired_diff_pvalue
 
     both, only_a, only_b, neither = (sum(t[i] for t in tables) for i in range(4))
     n = both + only_a + only_b + neither
     ka, kb = both + only_a, both + only_b
     rate_a, rate_b = _rates(ka, n, kb, n, level)
-    alpha = 1.0 - level
     reason = ""
 
     def mcnemar() -> tuple[Interval, float, VerdictName, float | None]:
-        difference = paired_diff_ci(both, only_a, only_b, neither, level=level, method="newcombe")
-        pvalue = float(_mcnemar_pvalue(only_a, only_b))
-        sign = 1 if only_b > only_a else -1 if only_a > only_b else 0
-        verdict = _VERDICTS[sign if pvalue < alpha else 0]
+        # The interval and the test it inverts: the verdict is the interval's
+        # side of 0, and the p-value is below alpha exactly then.
+        cells = (both, only_a, only_b, neither)
+        difference = paired_diff_ci(*cells, level=level, method=THESE_CASES_INTERVAL)
+        pvalue = float(paired_diff_pvalue(*cells, method=THESE_CASES_INTERVAL))
+        low, high = float(difference.low), float(difference.high)
+        verdict = _VERDICTS[1 if low > 0 else -1 if high < 0 else 0]
         detectable = None
         if verdict == "cant_tell":
             detectable = detectable_difference(

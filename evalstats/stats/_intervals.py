@@ -2,7 +2,8 @@
 
 - :func:`proportion_ci`: one pass rate (Wilson by default).
 - :func:`diff_ci`: ``p_b - p_a`` for two independent samples (Newcombe's hybrid score).
-- :func:`paired_diff_ci`: ``p_b - p_a`` for paired outcomes (Newcombe's paired method 10).
+- :func:`paired_diff_ci`: ``p_b - p_a`` for paired outcomes (Tango's score interval, or
+  Newcombe's paired method 10).
 - :func:`clustered_mean_ci`, :func:`clustered_paired_diff_ci`: means over runs grouped
   by case, with cluster-robust standard errors.
 - :func:`coverage`: the exact coverage probability of a one-sample method.
@@ -170,7 +171,7 @@ PROPORTION_METHODS = (
     "wald",
 )
 DIFF_METHODS = ("newcombe", "newcombe_cc", "agresti_caffo", "wald")
-PAIRED_METHODS = ("newcombe", "wald")
+PAIRED_METHODS = ("newcombe", "tango_cc", "tango", "wald")
 
 
 #: The two-sided standard normal quantile at the usual levels, exactly as
@@ -671,11 +672,18 @@ def paired_diff_ci(
         Pairs where both failed.
     level : float, optional
         Confidence level, strictly between 0 and 1.
-    method : {"newcombe", "wald"}
+    method : {"newcombe", "tango_cc", "tango", "wald"}
         ``newcombe``: Newcombe's (1998c) method 10, the square-and-add
         combination of the Wilson intervals of the two marginal rates with a
-        correction for their correlation. ``wald``: the textbook normal
-        interval on ``(only_b - only_a) / n``, kept for teaching.
+        correction for their correlation. ``tango_cc``: the interval that
+        inverts Tango's (1998) score test with a continuity correction of a
+        quarter of a pair, the interval of the comparison and the gate about
+        these cases; every ``delta0`` outside it has a two-sided p-value
+        (:func:`~evalstats.stats._tango.paired_diff_pvalue`) below
+        ``1 - level``, and every one inside does not. ``tango``: the same
+        without the correction, as Tango (1998) gives it. ``wald``: the
+        textbook normal interval on ``(only_b - only_a) / n``, kept for
+        teaching.
 
     Returns
     -------
@@ -693,11 +701,21 @@ def paired_diff_ci(
     ``D > n/2``, ``C = 0`` if ``0 <= D <= n/2`` and ``C = D`` if ``D < 0``;
     ``phi = 0`` when any margin is empty.
 
+    Tango's limits are the two roots of ``Z(delta0) = +-z``, ``Z`` the score
+    statistic of :mod:`evalstats.stats._tango`, found by bisection to the
+    spacing of floats; with ``tango_cc`` the statistic's numerator
+    ``only_b - only_a - n delta0`` is moved a quarter of a pair towards 0.
+    Its one-sided errors at 10 to 3,000 pairs, by exact enumeration and by
+    simulation of paired runs, are in simulations/gate_margin.py.
+
     References
     ----------
     Newcombe, R. G. (1998c). Improved confidence intervals for the difference
     between binomial proportions based on paired data. Statistics in Medicine
     17, 2635-2650.
+    Tango, T. (1998). Equivalence test and confidence interval for the
+    difference in proportions for the paired-sample design. Statistics in
+    Medicine 17, 891-908.
     Wilson, E. B. (1927). Probable inference, the law of succession, and
     statistical inference. JASA 22, 209-212.
 
@@ -711,6 +729,8 @@ def paired_diff_ci(
     (0.2, 0.0569, 0.3404)
     >>> print(ci)
     +20% (+6% to +34%)
+    >>> print(paired_diff_ci(36, 2, 12, 0, method="tango_cc"))
+    +20% (+6% to +35%)
     """
     level = _validate.check_level(level)
     method = _validate.check_method(method, PAIRED_METHODS)
@@ -730,6 +750,10 @@ def paired_diff_ci(
         la, ua = _one_sample_limits("wilson", ka, safe_n, level)
         phi = _newcombe_phi(a, b_only, c_only, d, safe_n)
         low, high = _square_and_add(pb, lb, ub, pa, la, ua, phi)
+    elif method in ("tango_cc", "tango"):
+        from ._tango import CORRECTIONS, limits
+
+        low, high = limits(b_only, c_only, safe_n, _z(level), CORRECTIONS[method])
     else:  # wald
         z = _z(level)
         se = np.sqrt(np.maximum(b_only + c_only - (c_only - b_only) ** 2 / safe_n, 0.0)) / safe_n
