@@ -50,6 +50,7 @@ EXPECTED = [
     "__version__",
     "avoids",
     "calibrate",
+    "cases_for_margin",
     "changed_since",
     "check_from_spec",
     "clustered_mean_ci",

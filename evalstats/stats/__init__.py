@@ -11,9 +11,12 @@ Intervals
     proportion_ci             Confidence interval for a pass rate from successes out of trials
     diff_ci                   Confidence interval for the difference of two pass rates, p_b - p_a
     paired_diff_ci            Confidence interval for p_b - p_a from paired pass/fail outcomes
+    paired_diff_pvalue        The p-value of the paired score test of p_b - p_a = delta0
     clustered_mean_ci         Mean pass rate over runs grouped by case, with an interval about
                               cases like these
     clustered_paired_diff_ci  Mean paired difference b - a over runs grouped by case
+    cases_for_margin          The fewest cases whose clustered paired interval can show "within
+                              margin"
 
 Comparisons
 -----------
@@ -47,6 +50,7 @@ if TYPE_CHECKING:
     from ._intervals import (
         ClusteredInterval,
         Interval,
+        cases_for_margin,
         clustered_mean_ci,
         clustered_paired_diff_ci,
         diff_ci,
@@ -54,5 +58,6 @@ if TYPE_CHECKING:
         proportion_ci,
     )
     from ._ppi import ppi_diff, ppi_pass_rate
+    from ._tango import paired_diff_pvalue
 
 __getattr__, __dir__ = face(__name__, __file__)

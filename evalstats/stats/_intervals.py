@@ -43,6 +43,7 @@ from ..errors import InvalidArgument
 __all__ = [
     "ClusteredInterval",
     "Interval",
+    "cases_for_margin",
     "clustered_mean_ci",
     "clustered_paired_diff_ci",
     "coverage",
@@ -1235,6 +1236,52 @@ def clustered_limits(
     low = np.clip(lo_bound + scale * low, lo_bound, 1.0)
     high = np.clip(lo_bound + scale * high, lo_bound, 1.0)
     return np.fmin(low, mean), np.fmax(high, mean)
+
+
+#: The most cases :func:`cases_for_margin` looks at.
+MAX_MARGIN_CASES = 100_000
+
+
+def cases_for_margin(margin: float, level: float = 0.95) -> int | None:
+    """The fewest cases whose clustered paired interval can show "within ``margin``".
+
+    With B equal to A on every pair (every case's mean difference 0), the
+    lower limit of the distribution-free interval about cases like these
+    (:func:`clustered_limits`, ``difference=True``) rises towards 0 as cases
+    are added; this is the fewest cases at which it lies above ``-margin``,
+    a floor no run with fewer cases can pass whatever its outcomes. None when
+    it takes more than :data:`MAX_MARGIN_CASES` cases (or the margin is 0).
+
+    >>> cases_for_margin(0.10), cases_for_margin(0.05)
+    (41, 83)
+    """
+    try:
+        m = float(margin)
+    except (TypeError, ValueError):
+        raise InvalidArgument(f"margin={margin!r} must be a number in [0, 1)") from None
+    if math.isnan(m) or not 0.0 <= m < 1.0:
+        raise InvalidArgument(f"margin={margin!r} must be at least 0 and less than 1")
+    return _cases_for_margin(m, _validate.check_level(level))
+
+
+@functools.lru_cache(maxsize=64)
+def _cases_for_margin(margin: float, level: float) -> int | None:
+    if margin == 0.0:
+        return None
+
+    def passes(n: int) -> bool:
+        low, _ = clustered_limits(np.zeros((1, n)), level, difference=True)
+        return bool(low[0] > -margin)
+
+    lo, hi = 1, 2
+    while not passes(hi):  # the lower limit rises with the number of cases
+        if hi == MAX_MARGIN_CASES:
+            return None
+        lo, hi = hi, min(2 * hi, MAX_MARGIN_CASES)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if passes(mid) else (mid, hi)
+    return hi
 
 
 def _clustered(
