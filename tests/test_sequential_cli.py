@@ -304,6 +304,10 @@ def test_until_decided_runs_the_selected_cases_only(tmp_path: Path) -> None:
         (["--until-decided", "--max-runs", "5", "--runs", "3"], "give --max-runs, not --runs"),
         (["--max-runs", "5", "--runs", "3"], "--max-runs goes with --until-decided"),
         ([], "give --runs N"),
+        (
+            ["--until-decided", "--max-runs", "5", "--about", "cases-like-these"],
+            "repeats add no cases, so it cannot decide about cases like these",
+        ),
     ],
 )
 def test_until_decided_bad_usage_is_one_line_exit_2(
@@ -459,7 +463,7 @@ def test_until_decided_planned_for_is_recorded_and_kept(
                 "--planned-for",
                 "0.7,0.9",
             ],
-            "about='cases_like_these' mixes over its bets without a planned effect",
+            "repeats add no cases, so it cannot decide about cases like these",
         ),
         (
             ["power", "--pa", "0.7", "--pb", "0.9", "--trials", "9", "--planned-for", "0.7,0.9"],

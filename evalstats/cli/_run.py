@@ -56,7 +56,11 @@ def add(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--max-runs", type=int, metavar="N", help="with --until-decided: at most N rounds"
     )
-    add_about(p, "--until-decided's comparison", "default these-cases")
+    add_about(
+        p,
+        "--until-decided's comparison",
+        "these-cases, the only one rounds of the same cases can decide",
+    )
     p.add_argument(
         "--level", type=float, default=0.95, help="with --until-decided: confidence level (0.95)"
     )

@@ -127,9 +127,11 @@ def run_until_decided(
         The budget: at most this many runs of each case per variant.
     out : path
         The results file (created; with ``resume``, continued).
-    about : {"these_cases", "cases_like_these"}
-        Which anytime-valid comparison decides (see
-        :func:`evalstats.deciding._sequential.sequential_compare`).
+    about : {"these_cases"}
+        The claim of the anytime-valid comparison that decides (see
+        :func:`evalstats.deciding._sequential.sequential_compare`): about these
+        cases. Every round runs the same cases again, which adds runs but no
+        cases, so ``"cases_like_these"`` is refused.
     level : float
         Each direction's false-verdict rate is at most (1 - level) / 2.
     resume : bool
@@ -152,6 +154,12 @@ def run_until_decided(
     max_runs = whole_number("max_runs", max_runs)
     level = check_level(level)
     about = check_about(about) or "these_cases"
+    if about == "cases_like_these":
+        raise InvalidArgument(
+            "about='cases_like_these': each round of a run until decided repeats the same "
+            "cases, and repeats add no cases, so it cannot decide about cases like these; "
+            "use about='these_cases', or run a larger suite and compare it once"
+        )
     planned = _planned_about(_planned_for(planned_for), about)
     count = _variant_count(variants)
     if count != 2:
