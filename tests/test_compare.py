@@ -13,6 +13,7 @@ from scipy.stats import norm
 from strategies import counts, levels
 
 from evalstats.errors import InvalidArgument
+from evalstats.stats._claims import DEFAULT_NOTE
 from evalstats.stats._compare import (
     EXACT_LIMIT,
     Comparison,
@@ -357,9 +358,10 @@ def test_a_case_where_b_got_clearly_worse_is_visible() -> None:
         assert not any(rows[f"c{i}"].worse for i in range(5))
         assert c.worse_cases == ("refund",)
         assert "B clearly worse on 1 case (discrete Holm-adjusted over 6 cases): 'refund'" in str(c)
-    assert compare(a, b, about="these_cases").verdict == "b_better"  # the average improved
+    # About these cases (the default) the average improved.
+    assert compare(a, b).verdict == "b_better" and compare(a, b).about == "these_cases"
     # About cases like these, 6 cases with one lost badly cannot tell.
-    assert compare(a, b).verdict == "cant_tell" and compare(a, b).about == "cases_like_these"
+    assert compare(a, b, about="cases_like_these").verdict == "cant_tell"
 
 
 def test_unpaired_rows_cover_cases_run_by_one_variant_only() -> None:
@@ -941,22 +943,18 @@ def _cases(n: int, a_passes: int, b_passes: int, runs: int = 4) -> tuple[dict, d
     return a, b
 
 
-def test_scope_defaults_to_cases_like_these_from_five_cases() -> None:
-    a, b = _cases(5, 1, 3)
-    c = compare(a, b)
-    assert (c.about, c.method, c.about_note) == ("cases_like_these", "clustered", "")
-    assert ", about cases like these" in str(c)
-    assert c.to_dict()["about"] == "cases_like_these"
-    # Four cases: nothing can be said about cases like these; the verdict is
-    # McNemar's about these cases, labelled so.
-    a, b = _cases(4, 1, 3)
-    c = compare(a, b)
-    assert (c.about, c.method) == ("these_cases", "mcnemar")
-    assert (
-        c.about_note
-        == "with 4 cases nothing can be said about cases like these (it takes at least 5)"
-    )
-    assert str(c).endswith(f", about these cases; {c.about_note}")
+def test_about_defaults_to_these_cases_and_says_why() -> None:
+    # Outcomes given directly come from no suite declared sampled at random:
+    # the verdict is the paired score test's, about these cases, labelled so.
+    for n in (4, 5, 40):
+        a, b = _cases(n, 1, 3)
+        c = compare(a, b)
+        assert (c.about, c.method, c.about_note) == ("these_cases", "mcnemar", DEFAULT_NOTE)
+        assert str(c).endswith(f", about these cases; {DEFAULT_NOTE}")
+        assert c.to_dict()["about"] == "these_cases"
+    asked = compare(*_cases(5, 1, 3), about="cases_like_these")
+    assert (asked.about, asked.method, asked.about_note) == ("cases_like_these", "clustered", "")
+    assert ", about cases like these" in str(asked)
 
 
 def test_scope_chosen_explicitly() -> None:
@@ -994,5 +992,4 @@ def test_unpaired_outcomes_say_why_the_verdict_is_about_these_cases() -> None:
     a, b = _cases(6, 1, 3)
     b["c0"] = [True]
     c = compare(a, b)
-    assert c.about == "these_cases" and not c.paired
-    assert c.about_note.startswith("not paired (repeat counts differ")
+    assert c.about == "these_cases" and not c.paired and c.about_note == DEFAULT_NOTE

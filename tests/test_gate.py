@@ -16,6 +16,7 @@ from evalstats.deciding._gate import gate, non_inferiority, non_inferiority_verd
 from evalstats.deciding._previous_runs import changed_since
 from evalstats.errors import InvalidArgument
 from evalstats.results._file import Results
+from evalstats.stats._claims import DEFAULT_NOTE
 from evalstats.stats._intervals import _pct, clustered_mean_ci, proportion_ci
 
 
@@ -41,11 +42,14 @@ def _sample(case, variant, repeat, passed, status="completed"):
     }
 
 
-def _results(per_case: dict[str, dict[str, list]], runs: int) -> Results:
-    """``{variant: {case: [True/False/None per repeat]}}`` as Results (None: unmeasured)."""
+def _results(per_case: dict[str, dict[str, list]], runs: int, *, sampled: bool = False) -> Results:
+    """``{variant: {case: [True/False/None per repeat]}}`` as Results (None: unmeasured);
+    ``sampled``: the suite declares its cases sampled at random."""
     variants = list(per_case)
     cases = list(next(iter(per_case.values())))
     manifest = results_manifest(cases, variants, runs)
+    if sampled:
+        manifest["suite"]["sampled"] = True
     samples = []
     for v, by_case in per_case.items():
         for case, outcomes in by_case.items():
@@ -77,8 +81,12 @@ def test_gate_on_the_lower_bound():
     result = gate(res, variant="v", min_pass=0.8, on="lower-bound")
     assert not result.passed
     assert "lower bound of the 95% per-trial interval is 76%, below 80%" in result.reasons[0]
-    # two cases: the claim is about these cases, and the line says why
-    assert "about these cases: with 2 cases nothing can be said" in result.reasons[0]
+    # the claim is about these cases, and the line says why
+    assert f"about these cases: {DEFAULT_NOTE}" in result.reasons[0]
+    # two cases of a suite sampled at random: still about these cases
+    sampled = _results({"v": {"c1": [True] * 10, "c2": [True] * 9 + [False]}}, 10, sampled=True)
+    line = gate(sampled, variant="v", min_pass=0.8, on="lower-bound").reasons[0]
+    assert "about these cases: with 2 cases nothing can be said" in line
     # at level 0.5 the interval is narrower and its lower bound clears 0.8
     assert proportion_ci(19, 20, level=0.5).low > 0.8
     assert gate(res, variant="v", min_pass=0.8, on="lower-bound", level=0.5).passed
@@ -86,10 +94,11 @@ def test_gate_on_the_lower_bound():
 
 def test_gate_lower_bound_follows_the_scope():
     # 6 cases x 4 runs, 22 of 24 pass. About cases like these (the default
-    # from 5 cases) the bound is the case-clustered interval's (betting, over
-    # the 6 case means); about these cases the Wilson interval on all 24 runs.
+    # from 5 cases of a suite sampled at random) the bound is the
+    # case-clustered interval's (betting, over the 6 case means); about these
+    # cases the Wilson interval on all 24 runs.
     per_case = [[True] * 4] * 4 + [[True, True, True, False], [True, True, True, False]]
-    res = _results({"v": {f"c{i}": o for i, o in enumerate(per_case)}}, 4)
+    res = _results({"v": {f"c{i}": o for i, o in enumerate(per_case)}}, 4, sampled=True)
     clusters = np.repeat(np.arange(6), 4)
     like = clustered_mean_ci(np.concatenate(per_case), clusters)
     wilson = proportion_ci(22, 24)
@@ -97,15 +106,14 @@ def test_gate_lower_bound_follows_the_scope():
     between = (like.low + wilson.low) / 2
     default = gate(res, variant="v", min_pass=between, on="lower-bound")
     assert not default.passed
+    why = "the suite declares its cases sampled at random"
     assert default.reasons[0] == (
         f"variant 'v': lower bound of the 95% case-clustered interval is {_pct(like.low)}, "
-        f"below {_pct(between)}, about cases like these (22 of 24 measured samples passed; "
-        f"betting interval over 6 cases: {like})"
+        f"below {_pct(between)}, about cases like these: {why} (22 of 24 measured samples "
+        f"passed; betting interval over 6 cases: {like})"
     )
-    assert (
-        gate(res, variant="v", min_pass=between, on="lower-bound", about="cases_like_these")
-        == default
-    )
+    asked = gate(res, variant="v", min_pass=between, on="lower-bound", about="cases_like_these")
+    assert asked.reasons[0] == default.reasons[0].replace(f": {why}", "")
     trials = gate(res, variant="v", min_pass=between, on="lower-bound", about="these_cases")
     assert trials.passed
     assert trials.checked[0] == (
@@ -113,8 +121,22 @@ def test_gate_lower_bound_follows_the_scope():
         f"at least {_pct(between)}, about these cases (22 of 24 measured samples passed: "
         f"{wilson})"
     )
+    # each line has the other claim beside it, deciding nothing
+    assert trials.beside == (
+        "about cases like these (not the claim decided): lower bound of the 95% "
+        f"case-clustered interval is {_pct(like.low)}, below {_pct(between)} (22 of 24 "
+        f"measured samples passed; betting interval over 6 cases: {like})",
+    )
+    assert default.beside[0].startswith("about these cases (not the claim decided): lower ")
+    # a suite not declared sampled: about these cases by default
+    hand_built = _results({"v": {f"c{i}": o for i, o in enumerate(per_case)}}, 4)
+    built = gate(hand_built, variant="v", min_pass=between, on="lower-bound")
+    assert built.passed and built.beside == trials.beside
+    assert built.checked[0] == trials.checked[0].replace(
+        "about these cases (", f"about these cases: {DEFAULT_NOTE} ("
+    )
     # below 5 cases the default is about these cases, and the line says why
-    few = _results({"v": {f"c{i}": o for i, o in enumerate(per_case[:3])}}, 4)
+    few = _results({"v": {f"c{i}": o for i, o in enumerate(per_case[:3])}}, 4, sampled=True)
     line = gate(few, variant="v", min_pass=0.5, on="lower-bound").checked[0]
     assert "per-trial interval" in line
     assert "about these cases: with 3 cases nothing can be said about cases like these" in line
@@ -133,6 +155,7 @@ def test_gate_command_lower_bound_states_its_claim(tmp_path, capsys):
 
     per_case = [[True] * 4] * 4 + [[True, True, True, False], [True, True, True, False]]
     manifest = results_manifest([f"c{i}" for i in range(6)], ["v"], 4)
+    manifest["suite"]["sampled"] = True
     samples = [_sample(f"c{i}", "v", r, x) for i, o in enumerate(per_case) for r, x in enumerate(o)]
     path = write_results_file(tmp_path / "r.jsonl", manifest, samples, {"status": "finished"})
     like = clustered_mean_ci(np.concatenate(per_case), np.repeat(np.arange(6), 4)).low
@@ -198,7 +221,7 @@ def test_non_inferiority_is_decided_by_the_lower_limit_and_can_t_tell_says_what_
     # for B - A reaches well below -5 points, so it can't tell at margin 0.05
     old = {f"c{i}": [True, True, True, False] for i in range(6)}
     new = dict(old, c0=[True, True, False, False])
-    res = _results({"old": old, "new": new}, 4)
+    res = _results({"old": old, "new": new}, 4, sampled=True)
     found = non_inferiority(res, "old", "new", margin=0.05)
     low = float(found.comparison.difference.low)
     assert found.verdict == "cant_tell" and low < -0.05
@@ -396,21 +419,23 @@ def test_gate_bad_arguments():
 @given(
     st.lists(st.lists(st.booleans(), min_size=1, max_size=6), min_size=1, max_size=5),
     st.floats(0, 1),
+    st.booleans(),
 )
-def test_gate_rules_agree_with_the_counts(outcomes, min_pass):
-    res = _results({"v": {f"c{i}": o for i, o in enumerate(outcomes)}}, 6)
+def test_gate_rules_agree_with_the_counts(outcomes, min_pass, sampled):
+    res = _results({"v": {f"c{i}": o for i, o in enumerate(outcomes)}}, 6, sampled=sampled)
     k = sum(sum(o) for o in outcomes)
     n = sum(len(o) for o in outcomes)
     on_estimate = gate(res, variant="v", min_pass=min_pass)
     on_bound = gate(res, variant="v", min_pass=min_pass, on="lower-bound")
     assert on_estimate.passed == (k / n >= min_pass)
     # the lower bound of the claim made: about cases like these from 5 cases
-    # (the case-clustered interval), about these cases below (Wilson)
+    # of a suite sampled at random (the case-clustered interval), else about
+    # these cases (Wilson)
     clusters = [i for i, o in enumerate(outcomes) for _ in o]
     flat = [x for o in outcomes for x in o]
     like = clustered_mean_ci(flat, clusters).low if len(outcomes) >= 2 else math.nan
     wilson = proportion_ci(k, n).low
-    assert on_bound.passed == ((like if len(outcomes) >= 5 else wilson) >= min_pass)
+    assert on_bound.passed == ((like if len(outcomes) >= 5 and sampled else wilson) >= min_pass)
     trials = gate(res, variant="v", min_pass=min_pass, on="lower-bound", about="these_cases")
     assert trials.passed == (wilson >= min_pass)
     if len(outcomes) >= 2:
@@ -733,3 +758,39 @@ def test_the_exact_unconditional_comparator_keeps_its_level():
     assert crit > 1.96
     for rate in (0.5, 0.8, 0.9):
         assert sim.exact_icc0("exact_unconditional", 50, rate, rate - 0.1, -0.1) <= 0.025
+
+
+def test_the_claim_about_cases_like_these_says_how_many_cases_a_margin_takes():
+    # 10 cases x 5 runs, new the same as old on every pair: about these cases
+    # the gate passes a 10-point margin; about cases like these no run of 10
+    # cases can, and the line beside the verdict says how many cases it takes
+    # (the fewest whose interval with every case unchanged clears the margin).
+    from evalstats.stats._intervals import cases_for_margin, clustered_paired_diff_ci
+
+    same = {f"c{i}": [True, True, False, True, True] for i in range(10)}
+    res = _results({"old": same, "new": same}, 5)
+    found = non_inferiority(res, "old", "new", margin=0.1, advice=False)
+    assert found.verdict == "not_worse" and found.about == "these_cases"
+    need = cases_for_margin(0.1, 0.95)
+    assert found.beside.startswith("about cases like these (not the claim decided): can't tell")
+    assert f"it needs at least {need} cases for a 10% margin" in found.beside
+    assert str(found).split("\n")[1] == found.beside and found.to_dict()["beside"] == found.beside
+    # the floor is exact: with every case unchanged (any runs per case) the
+    # public interval clears -10% at `need` cases and not at one fewer
+    for n, clears in ((need - 1, False), (need, True)):
+        zeros = np.zeros(2 * n)
+        ci = clustered_paired_diff_ci(zeros, zeros, np.repeat(np.arange(n), 2))
+        assert (ci.low > -0.1) is clears
+    # the figures the design states: 41 cases for 10 points, 83 for 5
+    assert (cases_for_margin(0.10, 0.95), cases_for_margin(0.05, 0.95)) == (41, 83)
+    assert cases_for_margin(0.0, 0.95) is None and cases_for_margin(1e-6, 0.95) is None
+    for bad, pattern in ((5, "margin=5 must be at least 0"), ("x", "margin='x' must be")):
+        with pytest.raises(InvalidArgument, match=pattern):
+            cases_for_margin(bad)
+    with pytest.raises(InvalidArgument, match="level"):
+        cases_for_margin(0.1, level=1.5)
+    sampled = non_inferiority(
+        _results({"old": same, "new": same}, 5, sampled=True), "old", "new", margin=0.1
+    )
+    assert sampled.about == "cases_like_these" and sampled.verdict == "cant_tell"
+    assert sampled.beside.startswith("about these cases (not the claim decided): not worse")

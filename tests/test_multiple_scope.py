@@ -31,7 +31,9 @@ def _simulation():
     return module
 
 
-def _results(outcomes: np.ndarray, variants: list[str] | None = None) -> Results:
+def _results(
+    outcomes: np.ndarray, variants: list[str] | None = None, *, sampled: bool = True
+) -> Results:
     """A paired results file from outcomes of shape (variants, cases, runs)."""
     k, cases, runs = outcomes.shape
     variants = variants or [f"v{i}" for i in range(k)]
@@ -52,6 +54,8 @@ def _results(outcomes: np.ndarray, variants: list[str] | None = None) -> Results
                     }
                 )
     manifest = results_manifest(ids, variants, runs)
+    if sampled:
+        manifest["suite"]["sampled"] = True
     return Results(None, manifest, tuple(samples), {"status": "finished"}, ())
 
 
@@ -62,13 +66,20 @@ def _flat(outcomes: np.ndarray, v: int) -> np.ndarray:
 # --- the default claim and its p-values ------------------------------------------------------
 
 
-def test_from_five_cases_the_default_is_cases_like_these_with_the_clustered_pvalues():
+def test_sampled_from_five_cases_the_default_is_cases_like_these_with_clustered_pvalues():
     rng = np.random.default_rng(3)
     rates = rng.beta(2, 1, (1, 12, 1))
     outcomes = rng.random((3, 12, 4)) < np.clip(rates + np.array([0, 0.3, 0])[:, None, None], 0, 1)
     res = _results(outcomes, ["old", "new", "other"])
     many = compare_variants(res, baseline="old")
-    assert many.about == "cases_like_these" and many.about_note == ""
+    assert many.about == "cases_like_these"
+    assert many.about_note == "the suite declares its cases sampled at random"
+    # a suite not declared sampled: about these cases, cases like these beside
+    hand_built = compare_variants(
+        _results(outcomes, ["old", "new", "other"], sampled=False), baseline="old"
+    )
+    assert hand_built.about == "these_cases" and hand_built.beside.startswith("ranking against")
+    assert "about cases like these" in hand_built.beside
     clusters = np.repeat(np.arange(12), 4)
     for pair in many.pairs:
         a, b = ["old", "new", "other"].index(pair.a), ["old", "new", "other"].index(pair.b)
@@ -80,7 +91,7 @@ def test_from_five_cases_the_default_is_cases_like_these_with_the_clustered_pval
     text = str(many)
     assert "Holm-adjusted over 2 comparisons, about cases like these" in text
     assert "the clustered betting test" in text
-    assert "(Holm-adjusted, about cases like these)" in many.ranking()
+    assert "(Holm-adjusted, about cases like these: the suite declares" in many.ranking()
     doc = json.loads(json.dumps(many.to_dict()))
     assert doc["about"] == "cases_like_these" and doc["pairs"][0]["pvalue"] == pytest.approx(raw[0])
 

@@ -82,3 +82,29 @@ def test_sequential_plan_example_prints_what_the_command_prints(capsys) -> None:
     assert "--planned-for" in shown
     assert main(shlex.split(command)[2:]) == 0
     assert capsys.readouterr().out == shown, command
+
+
+def test_gate_example_prints_what_the_command_prints(tmp_path: Path, capsys) -> None:
+    # The `$ evalstats gate ...` block beside the claims is the command's output
+    # on the demo's results file, each line matched fragment by fragment
+    # around its "..." elisions.
+    from evalstats.cli import main
+    from evalstats.demo._shop_demo import run_demo
+
+    text = README.read_text(encoding="utf-8")
+    blocks = [b.split("```", 1)[0] for b in text.split("```text\n")[1:]]
+    (block,) = [b for b in blocks if b.startswith("$ evalstats gate ")]
+    command, *shown = block.strip().splitlines()
+    run_demo(out=tmp_path, plots=False)
+    capsys.readouterr()
+    argv = command.removeprefix("$ evalstats ").split()
+    argv[1] = str(tmp_path / argv[1])
+    assert main(argv) == 1
+    printed = capsys.readouterr().out.splitlines()
+    assert len(printed) == len(shown)
+    for want, got in zip(shown, printed, strict=True):
+        at = 0
+        for fragment in want.split("..."):
+            found = got.find(fragment.strip(), at)
+            assert found >= 0, (fragment, got)
+            at = found + len(fragment.strip())

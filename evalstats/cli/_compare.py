@@ -66,8 +66,8 @@ def add(p: argparse.ArgumentParser) -> None:
     add_about(
         p,
         "the verdict",
-        "default cases-like-these when paired over at least 5 cases, else these-cases, "
-        "saying why (with --sequential: these-cases)",
+        "default these-cases (cases-like-these when the suite is declared sampled: true and "
+        "paired over at least 5 cases); the other claim is shown beside it",
     )
     p.add_argument(
         "--sequential",

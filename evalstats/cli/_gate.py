@@ -58,8 +58,8 @@ def add(p: argparse.ArgumentParser) -> None:
     add_about(
         p,
         "--on lower-bound and --no-regression-vs",
-        "default cases-like-these from 5 cases (paired, for --no-regression-vs), else "
-        "these-cases, saying why",
+        "default these-cases (cases-like-these when the suite is declared sampled: true and "
+        "has at least 5 cases, paired for --no-regression-vs); the other claim is shown beside it",
     )
     add_level_and_json(p)
     add_source_options(p)

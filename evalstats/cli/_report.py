@@ -41,7 +41,8 @@ def add(p: argparse.ArgumentParser) -> None:
     add_about(
         p,
         "the ranking of three or more variants (Holm-adjusted)",
-        "default cases-like-these when paired over at least 5 cases, else these-cases, saying why",
+        "default these-cases (cases-like-these when the suite is declared sampled: true and "
+        "paired over at least 5 cases); the other claim's ranking is shown beside it",
     )
     p.add_argument("--json", action="store_true", help="print one JSON document")
     add_source_options(p)

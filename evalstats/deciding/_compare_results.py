@@ -21,6 +21,7 @@ from ..reading._views import (
     _results,
     _slots,
     _variant_names,
+    suite_sampled,
 )
 from ..stats._claims import (
     MIN_CASES,
@@ -72,13 +73,15 @@ class ResultsComparison:
         cases with usable pairs (``reason`` says why).
     primary : Comparison or None
         The comparison the verdict (and ``gate``) uses: by the method or the
-        claim asked for; by default ``cases_like_these`` when the outcomes are
-        paired over at least 5 cases, else ``these_cases``.
+        claim asked for; by default ``these_cases`` (``cases_like_these`` when
+        the suite declares its cases sampled at random and the outcomes are
+        paired over at least 5 cases).
     about : {"these_cases", "cases_like_these"}
         The claim of ``primary``.
     about_note : str
-        Why the claim is about these cases when cases like these were the
-        default (too few cases, or not paired); empty otherwise.
+        Why the default claim is the one made (the suite not declared
+        sampled, too few cases, or not paired); empty when a claim or a
+        method was asked for.
     pairs : int
         Pairs used (paired only).
     dropped_unmeasured : int
@@ -276,12 +279,14 @@ def compare_results(
         The claim of the ``primary`` verdict. ``"cases_like_these"``:
         ``clustered``; needs paired outcomes from at least 2 cases.
         ``"these_cases"``: these cases, run again (``mcnemar`` when paired,
-        else ``newcombe``). By default ``"cases_like_these"`` when the
-        outcomes are paired over at least
-        :data:`~evalstats.stats._claims.MIN_CASES` (5) cases; otherwise
-        ``"these_cases"``, with ``about_note`` saying that nothing can be said
-        about cases like these (or that the outcomes are not paired). A method
-        implies its claim; a claim that contradicts it raises.
+        else ``newcombe``). By default ``"these_cases"``, whose validity
+        comes from the paired, alternating design whatever the cases are;
+        ``"cases_like_these"`` when the suite declares its cases sampled at
+        random (``sampled: true``) and the outcomes are paired over at least
+        :data:`~evalstats.stats._claims.MIN_CASES` (5) cases
+        (:func:`~evalstats.stats._claims.default_about`). ``about_note`` says
+        why. Both verdicts are computed either way. A method implies its
+        claim; a claim that contradicts it raises.
 
     Returns
     -------
@@ -316,7 +321,7 @@ def compare_results(
     >>> cmp.about, cmp.verdict
     ('these_cases', 'b_better')
     >>> cmp.about_note
-    'with 2 cases nothing can be said about cases like these (it takes at least 5)'
+    'the default, as the suite does not declare its cases sampled at random'
     """
     level = check_level(level)
     res = _results(results)
@@ -343,10 +348,14 @@ def compare_results(
         _measured_counts(res, a, case_ids), _measured_counts(res, b, case_ids), level
     )
     if not paired:
-        return _unpaired_comparison(independent, a, b, method, about, common)
+        return _unpaired_comparison(
+            independent, a, b, method, about, common, sampled=suite_sampled(res)
+        )
     pairs = _pairs(slots[a], res.outcome_codes, a, b, case_ids)
     these, like, reasons = _paired_verdicts(pairs, level)
-    method, note = _primary_method(method, about, like, len(pairs.cases))
+    method, note = _primary_method(
+        method, about, like, len(pairs.cases), sampled=suite_sampled(res)
+    )
     if method == "mcnemar":
         chosen = these
     elif method == "clustered":
@@ -390,6 +399,8 @@ def _unpaired_comparison(
     method: str | None,
     about: str | None,
     common: dict[str, Any],
+    *,
+    sampled: bool,
 ) -> ResultsComparison:
     """The comparison when the schedule did not pair the variants: about these cases only."""
     if about == "cases_like_these":
@@ -410,20 +421,28 @@ def _unpaired_comparison(
         about="these_cases",
         about_note=""
         if method is not None or about is not None
-        else "not paired (the schedule did not run both variants on the same slots), and "
-        "a claim about cases like these compares A and B case by case",
+        else default_about(
+            n_cases=len(independent.a),
+            not_paired="the schedule did not run both variants on the same slots",
+            sampled=sampled,
+        )[1],
         **common,
     )
 
 
 def _primary_method(
-    method: str | None, about: str | None, like: Comparison | None, n_cases: int
+    method: str | None,
+    about: str | None,
+    like: Comparison | None,
+    n_cases: int,
+    *,
+    sampled: bool,
 ) -> tuple[str, str]:
     """The paired primary comparison's method (from the claim when not given) and its note."""
     note = ""
     if method is None:
         if about is None:
-            about, note = default_about(n_cases=n_cases)
+            about, note = default_about(n_cases=n_cases, sampled=sampled)
         elif about == "cases_like_these":
             if like is None:
                 raise InvalidArgument(

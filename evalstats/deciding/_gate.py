@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from .._validate import as_rate, check_level, check_method
 from ..errors import InvalidArgument
-from ..reading._views import VariantRates, _check_variant, _results, _variant_names, variant_rates
+from ..reading._views import (
+    VariantRates,
+    _check_variant,
+    _results,
+    _variant_names,
+    suite_sampled,
+    variant_rates,
+)
 from ..stats._claims import (
     MIN_CASES,
     check_about,
@@ -17,7 +24,7 @@ from ..stats._claims import (
     few_cases_note,
     refuses_scope,
 )
-from ..stats._intervals import _pct
+from ..stats._intervals import _pct, cases_for_margin
 from ._compare_results import compare_results
 
 if TYPE_CHECKING:
@@ -93,8 +100,13 @@ class NonInferiority:
     about : {"these_cases", "cases_like_these"}
         The claim.
     about_note : str
-        Why the claim is about these cases when cases like these were the
-        default (too few cases, or not paired).
+        Why the default claim is the one made (empty when ``about`` or
+        ``method`` was given).
+    beside : str
+        The other claim's verdict, or what it would take: about cases like
+        these, the fewest cases that could show B within the margin even if
+        no case changed (:func:`~evalstats.stats._intervals.cases_for_margin`);
+        printed on the line after the verdict.
     """
 
     verdict: NonInferiorityVerdict
@@ -105,6 +117,7 @@ class NonInferiority:
     advice: str = ""
     about: str = "these_cases"
     about_note: str = ""
+    beside: str = ""
 
     def __str__(self) -> str:
         m = _pct(self.margin)
@@ -137,7 +150,7 @@ class NonInferiority:
             )
         if self.advice:
             text += f"; {self.advice}"
-        return text
+        return text + (f"\n{self.beside}" if self.beside else "")
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -149,6 +162,7 @@ class NonInferiority:
             "about": self.about,
             "about_note": self.about_note,
             "advice": self.advice,
+            "beside": self.beside,
             "summary": str(self),
         }
 
@@ -397,8 +411,9 @@ def non_inferiority(
     """Is variant ``b`` of a run no worse than ``a`` by more than ``margin``?
 
     The comparison is :func:`~evalstats.deciding._compare_results.compare_results`' primary
-    one (``method`` and ``about`` as there: by default about cases like these
-    when the outcomes are paired over at least 5 cases); B passes when the
+    one (``method`` and ``about`` as there: by default about these cases,
+    about cases like these when the suite declares its cases sampled at
+    random and the outcomes are paired over at least 5 cases); B passes when the
     lower limit of its interval for p_b - p_a, at ``level``, lies above
     ``-margin``
     (:func:`non_inferiority_verdict`). "Can't tell" is not a pass: with
@@ -445,9 +460,61 @@ def non_inferiority(
     cmp = compare_results(res, a, b, method=method, level=level, about=about)
     if cmp.primary is None:
         raise InvalidArgument(f"{b!r} cannot be compared with {a!r}: {cmp.reason}")
-    verdict = non_inferiority_verdict(cmp.primary, m)
-    text = _advice(res, a, b, m, level, cmp.primary) if advice and verdict == "cant_tell" else ""
-    return NonInferiority(verdict, a, b, m, cmp.primary, text, cmp.about, cmp.about_note)
+    return _judged(res, cmp, m, level, advice=advice)
+
+
+def _judged(res: Any, cmp: Any, margin: float, level: float, *, advice: bool) -> NonInferiority:
+    """The non-inferiority verdict of ``compare_results``' result ``cmp``, the other
+    claim's beside it."""
+    verdict = non_inferiority_verdict(cmp.primary, margin)
+    text = (
+        _advice(res, cmp.a, cmp.b, margin, level, cmp.primary)
+        if advice and verdict == "cant_tell"
+        else ""
+    )
+    return NonInferiority(
+        verdict,
+        cmp.a,
+        cmp.b,
+        margin,
+        cmp.primary,
+        text,
+        cmp.about,
+        cmp.about_note,
+        _beside(cmp, margin, level),
+    )
+
+
+def _beside(cmp: Any, margin: float, level: float) -> str:
+    """The line about the claim the verdict does not make: its verdict, or what it
+    would take."""
+    other = "cases_like_these" if cmp.about == "these_cases" else "these_cases"
+    found = cmp.cases_like_these if other == "cases_like_these" else cmp.these_cases
+    head = f"about {claim_words(other)} (not the claim decided):"
+    if found is None or found is cmp.primary:
+        why = cmp.reason.split(": ", 1)[-1] if cmp.reason else "not computed"
+        return f"{head} no verdict: {why}"
+    m = _pct(margin)
+    floor = _pct(-margin, signed=True) if margin > 0 else "0"
+    d = found.difference
+    verdict = non_inferiority_verdict(found, margin)
+    if verdict == "not_worse":
+        text = (
+            f"not worse by more than {m}: lower limit {_pct(float(d.low), signed=True)} > {floor}"
+        )
+    elif verdict == "worse":
+        text = f"worse by more than {m}: upper limit {_pct(float(d.high), signed=True)} < {floor}"
+    else:
+        text = f"can't tell yet: lower limit {_pct(float(d.low), signed=True)} is not above {floor}"
+    text = f"{head} {text} ({found.test_name} {d})"
+    if other == "cases_like_these" and verdict != "not_worse":
+        need = cases_for_margin(margin, level)
+        text += (
+            f"; it needs at least {need} cases for a {m} margin, even if B matches A on every case"
+            if need is not None
+            else f"; no suite of up to 100,000 cases could show a {m} margin"
+        )
+    return text
 
 
 @dataclass(frozen=True)
@@ -462,17 +529,22 @@ class GateResult:
         Why the gate failed, one line per broken rule (empty when it passed).
     checked : tuple of str
         Every rule that was evaluated and what was found, passed or not.
+    beside : tuple of str
+        For each rule that makes a claim, what the other claim says (its
+        verdict, or what it would take); these lines decide nothing.
     """
 
     passed: bool
     reasons: tuple[str, ...]
     checked: tuple[str, ...] = ()
+    beside: tuple[str, ...] = ()
 
     def __str__(self) -> str:
         head = "gate passed" if self.passed else "gate failed"
         lines = [head]
         lines += [f"  ok: {c}" for c in self.checked if c not in self.reasons]
         lines += [f"  FAILED: {r}" for r in self.reasons]
+        lines += [f"  beside: {b}" for b in self.beside]
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
@@ -480,6 +552,7 @@ class GateResult:
             "passed": self.passed,
             "reasons": list(self.reasons),
             "checked": list(self.checked),
+            "beside": list(self.beside),
             "summary": str(self),
         }
 
@@ -504,12 +577,12 @@ def gate(
     * the variant's pass rate over measured samples is at least ``min_pass``:
       its estimate (``on="estimate"``) or the lower limit of its interval
       (``on="lower-bound"``, the stricter rule) for the claim ``about``
-      makes: about cases like these, the case-clustered interval of the mean
-      pass rate (:func:`~evalstats.stats._intervals.clustered_mean_ci`, the
-      distribution-free betting interval; the default from 5 cases with a
-      measured sample), or about these cases, the Wilson interval on all
-      measured runs (``about="these_cases"``, and the default below 5 cases, the
-      line saying why);
+      makes: about these cases, the Wilson interval on all measured runs
+      (the default), or about cases like these, the case-clustered interval
+      of the mean pass rate (:func:`~evalstats.stats._intervals.clustered_mean_ci`,
+      the distribution-free betting interval; the default from 5 cases with
+      a measured sample when the suite declares its cases sampled at
+      random);
     * ``every_case_passes``: every case's own pass-rate estimate (passes of
       measured samples) is at least ``min_pass``; a case with no measured
       sample breaks this rule. (The estimate, whatever ``on`` says: a lower
@@ -543,10 +616,12 @@ def gate(
     about : {"these_cases", "cases_like_these"}, optional
         The claim of the lower-bound and no-regression rules, as in
         :func:`~evalstats.deciding._compare_results.compare_results`. By
-        default about cases like these when there are at least 5 cases (for
-        the no-regression rule: paired over at least 5 cases), else about
-        these cases, and the rule's line says why. Every rule's line says
-        which claim it makes.
+        default about these cases; about cases like these when the suite
+        declares its cases sampled at random (``sampled: true``) and there
+        are at least 5 cases (for the no-regression rule: paired over at
+        least 5 cases). Every rule's line says which claim it makes and why,
+        and a ``beside`` line says what the other claim finds (or, for a
+        margin about cases like these, the fewest cases that could show it).
 
     Returns
     -------
@@ -572,8 +647,10 @@ def gate(
     >>> print(gate(res, variant="v", min_pass=0.9, on="lower-bound"))
     gate failed
       FAILED: variant 'v': lower bound of the 95% per-trial interval is 76%, below 90%, \
-about these cases: with 1 case nothing can be said about cases like these (it takes at \
-least 5) (19 of 20 measured samples passed: 95% (76% to 99%))
+about these cases: the default, as the suite does not declare its cases sampled at \
+random (19 of 20 measured samples passed: 95% (76% to 99%))
+      beside: about cases like these (not the claim decided): no verdict: with 1 case \
+nothing can be said about cases like these (it takes at least 5)
     """
     level = check_level(level)
     threshold, on, about, margin = _check_policy(
@@ -583,15 +660,22 @@ least 5) (19 of 20 measured samples passed: 95% (76% to 99%))
     variant = _check_gated_variants(res, variant, no_regression_vs)
     rates = variant_rates(res, variant, level)
     found: list[tuple[bool, str]] = []
-    found += _pass_rate_rule(rates, variant, threshold, on, level, about)
+    beside: list[str] = []
+    for ok, text, other in _pass_rate_rule(
+        rates, variant, threshold, on, level, about, sampled=suite_sampled(res)
+    ):
+        found.append((ok, text))
+        beside += [other] if other else []
     if every_case_passes:
         found.append(_every_case_rule(rates, threshold))
     if no_regression_vs is not None:
         assert margin is not None
-        found.append(_no_regression_rule(res, variant, no_regression_vs, margin, level, about))
+        ok, text, other = _no_regression_rule(res, variant, no_regression_vs, margin, level, about)
+        found.append((ok, text))
+        beside += [other] if other else []
     checked = [text for _, text in found]
     reasons = [text for ok, text in found if not ok]
-    return GateResult(not reasons, tuple(reasons), tuple(checked))
+    return GateResult(not reasons, tuple(reasons), tuple(checked), tuple(beside))
 
 
 def _check_policy(
@@ -648,8 +732,11 @@ def _pass_rate_rule(
     on: str,
     level: float,
     about: str | None,
-) -> list[tuple[bool, str]]:
-    """The rule on the variant's pass rate: (held, line), none without min_pass.
+    *,
+    sampled: bool,
+) -> list[tuple[bool, str, str]]:
+    """The rule on the variant's pass rate: (held, line, the other claim's line), none
+    without min_pass.
 
     A variant with no measured sample fails here whatever the policy.
     """
@@ -659,43 +746,66 @@ def _pass_rate_rule(
                 False,
                 f"variant {variant!r} has no measured samples "
                 f"({summary.unmeasured} unmeasured), so its pass rate is unknown",
+                "",
             )
         ]
     if threshold is None:
         return []
-    counts = f"{summary.passes} of {summary.measured} measured samples passed: {summary.per_trial}"
-    claim = ""
     if on == "estimate":
         value = float(summary.per_trial.estimate)
-        what = "pass rate"
-    else:
-        used, note = _bound_about(summary.cases_measured, about)
-        claim = f", about {claim_words(used)}" + (f": {note}" if note else "")
-        if used == "cases_like_these":
-            ci = summary.clustered
-            value = float(ci.low)
-            what = f"lower bound of the {100 * level:g}% case-clustered interval"
-            counts = (
-                f"{summary.passes} of {summary.measured} measured samples passed; "
-                f"{ci.method} interval over {ci.clusters} cases: {ci}"
-            )
-        else:
-            value = float(summary.per_trial.low)
-            what = f"lower bound of the {100 * level:g}% per-trial interval"
-    ok = value >= threshold
-    return [
-        (
-            ok,
-            f"variant {variant!r}: {what} is {_pct(value)}, "
-            f"{'at least' if ok else 'below'} {_pct(threshold)}{claim} ({counts})",
+        counts = (
+            f"{summary.passes} of {summary.measured} measured samples passed: {summary.per_trial}"
         )
-    ]
+        ok = value >= threshold
+        line = (
+            f"variant {variant!r}: pass rate is {_pct(value)}, "
+            f"{'at least' if ok else 'below'} {_pct(threshold)} ({counts})"
+        )
+        return [(ok, line, "")]
+    used, note = _bound_about(summary.cases_measured, about, sampled=sampled)
+    ok, what, value, counts = _lower_bound(summary, used, level, threshold)
+    claim = f", about {claim_words(used)}" + (f": {note}" if note else "")
+    line = (
+        f"variant {variant!r}: {what} is {_pct(value)}, "
+        f"{'at least' if ok else 'below'} {_pct(threshold)}{claim} ({counts})"
+    )
+    other = "cases_like_these" if used == "these_cases" else "these_cases"
+    head = f"about {claim_words(other)} (not the claim decided):"
+    if other == "cases_like_these" and summary.cases_measured < 2:
+        return [(ok, line, f"{head} no verdict: {few_cases_note(summary.cases_measured)}")]
+    held, what, value, counts = _lower_bound(summary, other, level, threshold)
+    beside = (
+        f"{head} {what} is {_pct(value)}, {'at least' if held else 'below'} "
+        f"{_pct(threshold)} ({counts})"
+    )
+    return [(ok, line, beside)]
 
 
-def _bound_about(cases: int, about: str | None) -> tuple[str, str]:
+def _lower_bound(
+    summary: VariantRates, about: str, level: float, threshold: float
+) -> tuple[bool, str, float, str]:
+    """The lower-bound rule for the claim ``about``: (held, what, the bound, counts)."""
+    if about == "cases_like_these":
+        ci = summary.clustered
+        return (
+            float(ci.low) >= threshold,
+            f"lower bound of the {100 * level:g}% case-clustered interval",
+            float(ci.low),
+            f"{summary.passes} of {summary.measured} measured samples passed; "
+            f"{ci.method} interval over {ci.clusters} cases: {ci}",
+        )
+    return (
+        float(summary.per_trial.low) >= threshold,
+        f"lower bound of the {100 * level:g}% per-trial interval",
+        float(summary.per_trial.low),
+        f"{summary.passes} of {summary.measured} measured samples passed: {summary.per_trial}",
+    )
+
+
+def _bound_about(cases: int, about: str | None, *, sampled: bool) -> tuple[str, str]:
     """The claim of the lower-bound rule over ``cases`` cases, and why when not asked."""
     if about is None:
-        return default_about(n_cases=cases)
+        return default_about(n_cases=cases, sampled=sampled)
     if about == "cases_like_these" and cases < 2:
         raise InvalidArgument(
             f"about='cases_like_these' needs measured samples from at least 2 cases to say "
@@ -731,28 +841,16 @@ def _no_regression_rule(
     margin: float,
     level: float,
     about: str | None,
-) -> tuple[bool, str]:
-    """The rule that the variant is not worse than another by more than margin: (held, line)."""
+) -> tuple[bool, str, str]:
+    """The rule that the variant is not worse than another by more than margin: (held,
+    line, the other claim's line)."""
     cmp = compare_results(res, no_regression_vs, variant, level=level, about=about)
     if cmp.primary is None:
         return (
             False,
             f"no regression against {no_regression_vs!r}: cannot be checked: {cmp.reason}",
+            "",
         )
-    verdict = non_inferiority_verdict(cmp.primary, margin)
-    advice = (
-        _advice(res, no_regression_vs, variant, margin, level, cmp.primary)
-        if verdict == "cant_tell"
-        else ""
-    )
-    found = NonInferiority(
-        verdict,
-        no_regression_vs,
-        variant,
-        margin,
-        cmp.primary,
-        advice,
-        cmp.about,
-        cmp.about_note,
-    )
-    return verdict == "not_worse", str(found)
+    found = _judged(res, cmp, margin, level, advice=True)
+    line = str(replace(found, beside=""))
+    return found.verdict == "not_worse", line, found.beside

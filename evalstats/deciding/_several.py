@@ -6,10 +6,12 @@ Every variant against a baseline (``baseline="old"``), or every pair
 the verdicts adjusted for the number of comparisons: Holm's step-down method
 by default, Shaffer's for all pairs (which uses that not every combination of
 equalities between variants is possible), or none. Every verdict makes one
-claim, as ``compare_results`` does by default: about cases like these (each
-pair's clustered test, whose p-value agrees with its interval; see
-:mod:`evalstats.stats._clustered_pvalues`) when every pair is paired over at least 5
-cases, else about these cases (the paired score test, Tango's), saying why.
+claim, as ``compare_results`` does by default: about these cases (the paired
+score test, Tango's), or about cases like these (each pair's clustered test,
+whose p-value agrees with its interval; see
+:mod:`evalstats.stats._clustered_pvalues`) when the suite declares its cases
+sampled at random and every pair is paired over at least 5 cases. The ranking
+by the other claim is given beside it.
 """
 
 from __future__ import annotations
@@ -151,9 +153,12 @@ class MultipleComparison:
         clustered test) or about these cases (the paired score test when
         paired).
     about_note : str
-        Why the claim is about these cases when cases like these were the
-        default (too few cases, or not paired), or that the cases are too few
+        Why the default claim is the one made (the suite not declared
+        sampled, too few cases, or not paired), or that the cases are too few
         for the claim asked for; empty otherwise.
+    beside : str
+        The ranking by the other claim, or why it has none; it decides
+        nothing.
     """
 
     pairs: tuple[PairComparison, ...]
@@ -163,6 +168,7 @@ class MultipleComparison:
     rates: dict[str, float]
     about: str = "these_cases"
     about_note: str = ""
+    beside: str = ""
 
     def _about(self) -> str:
         return f"about {claim_words(self.about)}"
@@ -240,6 +246,8 @@ class MultipleComparison:
                 f"{verdict} ({c.test_name})"
             )
         lines.append(self.ranking())
+        if self.beside:
+            lines.append(f"beside: {self.beside}")
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
@@ -252,6 +260,7 @@ class MultipleComparison:
             "rates": dict(self.rates),
             "pairs": [p.to_dict() for p in self.pairs],
             "ranking": self.ranking(),
+            "beside": self.beside,
             "summary": str(self),
         }
 
@@ -298,11 +307,10 @@ def compare_variants(
         (:func:`~evalstats.stats._clustered_pvalues.clustered_paired_pvalue`: the
         betting capital's, at every number of cases); it needs
         outcomes paired over at least 2 cases. ``"these_cases"``: the paired
-        score test (Tango's), or the z test (unpaired). By default
-        ``"cases_like_these"`` when every pair is paired over at least 5 cases,
-        as in ``compare_results``; otherwise ``"these_cases"``, and ``about_note``
-        says that nothing can be said about cases like these (or that the
-        outcomes are not paired).
+        score test (Tango's), or the z test (unpaired). By default as in
+        ``compare_results``: ``"these_cases"``, unless the suite declares its
+        cases sampled at random and every pair is paired over at least 5
+        cases; ``about_note`` says why, and ``beside`` ranks by the other claim.
 
     Returns
     -------
@@ -350,9 +358,35 @@ def compare_variants(
     like = all(rc.about == "cases_like_these" for rc in each)
     chosen = "cases_like_these" if like else "these_cases"
     note = next((rc.about_note for rc in each if rc.about_note), "")
-    found = [(rc.a, rc.b, _pair_test(rc, chosen, level)) for rc in each]
+    pairs = _family(each, chosen, adjust, len(names), baseline is None, level)
+    rates = _rates(res, names)
+    other = "these_cases" if like else "cases_like_these"
+    missing = next((rc for rc in each if getattr(rc, other) is None), None)
+    if missing is None:
+        found = MultipleComparison(
+            _family(each, other, adjust, len(names), baseline is None, level),
+            baseline,
+            adjust,
+            level,
+            rates,
+            other,
+        )
+        beside = found.ranking()
+    else:
+        why = missing.reason.split(": ", 1)[-1] if missing.reason else "nothing to compare"
+        beside = (
+            f"about {claim_words(other)}, no ranking: {missing.b!r} against {missing.a!r}: {why}"
+        )
+    return MultipleComparison(tuple(pairs), baseline, adjust, level, rates, chosen, note, beside)
+
+
+def _family(
+    each: Sequence[Any], about: str, adjust: str, variants: int, all_pairs: bool, level: float
+) -> tuple[PairComparison, ...]:
+    """Every pair judged about ``about``, its p-value adjusted over the family."""
+    found = [(rc.a, rc.b, _pair_test(rc, about, level)) for rc in each]
     raw = [math.nan if c.pvalue is None else float(c.pvalue) for _, _, c in found]
-    adjusted = _adjust(raw, adjust, len(names), baseline is None)
+    adjusted = _adjust(raw, adjust, variants, all_pairs)
     alpha = 1.0 - level
     pairs = []
     for (a, b, cmp), q in zip(found, adjusted, strict=True):
@@ -362,9 +396,7 @@ def compare_variants(
             {1: "b_better", -1: "a_better"}.get(sign, "cant_tell") if q < alpha else "cant_tell"
         )
         pairs.append(PairComparison(a, b, cmp, float(q), verdict))
-    return MultipleComparison(
-        tuple(pairs), baseline, adjust, level, _rates(res, names), chosen, note
-    )
+    return tuple(pairs)
 
 
 def _pair_test(rc: Any, about: str, level: float) -> Comparison:

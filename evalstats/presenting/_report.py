@@ -455,7 +455,7 @@ class Report:
         ]
         lines += [f"warning: {w}" for w in self.warnings]
         if self.ranking:
-            lines.append(self.ranking)
+            lines += self.ranking.split("\n")
         return lines
 
     def _variant_lines(self, v: VariantSummary, level: str) -> list[str]:
@@ -664,10 +664,12 @@ def report(
     about : {"these_cases", "cases_like_these"}, optional
         The claim of the ranking of three or more variants
         (:func:`~evalstats.deciding._several.compare_variants`, all pairs,
-        Holm-adjusted): about cases like these (each pair's clustered test)
-        by default when the run paired the variants over at least 5 cases,
-        else about these cases (the paired score test), saying why. The pass rates
-        are given both ways whatever the claim.
+        Holm-adjusted): as there, about these cases (the paired score test)
+        by default, about cases like these (each pair's clustered test) when
+        the suite declares its cases sampled at random and the run paired
+        the variants over at least 5 cases; the ranking by the other claim
+        is on the next line. The pass rates are given both ways whatever the
+        claim.
     prices : mapping or path, optional
         Model name to :class:`~evalstats.planning._cost.Prices` in dollars per million
         tokens, or a prices file (:func:`~evalstats.planning._cost.load_prices`). With
@@ -852,9 +854,10 @@ def _ranking(res: Tally, variants: Sequence[str], level: float, about: str | Non
     from ..deciding._several import compare_variants
 
     try:
-        return compare_variants(res, all_pairs=True, level=level, about=about).ranking()
+        found = compare_variants(res, all_pairs=True, level=level, about=about)
     except InvalidArgument as e:  # a pair with nothing measured
         return f"no ranking: {e}"
+    return f"{found.ranking()}\nbeside: {found.beside}"
 
 
 class _VerdictTables:

@@ -37,6 +37,12 @@ def _case_ids(res: Tally) -> list[str]:
     return res.case_ids()
 
 
+def suite_sampled(res: Tally) -> bool:
+    """Whether the run's suite declares its cases sampled at random (``sampled: true``)."""
+    suite = res.manifest.get("suite")
+    return isinstance(suite, dict) and suite.get("sampled") is True
+
+
 def _check_variant(name: Any, names: Sequence[str], *, arg: str = "variant") -> str:
     if name not in names:
         shown = ", ".join(repr(n) for n in names) or "none"

@@ -23,6 +23,7 @@ from ..errors import InvalidArgument
 
 __all__ = [
     "CLAIMS",
+    "DEFAULT_NOTE",
     "MIN_CASES",
     "check_about",
     "check_fits",
@@ -92,18 +93,31 @@ def few_cases_note(n_cases: int) -> str:
     )
 
 
-def default_about(*, n_cases: int, not_paired: str = "") -> tuple[str, str]:
+#: Why a verdict is about these cases when nothing asked for a claim.
+DEFAULT_NOTE = "the default, as the suite does not declare its cases sampled at random"
+
+
+def default_about(*, n_cases: int, not_paired: str = "", sampled: bool = False) -> tuple[str, str]:
     """The claim made when none is asked for, and the note saying why.
 
-    About cases like these when the outcomes are paired (``not_paired`` is
-    empty) over at least :data:`MIN_CASES` cases; otherwise about these cases,
-    the note saying what ruled the other out.
+    About these cases, unless the suite declares its cases sampled at random
+    (``sampled``), the outcomes are paired (``not_paired`` is empty) and
+    there are at least :data:`MIN_CASES` cases: then about cases like these.
+    A hand-built suite is not a random sample of anything, and the paired,
+    alternating runs make the claim about these cases valid whatever the
+    cases are. The note says what decided it.
 
-    >>> default_about(n_cases=4)
+    >>> default_about(n_cases=40)
+    ('these_cases', 'the default, as the suite does not declare its cases sampled at random')
+    >>> default_about(n_cases=40, sampled=True)
+    ('cases_like_these', 'the suite declares its cases sampled at random')
+    >>> default_about(n_cases=4, sampled=True)
     ('these_cases', 'with 4 cases nothing can be said about cases like these (it takes at least 5)')
     """
+    if not sampled:
+        return "these_cases", DEFAULT_NOTE
     if not not_paired and n_cases >= MIN_CASES:
-        return "cases_like_these", ""
+        return "cases_like_these", "the suite declares its cases sampled at random"
     if n_cases < MIN_CASES:
         return "these_cases", few_cases_note(n_cases)
     return "these_cases", (

@@ -1015,11 +1015,11 @@ def compare(
         way these were (``method="clustered"``; needs paired outcomes and at
         least 2 cases). ``"these_cases"``: these cases, run again
         (``mcnemar`` when paired, else ``newcombe``). By default
-        ``"cases_like_these"`` when the outcomes are paired and there are at
-        least :data:`~evalstats.stats._claims.MIN_CASES` (5) cases; otherwise
-        ``"these_cases"``, with ``about_note`` saying that nothing can be said
-        about cases like these (or that the outcomes are not paired). A method
-        implies its claim; a claim that contradicts it raises.
+        ``"these_cases"``, whose validity comes from the paired, alternating
+        design whatever the cases are; ``about_note`` says so. Outcomes given
+        here come from no suite declared sampled at random, so a claim about
+        cases like these is made only when asked for. A method implies its
+        claim; a claim that contradicts it raises.
 
     Returns
     -------
@@ -1059,7 +1059,7 @@ def compare(
     >>> c.verdict, c.about, c.only_b, c.only_a, round(c.pvalue, 4)
     ('b_better', 'these_cases', 7, 0, 0.0107)
     >>> c.about_note
-    'with 2 cases nothing can be said about cases like these (it takes at least 5)'
+    'the default, as the suite does not declare its cases sampled at random'
     >>> print(c)
     B better: +35% (+11% to +58%), tango p=0.011, 95%, about these cases; with 2 cases \
 nothing can be said about cases like these (it takes at least 5)
