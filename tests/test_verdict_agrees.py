@@ -1,0 +1,75 @@
+"""No printed interval contradicts its verdict: for every method, about both
+claims, fixed and sequential, in Python and on the command line."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from strategies import levels, paired_results, results_of, write_results_file
+
+from evalstats.cli import main
+from evalstats.deciding._sequential import sequential_compare
+from evalstats.stats._compare import compare
+
+
+def _agrees(verdict: str, low: float, high: float) -> bool:
+    """'B better' exactly when the interval lies above 0, 'A better' below it."""
+    if verdict == "b_better":
+        return low > 0
+    if verdict == "a_better":
+        return high < 0
+    return low <= 0 <= high
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    paired_results(max_cases=8, max_repeats=6),
+    levels,
+    st.sampled_from(["mcnemar", "clustered", "newcombe", "ztest"]),
+)
+def test_every_method_s_verdict_agrees_with_its_interval(results, level, method):
+    a, b = results
+    if method == "clustered" and len(a) < 2:
+        return
+    c = compare(a, b, level=level, method=method)
+    assert _agrees(c.verdict, c.difference.low, c.difference.high), (c, method)
+
+
+@settings(max_examples=60, deadline=None)
+@given(paired_results(max_cases=4, max_repeats=12), st.sampled_from([0.9, 0.95]))
+def test_the_sequential_verdict_agrees_with_its_confidence_sequence(results, level):
+    # The sequential verdict is printed with the confidence sequence at that
+    # look, not a fixed-n interval: "B better" exactly when it lies above 0.
+    a, b = results
+    seq = sequential_compare(a, b, level=level)
+    d = seq.difference
+    assert _agrees(seq.verdict, d.low, d.high), seq
+    assert str(d) in str(seq)
+
+
+@settings(
+    max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(paired_results(min_cases=2, max_cases=6, max_repeats=5))
+def test_the_commands_print_intervals_that_agree_with_their_verdicts(tmp_path, capsys, results):
+    # compare and gate read a results file; each verdict they print (both
+    # claims, as text and JSON) agrees with the interval printed beside it.
+    a, b = results
+    runs = max(len(x) for x in [*a.values(), *b.values()])
+    res = results_of({"A": a, "B": b}, runs)
+    path = tmp_path / "r.jsonl"
+    path.unlink(missing_ok=True)
+    write_results_file(path, res.manifest, [dict(s) for s in res.samples], {"status": "finished"})
+    for about in ("these-cases", "cases-like-these"):
+        argv = ["compare", str(path), "--a", "A", "--b", "B", "--about", about]
+        assert main([*argv, "--json"]) == 0
+        doc = json.loads(capsys.readouterr().out)
+        for claim in ("these_cases", "cases_like_these", "primary"):
+            c = doc[claim]
+            if c is not None:
+                assert _agrees(c["verdict"], c["difference"]["low"], c["difference"]["high"])
+        assert main(argv) == 0
+        text = capsys.readouterr().out
+        assert doc["primary"]["summary"] in text
