@@ -107,7 +107,7 @@ from ..errors import InvalidArgument, TransientProviderError
 from . import _reaper
 from ._tasks import Prompt, TaskResult
 from ._tasks import check_timeout as _check_timeout
-from ._workspace import make_workspace, observe, remove
+from ._workspace import make_workspace, observe, remove, remove_tree
 
 __all__ = [
     "DEFAULT_TIMEOUT_S",
@@ -407,7 +407,7 @@ class CmdTask:
         finally:
             if not keep:
                 remove(workspace)
-                shutil.rmtree(trace_dir, ignore_errors=True)
+                remove_tree(trace_dir)
             else:
                 for folder in (workspace.parent, trace_dir):
                     with contextlib.suppress(OSError):

@@ -32,7 +32,7 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
-from ._workspace import OWNER_FILE
+from ._workspace import OWNER_FILE, read_regular, remove_tree
 
 __all__ = [
     "OWNER_FILE",
@@ -56,6 +56,9 @@ TOKEN_VARIABLE = "EVALSTATS_TASK_TOKEN"
 PREFIXES = ("evalstats-ws-", "evalstats-trace-")
 
 _PROC = Path("/proc")
+
+# An owner file holds a pid and a start time: a few dozen bytes.
+_OWNER_CAP = 100
 
 
 def new_token() -> str:
@@ -270,10 +273,11 @@ def sweep(folder: str | os.PathLike[str] | None = None) -> list[str]:
     Only folders named with :data:`PREFIXES` that hold an :data:`OWNER_FILE`
     naming a process that no longer runs are removed; kept workspaces
     (``--keep-workspaces``) have no owner file and stay. Returns the paths
-    removed.
+    removed. It never raises and never waits: a folder it cannot read or
+    remove (whatever a killed run's command left in it: an owner file that is
+    a FIFO, folders thousands deep, no permissions) is skipped or left, and a
+    later sweep tries again.
     """
-    from ._workspace import _rmtree
-
     base = Path(tempfile.gettempdir() if folder is None else folder)
     removed = []
     try:
@@ -286,10 +290,10 @@ def sweep(folder: str | os.PathLike[str] | None = None) -> list[str]:
         try:
             if not entry.is_dir(follow_symlinks=False):
                 continue
-            text = Path(entry.path, OWNER_FILE).read_text()
+            raw, _ = read_regular(os.path.join(entry.path, OWNER_FILE), cap=_OWNER_CAP)
+            text = raw.decode("ascii")
         except (OSError, UnicodeDecodeError):
             continue
-        if not _owner_alive(text):
-            _rmtree(Path(entry.path))
+        if not _owner_alive(text) and remove_tree(entry.path):
             removed.append(entry.path)
     return removed
