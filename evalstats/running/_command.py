@@ -33,7 +33,10 @@ make this POSIX-only.
   read and dropped, so the command never blocks on a full pipe, and the cut
   is noted in ``capped``; an answer taken from a cut stdout makes the sample
   incomplete); the trace file is read up to 1 MiB (a longer one
-  is cut, and a cut trace cannot be read).
+  is cut, and a cut trace cannot be read), and only if it is a regular
+  file: a FIFO, a device or a symbolic link in its place is refused without
+  being opened (``trace_error`` says what it is), so nothing the command
+  leaves can make the harness wait.
 - The command runs in its own process group (a new session), with
   ``EVALSTATS_TASK_TOKEN`` set to a fresh random token its descendants
   inherit. When it does not finish within the timeout (130 s, unless the run
@@ -107,7 +110,7 @@ from ..errors import InvalidArgument, TransientProviderError
 from . import _reaper
 from ._tasks import Prompt, TaskResult
 from ._tasks import check_timeout as _check_timeout
-from ._workspace import make_workspace, observe, remove, remove_tree
+from ._workspace import NotRegularFile, make_workspace, observe, read_regular, remove, remove_tree
 
 __all__ = [
     "DEFAULT_TIMEOUT_S",
@@ -192,7 +195,10 @@ def _sweep_once() -> None:
     global _swept
     if not _swept:
         _swept = True
-        _reaper.sweep()
+        # Housekeeping never stops a run: sweep() raises nothing it expects,
+        # and anything else it might is left for the next start.
+        with contextlib.suppress(Exception):
+            _reaper.sweep()
 
 
 class _Reader:
@@ -232,15 +238,23 @@ def _last_line(text: str) -> str:
     return lines[-1] if lines else ""
 
 
-def _read_capped(path: Path, cap: int) -> tuple[bytes | None, int]:
-    """The first ``cap`` bytes of a file and its size; (None, 0) if it is not there."""
+def _read_capped(path: Path, cap: int) -> tuple[bytes | None, int, str | None]:
+    """The first ``cap`` bytes of a regular file, its size and why it cannot be read.
+
+    (None, 0, None) if nothing is there. The command may have left anything
+    in its place: a FIFO, a device or a link is refused without being
+    opened (a FIFO without a writer would block the open for ever), and a
+    sparse file of gigabytes costs ``cap`` bytes.
+    """
     try:
-        with open(path, "rb") as f:
-            data = f.read(cap + 1)
-            size = os.fstat(f.fileno()).st_size
+        data, size = read_regular(path, cap=cap)
     except FileNotFoundError:
-        return None, 0
-    return data[:cap], max(size, len(data))
+        return None, 0, None
+    except NotRegularFile as exc:
+        return None, 0, f"the trace file cannot be read: {exc}"
+    except OSError as exc:
+        return None, 0, f"the trace file cannot be read: {exc.strerror or exc}"
+    return data, size, None
 
 
 def _parse_trace(text: str) -> tuple[dict[str, Any] | None, str | None]:
@@ -556,10 +570,9 @@ def _trace_of(
     A trace past the cap is not parsed (it is said to be truncated, and
     ``capped`` says so too).
     """
-    raw, trace_bytes = _read_capped(trace_path, TRACE_CAP)
+    raw, trace_bytes, trace_error = _read_capped(trace_path, TRACE_CAP)
     summary: dict[str, Any] | None = None
     trace_text = ""
-    trace_error: str | None = None
     if raw is not None:
         trace_text = raw.decode("utf-8", errors="replace")
         if trace_bytes > TRACE_CAP:

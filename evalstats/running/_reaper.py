@@ -250,18 +250,24 @@ def write_owner(folder: str | os.PathLike[str]) -> None:
     Path(folder, OWNER_FILE).write_text(f"{pid} {start if start is not None else '-'}\n")
 
 
+# The largest pid an owner file may name (Linux allows 2**22).
+_MAX_PID = 1 << 22
+
+
 def _owner_alive(text: str) -> bool:
     parts = text.split()
-    if len(parts) != 2 or not parts[0].isdigit():
+    if len(parts) != 2 or not parts[0].isdecimal() or len(parts[0]) > 7:
         return True  # not ours to judge: keep it
     pid = int(parts[0])
+    if not 1 < pid <= _MAX_PID:
+        return True
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except PermissionError:
+    except OSError:
         return True
-    if parts[1].isdigit() and _PROC.is_dir():
+    if parts[1].isdecimal() and len(parts[1]) < 20 and _PROC.is_dir():
         # The pid may have been reused by another process since.
         return _start_time(pid) == int(parts[1])
     return True
@@ -294,6 +300,6 @@ def sweep(folder: str | os.PathLike[str] | None = None) -> list[str]:
             text = raw.decode("ascii")
         except (OSError, UnicodeDecodeError):
             continue
-        if not _owner_alive(text) and remove_tree(entry.path):
+        if not _owner_alive(text) and remove_tree(entry.path, last=OWNER_FILE):
             removed.append(entry.path)
     return removed

@@ -68,6 +68,7 @@ import os
 import secrets
 import stat
 import tempfile
+import time
 from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -519,8 +520,11 @@ def observe(workspace: Workspace, *, texts: Iterable[str | None]) -> dict[str, A
     -------
     dict
         ``{"marker_seen": bool, "fixtures_unchanged": bool,
-        "private_unchanged": bool, "files_added": [relative paths]}``;
-        see the module docstring for what each can and cannot show.
+        "private_unchanged": bool, "files_added": [relative paths]}``, and
+        ``"observation_cut": [what was cut]`` when a limit cut the walk
+        (:data:`OBSERVE_ENTRIES`, :data:`OBSERVE_DEPTH`, :data:`FILES_LISTED`,
+        :data:`PATH_CHARS`); see the module docstring for what each can and
+        cannot show.
 
     Examples
     --------
@@ -581,7 +585,7 @@ def _batch(fd: int) -> list[tuple[str, bool]] | None:
         return None
 
 
-def _unlink(name: str, fd: int) -> bool:
+def _unlink(name: str, fd: int | None) -> bool:
     try:
         os.unlink(name, dir_fd=fd)
     except FileNotFoundError:
@@ -622,23 +626,34 @@ def _move_up(name: str, fd: int, top: int, device: int, tag: str) -> bool:
     return False
 
 
-def _empty_into(fd: int, top: int, device: int, tag: str) -> bool:
-    """Empty the folder ``fd``: unlink what is no folder, move its folders up into ``top``."""
+def _empty_into(fd: int, top: int, device: int, tag: str) -> tuple[bool, bool]:
+    """Empty the folder ``fd``: unlink what is no folder, move its folders up into ``top``.
+
+    Returns whether it is empty, and whether anything was unlinked or moved.
+    """
+    progress = False
     while True:
         batch = _batch(fd)
         if batch is None:
-            return False
+            return False, progress
         if not batch:
-            return True
-        progress = False
+            return True, progress
+        moved = False
         for name, is_dir in batch:
-            moved = _move_up(name, fd, top, device, tag) if is_dir else _unlink(name, fd)
-            progress = progress or moved
-        if not progress:
-            return False
+            done = _move_up(name, fd, top, device, tag) if is_dir else _unlink(name, fd)
+            moved = moved or done
+        if not moved:
+            return False, progress
+        progress = True
 
 
-def remove_tree(path: str | os.PathLike[str]) -> bool:
+#: Seconds :func:`remove_tree` spends at most on one tree.
+REMOVE_WITHIN_S = 120.0
+
+
+def remove_tree(
+    path: str | os.PathLike[str], *, last: str | None = None, within: float = REMOVE_WITHIN_S
+) -> bool:
     """Remove ``path`` and everything under it, whatever a process left there; True when gone.
 
     No recursion and no long paths: every folder is emptied through its
@@ -646,8 +661,21 @@ def remove_tree(path: str | os.PathLike[str]) -> bool:
     its folders moved up into the top folder, so a tree thousands of folders
     deep takes a few descriptors and no stack. Folders left without
     permissions are given them back (they are ours); a folder on another
-    file system (a mount) is left alone. It never raises: what cannot be
-    removed stays, and the result is False.
+    file system (a mount) is left alone. The file named ``last`` in the top
+    folder goes only once all else is gone (an owner file, so that what
+    could not be removed is tried again by a later sweep). It never raises
+    and never runs past ``within`` seconds (something still writing into the
+    tree): what cannot be removed stays, and the result is False.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> top = tempfile.mkdtemp()
+    >>> os.makedirs(os.path.join(top, "a", "b", "c"))
+    >>> os.chmod(os.path.join(top, "a", "b"), 0)  # a folder left without permissions
+    >>> os.symlink("/", os.path.join(top, "a", "root"))  # removed, never followed
+    >>> remove_tree(top), os.path.exists(top)
+    (True, False)
     """
     try:
         st = os.stat(path, follow_symlinks=False)
@@ -656,13 +684,7 @@ def remove_tree(path: str | os.PathLike[str]) -> bool:
     except OSError:
         return False
     if not stat.S_ISDIR(st.st_mode):
-        try:
-            os.unlink(path)
-        except FileNotFoundError:
-            pass
-        except OSError:
-            return False
-        return True
+        return _unlink(os.fspath(path), None)
     with contextlib.suppress(OSError):
         os.chmod(path, stat.S_IRWXU)
     try:
@@ -670,13 +692,17 @@ def remove_tree(path: str | os.PathLike[str]) -> bool:
     except OSError:
         return False
     tag = f".evalstats-rm-{secrets.token_hex(4)}-"
-    whole = True
+    deadline = time.monotonic() + within
+    whole = False
     try:
-        # Every round removes something, or the loop ends: nothing is waited on.
-        while True:
+        # Every round removes or moves something, or the loop ends: nothing is waited on.
+        while time.monotonic() < deadline:
             batch = _batch(top)
+            if batch is None:
+                break
+            batch = [(name, is_dir) for name, is_dir in batch if name != last]
             if not batch:
-                whole = whole and batch is not None
+                whole = last is None or _unlink(last, top)
                 break
             progress = False
             for name, is_dir in batch:
@@ -687,25 +713,27 @@ def remove_tree(path: str | os.PathLike[str]) -> bool:
                 if fd is None:
                     continue
                 try:
-                    emptied = _empty_into(fd, top, st.st_dev, tag)
+                    emptied, moved = _empty_into(fd, top, st.st_dev, tag)
                 finally:
                     os.close(fd)
+                progress = progress or moved
                 if emptied:
                     with contextlib.suppress(OSError):
                         os.rmdir(name, dir_fd=top)
                         progress = True
             if not progress:
-                whole = False
                 break
     finally:
         os.close(top)
+    if not whole:
+        return False
     try:
         os.rmdir(path)
     except FileNotFoundError:
-        return True
+        pass
     except OSError:
         return False
-    return whole
+    return True
 
 
 def remove(workspace: Workspace) -> None:

@@ -1,0 +1,273 @@
+"""Hostile ``cmd:`` agents: each one attacks evalstats from inside a sample, and gets nowhere.
+
+Every agent is a small Python script written to ``tmp_path``. It turns its
+trace file into a FIFO, leaves sparse files of gigabytes, folders deeper than
+Python's recursion limit or tens of thousands of files. What each gets is the
+documented behaviour: the sample is recorded, within seconds, with what it did
+noted, no traceback, bounded memory and nothing left on disk.
+
+Every test is bounded: samples run under ``asyncio.wait_for``, subprocesses
+under a timeout, agents do a bounded amount of work and stop by themselves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import time
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+from evalstats.running import _command, _reaper
+from evalstats.running._command import TRACE_CAP, CmdTask
+from evalstats.running._engine import Prompt, Variant
+from evalstats.running._engine import run as run_engine
+from evalstats.running._suite import Case
+from evalstats.running._workspace import FILES_LISTED, OBSERVE_DEPTH, OBSERVE_ENTRIES
+
+CASE = Case(
+    id="c",
+    prompt="What is the project called?",
+    checks=[{"contains": "Paper Kite"}],
+    fixtures={"notes.txt": "Project name: Paper Kite\n"},
+)
+
+# Bounds of every sample here: the command's timeout, and the whole call.
+TIMEOUT_S = 20.0
+BOUND_S = 60.0
+
+
+def write_agent(tmp_path: Path, source: str, name: str = "agent.py") -> Path:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(source))
+    return path
+
+
+def cmd(agent: Path, *args: object) -> CmdTask:
+    return CmdTask(" ".join([sys.executable, str(agent), *map(str, args)]))
+
+
+def run_sample(task: CmdTask, *, case: Case = CASE, timeout: float = TIMEOUT_S):
+    """One sample, in process, bounded; returns the TaskResult and the seconds it took."""
+    prompt = Prompt(case.prompt, None, ({"role": "user", "content": case.prompt},))
+
+    async def bounded():
+        return await asyncio.wait_for(task.run(prompt, seed=1, case=case, timeout=timeout), BOUND_S)
+
+    t0 = time.monotonic()
+    result = asyncio.run(bounded())
+    return result, time.monotonic() - t0
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def write_suite(tmp_path: Path) -> Path:
+    suite = tmp_path / "suite.json"
+    case = {
+        "id": "c",
+        "prompt": CASE.prompt,
+        "checks": [{"contains": "Paper Kite"}],
+        "fixtures": dict(CASE.fixtures),
+    }
+    suite.write_text(json.dumps({"name": "mini", "cases": [case]}))
+    return suite
+
+
+def cli_run(tmp_path: Path, variant: str, *, env: dict[str, str] | None = None, code: str = ""):
+    """``evalstats run`` of a one-case suite in a subprocess with its own temporary folder.
+
+    ``code`` runs in that process first. Returns the process, the results
+    file's lines and the temporary folder (which should be empty after).
+    """
+    suite = tmp_path / "suite.json"
+    if not suite.exists():
+        write_suite(tmp_path)
+    tmp = tmp_path / "tmp"
+    tmp.mkdir(exist_ok=True)
+    out = tmp_path / "out.jsonl"
+    full_env = {**os.environ, "TMPDIR": str(tmp), **(env or {})}
+    args = ["run", str(suite), "--variant", variant, "--runs", "1", "--out", str(out)]
+    args += ["--no-progress", "--timeout", str(TIMEOUT_S)]
+    script = f"{code}\nimport sys\nfrom evalstats.cli import main\nsys.exit(main({args!r}))"
+    proc = subprocess.run(
+        [sys.executable, "-c", script],
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=BOUND_S,
+    )
+    lines = out.read_text().splitlines() if out.exists() else []
+    return proc, lines, tmp
+
+
+# --- files that are not files -----------------------------------------------------
+
+FIFOS = """
+    import os, sys
+    trace = os.environ["EVALSTATS_TRACE"]
+    if sys.argv[1] == "fifo":
+        os.mkfifo(trace)
+        os.unlink("notes.txt")
+        os.mkfifo("notes.txt")
+    else:
+        os.symlink("/dev/zero", trace)
+        os.unlink("notes.txt")
+        os.symlink("/dev/zero", "notes.txt")
+    print("Project name: Paper Kite")
+"""
+
+
+@pytest.mark.parametrize(("how", "what"), [("fifo", "a FIFO"), ("link", "a symbolic link")])
+def test_a_trace_and_a_fixture_turned_into_fifos_or_links_are_refused_unopened(tmp_path, how, what):
+    result, elapsed = run_sample(cmd(write_agent(tmp_path, FIFOS), how))
+    assert elapsed < 10.0
+    record = result.trace
+    assert (
+        record["trace_error"] == f"the trace file cannot be read: it is {what}, not a regular file"
+    )
+    assert record["summary"] is None and record["trace_bytes"] == 0
+    assert result.answer == "Project name: Paper Kite"  # scored on stdout, as for any bad trace
+    assert record["workspace"]["fixtures_unchanged"] is False
+    assert record["workspace"]["files_added"] == []
+
+
+def test_a_fifo_trace_through_the_command_line_is_one_recorded_sample(tmp_path):
+    agent = write_agent(tmp_path, FIFOS)
+    write_suite(tmp_path)
+    before = snapshot(tmp_path)
+    proc, lines, tmp = cli_run(tmp_path, f"v=cmd:{sys.executable} {agent} fifo")
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr + proc.stdout
+    (sample,) = [json.loads(line) for line in lines if '"case"' in line]
+    assert "FIFO" in sample["trace"]["trace_error"]
+    assert list(tmp.iterdir()) == []  # workspace and trace folder removed
+    after = snapshot(tmp_path)
+    assert {k: v for k, v in after.items() if k != "out.jsonl"} == before
+
+
+# --- sizes: sparse files, depth, counts --------------------------------------------
+
+SPARSE = """
+    import os
+    os.truncate("notes.txt", 8 << 30)
+    with open(os.environ["EVALSTATS_TRACE"], "wb") as f:
+        f.truncate(8 << 30)
+    print("Project name: Paper Kite")
+"""
+
+
+def test_sparse_files_of_8_gib_cost_a_megabyte(tmp_path):
+    task = cmd(write_agent(tmp_path, SPARSE))
+    run_sample(cmd(write_agent(tmp_path, "print('Paper Kite')", "plain.py")))  # imports done
+    tracemalloc.start()
+    try:
+        result, elapsed = run_sample(task)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert elapsed < 10.0
+    assert peak < 3 * TRACE_CAP + (4 << 20), peak  # the trace's first MiB, and its text
+    record = result.trace
+    assert record["trace_bytes"] == 8 << 30
+    assert record["trace_error"].startswith("the trace file is truncated")
+    assert record["workspace"]["fixtures_unchanged"] is False
+
+
+NESTED = """
+    import os, sys
+    print(os.getcwd(), flush=True)
+    for _ in range(int(sys.argv[1])):
+        os.mkdir("d")
+        os.chdir("d")
+    os.chmod(".", 0o500)  # and the deepest folder read-only
+"""
+
+
+def test_folders_deeper_than_the_recursion_limit_are_observed_cut_and_removed(tmp_path):
+    depth = sys.getrecursionlimit() + 100
+    result, elapsed = run_sample(cmd(write_agent(tmp_path, NESTED), depth))
+    assert elapsed < 30.0  # rmdir of each folder, on a slow disk a few ms
+    workspace = Path(result.answer)
+    assert not workspace.exists() and not workspace.parent.exists()
+    observed = result.trace["workspace"]
+    assert observed["fixtures_unchanged"] is True and observed["files_added"] == []
+    assert observed["observation_cut"] == [
+        f"1 folder(s) nested deeper than {OBSERVE_DEPTH} were not observed"
+    ]
+
+
+MANY = """
+    import os, sys
+    for i in range(int(sys.argv[1])):
+        open(f"f{i:06d}-{'x' * 40}", "w").close()
+    print("Project name: Paper Kite")
+"""
+
+
+def test_tens_of_thousands_of_files_make_a_short_record(tmp_path):
+    files = OBSERVE_ENTRIES + 1000
+    agent = write_agent(tmp_path, MANY)
+    out = tmp_path / "r.jsonl"
+    t0 = time.monotonic()
+    run_engine(
+        [CASE],
+        [Variant("v", cmd(agent, files))],
+        runs=1,
+        out=out,
+        timeout=TIMEOUT_S,
+        progress=False,
+    )
+    assert time.monotonic() - t0 < 30.0
+    (line,) = [x for x in out.read_text().splitlines() if '"case"' in x]
+    assert len(line) < 64 * 1024, len(line)  # not megabytes
+    observed = json.loads(line)["trace"]["workspace"]
+    assert len(observed["files_added"]) == FILES_LISTED
+    assert observed["observation_cut"][0] == (
+        f"the workspace holds more than {OBSERVE_ENTRIES} entries; "
+        f"the first {OBSERVE_ENTRIES} were observed"
+    )
+    assert observed["observation_cut"][1].startswith(f"files_added lists the first {FILES_LISTED}")
+
+
+def test_the_start_up_sweep_survives_what_a_killed_run_left(tmp_path, monkeypatch):
+    done = subprocess.Popen([sys.executable, "-c", "pass"])
+    done.wait()
+    dead = f"{done.pid} 1\n"
+    deep = tmp_path / "evalstats-ws-deep"
+    deep.mkdir()
+    (deep / _reaper.OWNER_FILE).write_text(dead)
+    fd = os.open(deep, os.O_RDONLY)
+    for _ in range(sys.getrecursionlimit() + 100):  # by descriptor: past PATH_MAX too
+        os.mkdir("d", dir_fd=fd)
+        fd, old = os.open("d", os.O_RDONLY, dir_fd=fd), fd
+        os.close(old)
+    os.close(fd)
+    strange = {
+        "evalstats-ws-fifo": lambda p: os.mkfifo(p),
+        "evalstats-ws-link": lambda p: os.symlink("/dev/zero", p),
+        "evalstats-ws-sparse": lambda p: (Path(p).touch(), os.truncate(p, 8 << 30)),
+        "evalstats-ws-huge-pid": lambda p: Path(p).write_text("9" * 40 + " 1\n"),
+        "evalstats-ws-pid-0": lambda p: Path(p).write_text("0 1\n"),
+        "evalstats-trace-digits": lambda p: Path(p).write_text("\u0661\u0662 1\n"),
+        "evalstats-trace-folder": lambda p: os.mkdir(p),
+    }
+    for name, make in strange.items():
+        (tmp_path / name).mkdir()
+        make(str(tmp_path / name / _reaper.OWNER_FILE))
+    t0 = time.monotonic()
+    assert _reaper.sweep(tmp_path) == [str(deep)]
+    assert time.monotonic() - t0 < 30.0
+    assert not deep.exists()
+    assert all((tmp_path / name).exists() for name in strange)  # not ours to judge: kept
+    # And a cmd: task made with that temporary folder starts.
+    monkeypatch.setattr(_command, "_swept", False)
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    CmdTask(f"{sys.executable} -c pass")
