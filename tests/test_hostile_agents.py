@@ -2,12 +2,15 @@
 
 Every agent is a small Python script written to ``tmp_path``. It turns its
 trace file into a FIFO, leaves sparse files of gigabytes, folders deeper than
-Python's recursion limit or tens of thousands of files. What each gets is the
-documented behaviour: the sample is recorded, within seconds, with what it did
-noted, no traceback, bounded memory and nothing left on disk.
+Python's recursion limit or tens of thousands of files, or reads other
+processes' environments. What each gets is the documented behaviour: the
+sample is recorded, within seconds, with what it did noted, no traceback,
+bounded memory and nothing left on disk.
 
 Every test is bounded: samples run under ``asyncio.wait_for``, subprocesses
 under a timeout, agents do a bounded amount of work and stop by themselves.
+The mechanism behind the environment tests is a Linux one (``prctl``);
+elsewhere those tests are skipped.
 """
 
 from __future__ import annotations
@@ -30,6 +33,9 @@ from evalstats.running._engine import Prompt, Variant
 from evalstats.running._engine import run as run_engine
 from evalstats.running._suite import Case
 from evalstats.running._workspace import FILES_LISTED, OBSERVE_DEPTH, OBSERVE_ENTRIES
+
+LINUX = sys.platform.startswith("linux") and Path("/proc/self/stat").exists()
+needs_linux = pytest.mark.skipif(not LINUX, reason="needs Linux (/proc and prctl)")
 
 CASE = Case(
     id="c",
@@ -271,3 +277,91 @@ def test_the_start_up_sweep_survives_what_a_killed_run_left(tmp_path, monkeypatc
     monkeypatch.setattr(_command, "_swept", False)
     monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
     CmdTask(f"{sys.executable} -c pass")
+
+
+# --- evalstats' environment -------------------------------------------------------
+
+# Reads every environment of /proc it can, and its parent's.
+ENVIRON = """
+    import os
+    found = readable = 0
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                environ = f.read().split(b"\\0")
+        except OSError:
+            continue
+        readable += 1
+        found += any(v.startswith((b"AWS_SECRET_ACCESS_KEY=", b"DB_PASSWORD=")) for v in environ)
+    try:
+        open(f"/proc/{os.getppid()}/environ", "rb").close()
+        parent = "readable"
+    except OSError:
+        parent = "unreadable"
+    print(f"found {found} readable {readable} parent {parent}")
+"""
+
+SECRETS = {
+    "AWS_SECRET_ACCESS_KEY": "aws-secret-canary-5c1e0f2b9d",
+    "DB_PASSWORD": "db-password-canary-7a3d4e6f",
+}
+
+
+# Run as root, evalstats first gives up every capability, for itself and all it
+# starts (the bounding set), to be what a process of an ordinary user is: root,
+# with CAP_SYS_PTRACE or CAP_SYS_ADMIN, reads every environment.
+ORDINARY_USER = """
+import ctypes, os
+if os.geteuid() == 0:
+    libc = ctypes.CDLL(None, use_errno=True)
+    cap = 0
+    while libc.prctl(24, cap, 0, 0, 0) == 0:  # PR_CAPBSET_DROP, up to the last capability
+        cap += 1
+    class Header(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+    header, data = Header(0x20080522, 0), (ctypes.c_uint32 * 6)()
+    assert libc.capset(ctypes.byref(header), data) == 0
+"""
+
+
+@needs_linux
+@pytest.mark.parametrize("hidden", [True, False])
+def test_an_agent_reads_no_environment_of_evalstats(tmp_path, hidden):
+    agent = write_agent(tmp_path, ENVIRON)
+    code = ORDINARY_USER
+    if not hidden:  # shows that the agent would find them in a dumpable evalstats
+        code += "from evalstats.running import _reaper; _reaper._hidden = False\n"
+    proc, lines, tmp = cli_run(tmp_path, f"v=cmd:{sys.executable} {agent}", env=SECRETS, code=code)
+    assert proc.returncode == 0, proc.stderr
+    (sample,) = [json.loads(line) for line in lines if '"case"' in line]
+    found, readable = int(sample["answer"].split()[1]), int(sample["answer"].split()[3])
+    assert readable >= 1  # its own, at least
+    if hidden:
+        assert found == 0, sample["answer"]
+    else:
+        assert found >= 1, sample["answer"]
+    raw = "\n".join(lines)
+    assert not any(v in raw for v in SECRETS.values())
+    assert list(tmp.iterdir()) == []
+
+
+ECHO = """
+    import os
+    print("the password is", os.environ["DB_PASSWORD"])
+"""
+
+
+def test_a_secret_an_agent_was_given_and_prints_stops_the_run_in_one_line(tmp_path):
+    agent = write_agent(tmp_path, ECHO)
+    proc, lines, tmp = cli_run(
+        tmp_path, f"v=cmd:{sys.executable} {agent},env=DB_PASSWORD", env=SECRETS
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        "evalstats: error: refusing to write a credential (the value of $DB_PASSWORD) "
+        "into the results file"
+    ]
+    assert not any(SECRETS["DB_PASSWORD"] in line for line in lines)
+    assert list(tmp.iterdir()) == []

@@ -51,6 +51,10 @@ make this POSIX-only.
   harness wait. If evalstats itself is killed, a watchdog process ends every
   running command, and the temporary folders a killed run left are removed
   when the next ``cmd:`` task is made (see :mod:`evalstats.running._reaper`).
+- evalstats makes itself non-dumpable before the first command starts
+  (:func:`evalstats.running._reaper.hide_environment`, Linux): its
+  ``/proc/PID/environ`` and memory are then closed to the commands, which
+  run as the same user.
 - The workspace is observed (:func:`evalstats.running._workspace.observe`, with the
   trace's raw text and tool results, the answer and both captured streams as
   the texts; only the kept part of each, so a marker printed past the
@@ -439,6 +443,7 @@ class CmdTask:
             EVALSTATS_SEED=str(seed),
         )
         env[_reaper.TOKEN_VARIABLE] = token
+        _reaper.hide_environment()  # before the first command can look
         _reaper.start_watchdog()  # running before the command is: see start_watchdog
         proc, out_r, err_r = await _spawn(argv, workspace.root, env)
         pgid = proc.pid  # a new session: the group's (and session's) id is the leader's pid

@@ -13,8 +13,11 @@ kills them all, round after round, until none is left. Where there is no
 If evalstats itself is killed (``kill -9``), a watchdog does it: a small
 process of its own session (:func:`start_watchdog`), told on a pipe which
 commands are running, notices the pipe's end when evalstats dies and ends
-every command it was told of. :func:`sweep` removes the temporary folders
-a killed evalstats left behind (those whose owner process is gone).
+every command it was told of; it gets none of evalstats' secrets
+(:func:`_watchdog_environment`), and :func:`hide_environment` keeps
+evalstats' own environment from the commands. :func:`sweep` removes the
+temporary folders a killed evalstats left behind (those whose owner
+process is gone).
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ __all__ = [
     "PREFIXES",
     "TOKEN_VARIABLE",
     "end_tree",
+    "hide_environment",
     "kill_round",
     "members",
     "new_token",
@@ -153,6 +157,41 @@ def end_tree(pgid: int, token: str, *, within: float = 1.0) -> bool:
     return True
 
 
+# --- what a command can read of evalstats ---------------------------------------
+
+_PR_SET_DUMPABLE = 4
+_hidden: bool | None = None
+
+
+def hide_environment() -> bool:
+    """Keep evalstats' environment and memory from the commands it runs (Linux); whether it could.
+
+    A command runs as the same user as evalstats, so it could read
+    ``/proc/<evalstats' pid>/environ``, every variable evalstats was given
+    (``AWS_SECRET_ACCESS_KEY``, ``DB_PASSWORD``), and its memory, by a
+    debugger or ``/proc/<pid>/mem``. ``prctl(PR_SET_DUMPABLE, 0)`` makes
+    evalstats non-dumpable: those files then belong to root, and attaching
+    is refused, to every process of the user; only root (a process with
+    ``CAP_SYS_PTRACE``, ``CAP_SYS_ADMIN`` or ``CAP_PERFMON``) still reads
+    them. The cost: a running evalstats
+    writes no core dump and takes no debugger. The first call does it (before
+    the first command starts), later calls return its result; elsewhere it
+    does nothing and returns False.
+    """
+    global _hidden
+    if _hidden is None:
+        _hidden = False
+        if sys.platform.startswith("linux"):
+            try:
+                import ctypes
+
+                libc = ctypes.CDLL(None, use_errno=True)
+                _hidden = libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0) == 0
+            except (ImportError, OSError, AttributeError):
+                pass
+    return _hidden
+
+
 # --- the watchdog ----------------------------------------------------------------
 
 _lock = threading.Lock()
@@ -187,10 +226,30 @@ def _tell(line: str) -> None:
             _watchdog = None
 
 
+# Of our variables, the watchdog gets only what finds Python and evalstats.
+_WATCHDOG_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "VIRTUAL_ENV")
+
+
+def _watchdog_environment() -> dict[str, str]:
+    """The watchdog's variables: what finds Python and evalstats, never a secret.
+
+    Its ``/proc/PID/environ`` is open to the commands (it is a process of
+    the same user, and dumpable), so it gets none of evalstats' secrets.
+    """
+    from ..results._file import is_secret_name
+
+    return {
+        k: v
+        for k, v in os.environ.items()
+        if (k in _WATCHDOG_ENV or k.startswith("PYTHON")) and not is_secret_name(k)
+    }
+
+
 def _start() -> subprocess.Popen[bytes] | None:
     try:
         proc = subprocess.Popen(
             [sys.executable, "-c", "from evalstats.running._reaper import watch; watch()"],
+            env=_watchdog_environment(),
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
