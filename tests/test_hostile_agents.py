@@ -2,15 +2,17 @@
 
 Every agent is a small Python script written to ``tmp_path``. It turns its
 trace file into a FIFO, leaves sparse files of gigabytes, folders deeper than
-Python's recursion limit or tens of thousands of files, or reads other
-processes' environments. What each gets is the documented behaviour: the
-sample is recorded, within seconds, with what it did noted, no traceback,
-bounded memory and nothing left on disk.
+Python's recursion limit or tens of thousands of files, reads other
+processes' environments, or leaves processes behind that hide from the
+session and the token (``setsid()``, the token dropped, a new pid on every
+hop), kills the watchdog or its own keeper. What each gets is the documented
+behaviour: the sample is recorded, within seconds, with what it did noted,
+no traceback, bounded memory and nothing left running or on disk.
 
 Every test is bounded: samples run under ``asyncio.wait_for``, subprocesses
-under a timeout, agents do a bounded amount of work and stop by themselves.
-The mechanism behind the environment tests is a Linux one (``prctl``);
-elsewhere those tests are skipped.
+under a timeout, agents loop for a bounded time and stop by themselves. The
+mechanisms behind the process and environment tests are Linux ones
+(``/proc``, ``prctl``); elsewhere those tests are skipped.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -36,6 +39,9 @@ from evalstats.running._workspace import FILES_LISTED, OBSERVE_DEPTH, OBSERVE_EN
 
 LINUX = sys.platform.startswith("linux") and Path("/proc/self/stat").exists()
 needs_linux = pytest.mark.skipif(not LINUX, reason="needs Linux (/proc and prctl)")
+needs_keeper = pytest.mark.skipif(
+    _command._keeper_command() is None, reason="needs the keeper (Linux, /proc, prctl)"
+)
 
 CASE = Case(
     id="c",
@@ -69,6 +75,46 @@ def run_sample(task: CmdTask, *, case: Case = CASE, timeout: float = TIMEOUT_S):
     t0 = time.monotonic()
     result = asyncio.run(bounded())
     return result, time.monotonic() - t0
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie waiting to be reaped does not)."""
+    try:
+        raw = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return False
+    return raw[raw.rfind(b")") + 2 :].split()[0] not in (b"Z", b"X")
+
+
+def with_marker(marker: str) -> list[int]:
+    """Live processes whose command line holds ``marker``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if marker.encode() in cmdline.split(b"\0") and alive(int(entry)):
+                found.append(int(entry))
+    return found
+
+
+def gone_soon(pids, within: float = 3.0) -> bool:
+    deadline = time.monotonic() + within
+    while any(alive(p) for p in pids):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+def wait_for_file(path: Path, within: float = 10.0) -> str:
+    deadline = time.monotonic() + within
+    while not path.exists():
+        assert time.monotonic() < deadline, f"{path.name} never appeared"
+        time.sleep(0.01)
+    return path.read_text()
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
@@ -281,7 +327,7 @@ def test_the_start_up_sweep_survives_what_a_killed_run_left(tmp_path, monkeypatc
 
 # --- evalstats' environment -------------------------------------------------------
 
-# Reads every environment of /proc it can, and its parent's.
+# Reads every environment of /proc it can, and its parent's (the keeper's).
 ENVIRON = """
     import os
     found = readable = 0
@@ -327,10 +373,14 @@ if os.geteuid() == 0:
 
 
 @needs_linux
-@pytest.mark.parametrize("hidden", [True, False])
-def test_an_agent_reads_no_environment_of_evalstats(tmp_path, hidden):
+@pytest.mark.parametrize(
+    ("start", "hidden"), [("keeper", True), ("direct", True), ("keeper", False)]
+)
+def test_an_agent_reads_no_environment_of_evalstats(tmp_path, start, hidden):
     agent = write_agent(tmp_path, ENVIRON)
     code = ORDINARY_USER
+    if start == "direct":  # no keeper: evalstats is the parent, and the watchdog runs
+        code += "from evalstats.running import _command; _command._KEEPER_ON = False\n"
     if not hidden:  # shows that the agent would find them in a dumpable evalstats
         code += "from evalstats.running import _reaper; _reaper._hidden = False\n"
     proc, lines, tmp = cli_run(tmp_path, f"v=cmd:{sys.executable} {agent}", env=SECRETS, code=code)
@@ -365,3 +415,177 @@ def test_a_secret_an_agent_was_given_and_prints_stops_the_run_in_one_line(tmp_pa
     ]
     assert not any(SECRETS["DB_PASSWORD"] in line for line in lines)
     assert list(tmp.iterdir()) == []
+
+
+# --- processes that hide ----------------------------------------------------------
+
+# A child leaves the session and drops (or overwrites) the token, then runs
+# another program (its environment in /proc is then the new one), sleeping
+# 30 s at most; the agent itself ends once the child is running.
+HIDER = """
+    import os, sys, time
+    pid_file, how = sys.argv[1], sys.argv[2]
+    if os.fork() == 0:
+        os.setsid()
+        env = dict(os.environ)
+        if how == "drop":
+            del env["EVALSTATS_TASK_TOKEN"]
+        else:
+            env["EVALSTATS_TASK_TOKEN"] = "0" * 32
+        code = ("import os, sys, time; open(sys.argv[1] + '.tmp', 'w').write(str(os.getpid())); "
+                "os.replace(sys.argv[1] + '.tmp', sys.argv[1]); time.sleep(30)")
+        os.execve(sys.executable, [sys.executable, "-c", code, pid_file], env)
+    while not os.path.exists(pid_file):
+        time.sleep(0.01)
+    print("Project name: Paper Kite")
+"""
+
+
+@needs_keeper
+@pytest.mark.parametrize("how", ["drop", "overwrite"])
+def test_a_setsid_descendant_without_the_token_is_ended_with_the_sample(tmp_path, how):
+    pid_file = tmp_path / "hider.pid"
+    result, elapsed = run_sample(cmd(write_agent(tmp_path, HIDER), pid_file, how))
+    assert elapsed < 5.0
+    assert result.answer == "Project name: Paper Kite" and result.trace["exit_code"] == 0
+    assert gone_soon([int(pid_file.read_text())], within=1.0)
+
+
+# Forks, exits and calls setsid() on every hop for HOP_S seconds, then sleeps
+# 30 s at most, with the token or without; the agent ends once the hopping
+# has begun. While it hops, no scan of /proc sees it (its pid changes faster).
+HOP_S = 3.0
+HOPPER = """
+    import os, sys, time
+    started, marker, token = sys.argv[1:4]
+    if "HOPPING" not in os.environ:
+        if os.fork() == 0:
+            env = dict(os.environ, HOPPING="1")
+            if token == "drop":
+                del env["EVALSTATS_TASK_TOKEN"]
+            os.execve(sys.executable, [sys.executable, *sys.argv], env)
+        while not os.path.exists(started):
+            time.sleep(0.01)
+        print("Project name: Paper Kite")
+        sys.exit(0)
+    stop = time.monotonic() + float(sys.argv[4])
+    open(started, "w").close()
+    while time.monotonic() < stop:
+        if os.fork():
+            os._exit(0)
+        os.setsid()
+    time.sleep(30)
+"""
+
+
+@needs_keeper
+@pytest.mark.parametrize("token", ["keep", "drop"])
+def test_a_pid_hopper_is_ended_while_it_hops(tmp_path, token):
+    marker = f"hopper-{os.getpid()}-{time.monotonic_ns()}"
+    agent = write_agent(tmp_path, HOPPER)
+    started = tmp_path / "started"
+    result, elapsed = run_sample(cmd(agent, started, marker, token, HOP_S))
+    hopping_since = started.stat().st_mtime
+    assert result.trace["exit_code"] == 0
+    assert time.time() - hopping_since < HOP_S  # the sample ended while it hopped
+    # A hopper that survived has stopped hopping by now, and sits where a scan sees it.
+    time.sleep(max(0.0, hopping_since + HOP_S + 0.5 - time.time()))
+    assert with_marker(marker) == []
+
+
+# Kills the watchdog of its own evalstats (there is none under a keeper), then
+# leaves a child that left the session and dropped the token.
+WATCHDOG_KILLER = """
+    import os, signal, sys, time
+
+    def parent_of(pid):
+        raw = open(f"/proc/{pid}/stat", "rb").read()
+        return int(raw[raw.rfind(b")") + 2 :].split()[1])
+
+    def cmdline(pid):
+        return open(f"/proc/{pid}/cmdline", "rb").read()
+
+    evalstats = os.getppid()
+    if b"_keeper.py" in cmdline(evalstats):
+        evalstats = parent_of(evalstats)
+    for pid in os.listdir("/proc"):
+        try:
+            if not pid.isdigit() or parent_of(int(pid)) != evalstats:
+                continue
+            if b"import watch" in cmdline(pid):
+                os.kill(int(pid), signal.SIGKILL)
+        except OSError:
+            pass
+    pid_file = sys.argv[1]
+    if os.fork() == 0:
+        os.setsid()
+        env = {k: v for k, v in os.environ.items() if k != "EVALSTATS_TASK_TOKEN"}
+        code = ("import os, sys, time; open(sys.argv[1] + '.tmp', 'w').write(str(os.getpid())); "
+                "os.replace(sys.argv[1] + '.tmp', sys.argv[1]); time.sleep(30)")
+        os.execve(sys.executable, [sys.executable, "-c", code, pid_file], env)
+    time.sleep(30)
+"""
+
+DRIVER = textwrap.dedent(
+    r"""
+    import asyncio, sys
+    from evalstats.running._suite import Case
+    from evalstats.running._engine import Prompt
+    from evalstats.running._command import CmdTask
+
+    case = Case(id="c", prompt="q", checks=[{"contains": "x"}])
+    task = CmdTask(sys.argv[1])
+    asyncio.run(task.run(Prompt("q", None, ({"role": "user", "content": "q"},)), seed=1,
+                         case=case, timeout=60))
+    """
+)
+
+
+@needs_keeper
+def test_an_agent_that_kills_the_watchdog_does_not_outlive_kill_9_of_evalstats(tmp_path):
+    pid_file = tmp_path / "hider.pid"
+    agent = write_agent(tmp_path, WATCHDOG_KILLER)
+    driver = subprocess.Popen(
+        [sys.executable, "-c", DRIVER, f"{sys.executable} {agent} {pid_file}"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        hider = int(wait_for_file(pid_file))
+        assert alive(hider)
+    finally:
+        driver.send_signal(signal.SIGKILL)
+        driver.wait(timeout=BOUND_S)
+    assert gone_soon([hider], within=5.0)
+
+
+# Leaves a child in its session (with the token), then kills its keeper.
+KEEPER_KILLER = """
+    import os, signal, sys, time
+    keeper = os.getppid()
+    assert b"_keeper.py" in open(f"/proc/{keeper}/cmdline", "rb").read()
+    if os.fork() == 0:
+        open(sys.argv[1] + ".tmp", "w").write(str(os.getpid()))
+        os.replace(sys.argv[1] + ".tmp", sys.argv[1])
+        time.sleep(30)
+        os._exit(0)
+    while not os.path.exists(sys.argv[1]):
+        time.sleep(0.01)
+    open(sys.argv[2], "w").write(str(os.getpid()))
+    os.kill(keeper, signal.SIGKILL)
+    time.sleep(30)
+"""
+
+
+@needs_keeper
+def test_an_agent_that_kills_its_keeper_is_incomplete_and_ended(tmp_path):
+    child_file, agent_file = tmp_path / "child.pid", tmp_path / "agent.pid"
+    task = cmd(write_agent(tmp_path, KEEPER_KILLER), child_file, agent_file)
+    result, elapsed = run_sample(task)
+    assert elapsed < 5.0
+    assert result.answer is None and result.trace["exit_code"] is None
+    assert result.trace["incomplete"].startswith(
+        "the command's keeper (the process evalstats runs it under) ended with signal 9"
+    )
+    # The command dies with its keeper; what holds the token, evalstats ends.
+    assert gone_soon([int(agent_file.read_text()), int(child_file.read_text())], within=2.0)

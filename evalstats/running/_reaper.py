@@ -10,14 +10,17 @@ are in the command's session) by scanning ``/proc``, and :func:`end_tree`
 kills them all, round after round, until none is left. Where there is no
 ``/proc``, the process group alone is signalled.
 
-If evalstats itself is killed (``kill -9``), a watchdog does it: a small
-process of its own session (:func:`start_watchdog`), told on a pipe which
-commands are running, notices the pipe's end when evalstats dies and ends
-every command it was told of; it gets none of evalstats' secrets
-(:func:`_watchdog_environment`), and :func:`hide_environment` keeps
-evalstats' own environment from the commands. :func:`sweep` removes the
-temporary folders a killed evalstats left behind (those whose owner
-process is gone).
+A descendant can drop the token too, or change its pid faster than a scan
+of ``/proc`` sees it; on Linux, the command's keeper (:mod:`._keeper`)
+collects those, and the token and the session only back it up (a command
+that killed its keeper). Without a keeper, if evalstats itself is killed
+(``kill -9``), a watchdog does it: a small process of its own session
+(:func:`start_watchdog`), told on a pipe which commands are running, notices
+the pipe's end when evalstats dies and ends every command it was told of.
+It gets none of evalstats' secrets (:func:`_watchdog_environment`), and
+:func:`hide_environment` keeps evalstats' own environment from the commands.
+:func:`sweep` removes the temporary folders a killed evalstats left behind
+(those whose owner process is gone).
 """
 
 from __future__ import annotations
@@ -92,8 +95,11 @@ def _holds(pid: int, marker: bytes) -> bool:
     return marker in environ.split(b"\0")
 
 
-def members(token: str, session: int) -> list[int]:
-    """Live processes of this user in ``session`` or holding ``token``; [] without /proc."""
+def members(token: str, session: int | None) -> list[int]:
+    """Live processes of this user in ``session`` (unless None) or holding ``token``.
+
+    [] without ``/proc``.
+    """
     if not _PROC.is_dir():
         return []
     marker = f"{TOKEN_VARIABLE}={token}".encode()
@@ -117,7 +123,7 @@ def members(token: str, session: int) -> list[int]:
         info = _stat(pid)
         if info is None or info[0] in ("Z", "X"):  # a zombie is dead already
             continue
-        if info[1] == session or _holds(pid, marker):
+        if (session is not None and info[1] == session) or _holds(pid, marker):
             found.append(pid)
     return found
 
@@ -128,23 +134,31 @@ def _signal(pids: Iterable[int], sig: int) -> None:
             os.kill(pid, sig)
 
 
-def signal_tree(pgid: int, token: str, sig: int) -> None:
-    """Send ``sig`` to the command's group and to every process :func:`members` finds."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
+def _signal_group(pgid: int | None, sig: int) -> None:
+    if pgid is not None and pgid > 1:  # never 0 (our own group) nor -1 (everything)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, sig)
+
+
+def signal_tree(pgid: int | None, token: str, sig: int) -> None:
+    """Send ``sig`` to the command's group and to every process :func:`members` finds.
+
+    ``pgid`` is the command's pid (its group and its session); with None,
+    only the token is looked for.
+    """
+    _signal_group(pgid, sig)
     _signal(members(token, pgid), sig)
 
 
-def kill_round(pgid: int, token: str) -> int:
+def kill_round(pgid: int | None, token: str) -> int:
     """SIGKILL the command's group and every member found; how many were found."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, signal.SIGKILL)
+    _signal_group(pgid, signal.SIGKILL)
     left = members(token, pgid)
     _signal(left, signal.SIGKILL)
     return len(left)
 
 
-def end_tree(pgid: int, token: str, *, within: float = 1.0) -> bool:
+def end_tree(pgid: int | None, token: str, *, within: float = 1.0) -> bool:
     """SIGKILL the command's whole tree until none of it is left; False if ``within`` s passed.
 
     Rounds repeat because a process may fork while the previous round runs.
