@@ -85,8 +85,15 @@ def gone_soon(pid: int, within: float = 3.0) -> bool:
     return True
 
 
-@pytest.fixture
-def escaper(tmp_path: Path) -> Path:
+@pytest.fixture(params=["keeper", "direct"])
+def escaper(request, tmp_path: Path, monkeypatch) -> Path:
+    """The escaper script; each test runs it under a keeper and started directly."""
+    from evalstats.running import _command
+
+    if request.param == "direct":
+        monkeypatch.setattr(_command, "_KEEPER_ON", False)
+    elif _command._keeper_command() is None:
+        pytest.skip("no keeper here")
     path = tmp_path / "escaper.py"
     path.write_text(ESCAPER)
     return path
@@ -146,8 +153,10 @@ DRIVER = textwrap.dedent(
     import asyncio, sys
     from evalstats.running._suite import Case
     from evalstats.running._engine import Prompt
+    from evalstats.running import _command
     from evalstats.running._command import CmdTask
 
+    _command._KEEPER_ON = sys.argv[2] == "True"
     case = Case(id="c", prompt="q", checks=[{"contains": "x"}])
     task = CmdTask(sys.argv[1])
     asyncio.run(task.run(Prompt("q", None, ({"role": "user", "content": "q"},)), seed=1,
@@ -159,7 +168,13 @@ DRIVER = textwrap.dedent(
 def test_kill_9_of_evalstats_leaves_no_command_running(escaper, tmp_path):
     pid_file = tmp_path / "grandchild.pid"
     driver = subprocess.Popen(
-        [sys.executable, "-c", DRIVER, f"{sys.executable} {escaper} hang {pid_file}"],
+        [
+            sys.executable,
+            "-c",
+            DRIVER,
+            f"{sys.executable} {escaper} hang {pid_file}",
+            str(_command_keeper_on()),
+        ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -183,6 +198,12 @@ def test_kill_9_of_evalstats_leaves_no_command_running(escaper, tmp_path):
     removed = _reaper.sweep()
     assert {str(p) for p in workspaces} <= set(removed)
     assert not any(p.exists() for p in workspaces)
+
+
+def _command_keeper_on() -> bool:
+    from evalstats.running import _command
+
+    return _command._KEEPER_ON
 
 
 def _tmp() -> str:
@@ -269,7 +290,43 @@ def test_the_watchdog_is_running_before_a_command_is_spawned(escaper, tmp_path, 
         return await spawn(*args, **kwargs)
 
     monkeypatch.setattr(harness, "_spawn", checking_spawn)
+    monkeypatch.setattr(harness, "_KEEPER_ON", False)  # the watchdog is for a command without
     monkeypatch.setattr(_reaper, "_watchdog", None)
     result = run_once(task(escaper, "answer", tmp_path / "grandchild.pid"), timeout=30.0)
     assert seen == [True]
     assert result.trace["exit_code"] == 0
+
+
+def test_a_keeper_that_cannot_start_makes_the_sample_incomplete_with_its_reason(
+    tmp_path, monkeypatch
+):
+    from evalstats.running import _command
+
+    if _command._keeper_command() is None:
+        pytest.skip("no keeper here")
+    broken = tmp_path / "keeper.py"
+    broken.write_text("import sys\nsys.exit('the keeper cannot start here')\n")
+    monkeypatch.setattr(_command, "_KEEPER_PATH", str(broken))
+    result = run_once(CmdTask(f"{sys.executable} -c pass"), timeout=20.0)
+    assert result.answer is None and result.trace["exit_code"] is None
+    assert result.trace["incomplete"] == (
+        "the command's keeper (the process evalstats runs it under) ended with status 1: "
+        "the keeper cannot start here"
+    )
+
+
+def test_a_program_gone_before_its_sample_is_one_reason(tmp_path):
+    from evalstats.running import _command
+
+    if _command._keeper_command() is None:
+        pytest.skip("no keeper here")
+    program = tmp_path / "agent.sh"
+    program.write_text("#!/bin/sh\necho hi\n")
+    program.chmod(0o755)
+    t = CmdTask(str(program))
+    program.unlink()
+    result = run_once(t, timeout=20.0)
+    assert result.answer is None and result.trace["exit_code"] == 127
+    assert result.trace["incomplete"].startswith(
+        f"the command exited with status 127: evalstats: cannot run {str(program)!r}"
+    )

@@ -272,7 +272,22 @@ def test_mode_is_0600_whatever_the_umask(tmp_path: Path, umask: int) -> None:
 CANARY = "sk-canary-3f9a1c0e7d5b"
 
 
-@pytest.mark.parametrize("name", ["EVALSTATS_CANARY_API_KEY", "GH_TOKEN", "my_secret"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "EVALSTATS_CANARY_API_KEY",
+        "GH_TOKEN",
+        "my_secret",
+        "AWS_SECRET_ACCESS_KEY",
+        "DB_PASSWORD",
+        "PGPASSWORD",
+        "MYSQL_PWD",
+        "SMTP_PASS",
+        "GOOGLE_APPLICATION_CREDENTIALS",
+        "SIGNING_KEY",
+        "npm_config__auth",
+    ],
+)
 def test_secret_guard_refuses_a_sample_and_writes_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
 ) -> None:
@@ -317,11 +332,31 @@ def test_secret_in_the_manifest_creates_no_file(
     assert not (tmp_path / "r.jsonl").exists()
 
 
+@pytest.mark.parametrize(
+    "url", [f"postgres://app:{CANARY}@db:5432/app", f"redis://:{CANARY}@cache:6379/0"]
+)
+def test_the_password_of_a_url_variable_is_a_secret(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, url: str
+) -> None:
+    monkeypatch.setenv("DATABASE_URL", url)
+    with ResultsWriter.create(tmp_path / "r.jsonl", manifest()) as w:
+        record = sample("order status", "a", 0)
+        record["answer"] = f"connected with {CANARY}"
+        with pytest.raises(ResultsFileError, match=r"the value of \$DATABASE_URL"):
+            w.write_sample(record)
+        record["answer"] = "db:5432 and the user app are no secret"
+        w.write_sample(record)
+        w.close({"status": "finished"})
+    assert CANARY.encode() not in (tmp_path / "r.jsonl").read_bytes()
+
+
 def test_short_or_unrelated_values_are_not_secrets(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("SHORT_TOKEN", "passed")  # shorter than 8: would match everything
     monkeypatch.setenv("EVALSTATS_CANARY_NAME", CANARY)  # not a secret suffix
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", CANARY + "-id")  # names a key, is none
+    monkeypatch.setenv("SERVICE_URL", f"https://{CANARY}.example/")  # a URL without password
     path = tmp_path / "r.jsonl"
     with ResultsWriter.create(path, manifest()) as w:
         record = sample("order status", "a", 0)

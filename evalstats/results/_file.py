@@ -32,9 +32,14 @@ into pass, fail or "not measured"; :data:`COUNTING_METHOD` names its version,
 so that runs counted under different rules are never compared.
 
 Secrets. As a last line of defence, every line is checked before it is written:
-a line that contains the value of an environment variable whose name ends in
-``_API_KEY``, ``_TOKEN`` or ``_SECRET`` (values of 8 characters or more) is
-refused with :class:`~evalstats.errors.ResultsFileError` and nothing is written.
+a line that contains the value of an environment variable named like a secret
+(:func:`is_secret_name`: ending in ``_KEY``, ``TOKEN``, ``SECRET``,
+``PASSWORD``, ``CREDENTIALS`` and a few more, in any case, such as
+``OPENAI_API_KEY``, ``AWS_SECRET_ACCESS_KEY``, ``DB_PASSWORD``), or the
+password in a URL held by a variable ending in ``_URL``, ``_URI`` or ``_DSN``
+(``DATABASE_URL=postgres://user:password@host/db``), is refused with
+:class:`~evalstats.errors.ResultsFileError` and nothing is written. Values
+shorter than 8 characters are not looked for (they would match everywhere).
 """
 
 from __future__ import annotations
@@ -64,6 +69,7 @@ __all__ = [
     "Results",
     "ResultsWriter",
     "environment",
+    "is_secret_name",
     "machine_fingerprint",
     "read_results",
     "sample_passed",
@@ -88,10 +94,55 @@ SAMPLE_REQUIRED = ("case", "variant", "repeat", "status", "checks")
 #: corrupt or hostile file cannot make a reader allocate without bound.
 MAX_RUNS = 1_000_000
 
-#: Environment variables whose values are never written (name suffixes).
-SECRET_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET")
+#: Environment variables whose values are never written: how their names end
+#: (in any case). ``_KEY`` covers ``OPENAI_API_KEY`` and ``AWS_SECRET_ACCESS_KEY``.
+SECRET_SUFFIXES = (
+    "_KEY",
+    "APIKEY",
+    "TOKEN",
+    "SECRET",
+    "PASSWORD",
+    "PASSWD",
+    "PASSPHRASE",
+    "_PWD",
+    "_PASS",
+    "CREDENTIAL",
+    "CREDENTIALS",
+    "_AUTH",
+)
+#: Variables holding a URL, whose password part is never written.
+URL_SUFFIXES = ("_URL", "_URI", "_DSN")
 _SECRET_MIN_LENGTH = 8
 _SECRET_SUFFIXES_BYTES = tuple(s.encode("ascii") for s in SECRET_SUFFIXES)
+_URL_SUFFIXES_BYTES = tuple(s.encode("ascii") for s in URL_SUFFIXES)
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether the environment variable ``name`` is taken to hold a secret.
+
+    Examples
+    --------
+    >>> names = ["AWS_SECRET_ACCESS_KEY", "DB_PASSWORD", "PGPASSWORD", "GH_TOKEN", "PATH"]
+    >>> [n for n in names + ["GOOGLE_APPLICATION_CREDENTIALS", "AWS_ACCESS_KEY_ID"]
+    ...  if is_secret_name(n)]  # doctest: +NORMALIZE_WHITESPACE
+    ['AWS_SECRET_ACCESS_KEY', 'DB_PASSWORD', 'PGPASSWORD', 'GH_TOKEN',
+     'GOOGLE_APPLICATION_CREDENTIALS']
+    """
+    return name.upper().endswith(SECRET_SUFFIXES)
+
+
+def _url_passwords(value: str) -> list[str]:
+    """The password of a URL with credentials, as written and decoded."""
+    if "@" not in value or "://" not in value:
+        return []
+    from urllib.parse import unquote, urlsplit
+
+    try:
+        password = urlsplit(value.strip()).password
+    except ValueError:
+        return []
+    return [] if not password else list(dict.fromkeys((password, unquote(password))))
+
 
 #: Seconds between two ``fsync`` calls at most (and the longest unsynced time).
 SYNC_INTERVAL_S = 1.0
@@ -114,11 +165,19 @@ def _secrets() -> list[tuple[str, str, str]]:
     raw = getattr(env, "_data", None)
     if isinstance(raw, dict) and all(type(k) is bytes for k in raw):
         names = [os.fsdecode(k) for k in list(raw) if k.upper().endswith(_SECRET_SUFFIXES_BYTES)]
+        urls = [
+            os.fsdecode(k)
+            for k, v in list(raw.items())
+            if b"@" in v and k.upper().endswith(_URL_SUFFIXES_BYTES)
+        ]
     else:
-        names = [n for n in list(env) if n.upper().endswith(SECRET_SUFFIXES)]
+        names = [n for n in list(env) if is_secret_name(n)]
+        urls = [n for n in list(env) if n.upper().endswith(URL_SUFFIXES)]
     found = []
-    for name in names:
-        value = env.get(name)
+    values = [(name, env.get(name)) for name in names]
+    for name in urls:
+        values.extend((name, p) for p in _url_passwords(env.get(name) or ""))
+    for name, value in values:
         if value is not None and len(value) >= _SECRET_MIN_LENGTH:
             escaped = json.dumps(value, ensure_ascii=False)[1:-1]
             found.append((name, value, escaped))

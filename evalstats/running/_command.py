@@ -33,21 +33,35 @@ make this POSIX-only.
   read and dropped, so the command never blocks on a full pipe, and the cut
   is noted in ``capped``; an answer taken from a cut stdout makes the sample
   incomplete); the trace file is read up to 1 MiB (a longer one
-  is cut, and a cut trace cannot be read).
+  is cut, and a cut trace cannot be read), and only if it is a regular
+  file: a FIFO, a device or a symbolic link in its place is refused without
+  being opened (``trace_error`` says what it is), so nothing the command
+  leaves can make the harness wait.
 - The command runs in its own process group (a new session), with
   ``EVALSTATS_TASK_TOKEN`` set to a fresh random token its descendants
   inherit. When it does not finish within the timeout (130 s, unless the run
   is given a ``timeout``: ``evalstats run --timeout``), its whole tree gets
   SIGTERM, then SIGKILL after a 1 s grace, and the sample is incomplete
   ("did not finish within 130 s and was killed"); the sample ends within
-  the timeout and 2 s. The tree is the group, the session, and every process
-  holding the token (found in ``/proc`` on Linux), so a descendant that
-  called ``setsid()`` is ended too. When the command itself ends, what it
-  left running is read for at most 0.5 s more and then ended the same way;
-  our ends of the pipes are closed, so nothing that holds them can make the
-  harness wait. If evalstats itself is killed, a watchdog process ends every
-  running command, and the temporary folders a killed run left are removed
-  when the next ``cmd:`` task is made (see :mod:`evalstats.running._reaper`).
+  the timeout and 2 s. When the command itself ends, what it left running
+  has at most 0.5 s more and is then ended the same way; our ends of the
+  pipes are closed, so nothing that holds them can make the harness wait.
+  On Linux the command is started by a keeper (:mod:`evalstats.running._keeper`),
+  its parent and a child subreaper: every descendant orphaned on the way
+  becomes the keeper's child, so the tree is all the command started, even
+  a descendant that called ``setsid()`` and dropped the token, or one that
+  forks and exits on every hop; and the keeper ends it when evalstats closes
+  its control pipe or dies (even by ``kill -9``). A command that kills its
+  keeper dies with it (its parent-death signal) and the sample is
+  incomplete. Elsewhere the tree is the group, the session, and every
+  process holding the token, and a watchdog process ends every running
+  command if evalstats is killed (see :mod:`evalstats.running._reaper`).
+  Either way, the temporary folders a killed run left are removed when the
+  next ``cmd:`` task is made.
+- evalstats makes itself non-dumpable before the first command starts
+  (:func:`evalstats.running._reaper.hide_environment`, Linux): its
+  ``/proc/PID/environ`` and memory are then closed to the commands, which
+  run as the same user.
 - The workspace is observed (:func:`evalstats.running._workspace.observe`, with the
   trace's raw text and tool results, the answer and both captured streams as
   the texts; only the kept part of each, so a marker printed past the
@@ -74,7 +88,8 @@ required actions is then incomplete ("no such file"), any other case is
 scored on stdout. The sample is incomplete (``incomplete`` holds the reason,
 and ``trace_error`` repeats it) when the command was killed at its timeout,
 or exited with a non-zero status and wrote no readable trace (the reason
-quotes stderr's last line). Exit status 75
+quotes stderr's last line), or killed its keeper (``exit_code`` is then
+None: how the command ended is unknown). Exit status 75
 (``EX_TEMPFAIL``, what :mod:`evalstats.demo.notes_agent` uses for a transient
 model-service error) raises :class:`~evalstats.errors.TransientProviderError`,
 so the engine retries the sample and, after its last retry, records it as
@@ -96,18 +111,20 @@ import re
 import shlex
 import shutil
 import signal
+import sys
 import tempfile
 import time
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .._validate import suggest
 from ..errors import InvalidArgument, TransientProviderError
-from . import _reaper
+from . import _keeper, _reaper
 from ._tasks import Prompt, TaskResult
 from ._tasks import check_timeout as _check_timeout
-from ._workspace import make_workspace, observe, remove
+from ._workspace import NotRegularFile, make_workspace, observe, read_regular, remove, remove_tree
 
 __all__ = [
     "DEFAULT_TIMEOUT_S",
@@ -130,7 +147,10 @@ TRACE_CAP = 1024 * 1024
 KILL_GRACE_S = 1.0
 
 # Seconds the output of what a finished command left running is still read.
-_LINGER_S = 0.5
+_LINGER_S = _keeper.LINGER_S
+
+# Seconds the keeper may take to end what is left once asked, before it is killed itself.
+_KEEPER_END_S = _keeper.END_WITHIN_S + 1.0
 
 #: The exit status that means "a transient failure, try again" (sysexits.h).
 EX_TEMPFAIL = 75
@@ -192,7 +212,10 @@ def _sweep_once() -> None:
     global _swept
     if not _swept:
         _swept = True
-        _reaper.sweep()
+        # Housekeeping never stops a run: sweep() raises nothing it expects,
+        # and anything else it might is left for the next start.
+        with contextlib.suppress(Exception):
+            _reaper.sweep()
 
 
 class _Reader:
@@ -220,7 +243,7 @@ class _Reader:
         self.transport.close()
 
 
-async def _end_tree(pgid: int, token: str) -> None:
+async def _end_tree(pgid: int | None, token: str) -> None:
     """SIGKILL the command's group, its session and every process holding its token."""
     deadline = time.monotonic() + 1.0
     while _reaper.kill_round(pgid, token) and time.monotonic() < deadline:
@@ -232,15 +255,23 @@ def _last_line(text: str) -> str:
     return lines[-1] if lines else ""
 
 
-def _read_capped(path: Path, cap: int) -> tuple[bytes | None, int]:
-    """The first ``cap`` bytes of a file and its size; (None, 0) if it is not there."""
+def _read_capped(path: Path, cap: int) -> tuple[bytes | None, int, str | None]:
+    """The first ``cap`` bytes of a regular file, its size and why it cannot be read.
+
+    (None, 0, None) if nothing is there. The command may have left anything
+    in its place: a FIFO, a device or a link is refused without being
+    opened (a FIFO without a writer would block the open for ever), and a
+    sparse file of gigabytes costs ``cap`` bytes.
+    """
     try:
-        with open(path, "rb") as f:
-            data = f.read(cap + 1)
-            size = os.fstat(f.fileno()).st_size
+        data, size = read_regular(path, cap=cap)
     except FileNotFoundError:
-        return None, 0
-    return data[:cap], max(size, len(data))
+        return None, 0, None
+    except NotRegularFile as exc:
+        return None, 0, f"the trace file cannot be read: {exc}"
+    except OSError as exc:
+        return None, 0, f"the trace file cannot be read: {exc.strerror or exc}"
+    return data, size, None
 
 
 def _parse_trace(text: str) -> tuple[dict[str, Any] | None, str | None]:
@@ -407,7 +438,7 @@ class CmdTask:
         finally:
             if not keep:
                 remove(workspace)
-                shutil.rmtree(trace_dir, ignore_errors=True)
+                remove_tree(trace_dir)
             else:
                 for folder in (workspace.parent, trace_dir):
                     with contextlib.suppress(OSError):
@@ -425,14 +456,16 @@ class CmdTask:
             EVALSTATS_SEED=str(seed),
         )
         env[_reaper.TOKEN_VARIABLE] = token
-        _reaper.start_watchdog()  # running before the command is: see start_watchdog
-        proc, out_r, err_r = await _spawn(argv, workspace.root, env)
-        pgid = proc.pid  # a new session: the group's (and session's) id is the leader's pid
-        _reaper.register(token, pgid)
+        _reaper.hide_environment()  # before the first command can look
         out, err = _Capture(OUTPUT_CAP), _Capture(OUTPUT_CAP)
-        timed_out = await _wait_and_end(proc, pgid, token, (out_r, err_r), (out, err), limit)
+        keeper = _keeper_command()
+        if keeper is None:
+            _reaper.start_watchdog()  # running before the command is: see start_watchdog
+            proc, out_r, err_r = await _spawn(argv, workspace.root, env)
+            ended = await _wait_and_end(proc, token, (out_r, err_r), (out, err), limit)
+        else:
+            ended = await _run_kept(keeper, argv, workspace.root, env, token, (out, err), limit)
         stdout_bytes, stderr_bytes = out.total, err.total
-        exit_code = proc.returncode
         capped: list[str] = []
         for name, total in (("stdout", stdout_bytes), ("stderr", stderr_bytes)):
             if total > OUTPUT_CAP:
@@ -443,7 +476,14 @@ class CmdTask:
         out_text, err_text = out.text(), err.text()
         summary, trace_text, trace_error, trace_bytes = _trace_of(trace_path, capped)
         answer = summary.get("answer") if summary is not None else out_text.strip()
-        incomplete = _incomplete(timed_out, limit, exit_code, err_text, summary, stdout_bytes)
+        if ended.lost is None:
+            incomplete = _incomplete(
+                ended.timed_out, limit, ended.exit_code, err_text, summary, stdout_bytes
+            )
+        elif ended.started or not _last_line(err_text):
+            incomplete = ended.lost
+        else:  # the keeper could not start the command, and said why on stderr
+            incomplete = f"{ended.lost}: {_last_line(err_text)}"
         texts = [trace_text, answer, out_text, err_text]
         if summary is not None:
             texts.extend(o.get("content") for o in summary.get("executed", ()))
@@ -456,13 +496,39 @@ class CmdTask:
             "stdout_bytes": stdout_bytes,
             "stderr_bytes": stderr_bytes,
             "trace_bytes": trace_bytes,
-            "exit_code": exit_code,
+            "exit_code": ended.exit_code,
             "capped": capped,
             "incomplete": incomplete,
             "workspace": observe(workspace, texts=texts),
             "kept_workspace": str(workspace.root) if self.keep_workspaces else None,
         }
         return TaskResult(answer=None if incomplete else answer, trace=record)
+
+
+@dataclass(frozen=True)
+class _Ended:
+    """How a command ended: out of time, its exit status, or why that is unknown."""
+
+    timed_out: bool
+    exit_code: int | None
+    lost: str | None = None
+    started: bool = True
+
+
+def _keeper_command() -> list[str] | None:
+    """The keeper's command line (:mod:`evalstats.running._keeper`), or None where there is none.
+
+    Linux only (it needs ``/proc`` and ``prctl``), and only with a Python to
+    run it by path; elsewhere a command is started directly, in its own
+    session, with the watchdog behind it.
+    """
+    if not _KEEPER_ON or not sys.executable or not os.path.isfile(_KEEPER_PATH):
+        return None
+    return [sys.executable, "-I", "-S", _KEEPER_PATH]
+
+
+_KEEPER_PATH = os.path.abspath(_keeper.__file__)
+_KEEPER_ON = sys.platform.startswith("linux") and os.path.isdir("/proc")
 
 
 async def _spawn(
@@ -499,18 +565,19 @@ async def _spawn(
 
 async def _wait_and_end(
     proc: asyncio.subprocess.Process,
-    pgid: int,
     token: str,
     fds: tuple[int, int],
     captures: tuple[_Capture, _Capture],
     limit: float,
-) -> bool:
+) -> _Ended:
     """Read stdout and stderr while the command runs, for ``limit`` seconds at most,
-    then end its whole process tree; returns whether it ran out of time.
+    then end its whole process tree (where there is no keeper).
 
     Whatever happens (a cancellation by the engine included), nothing is left
     running and the pipes are closed.
     """
+    pgid = proc.pid  # a new session: the group's (and session's) id is the leader's pid
+    _reaper.register(token, pgid)
     out, err = captures
     readers = [await _Reader.open(fd) for fd in fds]
     out_task = asyncio.ensure_future(out.drain(readers[0].stream))
@@ -545,7 +612,176 @@ async def _wait_and_end(
         for reader in readers:
             reader.close()
         _reaper.unregister(token)
-    return timed_out
+    return _Ended(timed_out, proc.returncode)
+
+
+async def _run_kept(
+    keeper: Sequence[str],
+    argv: Sequence[str],
+    cwd: Any,
+    env: Mapping[str, str],
+    token: str,
+    captures: tuple[_Capture, _Capture],
+    limit: float,
+) -> _Ended:
+    """Run the command under its keeper, reading stdout and stderr; see :mod:`._keeper`.
+
+    The keeper is the command's parent and the subreaper of all it starts:
+    at the timeout it is asked for SIGTERM (``t`` on its control pipe), after
+    the grace the pipe is closed and it kills everything left and exits; a
+    command that ends by itself has its leftovers ended the same way. Its
+    status pipe says the command's pid and how it ended. Whatever happens (a
+    cancellation by the engine included), nothing is left running and every
+    pipe is closed.
+    """
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    ctl_r, ctl_w = os.pipe()
+    st_r, st_w = os.pipe()
+    ours = [out_r, err_r, ctl_w, st_r]
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *keeper,
+            str(st_w),
+            *argv,
+            cwd=cwd,
+            env=env,
+            stdin=ctl_r,
+            stdout=out_w,
+            stderr=err_w,
+            start_new_session=True,
+            pass_fds=(st_w,),
+        )
+    except BaseException:
+        for fd in ours:
+            os.close(fd)
+        raise
+    finally:
+        for fd in (out_w, err_w, ctl_r, st_w):
+            os.close(fd)
+    os.set_blocking(st_r, False)
+    control = _Control(ctl_w)
+    readers: list[_Reader] = []
+    tasks: list[asyncio.Future[Any]] = []
+    status = _KeeperStatus()
+    timed_out = False
+    try:
+        for fd in (out_r, err_r):
+            readers.append(await _Reader.open(fd))  # on failure, it has closed fd
+        tasks = [
+            asyncio.ensure_future(c.drain(r.stream)) for c, r in zip(captures, readers, strict=True)
+        ]
+        wait_task = asyncio.ensure_future(proc.wait())
+        tasks.append(wait_task)
+        try:
+            done, _ = await asyncio.wait({wait_task}, timeout=limit)
+            if not done:
+                timed_out = True
+                control.send(b"t")
+                await asyncio.wait({wait_task}, timeout=KILL_GRACE_S)  # the grace after SIGTERM
+            control.close()  # the keeper kills what is left, and exits
+            done, _ = await asyncio.wait({wait_task}, timeout=_KEEPER_END_S)
+            if not done:
+                with contextlib.suppress(ProcessLookupError):
+                    proc.kill()
+                await wait_task
+            status.read(st_r)
+            if not status.ended_all(proc.returncode):
+                # What the keeper could not reach (it was killed): the token and the session.
+                await _end_tree(status.pid, token)
+            # With every writer gone the pipes are at their end; stop reading anyway.
+            _, pending = await asyncio.wait(set(tasks[:2]), timeout=0.2)
+            for t in pending:
+                t.cancel()
+        except BaseException:  # cancelled by the engine, or anything else: leave nothing running
+            control.close()
+            for t in tasks:
+                t.cancel()
+            with contextlib.suppress(BaseException):
+                await asyncio.shield(asyncio.wait_for(proc.wait(), _KEEPER_END_S))
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+            status.read(st_r)
+            if not status.ended_all(proc.returncode):
+                _reaper.end_tree(status.pid, token)
+            raise
+    finally:
+        control.close()
+        for reader in readers:
+            reader.close()
+        for fd in (out_r, err_r)[len(readers) + 1 :]:
+            os.close(fd)  # not yet given to a reader
+        os.close(st_r)
+    if status.exit_code is None and not timed_out:
+        started = status.pid is not None
+        return _Ended(timed_out, None, _keeper_lost(proc.returncode, started), started)
+    return _Ended(timed_out, status.exit_code)
+
+
+def _keeper_lost(returncode: int | None, started: bool) -> str:
+    """Why the sample is incomplete when the keeper ended without saying how the command did."""
+    if returncode is not None and returncode < 0:
+        how = f"signal {-returncode}"
+    else:
+        how = f"status {returncode}"
+    if not started:
+        return f"the command's keeper (the process evalstats runs it under) ended with {how}"
+    return (
+        f"the command's keeper (the process evalstats runs it under) ended with {how} "
+        "before the command did, so what the command left running may not all be ended"
+    )
+
+
+class _Control:
+    """Our end of the keeper's control pipe."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd: int | None = fd
+
+    def send(self, data: bytes) -> None:
+        if self.fd is not None:
+            with contextlib.suppress(OSError):
+                os.write(self.fd, data)
+
+    def close(self) -> None:
+        if self.fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self.fd)
+            self.fd = None
+
+
+class _KeeperStatus:
+    """What the keeper said on its status pipe: the command's pid and exit status."""
+
+    def __init__(self) -> None:
+        self.pid: int | None = None
+        self.exit_code: int | None = None
+        self._text = b""
+
+    def ended_all(self, returncode: int | None) -> bool:
+        """Whether the keeper said how the command ended and exited having ended all else."""
+        return self.exit_code is not None and returncode == 0
+
+    def read(self, fd: int) -> None:
+        """Read what is there (never waits: the keeper has ended, or is not waited for)."""
+        while len(self._text) < 4096:
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:  # BlockingIOError: nothing more now
+                break
+            if not chunk:
+                break
+            self._text += chunk
+        for line in self._text.decode("ascii", errors="replace").splitlines():
+            word, _, number = line.partition(" ")
+            if not number.isdigit():
+                continue
+            if word == "pid":
+                self.pid = int(number)
+            elif word == "exit":
+                self.exit_code = int(number)
+            elif word == "signal":
+                self.exit_code = -int(number)
 
 
 def _trace_of(
@@ -556,10 +792,9 @@ def _trace_of(
     A trace past the cap is not parsed (it is said to be truncated, and
     ``capped`` says so too).
     """
-    raw, trace_bytes = _read_capped(trace_path, TRACE_CAP)
+    raw, trace_bytes, trace_error = _read_capped(trace_path, TRACE_CAP)
     summary: dict[str, Any] | None = None
     trace_text = ""
-    trace_error: str | None = None
     if raw is not None:
         trace_text = raw.decode("utf-8", errors="replace")
         if trace_bytes > TRACE_CAP:

@@ -10,11 +10,17 @@ are in the command's session) by scanning ``/proc``, and :func:`end_tree`
 kills them all, round after round, until none is left. Where there is no
 ``/proc``, the process group alone is signalled.
 
-If evalstats itself is killed (``kill -9``), a watchdog does it: a small
-process of its own session (:func:`start_watchdog`), told on a pipe which
-commands are running, notices the pipe's end when evalstats dies and ends
-every command it was told of. :func:`sweep` removes the temporary folders
-a killed evalstats left behind (those whose owner process is gone).
+A descendant can drop the token too, or change its pid faster than a scan
+of ``/proc`` sees it; on Linux, the command's keeper (:mod:`._keeper`)
+collects those, and the token and the session only back it up (a command
+that killed its keeper). Without a keeper, if evalstats itself is killed
+(``kill -9``), a watchdog does it: a small process of its own session
+(:func:`start_watchdog`), told on a pipe which commands are running, notices
+the pipe's end when evalstats dies and ends every command it was told of.
+It gets none of evalstats' secrets (:func:`_watchdog_environment`), and
+:func:`hide_environment` keeps evalstats' own environment from the commands.
+:func:`sweep` removes the temporary folders a killed evalstats left behind
+(those whose owner process is gone).
 """
 
 from __future__ import annotations
@@ -32,13 +38,14 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
-from ._workspace import OWNER_FILE
+from ._workspace import OWNER_FILE, read_regular, remove_tree
 
 __all__ = [
     "OWNER_FILE",
     "PREFIXES",
     "TOKEN_VARIABLE",
     "end_tree",
+    "hide_environment",
     "kill_round",
     "members",
     "new_token",
@@ -56,6 +63,9 @@ TOKEN_VARIABLE = "EVALSTATS_TASK_TOKEN"
 PREFIXES = ("evalstats-ws-", "evalstats-trace-")
 
 _PROC = Path("/proc")
+
+# An owner file holds a pid and a start time: a few dozen bytes.
+_OWNER_CAP = 100
 
 
 def new_token() -> str:
@@ -85,8 +95,11 @@ def _holds(pid: int, marker: bytes) -> bool:
     return marker in environ.split(b"\0")
 
 
-def members(token: str, session: int) -> list[int]:
-    """Live processes of this user in ``session`` or holding ``token``; [] without /proc."""
+def members(token: str, session: int | None) -> list[int]:
+    """Live processes of this user in ``session`` (unless None) or holding ``token``.
+
+    [] without ``/proc``.
+    """
     if not _PROC.is_dir():
         return []
     marker = f"{TOKEN_VARIABLE}={token}".encode()
@@ -110,7 +123,7 @@ def members(token: str, session: int) -> list[int]:
         info = _stat(pid)
         if info is None or info[0] in ("Z", "X"):  # a zombie is dead already
             continue
-        if info[1] == session or _holds(pid, marker):
+        if (session is not None and info[1] == session) or _holds(pid, marker):
             found.append(pid)
     return found
 
@@ -121,23 +134,31 @@ def _signal(pids: Iterable[int], sig: int) -> None:
             os.kill(pid, sig)
 
 
-def signal_tree(pgid: int, token: str, sig: int) -> None:
-    """Send ``sig`` to the command's group and to every process :func:`members` finds."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
+def _signal_group(pgid: int | None, sig: int) -> None:
+    if pgid is not None and pgid > 1:  # never 0 (our own group) nor -1 (everything)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, sig)
+
+
+def signal_tree(pgid: int | None, token: str, sig: int) -> None:
+    """Send ``sig`` to the command's group and to every process :func:`members` finds.
+
+    ``pgid`` is the command's pid (its group and its session); with None,
+    only the token is looked for.
+    """
+    _signal_group(pgid, sig)
     _signal(members(token, pgid), sig)
 
 
-def kill_round(pgid: int, token: str) -> int:
+def kill_round(pgid: int | None, token: str) -> int:
     """SIGKILL the command's group and every member found; how many were found."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, signal.SIGKILL)
+    _signal_group(pgid, signal.SIGKILL)
     left = members(token, pgid)
     _signal(left, signal.SIGKILL)
     return len(left)
 
 
-def end_tree(pgid: int, token: str, *, within: float = 1.0) -> bool:
+def end_tree(pgid: int | None, token: str, *, within: float = 1.0) -> bool:
     """SIGKILL the command's whole tree until none of it is left; False if ``within`` s passed.
 
     Rounds repeat because a process may fork while the previous round runs.
@@ -148,6 +169,41 @@ def end_tree(pgid: int, token: str, *, within: float = 1.0) -> bool:
             return False
         time.sleep(0.005)
     return True
+
+
+# --- what a command can read of evalstats ---------------------------------------
+
+_PR_SET_DUMPABLE = 4
+_hidden: bool | None = None
+
+
+def hide_environment() -> bool:
+    """Keep evalstats' environment and memory from the commands it runs (Linux); whether it could.
+
+    A command runs as the same user as evalstats, so it could read
+    ``/proc/<evalstats' pid>/environ``, every variable evalstats was given
+    (``AWS_SECRET_ACCESS_KEY``, ``DB_PASSWORD``), and its memory, by a
+    debugger or ``/proc/<pid>/mem``. ``prctl(PR_SET_DUMPABLE, 0)`` makes
+    evalstats non-dumpable: those files then belong to root, and attaching
+    is refused, to every process of the user; only root (a process with
+    ``CAP_SYS_PTRACE``, ``CAP_SYS_ADMIN`` or ``CAP_PERFMON``) still reads
+    them. The cost: a running evalstats
+    writes no core dump and takes no debugger. The first call does it (before
+    the first command starts), later calls return its result; elsewhere it
+    does nothing and returns False.
+    """
+    global _hidden
+    if _hidden is None:
+        _hidden = False
+        if sys.platform.startswith("linux"):
+            try:
+                import ctypes
+
+                libc = ctypes.CDLL(None, use_errno=True)
+                _hidden = libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0) == 0
+            except (ImportError, OSError, AttributeError):
+                pass
+    return _hidden
 
 
 # --- the watchdog ----------------------------------------------------------------
@@ -184,10 +240,30 @@ def _tell(line: str) -> None:
             _watchdog = None
 
 
+# Of our variables, the watchdog gets only what finds Python and evalstats.
+_WATCHDOG_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "VIRTUAL_ENV")
+
+
+def _watchdog_environment() -> dict[str, str]:
+    """The watchdog's variables: what finds Python and evalstats, never a secret.
+
+    Its ``/proc/PID/environ`` is open to the commands (it is a process of
+    the same user, and dumpable), so it gets none of evalstats' secrets.
+    """
+    from ..results._file import is_secret_name
+
+    return {
+        k: v
+        for k, v in os.environ.items()
+        if (k in _WATCHDOG_ENV or k.startswith("PYTHON")) and not is_secret_name(k)
+    }
+
+
 def _start() -> subprocess.Popen[bytes] | None:
     try:
         proc = subprocess.Popen(
             [sys.executable, "-c", "from evalstats.running._reaper import watch; watch()"],
+            env=_watchdog_environment(),
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -247,18 +323,24 @@ def write_owner(folder: str | os.PathLike[str]) -> None:
     Path(folder, OWNER_FILE).write_text(f"{pid} {start if start is not None else '-'}\n")
 
 
+# The largest pid an owner file may name (Linux allows 2**22).
+_MAX_PID = 1 << 22
+
+
 def _owner_alive(text: str) -> bool:
     parts = text.split()
-    if len(parts) != 2 or not parts[0].isdigit():
+    if len(parts) != 2 or not parts[0].isdecimal() or len(parts[0]) > 7:
         return True  # not ours to judge: keep it
     pid = int(parts[0])
+    if not 1 < pid <= _MAX_PID:
+        return True
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except PermissionError:
+    except OSError:
         return True
-    if parts[1].isdigit() and _PROC.is_dir():
+    if parts[1].isdecimal() and len(parts[1]) < 20 and _PROC.is_dir():
         # The pid may have been reused by another process since.
         return _start_time(pid) == int(parts[1])
     return True
@@ -270,10 +352,11 @@ def sweep(folder: str | os.PathLike[str] | None = None) -> list[str]:
     Only folders named with :data:`PREFIXES` that hold an :data:`OWNER_FILE`
     naming a process that no longer runs are removed; kept workspaces
     (``--keep-workspaces``) have no owner file and stay. Returns the paths
-    removed.
+    removed. It never raises and never waits: a folder it cannot read or
+    remove (whatever a killed run's command left in it: an owner file that is
+    a FIFO, folders thousands deep, no permissions) is skipped or left, and a
+    later sweep tries again.
     """
-    from ._workspace import _rmtree
-
     base = Path(tempfile.gettempdir() if folder is None else folder)
     removed = []
     try:
@@ -286,10 +369,10 @@ def sweep(folder: str | os.PathLike[str] | None = None) -> list[str]:
         try:
             if not entry.is_dir(follow_symlinks=False):
                 continue
-            text = Path(entry.path, OWNER_FILE).read_text()
+            raw, _ = read_regular(os.path.join(entry.path, OWNER_FILE), cap=_OWNER_CAP)
+            text = raw.decode("ascii")
         except (OSError, UnicodeDecodeError):
             continue
-        if not _owner_alive(text):
-            _rmtree(Path(entry.path))
+        if not _owner_alive(text) and remove_tree(entry.path, last=OWNER_FILE):
             removed.append(entry.path)
     return removed
