@@ -1050,8 +1050,7 @@ def compare(
 
     Examples
     --------
-    Two cases: nothing can be said about cases like these, and the verdict
-    is the paired score test's, about these cases.
+    By default the verdict is the paired score test's, about these cases.
 
     >>> a = {"order": [True] * 8 + [False] * 2, "refund": [False] * 5 + [True] * 5}
     >>> b = {"order": [True] * 10, "refund": [True] * 10}
@@ -1061,8 +1060,8 @@ def compare(
     >>> c.about_note
     'the default, as the suite does not declare its cases sampled at random'
     >>> print(c)
-    B better: +35% (+11% to +58%), tango p=0.011, 95%, about these cases; with 2 cases \
-nothing can be said about cases like these (it takes at least 5)
+    B better: +35% (+11% to +58%), tango p=0.011, 95%, about these cases; the default, as \
+the suite does not declare its cases sampled at random
     >>> [row.passes_b - row.passes_a for row in c.cases]
     [2, 5]
     """
