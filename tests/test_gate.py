@@ -794,3 +794,40 @@ def test_the_claim_about_cases_like_these_says_how_many_cases_a_margin_takes():
     )
     assert sampled.about == "cases_like_these" and sampled.verdict == "cant_tell"
     assert sampled.beside.startswith("about these cases (not the claim decided): not worse")
+
+
+@pytest.mark.parametrize(
+    ("summary", "why"),
+    [
+        (None, "it has no summary record"),
+        ({"status": "interrupted"}, "its summary says 'interrupted'"),
+        ({"status": "stopped"}, "its summary says 'stopped'"),
+    ],
+)
+def test_gate_refuses_a_file_that_did_not_finish(tmp_path, capsys, summary, why):
+    # A run killed midway, or a merge, rescore or import cut short, leaves a
+    # file without a summary: the gate refuses it in one line (exit 2) and
+    # changes nothing, unless --allow-unfinished asks it to judge what is there.
+    from evalstats.cli import main
+
+    manifest = results_manifest(["c0", "c1"], ["v"], 2)
+    samples = [_sample(c, "v", r, True) for c in ("c0", "c1") for r in range(2)]
+    path = write_results_file(tmp_path / "r.jsonl", manifest, samples, summary)
+    before = path.read_bytes()
+    argv = ["gate", str(path), "--variant", "v", "--min-pass", "0.5"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "the run did not finish" in err and why in err
+    assert "--allow-unfinished" in err and "Traceback" not in err
+    assert main([*argv, "--allow-unfinished"]) == 0
+    assert "gate passed" in capsys.readouterr().out
+    with pytest.raises(InvalidArgument, match="the run did not finish"):
+        gate(str(path), variant="v", min_pass=0.5)
+    assert gate(str(path), variant="v", min_pass=0.5, allow_unfinished=True).passed
+    with pytest.raises(InvalidArgument, match="allow_unfinished='yes' must be True or False"):
+        gate(str(path), variant="v", min_pass=0.5, allow_unfinished="yes")
+    assert path.read_bytes() == before
+    finished = write_results_file(
+        tmp_path / "done.jsonl", manifest, samples, {"status": "finished"}
+    )
+    assert main(["gate", str(finished), "--variant", "v", "--min-pass", "0.5"]) == 0

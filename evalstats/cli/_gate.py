@@ -61,6 +61,12 @@ def add(p: argparse.ArgumentParser) -> None:
         "default these-cases (cases-like-these when the suite is declared sampled: true and "
         "has at least 5 cases, paired for --no-regression-vs); the other claim is shown beside it",
     )
+    p.add_argument(
+        "--allow-unfinished",
+        action="store_true",
+        help="judge a results file whose run did not finish, as far as it went "
+        "(refused by default)",
+    )
     add_level_and_json(p)
     add_source_options(p)
 
@@ -78,6 +84,7 @@ def run(args: argparse.Namespace) -> int:
         margin=args.margin,
         level=args.level,
         about=args.about,
+        allow_unfinished=args.allow_unfinished,
     )
     show_result(result, args)
     return 0 if result.passed else 1

@@ -569,6 +569,7 @@ def gate(
     margin: float | None = None,
     level: float = 0.95,
     about: str | None = None,
+    allow_unfinished: bool = False,
 ) -> GateResult:
     """Decide whether a variant of a run meets a release policy.
 
@@ -596,7 +597,11 @@ def gate(
       saying how many more runs or cases would usually decide it. If no
       comparison can be made the rule fails.
 
-    The gate always fails when the variant has no measured sample.
+    The gate always fails when the variant has no measured sample, and it
+    refuses a results file whose run did not finish (no summary record, as
+    a killed run, merge, rescore or import leaves, or a summary that says
+    ``"interrupted"`` or ``"stopped"``) unless ``allow_unfinished``: a part
+    of a run is not the run a policy was written for.
 
     Parameters
     ----------
@@ -622,6 +627,8 @@ def gate(
         least 5 cases). Every rule's line says which claim it makes and why,
         and a ``beside`` line says what the other claim finds (or, for a
         margin about cases like these, the fewest cases that could show it).
+    allow_unfinished : bool
+        Judge a results file whose run did not finish, as far as it went.
 
     Returns
     -------
@@ -656,7 +663,11 @@ nothing can be said about cases like these (it takes at least 5)
     threshold, on, about, margin = _check_policy(
         min_pass, on, every_case_passes, no_regression_vs, margin, about
     )
+    if not isinstance(allow_unfinished, bool):
+        raise InvalidArgument(f"allow_unfinished={allow_unfinished!r} must be True or False")
     res = _results(results)
+    if not allow_unfinished:
+        _check_finished(res)
     variant = _check_gated_variants(res, variant, no_regression_vs)
     rates = variant_rates(res, variant, level)
     found: list[tuple[bool, str]] = []
@@ -676,6 +687,25 @@ nothing can be said about cases like these (it takes at least 5)
     checked = [text for _, text in found]
     reasons = [text for ok, text in found if not ok]
     return GateResult(not reasons, tuple(reasons), tuple(checked), tuple(beside))
+
+
+def _check_finished(res: Any) -> None:
+    """Refuse a results file whose run did not finish."""
+    if res.path is None:
+        return  # records built in memory: no file to have been cut short
+    status = (res.summary or {}).get("status")
+    if status == "finished":
+        return
+    why = (
+        "it has no summary record: the run, merge, rescore or import writing it was stopped "
+        "before the end"
+        if res.summary is None
+        else f"its summary says {status!r}"
+    )
+    raise InvalidArgument(
+        f"{res.path}: the run did not finish ({why}); finish it (evalstats run --resume) "
+        "or judge it as far as it went with --allow-unfinished (allow_unfinished=True)"
+    )
 
 
 def _check_policy(
