@@ -1,0 +1,128 @@
+"""The record schema (evalstats.results._records): one definition the writer, the
+reader's checks and the tally's decoders all follow."""
+
+from __future__ import annotations
+
+import json
+
+import msgspec
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from msgspec import UNSET
+
+import evalstats.reading._tally as tally_module
+from evalstats.results._records import (
+    CheckVerdict,
+    Sample,
+    Tokens,
+    derived,
+    not_inspected,
+    sample_problem,
+    slot_problem,
+    to_record,
+)
+
+
+def test_a_record_is_laid_out_in_the_schema_order_without_unset_fields():
+    sample = Sample(
+        case="c",
+        variant="v",
+        repeat=0,
+        status="completed",
+        checks=[CheckVerdict(check="x", status="passed", reason="", not_inspected=False)],
+        tokens=Tokens(input=3, output=None),
+    )
+    record = to_record(sample)
+    assert list(record)[:6] == ["case", "variant", "repeat", "pair", "position", "status"]
+    assert "recording_notes" not in record and "workspace" not in record
+    assert record["checks"] == [
+        {
+            "check": "x",
+            "axis": None,
+            "status": "passed",
+            "reason": "",
+            "not_inspected": False,
+            "judge_unmeasured": False,
+        }
+    ]
+    assert record["tokens"] == {"input": 3, "output": None}
+    assert sample_problem(record) is None
+
+
+def test_a_derived_struct_keeps_the_fields_named_in_the_schema_order():
+    part = derived("Part", Sample, ("status", "case"))
+    assert part.__struct_fields__ == ("case", "status")
+    assert part.__struct_config__.tag == "sample"
+    with pytest.raises(TypeError, match="no field answers"):
+        derived("Part", Sample, ("answers",))
+
+
+@pytest.mark.parametrize(
+    ("check", "expected"),
+    [
+        ({"status": "failed", "reason": "could not be inspected: empty"}, True),  # older file
+        ({"status": "failed", "reason": "it could not be inspected"}, False),
+        ({"status": "failed", "reason": "could not be inspected", "not_inspected": False}, False),
+        ({"status": "failed", "reason": "no links", "not_inspected": True}, True),
+        ({"status": "passed", "reason": "could not be inspected", "not_inspected": True}, False),
+        ({"status": "failed", "reason": None}, False),
+    ],
+)
+def test_not_inspected_is_the_field_or_for_older_files_the_reason(check, expected):
+    verdict = msgspec.convert(check, CheckVerdict)
+    assert verdict.not_inspected is (check.get("not_inspected", UNSET))
+    assert not_inspected(verdict) is expected
+
+
+def test_a_slot_is_five_items():
+    assert slot_problem(["c", 0, 0, 1, "v"]) is None
+    assert "must be a list [case, repeat, pair, position, variant]" in slot_problem(
+        ["c", 0, 0, 1, "v", "extra"]
+    )
+
+
+# --- the reader's checks and the tally's decoder accept the same records -------------
+
+_VALUES = st.sampled_from(
+    [None, True, 0, 3, -1, 2.5, 10**7, "x", "NaN", "-Infinity", [], ["x"], {}, {"a": 1}]
+)
+_CHECK_FIELDS = ("check", "axis", "status", "reason", "not_inspected", "judge_unmeasured")
+_SAMPLE_FIELDS = ("case", "variant", "repeat", "status", "checks", "latency_s", "tokens")
+
+
+@st.composite
+def _records(draw: st.DrawFn) -> dict:
+    """A sample record, valid or with a few fields (or the checks' fields) set at random."""
+    check = {"check": "x", "axis": None, "status": "failed", "reason": "r"}
+    for key in draw(st.lists(st.sampled_from(_CHECK_FIELDS), max_size=2)):
+        check[key] = draw(_VALUES | st.sampled_from(["passed", "unscored"]))
+    record = {
+        "case": "c",
+        "variant": "v",
+        "repeat": 1,
+        "status": "completed",
+        "checks": [check],
+        "latency_s": 0.5,
+        "tokens": {"input": 1, "output": 2},
+    }
+    for key in draw(st.lists(st.sampled_from(_SAMPLE_FIELDS), max_size=2)):
+        if draw(st.booleans()):
+            record[key] = draw(_VALUES | st.sampled_from(["completed", "unmeasured"]))
+        else:
+            record.pop(key, None)
+    if draw(st.booleans()):
+        record["tokens"] = {"input": draw(_VALUES), "output": 4}
+    return record
+
+
+@given(_records())
+def test_the_reader_refuses_exactly_the_lines_the_tally_cannot_decode(record):
+    line = json.dumps({"type": "sample", **record}).encode()
+    try:
+        tally_module._WHOLE.decode(line)
+    except msgspec.ValidationError:
+        decodes = False
+    else:
+        decodes = True
+    assert (sample_problem(record) is None) == decodes, sample_problem(record)
