@@ -184,7 +184,10 @@ def test_incomplete_and_unmeasured_samples_keep_their_status(tmp_path: Path) -> 
     done = read_results(tmp_path / "o.jsonl").samples
     assert [s["status"] for s in done] == ["completed", "incomplete", "unmeasured"]
     assert done[0]["checks"][0]["status"] == "failed"  # the new check wants "y"
+    assert done[0]["checks"][0]["not_inspected"] is False
     assert done[1]["checks"][0]["reason"].startswith("could not be inspected: crashed")
+    assert done[1]["checks"][0]["not_inspected"] is True
+    assert done[1]["checks"][0]["judge_unmeasured"] is False
     assert done[2]["checks"] == []
 
 

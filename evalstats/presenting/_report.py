@@ -16,8 +16,8 @@ The counting rules are those of the results format
 (:func:`evalstats.results._file.sample_passed`): an ``unmeasured`` sample leaves
 every pass rate and is counted apart; an ``incomplete`` one stays in the
 denominator as a failure; an ``unscored`` check leaves its own check's and
-axis' denominator and is counted apart; a failure whose reason starts with
-``could not be inspected`` is a failure, counted apart from real misses.
+axis' denominator and is counted apart; a failure with nothing to inspect
+(marked ``not_inspected``) is a failure, counted apart from real misses.
 """
 
 from __future__ import annotations
@@ -699,9 +699,9 @@ def report(
     samples are in no pass rate, in no axis or check count, but in the
     status counts and the latency figures. Incomplete samples are failures.
     Verdicts of checks are counted per check name and per axis with
-    ``unscored`` ones apart; failures whose reason starts with
-    ``could not be inspected`` are counted in ``not_inspected`` (and among
-    the failures).
+    ``unscored`` ones apart; failures with nothing to inspect (marked
+    ``not_inspected``, or in older files whose reason starts with ``could not
+    be inspected``) are counted in ``not_inspected`` (and among the failures).
 
     References
     ----------

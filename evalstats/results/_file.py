@@ -61,6 +61,8 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
+import msgspec
+
 from .._text import short_repr
 from .._validate import suggest
 from ..errors import InvalidArgument, ResultsFileError
@@ -69,8 +71,11 @@ from ._records import (
     CHECK_STATUSES,
     FORMAT_VERSION,
     SAMPLE_STATUSES,
+    Look,
+    Sample,
     manifest_problem,
     sample_problem,
+    to_record,
 )
 
 __all__ = [
@@ -1124,15 +1129,19 @@ class ResultsWriter:
             ) from None
         self._syncer.dirty = True
 
-    def write_sample(self, record: Mapping[str, Any]) -> None:
+    def write_sample(self, record: Mapping[str, Any] | Sample) -> None:
         """Write one sample record as one line (adding ``"type": "sample"``).
 
-        The record must have ``case``, ``variant``, ``repeat``, ``status`` and
-        ``checks`` (with known statuses), as the reader requires; otherwise
+        ``record`` is a :class:`~evalstats.results._records.Sample` (as the
+        engine makes them) or a mapping of its fields. It must have ``case``,
+        ``variant``, ``repeat``, ``status`` and ``checks`` (with known
+        statuses), as the reader requires; otherwise
         :class:`~evalstats.errors.InvalidArgument`. The line reaches the
         operating system before this returns.
         """
-        if not isinstance(record, Mapping):
+        if isinstance(record, Sample):
+            record = to_record(record)
+        elif not isinstance(record, Mapping):
             raise InvalidArgument(f"record={record!r} must be a mapping")
         problem = sample_problem(record, written=False)
         if problem is not None:
@@ -1152,7 +1161,7 @@ class ResultsWriter:
         """
         if not isinstance(record, Mapping):
             raise InvalidArgument(f"record={record!r} must be a mapping")
-        for key in ("pairs", "verdict"):
+        for key in _LOOK_REQUIRED:
             if key not in record:
                 raise InvalidArgument(f"cannot write the look: it has no {key!r}")
         line: dict[str, Any] = {"type": "look"}
@@ -1215,6 +1224,7 @@ class ResultsWriter:
 
 
 _PRIVATE = object()
+_LOOK_REQUIRED = tuple(f.name for f in msgspec.structs.fields(Look) if f.required)
 
 
 def rewrite_manifest(

@@ -219,7 +219,9 @@ class Manifest(Struct, kw_only=True, tag="manifest", tag_field="type"):
     started_at: str | None = None
     judge: dict[str, Any] | UnsetType = UNSET
     until_decided: dict[str, Any] | UnsetType = UNSET
-    schedule: Annotated[list[Slot] | None, Meta(description="must be a list of slots")] = None
+    schedule: (
+        Annotated[list[Slot] | None, Meta(description="must be a list of slots")] | UnsetType
+    ) = UNSET
 
 
 class Look(Struct, kw_only=True, tag="look", tag_field="type"):
