@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from records import sample
 
 from evalstats.cli import main
 from evalstats.errors import InvalidArgument
@@ -102,22 +103,17 @@ def _results(samples: list[dict], variants: list[dict]) -> Results:
     return Results(None, manifest, tuple(samples), {"status": "finished"})
 
 
-def _sample(variant: str, tokens: dict | None, status: str = "completed", repeat: int = 0) -> dict:
-    # each sample of a variant needs its own repeat: a second record of a slot does not count
-    return {"type": "sample", "case": "x", "variant": variant, "repeat": repeat,
-            "status": status, "checks": [], "tokens": tokens}  # fmt: skip
-
-
 def test_samples_without_tokens_are_counted_apart_never_zero() -> None:
     variants = [
         {"name": "a", "task": {"model": "m"}, "prices": {"input": 1.0, "output": 2.0}},
         {"name": "b", "task": {"model": "n"}},
     ]
     samples = [
-        _sample("a", {"input": 1000, "output": 500}),
-        _sample("a", {"input": 3000, "output": 0}, status="unmeasured", repeat=1),
-        _sample("a", None, repeat=2),
-        _sample("b", {"input": 10, "output": 10}),
+        # each sample of a variant needs its own repeat: a second record of a slot does not count
+        sample("x", "a", 0, tokens={"input": 1000, "output": 500}),
+        sample("x", "a", 1, None, tokens={"input": 3000, "output": 0}),
+        sample("x", "a", 2),
+        sample("x", "b", 0, tokens={"input": 10, "output": 10}),
     ]
     cost = cost_summary(_results(samples, variants))
     a, b = cost.variants
@@ -150,7 +146,7 @@ def test_total_is_the_sum_of_the_sample_costs(
 ) -> None:
     prices = Prices(p_in, p_out)
     samples = [
-        _sample("a", {"input": i, "output": o} if has else None, repeat=r)
+        sample("x", "a", r, tokens={"input": i, "output": o} if has else None)
         for r, (i, o, has) in enumerate(tokens)
     ]
     cost = cost_summary(_results(samples, [{"name": "a", "prices": prices.to_dict()}])).variants[0]

@@ -126,3 +126,21 @@ def test_the_reader_refuses_exactly_the_lines_the_tally_cannot_decode(record):
     else:
         decodes = True
     assert (sample_problem(record) is None) == decodes, sample_problem(record)
+
+
+def test_the_tests_factory_writes_the_fields_the_engine_writes(tmp_path):
+    import records
+
+    from evalstats.results._file import read_results
+    from evalstats.running._checks import contains
+    from evalstats.running._engine import Variant, run
+    from evalstats.running._suite import Case
+
+    cases = [Case("c", "Where is A-1042?", (contains("A-1042"),))]
+    out = tmp_path / "r.jsonl"
+    run(cases, [Variant("A", lambda text: "A-1042")], runs=1, out=out, progress=False)
+    written = read_results(out).samples[0]
+    made = records.sample("c", "A", 0)
+    assert list(made) == list(written)
+    assert list(made["checks"][0]) == list(written["checks"][0])
+    assert made["checks"][0] == written["checks"][0] | {"check": "x", "axis": None}
