@@ -24,7 +24,7 @@ from strategies import paired_run_outcomes, results_manifest, write_results_file
 
 from evalstats.deciding._compare_results import compare_results
 from evalstats.errors import InvalidArgument
-from evalstats.reading._tally import tally
+from evalstats.reading._source import tally
 from evalstats.stats._compare import _clustered_tables, _compare_tables, compare
 from evalstats.stats._intervals import clustered_paired_diff_ci
 

@@ -12,7 +12,7 @@ from strategies import results_manifest, variant_sample_records, write_results_f
 
 from evalstats.deciding._compare_results import compare_results
 from evalstats.presenting._report import report
-from evalstats.reading._tally import tally
+from evalstats.reading._source import tally
 from evalstats.results._file import read_results
 
 

@@ -22,7 +22,7 @@ from strategies import results_manifest
 import evalstats.reading._tally as tally_module
 from evalstats.errors import ResultsFileError
 from evalstats.presenting._report import report
-from evalstats.reading._tally import tally
+from evalstats.reading._source import tally
 
 CASES = ("c1", "c2")
 VARIANTS = ("A", "B")

@@ -375,7 +375,8 @@ def cost_summary(
         manifest, names = res.manifest, res.variants()
         counted = {name: _count_records(res.samples, name) for name in names}
     else:
-        from ..reading._tally import Tally, tally
+        from ..reading._source import tally
+        from ..reading._tally import Tally
 
         t = results if isinstance(results, Tally) else tally(results)
         manifest, names = t.manifest, t.variants()

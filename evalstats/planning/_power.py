@@ -867,7 +867,7 @@ def case_model_from_results(
     ``p_a`` or ``p_b`` to plan for other rates, typically the ``p_b`` you hope
     to detect. Unmeasured samples are left out, as everywhere.
     """
-    from ..reading._tally import tally
+    from ..reading._source import tally
 
     run = tally(results)  # one pass over a file, keeping only the counts
     _check_pilot_size(run)

@@ -1,6 +1,6 @@
 """Counting a run in one pass: what ``report``, ``compare``, ``gate`` and ``plan`` read.
 
-:func:`tally` reads a results file line by line and keeps only counts: per
+:func:`_tally_file` reads a results file line by line and keeps only counts: per
 variant the sample statuses, latencies and tokens; per variant and case the
 outcome of each (case, repeat) slot (one byte each), the passes and the check
 verdicts by (check, axis, kind); the scheduled slots. Nothing of a sample
@@ -17,9 +17,11 @@ A line that does not fit is read again with the standard library and checked
 field by field against the same schema, so that the error names the file, the
 line and the field (see :func:`evalstats.results._records.sample_problem`).
 
-The same counting takes a :class:`~evalstats.results._file.Results` already in memory,
-or the records of a run as an iterable (the manifest first): readers of other
-tools' logs that build records flow through it unchanged.
+The same counting takes a :class:`~evalstats.results._file.Results` already in memory
+(:func:`_tally_results`), or the records of a run as an iterable, the manifest
+first (:func:`_tally_records`): readers of other tools' logs that build records
+flow through it unchanged. Which one counts a run is said once, by
+:class:`evalstats.reading._source.RunSource`.
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ from ..results._records import (
     slot_problem,
 )
 
-__all__ = ["Tally", "tally"]
+__all__ = ["Tally"]
 
 # --- what a line is decoded into ----------------------------------------------------
 
@@ -319,7 +321,7 @@ def _grow(buffer: bytearray, index: int) -> None:
 class Tally:
     """The counts of one run: what every reading of a results file needs.
 
-    Build one with :func:`tally`. ``manifest`` is the manifest without its
+    Build one with :func:`evalstats.reading._source.tally`. ``manifest`` is the manifest without its
     ``schedule`` (which is kept as scheduled slots per variant and case),
     ``summary`` the summary record or None, ``looks`` the look records of a
     sequential run (kept whole: one a round), ``warnings`` what the reader
@@ -812,58 +814,15 @@ def _read_long_manifest(
 # --- reading ---------------------------------------------------------------------------
 
 
-def tally(source: Any) -> Tally:
-    """Count a run in one pass.
-
-    Parameters
-    ----------
-    source : path, Results, Tally or iterable of records
-        A results file; a :class:`~evalstats.results._file.Results` already read (or
-        built by a reader of another tool's log); a :class:`Tally` (returned
-        as it is); or the records of a run as mappings, the manifest first and
-        then samples (and optionally a summary), each with or without its
-        ``"type"``.
-
-    Returns
-    -------
-    Tally
-
-    Raises
-    ------
-    ResultsFileError
-        For a file that breaks the results format, naming the line.
-    InvalidArgument
-        For records in memory that break it, naming the record.
-
-    Examples
-    --------
-    >>> manifest = {"variants": [{"name": "v"}], "cases": [{"id": "x"}], "runs": 2}
-    >>> samples = [{"case": "x", "variant": "v", "repeat": r, "status": "completed",
-    ...             "checks": [{"status": "passed" if r else "failed"}]} for r in range(2)]
-    >>> t = tally([manifest, *samples])
-    >>> t.outcomes("v")
-    {'x': [False, True]}
-    """
-    if isinstance(source, Tally):
-        return source
-    if isinstance(source, str | os.PathLike):
-        return _tally_file(source)
-    if all(hasattr(source, a) for a in ("manifest", "samples", "warnings")):
-        return _tally_results(source)
-    if isinstance(source, Iterable) and not isinstance(source, Mapping | bytes):
-        return _tally_records(iter(source))
-    raise InvalidArgument(
-        f"results={source!r} must be a Results (from read_results) or the path of a results file"
-    )
-
-
-def _memory_sample(record: Any, where: str) -> _Sample:
-    """A sample record in memory, checked as the reader checks a line."""
-    if not isinstance(record, Mapping):
-        raise InvalidArgument(f"{where}: {record!r} is not a sample record (a mapping)")
-    problem = sample_problem(record)
-    if problem is not None:
-        raise InvalidArgument(f"{where}: {problem}")
+def _memory_sample(record: Any, where: str, *, checked: bool = False) -> _Sample:
+    """A sample record in memory, checked as the reader checks a line (unless it was
+    ``checked`` already, read by :func:`~evalstats.results._file.read_results`)."""
+    if not checked:
+        if not isinstance(record, Mapping):
+            raise InvalidArgument(f"{where}: {record!r} is not a sample record (a mapping)")
+        problem = sample_problem(record)
+        if problem is not None:
+            raise InvalidArgument(f"{where}: {problem}")
     tokens = record.get("tokens")
     trace = record.get("trace")
     return _Sample(
@@ -917,15 +876,16 @@ def _finish(t: Tally, warnings: Iterable[str]) -> Tally:
     return t
 
 
-def _tally_results(res: Results) -> Tally:
-    """Count a :class:`Results` in memory (its reader has warned about duplicates)."""
+def _tally_results(res: Results, *, checked: bool = False) -> Tally:
+    """Count a :class:`Results` in memory (its reader has warned about duplicates);
+    ``checked``: its records were checked as they were read from its file."""
     t = _memory_manifest(res.manifest)
     t.path = None if res.path is None else str(res.path)
     for i, record in enumerate(res.samples):
-        sample = _memory_sample(record, f"sample {i}")
+        sample = _memory_sample(record, f"sample {i}", checked=checked)
         t._add(sample, i, None)
     t.summary = res.summary
-    t.looks = tuple(getattr(res, "looks", ()))
+    t.looks = tuple(res.looks)
     return _finish(t, res.warnings)
 
 
