@@ -269,16 +269,40 @@ def to_record(struct: Struct) -> dict[str, Any]:
     """A record of this schema as the plain dict the writer writes: its fields in
     order, nested records as dicts, fields left unset out (the ``"type"`` tag is
     the writer's)."""
-    out: dict[str, Any] = {}
-    for name, value in zip(struct.__struct_fields__, msgspec.structs.astuple(struct), strict=True):
-        if value is UNSET:
-            continue
-        if isinstance(value, Struct):
-            value = to_record(value)
-        elif value.__class__ is list and value and isinstance(value[0], Struct):
-            value = [to_record(v) for v in value]
-        out[name] = value
+    optional, nested = _LAYOUT.get(struct.__class__) or _layout(struct.__class__)
+    out = msgspec.structs.asdict(struct)
+    for name in optional:
+        if out[name] is UNSET:
+            del out[name]
+    for name in nested:
+        # (the metaclass tested by identity: isinstance(value, Struct) takes a microsecond)
+        value = out[name]
+        if value.__class__ is list:
+            out[name] = [to_record(v) if type(v.__class__) is _META else v for v in value]
+        elif type(value.__class__) is _META:
+            out[name] = to_record(value)
     return out
+
+
+def _layout(kind: type[Struct]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The fields of a struct that may be left unset, and those that may hold records."""
+
+    def holds(t: Any, what: type) -> bool:
+        return (isinstance(t, type) and issubclass(t, what)) or any(
+            holds(a, what) for a in get_args(t) if not isinstance(a, Meta)
+        )
+
+    fields = msgspec.structs.fields(kind)
+    found = (
+        tuple(f.name for f in fields if f.default is UNSET),
+        tuple(f.name for f in fields if holds(f.type, Struct)),
+    )
+    _LAYOUT[kind] = found
+    return found
+
+
+_LAYOUT: dict[type, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+_META = type(Struct)
 
 
 def not_inspected(check: Any) -> bool:
