@@ -359,34 +359,3 @@ def paired_results(
         a[f"case{i}"] = draw(st.lists(st.booleans(), min_size=r, max_size=r))
         b[f"case{i}"] = draw(st.lists(st.booleans(), min_size=r, max_size=r))
     return a, b
-
-
-def results_of(outcomes: dict[str, dict[str, list[bool]]], runs: int):
-    """``{variant: {case: [passed per repeat]}}`` as an in-memory Results, cases in dict order.
-
-    One check per sample; the manifest lists the cases and schedules the
-    variants in the order given (see :func:`results_manifest`).
-    """
-    from evalstats.results._file import Results
-
-    variants = list(outcomes)
-    cases = list(next(iter(outcomes.values())))
-    samples = []
-    for v, by_case in outcomes.items():
-        for case, passed in by_case.items():
-            for r, ok in enumerate(passed):
-                check = {"check": "x", "axis": None, "status": "passed" if ok else "failed"}
-                check["reason"] = "" if ok else "missed"
-                samples.append(
-                    {
-                        "type": "sample",
-                        "case": case,
-                        "variant": v,
-                        "repeat": r,
-                        "status": "completed",
-                        "checks": [check],
-                        "latency_s": 0.1,
-                    }
-                )
-    manifest = results_manifest(cases, variants, runs)
-    return Results(None, manifest, tuple(samples), {"status": "finished"}, ())
