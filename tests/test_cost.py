@@ -136,6 +136,25 @@ def test_samples_without_tokens_are_counted_apart_never_zero() -> None:
     assert priced.total == pytest.approx(0.005 + 1e-5)
 
 
+def test_a_run_source_is_priced_from_its_counts_or_once_from_its_records(tmp_path: Path) -> None:
+    from records import manifest, write
+
+    from evalstats.reading._source import RunSource, tally
+
+    variants = [{"name": "a", "task": {"model": "m"}, "prices": {"input": 1.0, "output": 2.0}}]
+    samples = [sample("x", "a", r, tokens={"input": 100, "output": 50}) for r in range(3)]
+    path = write(tmp_path / "r.jsonl", {**manifest(["x"], ["a"], 3), "variants": variants}, samples)
+    source = RunSource(path)
+    counted = cost_summary(source)
+    assert counted.variants[0].total == pytest.approx(3 * (100 + 2 * 50) / 1e6)
+    assert cost_summary(source).to_dict() == counted.to_dict() == cost_summary(path).to_dict()
+    estimated = cost_summary(source, estimate=True)
+    assert source.results() is source.results()  # read once, kept by the source
+    assert estimated.variants[0].total == counted.variants[0].total
+    with pytest.raises(InvalidArgument, match="estimate=True reads each sample's text"):
+        cost_summary(tally([manifest(["x"], ["a"], 3), *samples]), estimate=True)
+
+
 @given(
     st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 10**6), st.booleans()), max_size=20),
     st.floats(0, 100),
