@@ -21,6 +21,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from msgspec import UNSET
+
 from evalstats.results._file import Results
 from evalstats.results._records import (
     INSPECTION_FAILURE,
@@ -42,23 +44,26 @@ def check(
     axis: str | None = None,
     reason: str | None = "",
     not_inspected: bool | None = None,
-    judge_unmeasured: bool = False,
+    judge_unmeasured: bool | None = None,
     judge: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """A check verdict as a sample record holds it.
 
-    ``not_inspected`` defaults to what the engine records: a failure whose
-    reason starts with ``could not be inspected``.
+    The flags default to what the engine records: on a failure, ``not_inspected``
+    (whether its reason starts with ``could not be inspected``); on an unscored
+    verdict, ``judge_unmeasured`` false; on the other statuses neither.
     """
-    if not_inspected is None:
-        not_inspected = status == "failed" and (reason or "").startswith(INSPECTION_FAILURE)
+    if not_inspected is None and status == "failed":
+        not_inspected = (reason or "").startswith(INSPECTION_FAILURE)
+    if judge_unmeasured is None and status == "unscored":
+        judge_unmeasured = False
     verdict = CheckVerdict(
         check=name,
         axis=axis,
         status=status,  # type: ignore[arg-type]
         reason=reason,
-        not_inspected=not_inspected,
-        judge_unmeasured=judge_unmeasured,
+        not_inspected=UNSET if not_inspected is None else not_inspected,
+        judge_unmeasured=UNSET if judge_unmeasured is None else judge_unmeasured,
     )
     if judge is not None:
         verdict.judge = dict(judge)

@@ -403,11 +403,9 @@ def test_python_cases_and_plain_callables(tmp_path: Path) -> None:
     assert results.manifest["variants"][0]["task"]["kind"] == "python"
     assert results.manifest["suite"]["sha256"] == suite_from_cases(two_cases()).sha256
     first = results.samples[0]
-    flags = {"not_inspected": False, "judge_unmeasured": False}
-    assert first["checks"] == [
-        {"check": "contains('A-1042')", "axis": "content", "status": "passed", "reason": ""}
-        | flags,
-        {"check": "word_count(1, 20)", "axis": None, "status": "passed", "reason": ""} | flags,
+    assert first["checks"] == [  # no flag on a passed verdict: neither can be true
+        {"check": "contains('A-1042')", "axis": "content", "status": "passed", "reason": ""},
+        {"check": "word_count(1, 20)", "axis": None, "status": "passed", "reason": ""},
     ]
 
 
@@ -534,8 +532,8 @@ def test_a_check_with_nothing_to_inspect_is_marked_so_in_a_completed_sample(
     links, terms = sample["checks"]
     assert links["status"] == "failed" and links["not_inspected"] is True
     assert links["reason"] == f"{INSPECTION_FAILURE}: the answer has no links"
-    assert terms["status"] == "passed" and terms["not_inspected"] is False
-    assert links["judge_unmeasured"] is terms["judge_unmeasured"] is False
+    assert terms["status"] == "passed" and "not_inspected" not in terms
+    assert "judge_unmeasured" not in links and "judge_unmeasured" not in terms
 
 
 @pytest.mark.parametrize(
@@ -600,7 +598,7 @@ def test_a_judge_that_fails_transiently_leaves_its_check_unmeasured_for_the_judg
     plain, judged = sample["checks"]
     assert plain["status"] == "passed"
     assert judged["status"] == "unscored" and judged["judge_unmeasured"] is True
-    assert judged["not_inspected"] is False and plain["judge_unmeasured"] is False
+    assert "not_inspected" not in judged and "judge_unmeasured" not in plain
     assert (
         judged["reason"].startswith("the judge gave no verdict")
         and "rate limited" in judged["reason"]

@@ -97,11 +97,9 @@ def test_required_actions_are_scored_on_the_trace_with_axis_action(tmp_path: Pat
     )
     read, refused = samples["read"], samples["refused"]
     assert read["status"] == refused["status"] == "completed"
-    flags = {"not_inspected": False, "judge_unmeasured": False}
     assert read["checks"] == [
-        {"check": "has_terms('Paper Kite')", "axis": "answer", "status": "passed", "reason": ""}
-        | flags,
-        {"check": ACTION, "axis": "action", "status": "passed", "reason": ""} | flags,
+        {"check": "has_terms('Paper Kite')", "axis": "answer", "status": "passed", "reason": ""},
+        {"check": ACTION, "axis": "action", "status": "passed", "reason": ""},
     ]
     # The same right answer, but the read was refused: a guess, not a read.
     assert refused["checks"][0]["status"] == "passed"
@@ -111,7 +109,6 @@ def test_required_actions_are_scored_on_the_trace_with_axis_action(tmp_path: Pat
         "status": "failed",
         "reason": "read_note('notes.txt') was refused: refused: notes.txt is not listed",
         "not_inspected": False,
-        "judge_unmeasured": False,
     }
     # The record keeps the trace's JSON summary: requested, executed, stopped.
     summary = read["trace"]
@@ -216,8 +213,6 @@ def test_a_python_trace_check_receives_the_trace(tmp_path: Path) -> None:
         "axis": "process",
         "status": "passed",
         "reason": "",
-        "not_inspected": False,
-        "judge_unmeasured": False,
     }
 
 

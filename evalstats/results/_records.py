@@ -11,11 +11,15 @@ decodes lines with structs :func:`derived` from them that keep only the fields
 it counts. A reader ignores fields it does not know, so producers may add
 their own (an import's ``imported``, ``rescored``, ``extensions``).
 
-Older files. A check verdict written before ``not_inspected`` was a field
+A check verdict's two flags are written where they can be true:
+``not_inspected`` on every failed verdict, ``judge_unmeasured`` on every
+unscored one (so that a run of mostly passing checks carries neither).
+
+Older files. A failed verdict written before ``not_inspected`` was a field
 leaves it unset; :func:`not_inspected` then infers it from the reason, as
 readers always did: a failure whose reason starts with
-:data:`INSPECTION_FAILURE`. Before ``judge_unmeasured`` was always written, it
-was written only when true.
+:data:`INSPECTION_FAILURE`. Before ``judge_unmeasured`` was written on every
+unscored verdict, it was written only when true.
 
 The end of this module reads the parts of a sample record that several stages
 look into: the summary inside a tool-call trace, a ``cmd:`` sample's workspace
@@ -111,11 +115,13 @@ class Tokens(Struct, kw_only=True, gc=False):
 class CheckVerdict(Struct, kw_only=True, gc=False):
     """One check's verdict on one sample.
 
-    ``not_inspected``: a failure with nothing to inspect (see
-    :data:`INSPECTION_FAILURE`; unset in older files, see :func:`not_inspected`).
-    ``judge_unmeasured``: an unscored judged check whose judge gave no verdict
-    after retries. ``judge``: a judged check's evidence (the judge's prompt and
-    reply), so that a verdict can be audited.
+    ``not_inspected``, set on a failed verdict: whether it failed because there
+    was nothing to inspect (see :data:`INSPECTION_FAILURE`; unset in older
+    files, see :func:`not_inspected`). ``judge_unmeasured``, set on an unscored
+    verdict: whether it is a judged check whose judge gave no verdict after
+    retries. Neither is set on the other statuses, where it cannot be true.
+    ``judge``: a judged check's evidence (the judge's prompt and reply), so
+    that a verdict can be audited.
     """
 
     check: Label = None
@@ -123,7 +129,7 @@ class CheckVerdict(Struct, kw_only=True, gc=False):
     status: CheckStatus
     reason: Label = None
     not_inspected: Flag | UnsetType = UNSET
-    judge_unmeasured: Flag = False
+    judge_unmeasured: Flag | UnsetType = UNSET
     judge: dict[str, Any] | UnsetType = UNSET
 
 

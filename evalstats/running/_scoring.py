@@ -80,12 +80,15 @@ def verdict_record(
     """One check's verdict as a sample record keeps it; with ``evidence``, a judged
     check keeps the judge's prompt and raw reply, so that the verdict can be audited."""
     kept = getattr(verdict, "evidence", None) if evidence else None
+    status = verdict.status
     return CheckVerdict(
         check=name,
         axis=axis,
-        status=verdict.status,
+        status=status,
         reason=verdict.reason,
-        not_inspected=verdict.not_inspected,
+        # each flag where it can be true (see evalstats.results._records)
+        not_inspected=verdict.not_inspected if status == "failed" else UNSET,
+        judge_unmeasured=False if status == "unscored" else UNSET,
         judge=dict(kept) if kept else UNSET,
     )
 
@@ -97,7 +100,6 @@ def judge_unmeasured(name: str, axis: str | None, why: str) -> CheckVerdict:
         axis=axis,
         status="unscored",
         reason=f"{JUDGE_UNMEASURED}: {why}",
-        not_inspected=False,
         judge_unmeasured=True,
     )
 
