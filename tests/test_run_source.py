@@ -3,11 +3,14 @@ its report and comparisons made once, however many outputs show them."""
 
 from __future__ import annotations
 
+import builtins
+import io
+import os
+
 import pytest
 from records import manifest, samples, write
 
 import evalstats.presenting._report as report_module
-import evalstats.results._file as results_file
 from evalstats.cli import main
 from evalstats.deciding._gate import gate
 from evalstats.errors import InvalidArgument
@@ -31,20 +34,33 @@ def run_file(tmp_path):
 
 
 @pytest.fixture
-def counted(monkeypatch):
-    """How many times the reader opened a results file, and the report was made."""
+def counted(monkeypatch, run_file):
+    """How many times anything opened the results file (by ``open``, ``io.open`` or
+    ``os.open``: to tell its format, to count it, to read its records), and how many
+    times the report was made."""
     seen = {"opens": 0, "reports": 0}
-    opening, making = results_file._Scan._open, report_module._report
+    target = os.path.realpath(run_file)
+    real_open, real_os_open, making = builtins.open, os.open, report_module._report
 
-    def count_open(self):
-        seen["opens"] += 1
-        return opening(self)
+    def count(file):
+        if isinstance(file, str | bytes | os.PathLike):
+            seen["opens"] += os.path.realpath(os.fsdecode(file)) == target
+
+    def count_open(file, *args, **kwargs):
+        count(file)
+        return real_open(file, *args, **kwargs)
+
+    def count_os_open(file, *args, **kwargs):
+        count(file)
+        return real_os_open(file, *args, **kwargs)
 
     def count_report(*args, **kwargs):
         seen["reports"] += 1
         return making(*args, **kwargs)
 
-    monkeypatch.setattr(results_file._Scan, "_open", count_open)
+    monkeypatch.setattr(builtins, "open", count_open)
+    monkeypatch.setattr(io, "open", count_open)
+    monkeypatch.setattr(os, "open", count_os_open)
     monkeypatch.setattr(report_module, "_report", count_report)
     return seen
 
@@ -115,3 +131,19 @@ def test_records_in_memory_have_no_records_to_list(capsys):
 def test_anything_else_is_refused_by_name(bad):
     with pytest.raises(InvalidArgument, match="must be a Results .* or the path of a results"):
         RunSource(bad)
+
+
+def test_a_file_opened_to_tell_its_format_is_read_from_that_opening(run_file, counted):
+    source = RunSource.open(run_file)
+    assert counted["opens"] == 1
+    assert source.tally().outcomes("A") == tally(run_file).outcomes("A")
+    assert counted["opens"] == 2  # the source's count, then tally(run_file)'s own
+    source.results()  # the records, not kept by the count: read again, opened again
+    assert counted["opens"] == 3
+
+
+def test_opening_a_missing_file_names_it(tmp_path):
+    from evalstats.errors import ResultsFileError
+
+    with pytest.raises(ResultsFileError, match="no such results file or log"):
+        RunSource.open(tmp_path / "none.jsonl")

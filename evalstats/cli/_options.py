@@ -262,13 +262,13 @@ def load_run(paths: Sequence[str], args: argparse.Namespace, *, records: bool = 
     One evalstats results file is read as the source needs it: counted as it is
     read, or with ``records`` read whole once; anything else is read into a Results.
     """
-    from ..reading._logs import detect_format, load_results, merge
+    from ..reading._logs import load_results, merge
     from ..reading._source import RunSource
 
     options = source_options(args)
     plain = not any(v is not None for v in options.values())
-    if len(paths) == 1 and plain and detect_format(paths[0]) == "evalstats":
-        return RunSource(paths[0], records=records)
+    if len(paths) == 1 and plain:
+        return RunSource.open(paths[0], records=records)  # the file opened once
     runs = [load_results(path, **options) for path in paths]
     return RunSource(merge(runs))
 

@@ -25,7 +25,7 @@ import json
 import os
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from .._validate import suggest
 from ..errors import InvalidArgument, ResultsFileError
@@ -52,12 +52,30 @@ def detect_format(path: str | os.PathLike[str]) -> str:
     Raises :class:`~evalstats.errors.ResultsFileError` naming the file when
     it cannot be read or is none of the supported formats.
     """
+    found, f = open_detected(path)
+    f.close()
+    return found
+
+
+def open_detected(path: str | os.PathLike[str]) -> tuple[str, IO[bytes]]:
+    """The format of ``path`` (as :func:`detect_format` finds it) and the file, open
+    for reading from its start, so that the file a reader goes on to read is opened
+    once. The caller closes it."""
     shown = os.fspath(path)
-    with (
-        opening(shown, folder="a results file or log", missing="no such results file or log"),
-        open(shown, "rb") as f,
-    ):
-        head = f.read(_SNIFF_BYTES)
+    with opening(shown, folder="a results file or log", missing="no such results file or log"):
+        f = open(shown, "rb")  # noqa: SIM115 - handed to the caller
+        try:
+            head = f.read(_SNIFF_BYTES)
+            found = _format_of(head, shown)
+        except BaseException:
+            f.close()
+            raise
+    f.seek(0)
+    return found, f
+
+
+def _format_of(head: bytes, shown: str) -> str:
+    """The format of a file that begins with ``head`` (see :func:`detect_format`)."""
     if not head.strip():
         raise file_error(shown, "the file is empty")
     if head.startswith(b"PK\x03\x04") or head.startswith(b"PK\x05\x06"):

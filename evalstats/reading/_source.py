@@ -1,13 +1,15 @@
 """A run as one command reads it: opened once, passed down, read at most once.
 
 ``evalstats report FILE --plots D --html H`` makes a report, figures and an
-HTML page of one run. Each of them takes a :class:`RunSource`, which counts
-the file once (:meth:`RunSource.tally`), reads its records once when a view
-lists samples (:meth:`RunSource.results`), and keeps what the views make of
-the run (a report, a comparison) so that each is made once
-(:meth:`RunSource.once`). Every function that reads a run
-(``report``, ``compare_results``, ``gate``, ``report_plots``, ``html_report``,
-...) takes one, or a path, a :class:`~evalstats.results._file.Results`, a
+HTML page of one run. The command opens the file once (:meth:`RunSource.open`:
+its first bytes tell an evalstats results file from another tool's log, and
+the same opening is then read). Each output takes the :class:`RunSource`,
+which counts the file once (:meth:`RunSource.tally`), reads its records once
+when a view lists samples (:meth:`RunSource.results`), and keeps what the
+views make of the run (a report, a comparison) so that each is made once
+(:meth:`RunSource.once`). Every function that reads a run (``report``,
+``compare_results``, ``gate``, ``report_plots``, ``html_report``, ...) takes
+one, or a path, a :class:`~evalstats.results._file.Results`, a
 :class:`~evalstats.reading._tally.Tally` or the records of a run, which it
 opens as a source of its own.
 """
@@ -16,10 +18,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Hashable, Iterable, Mapping
-from typing import Any, TypeVar
+from typing import IO, Any, TypeVar
 
 from ..errors import InvalidArgument
-from ..results._file import Results, read_results
+from ..results._file import Results, _read
 from ._tally import Tally, _tally_file, _tally_records, _tally_results
 
 __all__ = ["RunSource", "tally"]
@@ -60,7 +62,7 @@ class RunSource:
     (True, {'x': [True]})
     """
 
-    __slots__ = ("_made", "_records", "_results", "_source", "_tally", "path")
+    __slots__ = ("_made", "_opened", "_records", "_results", "_source", "_tally", "path")
 
     def __init__(self, source: Any, *, records: bool = False) -> None:
         self._source = source
@@ -68,6 +70,7 @@ class RunSource:
         self._results: Results | None = None
         self._tally: Tally | None = None
         self._made: dict[Hashable, Any] = {}
+        self._opened: IO[bytes] | None = None
         if isinstance(source, str | os.PathLike):
             self.path: str | None = os.fspath(source)
         elif isinstance(source, Results):
@@ -87,6 +90,32 @@ class RunSource:
         """``source`` itself when it is a RunSource, else a RunSource of it."""
         return source if isinstance(source, RunSource) else cls(source)
 
+    @classmethod
+    def open(cls, path: str | os.PathLike[str], *, records: bool = False) -> RunSource:
+        """The run in the file ``path``, an evalstats results file or another tool's
+        log, told apart by its content: a results file is opened once, to tell its
+        format and then to read it (its first read reads the file as opened); a log
+        is read into a Results by its reader.
+
+        Raises :class:`~evalstats.errors.ResultsFileError` naming the file when it
+        cannot be read or is none of the formats
+        (:func:`~evalstats.reading._logs.detect_format`).
+        """
+        from ._logs import load_results, open_detected
+
+        found, f = open_detected(path)
+        if found != "evalstats":
+            f.close()
+            return cls(load_results(path, format=found))
+        source = cls(path, records=records)
+        source._opened = f
+        return source
+
+    def _file(self) -> IO[bytes] | None:
+        """The file as :meth:`open` opened it, the first time (read from its start)."""
+        f, self._opened = self._opened, None
+        return f
+
     def tally(self) -> Tally:
         """The counts of the run, counted the first time they are asked for."""
         if self._tally is None:
@@ -97,7 +126,7 @@ class RunSource:
             elif self.path is not None and self._records:
                 self._tally = _tally_results(self.results(), checked=True)
             elif self.path is not None:
-                self._tally = _tally_file(self.path)
+                self._tally = _tally_file(self.path, self._file())
             else:
                 self._tally = _tally_records(self._source)
         return self._tally
@@ -112,7 +141,7 @@ class RunSource:
         if self._results is None:
             if self.path is None:
                 raise InvalidArgument(f"{need}: give the results file or a Results")
-            self._results = read_results(self.path)
+            self._results = _read(self.path, self._file())[0]
         return self._results
 
     def once(self, key: Hashable, make: Callable[[], T]) -> T:

@@ -928,8 +928,9 @@ def _tally_records(records: Iterator[Any]) -> Tally:
     return _finish(t, warnings)
 
 
-def _tally_file(path: str | os.PathLike[str]) -> Tally:
-    """Count a results file in one streaming pass."""
+def _tally_file(path: str | os.PathLike[str], opened: IO[bytes] | None = None) -> Tally:
+    """Count a results file in one streaming pass (from ``opened``, the file the
+    caller opened, when given; it is closed)."""
     holder: list[Tally] = []
 
     def manifest(line: bytes, number: int) -> dict[str, Any] | None:
@@ -979,7 +980,7 @@ def _tally_file(path: str | os.PathLike[str]) -> Tally:
         holder.append(t)
         return record, size
 
-    scan = _Scan(path, manifest, record, long_manifest=long_manifest)
+    scan = _Scan(path, manifest, record, long_manifest=long_manifest, opened=opened)
     with _gc_paused():  # many short-lived objects and no cycles (see results._gc_paused)
         for number, (sample, verdicts) in scan.records():
             holder[0]._add(sample, number, verdicts)

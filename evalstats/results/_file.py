@@ -59,7 +59,7 @@ import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any
+from typing import IO, Any
 
 import msgspec
 
@@ -589,9 +589,11 @@ class _Scan:
         record: Callable[[bytes, int], tuple[Any, Any] | None],
         *,
         long_manifest: Callable[[Any, bytes], tuple[dict[str, Any] | None, int]] | None = None,
+        opened: IO[bytes] | None = None,
     ) -> None:
         self.shown = os.fspath(path)
         self.path = path
+        self._opened = opened
         self._decode_manifest = manifest
         self._decode = record
         self._long_manifest = long_manifest
@@ -604,6 +606,11 @@ class _Scan:
         self.read_warnings = 0
 
     def _open(self) -> Any:
+        """The file, opened here, or as the caller opened it (at its start)."""
+        if self._opened is not None:
+            f, self._opened = self._opened, None
+            f.seek(0)
+            return f
         shown = self.shown
         try:
             return open(self.path, "rb")  # noqa: SIM115 - closed by records()
@@ -758,8 +765,11 @@ def _planned_runs(manifest: Mapping[str, Any]) -> int:
     return runs if isinstance(runs, int) and not isinstance(runs, bool) and runs > 0 else 0
 
 
-def _read(path: str | os.PathLike[str]) -> tuple[Results, int, bool]:
-    """Read a results file.
+def _read(
+    path: str | os.PathLike[str], opened: IO[bytes] | None = None
+) -> tuple[Results, int, bool]:
+    """Read a results file (from ``opened``, the file the caller opened, when given;
+    it is closed).
 
     Returns the results, the byte offset where the last kept sample (or the
     manifest) ends, and whether that kept prefix ends with a newline.
@@ -785,7 +795,7 @@ def _read(path: str | os.PathLike[str]) -> tuple[Results, int, bool]:
             )
         return parsed.get("type"), parsed
 
-    scan = _Scan(path, manifest, record)
+    scan = _Scan(path, manifest, record, opened=opened)
     samples: list[dict[str, Any]] = []
     seen: dict[tuple[str, str, int], int] = {}
     sharer = _Sharer()
