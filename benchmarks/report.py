@@ -72,9 +72,42 @@ loop (decoding and counting every check of every sample, and importing numpy
 for the latency quantiles) and the 1,000-sample one 0.31 s (numpy for the
 clustered interval, the runner's imports and every verb's parser).
 
-Usage::
+With ``--against REF`` every ``report`` figure is also measured on the tree of
+that git revision (extracted into a temporary folder), its runs alternating
+with this tree's so that a change of load hits both alike, and printed with the
+ratio of this tree's median to that revision's. Each revision reads the same
+files, written by this tree's engine; the 100,000- and 1,000-sample reports are
+also measured on files written by the revision's own engine (in
+``benchmarks/out/REF/``), as a user of each would have them.
+
+With the record schema as one definition (``evalstats.results._records``) and
+every view taking one ``RunSource``, against the revision before them
+(``--against main``), medians of 5 runs (15 for the 1,000-sample files) at a
+load average of 1.5-2.4, wall time and its ratio to the revision's, and the
+ratio of the CPU times:
+
+===========================================  =========  ==========  =========
+report of                                    wall       wall ratio  CPU ratio
+===========================================  =========  ==========  =========
+100,000 samples                              0.566 s    0.98x       0.99x
+100,000 samples, ``--prices``                0.584 s    1.00x       1.00x
+100,000 samples, every reason distinct       0.717 s    0.99x       0.99x
+400,000 samples                              2.041 s    1.02x       1.02x
+1,000 samples, process start to exit         0.101 s    1.01x       1.01x
+100,000 samples written by the revision      0.577 s    1.00x       1.00x
+1,000 samples written by the revision        0.101 s    1.00x       1.00x
+===========================================  =========  ==========  =========
+
+Two earlier runs at a load of 7-11 gave CPU ratios of 0.99-1.02x for the same
+figures (their wall ratios, 0.81-1.09x, said more of the load). A run written
+by this tree's engine is 0.7% larger than the revision's (its failed verdicts
+say ``not_inspected``); each tree reading the 100,000-sample file its own
+engine wrote: 0.566 s here against the revision's 0.580 s.
+
+Usage, from the repository root::
 
     python benchmarks/report.py [--samples 100000] [--large 400000] [--repeat 5]
+    python benchmarks/report.py --against main
 """
 
 from __future__ import annotations
@@ -85,9 +118,12 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
+HERE = Path(__file__).resolve().parents[1]
 OUT = Path(__file__).resolve().parent / "out"
 BASE_RUNS = 125  # 4 cases x 2 variants x 125 runs = 1,000 samples
 
@@ -99,9 +135,9 @@ with open(sys.argv[1], "rb") as f:
 """
 
 
-def base_file() -> Path:
+def base_file(out: Path = OUT) -> Path:
     """A 1,000-sample run of the shop suite, written by the engine."""
-    path = OUT / "shop-1000.jsonl"
+    path = out / "shop-1000.jsonl"
     if not path.exists():
         from evalstats.running._engine import run
 
@@ -118,12 +154,12 @@ def base_file() -> Path:
     return path
 
 
-def large_file(samples: int) -> Path:
+def large_file(samples: int, out: Path = OUT) -> Path:
     """``samples`` samples: the base run repeated with shifted repeats and pairs."""
-    path = OUT / f"shop-{samples}.jsonl"
+    path = out / f"shop-{samples}.jsonl"
     if path.exists():
         return path
-    lines = base_file().read_bytes().splitlines()
+    lines = base_file(out).read_bytes().splitlines()
     manifest, records, summary = json.loads(lines[0]), lines[1:-1], json.loads(lines[-1])
     copies = max(1, samples // len(records))
     pairs = 1 + max(slot[2] for slot in manifest["schedule"])
@@ -182,29 +218,48 @@ def prices_file() -> Path:
 _ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
-def measure(argv: list[str], *, repeat: int) -> dict[str, float]:
-    """Median wall time (start to exit) and CPU time (user + system) of ``repeat``
-    fresh processes after one warm-up run, their best wall time and their peak RSS."""
-    walls, cpus, peak = [], [], 0.0
+def tree_env(tree: Path) -> dict[str, str]:
+    """The children's environment with ``tree``'s evalstats first on the path."""
+    return {**_ENV, "PYTHONPATH": str(tree)}
+
+
+def measure(argv: list[str], *, repeat: int, envs: Sequence[dict[str, str]] = ()) -> list[dict]:
+    """For each environment (default: this tree's), the median wall time (start to
+    exit) and CPU time (user + system) of ``repeat`` fresh processes after one
+    warm-up run, their best wall time and their peak RSS. The environments take
+    turns run by run, so that a change of load hits each alike."""
+    envs = list(envs) or [tree_env(HERE)]
+    walls: list[list[float]] = [[] for _ in envs]
+    cpus: list[list[float]] = [[] for _ in envs]
+    peaks = [0.0 for _ in envs]
     for i in range(repeat + 1):
-        start = time.perf_counter()
-        child = subprocess.Popen([sys.executable, *argv], stdout=subprocess.DEVNULL, env=_ENV)
-        _, status, usage = os.wait4(child.pid, 0)
-        elapsed = time.perf_counter() - start
-        code = os.waitstatus_to_exitcode(status)
-        if code not in (0, 1):
-            raise SystemExit(f"{argv} exited {code}")
-        if i == 0:
-            continue  # the warm-up: bytecode written, file in the page cache
-        walls.append(elapsed)
-        cpus.append(usage.ru_utime + usage.ru_stime)
-        peak = max(peak, usage.ru_maxrss / 1024)  # KiB on Linux
-    return {
-        "wall": statistics.median(walls),
-        "best": min(walls),
-        "cpu": statistics.median(cpus),
-        "peak_mb": peak,
-    }
+        for k, env in enumerate(envs):
+            start = time.perf_counter()
+            child = subprocess.Popen([sys.executable, *argv], stdout=subprocess.DEVNULL, env=env)
+            _, status, usage = os.wait4(child.pid, 0)
+            elapsed = time.perf_counter() - start
+            code = os.waitstatus_to_exitcode(status)
+            if code not in (0, 1):
+                raise SystemExit(f"{argv} exited {code}")
+            if i == 0:
+                continue  # the warm-up: bytecode written, file in the page cache
+            walls[k].append(elapsed)
+            cpus[k].append(usage.ru_utime + usage.ru_stime)
+            peaks[k] = max(peaks[k], usage.ru_maxrss / 1024)  # KiB on Linux
+    return [
+        {
+            "wall": statistics.median(w),
+            "best": min(w),
+            "cpu": statistics.median(c),
+            "peak_mb": peak,
+        }
+        for w, c, peak in zip(walls, cpus, peaks, strict=True)
+    ]
+
+
+def one(argv: list[str], *, repeat: int) -> dict[str, float]:
+    """:func:`measure` of this tree alone."""
+    return measure(argv, repeat=repeat)[0]
 
 
 def cli(*argv: str) -> list[str]:
@@ -225,61 +280,140 @@ def show(name: str, fig: dict[str, float], floor: dict[str, float] | None, goal:
     print(line + (f"  goal {goal}" if goal else ""))
 
 
+class Against:
+    """This tree and, with ``--against REF``, the tree of that revision: a report
+    figure measured on each, runs alternating, with the ratio of the two."""
+
+    def __init__(self, ref: str | None, tree: Path | None) -> None:
+        self.ref, self.envs = ref, [tree_env(HERE)]
+        if tree is not None:
+            self.envs.append(tree_env(tree))
+        self.ratios: list[tuple[str, float, float]] = []
+
+    def report(
+        self, name: str, argv: list[str], floor: dict[str, float], *, repeat: int, goal: str = ""
+    ) -> dict[str, float]:
+        figs = measure(argv, repeat=repeat, envs=self.envs)
+        show(name, figs[0], floor, goal)
+        if self.ref is not None:
+            now, before = figs
+            show(f"  {self.ref}", before, floor)
+            wall, cpu = now["wall"] / before["wall"], now["cpu"] / before["cpu"]
+            print(f"   {'':<27} this tree / {self.ref}: wall {wall:.2f}x, CPU {cpu:.2f}x")
+            self.ratios.append((name, wall, cpu))
+        return figs[0]
+
+    def summary(self) -> None:
+        if self.ratios:
+            print(f"this tree / {self.ref} (median wall, median CPU):")
+            for name, wall, cpu in self.ratios:
+                print(f"   {name + ':':<44} {wall:.2f}x  {cpu:.2f}x")
+
+
+def _tree_of(ref: str, into: Path) -> Path:
+    """The files of revision ``ref`` of this repository, extracted into ``into``."""
+    archive = subprocess.run(
+        ["git", "archive", ref], cwd=HERE, capture_output=True, check=True
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    return into
+
+
+def _make(args: argparse.Namespace, out: Path, env: dict[str, str]) -> None:
+    """The files, made by a child with ``env``'s evalstats (a child process starts
+    with its parent's peak memory on Linux, so this process stays small)."""
+    subprocess.run(
+        [sys.executable, __file__, "--make", "--out", str(out), "--samples", str(args.samples)]
+        + ["--large", str(args.large)],
+        check=True,
+        env=env,
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--samples", type=int, default=100_000)
     parser.add_argument("--large", type=int, default=400_000)
     parser.add_argument("--repeat", type=int, default=5, help="runs of each figure; medians")
-    parser.add_argument("--make", action="store_true", help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
-    OUT.mkdir(exist_ok=True)
-    if args.make:
-        base_file(), large_file(args.samples), large_file(args.large)
-        distinct_file(args.samples), prices_file()
-        return 0
-    # The files are made by a child: a child process starts with its parent's
-    # peak memory on Linux, so this process stays small.
-    subprocess.run(
-        [sys.executable, __file__, "--make", "--samples", str(args.samples)]
-        + ["--large", str(args.large)],
-        check=True,
+    parser.add_argument(
+        "--against", metavar="REF", help="also measure every report on the tree of this revision"
     )
+    parser.add_argument("--make", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--out", type=Path, default=OUT, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.make:
+        out = args.out
+        out.mkdir(parents=True, exist_ok=True)
+        base_file(out), large_file(args.samples, out)
+        if out == OUT:
+            large_file(args.large), distinct_file(args.samples), prices_file()
+        return 0
+    OUT.mkdir(exist_ok=True)
+    with tempfile.TemporaryDirectory() as folder:
+        tree = _tree_of(args.against, Path(folder)) if args.against else None
+        return _figures(args, Against(args.against, tree), tree)
+
+
+def _figures(args: argparse.Namespace, against: Against, tree: Path | None) -> int:
+    _make(args, OUT, tree_env(HERE))
     small, big, huge = base_file(), large_file(args.samples), large_file(args.large)
     distinct, prices = distinct_file(args.samples), prices_file()
     n = args.repeat
 
-    floor = measure(["-c", _FLOOR, str(big)], repeat=n)
+    floor = one(["-c", _FLOOR, str(big)], repeat=n)
     print(f"1. report on {args.samples:,} samples ({big.stat().st_size / 1e6:.0f} MB)")
     show("floor (orjson loop)", floor, None)
-    rep = measure(cli("report", str(big)), repeat=n)
-    show("report", rep, floor, "1.0 s, 100 MB, 1.5x")
-    show(
-        "report --prices",
-        measure(cli("report", str(big), "--prices", str(prices)), repeat=n),
-        floor,
+    rep = against.report(
+        "report", cli("report", str(big)), floor, repeat=n, goal="1.0 s, 100 MB, 1.5x"
     )
-    floor_d = measure(["-c", _FLOOR, str(distinct)], repeat=n)
+    against.report(
+        "report --prices", cli("report", str(big), "--prices", str(prices)), floor, repeat=n
+    )
+    floor_d = one(["-c", _FLOOR, str(distinct)], repeat=n)
     print("   every check's reason its own (no two samples carry the same checks' text):")
     show("floor (orjson loop)", floor_d, None)
-    show("report", measure(cli("report", str(distinct)), repeat=n), floor_d)
+    against.report("report, every reason distinct", cli("report", str(distinct)), floor_d, repeat=n)
 
-    floor4 = measure(["-c", _FLOOR, str(huge)], repeat=max(1, n // 2))
-    rep4 = measure(cli("report", str(huge)), repeat=max(1, n // 2))
+    floor4 = one(["-c", _FLOOR, str(huge)], repeat=max(1, n // 2))
     print(f"2. report on {args.large:,} samples ({huge.stat().st_size / 1e6:.0f} MB)")
     show("floor (orjson loop)", floor4, None)
-    show("report", rep4, floor4)
+    rep4 = against.report(
+        f"report, {args.large:,} samples", cli("report", str(huge)), floor4, repeat=max(1, n // 2)
+    )
     print(
         f"   peak memory {rep4['peak_mb'] / rep['peak_mb']:.2f}x the {args.samples:,}-sample "
         "report's (goal: within 1.10x)"
     )
 
-    start_only = measure(["-c", "pass"], repeat=3 * n)
-    small_rep = measure(cli("report", str(small)), repeat=3 * n)
+    start_only = one(["-c", "pass"], repeat=3 * n)
     print("3. report on 1,000 samples, process start to exit")
     show("floor (python -c pass)", start_only, None)
-    show("evalstats --help", measure(cli("--help"), repeat=3 * n), start_only)
-    show("report", small_rep, start_only, "0.15 s")
+    show("evalstats --help", one(cli("--help"), repeat=3 * n), start_only)
+    against.report(
+        "report, 1,000 samples", cli("report", str(small)), start_only, repeat=3 * n, goal="0.15 s"
+    )
 
+    if tree is not None:
+        # The files as a user of the revision has them: written by its own engine.
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", args.against], cwd=HERE, capture_output=True,
+            text=True, check=True,
+        ).stdout.strip()  # fmt: skip
+        theirs = OUT / commit
+        _make(args, theirs, tree_env(tree))
+        their_big, their_small = large_file(args.samples, theirs), base_file(theirs)
+        print(f"4. the files written by {args.against}'s engine")
+        floor_t = one(["-c", _FLOOR, str(their_big)], repeat=n)
+        show(f"floor, {their_big.stat().st_size / 1e6:.0f} MB", floor_t, None)
+        against.report(
+            f"report, {args.samples:,} of {args.against}", cli("report", str(their_big)),
+            floor_t, repeat=n,
+        )  # fmt: skip
+        against.report(
+            f"report, 1,000 of {args.against}", cli("report", str(their_small)),
+            start_only, repeat=3 * n,
+        )  # fmt: skip
+    against.summary()
     return 0
 
 

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from hypothesis import strategies as st
+from records import check, sample
+from records import manifest as results_manifest  # noqa: F401 - the name tests import
+from records import write as write_results_file  # noqa: F401 - the name tests import
 
 levels = st.sampled_from([0.5, 0.8, 0.9, 0.95, 0.99])
 
@@ -93,57 +96,6 @@ iccs = st.floats(0.0, 0.9, allow_nan=False)
 # --- results files (report, compare, gate) ---------------------------------------
 
 
-def results_manifest(
-    cases: list[str],
-    variants: list[str],
-    runs: int,
-    **extra: object,
-) -> dict:
-    """A results-file manifest with a full paired schedule (alternating order)."""
-    schedule = []
-    for r in range(runs):
-        for i, case in enumerate(cases):
-            order = variants if (i + r) % 2 == 0 else variants[::-1]
-            for position, v in enumerate(order):
-                schedule.append([case, r, r * len(cases) + i, position, v])
-    manifest = {
-        "type": "manifest",
-        "format": 1,
-        "counting_method": "1",
-        "suite": {
-            "name": "crafted",
-            "version": 1,
-            "path": "cases/crafted.json",
-            "sha256": "0" * 64,
-        },
-        "cases": [{"id": c, "prompt": f"prompt of {c}", "checks": []} for c in cases],
-        "include_holdout": False,
-        "variants": [
-            {"name": v, "task": {"kind": "python", "name": f"task_{v}"}, "transform": {}}
-            for v in variants
-        ],
-        "runs": runs,
-        "schedule": schedule,
-        "seed": 0,
-        "machine": "fingerprint-1",
-    }
-    manifest.update(extra)
-    return manifest
-
-
-def write_results_file(path, manifest: dict, samples: list[dict], summary: dict | None = None):
-    """Write a results file with plain json (independent of the writer under test)."""
-    import json
-
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(json.dumps({**manifest, "type": "manifest"}) + "\n")
-        for s in samples:
-            f.write(json.dumps({"type": "sample", **s}) + "\n")
-        if summary is not None:
-            f.write(json.dumps({"type": "summary", **summary}) + "\n")
-    return path
-
-
 _CHECK_STATUS = st.sampled_from(["passed", "failed", "failed-not-inspected", "unscored"])
 
 
@@ -168,26 +120,26 @@ def variant_sample_records(
                     verdict, reason = "failed", "could not be inspected: the answer is empty"
                 elif verdict == "failed":
                     reason = f"{name} missed"
-                checks.append({"check": name, "axis": axis, "status": verdict, "reason": reason})
-            latency = draw(st.one_of(st.none(), st.floats(0, 100, allow_nan=False)))
+                checks.append(check(verdict, name, axis=axis, reason=reason))
+            if draw(st.booleans()):  # as written before the checks' flags were fields
+                checks = [
+                    {k: v for k, v in c.items() if k not in ("not_inspected", "judge_unmeasured")}
+                    for c in checks
+                ]
+            tokens = st.fixed_dictionaries(
+                {"input": st.integers(0, 50), "output": st.integers(0, 50)}
+            )
             records.append(
-                {
-                    "case": case,
-                    "variant": variant,
-                    "repeat": r,
-                    "status": status,
-                    "checks": checks,
-                    "latency_s": latency,
-                    "answer": "hidden answer",
-                    "tokens": draw(
-                        st.one_of(
-                            st.none(),
-                            st.fixed_dictionaries(
-                                {"input": st.integers(0, 50), "output": st.integers(0, 50)}
-                            ),
-                        )
-                    ),
-                }
+                sample(
+                    case,
+                    variant,
+                    r,
+                    status=status,
+                    checks=checks,
+                    latency_s=draw(st.one_of(st.none(), st.floats(0, 100, allow_nan=False))),
+                    answer="hidden answer",
+                    tokens=draw(st.one_of(st.none(), tokens)),
+                )
             )
     return records
 
@@ -407,34 +359,3 @@ def paired_results(
         a[f"case{i}"] = draw(st.lists(st.booleans(), min_size=r, max_size=r))
         b[f"case{i}"] = draw(st.lists(st.booleans(), min_size=r, max_size=r))
     return a, b
-
-
-def results_of(outcomes: dict[str, dict[str, list[bool]]], runs: int):
-    """``{variant: {case: [passed per repeat]}}`` as an in-memory Results, cases in dict order.
-
-    One check per sample; the manifest lists the cases and schedules the
-    variants in the order given (see :func:`results_manifest`).
-    """
-    from evalstats.results._file import Results
-
-    variants = list(outcomes)
-    cases = list(next(iter(outcomes.values())))
-    samples = []
-    for v, by_case in outcomes.items():
-        for case, passed in by_case.items():
-            for r, ok in enumerate(passed):
-                check = {"check": "x", "axis": None, "status": "passed" if ok else "failed"}
-                check["reason"] = "" if ok else "missed"
-                samples.append(
-                    {
-                        "type": "sample",
-                        "case": case,
-                        "variant": v,
-                        "repeat": r,
-                        "status": "completed",
-                        "checks": [check],
-                        "latency_s": 0.1,
-                    }
-                )
-    manifest = results_manifest(cases, variants, runs)
-    return Results(None, manifest, tuple(samples), {"status": "finished"}, ())

@@ -36,6 +36,7 @@ EXPECTED = [
     "Retries",
     "RunOutcome",
     "RunResult",
+    "RunSource",
     "Selection",
     "SequentialComparison",
     "Suite",

@@ -218,23 +218,15 @@ def test_a_report_at_the_usual_levels_does_not_import_scipy(tmp_path) -> None:
     import subprocess
     import sys
 
-    from strategies import results_manifest, write_results_file
+    from records import manifest, sample, write
 
     samples = [
-        {
-            "case": c,
-            "variant": v,
-            "repeat": r,
-            "status": "completed",
-            "checks": [{"check": "k", "status": "passed" if (r + len(c)) % 3 else "failed"}],
-        }
+        sample(c, v, r, (r + len(c)) % 3 != 0, name="k")
         for c in ("a", "bb", "ccc")
         for v in ("A", "B")
         for r in range(4)
     ]
-    path = write_results_file(
-        tmp_path / "r.jsonl", results_manifest(["a", "bb", "ccc"], ["A", "B"], 4), samples
-    )
+    path = write(tmp_path / "r.jsonl", manifest(["a", "bb", "ccc"], ["A", "B"], 4), samples)
     code = (
         "import sys\n"
         "from evalstats.presenting._report import report\n"

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from records import samples
 from strategies import paired_run_outcomes, results_manifest, write_results_file
 
 from evalstats.cli import main
@@ -23,29 +24,10 @@ from evalstats.deciding._gate import gate
 from evalstats.results._file import read_results
 
 
-def _records(outcomes: dict[str, dict[str, list[bool | None]]]) -> list[dict]:
-    records = []
-    for variant, by_case in outcomes.items():
-        for case, row in by_case.items():
-            for repeat, ok in enumerate(row):
-                check = {"check": "c", "axis": None, "status": "passed" if ok else "failed",
-                         "reason": "" if ok else "missed"}  # fmt: skip
-                records.append(
-                    {
-                        "case": case,
-                        "variant": variant,
-                        "repeat": repeat,
-                        "status": "unmeasured" if ok is None else "completed",
-                        "checks": [] if ok is None else [check],
-                    }
-                )
-    return records
-
-
 def _write(path, outcomes, drop: int = 0):
     cases = list(outcomes["A"])
     runs = len(outcomes["A"][cases[0]])
-    records = _records(outcomes)
+    records = samples(outcomes, name="c", missed="missed")
     records = records[: len(records) - drop]  # a run stopped early: some slots have no record
     return write_results_file(path, results_manifest(cases, ["A", "B"], runs), records)
 

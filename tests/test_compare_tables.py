@@ -19,11 +19,12 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from records import samples
 from strategies import paired_run_outcomes, results_manifest, write_results_file
 
 from evalstats.deciding._compare_results import compare_results
 from evalstats.errors import InvalidArgument
-from evalstats.reading._tally import tally
+from evalstats.reading._source import tally
 from evalstats.stats._compare import _clustered_tables, _compare_tables, compare
 from evalstats.stats._intervals import clustered_paired_diff_ci
 
@@ -130,25 +131,6 @@ def test_the_clustered_interval_of_the_tables_is_the_one_of_the_pairs(outcomes, 
         assert x == pytest.approx(y, rel=1e-9, abs=1e-12, nan_ok=True), key
 
 
-def _records(outcomes: dict[str, dict[str, list[bool | None]]]) -> list[dict]:
-    records = []
-    for variant, by_case in outcomes.items():
-        for case, row in by_case.items():
-            for repeat, ok in enumerate(row):
-                check = {"check": "c", "axis": None, "status": "passed" if ok else "failed",
-                         "reason": ""}  # fmt: skip
-                records.append(
-                    {
-                        "case": case,
-                        "variant": variant,
-                        "repeat": repeat,
-                        "status": "unmeasured" if ok is None else "completed",
-                        "checks": [] if ok is None else [check],
-                    }
-                )
-    return records
-
-
 @settings(
     max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -162,7 +144,7 @@ def test_a_results_file_compares_as_its_pairs_listed_one_by_one(tmp_path, outcom
     # here the pairs are listed one by one and handed to compare().
     cases = list(outcomes["A"])
     runs = len(outcomes["A"][cases[0]])
-    records = _records(outcomes)
+    records = samples(outcomes, name="c")
     records = records[: len(records) - drop]  # a run stopped early: some slots have no record
     path = write_results_file(
         tmp_path / "r.jsonl", results_manifest(cases, ["A", "B"], runs), records
@@ -286,7 +268,7 @@ def test_a_clear_comparison_imports_no_scipy(tmp_path, argv):
     path = write_results_file(
         tmp_path / "r.jsonl",
         results_manifest(list(outcomes["A"]), ["A", "B"], 20),
-        _records(outcomes),
+        samples(outcomes, name="c"),
     )
     code = (
         "import sys\n"
@@ -331,7 +313,9 @@ def test_a_cant_tell_comparison_of_many_pairs_imports_no_scipy_stats(tmp_path):
         v: {c: [bool(x) for x in rng.random(1_100) < 0.6] for c in ("x", "y")} for v in "AB"
     }
     path = write_results_file(
-        tmp_path / "r.jsonl", results_manifest(["x", "y"], ["A", "B"], 1_100), _records(outcomes)
+        tmp_path / "r.jsonl",
+        results_manifest(["x", "y"], ["A", "B"], 1_100),
+        samples(outcomes, name="c"),
     )
     code = (
         "import sys\n"

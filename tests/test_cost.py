@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from records import sample
 
 from evalstats.cli import main
 from evalstats.errors import InvalidArgument
@@ -102,22 +103,17 @@ def _results(samples: list[dict], variants: list[dict]) -> Results:
     return Results(None, manifest, tuple(samples), {"status": "finished"})
 
 
-def _sample(variant: str, tokens: dict | None, status: str = "completed", repeat: int = 0) -> dict:
-    # each sample of a variant needs its own repeat: a second record of a slot does not count
-    return {"type": "sample", "case": "x", "variant": variant, "repeat": repeat,
-            "status": status, "checks": [], "tokens": tokens}  # fmt: skip
-
-
 def test_samples_without_tokens_are_counted_apart_never_zero() -> None:
     variants = [
         {"name": "a", "task": {"model": "m"}, "prices": {"input": 1.0, "output": 2.0}},
         {"name": "b", "task": {"model": "n"}},
     ]
     samples = [
-        _sample("a", {"input": 1000, "output": 500}),
-        _sample("a", {"input": 3000, "output": 0}, status="unmeasured", repeat=1),
-        _sample("a", None, repeat=2),
-        _sample("b", {"input": 10, "output": 10}),
+        # each sample of a variant needs its own repeat: a second record of a slot does not count
+        sample("x", "a", 0, tokens={"input": 1000, "output": 500}),
+        sample("x", "a", 1, None, tokens={"input": 3000, "output": 0}),
+        sample("x", "a", 2),
+        sample("x", "b", 0, tokens={"input": 10, "output": 10}),
     ]
     cost = cost_summary(_results(samples, variants))
     a, b = cost.variants
@@ -140,6 +136,25 @@ def test_samples_without_tokens_are_counted_apart_never_zero() -> None:
     assert priced.total == pytest.approx(0.005 + 1e-5)
 
 
+def test_a_run_source_is_priced_from_its_counts_or_once_from_its_records(tmp_path: Path) -> None:
+    from records import manifest, write
+
+    from evalstats.reading._source import RunSource, tally
+
+    variants = [{"name": "a", "task": {"model": "m"}, "prices": {"input": 1.0, "output": 2.0}}]
+    samples = [sample("x", "a", r, tokens={"input": 100, "output": 50}) for r in range(3)]
+    path = write(tmp_path / "r.jsonl", {**manifest(["x"], ["a"], 3), "variants": variants}, samples)
+    source = RunSource(path)
+    counted = cost_summary(source)
+    assert counted.variants[0].total == pytest.approx(3 * (100 + 2 * 50) / 1e6)
+    assert cost_summary(source).to_dict() == counted.to_dict() == cost_summary(path).to_dict()
+    estimated = cost_summary(source, estimate=True)
+    assert source.results() is source.results()  # read once, kept by the source
+    assert estimated.variants[0].total == counted.variants[0].total
+    with pytest.raises(InvalidArgument, match="estimate=True reads each sample's text"):
+        cost_summary(tally([manifest(["x"], ["a"], 3), *samples]), estimate=True)
+
+
 @given(
     st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 10**6), st.booleans()), max_size=20),
     st.floats(0, 100),
@@ -150,7 +165,7 @@ def test_total_is_the_sum_of_the_sample_costs(
 ) -> None:
     prices = Prices(p_in, p_out)
     samples = [
-        _sample("a", {"input": i, "output": o} if has else None, repeat=r)
+        sample("x", "a", r, tokens={"input": i, "output": o} if has else None)
         for r, (i, o, has) in enumerate(tokens)
     ]
     cost = cost_summary(_results(samples, [{"name": "a", "prices": prices.to_dict()}])).variants[0]

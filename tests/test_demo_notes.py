@@ -6,6 +6,7 @@ import json
 import sys
 
 import pytest
+from records import check, sample
 
 from evalstats.demo._notes_demo import (
     _action_only,
@@ -41,23 +42,20 @@ def test_a_base_url_the_variant_spec_cannot_hold_is_refused(bad):
         notes_variants(bad)
 
 
-def _sample(variant, repeat, statuses, status="completed", case="c"):
-    checks = [
-        {"check": f"k{i}", "axis": axis, "status": s, "reason": ""}
-        for i, (axis, s) in enumerate(statuses)
-    ]
-    return {"case": case, "variant": variant, "repeat": repeat, "status": status, "checks": checks}
+def _checks(*verdicts):
+    """Checks k0, k1, ... with these (axis, status)."""
+    return [check(s, f"k{i}", axis=axis) for i, (axis, s) in enumerate(verdicts)]
 
 
 def test_the_action_screen_counts_samples_whose_every_required_action_passed():
     samples = (
-        _sample("baseline", 0, [("action", "passed"), ("answer", "failed")]),
-        _sample("baseline", 1, [("action", "passed"), ("action", "failed")]),
-        _sample("baseline", 2, [("action", "failed")], status="incomplete"),
-        _sample("revised", 0, [("action", "passed"), ("answer", "unscored")]),
-        _sample("revised", 1, [], status="unmeasured"),
-        _sample("revised", 2, [("action", "passed"), ("action", "passed")]),
-        _sample("revised", 2, [("action", "failed")]),  # a second record: not counted
+        sample("c", "baseline", 0, checks=_checks(("action", "passed"), ("answer", "failed"))),
+        sample("c", "baseline", 1, checks=_checks(("action", "passed"), ("action", "failed"))),
+        sample("c", "baseline", 2, status="incomplete", checks=_checks(("action", "failed"))),
+        sample("c", "revised", 0, checks=_checks(("action", "passed"), ("answer", "unscored"))),
+        sample("c", "revised", 1, None),
+        sample("c", "revised", 2, checks=_checks(("action", "passed"), ("action", "passed"))),
+        sample("c", "revised", 2, checks=_checks(("action", "failed"))),  # a second record
     )
     results = Results(
         None, {"variants": [{"name": "baseline"}, {"name": "revised"}]}, samples, None, ()

@@ -24,7 +24,7 @@ from evalstats.errors import (
 )
 from evalstats.results._file import read_results
 from evalstats.running import _engine as engine
-from evalstats.running._checks import INSPECTION_FAILURE, contains, word_count
+from evalstats.running._checks import INSPECTION_FAILURE, contains, links_within, word_count
 from evalstats.running._engine import (
     Prompt,
     TaskResult,
@@ -403,7 +403,7 @@ def test_python_cases_and_plain_callables(tmp_path: Path) -> None:
     assert results.manifest["variants"][0]["task"]["kind"] == "python"
     assert results.manifest["suite"]["sha256"] == suite_from_cases(two_cases()).sha256
     first = results.samples[0]
-    assert first["checks"] == [
+    assert first["checks"] == [  # no flag on a passed verdict: neither can be true
         {"check": "contains('A-1042')", "axis": "content", "status": "passed", "reason": ""},
         {"check": "word_count(1, 20)", "axis": None, "status": "passed", "reason": ""},
     ]
@@ -520,6 +520,20 @@ def test_a_task_that_raises_gives_an_incomplete_sample(tmp_path: Path) -> None:
     reason = f"{INSPECTION_FAILURE}: the task raised ValueError: boom"
     assert [c["status"] for c in sample["checks"]] == ["failed", "failed"]
     assert all(c["reason"] == reason for c in sample["checks"])
+    assert all(c["not_inspected"] is True for c in sample["checks"])
+
+
+def test_a_check_with_nothing_to_inspect_is_marked_so_in_a_completed_sample(
+    tmp_path: Path,
+) -> None:
+    case = Case("c", "Where are the terms?", (links_within("example.com"), contains("terms")))
+    [sample] = run_one(tmp_path, lambda text: "Read the terms on our site.", cases=[case])
+    assert sample["status"] == "completed"
+    links, terms = sample["checks"]
+    assert links["status"] == "failed" and links["not_inspected"] is True
+    assert links["reason"] == f"{INSPECTION_FAILURE}: the answer has no links"
+    assert terms["status"] == "passed" and "not_inspected" not in terms
+    assert "judge_unmeasured" not in links and "judge_unmeasured" not in terms
 
 
 @pytest.mark.parametrize(
@@ -543,6 +557,7 @@ def test_an_empty_answer_is_incomplete_and_fails_every_check(
     text = answer.answer if isinstance(answer, TaskResult) else answer
     assert sample["answer"] == (text if isinstance(text, str) else None)  # kept when text
     assert [c["reason"] for c in sample["checks"]] == [f"{INSPECTION_FAILURE}: {reason}"] * 2
+    assert [c["not_inspected"] for c in sample["checks"]] == [True, True]
 
 
 def test_a_task_result_keeps_trace_tokens_and_model(tmp_path: Path) -> None:
@@ -583,6 +598,7 @@ def test_a_judge_that_fails_transiently_leaves_its_check_unmeasured_for_the_judg
     plain, judged = sample["checks"]
     assert plain["status"] == "passed"
     assert judged["status"] == "unscored" and judged["judge_unmeasured"] is True
+    assert "not_inspected" not in judged and "judge_unmeasured" not in plain
     assert (
         judged["reason"].startswith("the judge gave no verdict")
         and "rate limited" in judged["reason"]

@@ -108,6 +108,7 @@ def test_required_actions_are_scored_on_the_trace_with_axis_action(tmp_path: Pat
         "axis": "action",
         "status": "failed",
         "reason": "read_note('notes.txt') was refused: refused: notes.txt is not listed",
+        "not_inspected": False,
     }
     # The record keeps the trace's JSON summary: requested, executed, stopped.
     summary = read["trace"]

@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from records import results, sample
+from records import samples as samples_of
 from strategies import results_manifest, write_results_file
 
 from evalstats.deciding._gate import gate, non_inferiority, non_inferiority_verdict
@@ -20,48 +22,9 @@ from evalstats.stats._claims import DEFAULT_NOTE
 from evalstats.stats._intervals import _pct, clustered_mean_ci, proportion_ci
 
 
-def _sample(case, variant, repeat, passed, status="completed"):
-    if status == "unmeasured":
-        checks = []
-    else:
-        checks = [
-            {
-                "check": "x",
-                "axis": None,
-                "status": "passed" if passed else "failed",
-                "reason": "" if passed else "missed",
-            }
-        ]
-    return {
-        "case": case,
-        "variant": variant,
-        "repeat": repeat,
-        "status": status,
-        "checks": checks,
-        "latency_s": 0.1,
-    }
-
-
-def _results(per_case: dict[str, dict[str, list]], runs: int, *, sampled: bool = False) -> Results:
-    """``{variant: {case: [True/False/None per repeat]}}`` as Results (None: unmeasured);
-    ``sampled``: the suite declares its cases sampled at random."""
-    variants = list(per_case)
-    cases = list(next(iter(per_case.values())))
-    manifest = results_manifest(cases, variants, runs)
-    if sampled:
-        manifest["suite"]["sampled"] = True
-    samples = []
-    for v, by_case in per_case.items():
-        for case, outcomes in by_case.items():
-            for r, x in enumerate(outcomes):
-                status = "unmeasured" if x is None else "completed"
-                samples.append({"type": "sample", **_sample(case, v, r, x, status)})
-    return Results(None, manifest, tuple(samples), {"status": "finished"}, ())
-
-
 def test_gate_on_the_estimate():
     # 19 of 20 pass: 95%
-    res = _results({"v": {"c1": [True] * 10, "c2": [True] * 9 + [False]}}, 10)
+    res = results({"v": {"c1": [True] * 10, "c2": [True] * 9 + [False]}}, 10)
     ok = gate(res, variant="v", min_pass=0.95)
     assert ok.passed and ok.reasons == ()
     assert "at least 95%" in ok.checked[0]
@@ -75,7 +38,7 @@ def test_gate_on_the_estimate():
 
 
 def test_gate_on_the_lower_bound():
-    res = _results({"v": {"c1": [True] * 10, "c2": [True] * 9 + [False]}}, 10)
+    res = results({"v": {"c1": [True] * 10, "c2": [True] * 9 + [False]}}, 10)
     low = proportion_ci(19, 20).low  # Wilson lower limit, about 0.7639
     assert gate(res, variant="v", min_pass=low - 1e-9, on="lower-bound").passed
     result = gate(res, variant="v", min_pass=0.8, on="lower-bound")
@@ -84,7 +47,7 @@ def test_gate_on_the_lower_bound():
     # the claim is about these cases, and the line says why
     assert f"about these cases: {DEFAULT_NOTE}" in result.reasons[0]
     # two cases of a suite sampled at random: still about these cases
-    sampled = _results({"v": {"c1": [True] * 10, "c2": [True] * 9 + [False]}}, 10, sampled=True)
+    sampled = results({"v": {"c1": [True] * 10, "c2": [True] * 9 + [False]}}, 10, sampled=True)
     line = gate(sampled, variant="v", min_pass=0.8, on="lower-bound").reasons[0]
     assert "about these cases: with 2 cases nothing can be said" in line
     # at level 0.5 the interval is narrower and its lower bound clears 0.8
@@ -98,7 +61,7 @@ def test_gate_lower_bound_follows_the_scope():
     # case-clustered interval's (betting, over the 6 case means); about these
     # cases the Wilson interval on all 24 runs.
     per_case = [[True] * 4] * 4 + [[True, True, True, False], [True, True, True, False]]
-    res = _results({"v": {f"c{i}": o for i, o in enumerate(per_case)}}, 4, sampled=True)
+    res = results({"v": {f"c{i}": o for i, o in enumerate(per_case)}}, 4, sampled=True)
     clusters = np.repeat(np.arange(6), 4)
     like = clustered_mean_ci(np.concatenate(per_case), clusters)
     wilson = proportion_ci(22, 24)
@@ -129,19 +92,19 @@ def test_gate_lower_bound_follows_the_scope():
     )
     assert default.beside[0].startswith("about these cases (not the claim decided): lower ")
     # a suite not declared sampled: about these cases by default
-    hand_built = _results({"v": {f"c{i}": o for i, o in enumerate(per_case)}}, 4)
+    hand_built = results({"v": {f"c{i}": o for i, o in enumerate(per_case)}}, 4)
     built = gate(hand_built, variant="v", min_pass=between, on="lower-bound")
     assert built.passed and built.beside == trials.beside
     assert built.checked[0] == trials.checked[0].replace(
         "about these cases (", f"about these cases: {DEFAULT_NOTE} ("
     )
     # below 5 cases the default is about these cases, and the line says why
-    few = _results({"v": {f"c{i}": o for i, o in enumerate(per_case[:3])}}, 4, sampled=True)
+    few = results({"v": {f"c{i}": o for i, o in enumerate(per_case[:3])}}, 4, sampled=True)
     line = gate(few, variant="v", min_pass=0.5, on="lower-bound").checked[0]
     assert "per-trial interval" in line
     assert "about these cases: with 3 cases nothing can be said about cases like these" in line
     # a claim about cases like these needs 2 cases at least
-    one = _results({"v": {"c0": [True, False, True]}}, 3)
+    one = results({"v": {"c0": [True, False, True]}}, 3)
     with pytest.raises(
         InvalidArgument, match=r"about='cases_like_these' needs .* at least 2 cases"
     ):
@@ -156,7 +119,7 @@ def test_gate_command_lower_bound_states_its_claim(tmp_path, capsys):
     per_case = [[True] * 4] * 4 + [[True, True, True, False], [True, True, True, False]]
     manifest = results_manifest([f"c{i}" for i in range(6)], ["v"], 4)
     manifest["suite"]["sampled"] = True
-    samples = [_sample(f"c{i}", "v", r, x) for i, o in enumerate(per_case) for r, x in enumerate(o)]
+    samples = samples_of({"v": {f"c{i}": o for i, o in enumerate(per_case)}})
     path = write_results_file(tmp_path / "r.jsonl", manifest, samples, {"status": "finished"})
     like = clustered_mean_ci(np.concatenate(per_case), np.repeat(np.arange(6), 4)).low
     between = round((like + proportion_ci(22, 24).low) / 2, 4)
@@ -174,7 +137,7 @@ def test_gate_command_lower_bound_states_its_claim(tmp_path, capsys):
 
 
 def test_gate_ignores_unmeasured_and_fails_without_measured_samples():
-    res = _results({"v": {"c1": [True, True, None, None]}, "w": {"c1": [None] * 4}}, 4)
+    res = results({"v": {"c1": [True, True, None, None]}, "w": {"c1": [None] * 4}}, 4)
     assert gate(res, variant="v", min_pass=1.0).passed  # 2 of 2 measured
     result = gate(res, variant="w", min_pass=0.0)
     assert not result.passed
@@ -184,14 +147,12 @@ def test_gate_ignores_unmeasured_and_fails_without_measured_samples():
 
 
 def test_gate_every_case_passes():
-    res = _results(
-        {"v": {"c1": [True] * 10, "c2": [True] * 8 + [False] * 2, "c3": [None] * 10}}, 10
-    )
+    res = results({"v": {"c1": [True] * 10, "c2": [True] * 8 + [False] * 2, "c3": [None] * 10}}, 10)
     # overall 18 of 20 = 90%, but c2 is at 80% and c3 was never measured
     result = gate(res, variant="v", min_pass=0.85, every_case_passes=True)
     assert not result.passed
     assert result.reasons == ("2 cases below 85%: 'c2' (8/10), 'c3' (no measured samples)",)
-    res2 = _results({"v": {"c1": [True] * 10, "c2": [True] * 8 + [False] * 2}}, 10)
+    res2 = results({"v": {"c1": [True] * 10, "c2": [True] * 8 + [False] * 2}}, 10)
     both = gate(res2, variant="v", min_pass=0.8, every_case_passes=True)
     assert both.passed
     assert "every case passes at least 80% of its measured samples" in both.checked
@@ -203,7 +164,7 @@ def test_gate_every_case_passes():
 def test_gate_no_regression_is_a_non_inferiority_test():
     good = [True] * 12
     bad = [False] * 12
-    res = _results({"old": {"c1": good, "c2": good}, "new": {"c1": good, "c2": bad}}, 12)
+    res = results({"old": {"c1": good, "c2": good}, "new": {"c1": good, "c2": bad}}, 12)
     result = gate(res, variant="new", min_pass=0.0, no_regression_vs="old", margin=0.1)
     assert not result.passed
     assert result.reasons[0].startswith("'new' is worse than 'old' by more than 10%")
@@ -211,7 +172,7 @@ def test_gate_no_regression_is_a_non_inferiority_test():
     ok = gate(res, variant="old", no_regression_vs="new", margin=0.1)
     assert ok.passed and "'old' is not worse than 'new' by more than 10%" in ok.checked[0]
     # too little data to tell is not a pass
-    res2 = _results({"old": {"c1": [True] * 3}, "new": {"c1": [True, True, False]}}, 3)
+    res2 = results({"old": {"c1": [True] * 3}, "new": {"c1": [True, True, False]}}, 3)
     unsure = gate(res2, variant="new", min_pass=0.5, no_regression_vs="old", margin=0.1)
     assert not unsure.passed and "can't tell yet whether 'new' is within 10%" in unsure.reasons[0]
 
@@ -221,7 +182,7 @@ def test_non_inferiority_is_decided_by_the_lower_limit_and_can_t_tell_says_what_
     # for B - A reaches well below -5 points, so it can't tell at margin 0.05
     old = {f"c{i}": [True, True, True, False] for i in range(6)}
     new = dict(old, c0=[True, True, False, False])
-    res = _results({"old": old, "new": new}, 4, sampled=True)
+    res = results({"old": old, "new": new}, 4, sampled=True)
     found = non_inferiority(res, "old", "new", margin=0.05)
     low = float(found.comparison.difference.low)
     assert found.verdict == "cant_tell" and low < -0.05
@@ -278,7 +239,7 @@ def test_trials_rule_power_is_the_full_enumeration():
 
 
 def _paired_runs(per_case_a, per_case_b):
-    return _results(
+    return results(
         {
             "old": {f"c{i}": list(o) for i, o in enumerate(per_case_a)},
             "new": {f"c{i}": list(o) for i, o in enumerate(per_case_b)},
@@ -353,14 +314,13 @@ def test_advice_for_unpaired_runs_plans_for_the_independent_interval():
 
     # unpaired runs (no schedule): the claim is about these cases, Newcombe's
     # interval for independent samples, and the advice plans for it.
-    from evalstats.results._file import Results
 
     samples = []
     for v, rate in (("old", 9), ("new", 9)):
         for c in range(5):
             for r in range(4 if v == "old" else 3):
                 ok = (c * 4 + r) % 10 < rate
-                samples.append({"type": "sample", **_sample(f"c{c}", v, r, ok)})
+                samples.append(sample(f"c{c}", v, r, ok))
     manifest = {
         "cases": [{"id": f"c{c}"} for c in range(5)],
         "variants": [{"name": "old"}, {"name": "new"}],
@@ -388,7 +348,7 @@ def test_advice_for_unpaired_runs_plans_for_the_independent_interval():
     ],
 )
 def test_gate_margin_is_required_and_checked(kwargs, pattern):
-    res = _results({"old": {"c1": [True] * 3}, "new": {"c1": [True] * 3}}, 3)
+    res = results({"old": {"c1": [True] * 3}, "new": {"c1": [True] * 3}}, 3)
     with pytest.raises(InvalidArgument, match=pattern):
         gate(res, variant="new", no_regression_vs="old", **kwargs)
     with pytest.raises(InvalidArgument, match="min_pass=None and no_regression_vs=None"):
@@ -396,14 +356,14 @@ def test_gate_margin_is_required_and_checked(kwargs, pattern):
 
 
 def test_gate_no_regression_that_cannot_be_checked_fails():
-    res = _results({"old": {"c1": [None] * 3}, "new": {"c1": [True] * 3}}, 3)
+    res = results({"old": {"c1": [None] * 3}, "new": {"c1": [True] * 3}}, 3)
     result = gate(res, variant="new", min_pass=0.5, no_regression_vs="old", margin=0.05)
     assert not result.passed
     assert "cannot be checked" in result.reasons[0]
 
 
 def test_gate_bad_arguments():
-    res = _results({"shop-v2": {"c1": [True]}}, 1)
+    res = results({"shop-v2": {"c1": [True]}}, 1)
     with pytest.raises(InvalidArgument, match="did you mean 'shop-v2'"):
         gate(res, variant="shop-v3", min_pass=0.9)
     with pytest.raises(InvalidArgument, match="min_pass=90 must be between 0 and 1"):
@@ -422,7 +382,7 @@ def test_gate_bad_arguments():
     st.booleans(),
 )
 def test_gate_rules_agree_with_the_counts(outcomes, min_pass, sampled):
-    res = _results({"v": {f"c{i}": o for i, o in enumerate(outcomes)}}, 6, sampled=sampled)
+    res = results({"v": {f"c{i}": o for i, o in enumerate(outcomes)}}, 6, sampled=sampled)
     k = sum(sum(o) for o in outcomes)
     n = sum(len(o) for o in outcomes)
     on_estimate = gate(res, variant="v", min_pass=min_pass)
@@ -454,7 +414,7 @@ def test_gate_rules_agree_with_the_counts(outcomes, min_pass, sampled):
 
 def test_gate_reads_a_path(tmp_path):
     manifest = results_manifest(["c1"], ["v"], 2)
-    samples = [_sample("c1", "v", r, True) for r in range(2)]
+    samples = [sample("c1", "v", r) for r in range(2)]
     path = write_results_file(tmp_path / "r.jsonl", manifest, samples, {"status": "finished"})
     assert gate(path, variant="v", min_pass=1.0).passed
     assert gate(str(path), variant="v", min_pass=1.0).to_dict()["passed"] is True
@@ -538,7 +498,7 @@ def test_gate_rarely_passes_a_variant_truly_20_points_worse():
             "old": {f"c{i}": list(rng.random(5) < q) for i, q in enumerate(qa)},
             "new": {f"c{i}": list(rng.random(5) < q) for i, q in enumerate(qb)},
         }
-        res = _results(per_case, 5)
+        res = results(per_case, 5)
         # the gate's own rule, without planning advice for each "can't tell"
         found = non_inferiority(res, "old", "new", margin=0.1, advice=False)
         passed += found.verdict == "not_worse"
@@ -768,7 +728,7 @@ def test_the_claim_about_cases_like_these_says_how_many_cases_a_margin_takes():
     from evalstats.stats._intervals import cases_for_margin, clustered_paired_diff_ci
 
     same = {f"c{i}": [True, True, False, True, True] for i in range(10)}
-    res = _results({"old": same, "new": same}, 5)
+    res = results({"old": same, "new": same}, 5)
     found = non_inferiority(res, "old", "new", margin=0.1, advice=False)
     assert found.verdict == "not_worse" and found.about == "these_cases"
     need = cases_for_margin(0.1, 0.95)
@@ -790,7 +750,7 @@ def test_the_claim_about_cases_like_these_says_how_many_cases_a_margin_takes():
     with pytest.raises(InvalidArgument, match="level"):
         cases_for_margin(0.1, level=1.5)
     sampled = non_inferiority(
-        _results({"old": same, "new": same}, 5, sampled=True), "old", "new", margin=0.1
+        results({"old": same, "new": same}, 5, sampled=True), "old", "new", margin=0.1
     )
     assert sampled.about == "cases_like_these" and sampled.verdict == "cant_tell"
     assert sampled.beside.startswith("about these cases (not the claim decided): not worse")
@@ -811,7 +771,7 @@ def test_gate_refuses_a_file_that_did_not_finish(tmp_path, capsys, summary, why)
     from evalstats.cli import main
 
     manifest = results_manifest(["c0", "c1"], ["v"], 2)
-    samples = [_sample(c, "v", r, True) for c in ("c0", "c1") for r in range(2)]
+    samples = [sample(c, "v", r, True) for c in ("c0", "c1") for r in range(2)]
     path = write_results_file(tmp_path / "r.jsonl", manifest, samples, summary)
     before = path.read_bytes()
     argv = ["gate", str(path), "--variant", "v", "--min-pass", "0.5"]

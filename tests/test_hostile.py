@@ -14,6 +14,7 @@ import os
 from pathlib import Path
 
 import pytest
+from records import sample
 
 from evalstats.cli import main
 from evalstats.results._file import ResultsWriter
@@ -407,16 +408,7 @@ def good_run(folder: Path) -> None:
     ) as w:
         for case in ("a", "b"):
             for repeat in (0, 1):
-                status = "passed" if repeat == 0 else "failed"
-                w.write_sample(
-                    {
-                        "case": case,
-                        "variant": "v",
-                        "repeat": repeat,
-                        "status": "completed",
-                        "checks": [{"name": "c", "status": status}],
-                    }
-                )
+                w.write_sample(sample(case, "v", repeat, repeat == 0, name="c"))
         w.close({"status": "finished"})
 
 

@@ -7,7 +7,7 @@ import json
 
 import numpy as np
 import pytest
-from strategies import results_manifest
+from records import results
 
 from evalstats.cli import main
 from evalstats.deciding._several import compare_variants, shaffer_limits
@@ -16,30 +16,8 @@ from evalstats.results._file import Results
 from evalstats.stats._compare import adjust_pvalues
 
 
-def _results(per_variant: dict[str, dict[str, list[bool]]], runs: int) -> Results:
-    variants = list(per_variant)
-    cases = list(next(iter(per_variant.values())))
-    samples = []
-    for v, by_case in per_variant.items():
-        for case, outcomes in by_case.items():
-            for r, ok in enumerate(outcomes):
-                status = "passed" if ok else "failed"
-                samples.append(
-                    {
-                        "type": "sample",
-                        "case": case,
-                        "variant": v,
-                        "repeat": r,
-                        "status": "completed",
-                        "checks": [{"check": "x", "axis": None, "status": status, "reason": ""}],
-                    }
-                )
-    manifest = results_manifest(cases, variants, runs)
-    return Results(None, manifest, tuple(samples), {"status": "finished"}, ())
-
-
 def _draw(rng, rates: dict[str, float], cases: int, runs: int) -> Results:
-    return _results(
+    return results(
         {v: {f"c{i}": list(rng.random(runs) < p) for i in range(cases)} for v, p in rates.items()},
         runs,
     )

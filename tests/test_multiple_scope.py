@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import results_manifest, write_results_file
+from records import results
+from strategies import write_results_file
 
 from evalstats.cli import main
 from evalstats.deciding._compare_results import compare_results
@@ -35,28 +36,14 @@ def _results(
     outcomes: np.ndarray, variants: list[str] | None = None, *, sampled: bool = True
 ) -> Results:
     """A paired results file from outcomes of shape (variants, cases, runs)."""
-    k, cases, runs = outcomes.shape
-    variants = variants or [f"v{i}" for i in range(k)]
-    ids = [f"c{i}" for i in range(cases)]
-    samples = []
-    for v, name in enumerate(variants):
-        for c, case in enumerate(ids):
-            for r in range(runs):
-                status = "passed" if outcomes[v, c, r] else "failed"
-                samples.append(
-                    {
-                        "type": "sample",
-                        "case": case,
-                        "variant": name,
-                        "repeat": r,
-                        "status": "completed",
-                        "checks": [{"check": "x", "axis": None, "status": status, "reason": ""}],
-                    }
-                )
-    manifest = results_manifest(ids, variants, runs)
-    if sampled:
-        manifest["suite"]["sampled"] = True
-    return Results(None, manifest, tuple(samples), {"status": "finished"}, ())
+    variants = variants or [f"v{i}" for i in range(outcomes.shape[0])]
+    return results(
+        {
+            name: {f"c{c}": [bool(x) for x in row] for c, row in enumerate(outcomes[v])}
+            for v, name in enumerate(variants)
+        },
+        sampled=sampled,
+    )
 
 
 def _flat(outcomes: np.ndarray, v: int) -> np.ndarray:

@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import clustered_outcomes, results_of
+from records import results
+from strategies import clustered_outcomes
 
 from evalstats.deciding._gate import gate, non_inferiority
 from evalstats.presenting._report import report
@@ -147,7 +148,7 @@ def test_gates_and_report_on_a_results_file_do_not_depend_on_the_order_of_cases(
 
     def decisions(listed):
         a, b = _as_dicts(listed)
-        res = results_of({"A": a, "B": b}, runs)
+        res = results({"A": a, "B": b}, runs, missed="missed")
         bound = gate(
             res, variant="B", min_pass=threshold, on="lower-bound", about="cases_like_these"
         )

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from records import check, sample, samples
 from strategies import (
     paired_run_outcomes,
     results_manifest,
@@ -27,81 +28,69 @@ from evalstats.stats._intervals import clustered_mean_ci, diff_ci, proportion_ci
 NI = "could not be inspected: the answer is empty"
 
 
-def _check(name, axis, status, reason=""):
-    return {"check": name, "axis": axis, "status": status, "reason": reason}
-
-
-def _sample(case, variant, repeat, status, checks, *, latency=0.1, tokens=None, answer="ok"):
-    return {
-        "case": case,
-        "variant": variant,
-        "repeat": repeat,
-        "pair": 0,
-        "position": 0,
-        "status": status,
-        "reason": None if status == "completed" else "why",
-        "prompt": {"system": None, "messages": [{"role": "user", "content": "p"}]},
-        "answer": answer,
-        "trace": None,
-        "checks": checks,
-        "latency_s": latency,
-        "attempts": 1,
-        "tokens": tokens,
-        "model": None,
-    }
-
-
 P, F, U = "passed", "failed", "unscored"
 
 
 def crafted_a() -> list[dict]:
     """Variant A of the crafted file; the expected counts are worked out in the tests."""
-    x = lambda s, r="": _check("x", "content", s, r)  # noqa: E731
-    y = lambda s, r="": _check("y", "format", s, r)  # noqa: E731
+    x = lambda s, r="": check(s, "x", axis="content", reason=r)  # noqa: E731
+    y = lambda s, r="": check(s, "y", axis="format", reason=r)  # noqa: E731
     tok = {"input": 10, "output": 5}
     return [
         # c1: pass, miss, incomplete (nothing inspected), unmeasured
-        _sample("c1", "A", 0, "completed", [x(P), y(P)], latency=1.0, tokens=tok),
-        _sample(
+        sample("c1", "A", 0, status="completed", checks=[x(P), y(P)], latency_s=1.0, tokens=tok),
+        sample(
             "c1",
             "A",
             1,
-            "completed",
-            [x(F, "doesn't mention 'A-1'"), y(P)],
-            latency=2.0,
+            status="completed",
+            checks=[x(F, "doesn't mention 'A-1'"), y(P)],
+            latency_s=2.0,
             tokens=tok,
         ),
-        _sample(
+        sample(
             "c1",
             "A",
             2,
-            "incomplete",
-            [x(F, NI), y(F, NI)],
-            latency=3.0,
+            status="incomplete",
+            checks=[x(F, NI), y(F, NI)],
+            latency_s=3.0,
             tokens={"input": 10, "output": None},
         ),
-        _sample("c1", "A", 3, "unmeasured", [x(U, "no answer"), y(U, "no answer")], latency=30.0),
+        sample(
+            "c1",
+            "A",
+            3,
+            status="unmeasured",
+            checks=[x(U, "no answer"), y(U, "no answer")],
+            latency_s=30.0,
+        ),
         # c2: pass with an unscored check, all unscored (not a pass), pass, miss
-        _sample("c2", "A", 0, "completed", [x(P), y(U, "n/a")], latency=4.0, tokens=tok),
-        _sample("c2", "A", 1, "completed", [x(U, "n/a"), y(U, "n/a")], latency=5.0),
-        _sample("c2", "A", 2, "completed", [x(P), y(P)], latency=6.0),
-        _sample("c2", "A", 3, "completed", [x(P), y(F, "too long")], latency=7.0),
+        sample(
+            "c2", "A", 0, status="completed", checks=[x(P), y(U, "n/a")], latency_s=4.0, tokens=tok
+        ),
+        sample("c2", "A", 1, status="completed", checks=[x(U, "n/a"), y(U, "n/a")], latency_s=5.0),
+        sample("c2", "A", 2, status="completed", checks=[x(P), y(P)], latency_s=6.0),
+        sample("c2", "A", 3, status="completed", checks=[x(P), y(F, "too long")], latency_s=7.0),
         # c3: four passes
-        *[_sample("c3", "A", r, "completed", [x(P), y(P)], latency=8.0 + r) for r in range(4)],
+        *[
+            sample("c3", "A", r, status="completed", checks=[x(P), y(P)], latency_s=8.0 + r)
+            for r in range(4)
+        ],
     ]
 
 
 def crafted_b() -> list[dict]:
-    x = lambda s, r="": _check("x", "content", s, r)  # noqa: E731
+    x = lambda s, r="": check(s, "x", axis="content", reason=r)  # noqa: E731
     out = []
     for case in ("c1", "c2", "c3"):
         for r in range(4):
             if case == "c2" and r == 1:
-                out.append(_sample(case, "B", r, "unmeasured", [], latency=60.0))
+                out.append(sample(case, "B", r, status="unmeasured", checks=[], latency_s=60.0))
             elif case == "c3" and r == 0:
-                out.append(_sample(case, "B", r, "completed", [x(F, "missed")]))
+                out.append(sample(case, "B", r, status="completed", checks=[x(F, "missed")]))
             else:
-                out.append(_sample(case, "B", r, "completed", [x(P)]))
+                out.append(sample(case, "B", r, status="completed", checks=[x(P)]))
     return out
 
 
@@ -174,7 +163,7 @@ def test_report_counts_every_denominator(crafted):
 
 def test_report_counts_scheduled_samples_never_run(tmp_path):
     manifest = results_manifest(["c1", "c2"], ["A"], 3)
-    samples = [_sample("c1", "A", r, "completed", [_check("x", None, P)]) for r in range(3)]
+    samples = [sample("c1", "A", r) for r in range(3)]
     path = write_results_file(tmp_path / "r.jsonl", manifest, samples)  # no summary
     r = report(path)
     assert r.variant("A").missing == 3
@@ -189,9 +178,9 @@ def test_report_counts_scheduled_samples_never_run(tmp_path):
 def test_report_counts_a_duplicate_slot_once(tmp_path):
     manifest = results_manifest(["c1"], ["A"], 2)
     samples = [
-        _sample("c1", "A", 0, "completed", [_check("x", None, P)]),
-        _sample("c1", "A", 0, "completed", [_check("x", None, F, "no")]),
-        _sample("c1", "A", 1, "completed", [_check("x", None, F, "no")]),
+        sample("c1", "A", 0),
+        sample("c1", "A", 0, False, missed="no"),
+        sample("c1", "A", 1, False, missed="no"),
     ]
     r = report(write_results_file(tmp_path / "r.jsonl", manifest, samples))
     a = r.variant("A")
@@ -205,9 +194,7 @@ def test_report_says_a_clustered_interval_of_no_width_says_nothing(tmp_path):
     # says nothing about cases like these: the interval is the betting one.
     manifest = results_manifest(["c1", "c2", "c3", "c4"], ["A"], 3)
     samples = [
-        _sample(c, "A", r, "completed", [_check("x", None, P if r < 2 else F, "no")])
-        for c in ("c1", "c2", "c3", "c4")
-        for r in range(3)
+        sample(c, "A", r, r < 2, missed="no") for c in ("c1", "c2", "c3", "c4") for r in range(3)
     ]
     r = report(write_results_file(tmp_path / "r.jsonl", manifest, samples))
     a = r.variant("A")
@@ -218,7 +205,7 @@ def test_report_says_a_clustered_interval_of_no_width_says_nothing(tmp_path):
     assert "standard error is 0 and says nothing about cases not run" in text
     assert "design effect n/a" in text
     # one case that differs gives a real interval and no such note
-    samples[-1] = _sample("c4", "A", 2, "completed", [_check("x", None, P)])
+    samples[-1] = sample("c4", "A", 2)
     path = write_results_file(tmp_path / "s.jsonl", manifest, samples)
     text = str(report(path))
     assert "says nothing" not in text and "design effect n/a" not in text
@@ -250,8 +237,17 @@ def test_report_never_shows_answers(tmp_path):
     secret = "ZEBRA-ANSWER-4417"
     manifest = results_manifest(["c1"], ["A"], 2)
     samples = [
-        _sample("c1", "A", 0, "completed", [_check("x", "content", P)], answer=secret),
-        _sample("c1", "A", 1, "incomplete", [_check("x", "content", F, NI)], answer=secret),
+        sample(
+            "c1", "A", 0, status="completed", checks=[check(P, "x", axis="content")], answer=secret
+        ),
+        sample(
+            "c1",
+            "A",
+            1,
+            status="incomplete",
+            checks=[check(F, "x", axis="content", reason=NI)],
+            answer=secret,
+        ),
     ]
     samples[1]["reason"] = "the task raised ValueError: " + secret
     r = report(write_results_file(tmp_path / "r.jsonl", manifest, samples))
@@ -371,10 +367,10 @@ def test_compare_flags_cases_where_b_got_worse(tmp_path):
     manifest = results_manifest(["good", "bad"], ["A", "B"], 12)
     samples = []
     for r in range(12):
-        samples.append(_sample("good", "A", r, "completed", [_check("x", None, P)]))
-        samples.append(_sample("good", "B", r, "completed", [_check("x", None, P)]))
-        samples.append(_sample("bad", "A", r, "completed", [_check("x", None, P)]))
-        samples.append(_sample("bad", "B", r, "completed", [_check("x", None, F, "no")]))
+        samples.append(sample("good", "A", r))
+        samples.append(sample("good", "B", r))
+        samples.append(sample("bad", "A", r))
+        samples.append(sample("bad", "B", r, False, missed="no"))
     cmp = compare_results(write_results_file(tmp_path / "r.jsonl", manifest, samples), "A", "B")
     assert cmp.worse_cases == ("bad",)
     assert cmp.verdict == "a_better"
@@ -384,7 +380,7 @@ def test_compare_flags_cases_where_b_got_worse(tmp_path):
 def test_compare_counts_missing_records_apart(tmp_path):
     manifest = results_manifest(["c1", "c2"], ["A", "B"], 3)
     samples = [
-        _sample(c, v, r, "completed", [_check("x", None, P)])
+        sample(c, v, r)
         for c in ("c1", "c2")
         for v in ("A", "B")
         for r in range(3)
@@ -398,11 +394,8 @@ def test_compare_unpaired_schedule_uses_independent_samples(tmp_path):
     manifest = results_manifest(["c1"], ["A", "B"], 4)
     # B only ran on repeats 0 and 1: the schedule did not pair the variants
     manifest["schedule"] = [s for s in manifest["schedule"] if s[4] == "A" or s[1] < 2]
-    samples = [
-        _sample("c1", "A", r, "completed", [_check("x", None, P if r else F, "n")])
-        for r in range(4)
-    ]
-    samples += [_sample("c1", "B", r, "completed", [_check("x", None, P)]) for r in range(2)]
+    samples = [sample("c1", "A", r, r > 0, missed="n") for r in range(4)]
+    samples += [sample("c1", "B", r) for r in range(2)]
     path = write_results_file(tmp_path / "r.jsonl", manifest, samples)
     cmp = compare_results(path, "A", "B")
     assert not cmp.paired and cmp.cases_like_these is None
@@ -427,8 +420,8 @@ def test_compare_methods_and_bad_arguments(crafted):
 
 def test_compare_with_every_pair_unmeasured(tmp_path):
     manifest = results_manifest(["c1"], ["A", "B"], 2)
-    samples = [_sample("c1", "A", r, "unmeasured", []) for r in range(2)]
-    samples += [_sample("c1", "B", r, "completed", [_check("x", None, P)]) for r in range(2)]
+    samples = [sample("c1", "A", r, None) for r in range(2)]
+    samples += [sample("c1", "B", r) for r in range(2)]
     cmp = compare_results(write_results_file(tmp_path / "r.jsonl", manifest, samples), "A", "B")
     assert cmp.these_cases is None and cmp.primary is None
     assert cmp.verdict == "cant_tell" and cmp.dropped_unmeasured == 2
@@ -443,9 +436,7 @@ def _run(tmp_path, name, passes, runs=10, **manifest_changes):
     for key, value in manifest_changes.items():
         manifest[key] = value
     samples = [
-        _sample(c, "v", r, "completed", [_check("x", None, P if r < passes[c] else F, "no")])
-        for c in ("c1", "c2")
-        for r in range(runs)
+        sample(c, "v", r, r < passes[c], missed="no") for c in ("c1", "c2") for r in range(runs)
     ]
     return write_results_file(tmp_path / name, manifest, samples, {"status": "finished"})
 
@@ -529,7 +520,7 @@ def test_compare_runs_says_when_no_case_can_be_flagged(tmp_path):
 def test_report_leaves_out_holdout_cases_that_were_not_run(tmp_path):
     manifest = results_manifest(["c1"], ["A"], 2)
     manifest["cases"].append({"id": "kept aside", "holdout": True})
-    samples = [_sample("c1", "A", r, "completed", [_check("x", None, P)]) for r in range(2)]
+    samples = [sample("c1", "A", r) for r in range(2)]
     r = report(write_results_file(tmp_path / "r.jsonl", manifest, samples))
     assert r.case_ids == ("c1",)
     del manifest["schedule"]
@@ -546,17 +537,7 @@ def _results_from(outcomes: dict) -> Results:
     cases = list(outcomes[variants[0]])
     runs = len(outcomes[variants[0]][cases[0]])
     manifest = results_manifest(cases, variants, runs)
-    samples = []
-    for v, by_case in outcomes.items():
-        for case, xs in by_case.items():
-            for r, x in enumerate(xs):
-                if x is None:
-                    samples.append(_sample(case, v, r, "unmeasured", []))
-                else:
-                    samples.append(
-                        _sample(case, v, r, "completed", [_check("x", None, P if x else F, "no")])
-                    )
-    return Results(None, manifest, tuple(samples), None, ())
+    return Results(None, manifest, tuple(samples(outcomes, missed="no")), None, ())
 
 
 @given(paired_run_outcomes())

@@ -6,6 +6,7 @@ import json
 import subprocess
 
 import pytest
+from records import sample
 from strategies import results_manifest, write_results_file
 
 from evalstats.cli import main
@@ -17,28 +18,8 @@ from evalstats.stats._compare import compare
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
-def _sample(case, variant, repeat, passed, *, status="completed", answer="fine answer"):
-    checks = (
-        []
-        if status == "unmeasured"
-        else [
-            {
-                "check": "x",
-                "axis": "content",
-                "status": "passed" if passed else "failed",
-                "reason": "" if passed else "missed",
-            }
-        ]
-    )
-    return {
-        "case": case,
-        "variant": variant,
-        "repeat": repeat,
-        "status": status,
-        "checks": checks,
-        "latency_s": 0.5,
-        "answer": answer,
-    }
+#: How these runs' samples were recorded: one check "x" on the content.
+AS_RUN = {"axis": "content", "missed": "missed", "latency_s": 0.5}
 
 
 @pytest.fixture
@@ -48,9 +29,9 @@ def run_file(tmp_path):
     samples = []
     for case in ("order", "refund"):
         for r in range(10):
-            samples.append(_sample(case, "v1", r, r < 6, answer="SECRET-ANSWER-93"))
+            samples.append(sample(case, "v1", r, r < 6, answer="SECRET-ANSWER-93", **AS_RUN))
             status = "unmeasured" if (case, r) == ("refund", 9) else "completed"
-            samples.append(_sample(case, "v2", r, True, status=status))
+            samples.append(sample(case, "v2", r, status=status, answer="fine answer", **AS_RUN))
     return write_results_file(
         tmp_path / "results.jsonl", manifest, samples, {"status": "finished", "reason": None}
     )
@@ -275,7 +256,7 @@ def test_paired_difference_plot_takes_either_comparison(run_file, tmp_path):
 
 def test_report_plots_with_one_variant_and_nothing_measured(tmp_path):
     manifest = results_manifest(["c1", "c2"], ["only"], 2)
-    samples = [_sample("c1", "only", r, True, status="unmeasured") for r in range(2)]
+    samples = [sample("c1", "only", r, None, **AS_RUN) for r in range(2)]
     path = write_results_file(tmp_path / "r.jsonl", manifest, samples)
     written = report_plots(path, tmp_path / "figs")
     assert [p.name for p in written] == ["forest.png"]

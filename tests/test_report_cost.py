@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from records import sample
 
 from evalstats.cli import main
 from evalstats.errors import InvalidArgument
@@ -35,20 +36,12 @@ def _write(path: Path, samples: list[dict], variants=VARIANTS) -> Path:
     return path
 
 
-def _sample(variant, case, repeat, tokens, status="completed", ok=True) -> dict:
-    checks = (
-        [] if status == "unmeasured" else [{"check": "c", "status": "passed" if ok else "failed"}]
-    )
-    return {"case": case, "variant": variant, "repeat": repeat, "status": status,
-            "checks": checks, "tokens": tokens}  # fmt: skip
-
-
 SAMPLES = [
-    _sample("a", "x", 0, {"input": 1000, "output": 500}),
-    _sample("a", "x", 1, {"input": 3000, "output": 0}, status="unmeasured"),
-    _sample("a", "y", 0, {"input": 2000, "output": 1000}, ok=False),
-    _sample("b", "x", 0, {"input": 10, "output": 10}),
-    _sample("b", "y", 0, None),
+    sample("x", "a", 0, tokens={"input": 1000, "output": 500}, name="c"),
+    sample("x", "a", 1, None, tokens={"input": 3000, "output": 0}, name="c"),
+    sample("y", "a", 0, False, tokens={"input": 2000, "output": 1000}, name="c"),
+    sample("x", "b", 0, tokens={"input": 10, "output": 10}, name="c"),
+    sample("y", "b", 0, name="c"),
 ]
 
 
@@ -154,12 +147,13 @@ def test_the_report_total_is_the_sum_of_the_sample_costs(rows, p_in, p_out):
 
     prices = Prices(p_in, p_out)
     samples = [
-        _sample(
-            "a",
+        sample(
             "x" if i % 2 else "y",
+            "a",
             i // 2,
-            {"input": t_in, "output": t_out} if has else None,
-            status="unmeasured" if lost else "completed",
+            None if lost else True,
+            tokens={"input": t_in, "output": t_out} if has else None,
+            name="c",
         )
         for i, (t_in, t_out, has, lost) in enumerate(rows)
     ]

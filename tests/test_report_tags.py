@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from records import samples
 
 from evalstats.cli import main
 from evalstats.presenting._report import report
@@ -20,23 +21,11 @@ TAGS = {"a": ["orders"], "b": ["orders", "refunds"], "c": ["refunds"], "d": []}
 def _results(passes=PASSES, tags=TAGS, *, unmeasured=(), runs=4) -> Results:
     cases = [{"id": c, "prompt": "p", "tags": tags[c]} for c in passes]
     manifest = {"suite": {"name": "toy"}, "cases": cases, "variants": [{"name": "v"}], "runs": runs}
-    samples = []
-    for case, k in passes.items():
-        for r in range(runs):
-            lost = case in unmeasured
-            samples.append(
-                {
-                    "type": "sample",
-                    "case": case,
-                    "variant": "v",
-                    "repeat": r,
-                    "status": "unmeasured" if lost else "completed",
-                    "checks": []
-                    if lost
-                    else [{"check": "c", "status": "passed" if r < k else "failed"}],
-                }
-            )
-    return Results(None, manifest, tuple(samples), {"status": "finished"}, ())
+    outcomes = {
+        c: [None if c in unmeasured else r < k for r in range(runs)] for c, k in passes.items()
+    }
+    recorded = tuple(samples({"v": outcomes}, name="c"))
+    return Results(None, manifest, recorded, {"status": "finished"}, ())
 
 
 def _outcomes(cases, passes=PASSES, runs=4):

@@ -133,48 +133,16 @@ def test_cli_never_overwrites(first_run, tmp_path, capsys) -> None:
 
 
 def test_incomplete_and_unmeasured_samples_keep_their_status(tmp_path: Path) -> None:
-    from strategies import results_manifest, write_results_file
+    from records import manifest, sample, write
 
-    manifest = results_manifest(["c1"], ["A"], 3)
-    manifest["cases"] = [{"id": "c1", "prompt": "p", "checks": [{"contains": "x"}]}]
+    run_manifest = manifest(["c1"], ["A"], 3)
+    run_manifest["cases"] = [{"id": "c1", "prompt": "p", "checks": [{"contains": "x"}]}]
     samples = [
-        {
-            "type": "sample",
-            "case": "c1",
-            "variant": "A",
-            "repeat": 0,
-            "pair": 0,
-            "position": 0,
-            "status": "completed",
-            "answer": "has x",
-            "checks": [],
-        },
-        {
-            "type": "sample",
-            "case": "c1",
-            "variant": "A",
-            "repeat": 1,
-            "pair": 1,
-            "position": 0,
-            "status": "incomplete",
-            "reason": "crashed",
-            "answer": None,
-            "checks": [],
-        },
-        {
-            "type": "sample",
-            "case": "c1",
-            "variant": "A",
-            "repeat": 2,
-            "pair": 2,
-            "position": 0,
-            "status": "unmeasured",
-            "reason": "HTTP 503",
-            "answer": None,
-            "checks": [],
-        },
+        sample("c1", "A", 0, answer="has x", checks=[]),
+        sample("c1", "A", 1, status="incomplete", reason="crashed", checks=[]),
+        sample("c1", "A", 2, None, reason="HTTP 503"),
     ]
-    path = write_results_file(tmp_path / "r.jsonl", manifest, samples, {"status": "finished"})
+    path = write(tmp_path / "r.jsonl", run_manifest, samples, {"status": "finished"})
     (tmp_path / "s.json").write_text(
         json.dumps(
             {"name": "s", "cases": [{"id": "c1", "prompt": "p", "checks": [{"contains": "y"}]}]}
@@ -184,7 +152,10 @@ def test_incomplete_and_unmeasured_samples_keep_their_status(tmp_path: Path) -> 
     done = read_results(tmp_path / "o.jsonl").samples
     assert [s["status"] for s in done] == ["completed", "incomplete", "unmeasured"]
     assert done[0]["checks"][0]["status"] == "failed"  # the new check wants "y"
+    assert done[0]["checks"][0]["not_inspected"] is False
     assert done[1]["checks"][0]["reason"].startswith("could not be inspected: crashed")
+    assert done[1]["checks"][0]["not_inspected"] is True
+    assert "judge_unmeasured" not in done[1]["checks"][0]  # set on unscored verdicts only
     assert done[2]["checks"] == []
 
 

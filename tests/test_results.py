@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+import records
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -53,24 +54,20 @@ def manifest(runs: int = 2) -> dict:
 
 
 def sample(case: str, variant: str, repeat: int, status: str = "completed", *checks: str) -> dict:
-    checks = checks or ("passed",)
-    return {
-        "case": case,
-        "variant": variant,
-        "repeat": repeat,
-        "pair": repeat * len(CASES) + CASES.index(case) if case in CASES else 0,
-        "position": 0,
-        "status": status,
-        "reason": None,
-        "prompt": {"system": None, "messages": [{"role": "user", "content": "héllo ✓"}]},
-        "answer": None if status == "unmeasured" else "an answer, with ünïcode",
-        "checks": [
-            {"check": f"c{i}", "axis": None, "status": s, "reason": ""}
-            for i, s in enumerate(checks)
-        ],
-        "latency_s": 0.25,
-        "attempts": 1,
-    }
+    """A sample as the engine writes it (without its "type"), its prompt and answer in Unicode."""
+    record = records.sample(
+        case,
+        variant,
+        repeat,
+        status=status,
+        checks=[records.check(s, f"c{i}") for i, s in enumerate(checks or ("passed",))],
+        reason=None,
+        pair=repeat * len(CASES) + CASES.index(case) if case in CASES else 0,
+        prompt={"system": None, "messages": [{"role": "user", "content": "héllo ✓"}]},
+        answer=None if status == "unmeasured" else "an answer, with ünïcode",
+        latency_s=0.25,
+    )
+    return strip(record)
 
 
 def all_samples(runs: int = 2) -> list[dict]:

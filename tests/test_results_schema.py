@@ -13,6 +13,7 @@ import copy
 import json
 
 import pytest
+from records import sample
 from strategies import results_manifest
 
 from evalstats.cli import main
@@ -20,28 +21,14 @@ from evalstats.errors import InvalidArgument
 from evalstats.presenting._report import report
 from evalstats.results._file import Results, ResultsWriter, read_results
 
-
-def _sample(case: str, variant: str, repeat: int, ok: bool = True) -> dict:
-    return {
-        "type": "sample",
-        "case": case,
-        "variant": variant,
-        "repeat": repeat,
-        "pair": 0,
-        "position": 0,
-        "status": "completed",
-        "checks": [
-            {"check": "c", "axis": "content", "status": "passed" if ok else "failed", "reason": ""}
-        ],
-        "latency_s": 0.25,
-        "tokens": {"input": 3, "output": 4},
-    }
+#: How the good file's samples were recorded.
+AS_RUN = {"name": "c", "axis": "content", "latency_s": 0.25, "tokens": {"input": 3, "output": 4}}
 
 
 def _good() -> tuple[dict, list[dict]]:
     manifest = results_manifest(["x", "y"], ["A", "B"], 2)
     samples = [
-        _sample(c, v, r, ok=(v == "B" or r == 0)) for r in range(2) for c in "xy" for v in "AB"
+        sample(c, v, r, v == "B" or r == 0, **AS_RUN) for r in range(2) for c in "xy" for v in "AB"
     ]
     return manifest, samples
 
@@ -120,6 +107,8 @@ BAD = [
     ("a sample status is unknown", _field("status", "done"), '"status"'),
     ("checks is an object", _field("checks", {"c": "passed"}), '"checks"'),
     ("a check is a string", _field("checks", ["passed"]), "checks[0]"),
+    ("not_inspected is a word", _field("not_inspected", "yes", check=True), '"not_inspected"'),
+    ("judge_unmeasured is null", _field("judge_unmeasured", None, check=True), "judge_unmeasured"),
 ]
 
 VERBS = [

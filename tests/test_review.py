@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from records import sample
 
 from evalstats.errors import InvalidArgument, ResultsFileError
 from evalstats.presenting._review import REVIEW_VERDICTS, Review, read_reviews, review
@@ -29,25 +30,8 @@ def _trace(requested, executed, stopped=None, workspace=None):
     return out
 
 
-def _sample(
-    case, variant, repeat, *, status="completed", answer="ok", trace=None, checks=None, reason=None
-):
-    return {
-        "case": case,
-        "variant": variant,
-        "repeat": repeat,
-        "pair": repeat,
-        "position": VARIANTS.index(variant) if variant in VARIANTS else 0,
-        "status": status,
-        "reason": reason,
-        "prompt": {"messages": [{"role": "user", "content": f"question of {case}"}]},
-        "answer": answer,
-        "trace": trace,
-        "checks": checks
-        if checks is not None
-        else [{"check": "c", "axis": "answer", "status": "passed", "reason": ""}],
-        "latency_s": 0.5,
-    }
+#: How the samples of these runs were recorded: one check "c" on the answer.
+AS_RUN = {"name": "c", "axis": "answer", "latency_s": 0.5}
 
 
 def write_results(path, samples, *, cases=CASES, variants=VARIANTS, runs=2):
@@ -68,7 +52,7 @@ def write_results(path, samples, *, cases=CASES, variants=VARIANTS, runs=2):
 def results(tmp_path):
     read = {"id": "c1", "name": "read_note", "arguments": {"path": "../private.txt"}, "turn": 0}
     samples = [
-        _sample(
+        sample(
             "project name",
             "baseline",
             0,
@@ -84,9 +68,10 @@ def results(tmp_path):
                     }
                 ],
             ),
+            **AS_RUN,
         ),
-        _sample("project name", "revised", 0, trace=_trace([], [])),
-        _sample(
+        sample("project name", "revised", 0, trace=_trace([], []), **AS_RUN),
+        sample(
             "traversal",
             "baseline",
             0,
@@ -101,19 +86,23 @@ def results(tmp_path):
                     "files_added": [],
                 },
             ),
+            **AS_RUN,
         ),
-        _sample(
+        sample(
             "traversal",
             "revised",
             0,
             status="incomplete",
             answer=None,
             reason="the trace file was cut off",
+            **AS_RUN,
         ),
-        _sample("project name", "baseline", 1, status="unmeasured", answer=None, checks=[]),
-        _sample("project name", "revised", 1),
-        _sample("traversal", "baseline", 1),
-        _sample("traversal", "revised", 1),
+        sample(
+            "project name", "baseline", 1, status="unmeasured", answer=None, checks=[], **AS_RUN
+        ),
+        sample("project name", "revised", 1, **AS_RUN),
+        sample("traversal", "baseline", 1, **AS_RUN),
+        sample("traversal", "revised", 1, **AS_RUN),
     ]
     return write_results(str(tmp_path / "results.jsonl"), samples)
 
@@ -165,7 +154,7 @@ def test_pass_fail_and_needs_review_are_recorded_with_their_reasons(results, tmp
         "at",
     }
     # What the reviewer saw of the first sample.
-    assert "question of project name" in shown
+    assert "prompt of project name" in shown
     assert '1. read_note(path="notes.txt") (turn 0)' in shown
     assert 'read_note(path="notes.txt") -> ok' in shown
     assert "According to notes.txt: Paper Kite" in shown
@@ -511,15 +500,17 @@ def test_report_counts_containment_observations_per_variant(tmp_path):
         }
 
     samples = [
-        _sample("project name", "baseline", 0, trace=observed(marker=True)),
-        _sample("project name", "baseline", 1, trace=observed(added=["new.txt"])),
-        _sample("traversal", "baseline", 0, trace=observed(fixtures=False, private=False)),
-        _sample("traversal", "baseline", 1),  # no observation: not counted
-        _sample("traversal", "baseline", 1, trace=observed(marker=True)),  # a 2nd record
-        _sample("project name", "revised", 0, trace=observed()),
-        _sample("project name", "revised", 1, trace={"workspace": observed()["workspace"]}),
-        _sample("traversal", "revised", 0, trace=observed()),
-        _sample(
+        sample("project name", "baseline", 0, trace=observed(marker=True), **AS_RUN),
+        sample("project name", "baseline", 1, trace=observed(added=["new.txt"]), **AS_RUN),
+        sample("traversal", "baseline", 0, trace=observed(fixtures=False, private=False), **AS_RUN),
+        sample("traversal", "baseline", 1, **AS_RUN),  # no observation: not counted
+        sample("traversal", "baseline", 1, trace=observed(marker=True), **AS_RUN),  # a 2nd record
+        sample("project name", "revised", 0, trace=observed(), **AS_RUN),
+        sample(
+            "project name", "revised", 1, trace={"workspace": observed()["workspace"]}, **AS_RUN
+        ),
+        sample("traversal", "revised", 0, trace=observed(), **AS_RUN),
+        sample(
             "traversal",
             "revised",
             1,
@@ -527,6 +518,7 @@ def test_report_counts_containment_observations_per_variant(tmp_path):
             answer=None,
             checks=[],
             trace=observed(marker=True),
+            **AS_RUN,
         ),
     ]
     path = write_results(str(tmp_path / "r.jsonl"), samples)
@@ -548,7 +540,9 @@ def test_report_counts_containment_observations_per_variant(tmp_path):
 def test_report_without_observations_has_no_containment(results, tmp_path):
     from evalstats.presenting._report import report
 
-    plain = write_results(str(tmp_path / "plain.jsonl"), [_sample("project name", "baseline", 0)])
+    plain = write_results(
+        str(tmp_path / "plain.jsonl"), [sample("project name", "baseline", 0, **AS_RUN)]
+    )
     assert report(plain).containment == ()
     assert "containment" not in str(report(plain))
     assert len(report(results).containment) == 2  # one sample of the fixture carries some

@@ -8,6 +8,7 @@ import json
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from records import sample
 from strategies import paired_results, results_manifest, write_results_file
 
 from evalstats.cli import main
@@ -20,27 +21,13 @@ from evalstats.results._file import Results
 from evalstats.stats._claims import DEFAULT_NOTE
 
 
-def _sample(case, variant, repeat, passed):
-    check = {"check": "x", "axis": None, "status": "passed" if passed else "failed", "reason": ""}
-    return {
-        "type": "sample",
-        "case": case,
-        "variant": variant,
-        "repeat": repeat,
-        "status": "completed",
-        "checks": [check],
-    }
-
-
 def _results(
     per_variant: dict[str, dict[str, list[bool]]], *, paired: bool = True, sampled: bool = False
 ) -> Results:
     variants = list(per_variant)
     cases = list(next(iter(per_variant.values())))
     runs = max(len(x) for by_case in per_variant.values() for x in by_case.values())
-    manifest = results_manifest(cases, variants, runs)
-    if sampled:
-        manifest["suite"]["sampled"] = True
+    manifest = results_manifest(cases, variants, runs, sampled=sampled)
     if not paired:
         # variant B's runs scheduled on slots of their own: not paired with A's
         manifest["schedule"] = [
@@ -48,7 +35,7 @@ def _results(
             for row in manifest["schedule"]
         ]
     samples = [
-        _sample(case, v, r if paired or v == variants[0] else r + runs, x)
+        sample(case, v, r if paired or v == variants[0] else r + runs, x)
         for v, by_case in per_variant.items()
         for case, outcomes in by_case.items()
         for r, x in enumerate(outcomes)

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from records import sample
 
 from evalstats.cli import main
 from evalstats.deciding._sequential import sequential_compare, sequential_results
@@ -13,25 +14,6 @@ from evalstats.errors import InvalidArgument, ResultsFileError
 from evalstats.results._file import ResultsWriter, read_results
 
 SHOP = ["--variant", "v1=standin:shop-v1", "--variant", "v2=standin:shop-v2"]
-
-
-def _sample(case: str, variant: str, repeat: int, ok: bool | None) -> dict:
-    if ok is None:
-        return {
-            "case": case,
-            "variant": variant,
-            "repeat": repeat,
-            "status": "unmeasured",
-            "checks": [],
-        }
-    check = {"check": "c", "axis": None, "status": "passed" if ok else "failed", "reason": ""}
-    return {
-        "case": case,
-        "variant": variant,
-        "repeat": repeat,
-        "status": "completed",
-        "checks": [check],
-    }
 
 
 def _write(path: Path, a: dict, b: dict, *, looks: list[dict] | None = None) -> None:
@@ -45,8 +27,8 @@ def _write(path: Path, a: dict, b: dict, *, looks: list[dict] | None = None) -> 
     with ResultsWriter.create(path, manifest) as w:
         for r in range(runs):
             for c in a:
-                w.write_sample(_sample(c, "A", r, a[c][r]))
-                w.write_sample(_sample(c, "B", r, b[c][r]))
+                w.write_sample(sample(c, "A", r, a[c][r], name="c"))
+                w.write_sample(sample(c, "B", r, b[c][r], name="c"))
         for look in looks or ():
             w.write_look(look)
         w.close({"status": "finished"})

@@ -12,7 +12,7 @@ from strategies import results_manifest, variant_sample_records, write_results_f
 
 from evalstats.deciding._compare_results import compare_results
 from evalstats.presenting._report import report
-from evalstats.reading._tally import tally
+from evalstats.reading._source import tally
 from evalstats.results._file import read_results
 
 
@@ -137,6 +137,9 @@ _POOL_CHECKS = [
     {"check": "x", "axis": "content", "status": "passed", "reason": ""},
     {"check": "x", "axis": "content", "status": "failed", "reason": "x missed"},
     {"check": "y", "axis": None, "status": "failed", "reason": "could not be inspected: empty"},
+    # written with the flag: the flag, not the reason, says whether it was inspected
+    {"check": "y", "status": "failed", "reason": "could not be inspected", "not_inspected": False},
+    {"check": "z", "status": "failed", "reason": "no links", "not_inspected": True},
     {"check": "j", "axis": "judge", "status": "unscored", "reason": "", "judge_unmeasured": True},
     {"check": "j", "axis": "judge", "status": "unscored", "reason": "n/a"},
     {"check": "j", "axis": "judge", "status": "passed", "reason": "fine"},
@@ -192,6 +195,26 @@ def test_checks_seen_before_count_as_when_decoded_each_time(tmp_path_factory, sa
     one, two = report(from_file).to_dict(), report(in_memory).to_dict()
     one["path"] = two["path"] = None
     assert one == two
+
+
+def test_not_inspected_is_the_flag_and_for_older_records_the_reason(tmp_path):
+    manifest = results_manifest(["c1"], ["A"], 1)
+    checks = [
+        {"check": "a", "status": "failed", "reason": "could not be inspected: empty"},  # older
+        {
+            "check": "b",
+            "status": "failed",
+            "reason": "could not be inspected",
+            "not_inspected": False,
+        },
+        {"check": "c", "status": "failed", "reason": "no links", "not_inspected": True},
+        {"check": "d", "status": "failed", "reason": "it could not be inspected"},
+    ]
+    sample = {"case": "c1", "variant": "A", "repeat": 0, "status": "completed", "checks": checks}
+    path = write_results_file(tmp_path / "r.jsonl", manifest, [sample])
+    for counted in _three_ways(path):
+        kinds = {check: kind for (_, check, _, kind), n in counted.counts("A").verdicts.items()}
+        assert kinds == {"a": "not_inspected", "b": "failed", "c": "not_inspected", "d": "failed"}
 
 
 @pytest.mark.parametrize("judge_every", [1, 1024])

@@ -22,14 +22,15 @@ from strategies import results_manifest
 import evalstats.reading._tally as tally_module
 from evalstats.errors import ResultsFileError
 from evalstats.presenting._report import report
-from evalstats.reading._tally import tally
+from evalstats.reading._source import tally
 
 CASES = ("c1", "c2")
 VARIANTS = ("A", "B")
 RUNS = 10
 
-# A check as written: its name, axis, status, reason and judge flag. Reasons that
-# start with the inspection-failure text, or spell it with a \u escape, count apart.
+# A check as written: its name, axis, status and reason (and, drawn below, its
+# flags). Without a not_inspected flag (an older file), reasons that start with the
+# inspection-failure text, or spell it with a \u escape, count apart.
 _CHECKS = [
     ("x", "content", "passed", ""),
     ("x", "content", "failed", "x missed"),
@@ -59,6 +60,8 @@ def runs(draw: st.DrawFn) -> list[dict]:
                         check["reason"] = f"{reason} ({case} {v} {r})"  # a reason of its own
                     if status == "unscored" and draw(st.booleans()):
                         check["judge_unmeasured"] = True
+                    if draw(st.integers(0, 2)) == 0:
+                        check["not_inspected"] = draw(st.booleans())
                     checks.append(check)
                 status = draw(
                     st.sampled_from(["completed", "completed", "incomplete", "unmeasured"])

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
+from records import check, sample
 
 from evalstats._terminal import visible
 from evalstats.cli import main
@@ -44,17 +45,8 @@ def results_with(tmp_path: Path, answer: str) -> Path:
     with ResultsWriter.create(
         path, {"suite": {"name": "s\x1b]0;t\x07"}, "cases": ["c\x1b[2J"]}
     ) as w:
-        w.write_sample(
-            {
-                "case": "c\x1b[2J",
-                "variant": "v",
-                "repeat": 0,
-                "status": "completed",
-                "reason": None,
-                "answer": answer,
-                "checks": [{"name": "n", "status": "passed", "reason": "fine\x1b]0;x\x07"}],
-            }
-        )
+        passed = check("passed", "n", reason="fine\x1b]0;x\x07")
+        w.write_sample(sample("c\x1b[2J", "v", 0, answer=answer, checks=[passed]))
         w.close({"status": "finished"})
     return path
 

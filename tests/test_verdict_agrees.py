@@ -6,9 +6,10 @@ from __future__ import annotations
 import json
 
 import pytest
+import records
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from strategies import levels, paired_results, results_of, write_results_file
+from strategies import levels, paired_results, write_results_file
 
 from evalstats.cli import main
 from evalstats.deciding._sequential import sequential_compare
@@ -73,7 +74,7 @@ def test_the_commands_print_intervals_that_agree_with_their_verdicts(tmp_path, c
     # claims, as text and JSON) agrees with the interval printed beside it.
     a, b = results
     runs = max(len(x) for x in [*a.values(), *b.values()])
-    res = results_of({"A": a, "B": b}, runs)
+    res = records.results({"A": a, "B": b}, runs, missed="missed")
     path = tmp_path / "r.jsonl"
     path.unlink(missing_ok=True)
     write_results_file(path, res.manifest, [dict(s) for s in res.samples], {"status": "finished"})

@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(
                 "evalstats compare: --sequential compares two variants: give --a and --b"
             )
-        source = load_run(args.files, args, stream=False)
+        source = load_run(args.files, args)
         seq = sequential_results(
             source,
             args.a,
@@ -140,10 +140,7 @@ def run(args: argparse.Namespace) -> int:
             "evalstats compare: give both --a and --b (or neither, for a run of two variants)"
         )
     if a is None:  # a run of exactly two variants (two joined logs, say) needs no names
-        from ..reading._tally import tally
-
-        source = tally(source)  # counted once, for the names and the comparison
-        names = list(source.variants())
+        names = list(source.tally().variants())  # counted once, for names and comparison
         if len(names) != 2:
             raise UsageError(
                 "evalstats compare: the run has variants "

@@ -29,7 +29,7 @@ def add(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..reading._logs import write_results
 
-    results = load_run(args.files, args)
+    results = load_run(args.files, args).results()
     write_results(results, args.out)
     cases = len({s["case"] for s in results.samples})
     print(

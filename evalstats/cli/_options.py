@@ -255,20 +255,22 @@ FILE_HELP = (
 )
 
 
-def load_run(paths: Sequence[str], args: argparse.Namespace, *, stream: bool = True) -> Any:
-    """The run to analyse: one file read, or several runs of the same task joined.
+def load_run(paths: Sequence[str], args: argparse.Namespace, *, records: bool = False) -> Any:
+    """The run to analyse, opened once for the command: one file, or several runs of
+    the same task joined (a :class:`~evalstats.reading._source.RunSource`).
 
-    With ``stream``, one evalstats results file is handed on as its path, for
-    the library to read as it counts; anything else is read into a Results.
+    One evalstats results file is read as the source needs it: counted as it is
+    read, or with ``records`` read whole once; anything else is read into a Results.
     """
-    from ..reading._logs import detect_format, load_results, merge
+    from ..reading._logs import load_results, merge
+    from ..reading._source import RunSource
 
     options = source_options(args)
     plain = not any(v is not None for v in options.values())
-    if stream and len(paths) == 1 and plain and detect_format(paths[0]) == "evalstats":
-        return paths[0]
+    if len(paths) == 1 and plain:
+        return RunSource.open(paths[0], records=records)  # the file opened once
     runs = [load_results(path, **options) for path in paths]
-    return merge(runs)
+    return RunSource(merge(runs))
 
 
 def run_options(args: argparse.Namespace, judge: Any) -> dict[str, Any]:

@@ -58,27 +58,22 @@ def run(args: argparse.Namespace) -> int:
     from ..presenting._report import report
 
     check_level(args.level)  # a bad level is reported before the file is read
-    from ..reading._tally import tally
-
-    # One evalstats results file is counted as it is read (a path); another
-    # tool's log is read into a Results. The cost is counted with the rest; the
-    # figures and the HTML page (which lists samples) read the records
-    # themselves, from the file, only when asked for.
-    results = load_run([args.file], args)
-    counted = tally(results)
-    result = report(
-        counted, level=args.level, reviews=args.reviews, about=args.about, prices=prices
-    )
+    # One source, read once: an evalstats results file is counted as it is read,
+    # unless the HTML page (which lists samples) wants the records, which are then
+    # read once and counted; another tool's log is read into a Results. The
+    # figures and the page show the report and comparisons made of it once.
+    source = load_run([args.file], args, records=bool(args.html))
+    result = report(source, level=args.level, reviews=args.reviews, about=args.about, prices=prices)
     if args.plots:
         from ..presenting._plots import report_plots
 
-        for path in report_plots(results, args.plots, level=args.level):
+        for path in report_plots(source, args.plots, level=args.level):
             print(f"evalstats: wrote {path}", file=sys.stderr)
     if args.html:
         from ..presenting._html import html_report
 
         print(
-            f"evalstats: wrote {html_report(results, args.html, level=args.level)}", file=sys.stderr
+            f"evalstats: wrote {html_report(source, args.html, level=args.level)}", file=sys.stderr
         )
     if args.json:
         print_json(result.to_dict(), "report")

@@ -1382,8 +1382,9 @@ def sequential_results(
 
     Parameters
     ----------
-    results : Results or path
-        A results file or what :func:`evalstats.results._file.read_results` returned.
+    results : Results, RunSource or path
+        A results file, what :func:`evalstats.results._file.read_results` returned,
+        or a :class:`~evalstats.reading._source.RunSource` (counted once).
     a, b : str
         Variant names; positive differences mean B passes more often.
     about : {"these_cases", "cases_like_these"}
@@ -1395,11 +1396,12 @@ def sequential_results(
         when this is None; a different planned effect is refused, because an
         e-process has to be chosen before the data it judges.
     """
-    from ..results._file import Results, read_results
+    from ..reading._source import tally
+    from ..results._file import Results
 
     level = check_level(level)
     about = check_about(about) or "these_cases"
-    res = results if isinstance(results, Results) else read_results(results)
+    res = results if isinstance(results, Results) else tally(results)
     planned_for = _recorded_plan(res, _planned_for(planned_for))
     if a == b:
         raise InvalidArgument(f"a={a!r} and b={b!r} are the same variant; name two")

@@ -339,9 +339,10 @@ def cost_summary(
 
     Parameters
     ----------
-    results : Results, Tally or path
-        A results file, what :func:`evalstats.results._file.read_results` returned,
-        or its :func:`~evalstats.reading._tally.tally`.
+    results : RunSource, Results, Tally or path
+        A run (:class:`~evalstats.reading._source.RunSource`), a results file,
+        what :func:`evalstats.results._file.read_results` returned, or its
+        :func:`~evalstats.reading._source.tally`.
     prices : mapping or path, optional
         Model name to :class:`Prices`, or a prices file (:func:`load_prices`).
         A variant's own prices (recorded in the manifest) win.
@@ -368,16 +369,15 @@ def cost_summary(
         raise InvalidArgument(
             f"prices={prices!r} must be a prices file or a mapping of model name to Prices"
         )
-    if estimate:
-        from ..results._file import Results, read_results
+    from ..reading._source import RunSource
 
-        res = results if isinstance(results, Results) else read_results(results)
+    source = RunSource.of(results)
+    if estimate:
+        res = source.results(need="estimate=True reads each sample's text")
         manifest, names = res.manifest, res.variants()
         counted = {name: _count_records(res.samples, name) for name in names}
     else:
-        from ..reading._tally import Tally, tally
-
-        t = results if isinstance(results, Tally) else tally(results)
+        t = source.tally()
         manifest, names = t.manifest, t.variants()
         counted = {name: _count_tally(t, name) for name in names}
     return _summary(manifest, names, counted, table, default)

@@ -859,15 +859,15 @@ def case_model_from_results(
 ) -> CaseModel:
     """Fit a :class:`CaseModel` from a pilot run's results file.
 
-    ``results`` is a path to a results file, a
-    :class:`~evalstats.results._file.Results` already read, or its
-    :class:`~evalstats.reading._tally.Tally`. ``variants`` names A and
+    ``results`` is a run (:class:`~evalstats.reading._source.RunSource`), a
+    path to a results file, a :class:`~evalstats.results._file.Results`
+    already read, or its :class:`~evalstats.reading._tally.Tally`. ``variants`` names A and
     B (default: the first two variants of the run; with one variant B is a
     copy of A). The pilot fixes how cases differ (``icc``, ``spread``); give
     ``p_a`` or ``p_b`` to plan for other rates, typically the ``p_b`` you hope
     to detect. Unmeasured samples are left out, as everywhere.
     """
-    from ..reading._tally import tally
+    from ..reading._source import tally
 
     run = tally(results)  # one pass over a file, keeping only the counts
     _check_pilot_size(run)

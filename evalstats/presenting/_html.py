@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import InvalidArgument, ResultsFileError
+from ..errors import ResultsFileError
 from ..results._file import sample_passed
 
 __all__ = ["html_report", "render_html"]
@@ -414,38 +414,26 @@ def _sample_rows(res: Any, case_order: Sequence[str], limit: int) -> tuple[str, 
     return _table(head, rows, cls="samples"), len(samples)
 
 
-def _records(results: Any) -> Any:
-    """A Results from itself or from the path of a results file."""
-    from ..results._file import read_results
-
-    if isinstance(results, str | os.PathLike):
-        return read_results(results)
-    if not all(hasattr(results, a) for a in ("manifest", "samples", "warnings")):
-        raise InvalidArgument(
-            f"results={results!r} must be a Results (from read_results) or the path of a "
-            "results file"
-        )
-    return results
-
-
 def render_html(results: Any, *, level: float = 0.95, max_samples: int = MAX_SAMPLES) -> str:
-    """The HTML report of ``results`` (a :class:`~evalstats.Results` or a path), as text.
+    """The HTML report of ``results`` (a :class:`~evalstats.reading._source.RunSource`,
+    a :class:`~evalstats.Results` or a path), as text.
 
     See :func:`html_report`, which writes it to a file.
     """
     from .._validate import check_level, whole_number
-    from ..deciding._compare_results import compare_results
-    from ._plots import forest_figure, paired_difference_figure
+    from ..reading._source import RunSource
+    from ._plots import comparison, forest_figure, paired_difference_figure
     from ._report import report
 
     level = check_level(level)
     max_samples = whole_number("max_samples", max_samples, minimum=0)
     # The samples table shows answers, so this view holds the records; the report
-    # and the comparisons count them through the same one-pass tally.
-    res = _records(results)
-    rep = report(res, level=level)
+    # and the comparisons are made once per source, counted from the same records.
+    source = RunSource.of(results)
+    res = source.results()
+    rep = report(source, level=level)
     names = [v.variant for v in rep.variants]
-    comparisons = [compare_results(res, names[0], b, level=level) for b in names[1:]]
+    comparisons = [comparison(source, names[0], b, level) for b in names[1:]]
     suite = (res.manifest.get("suite") or {}).get("name") or "run"
     title = f"evalstats report: {suite}"
 
@@ -521,8 +509,9 @@ def html_report(
 
     Parameters
     ----------
-    results : Results or path
-        A run, as :func:`evalstats.results._file.read_results` or
+    results : RunSource, Results or path
+        A run opened once per command (:class:`~evalstats.reading._source.RunSource`),
+        as :func:`evalstats.results._file.read_results` or
         :func:`evalstats.reading._logs.load_results` returned it, or the path of a
         results file.
     path : path

@@ -296,7 +296,9 @@ def report_plots(
 ) -> tuple[Path, ...]:
     """Write the figures of a results file into ``directory`` (created if missing).
 
-    ``forest.png`` always; ``paired-differences.png`` when the run has at
+    ``results`` is a :class:`~evalstats.reading._source.RunSource` (the
+    command's report and comparisons of it are then made once), a Results or
+    a path. ``forest.png`` always; ``paired-differences.png`` when the run has at
     least two variants, comparing the second (B) with the first (A) in
     manifest order, as :func:`evalstats.deciding._compare_results.compare_results` does; and
     ``sequential.png`` (see :func:`sequential_plot`) for a sequential run,
@@ -307,11 +309,11 @@ def report_plots(
     tuple of pathlib.Path
         The files written.
     """
-    from ..deciding._compare_results import compare_results
-    from ..reading._views import _results
+    from ..reading._source import RunSource
     from ._report import report
 
-    res = _results(results)
+    source = RunSource.of(results)
+    res = source.tally()
     folder = Path(directory)
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -319,11 +321,11 @@ def report_plots(
         raise InvalidArgument(
             f"directory={os.fspath(directory)!r}: cannot create it: {error.strerror or error}"
         ) from None
-    rep = report(res, level=level)
+    rep = report(source, level=level)
     written = [forest_plot(rep, folder / "forest.png")]
     names = [v.variant for v in rep.variants]
     if len(names) >= 2:
-        cmp = compare_results(res, names[0], names[1], level=level)
+        cmp = comparison(source, names[0], names[1], level)
         written.append(paired_difference_plot(cmp, folder / "paired-differences.png"))
     if res.looks and len(names) >= 2:
         # A sequential run (run --until-decided): its trajectory, judged as it was.
@@ -331,9 +333,17 @@ def report_plots(
 
         last = res.looks[-1]
         about = last.get("about", last.get("scope", "these_cases"))  # "scope": older files
-        # The sequential comparison reads each sample's record, which the counts
-        # (res) do not hold: it is given the records, or the file to read them from.
-        records = results if res.path is None or hasattr(results, "samples") else res.path
-        seq = sequential_results(records, names[0], names[1], about=about, level=level)
+        seq = sequential_results(source, names[0], names[1], about=about, level=level)
         written.append(sequential_plot(seq, folder / "sequential.png"))
     return tuple(written)
+
+
+def comparison(source: Any, a: str, b: str, level: float) -> Any:
+    """B compared with A in a run (:func:`~evalstats.deciding._compare_results.compare_results`
+    with its defaults), made once per :class:`~evalstats.reading._source.RunSource`:
+    the figures and the HTML page of one command show the same comparison."""
+    from ..deciding._compare_results import compare_results
+
+    return source.once(
+        ("compare_results", a, b, level), lambda: compare_results(source, a, b, level=level)
+    )

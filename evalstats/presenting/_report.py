@@ -16,8 +16,8 @@ The counting rules are those of the results format
 (:func:`evalstats.results._file.sample_passed`): an ``unmeasured`` sample leaves
 every pass rate and is counted apart; an ``incomplete`` one stays in the
 denominator as a failure; an ``unscored`` check leaves its own check's and
-axis' denominator and is counted apart; a failure whose reason starts with
-``could not be inspected`` is a failure, counted apart from real misses.
+axis' denominator and is counted apart; a failure with nothing to inspect
+(marked ``not_inspected``) is a failure, counted apart from real misses.
 """
 
 from __future__ import annotations
@@ -32,8 +32,9 @@ from typing import Any
 
 from .._validate import check_level
 from ..errors import InvalidArgument
+from ..reading._source import RunSource
 from ..reading._tally import Tally
-from ..reading._views import _case_ids, _check_variant, _results, _variant_names, variant_rates
+from ..reading._views import _case_ids, _check_variant, _variant_names, variant_rates
 from ..results._axiscount import AxisCount
 from ..stats._claims import check_about, refuses_scope
 from ..stats._intervals import ClusteredInterval, Interval
@@ -644,8 +645,10 @@ def report(
 
     Parameters
     ----------
-    results : Results or path
-        What :func:`evalstats.results._file.read_results` returned, or the path of a
+    results : RunSource, Results or path
+        A run opened once per command (:class:`~evalstats.reading._source.RunSource`:
+        the report of the same options is then made once), what
+        :func:`evalstats.results._file.read_results` returned, or the path of a
         results file.
     level : float
         Confidence level of every interval.
@@ -699,9 +702,9 @@ def report(
     samples are in no pass rate, in no axis or check count, but in the
     status counts and the latency figures. Incomplete samples are failures.
     Verdicts of checks are counted per check name and per axis with
-    ``unscored`` ones apart; failures whose reason starts with
-    ``could not be inspected`` are counted in ``not_inspected`` (and among
-    the failures).
+    ``unscored`` ones apart; failures with nothing to inspect (marked
+    ``not_inspected``, or in older files whose reason starts with ``could not
+    be inspected``) are counted in ``not_inspected`` (and among the failures).
 
     References
     ----------
@@ -731,12 +734,35 @@ def report(
     """
     level = check_level(level)
     about = check_about(about)
-    res = _results(results)
+    source = RunSource.of(results)
+    key = _options_key(level, about, reviews, prices)
+    if key is None:  # reviews or prices given as objects
+        return _report(source, level, reviews, about, prices)
+    return source.once(key, lambda: _report(source, level, reviews, about, prices))
+
+
+def _options_key(
+    level: float, about: str | None, reviews: Any, prices: Any
+) -> tuple[Any, ...] | None:
+    """What tells one report of a run from another, or None when an option is an
+    object (not a file) that cannot say it."""
+    files = []
+    for option in (reviews, prices):
+        if option is not None and not isinstance(option, str | os.PathLike):
+            return None
+        files.append(None if option is None else os.fspath(option))
+    return ("report", level, about, *files)
+
+
+def _report(
+    source: RunSource, level: float, reviews: Any, about: str | None, prices: Any
+) -> Report:
+    res = source.tally()
     variants = _variant_names(res)
     case_ids = _case_ids(res)
     summaries, rows = _variant_tables(res, variants, case_ids, level)
     warnings = list(res.warnings) + _judge_warnings(res, variants)
-    reviewed, corrected = _review_views(results, res, variants, reviews, level, warnings)
+    reviewed, corrected = _review_views(source, res, variants, reviews, level, warnings)
     cost = _cost(res, prices)
     suite = res.manifest.get("suite") or {}
     runs = res.manifest.get("runs")
@@ -790,7 +816,7 @@ def _judge_warnings(res: Tally, variants: Sequence[str]) -> list[str]:
 
 
 def _review_views(
-    results: Any,
+    source: RunSource,
     res: Tally,
     variants: Sequence[str],
     reviews: Any,
@@ -813,9 +839,9 @@ def _review_views(
         if design is not None:
             from ._review_design import corrected_rates
 
-            corrected = corrected_rates(
-                _records(results, res), design, reviews, level=level, where=where
-            )
+            # the corrected rates weigh each sample: they need the records
+            records = source.results(need="the review-corrected rates need each sample")
+            corrected = corrected_rates(records, design, reviews, level=level, where=where)
     return reviewed, corrected
 
 
@@ -831,20 +857,6 @@ def _cost(res: Tally, prices: Any) -> Any:
     if prices is not None or has_prices(res.manifest):
         return cost_summary(res, prices=prices)
     return None
-
-
-def _records(results: Any, res: Tally) -> Any:
-    """The records of the run, for a view that needs each sample (the review-corrected
-    rates): ``results`` itself when it holds them, else its file read again."""
-    if all(hasattr(results, a) for a in ("manifest", "samples", "warnings")):
-        return results
-    if res.path is None:
-        raise InvalidArgument(
-            "the review-corrected rates need each sample: give the results file or a Results"
-        )
-    from ..results._file import read_results
-
-    return read_results(res.path)
 
 
 def _ranking(res: Tally, variants: Sequence[str], level: float, about: str | None) -> str:

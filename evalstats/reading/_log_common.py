@@ -16,11 +16,13 @@ import json
 import math
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._text import short_repr
 from ..errors import InvalidArgument, ResultsFileError
-from ..results._file import COUNTING_METHOD, FORMAT_VERSION, Results
+
+if TYPE_CHECKING:
+    from ..results._file import Results
 
 #: Imported logs do not record the machine they ran on; they all carry this
 #: value, and every imported run says so in its warnings.
@@ -195,6 +197,8 @@ def build(
     number is the index of the (case, repeat) slot and the position the
     variant's index, since foreign logs do not record the order the samples ran.
     """
+    from ..results._file import COUNTING_METHOD, FORMAT_VERSION, Results
+
     shown = os.fspath(path)
     names = [str(v["name"]) for v in variants]
     position = {name: i for i, name in enumerate(names)}

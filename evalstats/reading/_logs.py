@@ -25,12 +25,17 @@ import json
 import os
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import IO, TYPE_CHECKING, Any
 
 from .._validate import suggest
 from ..errors import InvalidArgument, ResultsFileError
-from ..results._file import Results, ResultsWriter, _gc_paused, read_results
 from ._log_common import check_threshold, file_error, opening, unique_names
+
+if TYPE_CHECKING:
+    from ..results._file import Results
+
+# The results format (and msgspec, its schema's) is imported when a file is read,
+# not when the command line is parsed, which lists FORMATS.
 
 __all__ = ["FORMATS", "detect_format", "load_results", "merge", "write_results"]
 
@@ -47,12 +52,30 @@ def detect_format(path: str | os.PathLike[str]) -> str:
     Raises :class:`~evalstats.errors.ResultsFileError` naming the file when
     it cannot be read or is none of the supported formats.
     """
+    found, f = open_detected(path)
+    f.close()
+    return found
+
+
+def open_detected(path: str | os.PathLike[str]) -> tuple[str, IO[bytes]]:
+    """The format of ``path`` (as :func:`detect_format` finds it) and the file, open
+    for reading from its start, so that the file a reader goes on to read is opened
+    once. The caller closes it."""
     shown = os.fspath(path)
-    with (
-        opening(shown, folder="a results file or log", missing="no such results file or log"),
-        open(shown, "rb") as f,
-    ):
-        head = f.read(_SNIFF_BYTES)
+    with opening(shown, folder="a results file or log", missing="no such results file or log"):
+        f = open(shown, "rb")  # noqa: SIM115 - handed to the caller
+        try:
+            head = f.read(_SNIFF_BYTES)
+            found = _format_of(head, shown)
+        except BaseException:
+            f.close()
+            raise
+    f.seek(0)
+    return found, f
+
+
+def _format_of(head: bytes, shown: str) -> str:
+    """The format of a file that begins with ``head`` (see :func:`detect_format`)."""
     if not head.strip():
         raise file_error(shown, "the file is empty")
     if head.startswith(b"PK\x03\x04") or head.startswith(b"PK\x05\x06"):
@@ -182,6 +205,8 @@ def load_results(
     >>> print(res.warnings[0][:60])
     imported from csv: a sample passes when column 'passed' says
     """
+    from ..results._file import _gc_paused
+
     with _gc_paused():  # many small records and no cycles: see results._gc_paused
         return _load(
             path,
@@ -229,6 +254,8 @@ def _load(
                 f"pass_threshold={pass_threshold!r} is for imported scores; an evalstats "
                 "results file already says which samples passed"
             )
+        from ..results._file import read_results
+
         return read_results(shown)
     if fmt == "inspect":
         from ._log_inspect import read_inspect
@@ -337,6 +364,8 @@ def merge(runs: Sequence[Results]) -> Results:
     )
     finished = all(r.summary is not None and r.summary.get("status") == "finished" for r in runs)
     summary = {"type": "summary", "status": "finished"} if finished else None
+    from ..results._file import Results
+
     return Results(
         path=" + ".join(r.path or "" for r in runs),
         manifest=manifest,
@@ -352,6 +381,8 @@ def write_results(results: Results, out: str | os.PathLike[str]) -> str:
     Returns the path written. The file reads back with
     :func:`~evalstats.results._file.read_results` to the same samples and manifest.
     """
+    from ..results._file import ResultsWriter
+
     shown = os.fspath(out)
     if os.path.lexists(shown):  # ResultsWriter.create refuses it too; this says it for imports
         raise ResultsFileError(

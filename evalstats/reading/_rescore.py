@@ -31,7 +31,8 @@ from typing import Any
 from .._text import canonical_json
 from ..errors import InvalidArgument, ProviderError
 from ..results._file import Results, read_results
-from ..running._checks import run_check
+from ..results._records import to_record
+from ..running._checks import INSPECTION_FAILURE, Verdict, run_check
 
 __all__ = ["SCORING_FIELDS", "RescoreOutcome", "rescore"]
 
@@ -146,7 +147,8 @@ def _score_sample(
     if status == "unmeasured":
         return out
     if status != "completed":
-        out["checks"] = not_inspected(checks, str(record.get("reason") or "incomplete"))
+        why = str(record.get("reason") or "incomplete")
+        out["checks"] = [to_record(v) for v in not_inspected(checks, why)]
         return out
     answer = record.get("answer")
     trace = None
@@ -161,17 +163,17 @@ def _score_sample(
     for check, axis, name in checks:
         subject = trace if needs_trace(check) else answer
         if subject is None and needs_trace(check):
-            verdicts.append(
-                verdict_record(name, axis, "failed", "could not be inspected: no trace is stored")
-            )
-            continue
-        try:
-            verdict = run_check(check, subject)
-        except (TimeoutError, ProviderError) as exc:  # a judge that could not answer
-            out.update(status="unmeasured", reason=f"the check {name} could not be scored: {exc}")
-            out["checks"] = []
-            return out
-        verdicts.append(verdict_record(name, axis, verdict.status, verdict.reason))
+            verdict = Verdict.failed(f"{INSPECTION_FAILURE}: no trace is stored")
+        else:
+            try:
+                verdict = run_check(check, subject)
+            except (TimeoutError, ProviderError) as exc:  # a judge that could not answer
+                out.update(
+                    status="unmeasured", reason=f"the check {name} could not be scored: {exc}"
+                )
+                out["checks"] = []
+                return out
+        verdicts.append(to_record(verdict_record(name, axis, verdict, evidence=False)))
     out["checks"] = verdicts
     return out
 

@@ -1,6 +1,6 @@
 """Counting a run in one pass: what ``report``, ``compare``, ``gate`` and ``plan`` read.
 
-:func:`tally` reads a results file line by line and keeps only counts: per
+:func:`_tally_file` reads a results file line by line and keeps only counts: per
 variant the sample statuses, latencies and tokens; per variant and case the
 outcome of each (case, repeat) slot (one byte each), the passes and the check
 verdicts by (check, axis, kind); the scheduled slots. Nothing of a sample
@@ -8,17 +8,20 @@ outlives its line, so a report's memory does not grow with the samples beyond
 those tables.
 
 Lines are decoded with msgspec into typed structs that hold only the fields
-counted (the answer, the prompt and the rest are skipped, never built), which
-also checks their types as the file is read. A sample's checks are decoded
+counted (the answer, the prompt and the rest are skipped, never built), derived
+from the record schema (:mod:`evalstats.results._records`), which also checks
+their types as the file is read. A sample's checks are decoded
 once per case and text: the samples of a case mostly carry the very same
 checks, byte for byte, and their verdicts are kept (see :class:`_Verdicts`).
 A line that does not fit is read again with the standard library and checked
-field by field, so that the error names the file, the line and the field (see
-:mod:`evalstats.results._file`).
+field by field against the same schema, so that the error names the file, the
+line and the field (see :func:`evalstats.results._records.sample_problem`).
 
-The same counting takes a :class:`~evalstats.results._file.Results` already in memory,
-or the records of a run as an iterable (the manifest first): readers of other
-tools' logs that build records flow through it unchanged.
+The same counting takes a :class:`~evalstats.results._file.Results` already in memory
+(:func:`_tally_results`), or the records of a run as an iterable, the manifest
+first (:func:`_tally_records`): readers of other tools' logs that build records
+flow through it unchanged. Which one counts a run is said once, by
+:class:`evalstats.reading._source.RunSource`.
 """
 
 from __future__ import annotations
@@ -27,27 +30,35 @@ import os
 import re
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import IO, Annotated, Any, Literal, NoReturn
+from typing import IO, Any, Literal, NoReturn, get_args
 
 import msgspec
+from msgspec import UNSET
 
 from ..errors import InvalidArgument, ResultsFileError
 from ..results._file import (
     LONG_LINE,
-    MAX_RUNS,
     Results,
     _check_variant,
     _gc_paused,
-    _manifest_problem,
     _parse_line,
     _planned_runs,
-    _sample_problem,
     _Scan,
-    _slot_problem,
 )
-from ..running._checks import INSPECTION_FAILURE
+from ..results._records import (
+    CheckVerdict,
+    Sample,
+    Slot,
+    Summary,
+    Tokens,
+    derived,
+    manifest_problem,
+    not_inspected,
+    sample_problem,
+    slot_problem,
+)
 
-__all__ = ["Tally", "tally"]
+__all__ = ["Tally"]
 
 # --- what a line is decoded into ----------------------------------------------------
 
@@ -55,63 +66,35 @@ _INF = float("inf")
 _NULL = msgspec.Raw(b"null")
 _ABSENT = msgspec.Raw(b"")
 
+# Structs of only the fields counted, derived from the record schema
+# (evalstats.results._records), in its order: the order the engine writes them,
+# and msgspec looks a key up faster when it is the field after the one before.
+# The trace and the workspace observations are kept as their JSON text, decoded
+# only for the samples that carry them.
 
-# The fields of these structs are in the order the engine writes them: msgspec
-# looks a key up faster when it is the field after the one before.
+#: The fields of a check verdict and of a sample the counts read.
+_CHECK_FIELDS = ("check", "axis", "status", "reason", "not_inspected", "judge_unmeasured")
+_SAMPLE_FIELDS = (
+    *("case", "variant", "repeat", "status", "trace", "checks"),
+    *("latency_s", "tokens", "workspace"),
+)
+_LAZY = {"trace": (msgspec.Raw, _NULL), "workspace": (msgspec.Raw, _ABSENT)}
 
-
-class _Check(msgspec.Struct, gc=False, kw_only=True):
-    check: str | None = None
-    axis: str | None = None
-    status: Literal["passed", "failed", "unscored"]
-    reason: str | None = None
-    judge_unmeasured: bool = False  # the judge gave no verdict after retries
-
-
-class _Tokens(msgspec.Struct, gc=False):
-    input: Annotated[int, msgspec.Meta(ge=0)] | Literal["NaN", "Infinity"] | None = None
-    output: Annotated[int, msgspec.Meta(ge=0)] | Literal["NaN", "Infinity"] | None = None
-
-
-class _Sample(msgspec.Struct, tag="sample", tag_field="type", gc=False, kw_only=True):
-    case: str
-    variant: str
-    repeat: Annotated[int, msgspec.Meta(ge=0, lt=MAX_RUNS)]
-    status: Literal["completed", "incomplete", "unmeasured"]
-    trace: msgspec.Raw = _NULL
-    checks: list[_Check]
-    # a number of seconds; "NaN" and "Infinity" are how the writer records
-    # non-finite numbers, which are counted as no latency
-    latency_s: float | Literal["NaN", "Infinity", "-Infinity"] | None = None
-    tokens: _Tokens | None = None
-    workspace: msgspec.Raw = _ABSENT
-
-
-class _FileSample(msgspec.Struct, tag="sample", tag_field="type", gc=False, kw_only=True):
-    """A sample line as first decoded: its checks kept as their JSON text (see _Verdicts)."""
-
-    case: str
-    variant: str
-    repeat: Annotated[int, msgspec.Meta(ge=0, lt=MAX_RUNS)]
-    status: Literal["completed", "incomplete", "unmeasured"]
-    trace: msgspec.Raw = _NULL
-    checks: msgspec.Raw
-    latency_s: float | Literal["NaN", "Infinity", "-Infinity"] | None = None
-    tokens: _Tokens | None = None
-    workspace: msgspec.Raw = _ABSENT
-
-
-class _Summary(msgspec.Struct, tag="summary", tag_field="type"):
-    pass
-
-
-_Slot = tuple[
-    str,
-    Annotated[int, msgspec.Meta(ge=0, lt=MAX_RUNS)],
-    Annotated[int, msgspec.Meta(ge=0)],
-    Annotated[int, msgspec.Meta(ge=0)],
-    str,
-]
+_Check = derived("_Check", CheckVerdict, _CHECK_FIELDS, gc=False)
+_Tokens = Tokens
+_Sample = derived(
+    "_Sample",
+    Sample,
+    _SAMPLE_FIELDS,
+    {**_LAZY, "checks": list[_Check]},
+    gc=False,  # type: ignore[valid-type]
+)
+#: A sample line as first decoded: its checks kept as their JSON text (see _Verdicts).
+_FileSample = derived(
+    "_FileSample", Sample, _SAMPLE_FIELDS, {**_LAZY, "checks": msgspec.Raw}, gc=False
+)
+_Summary = derived("_Summary", Summary, ())
+_Slot = get_args(Slot)[0]
 
 _LINE = msgspec.json.Decoder(_FileSample | _Summary)
 _WHOLE = msgspec.json.Decoder(_Sample | _Summary)
@@ -183,8 +166,7 @@ def _count_checks(
             scored = True
         elif kind == "failed":
             failed = True
-            reason = c.reason
-            if reason and reason.startswith(INSPECTION_FAILURE):
+            if not_inspected(c):  # type: ignore[arg-type]
                 kind = "not_inspected"
         elif c.judge_unmeasured:
             judge_unmeasured += 1
@@ -339,7 +321,7 @@ def _grow(buffer: bytearray, index: int) -> None:
 class Tally:
     """The counts of one run: what every reading of a results file needs.
 
-    Build one with :func:`tally`. ``manifest`` is the manifest without its
+    Build one with :func:`evalstats.reading._source.tally`. ``manifest`` is the manifest without its
     ``schedule`` (which is kept as scheduled slots per variant and case),
     ``summary`` the summary record or None, ``looks`` the look records of a
     sequential run (kept whole: one a round), ``warnings`` what the reader
@@ -832,58 +814,15 @@ def _read_long_manifest(
 # --- reading ---------------------------------------------------------------------------
 
 
-def tally(source: Any) -> Tally:
-    """Count a run in one pass.
-
-    Parameters
-    ----------
-    source : path, Results, Tally or iterable of records
-        A results file; a :class:`~evalstats.results._file.Results` already read (or
-        built by a reader of another tool's log); a :class:`Tally` (returned
-        as it is); or the records of a run as mappings, the manifest first and
-        then samples (and optionally a summary), each with or without its
-        ``"type"``.
-
-    Returns
-    -------
-    Tally
-
-    Raises
-    ------
-    ResultsFileError
-        For a file that breaks the results format, naming the line.
-    InvalidArgument
-        For records in memory that break it, naming the record.
-
-    Examples
-    --------
-    >>> manifest = {"variants": [{"name": "v"}], "cases": [{"id": "x"}], "runs": 2}
-    >>> samples = [{"case": "x", "variant": "v", "repeat": r, "status": "completed",
-    ...             "checks": [{"status": "passed" if r else "failed"}]} for r in range(2)]
-    >>> t = tally([manifest, *samples])
-    >>> t.outcomes("v")
-    {'x': [False, True]}
-    """
-    if isinstance(source, Tally):
-        return source
-    if isinstance(source, str | os.PathLike):
-        return _tally_file(source)
-    if all(hasattr(source, a) for a in ("manifest", "samples", "warnings")):
-        return _tally_results(source)
-    if isinstance(source, Iterable) and not isinstance(source, Mapping | bytes):
-        return _tally_records(iter(source))
-    raise InvalidArgument(
-        f"results={source!r} must be a Results (from read_results) or the path of a results file"
-    )
-
-
-def _memory_sample(record: Any, where: str) -> _Sample:
-    """A sample record in memory, checked as the reader checks a line."""
-    if not isinstance(record, Mapping):
-        raise InvalidArgument(f"{where}: {record!r} is not a sample record (a mapping)")
-    problem = _sample_problem(record)
-    if problem is not None:
-        raise InvalidArgument(f"{where}: {problem}")
+def _memory_sample(record: Any, where: str, *, checked: bool = False) -> _Sample:
+    """A sample record in memory, checked as the reader checks a line (unless it was
+    ``checked`` already, read by :func:`~evalstats.results._file.read_results`)."""
+    if not checked:
+        if not isinstance(record, Mapping):
+            raise InvalidArgument(f"{where}: {record!r} is not a sample record (a mapping)")
+        problem = sample_problem(record)
+        if problem is not None:
+            raise InvalidArgument(f"{where}: {problem}")
     tokens = record.get("tokens")
     trace = record.get("trace")
     return _Sample(
@@ -897,12 +836,15 @@ def _memory_sample(record: Any, where: str) -> _Sample:
                 axis=c.get("axis"),
                 status=c["status"],
                 reason=c.get("reason"),
+                not_inspected=c.get("not_inspected", UNSET),
                 judge_unmeasured=c.get("judge_unmeasured") is True,
             )
             for c in record["checks"]
         ],
         latency_s=_float(record.get("latency_s")),
-        tokens=None if tokens is None else _Tokens(tokens.get("input"), tokens.get("output")),
+        tokens=None
+        if tokens is None
+        else _Tokens(input=tokens.get("input"), output=tokens.get("output")),
         trace=_NULL if trace is None else msgspec.Raw(msgspec.json.encode(trace)),
         workspace=(
             msgspec.Raw(msgspec.json.encode(record["workspace"]))
@@ -920,7 +862,7 @@ def _float(value: Any) -> Any:
 def _memory_manifest(manifest: Any) -> Tally:
     if not isinstance(manifest, Mapping):
         raise InvalidArgument(f"manifest={manifest!r} must be a mapping")
-    problem = _manifest_problem(manifest)
+    problem = manifest_problem(manifest)
     if problem is not None:
         raise InvalidArgument(f"the manifest's {problem}")
     t = Tally(None, {k: v for k, v in manifest.items() if k != "schedule"})
@@ -934,15 +876,16 @@ def _finish(t: Tally, warnings: Iterable[str]) -> Tally:
     return t
 
 
-def _tally_results(res: Results) -> Tally:
-    """Count a :class:`Results` in memory (its reader has warned about duplicates)."""
+def _tally_results(res: Results, *, checked: bool = False) -> Tally:
+    """Count a :class:`Results` in memory (its reader has warned about duplicates);
+    ``checked``: its records were checked as they were read from its file."""
     t = _memory_manifest(res.manifest)
     t.path = None if res.path is None else str(res.path)
     for i, record in enumerate(res.samples):
-        sample = _memory_sample(record, f"sample {i}")
+        sample = _memory_sample(record, f"sample {i}", checked=checked)
         t._add(sample, i, None)
     t.summary = res.summary
-    t.looks = tuple(getattr(res, "looks", ()))
+    t.looks = tuple(res.looks)
     return _finish(t, res.warnings)
 
 
@@ -985,8 +928,9 @@ def _tally_records(records: Iterator[Any]) -> Tally:
     return _finish(t, warnings)
 
 
-def _tally_file(path: str | os.PathLike[str]) -> Tally:
-    """Count a results file in one streaming pass."""
+def _tally_file(path: str | os.PathLike[str], opened: IO[bytes] | None = None) -> Tally:
+    """Count a results file in one streaming pass (from ``opened``, the file the
+    caller opened, when given; it is closed)."""
     holder: list[Tally] = []
 
     def manifest(line: bytes, number: int) -> dict[str, Any] | None:
@@ -1001,7 +945,7 @@ def _tally_file(path: str | os.PathLike[str]) -> Tally:
             fields = {k: msgspec.Raw(msgspec.json.encode(v)) for k, v in parsed.items()}
         schedule = fields.pop("schedule", None)
         record = scan.check_manifest({k: _ANY.decode(v) for k, v in fields.items()}, number)
-        problem = _manifest_problem(record, schedule=False)
+        problem = manifest_problem(record, schedule=False)
         if problem is not None:
             raise ResultsFileError(f"{scan.shown}: line {number}: the manifest's {problem}")
         t = Tally(scan.shown, record)
@@ -1025,18 +969,18 @@ def _tally_file(path: str | os.PathLike[str]) -> Tally:
         except msgspec.DecodeError:
             return None, size
         record = scan.check_manifest(record, 1)
-        problem = _manifest_problem({"schedule": other})
+        problem = manifest_problem({"schedule": other})
         if problem is not None:
             raise ResultsFileError(f"{scan.shown}: line 1: the manifest's {problem}")
         record = scan.check_manifest(record, 1)
-        problem = _manifest_problem(record, schedule=False)
+        problem = manifest_problem(record, schedule=False)
         if problem is not None:
             raise ResultsFileError(f"{scan.shown}: line 1: the manifest's {problem}")
         t.manifest = record
         holder.append(t)
         return record, size
 
-    scan = _Scan(path, manifest, record, long_manifest=long_manifest)
+    scan = _Scan(path, manifest, record, long_manifest=long_manifest, opened=opened)
     with _gc_paused():  # many short-lived objects and no cycles (see results._gc_paused)
         for number, (sample, verdicts) in scan.records():
             holder[0]._add(sample, number, verdicts)
@@ -1186,7 +1130,7 @@ def _slow_record(shown: str, line: bytes, number: int) -> tuple[Any, Any] | None
     kind = parsed.get("type")
     if kind != "sample":
         return kind, parsed
-    problem = _sample_problem(parsed)
+    problem = sample_problem(parsed)
     if problem is not None:
         raise ResultsFileError(f"{shown}: line {number}: {problem}")
     # Valid by the format, but not by the typed decoder (NaN-free numbers the
@@ -1255,12 +1199,12 @@ def _bad_schedule(raw: msgspec.Raw, where: str, *, first: int = 0) -> NoReturn:
     problem = None
     if isinstance(schedule, list):
         for i, slot in enumerate(schedule):
-            found = _slot_problem(slot)
+            found = slot_problem(slot)
             if found is not None:
                 problem = f'"schedule"[{first + i}]: {found}'
                 break
     elif schedule is not None:
-        problem = _manifest_problem({"schedule": schedule})
+        problem = manifest_problem({"schedule": schedule})
     raise ResultsFileError(
         f"{where} {problem}" if problem else f'{where} "schedule" is not a list of slots'
     )

@@ -17,14 +17,16 @@ from .._validate import suggest
 from ..errors import InvalidArgument
 from ..stats._intervals import ClusteredInterval, Interval
 from ..stats._smallstats import clustered_counts, wilson_ci
-from ._tally import Tally, tally
+from ._source import RunSource
+from ._tally import Tally
 
 # --- loading --------------------------------------------------------------------
 
 
 def _results(results: Any) -> Tally:
-    """The counts of a run, from a path, a Results, records, or the counts themselves."""
-    return tally(results)
+    """The counts of a run, from a RunSource, a path, a Results, records, or the counts
+    themselves (see :class:`~evalstats.reading._source.RunSource`)."""
+    return RunSource.of(results).tally()
 
 
 def _variant_names(res: Tally) -> list[str]:

@@ -20,9 +20,9 @@ class AxisCount:
     """Verdicts of one axis (or one check): ``passed`` of ``scored``.
 
     ``unscored`` verdicts are in no denominator and counted apart;
-    ``not_inspected`` counts the failures that had nothing to inspect (their
-    reason starts with ``could not be inspected``); they are among the failures,
-    and so in ``scored``. Samples that were unmeasured are not counted at all.
+    ``not_inspected`` counts the failures that had nothing to inspect (see
+    :func:`evalstats.results._records.not_inspected`); they are among the
+    failures, and so in ``scored``. Samples that were unmeasured are not counted at all.
     """
 
     passed: int

@@ -13,6 +13,9 @@ A run writes one file, one JSON object per line, each with a ``"type"``:
 * ``{"type": "summary", "status": ..., ...}`` last, when the run ended normally
   or was interrupted cleanly.
 
+Each record's fields, and what the reader checks of them, are defined once in
+:mod:`evalstats.results._records`.
+
 Durability. :class:`ResultsWriter` creates the file exclusively (an existing
 path is refused and left untouched) with mode 0600, writes each record as one
 line and hands it to the operating system at once (so a crashed or killed
@@ -56,12 +59,24 @@ import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any
+from typing import IO, Any
+
+import msgspec
 
 from .._text import short_repr
 from .._validate import suggest
 from ..errors import InvalidArgument, ResultsFileError
 from ._recordable import NOTES_KEY, recordable
+from ._records import (
+    CHECK_STATUSES,
+    FORMAT_VERSION,
+    SAMPLE_STATUSES,
+    Look,
+    Sample,
+    manifest_problem,
+    sample_problem,
+    to_record,
+)
 
 __all__ = [
     "COUNTING_METHOD",
@@ -75,24 +90,10 @@ __all__ = [
     "sample_passed",
 ]
 
-#: Version of the file layout; a reader refuses a manifest with another one.
-FORMAT_VERSION = 1
-
 #: Version of the rules in :func:`sample_passed` that turn verdicts into
 #: pass/fail. Bump it whenever those rules change: runs counted under different
 #: rules are not comparable.
 COUNTING_METHOD = "1"
-
-SAMPLE_STATUSES = ("completed", "incomplete", "unmeasured")
-CHECK_STATUSES = ("passed", "failed", "unscored")
-
-#: Keys every sample record must have (the reader and the writer both insist).
-SAMPLE_REQUIRED = ("case", "variant", "repeat", "status", "checks")
-
-#: The most runs per case and variant a results file may hold: a manifest's
-#: ``runs`` and every ``repeat`` (which counts from 0) stay below it, so that a
-#: corrupt or hostile file cannot make a reader allocate without bound.
-MAX_RUNS = 1_000_000
 
 #: Environment variables whose values are never written: how their names end
 #: (in any case). ``_KEY`` covers ``OPENAI_API_KEY`` and ``AWS_SECRET_ACCESS_KEY``.
@@ -282,155 +283,6 @@ def _cannot_create(shown: str, error: OSError) -> ResultsFileError:
         folder = os.path.dirname(shown) or "."
         return ResultsFileError(f"cannot create {shown}: the folder {folder} does not exist")
     return ResultsFileError(f"cannot create {shown}: {error.strerror or error}")
-
-
-# --- validation shared by the reader and the writer --------------------------
-
-
-def _whole(value: Any, *, low: int = 0, high: int | None = None) -> bool:
-    """Whether ``value`` is a whole number (not a bool) in ``[low, high)``."""
-    return (
-        isinstance(value, int)
-        and not isinstance(value, bool)
-        and value >= low
-        and (high is None or value < high)
-    )
-
-
-def _sample_problem(record: Mapping[str, Any], *, written: bool = True) -> str | None:
-    """What is wrong with a sample record, or None when it can be counted.
-
-    ``written`` says the record was read from a file: the fields only a reader
-    counts are checked too (see :func:`_field_problem`).
-    """
-    for key in SAMPLE_REQUIRED:
-        if key not in record:
-            return f'the sample has no "{key}"'
-    for key in ("case", "variant"):
-        if not isinstance(record[key], str):
-            return f'"{key}"={short_repr(record[key])} must be a string'
-    repeat = record["repeat"]
-    if not _whole(repeat, high=MAX_RUNS):
-        return f'"repeat"={short_repr(repeat)} must be a whole number from 0 to {MAX_RUNS - 1:,}'
-    if record["status"] not in SAMPLE_STATUSES:
-        return (
-            f'"status"={short_repr(record["status"])} is not a sample status'
-            f"{suggest(str(record['status']), SAMPLE_STATUSES)}; expected one of "
-            + ", ".join(repr(s) for s in SAMPLE_STATUSES)
-        )
-    checks = record["checks"]
-    if not isinstance(checks, list | tuple):
-        return f'"checks"={short_repr(checks)} must be a list'
-    for i, check in enumerate(checks):
-        if not isinstance(check, Mapping) or "status" not in check:
-            return f'checks[{i}] must be an object with a "status"'
-        if check["status"] not in CHECK_STATUSES:
-            return (
-                f'checks[{i}]: "status"={short_repr(check["status"])} is not a check status'
-                f"{suggest(str(check['status']), CHECK_STATUSES)}"
-            )
-    if written:
-        return _field_problem(record)
-    return None
-
-
-def _field_problem(record: Mapping[str, Any]) -> str | None:
-    """What is wrong with the optional fields a reader counts (the checks' names, axes
-    and reasons, the latency, the tokens); the writer leaves them to the engine and to
-    its JSON encoder."""
-    for i, check in enumerate(record["checks"]):
-        for key in ("check", "axis", "reason"):
-            value = check.get(key)
-            if value is not None and not isinstance(value, str):
-                return f'checks[{i}]: "{key}"={short_repr(value)} must be a string or null'
-    latency = record.get("latency_s")
-    if not _number_or_null(latency):
-        return f'"latency_s"={short_repr(latency)} must be a number of seconds or null'
-    tokens = record.get("tokens")
-    if tokens is not None:
-        if not isinstance(tokens, Mapping):
-            return f'"tokens"={short_repr(tokens)} must be an object or null'
-        for key in ("input", "output"):
-            value = tokens.get(key)
-            if value is not None and not _whole(value) and value not in NON_FINITE:
-                return f'"tokens": "{key}"={short_repr(value)} must be a whole number or null'
-    return None
-
-
-#: How the writer records numbers JSON cannot hold (see :mod:`evalstats.results._recordable`);
-#: a reader takes them as numbers that were not measured.
-NON_FINITE = ("NaN", "Infinity", "-Infinity")
-
-
-def _number_or_null(value: Any) -> bool:
-    """A number (not a bool), null, or a non-finite number as the writer records it."""
-    if value is None or value in NON_FINITE:
-        return True
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def _slot_problem(slot: Any) -> str | None:
-    """What is wrong with one slot of a manifest's schedule, or None."""
-    if not isinstance(slot, list | tuple) or len(slot) < 5:
-        return f"{short_repr(slot)} must be a list [case, repeat, pair, position, variant]"
-    case, repeat, pair, position, variant = slot[:5]
-    if not isinstance(case, str) or not isinstance(variant, str):
-        return f"{short_repr(slot)}: the case and the variant must be strings"
-    if not _whole(repeat, high=MAX_RUNS):
-        return (
-            f"{short_repr(slot)}: repeat={short_repr(repeat)} must be a whole number from 0 to "
-            f"{MAX_RUNS - 1:,}"
-        )
-    if not _whole(pair) or not _whole(position):
-        return f"{short_repr(slot)}: the pair and the position must be whole numbers of at least 0"
-    return None
-
-
-def _manifest_problem(manifest: Mapping[str, Any], *, schedule: bool = True) -> str | None:
-    """What is wrong with the manifest fields a reader relies on, or None.
-
-    ``suite`` is an object; ``cases`` a list of objects with a string ``id``;
-    ``variants`` a list of objects with a string ``name`` (or of names);
-    ``runs`` a whole number below :data:`MAX_RUNS`; ``schedule`` (checked
-    when ``schedule`` is true) a list of ``[case, repeat, pair, position,
-    variant]`` slots. Each may be absent or null.
-    """
-    suite = manifest.get("suite")
-    if suite is not None and not isinstance(suite, Mapping):
-        return f'"suite"={short_repr(suite)} must be an object'
-    cases = manifest.get("cases")
-    if cases is not None:
-        if not isinstance(cases, list):
-            return f'"cases"={short_repr(cases)} must be a list of cases'
-        for i, case in enumerate(cases):
-            if isinstance(case, str):  # a bare case id
-                continue
-            if not isinstance(case, Mapping) or not isinstance(case.get("id"), str):
-                return f'"cases"[{i}]={short_repr(case)} must be an object with a string "id"'
-    variants = manifest.get("variants")
-    if variants is not None:
-        if not isinstance(variants, list):
-            return f'"variants"={short_repr(variants)} must be a list of variants'
-        for i, variant in enumerate(variants):
-            name = variant.get("name") if isinstance(variant, Mapping) else variant
-            if not isinstance(name, str):
-                return (
-                    f'"variants"[{i}]={short_repr(variant)} must be an object with a string '
-                    '"name" (or a name)'
-                )
-    runs = manifest.get("runs")
-    if runs is not None and not _whole(runs, high=MAX_RUNS + 1):
-        return f'"runs"={short_repr(runs)} must be a whole number from 0 to {MAX_RUNS:,}'
-    if schedule:
-        slots = manifest.get("schedule")
-        if slots is not None:
-            if not isinstance(slots, list):
-                return f'"schedule"={short_repr(slots)} must be a list of slots'
-            for i, slot in enumerate(slots):
-                problem = _slot_problem(slot)
-                if problem is not None:
-                    return f'"schedule"[{i}]: {problem}'
-    return None
 
 
 def sample_passed(record: Mapping[str, Any]) -> bool | None:
@@ -737,9 +589,11 @@ class _Scan:
         record: Callable[[bytes, int], tuple[Any, Any] | None],
         *,
         long_manifest: Callable[[Any, bytes], tuple[dict[str, Any] | None, int]] | None = None,
+        opened: IO[bytes] | None = None,
     ) -> None:
         self.shown = os.fspath(path)
         self.path = path
+        self._opened = opened
         self._decode_manifest = manifest
         self._decode = record
         self._long_manifest = long_manifest
@@ -752,6 +606,11 @@ class _Scan:
         self.read_warnings = 0
 
     def _open(self) -> Any:
+        """The file, opened here, or as the caller opened it (at its start)."""
+        if self._opened is not None:
+            f, self._opened = self._opened, None
+            f.seek(0)
+            return f
         shown = self.shown
         try:
             return open(self.path, "rb")  # noqa: SIM115 - closed by records()
@@ -906,8 +765,11 @@ def _planned_runs(manifest: Mapping[str, Any]) -> int:
     return runs if isinstance(runs, int) and not isinstance(runs, bool) and runs > 0 else 0
 
 
-def _read(path: str | os.PathLike[str]) -> tuple[Results, int, bool]:
-    """Read a results file.
+def _read(
+    path: str | os.PathLike[str], opened: IO[bytes] | None = None
+) -> tuple[Results, int, bool]:
+    """Read a results file (from ``opened``, the file the caller opened, when given;
+    it is closed).
 
     Returns the results, the byte offset where the last kept sample (or the
     manifest) ends, and whether that kept prefix ends with a newline.
@@ -918,7 +780,7 @@ def _read(path: str | os.PathLike[str]) -> tuple[Results, int, bool]:
         if record is None:
             return None
         record = scan.check_manifest(record, number)
-        problem = _manifest_problem(record)
+        problem = manifest_problem(record)
         if problem is not None:
             raise ResultsFileError(f"{scan.shown}: line {number}: the manifest's {problem}")
         return record  # type: ignore[no-any-return]
@@ -933,13 +795,13 @@ def _read(path: str | os.PathLike[str]) -> tuple[Results, int, bool]:
             )
         return parsed.get("type"), parsed
 
-    scan = _Scan(path, manifest, record)
+    scan = _Scan(path, manifest, record, opened=opened)
     samples: list[dict[str, Any]] = []
     seen: dict[tuple[str, str, int], int] = {}
     sharer = _Sharer()
     with _gc_paused():
         for number, sample in scan.records():
-            problem = _sample_problem(sample)
+            problem = sample_problem(sample)
             if problem is not None:
                 raise ResultsFileError(f"{scan.shown}: line {number}: {problem}")
             key = (sample["case"], sample["variant"], sample["repeat"])
@@ -1147,7 +1009,7 @@ class ResultsWriter:
                 f"manifest format={manifest['format']!r}; this evalstats writes format "
                 f"{FORMAT_VERSION}"
             )
-        problem = _manifest_problem(manifest)
+        problem = manifest_problem(manifest)
         if problem is not None:  # a file its own reader would refuse is never begun
             raise InvalidArgument(f"manifest: {problem}")
         record: dict[str, Any] = {"type": "manifest", "format": FORMAT_VERSION}
@@ -1277,17 +1139,21 @@ class ResultsWriter:
             ) from None
         self._syncer.dirty = True
 
-    def write_sample(self, record: Mapping[str, Any]) -> None:
+    def write_sample(self, record: Mapping[str, Any] | Sample) -> None:
         """Write one sample record as one line (adding ``"type": "sample"``).
 
-        The record must have ``case``, ``variant``, ``repeat``, ``status`` and
-        ``checks`` (with known statuses), as the reader requires; otherwise
+        ``record`` is a :class:`~evalstats.results._records.Sample` (as the
+        engine makes them) or a mapping of its fields. It must have ``case``,
+        ``variant``, ``repeat``, ``status`` and ``checks`` (with known
+        statuses), as the reader requires; otherwise
         :class:`~evalstats.errors.InvalidArgument`. The line reaches the
         operating system before this returns.
         """
-        if not isinstance(record, Mapping):
+        if record.__class__ is Sample:  # (isinstance of a struct class takes a microsecond)
+            record = to_record(record)
+        elif not isinstance(record, Mapping):
             raise InvalidArgument(f"record={record!r} must be a mapping")
-        problem = _sample_problem(record, written=False)
+        problem = sample_problem(record, written=False)
         if problem is not None:
             raise InvalidArgument(f"cannot write the sample: {problem}")
         line: dict[str, Any] = {"type": "sample"}
@@ -1305,7 +1171,7 @@ class ResultsWriter:
         """
         if not isinstance(record, Mapping):
             raise InvalidArgument(f"record={record!r} must be a mapping")
-        for key in ("pairs", "verdict"):
+        for key in _LOOK_REQUIRED:
             if key not in record:
                 raise InvalidArgument(f"cannot write the look: it has no {key!r}")
         line: dict[str, Any] = {"type": "look"}
@@ -1368,6 +1234,7 @@ class ResultsWriter:
 
 
 _PRIVATE = object()
+_LOOK_REQUIRED = tuple(f.name for f in msgspec.structs.fields(Look) if f.required)
 
 
 def rewrite_manifest(
@@ -1402,7 +1269,7 @@ def rewrite_manifest(
             return results
         record: dict[str, Any] = {"type": "manifest", "format": FORMAT_VERSION}
         record.update({k: v for k, v in manifest.items() if k not in ("type", "format")})
-        problem = _manifest_problem(record)
+        problem = manifest_problem(record)
         if problem is not None:
             raise InvalidArgument(f"manifest: {problem}")
         line = _serialize(record, "manifest")

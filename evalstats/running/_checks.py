@@ -40,6 +40,7 @@ from urllib.parse import urlsplit
 
 from .._validate import suggest
 from ..errors import InvalidArgument, ProviderError
+from ..results._records import INSPECTION_FAILURE
 
 __all__ = [
     "BUILTIN_CHECKS",
@@ -60,11 +61,6 @@ __all__ = [
     "run_check",
     "word_count",
 ]
-
-#: Reasons that start with this say there was nothing to inspect (an empty
-#: answer, no JSON where JSON was asked); such a verdict is a failure, counted
-#: apart from real misses.
-INSPECTION_FAILURE = "could not be inspected"
 
 #: Reasons that start with this say the check itself raised an exception (a bug
 #: in the check, not a problem of the answer); see :func:`run_check`.

@@ -49,6 +49,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from msgspec import UNSET
+
 from .._terminal import visible
 from .._text import canonical_json
 from .._validate import whole_number
@@ -58,14 +60,15 @@ from ..errors import (
     ResultsFileError,
     TransientProviderError,
 )
-from ..results._recordable import NOTES_KEY, recordable
+from ..results._recordable import recordable
+from ..results._records import CheckVerdict, Manifest, Sample, Summary, Tokens, to_record
 from ._checks import Verdict, nothing_to_inspect, run_check
 from ._options import DEFAULT_TIMEOUT_S, Limits, Retries, Selection, _DefaultTimeout, gather
 from ._prices import without_prices
 from ._scoring import (
-    JUDGE_UNMEASURED,
     checks_of,
     is_judged,
+    judge_unmeasured,
     may_block,
     needs_trace,
     not_inspected,
@@ -586,7 +589,7 @@ class _Engine:
             except Exception as exc:
                 return _Attempts(None, attempt, error=exc)
 
-    async def sample(self, slot: Slot) -> dict[str, Any]:
+    async def sample(self, slot: Slot) -> Sample:
         variant = self.variants[slot.variant]
         prompt = self.prompt(slot.case, slot.variant)
         seed = sample_seed(self.seed, slot.case, slot.repeat, slot.variant)
@@ -597,7 +600,7 @@ class _Engine:
         reason: str | None = None
         answer: Any = None
         trace = tokens = model = None
-        verdicts: list[dict[str, Any]] = []
+        verdicts: list[CheckVerdict] = []
         notes: list[str] = []
         case = self.cases[slot.case]
         call = await self._with_retries(lambda: self._call_task(variant.task, prompt, seed, case))
@@ -637,26 +640,26 @@ class _Engine:
             # own objects) is kept as its repr, so the sample is still written.
             trace, trace_notes = recordable(trace, "trace")
             notes += trace_notes
-        return {
-            "case": slot.case,
-            "variant": slot.variant,
-            "repeat": slot.repeat,
-            "pair": slot.pair,
-            "position": slot.position,
-            "status": status,
-            "reason": reason,
-            "prompt": prompt.to_dict(),
-            "answer": answer if isinstance(answer, str) else None,
-            "trace": trace,
-            "checks": verdicts,
-            "latency_s": round(latency, 6),
-            "attempts": attempts,
-            "tokens": tokens,
-            "model": model,
-            "started_at": started_at,
-            "finished_at": _now(),
-            **({NOTES_KEY: notes} if notes else {}),
-        }
+        return Sample(
+            case=slot.case,
+            variant=slot.variant,
+            repeat=slot.repeat,
+            pair=slot.pair,
+            position=slot.position,
+            status=status,
+            reason=reason,
+            prompt=prompt.to_dict(),
+            answer=answer if isinstance(answer, str) else None,
+            trace=trace,
+            checks=verdicts,
+            latency_s=round(latency, 6),
+            attempts=attempts,
+            tokens=tokens,
+            model=model,
+            started_at=started_at,
+            finished_at=_now(),
+            recording_notes=notes if notes else UNSET,
+        )
 
     async def _score(
         self,
@@ -664,7 +667,7 @@ class _Engine:
         checks: Sequence[tuple[Callable[[Any], Any], str | None, str]],
         answer: str,
         trace: Any = None,
-    ) -> list[dict[str, Any]] | str:
+    ) -> list[CheckVerdict] | str:
         """Every check's verdict, or the reason the sample is unmeasured.
 
         A check with ``needs_trace = True`` is given ``trace`` (the sample's
@@ -683,7 +686,7 @@ class _Engine:
                 except ProviderError as exc:
                     raise _Stop(exc) from exc
                 else:
-                    out.append(verdict_record(name, axis, verdict.status, verdict.reason, verdict))
+                    out.append(verdict_record(name, axis, verdict))
                     continue
 
             def make(
@@ -703,24 +706,20 @@ class _Engine:
             if call.unmeasured is not None and is_judged(check):
                 # The judge gave no verdict after retries: the check is unmeasured
                 # for the judge, neither passed nor failed, and counted apart.
-                record = verdict_record(
-                    name, axis, "unscored", f"{JUDGE_UNMEASURED}: {call.unmeasured}"
-                )
-                out.append({**record, "judge_unmeasured": True})
+                out.append(judge_unmeasured(name, axis, call.unmeasured))
                 continue
             if call.unmeasured is not None:
                 return f"the check {name} could not be scored: {call.unmeasured}"
             if call.error is not None:  # run_check turns check errors into verdicts
                 raise call.error
-            verdict = call.result
-            out.append(verdict_record(name, axis, verdict.status, verdict.reason, verdict))
+            out.append(verdict_record(name, axis, call.result))
         return out
 
 
-def _tokens(tokens: Mapping[str, int | None] | None) -> dict[str, int | None] | None:
+def _tokens(tokens: Mapping[str, int | None] | None) -> Tokens | None:
     if tokens is None:
         return None
-    return {"input": tokens.get("input"), "output": tokens.get("output")}
+    return Tokens(input=tokens.get("input"), output=tokens.get("output"))
 
 
 async def _sleep(seconds: float) -> None:
@@ -930,19 +929,18 @@ async def _run_and_summarise(
         elif state.interrupted is not None:
             status, reason = "interrupted", state.interrupted
         elapsed = time.perf_counter() - t0
-        writer.close(
-            {
-                "status": status,
-                "reason": reason,
-                "samples": skipped + state.written,
-                # Samples from earlier sessions: the run was resumed (or
-                # extended) after it may have been looked at.
-                **({"resumed_with": skipped} if skipped else {}),
-                "by_variant": state.by_variant,
-                "finished_at": _now(),
-                "elapsed_s": round(elapsed, 6),
-            }
+        summary = Summary(
+            status=status,
+            reason=reason,
+            samples=skipped + state.written,
+            # Samples from earlier sessions: the run was resumed (or
+            # extended) after it may have been looked at.
+            resumed_with=skipped if skipped else UNSET,
+            by_variant=state.by_variant,
+            finished_at=_now(),
+            elapsed_s=round(elapsed, 6),
         )
+        writer.close(to_record(summary))
     return stop, cancelled, status, reason, elapsed
 
 
@@ -1063,24 +1061,26 @@ def _manifest(
     from ..results._file import environment
 
     env = environment()
-    return {
-        "type": "manifest",
-        "format": 1,
-        "evalstats": __version__,
-        "counting_method": _counting_method(),
-        "suite": suite.to_dict(),
-        "cases": [case.to_dict() for case in cases],
-        "include_holdout": bool(include_holdout),
-        "selection": dict(selection) or None,
-        "variants": [v.describe() for v in variant_list],
-        "runs": runs,
-        "seed": seed,
-        "concurrency": concurrency,
-        "timeout_s": None if timeout is None else float(timeout),
-        "retries": retries,
-        **{k: env[k] for k in ("python", "os", "arch", "machine")},
-        "started_at": _now(),
-    }
+    manifest = Manifest(
+        evalstats=__version__,
+        counting_method=_counting_method(),
+        suite=suite.to_dict(),
+        cases=[case.to_dict() for case in cases],
+        include_holdout=bool(include_holdout),
+        selection=dict(selection) or None,
+        variants=[v.describe() for v in variant_list],
+        runs=runs,
+        seed=seed,
+        concurrency=concurrency,
+        timeout_s=None if timeout is None else float(timeout),
+        retries=retries,
+        python=env["python"],
+        os=env["os"],
+        arch=env["arch"],
+        machine=env["machine"],
+        started_at=_now(),
+    )
+    return {"type": "manifest", **to_record(manifest)}
 
 
 def _open_results(
@@ -1354,12 +1354,12 @@ async def _run_samples(
     queue = pending
     by_variant = state.by_variant
 
-    def write(slot: Slot, record: dict[str, Any]) -> None:
+    def write(slot: Slot, record: Sample) -> None:
         writer.write_sample(record)
         state.written += 1
-        by_variant[slot.variant][record["status"]] += 1
+        by_variant[slot.variant][record.status] += 1
         if bar is not None:
-            if record["status"] == "unmeasured":
+            if record.status == "unmeasured":
                 state.unmeasured += 1
                 bar.set_postfix(unmeasured=state.unmeasured, refresh=False)
             bar.update(1)
@@ -1369,12 +1369,12 @@ async def _run_samples(
             if state.stopping:
                 return
             record = await engine.sample(slot)
-            if state.breaker and record["status"] == "unmeasured":
+            if state.breaker and record.status == "unmeasured":
                 # Held back while they come in a row: if the breaker trips they are
                 # not written, so a resumed run takes those samples again.
                 state.held.append((slot, record))
                 if len(state.held) >= state.breaker and state.tripped is None:
-                    state.tripped = str(record.get("reason") or "no answer")
+                    state.tripped = str(record.reason or "no answer")
                     state.stopping = True
                     return
             else:

@@ -3,7 +3,8 @@
 Shared by the engine, which scores answers as they arrive, and by ``rescore``,
 which scores stored answers again: the checks of a case (its own, then its
 required actions), which of them need the trace or may block, and the verdict
-records they give.
+records they give (:class:`~evalstats.results._records.CheckVerdict`, each
+saying whether it had nothing to inspect and whether its judge gave no verdict).
 """
 
 from __future__ import annotations
@@ -11,12 +12,16 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ._checks import INSPECTION_FAILURE, check_name
+from msgspec import UNSET
+
+from ..results._records import CheckVerdict
+from ._checks import INSPECTION_FAILURE, Verdict, check_name
 
 __all__ = [
     "JUDGE_UNMEASURED",
     "checks_of",
     "is_judged",
+    "judge_unmeasured",
     "may_block",
     "needs_trace",
     "not_inspected",
@@ -70,19 +75,41 @@ def is_judged(check: Callable[[Any], Any]) -> bool:
 
 
 def verdict_record(
-    name: str, axis: str | None, status: str, reason: str, verdict: Any = None
-) -> dict[str, Any]:
-    record: dict[str, Any] = {"check": name, "axis": axis, "status": status, "reason": reason}
-    evidence = getattr(verdict, "evidence", None)
-    if evidence:
-        # A judged check keeps the judge's prompt and raw reply, so a verdict can be audited.
-        record["judge"] = dict(evidence)
-    return record
+    name: str, axis: str | None, verdict: Verdict, *, evidence: bool = True
+) -> CheckVerdict:
+    """One check's verdict as a sample record keeps it; with ``evidence``, a judged
+    check keeps the judge's prompt and raw reply, so that the verdict can be audited."""
+    kept = getattr(verdict, "evidence", None) if evidence else None
+    status = verdict.status
+    return CheckVerdict(
+        check=name,
+        axis=axis,
+        status=status,
+        reason=verdict.reason,
+        # each flag where it can be true (see evalstats.results._records)
+        not_inspected=verdict.not_inspected if status == "failed" else UNSET,
+        judge_unmeasured=False if status == "unscored" else UNSET,
+        judge=dict(kept) if kept else UNSET,
+    )
+
+
+def judge_unmeasured(name: str, axis: str | None, why: str) -> CheckVerdict:
+    """A judged check whose judge gave no verdict after retries: unscored, and marked."""
+    return CheckVerdict(
+        check=name,
+        axis=axis,
+        status="unscored",
+        reason=f"{JUDGE_UNMEASURED}: {why}",
+        judge_unmeasured=True,
+    )
 
 
 def not_inspected(
     checks: Sequence[tuple[Callable[[Any], Any], str | None, str]], why: str
-) -> list[dict[str, Any]]:
+) -> list[CheckVerdict]:
     """Every check failed as not inspected, for an incomplete sample."""
     failed = f"{INSPECTION_FAILURE}: {why}"
-    return [verdict_record(name, axis, "failed", failed) for _, axis, name in checks]
+    return [
+        CheckVerdict(check=name, axis=axis, status="failed", reason=failed, not_inspected=True)
+        for _, axis, name in checks
+    ]
