@@ -6,7 +6,8 @@ cursor, a carriage return lets later text overwrite the line, a backspace
 erases, and the bidirectional controls reorder what follows, so a line can
 hide or fake its own text. :func:`visible` writes every such character as
 its escape (``\\x1b``, ``\\r``, ``\\u202e``), so a reviewer reads what the
-model sent rather than what it wanted shown.
+model sent rather than what it wanted shown. A lone surrogate (which a JSON
+file may spell, and no encoding can write) is shown as its escape too.
 """
 
 from __future__ import annotations
@@ -19,8 +20,11 @@ __all__ = ["VisibleWriter", "visible"]
 
 # C0 controls and DEL, the C1 controls (U+0080-U+009F: U+009B is a one-byte
 # CSI on some terminals), and the bidirectional embeddings, overrides and
-# isolates with the marks (U+200E, U+200F, U+061C).
-_CONTROLS = "\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+# isolates with the marks (U+200E, U+200F, U+061C); and lone surrogates, which no
+# terminal encoding can carry (writing one would crash the command).
+_CONTROLS = (
+    "\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff"
+)
 _SHORT = {"\r": "\\r", "\b": "\\b", "\f": "\\f", "\v": "\\v", "\n": "\\n", "\t": "\\t"}
 
 
