@@ -74,6 +74,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from .._terminal import visible
 from .._validate import check_level, check_method
 from ..errors import InvalidArgument
 from ..stats._claims import check_about, claim_words, refuses_scope
@@ -607,7 +608,7 @@ class SequentialComparison:
             text += f"; decided after {self.decided_at} pairs"
         if self.reason:
             text += f"; {self.reason}"
-        return text
+        return visible(text, keep="")  # one line, whatever the reason quotes
 
     def trajectory_text(self, *, limit: int = 12) -> str:
         """The looks as a small table (the first, the last and the deciding one
