@@ -31,7 +31,6 @@ __all__ = [
     "check_experiments",
     "check_level",
     "check_method",
-    "check_name",
     "check_not_larger",
     "check_spread",
     "closest",
@@ -39,6 +38,7 @@ __all__ = [
     "confusable_message",
     "name_key",
     "name_problem",
+    "plain_name",
     "suggest",
     "whole_number",
 ]
@@ -191,7 +191,7 @@ def name_problem(value: str) -> str | None:
     return None
 
 
-def check_name(name: str, value: Any) -> str:
+def plain_name(name: str, value: Any) -> str:
     """Return ``value`` if it is a non-empty string fit as a name (:func:`name_problem`)."""
     if not isinstance(value, str) or not value.strip():
         raise InvalidArgument(f"{name}={value!r} must be a non-empty string")
