@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._files import refuse_existing, write_output
 from .._terminal import visible
+from .._text import clip
 from ..errors import InvalidArgument
 from ..results._recordable import recordable_text
 from ..stats._claims import claim_words
@@ -57,13 +58,18 @@ def plain_text(extra: Mapping[str, Any] | None = None) -> Iterator[None]:
         yield
 
 
+#: Characters of a name a figure shows at most (the page and the text show it whole).
+LABEL_LIMIT = 60
+
+
 def drawn(value: Any) -> str:
-    """A name from a file as a figure shows it: controls and lone surrogates as escapes.
+    """A name from a file as a figure shows it: controls and lone surrogates as
+    escapes, cut to :data:`LABEL_LIMIT` characters.
 
     >>> drawn("case\\x1b[2J\\ud800")
     'case\\\\x1b[2J\\\\ud800'
     """
-    return visible(recordable_text(str(value))[0], keep="")
+    return clip(visible(recordable_text(str(value))[0], keep=""), LABEL_LIMIT, "…")
 
 
 def _figure(rows: int) -> Any:
