@@ -11,21 +11,34 @@ from __future__ import annotations
 import difflib
 import math
 import numbers
+import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ._terminal import visible
 from .errors import InvalidArgument
 
 if TYPE_CHECKING:
     import numpy as np
 
 __all__ = [
+    "LEVEL_MAX",
+    "LEVEL_MIN",
+    "MAX_EXPERIMENTS",
+    "MAX_SPREAD",
     "as_counts",
     "as_rate",
+    "check_experiments",
     "check_level",
     "check_method",
     "check_not_larger",
+    "check_spread",
     "closest",
+    "confusable",
+    "confusable_message",
+    "name_key",
+    "name_problem",
+    "plain_name",
     "suggest",
     "whole_number",
 ]
@@ -67,18 +80,165 @@ def whole_number(name: str, value: Any, *, minimum: int = 1) -> int:
     return int(value)
 
 
-def check_level(level: Any) -> float:
-    """Return ``level`` as a float strictly between 0 and 1."""
+#: The confidence levels (and target powers) evalstats accepts. Below 0.5 an
+#: interval misses more often than it covers and a "verdict" is a coin toss
+#: (``--level 1e-300`` printed "B better" after a 1e-298% test); above 0.9999
+#: the tails are past what a few thousand samples can say anything about.
+LEVEL_MIN = 0.5
+LEVEL_MAX = 0.9999
+
+
+def check_level(level: Any, name: str = "level") -> float:
+    """Return ``level`` as a float, at least :data:`LEVEL_MIN` and at most :data:`LEVEL_MAX`.
+
+    >>> check_level(0.95)
+    0.95
+    >>> check_level(1e-300)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    evalstats.errors.InvalidArgument: level=1e-300 must be at least 0.5 and at most 0.9999 (...)
+    """
     try:
         value = float(level)
     except (TypeError, ValueError):
-        raise InvalidArgument(f"level={level!r} must be a number between 0 and 1") from None
+        raise InvalidArgument(f"{name}={level!r} must be a number between 0 and 1") from None
     if isinstance(level, bool) or math.isnan(value) or not 0.0 < value < 1.0:
         hint = ""
         if 1.0 < value < 100.0:
             hint = f" (did you mean {value / 100:g}?)"
-        raise InvalidArgument(f"level={level!r} must be between 0 and 1{hint}")
+        raise InvalidArgument(f"{name}={level!r} must be between 0 and 1{hint}")
+    if not LEVEL_MIN <= value <= LEVEL_MAX:
+        raise InvalidArgument(
+            f"{name}={level!r} must be at least {LEVEL_MIN:g} and at most {LEVEL_MAX:g} "
+            f"(a {'power' if name == 'power' else 'confidence level'} such as "
+            f"{0.8 if name == 'power' else 0.95:g})"
+        )
     return value
+
+
+#: The most experiments a simulation runs: its Monte-Carlo error (±0.25 points
+#: at a power of 80%) is then far below anything a plan turns on, and a plan of
+#: 100,000 experiments per design already takes minutes.
+MAX_EXPERIMENTS = 100_000
+
+#: The largest case-by-variant spread (logit scale) a case model takes: the
+#: ceiling of what a pilot fit reports. A spread of 8 already puts one case's
+#: gain eight logits (a pass rate from 50% to 99.97%) from another's.
+MAX_SPREAD = 8.0
+
+
+def check_experiments(value: Any) -> int:
+    """Return ``value`` as a number of simulated experiments, 1 to :data:`MAX_EXPERIMENTS`."""
+    n = whole_number("experiments", value)
+    if n > MAX_EXPERIMENTS:
+        raise InvalidArgument(
+            f"experiments={n} is more than the {MAX_EXPERIMENTS:,} a simulation runs "
+            "(8,000 keep a power near 80% within ±0.9 points)"
+        )
+    return n
+
+
+def check_spread(value: Any, name: str = "spread") -> float:
+    """Return ``value`` as a spread: a finite number from 0 to :data:`MAX_SPREAD`."""
+    if isinstance(value, bool):
+        raise InvalidArgument(f"{name}={value!r} must be a number of at least 0")
+    try:
+        spread = float(value)
+    except (TypeError, ValueError):
+        raise InvalidArgument(f"{name}={value!r} must be a number of at least 0") from None
+    if math.isnan(spread) or spread < 0:
+        raise InvalidArgument(f"{name}={value!r} must be a number of at least 0")
+    if spread > MAX_SPREAD:
+        raise InvalidArgument(
+            f"{name}={value!r} is more than {MAX_SPREAD:g}, the largest case-by-variant "
+            "spread (logit scale) a case model takes; a pilot fit never reports more"
+        )
+    return spread
+
+
+# --- names and ids ------------------------------------------------------------------
+#
+# A case id, a tag or a variant name is printed at the start of report lines,
+# used as a key and compared: it must be plain text, one way of writing it.
+
+
+def name_problem(value: str) -> str | None:
+    """What makes ``value`` unfit as a name or an id, or None.
+
+    A name may not hold control characters (newlines, tabs, ESC and its
+    sequences, C1 controls, bidirectional overrides; see
+    :mod:`evalstats._terminal`) nor lone surrogates, and must be in Unicode
+    normal form NFC, so that a name is written one way only.
+
+    >>> name_problem("order 7") is None
+    True
+    >>> print(name_problem("a\\nFAKE"))  # doctest: +ELLIPSIS
+    holds the control character \\n at position 1; names and ids cannot hold controls (...)
+    >>> name_problem("cafe\\u0301")
+    "is not in Unicode normal form NFC (write it composed: 'café')"
+    """
+    shown = visible(value, keep="")
+    if shown != value:
+        at = next(i for i, (a, b) in enumerate(zip(value, shown, strict=False)) if a != b)
+        return (
+            f"holds the control character {visible(value[at], keep='')} at position {at}; "
+            "names and ids cannot hold controls (newlines, tabs, escape sequences, "
+            "bidirectional overrides)"
+        )
+    composed = unicodedata.normalize("NFC", value)
+    if composed != value:
+        return f"is not in Unicode normal form NFC (write it composed: {composed!r})"
+    return None
+
+
+def plain_name(name: str, value: Any) -> str:
+    """Return ``value`` if it is a non-empty string fit as a name (:func:`name_problem`)."""
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidArgument(f"{name}={value!r} must be a non-empty string")
+    problem = name_problem(value)
+    if problem is not None:
+        raise InvalidArgument(f"{name}={value!r} {problem}")
+    return value
+
+
+def name_key(value: str) -> str:
+    """What a name looks like: its NFKC form without invisible format characters.
+
+    Two names with the same key look alike on a page or a terminal: they
+    differ only by zero-width characters (U+200B, U+200D, U+FEFF, ...) or by
+    compatibility forms (a ligature, a full-width letter, a no-break space).
+
+    >>> name_key("or\\u200bder") == name_key("order") == name_key("\\uff4frder")
+    True
+    """
+    folded = unicodedata.normalize("NFKC", value)
+    return "".join(c for c in folded if unicodedata.category(c) != "Cf")
+
+
+def confusable(names: Iterable[str]) -> tuple[int, int] | None:
+    """Positions ``(first, second)`` of the first two different names that look alike.
+
+    >>> confusable(["a", "b", "\\u200bb"])
+    (1, 2)
+    >>> confusable(["a", "b"]) is None
+    True
+    """
+    seen: dict[str, tuple[int, str]] = {}
+    for i, value in enumerate(names):
+        key = name_key(value)
+        earlier = seen.get(key)
+        if earlier is not None and earlier[1] != value:
+            return earlier[0], i
+        seen.setdefault(key, (i, value))
+    return None
+
+
+def confusable_message(what: str, first: str, second: str) -> str:
+    """The words for two names that look alike (see :func:`confusable`)."""
+    return (
+        f"the {what} {second!r} looks the same as {first!r}: they differ only by invisible "
+        "characters or Unicode compatibility forms; rename one"
+    )
 
 
 def _first_bad(mask: np.ndarray) -> tuple[int, ...] | None:

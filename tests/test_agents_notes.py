@@ -274,9 +274,9 @@ def test_a_proposal_at_end_of_input_is_refused_and_nothing_is_written(workspace)
     result = d.dispatch("propose_note", {"path": "new.txt", "text": "hello\nworld"})
     assert result.error and "was not approved; nothing was written" in result.content
     assert sorted(os.listdir(workspace)) == before
-    # The prompt shows the exact path and text and asks.
+    # The prompt shows the exact path and text (each line behind a bar) and asks.
     assert "path: 'new.txt'" in prompt.getvalue()
-    assert "hello\nworld" in prompt.getvalue()
+    assert "  | hello\n  | world\n" in prompt.getvalue()
     assert prompt.getvalue().endswith("approve? [y/N] ")
 
 

@@ -14,6 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import evalstats
+from evalstats._validate import name_key, name_problem
 from evalstats.errors import CaseFileError, InvalidArgument
 from evalstats.running import _run_cases as runner
 from evalstats.running._checks import Verdict, contains, run_check, word_count
@@ -746,6 +747,9 @@ def test_run_cases_refuses_a_conversation() -> None:
 # --- round trips (property tests) ----------------------------------------------------------
 
 _text = st.text(min_size=1, max_size=12).filter(lambda s: s.strip() != "")
+# Ids and tags are names: no controls, NFC, and none that looks like another (see
+# evalstats._validate.name_problem and name_key; tests/test_hostile_inputs.py has the rest).
+_names = _text.filter(lambda s: name_problem(s) is None and name_key(s) == s)
 _words = st.lists(_text, min_size=1, max_size=3)
 _specs = st.one_of(
     _text.map(lambda t: {"contains": t}),
@@ -791,7 +795,7 @@ def _messages(draw: st.DrawFn) -> list[dict[str, str]]:
 @st.composite
 def case_dicts(draw: st.DrawFn) -> dict[str, object]:
     """A valid case in the suite-file format, optional fields sometimes left out."""
-    data: dict[str, object] = {"id": draw(_text)}
+    data: dict[str, object] = {"id": draw(_names)}
     if draw(st.booleans()):
         data["prompt"] = draw(_text)
     else:
@@ -808,7 +812,7 @@ def case_dicts(draw: st.DrawFn) -> dict[str, object]:
             max_size=2,
         ),
         "review": st.text(max_size=20),
-        "tags": st.lists(_text, max_size=3),
+        "tags": st.lists(_names, max_size=3),
         "holdout": st.booleans(),
     }
     for key, strategy in optional.items():
@@ -892,7 +896,7 @@ def test_yaml_documents_that_are_not_one_mapping(tmp_path, text, message) -> Non
     assert str(info.value).startswith(f"{path}: {message}")
 
 
-@given(_text, st.sampled_from(["prompt", "tags", "holdout", "fixtures", "checks"]))
+@given(_names, st.sampled_from(["prompt", "tags", "holdout", "fixtures", "checks"]))
 def test_errors_name_any_case_id_on_one_line(case_id, field) -> None:
     bad_values = {"prompt": 3, "tags": "x", "holdout": "x", "fixtures": [], "checks": []}
     data = {**GOOD, "id": case_id, field: bad_values[field]}

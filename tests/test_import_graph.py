@@ -158,7 +158,7 @@ def test_type_checking_imports_are_left_out() -> None:
 
 #: The stages from the bottom up; a module's folder names its stage, and a module
 #: imports only from its own stage or the stages below it. Modules directly under
-#: ``evalstats/`` (errors, argument checks, the terminal) are the base; the
+#: ``evalstats/`` (errors, argument checks, the terminal, output files) are the base; the
 #: package root re-exports lazily and ``__main__`` is the command.
 STAGES = (
     "base",
@@ -218,6 +218,7 @@ def test_every_module_sits_in_a_stage() -> None:
     base = {m for m in _modules() if m.count(".") == 1}
     assert base == {
         "evalstats.__main__",
+        "evalstats._files",
         "evalstats._lazy",
         "evalstats._terminal",
         "evalstats._text",

@@ -9,6 +9,7 @@ from ._options import (
     FILE_HELP,
     UsageError,
     add_about,
+    add_force,
     add_level_and_json,
     add_planned_for,
     add_source_options,
@@ -78,6 +79,7 @@ def add(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--plot", metavar="FILE.png", help="with --sequential: draw the trajectory into FILE.png"
     )
+    add_force(p, "FILE.png")
     add_planned_for(p, "with --sequential; default: what the run recorded, else none")
     add_level_and_json(p)
     add_source_options(p)
@@ -95,6 +97,10 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(
                 "evalstats compare: --sequential compares two variants: give --a and --b"
             )
+        if args.plot:
+            from .._files import refuse_existing
+
+            refuse_existing(args.plot, force=args.force)  # before the file is read
         source = load_run(args.files, args)
         seq = sequential_results(
             source,
@@ -107,7 +113,8 @@ def run(args: argparse.Namespace) -> int:
         if args.plot:
             from ..presenting._plots import sequential_plot
 
-            print(f"evalstats: wrote {sequential_plot(seq, args.plot)}", file=sys.stderr)
+            written = sequential_plot(seq, args.plot, force=args.force)
+            print(f"evalstats: wrote {written}", file=sys.stderr)
         if args.json:
             print_json(seq.to_dict(), args.verb)
         else:
@@ -116,6 +123,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.plot or args.planned_for is not None:
         raise UsageError("evalstats compare: --plot and --planned-for go with --sequential")
+    if args.force:
+        raise UsageError("evalstats compare: --force goes with --sequential --plot FILE.png")
     several = args.baseline is not None or args.all_pairs
     if several and (args.a is not None or args.b is not None):
         raise UsageError("evalstats compare: give --a and --b, or --baseline, or --all-pairs")

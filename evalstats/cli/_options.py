@@ -116,6 +116,16 @@ def renamed(p: argparse.ArgumentParser, old: str, now: str, *, takes_value: bool
     p.add_argument(old, nargs="?" if takes_value else 0, action=_Renamed, now=now)
 
 
+def add_force(p: argparse.ArgumentParser, what: str) -> None:
+    """``--force``: replace ``what`` if it exists (without it, an existing file is refused)."""
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help=f"replace {what} if it exists (without --force an existing file is refused "
+        "and left as it was; a file is always written whole or not at all)",
+    )
+
+
 def add_level_and_json(p: argparse.ArgumentParser) -> None:
     p.add_argument("--level", type=float, default=0.95, help="confidence level (0.95)")
     p.add_argument("--json", action="store_true", help="print one JSON document")

@@ -6,6 +6,7 @@ import argparse
 
 from ._options import (
     UsageError,
+    add_force,
     add_planned_for,
     add_sequential,
     planned_rates,
@@ -34,7 +35,7 @@ def add(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--level", type=float, default=0.95, help="confidence level (0.95)")
     p.add_argument("--plot", metavar="FILE.png", help="draw the power curves into FILE.png")
-    p.add_argument("--force", action="store_true", help="replace FILE.png if it exists")
+    add_force(p, "FILE.png")
     add_sequential(p, "each --trials value is the budget in pairs")
     add_planned_for(p, "with --sequential; default --pa,--pb; none: no planned effect")
     p.add_argument("--json", action="store_true", help="print one JSON document")
@@ -69,9 +70,11 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("evalstats power: --planned-for goes with --sequential")
     table = power_table(args.pa, args.pb, args.trials, methods=args.method, level=args.level)
     if args.plot:
+        from .._files import refuse_existing
         from ..presenting._plots import _save
 
+        refuse_existing(args.plot, force=args.force)  # before the work of drawing
         fig = power_figure(args.pa, args.pb, args.trials, methods=args.method, level=args.level)
-        _save(fig, args.plot, overwrite=args.force, dpi=120)
+        _save(fig, args.plot, force=args.force, dpi=120)
     show_result(table, args)
     return 0

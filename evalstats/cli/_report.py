@@ -5,7 +5,15 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ._options import FILE_HELP, add_about, add_source_options, load_run, print_json, renamed
+from ._options import (
+    FILE_HELP,
+    add_about,
+    add_force,
+    add_source_options,
+    load_run,
+    print_json,
+    renamed,
+)
 
 EXAMPLES = (
     "evalstats report results.jsonl",
@@ -26,6 +34,7 @@ def add(p: argparse.ArgumentParser) -> None:
         metavar="REPORT.html",
         help="also write the whole report as one self-contained HTML file (a new file, 0600)",
     )
+    add_force(p, "the figures in DIR and REPORT.html")
     p.add_argument(
         "--reviews",
         metavar="REVIEWS.jsonl",
@@ -58,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
     from ..presenting._report import report
 
     check_level(args.level)  # a bad level is reported before the file is read
+    _refuse_outputs(args)  # and an existing output before anything is drawn
     # One source, read once: an evalstats results file is counted as it is read,
     # unless the HTML page (which lists samples) wants the records, which are then
     # read once and counted; another tool's log is read into a Results. The
@@ -67,16 +77,28 @@ def run(args: argparse.Namespace) -> int:
     if args.plots:
         from ..presenting._plots import report_plots
 
-        for path in report_plots(source, args.plots, level=args.level):
+        for path in report_plots(source, args.plots, level=args.level, force=args.force):
             print(f"evalstats: wrote {path}", file=sys.stderr)
     if args.html:
         from ..presenting._html import html_report
 
-        print(
-            f"evalstats: wrote {html_report(source, args.html, level=args.level)}", file=sys.stderr
-        )
+        page = html_report(source, args.html, level=args.level, force=args.force)
+        print(f"evalstats: wrote {page}", file=sys.stderr)
     if args.json:
         print_json(result.to_dict(), "report")
     else:
         print(result)
     return 0
+
+
+def _refuse_outputs(args: argparse.Namespace) -> None:
+    """Refuse, before any work, an HTML page that exists (without --force).
+
+    The figures are checked by ``report_plots``, which draws them all before
+    writing any; both are checked before either is written.
+    """
+    from .._files import refuse_existing
+    from ..errors import ResultsFileError
+
+    if args.html:
+        refuse_existing(args.html, force=args.force, error=ResultsFileError)

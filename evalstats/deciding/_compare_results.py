@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from .._terminal import lines_text
 from .._validate import check_level, check_method
 from ..errors import InvalidArgument
 from ..reading._views import (
@@ -178,7 +179,7 @@ class ResultsComparison:
                     f"  {r.case:<{width}}  {f'{r.passes_a}/{r.trials_a}':>7}  "
                     f"{f'{r.passes_b}/{r.trials_b}':>7}  {r.difference}{flag}"
                 )
-        return "\n".join(lines)
+        return lines_text(lines)  # a name holding a newline cannot forge a line
 
     def to_dict(self) -> dict[str, Any]:
         def d(c: Comparison | None) -> dict[str, Any] | None:

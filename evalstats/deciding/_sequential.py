@@ -74,6 +74,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from .._terminal import visible
 from .._validate import check_level, check_method
 from ..errors import InvalidArgument
 from ..stats._claims import check_about, claim_words, refuses_scope
@@ -607,7 +608,7 @@ class SequentialComparison:
             text += f"; decided after {self.decided_at} pairs"
         if self.reason:
             text += f"; {self.reason}"
-        return text
+        return visible(text, keep="")  # one line, whatever the reason quotes
 
     def trajectory_text(self, *, limit: int = 12) -> str:
         """The looks as a small table (the first, the last and the deciding one
@@ -1091,6 +1092,30 @@ def _simulate_cases(d: np.ndarray, level: float, every: int = 1) -> tuple[np.nda
     return _first_crossing(masks[0], masks[1], every)
 
 
+#: The largest budget (runs x cases pairs) a simulation of the sequential
+#: design takes: its thresholds and e-processes grow with the budget, and
+#: 20,000 pairs already take about half a minute.
+MAX_SIMULATED_PAIRS = 20_000
+
+#: The most pairs simulated in all (experiments x budget), about two minutes.
+MAX_SIMULATED_WORK = 200_000_000
+
+
+def _check_simulated(runs: int, cases: int, experiments: int) -> None:
+    """Refuse a simulation too large to finish: the budget, or budget times experiments."""
+    pairs = runs * cases
+    if pairs > MAX_SIMULATED_PAIRS:
+        raise InvalidArgument(
+            f"runs={runs} x cases={cases} is a budget of {pairs:,} pairs, more than the "
+            f"{MAX_SIMULATED_PAIRS:,} a simulation of the sequential design takes"
+        )
+    if pairs * experiments > MAX_SIMULATED_WORK:
+        raise InvalidArgument(
+            f"experiments={experiments} x {pairs:,} pairs is more than the "
+            f"{MAX_SIMULATED_WORK:,} simulated pairs a simulation runs; give fewer experiments"
+        )
+
+
 @refuses_scope
 def simulate_sequential(
     p_a: float,
@@ -1147,14 +1172,14 @@ def simulate_sequential(
     >>> 0.8 < sim.power.estimate < 1.0 and sim.expected_pairs.estimate < 100
     True
     """
-    from .._validate import as_rate, whole_number
+    from .._validate import as_rate, check_experiments, check_spread, whole_number
     from ..stats._intervals import proportion_ci
 
     p_a = float(as_rate("p_a", p_a))
     p_b = float(as_rate("p_b", p_b))
     runs = whole_number("runs", runs)
     cases = whole_number("cases", cases)
-    experiments = whole_number("experiments", experiments)
+    experiments = check_experiments(experiments)
     seed = whole_number("seed", seed, minimum=0)
     level = check_level(level)
     about = check_about(about) or "these_cases"
@@ -1163,8 +1188,14 @@ def simulate_sequential(
         icc, spread = float(icc), float(spread)
     except (TypeError, ValueError):
         raise InvalidArgument(f"icc={icc!r} and spread={spread!r} must be numbers") from None
+    spread = check_spread(spread)
+    if icc != 0 or spread != 0:
+        from ..stats._casemodel import CaseModel
+
+        CaseModel(p_a, p_b, icc, spread)  # a case model it cannot draw from is refused now
     if about == "cases_like_these" and cases < 2:
         raise InvalidArgument(f"about='cases_like_these' needs at least 2 cases, got cases={cases}")
+    _check_simulated(runs, cases, experiments)
     planned = _planned_about(planned_for, about)
     prior = None if planned is None else planned_prior(*planned)
     rng = np.random.default_rng(seed)

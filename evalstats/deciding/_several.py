@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._terminal import lines_text
 from .._validate import check_level, check_method
 from ..errors import InvalidArgument
 from ..reading._views import (
@@ -248,7 +249,7 @@ class MultipleComparison:
         lines.append(self.ranking())
         if self.beside:
             lines.append(f"beside: {self.beside}")
-        return "\n".join(lines)
+        return lines_text(lines)  # a name holding a newline cannot forge a line
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -69,6 +69,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from .._terminal import visible
 from ..errors import EvalStatsError, ProviderError, TransientProviderError
 from ..results._recordable import NOTES_KEY, recordable, recordable_text
 from ..running._workspace import INDEX_NAME
@@ -156,12 +157,35 @@ class _Refused(Exception):
 def ask_on_stdin(
     proposal: Proposal, *, stdin: TextIO | None = None, stderr: TextIO | None = None
 ) -> bool:
-    """Show ``proposal`` on stderr and read ``y``/``yes`` from stdin; end of input is no."""
+    """Show ``proposal`` on stderr and read ``y``/``yes`` from stdin; end of input is no.
+
+    The path and text are the model's: shown raw, they could erase lines, move
+    the cursor, hide text (``ESC[8m``) or print a fake path while a person
+    decides. So every control character, escape sequence and bidirectional
+    override is written as its escape, and each line of the text is indented
+    behind a bar: nothing the model wrote starts at column 0 or looks like
+    this prompt's own lines.
+
+    >>> import io
+    >>> err = io.StringIO()
+    >>> ask_on_stdin(Proposal("a.txt", "hi\\x1b[2A\\rpath: 'safe.txt'"),
+    ...              stdin=io.StringIO("n\\n"), stderr=err)
+    False
+    >>> print(err.getvalue().rstrip())
+    The assistant proposes a new note.
+    path: 'a.txt'
+    text (23 characters; controls shown as escapes):
+      | hi\\x1b[2A\\rpath: 'safe.txt'
+    approve? [y/N]
+    """
     stdin = sys.stdin if stdin is None else stdin
     stderr = sys.stderr if stderr is None else stderr
+    lines = "".join(f"  | {visible(line, keep='')}\n" for line in proposal.text.split("\n"))
     stderr.write(
-        f"The assistant proposes a new note.\npath: {proposal.path!r}\n"
-        f"text:\n{proposal.text}\napprove? [y/N] "
+        "The assistant proposes a new note.\n"
+        f"path: {visible(repr(proposal.path), keep='')}\n"
+        f"text ({len(proposal.text)} characters; controls shown as escapes):\n"
+        f"{lines}approve? [y/N] "
     )
     stderr.flush()
     try:

@@ -505,6 +505,10 @@ class DesignCost:
         )
 
 
+#: The most one model call may cost in a plan: more is a typo (1e308 printed "$inf").
+MAX_COST_PER_CALL = 1_000.0
+
+
 def design_cost(calls: int | None, cost_per_call: Any) -> DesignCost:
     """The cost of ``calls`` model calls (cases x repeats x variants) at
     ``cost_per_call`` dollars each.
@@ -518,5 +522,10 @@ def design_cost(calls: int | None, cost_per_call: Any) -> DesignCost:
         raise InvalidArgument(f"cost_per_call={cost_per_call!r} must be a number of dollars")
     if not math.isfinite(cost_per_call) or cost_per_call < 0:
         raise InvalidArgument(f"cost_per_call={cost_per_call!r} must be a finite number >= 0")
+    if cost_per_call > MAX_COST_PER_CALL:
+        raise InvalidArgument(
+            f"cost_per_call={cost_per_call!r} is more than ${MAX_COST_PER_CALL:,.0f} a call; "
+            "give the dollars one model call costs (such as 0.002)"
+        )
     c = float(cost_per_call)
     return DesignCost(calls, c, None if calls is None else calls * c)

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._validate import as_counts, as_rate, check_level, check_method
+from .._validate import as_counts, as_rate, check_experiments, check_level, check_method
 from ..errors import InvalidArgument
 from ..stats._casemodel import CaseModel
 
@@ -99,8 +99,25 @@ def _trials(name: str, value: Any) -> int:
 
 
 def _target(value: Any) -> float:
-    """A target power, strictly between 0 and 1."""
-    return float(_single("power", as_rate("power", value, open_interval=True)))
+    """A target power, from 0.5 to 0.9999 (the bounds of a level)."""
+    target = float(_single("power", as_rate("power", value, open_interval=True)))
+    return check_level(target, "power")
+
+
+#: The most experiments per design a plan's search simulates: the search keeps
+#: every experiment's counts in memory, so this bound is below the one of a
+#: simulation (``MAX_EXPERIMENTS``); 20,000 keep a power near 80% within ±0.6 points.
+MAX_PLAN_EXPERIMENTS = 20_000
+
+
+def _plan_experiments(value: Any) -> int:
+    n = check_experiments(value)
+    if n > MAX_PLAN_EXPERIMENTS:
+        raise InvalidArgument(
+            f"experiments={n} is more than the {MAX_PLAN_EXPERIMENTS:,} a plan simulates per "
+            "design (it keeps them all in memory); 8,000 keep a power near 80% within ±0.9 points"
+        )
+    return n
 
 
 # --- exact power, independent design ---------------------------------------
@@ -1546,7 +1563,7 @@ def plan(
         model = CaseModel(_rate("p_a", p_a), _rate("p_b", p_b), icc, spread)
     target = _target(power)
     level = check_level(level)
-    n_exp = _count("experiments", experiments) if simulate else None
+    n_exp = _plan_experiments(experiments) if simulate else None
     seed = _count("seed", seed, minimum=0)
     powers = _Powers(model, level, experiments=n_exp, seed=seed)
     result = _plan(
@@ -1606,6 +1623,11 @@ def _plan(
             "give the p_b you want to detect (with a pilot run of one variant, B is a copy "
             "of A until you do)"
         )
+    # A fixed design past the search bounds is refused: simulating it would not end.
+    if cases is not None and _count("cases", cases, minimum=2) > max_c:
+        raise InvalidArgument(f"cases={cases} is more than max_cases={max_c}")
+    if repeats is not None and _count("repeats", repeats) > max_r:
+        raise InvalidArgument(f"repeats={repeats} is more than max_repeats={max_r}")
     search = _Search(model, pw, target=target, level=level, max_c=max_c, max_r=max_r)
     if cases is not None:
         return _plan_with_cases(search, _count("cases", cases, minimum=2), repeats)

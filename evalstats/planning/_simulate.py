@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_level, check_method, whole_number
+from .._validate import check_experiments, check_level, check_method, whole_number
 from ..errors import InvalidArgument
 from ..stats._casemodel import CaseModel
 from ..stats._intervals import Interval
@@ -207,7 +207,7 @@ def simulate_clustered(
         raise InvalidArgument(f"model={model!r} must be a CaseModel")
     cases = whole_number("cases", cases, minimum=2)
     repeats = whole_number("repeats", repeats)
-    experiments = whole_number("experiments", experiments)
+    experiments = check_experiments(experiments)
     level = check_level(level)
     from ..stats._intervals import CLUSTERED_METHODS
 
@@ -272,7 +272,7 @@ class DesignPowers:
 
     def __init__(self, model: CaseModel, *, experiments: int, level: float, seed: int = 0) -> None:
         self.model = model
-        self.experiments = whole_number("experiments", experiments)
+        self.experiments = check_experiments(experiments)
         self.level = check_level(level)
         self.seed = whole_number("seed", seed, minimum=0)
         self._rates: list[tuple[np.ndarray, np.ndarray]] = []  # per column block
@@ -519,7 +519,7 @@ def simulate_power(
     if not case_list:
         raise InvalidArgument("cases is empty; give at least one case")
     runs = whole_number("runs_per_case", runs_per_case)
-    experiments = whole_number("experiments", experiments)
+    experiments = check_experiments(experiments)
     method = check_method(method, SIMULATION_METHODS)
     level = check_level(level)
     seed = whole_number("seed", seed, minimum=0)

@@ -11,24 +11,28 @@ The file stands alone: no script, no stylesheet, font or image is fetched;
 the figures are inline SVG drawn by matplotlib's SVG backend, text kept as
 text. Answers and traces may be private, so they are shown only behind a
 click (``<details>``), and the file is created with mode 0600 and never
-overwrites an existing one. The layout is one column that reads on a phone:
-wide tables scroll sideways inside their own box.
+overwrites an existing one unless told to. Every value on the page, names from
+other tools' logs included, goes through the escaping of
+:mod:`evalstats.presenting._markup`: it shows as text and never becomes an
+element. The layout is one column that reads on a phone: wide tables scroll
+sideways inside their own box.
 """
 
 from __future__ import annotations
 
-import html
 import io
 import json
 import math
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 from ..errors import ResultsFileError
 from ..results._file import sample_passed
+from ._markup import Markup, element, join
 
 __all__ = ["html_report", "render_html"]
 
@@ -69,10 +73,6 @@ nav a { white-space: nowrap; }
 """
 
 
-def _e(value: Any) -> str:
-    return html.escape(str(value), quote=True)
-
-
 def _pct(x: Any) -> str:
     try:
         x = float(x)
@@ -95,65 +95,103 @@ def _seconds(x: Any) -> str:
     return f"{1e6 * x:.3g} µs"
 
 
-def _table(head: Sequence[str], rows: Iterable[Sequence[Any]], *, cls: str) -> str:
-    """A table in a sideways-scrolling box; cells are raw HTML (escape before)."""
-    out = [f'<div class="scroll"><table class="{cls}"><thead><tr>']
-    out += [f"<th>{_e(h)}</th>" for h in head]
-    out.append("</tr></thead><tbody>")
-    for row in rows:
-        out.append("<tr>" + "".join(_cell(c) for c in row) + "</tr>")
-    out.append("</tbody></table></div>")
-    return "".join(out)
+def _table(head: Sequence[Any], rows: Iterable[Sequence[Any]], *, cls: str) -> Markup:
+    """A table in a sideways-scrolling box.
+
+    A cell is a value (escaped), :class:`Markup`, or a ``(content, css class)`` pair.
+    """
+    body = [element("tr", *(_cell(c) for c in row)) for row in rows]
+    table = element(
+        "table",
+        element("thead", element("tr", *(element("th", h) for h in head))),
+        element("tbody", *body),
+        cls=cls,
+    )
+    return element("div", table, cls="scroll")
 
 
-def _cell(c: Any) -> str:
-    if isinstance(c, tuple):  # (html, css class)
-        return f'<td class="{c[1]}">{c[0]}</td>'
-    return f"<td>{c}</td>"
+def _cell(c: Any) -> Markup:
+    if isinstance(c, tuple):  # (content, css class)
+        return element("td", c[0], cls=c[1])
+    return element("td", c)
 
 
-def _svg(fig: Any) -> str:
+def _svg(fig: Any) -> Markup:
     """A matplotlib figure as inline SVG: text as text, no metadata, no external reference."""
-    import matplotlib
+    from ._plots import plain_text
 
     buf = io.StringIO()
-    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "evalstats"}):
+    with plain_text({"svg.fonttype": "none", "svg.hashsalt": "evalstats"}):
         fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
-    text = buf.getvalue()
-    text = text[text.index("<svg") :]  # drop the XML declaration and DOCTYPE (a DTD URL)
-    text = re.sub(r"<metadata>.*?</metadata>", "", text, flags=re.S)
-    return text
+    svg = buf.getvalue()
+    svg = svg[svg.index("<svg") :]  # drop the XML declaration and DOCTYPE (a DTD URL)
+    svg = re.sub(r"<metadata>.*?</metadata>", "", svg, flags=re.S)
+    _check_svg(svg)
+    return Markup(svg)
+
+
+#: What matplotlib's SVG drawing of a report's figures is made of.
+_SVG_TAGS = frozenset(
+    {"svg", "defs", "style", "g", "path", "use", "clippath", "rect", "text", "tspan", "title"}
+)
+
+
+class _SvgCheck(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.bad: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag not in _SVG_TAGS:
+            self.bad.append(f"<{tag}>")
+        for name, value in attrs:
+            linked = name in ("href", "xlink:href") and not (value or "").startswith("#")
+            if name.startswith("on") or linked:
+                self.bad.append(f"{name}= on <{tag}>")
+
+
+def _check_svg(svg: str) -> None:
+    """Refuse a drawing holding more than shapes and text (a mistake of ours, not data)."""
+    check = _SvgCheck()
+    check.feed(svg)
+    check.close()
+    if check.bad:
+        raise ValueError(f"the figure's SVG holds {', '.join(check.bad[:3])}")
 
 
 # --- sections -------------------------------------------------------------------------
 
 
-def _manifest_section(res: Any, rep: Any) -> str:
+def _code(value: Any) -> Markup:
+    return element("code", value)
+
+
+def _manifest_section(res: Any, rep: Any) -> Markup:
     m = res.manifest
     suite = m.get("suite") or {}
-    rows: list[tuple[str, str]] = []
-    rows.append(("suite", _e(suite.get("name") or "–")))
+    rows: list[tuple[str, Any]] = []
+    rows.append(("suite", suite.get("name") or "–"))
     if suite.get("version") is not None:
-        rows.append(("suite version", _e(suite["version"])))
+        rows.append(("suite version", suite["version"]))
     if suite.get("sha256"):
-        rows.append(("suite SHA-256", f"<code>{_e(str(suite['sha256'])[:16])}…</code>"))
+        rows.append(("suite SHA-256", _code(f"{str(suite['sha256'])[:16]}…")))
     imported = m.get("imported")
     if isinstance(imported, Mapping):
         source = f"{imported.get('tool')}" + (
             f" {imported.get('version')}" if imported.get("version") else ""
         )
         files = m.get("merged") or [imported.get("file")]
-        rows.append(("imported from", _e(f"{source}, " + ", ".join(str(f) for f in files))))
-        rows.append(("a sample passes when", _e(imported.get("pass_rule"))))
-    rows.append(("cases", _e(len(rep.case_ids))))
-    rows.append(("runs per case", _e(rep.runs if rep.runs is not None else "varies")))
+        rows.append(("imported from", f"{source}, " + ", ".join(str(f) for f in files)))
+        rows.append(("a sample passes when", imported.get("pass_rule")))
+    rows.append(("cases", len(rep.case_ids)))
+    rows.append(("runs per case", rep.runs if rep.runs is not None else "varies"))
     for v in m.get("variants") or []:
         if isinstance(v, Mapping):
             task = v.get("task")
             rows.append(
                 (
                     f"variant {v.get('name')}",
-                    f"<code>{_e(json.dumps(task, ensure_ascii=False, default=str))}</code>"
+                    _code(json.dumps(task, ensure_ascii=False, default=str))
                     if task is not None
                     else "–",
                 )
@@ -165,19 +203,22 @@ def _manifest_section(res: Any, rep: Any) -> str:
         ("seed", "seed"),
     ):
         if m.get(key) is not None:
-            rows.append((label, _e(m[key])))
+            rows.append((label, m[key]))
     env = m.get("environment")
     if isinstance(env, Mapping):
-        rows.append(("environment", _e(", ".join(f"{k} {v}" for k, v in env.items()))))
-    rows.append(("status", _e(rep.status or "did not finish (no summary)")))
-    body = _table(["", ""], rows, cls="manifest")
+        rows.append(("environment", ", ".join(f"{k} {v}" for k, v in env.items())))
+    rows.append(("status", rep.status or "did not finish (no summary)"))
+    parts = [_table(["", ""], rows, cls="manifest")]
     if rep.warnings:
-        body += '<ul class="warnings">' + "".join(f"<li>{_e(w)}</li>" for w in rep.warnings)
-        body += "</ul>"
-    return body
+        parts.append(element("ul", *(element("li", w) for w in rep.warnings), cls="warnings"))
+    return join(parts)
 
 
-def _overall_section(rep: Any) -> str:
+def _muted(words: Any) -> Markup:
+    return element("p", words, cls="muted")
+
+
+def _overall_section(rep: Any) -> Markup:
     level = f"{100 * rep.level:g}%"
     rows = []
     for v in rep.variants:
@@ -185,16 +226,16 @@ def _overall_section(rep: Any) -> str:
         deff = "n/a" if flat or math.isnan(v.design_effect) else f"{v.design_effect:.2f}"
         rows.append(
             [
-                _e(v.variant),
+                v.variant,
                 (f"{v.passes}/{v.measured}", "num"),
-                (_e(v.per_trial), "num"),
-                (_e(v.clustered), "num"),
-                (_e(v.clustered.clusters), "num"),
+                (v.per_trial, "num"),
+                (v.clustered, "num"),
+                (v.clustered.clusters, "num"),
                 (deff, "num"),
-                (_e(v.completed), "num"),
-                (_e(v.incomplete), "num"),
-                (_e(v.unmeasured), "num"),
-                (_e(v.missing), "num"),
+                (v.completed, "num"),
+                (v.incomplete, "num"),
+                (v.unmeasured, "num"),
+                (v.missing, "num"),
             ]
         )
     head = [
@@ -209,17 +250,17 @@ def _overall_section(rep: Any) -> str:
         "unmeasured",
         "not run",
     ]
-    note = (
-        '<p class="muted">"These cases": how often these cases would pass if run again '
+    note = _muted(
+        '"These cases": how often these cases would pass if run again '
         '(every sample an independent trial). "Cases like these": how often cases like '
         "these would pass, the cases being a sample of those one could have written. "
         "Incomplete samples count as failures; unmeasured ones (no answer from the "
-        "service) are left out of the rates.</p>"
+        "service) are left out of the rates."
     )
-    return _table(head, rows, cls="overall") + note
+    return join([_table(head, rows, cls="overall"), note])
 
 
-def _latency_section(rep: Any) -> str:
+def _latency_section(rep: Any) -> Markup:
     rows = []
     for v in rep.variants:
         tokens = (
@@ -230,19 +271,19 @@ def _latency_section(rep: Any) -> str:
         )
         rows.append(
             [
-                _e(v.variant),
+                v.variant,
                 (_seconds(v.latency_median), "num"),
                 (_seconds(v.latency_p95), "num"),
-                (_e(v.latency_samples), "num"),
-                (_e(tokens), "num"),
-                (_e(v.tokens_samples), "num"),
+                (v.latency_samples, "num"),
+                (tokens, "num"),
+                (v.tokens_samples, "num"),
             ]
         )
     head = ["variant", "median", "95th percentile", "samples", "tokens", "samples"]
     return _table(head, rows, cls="latency")
 
 
-def _cases_section(rep: Any) -> str:
+def _cases_section(rep: Any) -> Markup:
     rows = []
     for r in rep.cases:
         problems = ", ".join(
@@ -250,13 +291,13 @@ def _cases_section(rep: Any) -> str:
         )
         rows.append(
             [
-                _e(r.case),
-                _e(r.variant),
+                r.case,
+                r.variant,
                 (f"{r.passes}/{r.measured}", "num"),
-                (_e(r.interval), "num"),
-                (_e(r.unmeasured), "num"),
-                (_e(r.incomplete), "num"),
-                _e(problems or "–"),
+                (r.interval, "num"),
+                (r.unmeasured, "num"),
+                (r.incomplete, "num"),
+                problems or "–",
             ]
         )
     head = [
@@ -271,40 +312,40 @@ def _cases_section(rep: Any) -> str:
     return _table(head, rows, cls="cases")
 
 
-def _counts_table(rep: Any, attr: str, what: str) -> str:
+def _counts_table(rep: Any, attr: str, what: str) -> Markup:
     rows = []
     for v in rep.variants:
         for name, c in getattr(v, attr).items():
             rows.append(
                 [
-                    _e(v.variant),
-                    _e(name),
-                    (_e(c.passed), "num"),
-                    (_e(c.scored - c.passed), "num"),
+                    v.variant,
+                    name,
+                    (c.passed, "num"),
+                    (c.scored - c.passed, "num"),
                     (_pct(c.rate), "num"),
-                    (_e(c.unscored), "num"),
-                    (_e(c.not_inspected), "num"),
+                    (c.unscored, "num"),
+                    (c.not_inspected, "num"),
                 ]
             )
     head = ["variant", what, "passed", "failed", "rate", "unscored", "nothing to inspect"]
     if not rows:
-        return f'<p class="muted">No {what} verdicts.</p>' + _table(head, [], cls=attr)
+        return join([_muted(f"No {what} verdicts."), _table(head, [], cls=attr)])
     return _table(head, rows, cls=attr)
 
 
-def _verdict_text(cmp: Any) -> str:
+def _verdict_text(cmp: Any) -> Markup | str:
     if cmp is None:
         return "–"
     words = {"b_better": "B better", "a_better": "A better", "cant_tell": "can't tell yet"}
-    text = str(cmp)
+    said = str(cmp)
     head = words.get(cmp.verdict, cmp.verdict)
-    if text.startswith(head):
-        text = text[len(head) :]
-    return f'<span class="verdict">{_e(head)}</span>{_e(text)}'
+    if said.startswith(head):
+        said = said[len(head) :]
+    return join([element("span", head, cls="verdict"), said])
 
 
-def _comparison_section(cmp: Any) -> str:
-    out = [f"<h3>{_e(cmp.b)} (B) against {_e(cmp.a)} (A)</h3>"]
+def _comparison_section(cmp: Any) -> Markup:
+    out = [element("h3", f"{cmp.b} (B) against {cmp.a} (A)")]
     if cmp.paired:
         how = (
             f"Paired by (case, repeat): {cmp.pairs} pairs; {cmp.dropped_unmeasured} dropped "
@@ -312,14 +353,14 @@ def _comparison_section(cmp: Any) -> str:
         )
     else:
         how = "Not paired: compared as independent samples."
-    out.append(f"<p>{_e(how)}</p>")
+    out.append(element("p", how))
     rows: list[list[Any]] = [
         ["about these cases", _verdict_text(cmp.these_cases)],
         ["about cases like these", _verdict_text(cmp.cases_like_these)],
     ]
     out.append(_table(["question", "verdict"], rows, cls="verdicts"))
     if cmp.reason:
-        out.append(f'<p class="muted">{_e(cmp.reason)}</p>')
+        out.append(_muted(cmp.reason))
     base = cmp.these_cases
     if base is not None and base.cases:
         rows = []  # the same list type as above
@@ -327,18 +368,24 @@ def _comparison_section(cmp: Any) -> str:
             flag = ("B clearly worse", "worse") if r.worse else ("B clearly better", "better")
             rows.append(
                 [
-                    _e(r.case),
+                    r.case,
                     (f"{r.passes_a}/{r.trials_a}", "num"),
                     (f"{r.passes_b}/{r.trials_b}", "num"),
-                    (_e(r.difference), "num"),
+                    (r.difference, "num"),
                     flag if (r.worse or r.better) else "–",
                 ]
             )
         out.append(_table(["case", "A", "B", "B − A", ""], rows, cls="differences"))
-    return "".join(out)
+    return join(out)
 
 
-def _sample_rows(res: Any, case_order: Sequence[str], limit: int) -> tuple[str, int]:
+def _private(label: str, shown: str) -> Markup:
+    """Text that may be private, behind a click; cut at :data:`MAX_TEXT` characters."""
+    cut = " […]" if len(shown) > MAX_TEXT else ""
+    return element("details", element("summary", label), element("pre", shown[:MAX_TEXT] + cut))
+
+
+def _sample_rows(res: Any, case_order: Sequence[str], limit: int) -> tuple[Markup, int]:
     order = {c: i for i, c in enumerate(case_order)}
     names = {v: i for i, v in enumerate(res.variants())}
     samples = sorted(
@@ -366,48 +413,39 @@ def _sample_rows(res: Any, case_order: Sequence[str], limit: int) -> tuple[str, 
             for c in s.get("checks") or ()
             if isinstance(c, Mapping) and c.get("status") == "failed"
         ]
-        reasons = "".join(
-            f"<li>{_e(c.get('check') or 'check')}"
-            + (f": {_e(c.get('reason'))}" if c.get("reason") else "")
-            + "</li>"
+        reasons = [
+            element(
+                "li",
+                str(c.get("check") or "check")
+                + (f": {c.get('reason')}" if c.get("reason") else ""),
+            )
             for c in failed
-        )
+        ]
         detail = []
         if s.get("reason"):
-            detail.append(f"<p>{_e(s['reason'])}</p>")
+            detail.append(element("p", s["reason"]))
         if reasons:
-            detail.append(f"<ul>{reasons}</ul>")
+            detail.append(element("ul", *reasons))
         private = []
         answer = s.get("answer")
         if answer is not None:
-            text = str(answer)
-            cut = len(text) > MAX_TEXT
-            private.append(
-                "<details><summary>answer</summary><pre>"
-                + _e(text[:MAX_TEXT])
-                + (" […]" if cut else "")
-                + "</pre></details>"
-            )
+            private.append(_private("answer", str(answer)))
         trace = s.get("trace")
         if trace:
-            text = json.dumps(trace, ensure_ascii=False, indent=1, default=str)
             private.append(
-                "<details><summary>trace</summary><pre>"
-                + _e(text[:MAX_TEXT])
-                + (" […]" if len(text) > MAX_TEXT else "")
-                + "</pre></details>"
+                _private("trace", json.dumps(trace, ensure_ascii=False, indent=1, default=str))
             )
         latency = s.get("latency_s")
         rows.append(
             [
-                _e(s["case"]),
-                _e(s["variant"]),
-                (_e(s["repeat"]), "num"),
-                _e(s.get("status")),
-                (outcome[0], outcome[1]),
-                "".join(detail) or "–",
+                s["case"],
+                s["variant"],
+                (s["repeat"], "num"),
+                s.get("status"),
+                outcome,
+                join(detail) if detail else "–",
                 (_seconds(latency) if isinstance(latency, int | float) else "–", "num"),
-                "".join(private) or "–",
+                join(private) if private else "–",
             ]
         )
     head = ["case", "variant", "repeat", "status", "outcome", "failed checks", "latency", ""]
@@ -436,66 +474,84 @@ def render_html(results: Any, *, level: float = 0.95, max_samples: int = MAX_SAM
     comparisons = [comparison(source, names[0], b, level) for b in names[1:]]
     suite = (res.manifest.get("suite") or {}).get("name") or "run"
     title = f"evalstats report: {suite}"
-
-    parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    nav = [
+        ("manifest", "manifest"),
+        ("overall", "overall"),
+        ("comparisons", "comparisons"),
+        ("figures", "figures"),
+        ("cases", "per case"),
+        ("checks", "axes and checks"),
+        ("latency", "latency"),
+        ("samples", "samples"),
+    ]
+    head = Markup(
+        "<!DOCTYPE html>\n"
+        '<html lang="en"><head><meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         # No request of any kind leaves this page, even if someone adds a link later.
         '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
-        "style-src 'unsafe-inline'\">",
-        f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>",
-        f"<h1>{_e(title)}</h1>",
-        '<nav><a href="#manifest">manifest</a><a href="#overall">overall</a>'
-        '<a href="#comparisons">comparisons</a><a href="#figures">figures</a>'
-        '<a href="#cases">per case</a><a href="#checks">axes and checks</a>'
-        '<a href="#latency">latency</a><a href="#samples">samples</a></nav>',
-        '<h2 id="manifest">Manifest</h2>',
+        "style-src 'unsafe-inline'\">\n"
+    )
+    parts: list[Markup] = [
+        head,
+        join([Markup("<title>"), title, Markup(f"</title><style>{_CSS}</style></head><body>")]),
+        element("h1", title),
+        element("nav", *(element("a", words, href=f"#{anchor}") for anchor, words in nav)),
+        element("h2", "Manifest", id="manifest"),
         _manifest_section(res, rep),
-        '<h2 id="overall">Overall</h2>',
+        element("h2", "Overall", id="overall"),
         _overall_section(rep),
-        '<h2 id="comparisons">Comparisons</h2>',
+        element("h2", "Comparisons", id="comparisons"),
     ]
     if comparisons:
         parts += [_comparison_section(c) for c in comparisons]
     else:
-        parts.append('<p class="muted">One variant only: nothing to compare.</p>')
-    parts.append('<h2 id="figures">Figures</h2>')
+        parts.append(_muted("One variant only: nothing to compare."))
+    parts.append(element("h2", "Figures", id="figures"))
     parts.append(
-        f'<figure class="forest">{_svg(forest_figure(rep))}<figcaption>Pass rate per case '
-        f"with its {100 * level:g}% interval; the last rows are each variant over all "
-        "cases.</figcaption></figure>"
+        element(
+            "figure",
+            _svg(forest_figure(rep)),
+            element(
+                "figcaption",
+                f"Pass rate per case with its {100 * level:g}% interval; the last rows are "
+                "each variant over all cases.",
+            ),
+            cls="forest",
+        )
     )
     for c in comparisons:
         parts.append(
-            f'<figure class="paired">{_svg(paired_difference_figure(c))}<figcaption>'
-            f"{_e(c.b)} − {_e(c.a)} per case; red: B clearly worse, green: B clearly "
-            "better.</figcaption></figure>"
+            element(
+                "figure",
+                _svg(paired_difference_figure(c)),
+                element(
+                    "figcaption",
+                    f"{c.b} − {c.a} per case; red: B clearly worse, green: B clearly better.",
+                ),
+                cls="paired",
+            )
         )
     parts += [
-        '<h2 id="cases">Per case</h2>',
+        element("h2", "Per case", id="cases"),
         _cases_section(rep),
-        '<h2 id="checks">Per axis and per check</h2>',
-        "<h3>per axis</h3>",
+        element("h2", "Per axis and per check", id="checks"),
+        element("h3", "per axis"),
         _counts_table(rep, "axes", "axis"),
-        "<h3>per check</h3>",
+        element("h3", "per check"),
         _counts_table(rep, "checks", "check"),
-        '<h2 id="latency">Latency and tokens</h2>',
+        element("h2", "Latency and tokens", id="latency"),
         _latency_section(rep),
-        '<p class="muted">Over every sample that recorded one, whatever its status.</p>',
-        '<h2 id="samples">Samples</h2>',
+        _muted("Over every sample that recorded one, whatever its status."),
+        element("h2", "Samples", id="samples"),
     ]
     table, total = _sample_rows(res, rep.case_ids, max_samples)
     if total > max_samples:
-        parts.append(
-            f'<p class="muted">The first {max_samples} of {total} samples, in case order.</p>'
-        )
-    parts.append(
-        '<p class="muted">Answers and traces may hold private data: each opens only on a click.</p>'
-    )
+        parts.append(_muted(f"The first {max_samples} of {total} samples, in case order."))
+    parts.append(_muted("Answers and traces may hold private data: each opens only on a click."))
     parts.append(table)
-    parts.append("</body></html>\n")
-    return "\n".join(parts)
+    parts.append(Markup("</body></html>\n"))
+    return join(parts, "\n")
 
 
 def html_report(
@@ -504,6 +560,7 @@ def html_report(
     *,
     level: float = 0.95,
     max_samples: int = MAX_SAMPLES,
+    force: bool = False,
 ) -> Path:
     """Write the report of a run as one self-contained HTML file.
 
@@ -515,38 +572,23 @@ def html_report(
         :func:`evalstats.reading._logs.load_results` returned it, or the path of a
         results file.
     path : path
-        The file to create. It must not exist: the report never overwrites a
-        file. It is created with mode 0600, since answers may be private.
+        The file to create, with mode 0600, since answers may be private. An
+        existing file is refused unless ``force``; the page is written whole
+        or not at all (:func:`evalstats._files.write_output`).
     level : float
         Confidence level of every interval.
     max_samples : int
         Samples listed one by one at most (the first ones in case order).
+    force : bool
+        Replace an existing file at ``path`` (``report --html ... --force``).
 
     Returns
     -------
     pathlib.Path
         ``path``.
     """
-    text = render_html(results, level=level, max_samples=max_samples)
-    shown = os.fspath(path)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
-    try:
-        fd = os.open(shown, flags, 0o600)
-    except FileExistsError:
-        raise ResultsFileError(
-            f"{shown} already exists; the HTML report never overwrites a file: choose a new path"
-        ) from None
-    except FileNotFoundError:
-        folder = os.path.dirname(shown) or "."
-        raise ResultsFileError(
-            f"cannot create {shown}: the folder {folder} does not exist"
-        ) from None
-    except OSError as error:
-        raise ResultsFileError(f"cannot create {shown}: {error.strerror or error}") from None
-    try:
-        os.fchmod(fd, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-    except OSError as error:
-        raise ResultsFileError(f"cannot write {shown}: {error.strerror or error}") from None
-    return Path(shown)
+    from .._files import refuse_existing, write_output
+
+    refuse_existing(path, force=force, error=ResultsFileError)  # before the work of drawing
+    page = render_html(results, level=level, max_samples=max_samples)
+    return write_output(path, page, force=force, mode=0o600, error=ResultsFileError)

@@ -7,13 +7,19 @@ display or touches pyplot's global state.
 
 from __future__ import annotations
 
-import errno
+import contextlib
+import io
 import math
 import os
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._files import refuse_existing, write_output
+from .._terminal import visible
+from .._text import clip
 from ..errors import InvalidArgument
+from ..results._recordable import recordable_text
 from ..stats._claims import claim_words
 
 if TYPE_CHECKING:
@@ -23,13 +29,47 @@ if TYPE_CHECKING:
     from ._report import Report
 
 __all__ = [
+    "drawn",
     "forest_figure",
     "forest_plot",
     "paired_difference_figure",
     "paired_difference_plot",
+    "plain_text",
+    "png_bytes",
     "report_plots",
+    "sequential_figure",
     "sequential_plot",
 ]
+
+
+@contextlib.contextmanager
+def plain_text(extra: Mapping[str, Any] | None = None) -> Iterator[None]:
+    """Draw every text as the characters it holds: no mathtext, no LaTeX.
+
+    A case named ``$\\frac{$`` would otherwise be parsed as mathtext and end
+    the drawing with an error (and with ``text.usetex`` set in someone's
+    matplotlibrc, any ``%`` or ``_`` would reach LaTeX). Figures are built and
+    saved inside this context, so each text is made with parsing off.
+    """
+    import matplotlib
+
+    settings: Any = {"text.usetex": False, "text.parse_math": False, **(extra or {})}
+    with matplotlib.rc_context(settings):
+        yield
+
+
+#: Characters of a name a figure shows at most (the page and the text show it whole).
+LABEL_LIMIT = 60
+
+
+def drawn(value: Any) -> str:
+    """A name from a file as a figure shows it: controls and lone surrogates as
+    escapes, cut to :data:`LABEL_LIMIT` characters.
+
+    >>> drawn("case\\x1b[2J\\ud800")
+    'case\\\\x1b[2J\\\\ud800'
+    """
+    return clip(visible(recordable_text(str(value))[0], keep=""), LABEL_LIMIT, "…")
 
 
 def _figure(rows: int) -> Any:
@@ -41,57 +81,33 @@ def _figure(rows: int) -> Any:
     return Figure(figsize=(7.5, height), layout="constrained")
 
 
-def _save(
-    fig: Any, path: str | os.PathLike[str], *, overwrite: bool = True, dpi: int = 110
-) -> Path:
-    """Write ``fig`` as PNG to ``path``, never through a symbolic link.
+def png_bytes(fig: Any, *, dpi: int = 110) -> bytes:
+    """``fig`` drawn as PNG, in memory: a drawing that fails writes nothing."""
+    buf = io.BytesIO()
+    with plain_text():
+        fig.savefig(buf, dpi=dpi, format="png")
+    return buf.getvalue()
 
-    An existing file is replaced only with ``overwrite``; otherwise it is
-    refused and left as it was. Every failure is an :class:`InvalidArgument`
-    naming the path.
+
+def _save(fig: Any, path: str | os.PathLike[str], *, force: bool = False, dpi: int = 110) -> Path:
+    """Write ``fig`` as PNG to ``path``, whole or not at all.
+
+    An existing file is replaced only with ``force``; otherwise it is refused
+    and left as it was (see :func:`evalstats._files.write_output`). Every
+    failure is an :class:`InvalidArgument` naming the path.
     """
-    out = Path(path)
-    shown = os.fspath(path)
-    flags = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    flags |= os.O_TRUNC if overwrite else os.O_EXCL
-    try:
-        fd = os.open(out, flags, 0o644)
-    except FileExistsError:
-        raise InvalidArgument(
-            f"path={shown!r} already exists; choose another file or add --force to replace it"
-        ) from None
-    except FileNotFoundError:
-        raise InvalidArgument(
-            f"path={shown!r}: the folder {os.fspath(out.parent)!r} does not exist"
-        ) from None
-    except OSError as error:
-        if error.errno == errno.ELOOP:
-            raise InvalidArgument(
-                f"path={shown!r} is a symbolic link; a figure is never written through one"
-            ) from None
-        raise InvalidArgument(
-            f"path={shown!r}: cannot write the figure: {error.strerror or error}"
-        ) from None
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            fig.savefig(handle, dpi=dpi, format="png")
-    except OSError as error:
-        raise InvalidArgument(
-            f"path={shown!r}: cannot write the figure: {error.strerror or error}"
-        ) from None
-    return out
+    refuse_existing(path, force=force)
+    return write_output(path, png_bytes(fig, dpi=dpi), force=force)
 
 
 def _finite(x: Any) -> bool:
     return not math.isnan(float(x))
 
 
-def _bar(
-    ax: Any, ci: Any, y: float, *, overall: bool, color: str, label: str | None = None
-) -> None:
+def _bar(ax: Any, ci: Any, y: float, *, overall: bool, color: str) -> Any:
     """One interval as a marker with error bars: a dot for a case, a diamond for all cases."""
     est = float(ci.estimate)
-    ax.errorbar(
+    return ax.errorbar(
         [est],
         [y],
         xerr=[[est - float(ci.low)], [float(ci.high) - est]],
@@ -99,11 +115,10 @@ def _bar(
         color=color,
         capsize=3,
         markersize=4,
-        label=label,
     )
 
 
-def forest_plot(report: Report, path: str | os.PathLike[str]) -> Path:
+def forest_plot(report: Report, path: str | os.PathLike[str], *, force: bool = False) -> Path:
     """Draw each case's pass rate and interval for every variant into a PNG file.
 
     One row per case, one marker per variant (offset so that they do not
@@ -117,25 +132,30 @@ def forest_plot(report: Report, path: str | os.PathLike[str]) -> Path:
     report : Report
         From :func:`evalstats.presenting._report.report`.
     path : path
-        The PNG file to write.
+        The PNG file to write; an existing file is refused unless ``force``.
 
     Returns
     -------
     pathlib.Path
         ``path``.
     """
-    return _save(forest_figure(report), path)
+    refuse_existing(path, force=force)
+    return _save(forest_figure(report), path, force=force)
 
 
+@plain_text()
 def forest_figure(report: Report) -> Any:
     """The figure :func:`forest_plot` draws, as a matplotlib ``Figure`` (for other formats)."""
     variants = [v.variant for v in report.variants]
     cases = list(report.case_ids)
-    labels = cases + ["all: these cases", "all: cases like these"]
+    labels = [drawn(c) for c in cases] + ["all: these cases", "all: cases like these"]
     fig = _figure(len(labels) * max(1, len(variants)) // 2 + len(labels))
     ax = fig.add_subplot()
     step = 0.7 / max(len(variants), 1)
     colours = [f"C{i}" for i in range(len(variants))]
+    # The legend is given its entries: matplotlib would leave out a name starting with "_".
+    handles: list[Any] = []
+    names: list[str] = []
     for j, v in enumerate(variants):
         offset = ((len(variants) - 1) / 2 - j) * step  # the first variant on top
         rows = {r.case: r for r in report.rows(v)}
@@ -145,21 +165,18 @@ def forest_figure(report: Report) -> Any:
         for i, ci in enumerate(intervals):
             if ci is None or not _finite(ci.estimate):
                 continue
-            _bar(
-                ax,
-                ci,
-                len(labels) - 1 - i + offset,
-                overall=i >= len(cases),
-                color=colours[j],
-                label=v if i == 0 or (i == len(cases) and not cases) else None,
+            bar = _bar(
+                ax, ci, len(labels) - 1 - i + offset, overall=i >= len(cases), color=colours[j]
             )
+            if len(names) == j:
+                handles.append(bar)
+                names.append(drawn(v))
     ax.set_yticks(range(len(labels)), labels[::-1])
     ax.axhline(1.5, color="0.7", linewidth=0.8)
     ax.set_xlim(-0.02, 1.02)
     ax.set_xlabel(f"pass rate ({100 * report.level:g}% interval)")
     ax.set_title("pass rate per case")
     ax.grid(axis="x", color="0.9")
-    handles, names = ax.get_legend_handles_labels()
     if handles:  # none without variants
         ax.legend(
             handles,
@@ -173,7 +190,10 @@ def forest_figure(report: Report) -> Any:
 
 
 def paired_difference_plot(
-    comparison: ResultsComparison | Comparison, path: str | os.PathLike[str]
+    comparison: ResultsComparison | Comparison,
+    path: str | os.PathLike[str],
+    *,
+    force: bool = False,
 ) -> Path:
     """Draw the per-case differences B - A with their intervals into a PNG file.
 
@@ -190,16 +210,18 @@ def paired_difference_plot(
         From :func:`evalstats.deciding._compare_results.compare_results` or
         :func:`evalstats.stats._compare.compare`.
     path : path
-        The PNG file to write.
+        The PNG file to write; an existing file is refused unless ``force``.
 
     Returns
     -------
     pathlib.Path
         ``path``.
     """
-    return _save(paired_difference_figure(comparison), path)
+    refuse_existing(path, force=force)
+    return _save(paired_difference_figure(comparison), path, force=force)
 
 
+@plain_text()
 def paired_difference_figure(comparison: ResultsComparison | Comparison) -> Any:
     """The figure :func:`paired_difference_plot` draws, as a matplotlib ``Figure``."""
     from ..stats._compare import Comparison
@@ -210,14 +232,14 @@ def paired_difference_figure(comparison: ResultsComparison | Comparison) -> Any:
         these, like, title = comparison, None, "B − A per case"
     else:
         these, like = comparison.these_cases, comparison.cases_like_these
-        title = f"{comparison.b} − {comparison.a} per case"
+        title = f"{drawn(comparison.b)} − {drawn(comparison.a)} per case"
     rows = list(these.cases) if these is not None else []
     overall = []
     if these is not None:
         overall.append(("all: these cases", these.difference))
     if like is not None:
         overall.append(("all: cases like these", like.difference))
-    labels = [r.case for r in rows] + [name for name, _ in overall]
+    labels = [drawn(r.case) for r in rows] + [name for name, _ in overall]
     intervals = [r.difference for r in rows] + [ci for _, ci in overall]
     fig = _figure(len(labels))
     ax = fig.add_subplot()
@@ -245,15 +267,24 @@ def paired_difference_figure(comparison: ResultsComparison | Comparison) -> Any:
     return fig
 
 
-def sequential_plot(comparison: SequentialComparison, path: str | os.PathLike[str]) -> Path:
+def sequential_plot(
+    comparison: SequentialComparison, path: str | os.PathLike[str], *, force: bool = False
+) -> Path:
     """Draw a sequential comparison's trajectory into a PNG file.
 
     Top: the e-values for "B better" and "A better" at every look against the
     pairs so far, on a log scale, with the decision boundary 2 / (1 - level).
     Bottom: the confidence sequence's interval of the difference at every
     look, with 0 marked. A vertical line marks the look where the verdict was
-    reached.
+    reached. An existing file at ``path`` is refused unless ``force``.
     """
+    refuse_existing(path, force=force)
+    return _save(sequential_figure(comparison), path, force=force)
+
+
+@plain_text()
+def sequential_figure(comparison: SequentialComparison) -> Any:
+    """The figure :func:`sequential_plot` draws, as a matplotlib ``Figure``."""
     from matplotlib.figure import Figure
 
     looks = comparison.trajectory
@@ -288,11 +319,11 @@ def sequential_plot(comparison: SequentialComparison, path: str | os.PathLike[st
     if comparison.decided_at is not None:
         for ax in (top, bottom):
             ax.axvline(comparison.decided_at, color="tab:red", lw=1)
-    return _save(fig, path)
+    return fig
 
 
 def report_plots(
-    results: Any, directory: str | os.PathLike[str], *, level: float = 0.95
+    results: Any, directory: str | os.PathLike[str], *, level: float = 0.95, force: bool = False
 ) -> tuple[Path, ...]:
     """Write the figures of a results file into ``directory`` (created if missing).
 
@@ -303,6 +334,10 @@ def report_plots(
     manifest order, as :func:`evalstats.deciding._compare_results.compare_results` does; and
     ``sequential.png`` (see :func:`sequential_plot`) for a sequential run,
     one with ``look`` records.
+
+    Every figure is drawn before any file is written, and a figure already in
+    ``directory`` is refused (nothing is written) unless ``force``; each file
+    is then written whole or not at all.
 
     Returns
     -------
@@ -315,18 +350,14 @@ def report_plots(
     source = RunSource.of(results)
     res = source.tally()
     folder = Path(directory)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise InvalidArgument(
-            f"directory={os.fspath(directory)!r}: cannot create it: {error.strerror or error}"
-        ) from None
+    if folder.exists() and not folder.is_dir():
+        raise InvalidArgument(f"directory={os.fspath(directory)!r} is a file, not a folder")
     rep = report(source, level=level)
-    written = [forest_plot(rep, folder / "forest.png")]
     names = [v.variant for v in rep.variants]
+    figures: dict[str, Callable[[Report], Any]] = {"forest.png": forest_figure}
     if len(names) >= 2:
         cmp = comparison(source, names[0], names[1], level)
-        written.append(paired_difference_plot(cmp, folder / "paired-differences.png"))
+        figures["paired-differences.png"] = lambda _: paired_difference_figure(cmp)
     if res.looks and len(names) >= 2:
         # A sequential run (run --until-decided): its trajectory, judged as it was.
         from ..deciding._sequential import sequential_results
@@ -334,8 +365,18 @@ def report_plots(
         last = res.looks[-1]
         about = last.get("about", last.get("scope", "these_cases"))  # "scope": older files
         seq = sequential_results(source, names[0], names[1], about=about, level=level)
-        written.append(sequential_plot(seq, folder / "sequential.png"))
-    return tuple(written)
+        figures["sequential.png"] = lambda _: sequential_figure(seq)
+    for name in figures:
+        if os.path.lexists(folder / name) and not force:
+            refuse_existing(folder / name)
+    drawings = {name: png_bytes(make(rep)) for name, make in figures.items()}
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise InvalidArgument(
+            f"directory={os.fspath(directory)!r}: cannot create it: {error.strerror or error}"
+        ) from None
+    return tuple(write_output(folder / name, png, force=force) for name, png in drawings.items())
 
 
 def comparison(source: Any, a: str, b: str, level: float) -> Any:

@@ -30,6 +30,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .._terminal import lines_text
 from .._validate import check_level
 from ..errors import InvalidArgument
 from ..reading._source import RunSource
@@ -442,7 +443,7 @@ class Report:
         lines += self._case_lines(level, vwidth)
         lines += self._check_lines(level, vwidth)
         lines += self._review_and_other_lines(level, vwidth)
-        return "\n".join(lines)
+        return lines_text(lines)  # a name holding a newline cannot forge a line
 
     def _head_lines(self) -> list[str]:
         """The suite, the run's status, its warnings and the ranking."""

@@ -318,6 +318,11 @@ def _clip(text: str, n: int = _RESULT_LIMIT) -> str:
     return f"{flat[:n]} [... {len(flat) - n} more characters]"
 
 
+def _one(text: str) -> str:
+    """``text`` as one line: its newlines, tabs and controls written as escapes."""
+    return visible(text, keep="")
+
+
 def _indent(text: str, prefix: str = "  ") -> str:
     return "\n".join(prefix + line for line in text.splitlines()) or prefix.rstrip()
 
@@ -342,15 +347,20 @@ def _show(
     sample: Mapping[str, Any], instruction: str, index: int, total: int, *, blind: bool = False
 ) -> str:
     variant = "hidden" if blind else repr(sample.get("variant"))
+    # A line meant as one line stays one (``_one``): a newline in a name, a
+    # reason or a tool call cannot start a line of its own. Answers, prompts
+    # and instructions keep their lines, each indented.
     lines = [
         "",
         "=" * 72,
-        f"[{index}/{total}] case {sample.get('case')!r}, variant {variant}, "
-        f"repeat {sample.get('repeat')}",
+        _one(
+            f"[{index}/{total}] case {sample.get('case')!r}, variant {variant}, "
+            f"repeat {sample.get('repeat')}"
+        ),
         "prompt:",
         _indent(_prompt_text(sample.get("prompt"))),
         "tool evidence, in order:",
-        *_evidence(sample.get("trace")),
+        *(_one(line) for line in _evidence(sample.get("trace"))),
         "answer:",
     ]
     answer = sample.get("answer")
@@ -363,18 +373,21 @@ def _show(
         lines.append("  (no answer)")
     status = sample.get("status")
     if status != "completed" or sample.get("reason"):
-        lines.append(f"process: {status}: {sample.get('reason') or 'no reason recorded'}")
+        lines.append(_one(f"process: {status}: {sample.get('reason') or 'no reason recorded'}"))
     else:
         lines.append("process: completed, no errors")
     observed = workspace_observations(sample)
     if observed is not None:
         added = observed.get("files_added") or []
+        private = "unchanged" if observed.get("private_unchanged", True) else "CHANGED"
         lines.append(
-            "workspace: marker seen "
-            f"{'YES' if observed.get('marker_seen') else 'no'}; fixtures "
-            f"{'unchanged' if observed.get('fixtures_unchanged', True) else 'CHANGED'}; "
-            f"private files {'unchanged' if observed.get('private_unchanged', True) else 'CHANGED'}"
-            f"; files added: {', '.join(map(str, added)) if added else 'none'}"
+            _one(
+                "workspace: marker seen "
+                f"{'YES' if observed.get('marker_seen') else 'no'}; fixtures "
+                f"{'unchanged' if observed.get('fixtures_unchanged', True) else 'CHANGED'}; "
+                f"private files {private}"
+                f"; files added: {', '.join(map(str, added)) if added else 'none'}"
+            )
         )
     lines.append("what to look for:")
     lines.append(_indent(instruction or "(the case has no review instruction)"))
@@ -616,11 +629,20 @@ def _samples_of_cases(res: Any, cases: Sequence[str] | None) -> list[Mapping[str
     return [s for s in samples if s.get("case") in wanted]
 
 
+def _json_line(record: Mapping[str, Any]) -> bytes:
+    """One JSON line in UTF-8. A lone surrogate (a case id read from a file that
+    spells one) cannot be UTF-8: the line is then written with JSON's ``\\u``
+    escapes, which read back as the very same text."""
+    try:
+        return (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
+    except UnicodeEncodeError:
+        return (json.dumps(record) + "\n").encode("ascii")
+
+
 def _record_design(fd: int, shown: str, design: Any, sample: int | None, seed: int) -> None:
     """Write the sampling design as a new file's first line, or check a continued file's."""
     if os.fstat(fd).st_size == 0:
-        line = json.dumps(design.to_dict(), ensure_ascii=False) + "\n"
-        os.write(fd, line.encode("utf-8"))
+        os.write(fd, _json_line(design.to_dict()))
         os.fsync(fd)
     elif read_review_design(shown) != design:
         raise ResultsFileError(
@@ -721,6 +743,5 @@ class _Walk:
 
     def append(self, record: Review) -> None:
         """Append one review and sync it before the next sample is shown."""
-        line = json.dumps(record.to_dict(), ensure_ascii=False) + "\n"
-        os.write(self.fd, line.encode("utf-8"))
+        os.write(self.fd, _json_line(record.to_dict()))
         os.fsync(self.fd)

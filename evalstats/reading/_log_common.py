@@ -70,6 +70,67 @@ def opening(
         raise file_error(path, f"cannot read: {error.strerror or error}") from None
 
 
+def json_line(text: str, find: Any) -> int | None:
+    """The line (from 1) where the JSON object ``find(document)`` starts in ``text``, or None.
+
+    Used only to say where a bad value is, once a reader has found one: the
+    text is parsed again with the pure-Python scanner, noting where each
+    object begins, so the C parser stays in charge of the normal read.
+
+    >>> json_line('{"a": [\\n {"x": 1},\\n {"x": 2}]}', lambda d: d["a"][1])
+    3
+    """
+    import json.decoder
+    import json.scanner
+
+    starts: dict[int, int] = {}
+    decoder = json.JSONDecoder()
+    plain: Any = json.decoder.JSONObject  # type: ignore[attr-defined]
+
+    def parse_object(s_and_end: tuple[str, int], *args: Any) -> Any:
+        value, end = plain(s_and_end, *args)
+        starts[id(value)] = s_and_end[1] - 1
+        return value, end
+
+    decoder.parse_object = parse_object  # type: ignore[attr-defined]
+    decoder.scan_once = json.scanner.py_make_scanner(decoder)  # type: ignore[attr-defined]
+    try:
+        document = decoder.decode(text)
+        start = starts.get(id(find(document)))
+    except (ValueError, LookupError, TypeError):
+        return None
+    return None if start is None else text.count("\n", 0, start) + 1
+
+
+def strict_bool(value: Any, where: str) -> bool:
+    """``value`` if it is true or false itself; a string such as ``"false"`` or a
+    number is refused, since ``bool("false")`` is True."""
+    if isinstance(value, bool):
+        return value
+    raise ValueError(f"{where} is {short_repr(value)} ({_json_kind(value)}), not true or false")
+
+
+def strict_index(value: Any, where: str) -> int:
+    """``value`` if it is a whole number of at least 0 (not a boolean, not text)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    raise ValueError(
+        f"{where} is {short_repr(value)} ({_json_kind(value)}), not a whole number of at least 0"
+    )
+
+
+def _json_kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, int | float):
+        return "a number"
+    return "an object" if isinstance(value, Mapping) else "a list"
+
+
 def check_threshold(pass_threshold: Any) -> float | None:
     """``pass_threshold`` as a finite float, or None."""
     if pass_threshold is None:
@@ -102,8 +163,8 @@ class PassRule:
             return value
         if isinstance(value, int | float):
             number = float(value)
-            if math.isnan(number):
-                raise ValueError(f"{self.what} is NaN")
+            if not math.isfinite(number):
+                raise ValueError(f"{self.what} is {value!r}, not a finite score")
             if self.threshold is not None:
                 self.used.add("threshold")
                 return number >= self.threshold
@@ -162,7 +223,7 @@ def check(
 def suite_digest(parts: Iterable[Any]) -> str:
     """SHA-256 of what identifies the foreign task (name, version, its cases)."""
     text = json.dumps(list(parts), sort_keys=True, default=str, ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()  # lone ones too
 
 
 def unique_names(names: Sequence[str]) -> list[str]:

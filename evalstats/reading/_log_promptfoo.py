@@ -16,15 +16,24 @@ import json
 import os
 from typing import Any
 
-from .._text import clip
+from .._text import clip, short_repr
 from ..results._file import Results
-from ._log_common import build, check, file_error, opening, suite_digest
+from ._log_common import (
+    build,
+    check,
+    file_error,
+    json_line,
+    opening,
+    strict_bool,
+    strict_index,
+    suite_digest,
+)
 
 #: Versions of the ``results`` object this reader knows (promptfoo 0.4x to 0.12x).
 VERSIONS = (2, 3)
 
 
-def _load(shown: str) -> dict[str, Any]:
+def _load(shown: str) -> tuple[dict[str, Any], str]:
     kind = "a promptfoo results.json"
     with opening(shown, folder=kind, text=kind), open(shown, encoding="utf-8") as f:
         raw = f.read()
@@ -34,7 +43,20 @@ def _load(shown: str) -> dict[str, Any]:
         raise file_error(shown, f"is not valid JSON ({error}); was it cut short?") from None
     if not isinstance(doc, dict):
         raise file_error(shown, "is not a JSON object; is it a promptfoo results.json?")
-    return doc
+    return doc, raw
+
+
+class _Entries:
+    """Where an entry of ``results.results`` is, for errors that name the line and field."""
+
+    def __init__(self, shown: str, raw: str) -> None:
+        self.shown = shown
+        self.raw = raw
+
+    def error(self, i: int, problem: str) -> Exception:
+        line = json_line(self.raw, lambda d: d["results"]["results"][i])
+        at = f"line {line}: " if line is not None else ""
+        return file_error(self.shown, f"{at}results.results[{i}].{problem}")
 
 
 def _short(value: Any, limit: int = 40) -> str:
@@ -57,7 +79,7 @@ def _checks(entry: dict[str, Any], success: bool) -> list[dict[str, Any]]:
     checks = []
     all_passed = True
     for c in components:
-        passed = bool(c.get("pass"))
+        passed = c["pass"]  # true or false (checked by _entries)
         all_passed &= passed
         reason = "" if passed else str(c.get("reason") or "failed")
         checks.append(check(_assertion_name(c), passed, reason=reason, axis="assertion"))
@@ -90,10 +112,14 @@ def read_promptfoo(path: str | os.PathLike[str], *, pass_threshold: float | None
             f"pass_threshold={pass_threshold!r}: promptfoo decides each test's pass itself "
             "(success); set a threshold in the promptfoo config instead"
         )
-    doc = _load(shown)
-    inner, entries = _entries(doc, shown)
+    doc, raw = _load(shown)
+    where = _Entries(shown, raw)
+    for key in ("config", "metadata", "runtimeOptions"):
+        if doc.get(key) is not None and not isinstance(doc[key], dict):
+            raise file_error(shown, f"{key} is {short_repr(doc[key])}, not an object")
+    inner, entries = _entries(doc, shown, where)
     config = doc.get("config") or {}
-    repeat = _repeat(doc, config)
+    repeat = _repeat(doc, config, shown)
     names = _Names(entries, inner.get("prompts") or [])
     labels = _case_labels(entries, repeat)
     variant_specs: dict[str, dict[str, Any]] = {}
@@ -112,7 +138,7 @@ def read_promptfoo(path: str | os.PathLike[str], *, pass_threshold: float | None
                 },
             },
         )
-        test, rep = divmod(int(e["testIdx"]), repeat)
+        test, rep = divmod(e["testIdx"], repeat)
         records.append(_record(e, labels[test], variant, rep))
     meta = doc.get("metadata") or {}
     description = config.get("description") or os.path.splitext(os.path.basename(shown))[0]
@@ -131,9 +157,13 @@ def read_promptfoo(path: str | os.PathLike[str], *, pass_threshold: float | None
     )
 
 
-def _entries(doc: dict[str, Any], shown: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def _entries(
+    doc: dict[str, Any], shown: str, where: _Entries
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The inner results object and its entries, checked: a known version, and every
-    entry an object with ``success``, ``testIdx`` and ``promptIdx``."""
+    entry an object with ``success`` (true or false: ``"false"`` would count as a
+    pass), whole-number ``testIdx`` and ``promptIdx``, and assertion results whose
+    ``pass`` is true or false; the error names the line and the field."""
     inner = doc.get("results")
     if not isinstance(inner, dict):
         raise file_error(shown, 'has no "results" object; is it a promptfoo results.json?')
@@ -144,6 +174,8 @@ def _entries(doc: dict[str, Any], shown: str) -> tuple[dict[str, Any], list[dict
             f"promptfoo results version={version!r}; evalstats reads versions "
             + " and ".join(str(v) for v in VERSIONS),
         )
+    if inner.get("prompts") is not None and not isinstance(inner["prompts"], list):
+        raise file_error(shown, f"results.prompts is {short_repr(inner['prompts'])}, not a list")
     entries = inner.get("results")
     if not isinstance(entries, list) or not entries:
         raise file_error(shown, "results.results is empty or missing: there are no answers")
@@ -153,14 +185,62 @@ def _entries(doc: dict[str, Any], shown: str) -> tuple[dict[str, Any], list[dict
         for key in ("success", "testIdx", "promptIdx"):
             if key not in e:
                 raise file_error(shown, f'results.results[{i}] has no "{key}"')
+        try:
+            _check_entry(e)
+        except ValueError as problem:
+            raise where.error(i, str(problem)) from None
     return inner, entries
 
 
-def _repeat(doc: dict[str, Any], config: dict[str, Any]) -> int:
-    """How many times each test ran (``--repeat``); 1 when not said or not a count."""
-    runtime = doc.get("runtimeOptions") or {}
-    repeat = runtime.get("repeat") or (config.get("evaluateOptions") or {}).get("repeat") or 1
-    return repeat if isinstance(repeat, int) and not isinstance(repeat, bool) and repeat > 0 else 1
+def _check_entry(e: dict[str, Any]) -> None:
+    """The types of one entry's fields that decide or place a sample (ValueError naming one)."""
+    strict_bool(e["success"], "success")
+    strict_index(e["testIdx"], "testIdx")
+    strict_index(e["promptIdx"], "promptIdx")
+    _object(e.get("prompt"), "prompt")
+    response = e.get("response")
+    _object(response, "response")
+    if isinstance(response, dict):
+        _object(response.get("tokenUsage"), "response.tokenUsage")
+    grading = e.get("gradingResult")
+    if grading is None:
+        return
+    if not isinstance(grading, dict):
+        raise ValueError(f"gradingResult is {short_repr(grading)}, not an object")
+    components = grading.get("componentResults")
+    if components is None:
+        return
+    if not isinstance(components, list):
+        raise ValueError(f"gradingResult.componentResults is {short_repr(components)}, not a list")
+    for j, c in enumerate(components):
+        if isinstance(c, dict):
+            strict_bool(c.get("pass"), f"gradingResult.componentResults[{j}].pass")
+            _object(c.get("assertion"), f"gradingResult.componentResults[{j}].assertion")
+
+
+def _object(value: Any, where: str) -> None:
+    """Refuse a field that must be an object (or absent) but is something else."""
+    if value is not None and not isinstance(value, dict):
+        raise ValueError(f"{where} is {short_repr(value)}, not an object")
+
+
+def _repeat(doc: dict[str, Any], config: dict[str, Any], shown: str) -> int:
+    """How many times each test ran (``--repeat``); 1 when not said.
+
+    A repeat that is not a whole number of at least 1 is refused: taken as 1,
+    ``"3"`` would make every repeat a case of its own."""
+    for where, holder in (
+        ("runtimeOptions", doc.get("runtimeOptions")),
+        ("config.evaluateOptions", config.get("evaluateOptions")),
+    ):
+        if isinstance(holder, dict) and holder.get("repeat") is not None:
+            repeat = holder["repeat"]
+            if isinstance(repeat, int) and not isinstance(repeat, bool) and repeat >= 1:
+                return repeat
+            raise file_error(
+                shown, f"{where}.repeat is {short_repr(repeat)}, not a whole number of at least 1"
+            )
+    return 1
 
 
 class _Names:
@@ -222,7 +302,7 @@ def _case_labels(entries: list[dict[str, Any]], repeat: int) -> dict[int, str]:
 
 def _record(e: dict[str, Any], case: str, variant: str, rep: int) -> dict[str, Any]:
     """One sample record: status and checks, answer, latency and tokens."""
-    success = bool(e["success"])
+    success = e["success"]  # true or false (checked by _entries)
     failure = e.get("failureReason")
     response = e.get("response") or {}
     output = response.get("output") if isinstance(response, dict) else None

@@ -11,17 +11,24 @@ Columns, found by name (case-insensitive) unless mapped with ``columns=``
   (a mapped ``pass=`` column wins). Booleans, 1/0 and words such as
   yes/no/true/false/C/I are read as pass/fail; other numbers need
   ``pass_threshold``. An empty cell is a sample that was not measured;
-* optional ``latency_s`` (or ``latency``), ``answer``, ``model``.
+* optional ``latency_s`` (or ``latency``): seconds, a finite number of at
+  least 0 or empty; ``answer``, ``model``.
+
+A cell of the wrong type (a pass value that is neither a pass/fail word nor a
+number, a repeat that is not a whole number, a latency that is not seconds) is
+refused with one line naming the file, the row and the column.
 """
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from typing import Any
 
 from ..errors import InvalidArgument
 from ..results._file import Results
+from ..results._records import MAX_RUNS
 from ._log_common import PassRule, build, check, file_error, suite_digest
 
 ROLES = ("case", "variant", "repeat", "pass", "latency_s", "answer", "model")
@@ -200,10 +207,7 @@ def _samples(
         repeats = _counted_repeats(cases, variants_of)
     latencies = None
     if "latency_s" in found:
-        import pandas as pd
-
-        numbers = pd.to_numeric(frame[found["latency_s"]], errors="coerce")
-        latencies = [x if x == x and x >= 0 else None for x in numbers.tolist()]
+        latencies = converted("latency_s", _latency_of(found["latency_s"]))
     answers = (
         [_text(v) or None for v in frame[found["answer"]].tolist()] if "answer" in found else None
     )
@@ -229,9 +233,30 @@ def _samples(
 
 def _repeat_of(value: Any) -> int:
     whole = _whole(value)
-    if whole is None:
-        raise ValueError(f"repeat={value!r} must be a whole number of at least 0")
+    if whole is None or whole >= MAX_RUNS:
+        raise ValueError(f"repeat={value!r} must be a whole number from 0 to {MAX_RUNS - 1:,}")
     return whole
+
+
+def _latency_of(column: Any) -> Any:
+    """The seconds of a latency cell: empty is none; anything but a finite number of at
+    least 0 is refused (it used to become "no latency" without a word)."""
+
+    def convert(value: Any) -> float | None:
+        text = _text(value)
+        if text == "":
+            return None
+        try:
+            seconds = float(text)
+        except ValueError:
+            seconds = math.nan
+        if not math.isfinite(seconds) or seconds < 0:
+            raise ValueError(
+                f"column {column!r} is {text!r}, not a number of seconds (finite, at least 0)"
+            )
+        return seconds
+
+    return convert
 
 
 def _counted_repeats(cases: list[str], variants_of: list[str]) -> list[int]:
@@ -278,6 +303,6 @@ def _whole(value: Any) -> int | None:
         number = float(text)
     except ValueError:
         return None
-    if number < 0 or number != int(number):
+    if not math.isfinite(number) or number < 0 or number != int(number):
         return None
     return int(number)

@@ -53,7 +53,7 @@ from msgspec import UNSET
 
 from .._terminal import visible
 from .._text import canonical_json
-from .._validate import whole_number
+from .._validate import confusable, confusable_message, whole_number
 from ..errors import (
     InvalidArgument,
     ProviderError,
@@ -227,6 +227,11 @@ def _unique(what: str, values: Sequence[str]) -> None:
         if v in seen:
             raise InvalidArgument(f"the {what} {v!r} appears twice; {what}s must be unique")
         seen.add(v)
+    # Two names that look alike (a zero-width character, a compatibility form)
+    # would show as one in every report.
+    pair = confusable(values)
+    if pair is not None:
+        raise InvalidArgument(confusable_message(what, values[pair[0]], values[pair[1]]))
 
 
 def sample_seed(seed: int, case_id: str, repeat: int, variant: str) -> int:

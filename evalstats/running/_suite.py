@@ -77,7 +77,14 @@ from pathlib import Path, PureWindowsPath
 from typing import Any
 
 from .._text import canonical_json, clip
-from .._validate import suggest, whole_number
+from .._validate import (
+    confusable,
+    confusable_message,
+    name_problem,
+    plain_name,
+    suggest,
+    whole_number,
+)
 from ..errors import CaseFileError, InvalidArgument
 from ._checks import BUILTIN_CHECKS, check_from_spec, check_name
 
@@ -329,6 +336,8 @@ def _build_judged_by(value: Any, judge: Callable[[str], str] | None) -> Callable
 def _check_axis(axis: Any) -> str | None:
     if axis is not None and (not isinstance(axis, str) or not axis.strip()):
         raise InvalidArgument(f"axis={axis!r} must be a non-empty string or None")
+    if axis is not None:
+        plain_name("axis", axis)
     return axis
 
 
@@ -461,6 +470,16 @@ class CaseCheck:
 def _norm_id(value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
         raise _Problem("id", f"id={value!r} must be a non-empty string")
+    _norm_name("id", value)
+    return value
+
+
+def _norm_name(field: str, value: str) -> str:
+    """A name (an id, a tag, an axis) as plain text written one way: see
+    :func:`evalstats._validate.name_problem`."""
+    problem = name_problem(value)
+    if problem is not None:
+        raise _Problem(field, f"{_q(value)} {problem}")
     return value
 
 
@@ -664,6 +683,10 @@ def _norm_tags(tags: Any) -> tuple[str, ...]:
         if not isinstance(tag, str) or not tag.strip():
             shown = _shown(tag)
             raise _Problem(f"tags[{i}]", f"must be a non-empty string, not {shown}")
+        _norm_name(f"tags[{i}]", tag)
+    pair = confusable(tags)
+    if pair is not None:
+        raise _Problem(f"tags[{pair[1]}]", confusable_message("tag", tags[pair[0]], tags[pair[1]]))
     return tuple(tags)
 
 
@@ -786,7 +809,7 @@ class Case:
 
 def _case_label(raw: Mapping[str, Any], index: int) -> str:
     case_id = raw.get("id")
-    if isinstance(case_id, str) and case_id.strip():
+    if isinstance(case_id, str) and case_id.strip() and name_problem(case_id) is None:
         return f"case {_q(case_id)}"
     return f"cases[{index}]"
 
@@ -925,6 +948,11 @@ class Suite:
                     f"cases[{i}] repeats the id {_q(case.id)} of cases[{seen[case.id]}]"
                 )
             seen[case.id] = i
+        try:
+            _refuse_confusable(cases, "")
+        except CaseFileError as exc:
+            raise InvalidArgument(str(exc)) from None
+        plain_name("name", self.name)
         if self.path is not None and not isinstance(self.path, str):
             raise InvalidArgument(f"path={self.path!r} must be a string or None")
         if not isinstance(self.description, str):
@@ -1130,9 +1158,35 @@ def _suite_from_document(
             )
         seen[case.id] = i
         cases.append(case)
+    _refuse_confusable(cases, where)
+    if name_problem(name) is not None:
+        raise CaseFileError(f"{where}name: {_q(name)} {name_problem(name)}")
     return Suite(
         name, version, tuple(cases), path, sha256, description=description, sampled=sampled
     )
+
+
+def _refuse_confusable(cases: Sequence[Case], where: str) -> None:
+    """Refuse two ids, or two tags, that look alike but differ (invisible characters,
+    compatibility forms): a report would show them as one."""
+    ids = [c.id for c in cases]
+    pair = confusable(ids)
+    if pair is not None:
+        first, second = pair
+        raise CaseFileError(
+            f"{where}case {_q(ids[second])}: id: "
+            + confusable_message("id", ids[first], ids[second])
+            + f" (cases[{first}])"
+        )
+    tagged = [(c.id, i, tag) for c in cases for i, tag in enumerate(c.tags)]
+    pair = confusable(tag for _, _, tag in tagged)
+    if pair is not None:
+        (case_a, _, tag_a), (case_b, k, tag_b) = tagged[pair[0]], tagged[pair[1]]
+        raise CaseFileError(
+            f"{where}case {_q(case_b)}: tags[{k}]: "
+            + confusable_message("tag", tag_a, tag_b)
+            + f" (case {_q(case_a)})"
+        )
 
 
 # --- files ----------------------------------------------------------------------

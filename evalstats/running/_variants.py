@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .._text import clip
-from .._validate import suggest
+from .._validate import name_problem, suggest
 from ..errors import InvalidArgument
 from ._registry import TASK_GROUP, entry_point, entry_point_names
 from ._tasks import CallableTask, Prompt, Task, as_task
@@ -151,6 +151,9 @@ class Variant:
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
             raise InvalidArgument(f"Variant: name={self.name!r} must be a non-empty string")
+        problem = name_problem(self.name)
+        if problem is not None:  # printed at the start of report lines, and a key
+            raise InvalidArgument(f"Variant: name={self.name!r} {problem}")
         task = self.task
         if isinstance(task, str):
             task = task_from_name(task)

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import as_rate
+from .._validate import as_rate, check_spread
 from ..errors import InvalidArgument
 
 __all__ = ["CaseModel"]
@@ -31,6 +31,7 @@ _QUAD = 80  # Gauss-Jacobi nodes for expectations over the Beta of case pass rat
 _QUAD_SMOOTH = 2000  # quantile nodes when the Beta is narrow (icc < 0.005)
 _ICC_ZERO = 1e-6  # below this the case rates vary by < 1e-6 p(1-p): taken as identical
 _HERMITE = 24  # Gauss-Hermite nodes for the case-by-variant spread
+_BETA_MIN = 1e-9  # Beta parameters below this are lost in the quadrature's arithmetic
 
 
 @dataclass(frozen=True)
@@ -64,15 +65,21 @@ class CaseModel:
         _rate("p_a", self.p_a)
         _rate("p_b", self.p_b)
         try:
-            icc, spread = float(self.icc), float(self.spread)
+            icc, _ = float(self.icc), float(self.spread)
         except (TypeError, ValueError):
             raise InvalidArgument(
                 f"icc={self.icc!r} and spread={self.spread!r} must be numbers"
             ) from None
         if math.isnan(icc) or not 0.0 <= icc < 1.0:
             raise InvalidArgument(f"icc={self.icc!r} must be at least 0 and less than 1")
-        if math.isnan(spread) or spread < 0:
-            raise InvalidArgument(f"spread={self.spread!r} must be a number of at least 0")
+        check_spread(self.spread)
+        ab = self._beta()
+        if ab is not None and min(ab) < _BETA_MIN:
+            raise InvalidArgument(
+                f"p_a={self.p_a!r} with icc={self.icc!r} puts almost every case at a pass rate "
+                "of exactly 0 or 1, past what the case model computes: give p_a further from "
+                "0 and 1 (or exactly 0 or 1), or a smaller icc"
+            )
 
     # -- the distribution of case rates --
     def _beta(self) -> tuple[float, float] | None:
