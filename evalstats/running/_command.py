@@ -121,7 +121,23 @@ from typing import Any
 
 from .._validate import suggest
 from ..errors import InvalidArgument, TransientProviderError
-from . import _keeper, _reaper
+from ._keeper import END_WITHIN_S as _KEEPER_END_WITHIN_S
+from ._keeper import LINGER_S as _KEEPER_LINGER_S
+from ._keeper import __file__ as _KEEPER_FILE
+from ._reaper import (
+    OWNER_FILE,
+    TOKEN_VARIABLE,
+    end_tree,
+    hide_environment,
+    kill_round,
+    new_token,
+    register,
+    signal_tree,
+    start_watchdog,
+    sweep,
+    unregister,
+    write_owner,
+)
 from ._tasks import Prompt, TaskResult
 from ._tasks import check_timeout as _check_timeout
 from ._workspace import NotRegularFile, make_workspace, observe, read_regular, remove, remove_tree
@@ -147,10 +163,10 @@ TRACE_CAP = 1024 * 1024
 KILL_GRACE_S = 1.0
 
 # Seconds the output of what a finished command left running is still read.
-_LINGER_S = _keeper.LINGER_S
+_LINGER_S = _KEEPER_LINGER_S
 
 # Seconds the keeper may take to end what is left once asked, before it is killed itself.
-_KEEPER_END_S = _keeper.END_WITHIN_S + 1.0
+_KEEPER_END_S = _KEEPER_END_WITHIN_S + 1.0
 
 #: The exit status that means "a transient failure, try again" (sysexits.h).
 EX_TEMPFAIL = 75
@@ -215,7 +231,7 @@ def _sweep_once() -> None:
         # Housekeeping never stops a run: sweep() raises nothing it expects,
         # and anything else it might is left for the next start.
         with contextlib.suppress(Exception):
-            _reaper.sweep()
+            sweep()
 
 
 class _Reader:
@@ -246,7 +262,7 @@ class _Reader:
 async def _end_tree(pgid: int | None, token: str) -> None:
     """SIGKILL the command's group, its session and every process holding its token."""
     deadline = time.monotonic() + 1.0
-    while _reaper.kill_round(pgid, token) and time.monotonic() < deadline:
+    while kill_round(pgid, token) and time.monotonic() < deadline:
         await asyncio.sleep(0.01)
 
 
@@ -433,7 +449,7 @@ class CmdTask:
         keep = self.keep_workspaces
         try:
             for folder in (workspace.parent, trace_dir):
-                _reaper.write_owner(folder)  # a later start removes them if this process dies
+                write_owner(folder)  # a later start removes them if this process dies
             return await self._run(text, seed, workspace, trace_path, limit)
         finally:
             if not keep:
@@ -442,25 +458,25 @@ class CmdTask:
             else:
                 for folder in (workspace.parent, trace_dir):
                     with contextlib.suppress(OSError):
-                        os.unlink(folder / _reaper.OWNER_FILE)
+                        os.unlink(folder / OWNER_FILE)
 
     async def _run(
         self, text: str, seed: int, workspace: Any, trace_path: Path, limit: float
     ) -> TaskResult:
         argv = self.arguments(text, workspace=str(workspace.root), trace=str(trace_path))
-        token = _reaper.new_token()
+        token = new_token()
         env = self.environment()
         env.update(
             EVALSTATS_WORKSPACE=str(workspace.root),
             EVALSTATS_TRACE=str(trace_path),
             EVALSTATS_SEED=str(seed),
         )
-        env[_reaper.TOKEN_VARIABLE] = token
-        _reaper.hide_environment()  # before the first command can look
+        env[TOKEN_VARIABLE] = token
+        hide_environment()  # before the first command can look
         out, err = _Capture(OUTPUT_CAP), _Capture(OUTPUT_CAP)
         keeper = _keeper_command()
         if keeper is None:
-            _reaper.start_watchdog()  # running before the command is: see start_watchdog
+            start_watchdog()  # running before the command is: see start_watchdog
             proc, out_r, err_r = await _spawn(argv, workspace.root, env)
             ended = await _wait_and_end(proc, token, (out_r, err_r), (out, err), limit)
         else:
@@ -527,7 +543,7 @@ def _keeper_command() -> list[str] | None:
     return [sys.executable, "-I", "-S", _KEEPER_PATH]
 
 
-_KEEPER_PATH = os.path.abspath(_keeper.__file__)
+_KEEPER_PATH = os.path.abspath(_KEEPER_FILE)
 _KEEPER_ON = sys.platform.startswith("linux") and os.path.isdir("/proc")
 
 
@@ -577,7 +593,7 @@ async def _wait_and_end(
     running and the pipes are closed.
     """
     pgid = proc.pid  # a new session: the group's (and session's) id is the leader's pid
-    _reaper.register(token, pgid)
+    register(token, pgid)
     out, err = captures
     readers = [await _Reader.open(fd) for fd in fds]
     out_task = asyncio.ensure_future(out.drain(readers[0].stream))
@@ -588,7 +604,7 @@ async def _wait_and_end(
         done, _ = await asyncio.wait({wait_task}, timeout=limit)
         if not done:
             timed_out = True
-            _reaper.signal_tree(pgid, token, signal.SIGTERM)
+            signal_tree(pgid, token, signal.SIGTERM)
             await asyncio.wait({wait_task}, timeout=KILL_GRACE_S)  # the grace after SIGTERM
         else:
             # The command ended; what it left running may still hold the
@@ -601,7 +617,7 @@ async def _wait_and_end(
         for t in pending:
             t.cancel()
     except BaseException:  # cancelled by the engine, or anything else: leave nothing running
-        _reaper.end_tree(pgid, token)
+        end_tree(pgid, token)
         parts: tuple[asyncio.Future[Any], ...] = (out_task, err_task, wait_task)
         for part in parts:
             part.cancel()
@@ -611,7 +627,7 @@ async def _wait_and_end(
     finally:
         for reader in readers:
             reader.close()
-        _reaper.unregister(token)
+        unregister(token)
     return _Ended(timed_out, proc.returncode)
 
 
@@ -703,7 +719,7 @@ async def _run_kept(
                 proc.kill()
             status.read(st_r)
             if not status.ended_all(proc.returncode):
-                _reaper.end_tree(status.pid, token)
+                end_tree(status.pid, token)
             raise
     finally:
         control.close()

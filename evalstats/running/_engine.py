@@ -328,13 +328,13 @@ def _now() -> str:
 
 
 def _resolve_suite(suite_or_cases: Any) -> Any:
-    from . import _suite as cases_module
+    from ._suite import find_suite, load_suite, suite_from_cases
 
     if hasattr(suite_or_cases, "select") and hasattr(suite_or_cases, "cases"):
         return suite_or_cases
     if isinstance(suite_or_cases, str | Path):
-        found = cases_module.find_suite(suite_or_cases)
-        suite = cases_module.load_suite(found)
+        found = find_suite(suite_or_cases)
+        suite = load_suite(found)
         if Path(suite_or_cases) != found:
             # A shipped suite by name: record the name given, not where it is installed.
             suite = dataclasses.replace(suite, path=str(suite_or_cases))
@@ -345,7 +345,7 @@ def _resolve_suite(suite_or_cases: Any) -> Any:
         raise InvalidArgument(
             f"suite={suite_or_cases!r} must be a Suite, a suite file or name, or a list of cases"
         ) from None
-    return cases_module.suite_from_cases(items)
+    return suite_from_cases(items)
 
 
 def _resolve_trace(value: Any, needed: bool) -> tuple[Any, Any, str | None]:
