@@ -54,6 +54,19 @@ def test_case_model_means_variances_and_moments_match_its_draws(p_a, p_b, icc, s
     assert mom["within"] == pytest.approx(within.mean(), abs=_mc_tolerance(within.var(), n))
 
 
+@pytest.mark.parametrize(
+    ("p_a", "p_b", "icc"), [(0.2, 0.4, 0.9), (0.7, 0.9, 0.95), (0.9, 0.97, 0.9), (0.5, 0.6, 0.98)]
+)
+def test_case_model_gives_b_its_mean_when_nearly_all_cases_pass_or_fail_everything(p_a, p_b, icc):
+    # At icc near 1 a Beta parameter is below 0.1 and Gauss-Jacobi quadrature
+    # missed B's mean (0.36 for 0.2 -> 0.4 at icc 0.9); the quantile rule does not.
+    m = CaseModel(p_a, p_b, icc)
+    n = 1_000_000
+    _, qb = m.draw(np.random.default_rng(12), (n,))
+    assert qb.mean() == pytest.approx(p_b, abs=_mc_tolerance(qb.var(), n))
+    assert m.moments()["difference"] == pytest.approx(p_b - p_a, abs=1e-6)
+
+
 @pytest.mark.parametrize(("p", "icc", "repeats"), [(0.7, 0.3, 5), (0.5, 0.1, 10), (0.2, 0.6, 3)])
 def test_case_means_carry_the_design_effect(p, icc, repeats):
     # Variance of a case's mean over R runs = p(1 - p)/R * (1 + (R - 1) icc)

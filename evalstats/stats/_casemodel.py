@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 import numpy as np
@@ -28,7 +28,8 @@ def _rate(name: str, value: Any) -> float:
 
 
 _QUAD = 80  # Gauss-Jacobi nodes for expectations over the Beta of case pass rates
-_QUAD_SMOOTH = 2000  # quantile nodes when the Beta is narrow (icc < 0.005)
+_QUAD_SMOOTH = 2000  # quantile nodes when the Beta is narrow or nearly all at 0 or 1
+_SINGULAR = 0.1  # a Beta parameter below this puts nearly all the mass at one end
 _ICC_ZERO = 1e-6  # below this the case rates vary by < 1e-6 p(1-p): taken as identical
 _HERMITE = 24  # Gauss-Hermite nodes for the case-by-variant spread
 _BETA_MIN = 1e-9  # Beta parameters below this are lost in the quadrature's arithmetic
@@ -89,20 +90,27 @@ class CaseModel:
         return self.p_a * s, (1.0 - self.p_a) * s
 
     def _nodes(self) -> tuple[np.ndarray, np.ndarray]:
-        """Quadrature nodes and weights (summing to 1) for A's case rates.
+        """Quadrature nodes and weights (summing to 1) for A's case rates."""
+        return self._quadrature
+
+    @cached_property
+    def _quadrature(self) -> tuple[np.ndarray, np.ndarray]:
+        """The nodes of :meth:`_nodes`, computed once per model.
 
         Gauss-Jacobi quadrature for the Beta(a, b) density: with x = (1 + t) / 2
         it is the Jacobi weight (1 - t)^(b - 1) (1 + t)^(a - 1), so expectations
         of smooth functions of the rate are exact to high order even when the
-        density is unbounded at 0 or 1.
+        density is unbounded at 0 or 1. Two cases take the midpoint rule on
+        the Beta's quantiles instead: a narrow density (icc < 0.005), where
+        Gauss-Jacobi overflows, and one nearly all of whose mass sits at 0 or
+        1 (a or b below 0.1, icc near 1), where the logit shift's image
+        expit(logit x + s) is far from any polynomial near that end and
+        Gauss-Jacobi misses B's mean (tests/test_plan.py).
         """
         ab = self._beta()
         if ab is None:
             return np.array([self.p_a]), np.ones(1)
-        if ab[0] + ab[1] > 200:
-            # icc < 0.005: a narrow, smooth density (no singular ends), where
-            # Gauss-Jacobi overflows; the midpoint rule on its quantiles is
-            # accurate there.
+        if ab[0] + ab[1] > 200 or min(ab) < _SINGULAR:
             from scipy.stats import beta
 
             u = (np.arange(_QUAD_SMOOTH) + 0.5) / _QUAD_SMOOTH
@@ -139,8 +147,7 @@ class CaseModel:
         # so this, dozens of times on the same model. (The fields are frozen.)
         x, wx = self._nodes()
         qa = x[:, None]
-        shift = _solve_shift(x, wx, self.p_b, self.spread)
-        qb = _shifted(qa, shift, self.spread)  # (nodes, hermite)
+        qb = _shifted(qa, self._shift, self.spread)  # (nodes, hermite)
         w = wx[:, None] * _hermite(self.spread)[1][None, :]
         diff = qb - qa
         mean_diff = float((diff * w).sum())
@@ -170,12 +177,18 @@ class CaseModel:
         }
 
 
+@lru_cache(maxsize=1)
+def _standard_hermite() -> tuple[np.ndarray, np.ndarray]:
+    x, w = np.polynomial.hermite_e.hermegauss(_HERMITE)
+    return x, w / w.sum()
+
+
 def _hermite(spread: float) -> tuple[np.ndarray, np.ndarray]:
     """Nodes and weights (summing to 1) for a normal with sd ``spread``."""
     if spread == 0.0:
         return np.zeros(1), np.ones(1)
-    x, w = np.polynomial.hermite_e.hermegauss(_HERMITE)
-    return x * spread, w / w.sum()
+    x, w = _standard_hermite()
+    return x * spread, w
 
 
 def _shifted(qa: np.ndarray, shift: float, spread: float, *, extra: Any = None) -> np.ndarray:
