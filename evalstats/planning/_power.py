@@ -1193,6 +1193,15 @@ class _Powers:
     def simulated(self) -> bool:
         return self._sim is not None
 
+    @property
+    def experiments(self) -> int | None:
+        """Simulated experiments per design (None when approximated)."""
+        return None if self._sim is None else int(self._sim.experiments)
+
+    def model_at(self, repeats: float) -> CaseModel:
+        """The model whose power is searched at ``repeats``."""
+        return self.model
+
     def approximate(self, cases: float, repeats: float) -> float:
         return float(clustered_power(self.model, cases, repeats, level=self.level))
 
@@ -1488,11 +1497,16 @@ def plan(
 
     The search is by simulation of the case model itself
     (:class:`~evalstats.planning._simulate.DesignPowers`): ``experiments`` simulated
-    experiments per design, judged by the comparison's own decision rule,
-    with common random numbers across designs, so neighbouring designs differ
-    by design and not by simulation luck. The planned design is then
-    simulated afresh (an independent seed) for its power and false-positive
-    rate with Monte-Carlo intervals. The normal approximation
+    experiments per design, judged by the comparison's own decision rule
+    (:func:`~evalstats.planning._simulate.clustered_decisions`, which calls the
+    interval functions ``compare`` uses), with common random numbers across
+    designs, so neighbouring designs differ by design and not by simulation
+    luck. A design is taken when the lower end of its 95% Monte-Carlo interval
+    reaches the target (not its estimate, which, being the first of many
+    noisy estimates to cross, is biased upwards), and is then simulated
+    afresh (an independent seed) for the power and false-positive rate it
+    states; should that fresh figure still fall short of the target, the
+    search goes on to larger designs. The normal approximation
     (:func:`clustered_power`) is shown beside it; with few cases it can be
     far off (at 20 cases, 0.9 -> 0.97, icc 0.3 it asks for 163 repeats where
     18 give 80%). ``simulate=False`` plans by the approximation alone.
@@ -1566,34 +1580,102 @@ def plan(
     n_exp = _plan_experiments(experiments) if simulate else None
     seed = _count("seed", seed, minimum=0)
     powers = _Powers(model, level, experiments=n_exp, seed=seed)
-    result = _plan(
-        model,
+    return _searched(
         powers,
         cases=cases,
         repeats=repeats,
         target=target,
         level=level,
+        seed=seed,
         max_cases=max_cases,
         max_repeats=max_repeats,
+    )
+
+
+#: How often a planned design is searched again when its fresh simulation
+#: falls short of the target.
+_ROUNDS = 4
+
+
+def _goal(target: float, experiments: int | None) -> float:
+    """What a simulated power must reach for its 95% Wilson interval to lie at or above
+    ``target``: the score test of ``target`` rejects at 1.96 when the estimate is at
+    least ``target + 1.96 sqrt(target (1 - target) / experiments)`` (the Wilson interval
+    is that test inverted)."""
+    if experiments is None:
+        return target
+    return min(target + _WILSON_Z * math.sqrt(target * (1.0 - target) / experiments), 1.0)
+
+
+_WILSON_Z = 1.959963984540054  # scipy.stats.norm.isf(0.025)
+
+
+def _searched(
+    powers: Any,
+    *,
+    cases: int | None,
+    repeats: int | None,
+    target: float,
+    level: float,
+    seed: int,
+    max_cases: int,
+    max_repeats: int,
+) -> Plan:
+    """:func:`_plan` by ``powers``, and the planned design simulated afresh for the
+    power it states; searched again, higher, while that falls short of the target."""
+    from dataclasses import replace
+
+    from ._simulate import simulate_clustered
+
+    n_exp = powers.experiments
+    goal = _goal(target, n_exp)
+    args = {"level": level, "max_cases": max_cases, "max_repeats": max_repeats}
+
+    def fresh(c: int, r: int, round_: int) -> Any:
+        # The planned design, simulated afresh: its power is not the search's own
+        # estimate (chosen for reaching the target, so biased upwards a little).
+        return simulate_clustered(
+            powers.model_at(r),
+            cases=c,
+            repeats=r,
+            experiments=n_exp,
+            level=level,
+            seed=seed + 1 + round_,
+        )
+
+    given = None
+    if n_exp is not None and cases is not None and repeats is not None:
+        c, r = _count("cases", cases, minimum=2), _count("repeats", repeats)
+        if c <= _SIMULATED_CASES:
+            given = fresh(c, r, 0)  # a design given, not chosen: judged by its own figure
+    result = _plan(
+        powers,
+        cases=cases,
+        repeats=repeats,
+        target=target,
+        goal=goal,
+        given=None if given is None else float(given.power.estimate),
+        **args,
     )
     if n_exp is None or result.cases is None or result.repeats is None:
         return result
     if result.cases > _SIMULATED_CASES:
         return result  # the approximation holds there, and the text says so
-    from dataclasses import replace
-
-    from ._simulate import simulate_clustered
-
-    # The planned design, simulated afresh: its power is not the search's own
-    # estimate (chosen for reaching the target, so biased upwards a little).
-    sim = simulate_clustered(
-        model,
-        cases=result.cases,
-        repeats=result.repeats,
-        experiments=n_exp,
-        level=level,
-        seed=seed + 1,
-    )
+    sim = given
+    for round_ in range(_ROUNDS):
+        if given is None:
+            sim = fresh(result.cases, result.repeats, round_)
+        shortfall = target - float(sim.power.estimate)
+        if given is not None or shortfall <= 0 or not result.reachable:
+            break
+        if round_ == _ROUNDS - 1:
+            break
+        # Short of the target by simulation luck: search again for a design whose
+        # searched power clears it by the shortfall and one more standard error.
+        goal += shortfall + math.sqrt(target * (1.0 - target) / n_exp)
+        result = _plan(powers, cases=cases, repeats=repeats, target=target, goal=goal, **args)
+        if result.cases is None or result.repeats is None or result.cases > _SIMULATED_CASES:
+            return result
     return replace(
         result,
         simulated=sim,
@@ -1603,20 +1685,23 @@ def plan(
 
 
 def _plan(
-    model: CaseModel,
-    pw: _Powers,
+    pw: Any,
     *,
     cases: int | None,
     repeats: int | None,
     target: float,
+    goal: float,
     level: float,
     max_cases: int,
     max_repeats: int,
+    given: float | None = None,
 ) -> Plan:
     """The plan: with the cases fixed, the repeats they need (or what more cases would
-    do); otherwise the fewest cases reaching the target at the repeats given (or 1)."""
+    do); otherwise the fewest cases reaching the target at the repeats given (or 1).
+    ``given`` is the power of the design when both are fixed, simulated afresh."""
     max_c = _count("max_cases", max_cases, minimum=2)
     max_r = _count("max_repeats", max_repeats)
+    model = pw.model_at(1 if repeats is None else _count("repeats", repeats))
     if model.p_a == model.p_b:
         raise InvalidArgument(
             f"p_a={model.p_a:g} equals p_b={model.p_b:g}: there is no difference to plan for; "
@@ -1628,7 +1713,8 @@ def _plan(
         raise InvalidArgument(f"cases={cases} is more than max_cases={max_c}")
     if repeats is not None and _count("repeats", repeats) > max_r:
         raise InvalidArgument(f"repeats={repeats} is more than max_repeats={max_r}")
-    search = _Search(model, pw, target=target, level=level, max_c=max_c, max_r=max_r)
+    search = _Search(model, pw, target=target, goal=goal, level=level, max_c=max_c, max_r=max_r)
+    search.given = given
     if cases is not None:
         return _plan_with_cases(search, _count("cases", cases, minimum=2), repeats)
     return _plan_cases(search, repeats)
@@ -1644,28 +1730,33 @@ class _Search:
         pw: _Powers,
         *,
         target: float,
+        goal: float,
         level: float,
         max_c: int,
         max_r: int,
     ) -> None:
         self.model, self.pw, self.target, self.level = model, pw, target, level
+        # What a design's searched power must reach: the target, raised by the
+        # Monte-Carlo error when the power is simulated (see _goal).
+        self.goal = goal
+        self.given: float | None = None
         self.max_c, self.max_r = max_c, max_r
         self.fp = (1 - level) / 2
         self.common: dict[str, Any] = {
             "method": "simulation" if pw.simulated else "approximation",
-            "experiments": pw._sim.experiments if pw.simulated else None,
+            "experiments": pw.experiments,
         }
 
     def cases_for(self, r: float) -> int | None:
         """The fewest cases reaching the target with ``r`` repeats (None past max_cases)."""
-        pw, target, max_c = self.pw, self.target, self.max_c
+        pw, target, goal, max_c = self.pw, self.target, self.goal, self.max_c
 
         def guess() -> int:
             # the normal approximation's answer, where the simulated search starts
             approx = _first_reaching(lambda c: pw.approximate(c, r), target, 2, max_c)
             return max_c if approx is None else approx
 
-        return pw.fewest(lambda c: pw(c, r), target, 2, max_c, guess)
+        return pw.fewest(lambda c: pw(c, r), goal, 2, max_c, guess)
 
     def deff(self, r: int | None) -> float | None:
         """The design effect of ``r`` repeats per case."""
@@ -1702,7 +1793,7 @@ def _plan_with_cases(search: _Search, c: int, repeats: int | None) -> Plan:
     the power they give and what would reach the target."""
     pw, target, max_r = search.pw, search.target, search.max_r
     ceil = search.ceiling_at(c)
-    reachable_by_repeats = ceil["ceiling"] >= target
+    reachable_by_repeats = ceil["ceiling"] >= search.goal
 
     def repeats_guess() -> int:
         approx = _first_reaching(lambda r: pw.approximate(c, r), target, 1, max_r)
@@ -1711,7 +1802,7 @@ def _plan_with_cases(search: _Search, c: int, repeats: int | None) -> Plan:
         return 1 if approx is None else max(1, approx // 4)
 
     r_need = (
-        pw.fewest(lambda r: pw(c, r), target, 1, max_r, repeats_guess)
+        pw.fewest(lambda r: pw(c, r), search.goal, 1, max_r, repeats_guess)
         if reachable_by_repeats
         else None
     )
@@ -1724,7 +1815,7 @@ def _plan_repeats(search: _Search, c: int, ceil: dict[str, Any], r_need: int | N
     """The fewest repeats with which ``c`` cases reach the target; when no number of
     repeats does, the cases that would."""
     pw, target, max_r = search.pw, search.target, search.max_r
-    reachable_by_repeats = ceil["ceiling"] >= target
+    reachable_by_repeats = ceil["ceiling"] >= search.goal
     if r_need is not None:
         return search.done(
             cases=c,
@@ -1761,10 +1852,11 @@ def _plan_repeats(search: _Search, c: int, ceil: dict[str, Any], r_need: int | N
 def _plan_both(search: _Search, c: int, r: int, ceil: dict[str, Any], r_need: int | None) -> Plan:
     """The power of ``c`` cases with ``r`` repeats; when short of the target, the cases
     (at ``r`` repeats) or the repeats (at ``c`` cases) that would reach it."""
-    pw, target, max_r = search.pw, search.target, search.max_r
-    reachable_by_repeats = ceil["ceiling"] >= target
-    p_cr = pw(c, r)
-    if p_cr >= target:
+    pw, max_r = search.pw, search.max_r
+    reachable_by_repeats = ceil["ceiling"] >= search.goal
+    # A design given, not chosen: judged by its own (fresh) simulation where there is one.
+    p_cr = pw(c, r) if search.given is None else search.given
+    if p_cr >= search.target:
         return search.done(
             cases=c,
             repeats=r,
