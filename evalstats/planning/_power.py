@@ -1508,7 +1508,7 @@ def plan(
     states; should that fresh figure still fall short of the target, the
     search goes on to larger designs. The normal approximation
     (:func:`clustered_power`) is shown beside it; with few cases it can be
-    far off (at 20 cases, 0.9 -> 0.97, icc 0.3 it asks for 163 repeats where
+    far off (at 20 cases, 0.9 -> 0.97, icc 0.3 it asks for 162 repeats where
     18 give 80%). ``simulate=False`` plans by the approximation alone.
 
     Parameters
@@ -1798,7 +1798,7 @@ def _plan_with_cases(search: _Search, c: int, repeats: int | None) -> Plan:
     def repeats_guess() -> int:
         approx = _first_reaching(lambda r: pw.approximate(c, r), target, 1, max_r)
         # the approximation errs both ways (at 20 cases, 0.9 -> 0.97, icc 0.3
-        # it asks 163 repeats where 18 do): start low and gallop up
+        # it asks 162 repeats where 18 do): start low and gallop up
         return 1 if approx is None else max(1, approx // 4)
 
     r_need = (

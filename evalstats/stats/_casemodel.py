@@ -29,7 +29,7 @@ def _rate(name: str, value: Any) -> float:
 
 _QUAD = 80  # Gauss-Jacobi nodes for expectations over the Beta of case pass rates
 _QUAD_SMOOTH = 2000  # quantile nodes when the Beta is narrow or nearly all at 0 or 1
-_SINGULAR = 0.1  # a Beta parameter below this puts nearly all the mass at one end
+_SINGULAR = 0.5  # a Beta parameter below this piles the mass up at one end
 _ICC_ZERO = 1e-6  # below this the case rates vary by < 1e-6 p(1-p): taken as identical
 _HERMITE = 24  # Gauss-Hermite nodes for the case-by-variant spread
 _BETA_MIN = 1e-9  # Beta parameters below this are lost in the quadrature's arithmetic
@@ -102,10 +102,10 @@ class CaseModel:
         of smooth functions of the rate are exact to high order even when the
         density is unbounded at 0 or 1. Two cases take the midpoint rule on
         the Beta's quantiles instead: a narrow density (icc < 0.005), where
-        Gauss-Jacobi overflows, and one nearly all of whose mass sits at 0 or
-        1 (a or b below 0.1, icc near 1), where the logit shift's image
-        expit(logit x + s) is far from any polynomial near that end and
-        Gauss-Jacobi misses B's mean (tests/test_plan.py).
+        Gauss-Jacobi overflows, and one whose mass piles up at 0 or 1 (a or
+        b below 0.5: a high icc, or a rate near 0 or 1), where the logit
+        shift's image expit(logit x + s) is far from any polynomial near that
+        end and Gauss-Jacobi misses B's mean (tests/test_plan.py).
         """
         ab = self._beta()
         if ab is None:
