@@ -575,10 +575,9 @@ def test_cli_plan_from_a_pilot_run(tmp_path, capsys):
     path = _write_pilot(tmp_path / "pilot.jsonl")
     assert main(["plan", "--from", str(path), "--pb", "0.8", "--cases", "20", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    from evalstats.planning._power import case_model_from_results
-
-    m = case_model_from_results(path, p_b=0.8)
-    assert doc["model"]["icc"] == pytest.approx(m.icc)
+    # planned from the pilot's posterior (tests/test_assurance.py), for B at 80%
+    assert doc["pilot"]["cases"] == 60 and doc["pilot"]["repeats"] == 5
+    assert doc["pilot"]["p_b"] == {"kind": "rate", "value": 0.8}
     assert doc["model"]["p_b"] == 0.8 and doc["cases"] == 20
     # --icc and --from exclude each other; without --from the rates are needed
     assert main(["plan", "--from", str(path), "--icc", "0.3"]) == 2
@@ -609,16 +608,13 @@ def test_a_one_variant_pilot_without_p_b_says_to_give_it(tmp_path, capsys):
     path = _write_pilot(tmp_path / "pilot.jsonl", cases=10, runs=2)
     m = case_model_from_results(path, variants=["A"])  # B is a copy of A
     assert m.p_a == m.p_b
+    with pytest.raises(InvalidArgument, match="p_b=None: a plan from a pilot needs the rate"):
+        plan(pilot=m, simulate=False)
+    # a model made by hand with no gain says so too
     with pytest.raises(InvalidArgument, match="no difference to plan for; give the p_b"):
-        plan(0, 0, model=m, simulate=False)
-    assert (
-        float(
-            plan(
-                0, 0, model=case_model_from_results(path, variants=["A"], p_b=0.95), simulate=False
-            ).power
-        )
-        >= 0.8
-    )
+        plan(model=CaseModel(m.p_a, m.p_b, m.icc), simulate=False)
+    p = plan(p_b=0.95, pilot=m, simulate=False)
+    assert p.reachable and float(clustered_power(p.model, p.cases, p.repeats)) >= 0.8
 
 
 def test_simulated_plan_leaves_thousands_of_cases_to_the_approximation():

@@ -17,7 +17,7 @@ import numpy as np
 from .._validate import as_rate, check_spread
 from ..errors import InvalidArgument
 
-__all__ = ["CaseModel"]
+__all__ = ["CaseModel", "PilotCounts"]
 
 
 def _rate(name: str, value: Any) -> float:
@@ -36,6 +36,32 @@ _BETA_MIN = 1e-9  # Beta parameters below this are lost in the quadrature's arit
 
 
 @dataclass(frozen=True)
+class PilotCounts:
+    """The per-case counts of a pilot run, kept by a :class:`CaseModel` fitted from it.
+
+    ``a`` holds ``(passes, runs)`` for each of A's cases; ``b`` the same for
+    B on the cases both variants ran, and ``pairs`` A's counts on those same
+    cases, in the same order (both empty for a pilot of one variant). They
+    are what :func:`evalstats.planning._power.plan` needs to carry what the
+    pilot leaves uncertain into a plan.
+    """
+
+    a: tuple[tuple[int, int], ...]
+    pairs: tuple[tuple[int, int], ...] = ()
+    b: tuple[tuple[int, int], ...] = ()
+
+    @property
+    def cases(self) -> int:
+        """A's cases in the pilot."""
+        return len(self.a)
+
+    @property
+    def repeats(self) -> int:
+        """Runs per case of A, rounded (as :func:`fit_case_model` reports them)."""
+        return round(sum(n for _, n in self.a) / len(self.a))
+
+
+@dataclass(frozen=True)
 class CaseModel:
     """How pass rates vary between cases, for A and for B.
 
@@ -51,7 +77,9 @@ class CaseModel:
     B's follows from the shift and the spread. A model fitted from a pilot
     (:func:`evalstats.planning._power.fit_case_model`) also records ``cases``,
     ``repeats`` and B's own ANOVA estimate ``icc_b``, for information: they
-    do not enter the model.
+    do not enter the model, and its per-case counts in ``pilot``
+    (:class:`PilotCounts`), from which a plan carries what the pilot leaves
+    uncertain.
     """
 
     p_a: float
@@ -61,6 +89,7 @@ class CaseModel:
     cases: int | None = field(default=None, compare=False)
     repeats: int | None = field(default=None, compare=False)
     icc_b: float | None = field(default=None, compare=False)
+    pilot: PilotCounts | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         _rate("p_a", self.p_a)
