@@ -70,6 +70,16 @@ def test_case_model_gives_b_its_mean_when_cases_pile_up_at_0_or_1(p_a, p_b, icc)
     assert m.moments()["difference"] == pytest.approx(p_b - p_a, abs=1e-6)
 
 
+@pytest.mark.parametrize("p_b", [0.0, 1.0])
+def test_case_model_with_b_at_0_or_1_gives_every_case_that_rate(p_b):
+    # At icc 0.95 many drawn case rates of A are exactly 0 or 1, where the
+    # infinite logit shift met an infinite logit of the other sign (NaN).
+    m = CaseModel(0.5, p_b, 0.95)
+    qa, qb = m.draw(np.random.default_rng(3), (100_000,))
+    assert np.any((qa == 0.0) | (qa == 1.0))
+    assert np.all(qb == p_b)
+
+
 @pytest.mark.parametrize(("p", "icc", "repeats"), [(0.7, 0.3, 5), (0.5, 0.1, 10), (0.2, 0.6, 3)])
 def test_case_means_carry_the_design_effect(p, icc, repeats):
     # Variance of a case's mean over R runs = p(1 - p)/R * (1 + (R - 1) icc)

@@ -224,8 +224,12 @@ def _shifted(qa: np.ndarray, shift: float, spread: float, *, extra: Any = None) 
     from scipy.special import expit, logit
 
     z = _hermite(spread)[0] if extra is None else extra
-    with np.errstate(divide="ignore"):
-        return np.asarray(expit(logit(qa) + shift + z))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        x = logit(qa) + shift + z
+    if math.isinf(shift):
+        # B's rate 1 (or 0) on every case, also where A's is 0 (or 1)
+        return np.full(np.shape(x), 1.0 if shift > 0 else 0.0)
+    return np.asarray(expit(x))
 
 
 def _solve_shift(nodes: np.ndarray, weights: np.ndarray, p_b: float, spread: float) -> float:
