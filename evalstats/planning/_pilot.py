@@ -215,6 +215,7 @@ def _joint_log_likelihood(
     mu: np.ndarray,
     rho: np.ndarray,
     shifts: np.ndarray = _SHIFTS,
+    rates: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Log-likelihood of the cases both variants ran, on the grid (mu, rho, shift).
 
@@ -223,12 +224,12 @@ def _joint_log_likelihood(
     model shifts it (no spread). The integral over q is by
     :data:`_JOINT_NODES` Gauss-Legendre nodes on the Beta's quantile scale
     (:func:`_case_rates`; at most :data:`_JOINT_RUNS` runs a case, so that no
-    term underflows). Also returns B's mean rate at each grid point.
+    term underflows). Also returns B's mean rate at each grid point. ``rates``
+    are those nodes when already computed (:func:`_joint_rates`).
     """
     from scipy.special import expit, log_expit
 
-    m_, r_ = np.meshgrid(mu, rho, indexing="ij")
-    x, lx = _case_rates(m_.ravel(), r_.ravel(), nodes=_JOINT_NODES)
+    x, lx = _joint_rates(mu, rho) if rates is None else rates
     w = _quantile_nodes(_JOINT_NODES)[1]
     with np.errstate(divide="ignore"):
         log_a, log_not_a = np.log(x), np.log1p(-x)
@@ -244,6 +245,12 @@ def _joint_log_likelihood(
             total += count * np.log(np.einsum("q,cq,cqs->cs", w, p_a, p_b))
     shape = (mu.size, rho.size, shifts.size)
     return total.reshape(shape), b_rates.reshape(shape)
+
+
+def _joint_rates(mu: np.ndarray, rho: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The case rates of every (mu, rho) on the grid at the joint likelihood's nodes."""
+    m_, r_ = np.meshgrid(mu, rho, indexing="ij")
+    return _case_rates(m_.ravel(), r_.ravel(), nodes=_JOINT_NODES)
 
 
 def _xlogy(k: int, log_p: np.ndarray) -> np.ndarray:
@@ -277,12 +284,15 @@ def _case_rates(
     a, b = _beta_params(mu, rho)
     spread = rho > 0
     a_, b_ = np.where(spread, a, 1.0)[:, None], np.where(spread, b, 1.0)[:, None]
-    low = u[None, :] < 0.5
-    near0 = betaincinv(a_, b_, np.where(low, u, 0.5)[...])  # X where it is small
-    near1 = betaincinv(b_, a_, np.where(low, 0.5, 1.0 - u)[...])  # 1 - X where X is large
+    low = u < 0.5
+    near0 = betaincinv(a_, b_, u[low][None, :])  # X where it is small
+    near1 = betaincinv(b_, a_, 1.0 - u[~low][None, :])  # 1 - X where X is large
+    shape = (a_.shape[0], u.size)
+    x, lx = np.empty(shape), np.empty(shape)
+    x[:, low], x[:, ~low] = near0, 1.0 - near1
     with np.errstate(divide="ignore"):
-        x = np.where(low, near0, 1.0 - near1)
-        lx = np.where(low, np.log(near0) - np.log1p(-near0), np.log1p(-near1) - np.log(near1))
+        lx[:, low] = np.log(near0) - np.log1p(-near0)
+        lx[:, ~low] = np.log1p(-near1) - np.log(near1)
     fixed = ~spread[:, None]
     with np.errstate(divide="ignore"):
         lmu = np.log(mu) - np.log1p(-mu)
@@ -489,7 +499,8 @@ class Posterior:
         if self.joint:
             # Two passes: the shifts the pilot's B allows, then a grid spanning them
             # (a large pilot's B pins its shift down to less than a coarse step).
-            first, _ = _joint_log_likelihood(paired, self._mu_grid, rho_grid)
+            rates = _joint_rates(self._mu_grid, rho_grid)
+            first, _ = _joint_log_likelihood(paired, self._mu_grid, rho_grid, rates=rates)
             profile = (first + log_post[:, :, None]).max(axis=(0, 1))
             kept = np.nonzero(profile >= profile.max() - 25.0)[0]
             step = _SHIFTS[1] - _SHIFTS[0]
@@ -497,7 +508,7 @@ class Posterior:
                 _SHIFTS[kept.min()] - step, _SHIFTS[kept.max()] + step, _SHIFTS.size
             )
             log_pairs, b_rates = _joint_log_likelihood(
-                paired, self._mu_grid, rho_grid, self._shifts
+                paired, self._mu_grid, rho_grid, self._shifts, rates=rates
             )
             log_cube = log_pairs + log_post[:, :, None]
             cube = np.exp(log_cube - log_cube.max()) * width[:, :, None]
