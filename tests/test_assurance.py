@@ -184,12 +184,12 @@ def test_a_large_pilot_pins_the_model_down():
 
 def test_a_small_pilot_leaves_wide_intervals_that_the_plan_states():
     fitted = _pilot(CaseModel(0.7, 0.9, 0.3), seed=1)
-    p = plan(p_b="+0.2", pilot=fitted, repeats=3, experiments=2000)
+    p = plan(p_b="+0.2", pilot=fitted, repeats=3, experiments=1000)
     mean, low, high = p.pilot["p_a_interval"]
     assert high - low > 0.2  # 30 runs of A, spread over 10 cases
     text = str(p)
     assert "from a pilot of 10 cases x 3 runs" in text
-    assert "averaged over what a 10-case pilot leaves uncertain (assurance)" in text
+    assert "averaged over what the pilot leaves uncertain (assurance)" in text
     assert "of the case models the pilot allows (planned for 80%)" in text
     json.dumps(p.to_dict())
 
@@ -199,20 +199,20 @@ def test_a_small_pilot_leaves_wide_intervals_that_the_plan_states():
 
 def test_the_design_reaches_the_target_in_the_certainty_of_the_pilots_models():
     fitted = _pilot(CaseModel(0.7, 0.9, 0.3), seed=2)
-    p = plan(p_b="+0.2", pilot=fitted, repeats=3, experiments=2000, certainty=0.8)
+    p = plan(p_b="+0.2", pilot=fitted, repeats=3, experiments=1000, certainty=0.8)
     assert p.reachable and p.reach.estimate >= 0.7  # a fresh 200 models: 0.8 up to noise
     # independently: models drawn from the posterior, each simulated by
     # simulate_clustered (CaseModel's own draws) at the design
     post = Posterior(fitted.pilot, wanted("+0.2"), p_a=None, spread=fitted.spread, seed=0)
     powers = [
         simulate_clustered(
-            post.model(k), cases=p.cases, repeats=3, experiments=300, seed=k
+            post.model(k), cases=p.cases, repeats=3, experiments=200, seed=k
         ).power.estimate
         for k in range(0, 4000, 40)
     ]
     assert np.mean(np.array(powers) >= 0.8) >= 0.7
     # and a larger certainty asks for more cases
-    surer = plan(p_b="+0.2", pilot=fitted, repeats=3, experiments=2000, certainty=0.95)
+    surer = plan(p_b="+0.2", pilot=fitted, repeats=3, experiments=1000, certainty=0.95)
     assert surer.cases > p.cases and surer.reach.estimate > p.reach.estimate
 
 
@@ -250,7 +250,7 @@ def test_the_observed_gain_is_planned_for_only_when_asked():
     fitted = _pilot(CaseModel(0.6, 0.9, 0.2), seed=5)
     with pytest.raises(InvalidArgument, match=r"p_b=None: a plan from a pilot needs"):
         plan(pilot=fitted)
-    p = plan(p_b="observed", pilot=fitted, repeats=3, experiments=2000)
+    p = plan(p_b="observed", pilot=fitted, repeats=3, simulate=False)  # simulated: the CLI test
     gain = p.pilot["gain_interval"]
     assert gain[1] < gain[0] < gain[2]
     assert "the pilot's own gain of B over A" in str(p)
@@ -272,7 +272,7 @@ def test_a_rate_a_pilot_leaves_no_room_for_is_refused():
 
 def test_fixing_a_rate_leaves_the_icc_uncertain():
     fitted = _pilot(CaseModel(0.7, 0.9, 0.3), seed=2)
-    p = plan(0.7, "+0.2", pilot=fitted, repeats=3, experiments=2000)
+    p = plan(0.7, "+0.2", pilot=fitted, repeats=3, simulate=False)
     assert p.model.p_a == 0.7 and p.model.p_b == pytest.approx(0.9)
     assert p.pilot["p_a"] == 0.7 and "A's rate 70% (given)" in str(p)
 
@@ -356,13 +356,15 @@ def test_cli_plan_from_a_pilot_refuses_without_pb(tmp_path, capsys):
     assert main(["plan", "--pa", "0.7", "--pb", "0.9", "--icc", "0.3", "--certainty", "0.9"]) == 2
     assert "--certainty goes with --from" in capsys.readouterr().err
     assert main(["plan", "--pa", "0.7", "--pb", "observed", "--icc", "0.3"]) == 2
+    err = capsys.readouterr().err
+    assert err == "evalstats plan: --pb observed goes with --from (a pilot run)\n"
     assert main(["plan", "--from", str(path), "--pb", "abc"]) == 2
     assert "p_b='abc' must be a rate" in capsys.readouterr().err
 
 
 def test_cli_plan_from_a_pilot(tmp_path, capsys):
     path = _write_pilot(tmp_path / "pilot.jsonl")
-    args = ["plan", "--from", str(path), "--repeats", "3", "--experiments", "2000"]
+    args = ["plan", "--from", str(path), "--repeats", "3", "--experiments", "1000"]
     assert main([*args, "--pb", "+0.2", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["pilot"]["p_b"] == {"kind": "gain", "value": 0.2}
@@ -370,7 +372,7 @@ def test_cli_plan_from_a_pilot(tmp_path, capsys):
     assert doc["certainty"] == 0.8 and doc["repeats"] == 3
     # the Python API gives the same plan
     fitted = case_model_from_results(path)
-    same = plan(p_b="+0.2", pilot=fitted, repeats=3, experiments=2000)
+    same = plan(p_b="+0.2", pilot=fitted, repeats=3, experiments=1000)
     assert same.cases == doc["cases"] and same.power == doc["power"]
     assert main([*args, "--pb", "observed"]) == 0
     assert "the pilot's own gain of B over A" in capsys.readouterr().out

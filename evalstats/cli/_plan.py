@@ -139,6 +139,8 @@ def run(args: argparse.Namespace) -> int:
         pilot = case_model_from_results(load_run([args.from_file], args))
     elif args.pa is None or args.pb is None:
         raise UsageError("evalstats plan: give --pa and --pb (or --from a pilot run)")
+    else:
+        _rate_of_b(args.pb, args.pa)  # "observed" is refused here, in the command's words
     result = plan(
         args.pa,
         args.pb,

@@ -1538,22 +1538,21 @@ class Plan:
 
     def _pilot_design(self) -> list[str]:
         """What a plan from a pilot says of its design."""
-        pilot = self.pilot or {}
         sure = _pct(float(self.certainty or 0.0))
         assured = self.assurance
         if assured is None or assured.method == "approximation":
             return [
                 f"Run {self.cases} cases x {_runs(self.repeats)} per variant ({self.calls} "
-                f"calls): power {_pct(self.power)} averaged over what a {pilot['cases']}-case "
-                f"pilot leaves uncertain (assurance, by the normal approximation); it reaches "
+                f"calls): power {_pct(self.power)} averaged over what the pilot leaves "
+                f"uncertain (assurance, by the normal approximation); it reaches "
                 f"{_pct(self.target)} for {sure} of the case models the pilot allows."
             ]
         reach = self.reach
         reach_text = "" if reach is None else f" {_ci(reach)} of"
         return [
             f"Run {self.cases} cases x {_runs(self.repeats)} per variant ({self.calls} calls): "
-            f"power {_ci(assured)} averaged over what a {pilot['cases']}-case pilot leaves "
-            f"uncertain (assurance), and at least {_pct(self.target)} for{reach_text} the case "
+            f"power {_ci(assured)} averaged over what the pilot leaves uncertain "
+            f"(assurance), and at least {_pct(self.target)} for{reach_text} the case "
             f"models the pilot allows (planned for {sure}); false-positive rate "
             f"{_pct(self.false_positive_rate)}.",
             f"Sized for {self._planned_for()}.",
