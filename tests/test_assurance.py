@@ -277,6 +277,17 @@ def test_fixing_a_rate_leaves_the_icc_uncertain():
     assert p.pilot["p_a"] == 0.7 and "A's rate 70% (given)" in str(p)
 
 
+def test_a_spread_given_with_a_pilot_is_planned_for_and_said():
+    # A spread of B's gain that 10 cases cannot tell from 0 is fitted as 0;
+    # given, it is planned for (more cases) and the plan says it was given.
+    fitted = _pilot(CaseModel(0.7, 0.9, 0.3), seed=2)
+    p = plan(p_b="+0.2", pilot=fitted, repeats=3, spread=1.0, simulate=False)
+    assert p.pilot["spread"] == 1.0 and p.pilot["spread_given"]
+    assert "spread 1 (given)" in str(p)
+    q = plan(p_b="+0.2", pilot=fitted, repeats=3, simulate=False)
+    assert fitted.spread == 0.0 and not q.pilot["spread_given"] and q.cases < p.cases
+
+
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
@@ -378,3 +389,4 @@ def test_cli_plan_from_a_pilot(tmp_path, capsys):
     assert "the pilot's own gain of B over A" in capsys.readouterr().out
     assert main([*args, "--pb", "0.95", "--pa", "0.7"]) == 0
     assert "70% -> 95%" in capsys.readouterr().out
+

@@ -1516,7 +1516,11 @@ class Plan:
             f"Plan to detect {what} with {_pct(self.target)} power (level {self.level:g}), "
             f"from a pilot of {pilot['cases']} cases x {_runs(pilot['repeats'])}: {a_text}, "
             f"icc {mean:.2f} ({low:.2f} to {high:.2f})"
-            + (f", spread {spread:g} (as fitted)" if spread else "")
+            + (
+                f", spread {spread:g} ({'given' if pilot.get('spread_given') else 'as fitted'})"
+                if spread
+                else ""
+            )
             + "; 95% intervals of what the pilot leaves uncertain (Jeffreys prior)."
         )
         lines = [head]
@@ -2063,6 +2067,7 @@ def _plan_from_pilot(
     want = wanted(p_b)
     fixed_a = None if p_a is None else _rate("p_a", p_a)
     sure = float(certainty)
+    spread_given = spread is not None
     if spread is None:
         spread = pilot.spread
     spread = CaseModel(0.5, 0.5, 0.0, spread).spread  # checked as the model checks it
@@ -2082,7 +2087,7 @@ def _plan_from_pilot(
         powers, cases=cases, repeats=repeats, target=target, goal=target, level=level, **bounds
     )
     c, r = result.cases, result.repeats
-    summary = posterior.to_dict()
+    summary = {**posterior.to_dict(), "spread_given": spread_given}
     if powers.mixture is not None:
         summary.update(models=powers.mixture.models, per_model=powers.mixture.per_model)
     extra: dict[str, Any] = {"certainty": sure, "pilot": summary}
