@@ -467,6 +467,15 @@ def test_clustered_power_is_statsmodels_one_sample_t_power():
         assert float(clustered_power(m, cases, repeats)) == pytest.approx(expected, rel=1e-9)
 
 
+def test_a_fixed_design_past_the_bounds_is_refused_before_it_is_simulated():
+    # Given both, the design is simulated for the power it states; past the
+    # search bounds that simulation would not end (or end in numpy's error).
+    with pytest.raises(InvalidArgument, match=r"repeats=1000000000000 is more than max_repeats"):
+        plan(0.7, 0.9, icc=0.3, cases=40, repeats=10**12)
+    with pytest.raises(InvalidArgument, match=r"cases=300 is more than max_cases=200"):
+        plan(0.7, 0.9, icc=0.3, cases=300, repeats=3, max_cases=200)
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_a_recommended_design_never_states_less_than_its_target(seed):
     # With few experiments the search's figures are noisy; the fresh figure

@@ -1952,6 +1952,15 @@ def _goal(target: float, experiments: int | None) -> float:
 _WILSON_Z = 1.959963984540054  # scipy.stats.norm.isf(0.025)
 
 
+def _within_bounds(cases: Any, repeats: Any, max_c: int, max_r: Any) -> None:
+    """A fixed design past the search bounds is refused: simulating it would not end."""
+    max_r = _count("max_repeats", max_r)
+    if cases is not None and _count("cases", cases, minimum=2) > max_c:
+        raise InvalidArgument(f"cases={cases} is more than max_cases={max_c}")
+    if repeats is not None and _count("repeats", repeats) > max_r:
+        raise InvalidArgument(f"repeats={repeats} is more than max_repeats={max_r}")
+
+
 def _searched(
     powers: Any,
     *,
@@ -1987,6 +1996,7 @@ def _searched(
 
     given = None
     if n_exp is not None and cases is not None and repeats is not None:
+        _within_bounds(cases, repeats, _count("max_cases", max_cases, minimum=2), max_repeats)
         c, r = _count("cases", cases, minimum=2), _count("repeats", repeats)
         if c <= _SIMULATED_CASES:
             given = fresh(c, r, 0)  # a design given, not chosen: judged by its own figure
@@ -2169,11 +2179,7 @@ def _plan(
             "give the p_b you want to detect (with a pilot run of one variant, B is a copy "
             "of A until you do)"
         )
-    # A fixed design past the search bounds is refused: simulating it would not end.
-    if cases is not None and _count("cases", cases, minimum=2) > max_c:
-        raise InvalidArgument(f"cases={cases} is more than max_cases={max_c}")
-    if repeats is not None and _count("repeats", repeats) > max_r:
-        raise InvalidArgument(f"repeats={repeats} is more than max_repeats={max_r}")
+    _within_bounds(cases, repeats, max_c, max_r)
     search = _Search(model, pw, target=target, goal=goal, level=level, max_c=max_c, max_r=max_r)
     search.given = given
     if cases is not None:
