@@ -277,6 +277,18 @@ def test_fixing_a_rate_leaves_the_icc_uncertain():
     assert p.pilot["p_a"] == 0.7 and "A's rate 70% (given)" in str(p)
 
 
+def test_a_pilot_that_allows_identical_cases_plans_in_finite_numbers():
+    # Drawn models at icc 0 have (nearly) no spread between cases: their
+    # normal approximation's effect is enormous, and its power was NaN, which
+    # the plan's JSON refused (test_compare_stream's pilot).
+    rng = np.random.default_rng(7)
+    a, b = ({f"c{i}": [bool(x) for x in rng.random(6) < p] for i in range(6)} for p in (0.5, 0.8))
+    p = plan(p_b="+0.1", pilot=fit_case_model(a, b), simulate=False)
+    assert p.pilot["icc_interval"][1] == 0.0
+    json.dumps(p.to_dict(), allow_nan=False)
+    assert p.ceiling == 1.0 and p.approximate_ceiling == 1.0
+
+
 def test_a_spread_given_with_a_pilot_is_planned_for_and_said():
     # A spread of B's gain that 10 cases cannot tell from 0 is fitted as 0;
     # given, it is planned for (more cases) and the plan says it was given.

@@ -467,6 +467,19 @@ def test_clustered_power_is_statsmodels_one_sample_t_power():
         assert float(clustered_power(m, cases, repeats)) == pytest.approx(expected, rel=1e-9)
 
 
+def test_the_power_of_an_enormous_effect_is_1_not_nan():
+    # Boost's noncentral t returns NaN from a noncentrality of about 1e12; the
+    # tail is 1 (or 0) to the last bit long before, scipy.stats.nct.sf(1.97,
+    # 374, 40) == 1.0. A pilot's drawn models at icc 0 reach such effects.
+    from scipy.stats import nct
+
+    from evalstats.planning._power import _nct_sf
+
+    assert nct.sf(1.97, 374, 40) == 1.0 and nct.sf(1.97, 374, -40) == 0.0
+    got = _nct_sf(np.array([1.97, 1.97, 1.97]), 374, np.array([1e12, -1e17, 40.0]))
+    assert got.tolist() == [1.0, 0.0, 1.0]
+
+
 def test_a_fixed_design_past_the_bounds_is_refused_before_it_is_simulated():
     # Given both, the design is simulated for the power it states; past the
     # search bounds that simulation would not end (or end in numpy's error).

@@ -1078,6 +1078,9 @@ def fit_case_model(
 # --- cases x repeats: the plan --------------------------------------------
 
 
+_NC_BOUND = 1e6
+
+
 def _nct_sf(x: Any, df: Any, nc: Any) -> np.ndarray:
     """``scipy.stats.nct.sf(x, df, nc)`` for df > 0 and finite nc, without importing scipy.stats.
 
@@ -1085,8 +1088,11 @@ def _nct_sf(x: Any, df: Any, nc: Any) -> np.ndarray:
     ``scipy.special``), clipped to [0, 1] as ``nct.sf`` clips it, so the figures
     are the same to the last bit; importing ``scipy.stats`` alone takes about
     0.5 s and 50 MB, more than ``gate`` takes to count 100,000 samples. A SciPy
-    without it falls back on ``nct.sf``.
+    without it falls back on ``nct.sf``. Past ``|nc| = 1e6`` Boost returns NaN
+    (from about 1e12), where the tail is 0 or 1 to the last bit (as it is from
+    about 40), so ``nc`` is clipped there.
     """
+    nc = np.clip(nc, -_NC_BOUND, _NC_BOUND)
     try:
         from scipy.special._ufuncs import _nct_sf as sf
     except ImportError:  # pragma: no cover - a SciPy that no longer has it
