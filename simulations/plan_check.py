@@ -1,40 +1,63 @@
-"""Check the planner against fresh simulations of its own case model.
+"""Check the planner against fresh simulations, with the model given and from pilots.
 
-For each scenario, `plan` chooses a design by simulating the case model
-(DesignPowers, seed 0). This script then simulates the chosen design afresh
-with `simulate_clustered` (a different seed and a different drawing code
-path: plain binomial counts, no nesting) on 20,000 experiments and prints:
+Part 1, the model given. For each scenario, `plan` chooses a design by
+simulating the case model (DesignPowers, seed 0). This script then
+simulates the chosen design afresh with `simulate_clustered` (a different
+seed and a different drawing code path: plain binomial counts, no nesting)
+on 20,000 experiments and prints:
 
 * the fresh simulated power of the recommended design with its 95%
-  Monte-Carlo (Wilson) interval, and its distance from the target;
+  Monte-Carlo (Wilson) interval, and its distance from the target: a
+  recommended design must reach the target by its own simulation;
 * the fresh simulated power of the next smaller design (one repeat or one
-  case fewer), which should fall short of the target: a design cannot be
-  closer to the target than the step between neighbouring designs;
+  case fewer), which should fall short of the target or lie within the
+  Monte-Carlo margin the search keeps above it;
 * for a ceiling (too few cases for any number of repeats), the planner's
   ceiling against a fresh simulation with 5,000 repeats per case;
 * the normal approximation beside each.
 
-Goal: recommended designs within 2 points of the target
-where the step between neighbouring designs allows it, Monte-Carlo error at
-most 1 point, and the ceiling within 2 points of simulation.
+Part 2, from pilots. For each known case model ("truth"), it draws pilots
+of 10 cases x 3 runs of both variants, fits them (`fit_case_model`), and
+plans from each (`plan(p_b=..., pilot=...)`, the user asking for the truth's
+gain over A, "+0.2", or for the truth's rate of B, 0.9; 80% power with
+certainty 80%, 8,000 experiments, as `plan --from` does by default); then
+it simulates the recommended design under the truth (20,000 experiments,
+the rule the planner simulates) and compares the power the plan stated
+(its assurance) with the power delivered. It prints, for each truth and
+pooled over the truths, each with its 95% Monte-Carlo interval over the pilots: the mean
+stated and the mean delivered power, their mean difference, the share of
+recommendations that reach the target, and the mean cases. Beside it the
+same pilots planned the way `plan --from` planned before (the pilot's
+estimates taken as truth, for the same p_b).
 
-Measured with the clustered comparison's betting rule at every number of
-cases (20,000 fresh experiments a design): recommended designs at most 1.0
-point from the target where neighbouring designs differ by at most 2 points
-(for example 36 cases x 3 runs for 0.7 -> 0.9, icc 0.3: 0.810, 0.805 to
-0.816; 119 x 5 for 0.5 -> 0.6: 0.801, 0.796 to 0.807), no design beyond the
-target by more than one step and the Monte-Carlo error, and ceilings within
-0.5 points of a fresh simulation with 5,000 repeats per case (43.1% against
-42.6%, 41.9 to 43.3, for 0.6 -> 0.75 with spread 0.5 at 30 cases; 0.0% for
-0.9 -> 0.97 at 20 cases, where the normal approximation promises 81.9%).
+Goal: part 1, every recommended design at or above the target by a fresh
+simulation, and the next smaller design not clearly above the search's goal
+(a design is taken when its estimate clears the target by 1.96 standard
+errors of 8,000 experiments, 0.9 points): its fresh power at most the goal
+plus its own Monte-Carlo half-width. Part 2, delivered power within 3 points
+of the stated on average, and at least 75% of recommendations reaching the
+target. The assurance is an average over what the pilot allows, so for one
+truth it can be off either way: high where the truth is among the hardest
+models the pilot allows (A near 50%), low where it is among the easiest;
+and a spread the pilot cannot tell from 0 is planned as 0 (give `spread`).
 
-Run: python simulations/plan_check.py  (about a minute on 2 cores)
+Run: python simulations/plan_check.py [--part 1|2] [--pilots 60] [--jobs 2]
+(part 1 about 10 minutes on one core; part 2 about 80 minutes of CPU at 60
+pilots a truth with the baseline, one truth a job)
 """
 
 from __future__ import annotations
 
-from evalstats.planning._power import CaseModel, clustered_power, plan
+import argparse
+import math
+import time
+
+import numpy as np
+
+from evalstats.errors import InvalidArgument
+from evalstats.planning._power import CaseModel, clustered_power, fit_case_model, plan
 from evalstats.planning._simulate import simulate_clustered
+from evalstats.stats._intervals import proportion_ci
 
 EXPERIMENTS = 20_000
 TARGET = 0.8
@@ -53,12 +76,25 @@ SCENARIOS = [
     (0.9, 0.97, 0.3, 0.0, 40, None),
     (0.6, 0.75, 0.2, 0.5, 30, None),
     (0.5, 0.6, 0.1, 0.0, None, 5),
+    (0.5, 0.6, 0.1, 0.0, None, None),
 ]
 
+# Part 2: (truth (p_a, p_b, icc, spread), what the user asks for, repeats fixed)
+PILOT_TRUTHS = [
+    ((0.7, 0.9, 0.3, 0.0), "gain", 1),
+    ((0.7, 0.9, 0.3, 0.0), "gain", 3),
+    ((0.6, 0.75, 0.2, 0.0), "gain", 3),
+    ((0.8, 0.9, 0.5, 0.0), "gain", 3),
+    ((0.5, 0.65, 0.1, 0.0), "gain", 3),
+    ((0.6, 0.75, 0.2, 0.5), "gain", 3),
+    ((0.7, 0.9, 0.3, 0.0), "rate", 3),
+]
+PILOT_CASES, PILOT_RUNS = 10, 3
 
-def fresh(model: CaseModel, cases: int, repeats: int, seed: int):
+
+def fresh(model: CaseModel, cases: int, repeats: int, seed: int, experiments: int = EXPERIMENTS):
     return simulate_clustered(
-        model, cases=cases, repeats=repeats, experiments=EXPERIMENTS, seed=seed
+        model, cases=cases, repeats=repeats, experiments=experiments, seed=seed
     ).power
 
 
@@ -66,13 +102,14 @@ def pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
-def main() -> None:
+def part_one() -> None:
     print(
-        f"target power {pct(TARGET)}; fresh simulations of {EXPERIMENTS} experiments, "
-        "95% Monte-Carlo intervals"
+        f"Part 1, the model given: target power {pct(TARGET)}; fresh simulations of "
+        f"{EXPERIMENTS} experiments, 95% Monte-Carlo intervals"
     )
-    worst = 0.0
-    beyond = -1.0
+    worst = -math.inf  # the next smaller design's fresh power less the goal and its MC error
+    goal = TARGET + 1.959964 * math.sqrt(TARGET * (1 - TARGET) / 8000)  # the search's _goal
+    lowest = math.inf
     for i, (p_a, p_b, icc, spread, cases, repeats) in enumerate(SCENARIOS):
         model = CaseModel(p_a, p_b, icc, spread)
         p = plan(p_a, p_b, icc=icc, spread=spread, cases=cases, repeats=repeats, power=TARGET)
@@ -93,6 +130,8 @@ def main() -> None:
             for r, c in sorted(p.cases_needed.items()):
                 got = fresh(model, c, r, 200 + i * 10 + r)
                 below = fresh(model, c - 1, r, 300 + i * 10 + r)
+                lowest = min(lowest, float(got.estimate))
+                worst = max(worst, float(below.estimate) - goal - (below.high - below.low) / 2)
                 print(
                     f"  enough cases {c} x {r}: fresh {got.estimate:.3f} "
                     f"({got.low:.3f} to {got.high:.3f}); {c - 1} x {r}: "
@@ -102,22 +141,19 @@ def main() -> None:
             continue
         c, r = p.cases, p.repeats
         got = fresh(model, c, r, 400 + i)
+        lowest = min(lowest, float(got.estimate))
         smaller = (c, r - 1) if p.fixed == "cases" else (c - 1, r)
-        smallest = 1 if p.fixed == "cases" else 2
-        below = fresh(model, *smaller, 500 + i) if min(smaller) >= smallest else None
+        possible = smaller[0] >= 2 and smaller[1] >= 1
+        below = fresh(model, *smaller, 500 + i) if possible else None
         off = float(got.estimate) - TARGET
         mc = (float(got.high) - float(got.low)) / 2
         step = None if below is None else float(got.estimate) - float(below.estimate)
-        if step is None or step <= 0.02:
-            worst = max(worst, abs(off))
-        else:
-            # the target lies within a step of more than 2 points: the first
-            # design to reach it is at most one step (plus MC error) above it
-            beyond = max(beyond, off - step - 2 * mc)
+        if below is not None:
+            worst = max(worst, float(below.estimate) - goal - (below.high - below.low) / 2)
         print(
-            f"{head}\n  plan {c} cases x {r} runs: fresh {got.estimate:.3f} "
-            f"({got.low:.3f} to {got.high:.3f}), {100 * off:+.1f} points from the target "
-            f"(MC half-width {100 * mc:.1f}); approximation "
+            f"{head}\n  plan {c} cases x {r} runs (stated {pct(p.power)}): fresh "
+            f"{got.estimate:.3f} ({got.low:.3f} to {got.high:.3f}), {100 * off:+.1f} points "
+            f"from the target (MC half-width {100 * mc:.1f}); approximation "
             f"{pct(float(clustered_power(model, c, r)))}"
         )
         if below is not None:
@@ -126,13 +162,167 @@ def main() -> None:
                 f"({below.low:.3f} to {below.high:.3f}); step {100 * step:.1f} points"
             )
     print(
-        "largest distance from the target where neighbouring designs differ by at most "
-        f"2 points: {100 * worst:.1f} points (goal: 2)"
+        f"lowest fresh power of a recommended design: {pct(lowest)} (goal: at least "
+        f"{pct(TARGET)}); a next smaller design's fresh power less the search's goal "
+        f"({pct(goal)}) and its Monte-Carlo half-width: at most {100 * worst:+.1f} points "
+        "(goal: at most 0)"
     )
+
+
+def draw_pilot(truth: CaseModel, rng: np.random.Generator):
+    """A pilot of PILOT_CASES x PILOT_RUNS of both variants drawn from ``truth``."""
+    qa, qb = truth.draw(rng, (PILOT_CASES,))
+    ya, yb = rng.binomial(PILOT_RUNS, qa), rng.binomial(PILOT_RUNS, qb)
+
+    def outcomes(k):
+        return {f"c{i}": [True] * int(x) + [False] * (PILOT_RUNS - int(x)) for i, x in enumerate(k)}
+
+    return outcomes(ya), outcomes(yb)
+
+
+def pilot_trials(
+    truth: tuple[float, float, float, float],
+    asked: str,
+    repeats: int,
+    *,
+    pilots: int,
+    seed: int,
+    experiments: int = 8000,
+    check: int = EXPERIMENTS,
+    baseline: bool = True,
+) -> dict[str, np.ndarray]:
+    """Plan from ``pilots`` pilots drawn from ``truth`` and measure what each delivers.
+
+    ``asked`` is what the user gives as p_b: ``"gain"`` (the truth's gain, as
+    "+0.2") or ``"rate"`` (the truth's p_b). Returns per-pilot arrays: the
+    stated power (assurance), the delivered power (``check`` fresh
+    experiments of the truth at the recommended design), the cases, and the
+    same for the plan that takes the pilot's estimates as truth
+    (``baseline``). A pilot whose plan is refused (for example, a gain it
+    leaves no room for) counts in ``refused``.
+    """
+    model = CaseModel(*truth)
+    p_b = f"+{truth[1] - truth[0]:.10g}" if asked == "gain" else truth[1]
+    rng = np.random.default_rng(seed)
+    out: dict[str, list[float]] = {k: [] for k in ("stated", "delivered", "cases", "refused")}
+    for k in ("point_stated", "point_delivered", "point_cases"):
+        out[k] = []
+    for i in range(pilots):
+        a, b = draw_pilot(model, rng)
+        fitted = fit_case_model(a, b)
+        try:
+            p = plan(p_b=p_b, pilot=fitted, repeats=repeats, experiments=experiments, seed=seed + i)
+        except InvalidArgument:  # a refusal is a result here
+            out["refused"].append(1.0)
+            continue
+        out["refused"].append(0.0)
+        got = fresh(model, p.cases, p.repeats, 10_000 + seed + i, check)
+        out["stated"].append(p.power)
+        out["delivered"].append(float(got.estimate))
+        out["cases"].append(p.cases)
+        if baseline:
+            point_b = fitted.p_a + (truth[1] - truth[0]) if asked == "gain" else truth[1]
+            point = CaseModel(fitted.p_a, min(point_b, 1.0), fitted.icc, fitted.spread)
+            try:
+                q = plan(model=point, repeats=repeats, experiments=experiments, seed=seed + i)
+            except InvalidArgument:  # B no better than A by the pilot's A
+                continue
+            if q.cases is None or q.repeats is None:
+                continue
+            got_q = fresh(model, q.cases, q.repeats, 20_000 + seed + i, check)
+            out["point_stated"].append(q.power)
+            out["point_delivered"].append(float(got_q.estimate))
+            out["point_cases"].append(q.cases)
+    return {k: np.asarray(v, dtype=float) for k, v in out.items()}
+
+
+def mean_ci(x: np.ndarray) -> tuple[float, float, float]:
+    """Mean and 95% normal interval over the pilots."""
+    m = float(x.mean())
+    half = 1.96 * float(x.std(ddof=1)) / math.sqrt(x.size) if x.size > 1 else math.nan
+    return m, m - half, m + half
+
+
+def summary(stated: np.ndarray, delivered: np.ndarray, cases: np.ndarray) -> str:
+    s, d, g = mean_ci(stated), mean_ci(delivered), mean_ci(delivered - stated)
+    reach = proportion_ci(int((delivered >= TARGET).sum()), delivered.size, method="wilson")
+    c = mean_ci(cases)
+    return (
+        f"stated {pct(s[0])} ({pct(s[1])} to {pct(s[2])}), delivered {pct(d[0])} "
+        f"({pct(d[1])} to {pct(d[2])}), delivered - stated {100 * g[0]:+.1f} points "
+        f"({100 * g[1]:+.1f} to {100 * g[2]:+.1f}); reach {pct(TARGET)}: "
+        f"{pct(float(reach.estimate))} ({pct(float(reach.low))} to {pct(float(reach.high))}); "
+        f"cases {c[0]:.0f} ({c[1]:.0f} to {c[2]:.0f})"
+    )
+
+
+def _trial(j: int, pilots: int, baseline: bool) -> tuple[dict[str, np.ndarray], float]:
+    truth, asked, repeats = PILOT_TRUTHS[j]
+    start = time.time()
+    r = pilot_trials(truth, asked, repeats, pilots=pilots, seed=1000 * j, baseline=baseline)
+    return r, time.time() - start
+
+
+def part_two(pilots: int, baseline: bool, jobs: int = 1) -> None:
     print(
-        "elsewhere, largest excess over the target beyond one step and the MC error: "
-        f"{100 * max(beyond, 0.0):.1f} points (goal: 0)"
+        f"\nPart 2, from pilots of {PILOT_CASES} cases x {PILOT_RUNS} runs: target power "
+        f"{pct(TARGET)}, certainty 80% (the default); {pilots} pilots a truth, each "
+        f"recommended design simulated under the truth ({EXPERIMENTS} experiments); 95% "
+        "Monte-Carlo intervals over the pilots",
+        flush=True,
     )
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    keys = ("stated", "delivered", "cases")
+    results: dict[int, dict[str, np.ndarray]] = {}
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        futures = {pool.submit(_trial, j, pilots, baseline): j for j in range(len(PILOT_TRUTHS))}
+        for future in as_completed(futures):  # each truth printed when done
+            j = futures[future]
+            results[j], seconds = future.result()
+            r = results[j]
+            (p_a, p_b, icc, spread), asked, repeats = PILOT_TRUTHS[j]
+            gain = f"+{p_b - p_a:.2g}" if asked == "gain" else f"{p_b:g}"
+            lines = [
+                f"truth {p_a:g} -> {p_b:g}, icc {icc:g}, spread {spread:g}; p_b={gain}, "
+                f"repeats={repeats} ({seconds:.0f} s)",
+                f"  from the pilot's posterior: {summary(r['stated'], r['delivered'], r['cases'])}",
+            ]
+            if r["refused"].sum():
+                lines.append(
+                    f"  refused (no room for the gain asked): {int(r['refused'].sum())} of {pilots}"
+                )
+            if baseline and r["point_stated"].size > 1:
+                lines.append(
+                    "  estimates taken as truth:   "
+                    + summary(r["point_stated"], r["point_delivered"], r["point_cases"])
+                )
+            print("\n".join(lines), flush=True)
+    name = f"all {len(PILOT_TRUTHS)} truths"
+    joined = {k: np.concatenate([results[j][k] for j in sorted(results)]) for k in keys}
+    print(f"{name}, from the pilot's posterior: " + summary(*(joined[k] for k in keys)))
+    if baseline:
+        point = [np.concatenate([results[j][f"point_{k}"] for j in sorted(results)]) for k in keys]
+        print(f"{name}, estimates taken as truth: " + summary(*point))
+    gap = mean_ci(joined["delivered"] - joined["stated"])
+    reach = float(np.mean(joined["delivered"] >= TARGET))
+    print(
+        f"goal: delivered within 3 points of stated on average ({100 * gap[0]:+.1f}), "
+        f"at least 75% reaching {pct(TARGET)} ({pct(reach)})"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--part", choices=("1", "2", "all"), default="all")
+    parser.add_argument("--pilots", type=int, default=60)
+    parser.add_argument("--no-baseline", action="store_true")
+    parser.add_argument("--jobs", type=int, default=1, help="processes for part 2 (1)")
+    args = parser.parse_args()
+    if args.part in ("1", "all"):
+        part_one()
+    if args.part in ("2", "all"):
+        part_two(args.pilots, not args.no_baseline, args.jobs)
 
 
 if __name__ == "__main__":

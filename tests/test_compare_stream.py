@@ -79,7 +79,7 @@ def run_file(tmp_path):
         ["compare", "{f}", "--a", "A", "--b", "B", "--about", "these-cases"],
         ["compare", "{f}"],
         GATE,
-        ["plan", "--from", "{f}", "--approximate"],
+        ["plan", "--from", "{f}", "--pb", "+0.1", "--approximate"],
     ],
 )
 def test_compare_gate_and_plan_read_the_file_in_one_streaming_pass(

@@ -46,14 +46,17 @@ def test_quick_start_shows_what_the_demo_prints(tmp_path: Path) -> None:
     assert [line for line in printed[start:] if line.strip()][: len(shown)] == shown
 
 
-def test_plan_examples_print_what_the_command_prints(capsys) -> None:
+def test_plan_examples_print_what_the_command_prints(capsys, monkeypatch) -> None:
     # Each `$ evalstats plan ...` block under "How many runs" is the command's
     # own output (the simulation is seeded), so the figures cannot drift from
     # what the planner says. When the clustered rule changes, rerun the
-    # commands and paste their output.
+    # commands and paste their output. Paths in them are from the repository's
+    # root, as in the README.
     import shlex
 
     from evalstats.cli import main
+
+    monkeypatch.chdir(README.parent)
 
     text = README.read_text(encoding="utf-8")
     section = text.split("## How many runs", 1)[1].split("\n## ", 1)[0]

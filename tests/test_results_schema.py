@@ -117,7 +117,7 @@ VERBS = [
     ("compare", lambda f: ["compare", f, "--a", "A", "--b", "B"]),
     ("gate", lambda f: ["gate", f, "--variant", "B", "--min-pass", "0.5"]),
     ("compare-runs", lambda f: ["compare-runs", f, f]),
-    ("plan --from", lambda f: ["plan", "--from", f]),
+    ("plan --from", lambda f: ["plan", "--from", f, "--pb", "+0.1", "--approximate"]),
 ]
 
 

@@ -20,12 +20,23 @@ EXAMPLES = (
     "evalstats plan --pa 0.7 --pb 0.8 --icc 0.2",
     "evalstats plan --pa 0.7 --pb 0.8 --icc 0.2 --cases 40 --cost-per-call 0.002",
     "evalstats plan --pa 0.7 --pb 0.9 --icc 0 --cases 4 --repeats 23 --sequential",
+    "evalstats plan --from pilot.jsonl --pb +0.1 --repeats 3",
 )
 
 
 def add(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--pa", type=float, help="mean pass rate of A (from --from if omitted)")
-    p.add_argument("--pb", type=float, help="mean pass rate of B to detect")
+    p.add_argument(
+        "--pa",
+        type=float,
+        help="mean pass rate of A (with --from: fixes it; else the pilot's, uncertain)",
+    )
+    p.add_argument(
+        "--pb",
+        metavar="RATE|+GAIN|observed",
+        help="what B should reach: a mean pass rate (0.9), a gain over A (+0.1: ten points "
+        "above A, whatever A's rate), or, with --from, observed (the pilot's own B rate, "
+        "with its uncertainty); required with --from",
+    )
     how = p.add_mutually_exclusive_group(required=True)
     how.add_argument(
         "--icc", type=float, help="intra-case correlation: share of variance between cases"
@@ -34,18 +45,23 @@ def add(p: argparse.ArgumentParser) -> None:
         "--from",
         dest="from_file",
         metavar="FILE",
-        help="fit icc and spread (and rates) from a pilot run: a results file, or "
-        "another tool's log (see evalstats import)",
+        help="plan from a pilot run, with what it leaves uncertain about A's rate and the "
+        "icc (needs --pb): a results file, or another tool's log (see evalstats import)",
     )
     p.add_argument("--cases", type=int, help="the cases you have")
     p.add_argument("--repeats", type=int, help="the runs per case and variant you can afford")
     p.add_argument(
         "--spread",
         type=float,
-        default=0.0,
         help="case-by-variant spread on the logit scale (0; with --from, fitted)",
     )
     p.add_argument("--power", type=float, default=0.8, help="target power (0.8)")
+    p.add_argument(
+        "--certainty",
+        type=float,
+        help="with --from: the probability, over what the pilot leaves uncertain, with "
+        "which the design should reach the target power (0.8)",
+    )
     p.add_argument(
         "--experiments",
         type=int,
@@ -88,15 +104,17 @@ def run(args: argparse.Namespace) -> int:
             )
         if args.pa is None or args.pb is None:
             raise UsageError("evalstats plan: give --pa and --pb")
-        clustered = args.icc != 0 or args.spread != 0
-        planned_for = planned_rates(args.planned_for, None if clustered else (args.pa, args.pb))
+        p_b = _rate_of_b(args.pb, args.pa)
+        spread = 0.0 if args.spread is None else args.spread
+        clustered = args.icc != 0 or spread != 0
+        planned_for = planned_rates(args.planned_for, None if clustered else (args.pa, p_b))
         planned = sequential_plan(
             args.pa,
-            args.pb,
+            p_b,
             args.repeats,
             cases=args.cases,
             icc=args.icc,
-            spread=args.spread,
+            spread=spread,
             level=args.level,
             experiments=args.experiments,
             seed=args.seed,
@@ -107,12 +125,22 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.planned_for is not None:
         raise UsageError("evalstats plan: --planned-for goes with --sequential")
-    model = None
+    pilot = None
+    if args.certainty is not None and not args.from_file:
+        raise UsageError("evalstats plan: --certainty goes with --from (a pilot run)")
     if args.from_file:
+        if args.pb is None:
+            raise UsageError(
+                "evalstats plan: --from plans for what B should reach, never the pilot's own "
+                "gain unless asked: give --pb (a rate such as 0.9, a gain over A such as "
+                "+0.1, or observed)"
+            )
         # One evalstats results file is counted as it is read; another tool's log is read.
-        model = case_model_from_results(load_run([args.from_file], args), p_a=args.pa, p_b=args.pb)
+        pilot = case_model_from_results(load_run([args.from_file], args))
     elif args.pa is None or args.pb is None:
         raise UsageError("evalstats plan: give --pa and --pb (or --from a pilot run)")
+    else:
+        _rate_of_b(args.pb, args.pa)  # "observed" is refused here, in the command's words
     result = plan(
         args.pa,
         args.pb,
@@ -122,7 +150,8 @@ def run(args: argparse.Namespace) -> int:
         power=args.power,
         level=args.level,
         spread=args.spread,
-        model=model,
+        pilot=pilot,
+        certainty=0.8 if args.certainty is None else args.certainty,
         simulate=not args.approximate,
         experiments=args.experiments,
         seed=args.seed,
@@ -138,3 +167,13 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(f"{result}\n{cost}")
     return 0
+
+
+def _rate_of_b(text: str, p_a: float) -> float:
+    """--pb as B's rate, given A's: a rate, or a gain over A (+0.1)."""
+    from ..planning._pilot import wanted
+
+    want = wanted(text, name="--pb")
+    if want.kind == "observed":
+        raise UsageError("evalstats plan: --pb observed goes with --from (a pilot run)")
+    return want.rate(p_a)

@@ -880,9 +880,11 @@ def case_model_from_results(
     path to a results file, a :class:`~evalstats.results._file.Results`
     already read, or its :class:`~evalstats.reading._tally.Tally`. ``variants`` names A and
     B (default: the first two variants of the run; with one variant B is a
-    copy of A). The pilot fixes how cases differ (``icc``, ``spread``); give
-    ``p_a`` or ``p_b`` to plan for other rates, typically the ``p_b`` you hope
-    to detect. Unmeasured samples are left out, as everywhere.
+    copy of A). ``p_a`` and ``p_b`` replace the fitted rates (``p_b`` also as a
+    gain over A, ``"+0.1"``, as :func:`plan` takes it). The model keeps the
+    pilot's per-case counts: pass it to ``plan(..., pilot=model)``, which
+    carries what the pilot leaves uncertain into the plan. Unmeasured samples
+    are left out, as everywhere.
     """
     from ..reading._source import tally
 
@@ -895,7 +897,16 @@ def case_model_from_results(
     b = run.outcomes(names[1]) if len(names) > 1 else None
     fitted = fit_case_model(a, b)
     new_a = fitted.p_a if p_a is None else _rate("p_a", p_a)
-    new_b = fitted.p_b if p_b is None else _rate("p_b", p_b)
+    new_b = fitted.p_b
+    if p_b is not None:
+        from ._pilot import wanted
+
+        want = wanted(p_b)
+        if want.kind == "observed":
+            raise InvalidArgument(
+                "p_b='observed' is the fitted B rate: leave p_b out (plan takes 'observed')"
+            )
+        new_b = min(want.rate(new_a), 1.0)
     return CaseModel(
         new_a,
         new_b,
@@ -904,6 +915,7 @@ def case_model_from_results(
         cases=fitted.cases,
         repeats=fitted.repeats,
         icc_b=fitted.icc_b,
+        pilot=fitted.pilot,
     )
 
 
@@ -992,19 +1004,31 @@ def fit_case_model(
     >>> (m.p_a, m.p_b, m.cases, m.repeats)
     (0.6, 0.85, 2, 10)
     """
+    from ..stats._casemodel import PilotCounts
+
     cells_a = _case_means(outcomes_a, "outcomes_a")
     runs_a = sum(c[1] for c in cells_a.values())
     p_a = sum(c[0] for c in cells_a.values()) / runs_a
     icc = _icc(cells_a)
     repeats = round(runs_a / len(cells_a))
     if outcomes_b is None:
-        return CaseModel(p_a, p_a, icc, 0.0, cases=len(cells_a), repeats=repeats, icc_b=icc)
+        counts = PilotCounts(tuple(cells_a.values()))
+        return CaseModel(
+            p_a, p_a, icc, 0.0, cases=len(cells_a), repeats=repeats, icc_b=icc, pilot=counts
+        )
     cells_b = _case_means(outcomes_b, "outcomes_b")
     runs_b = sum(c[1] for c in cells_b.values())
     p_b = sum(c[0] for c in cells_b.values()) / runs_b
     icc_b = _icc(cells_b)
-    model = CaseModel(p_a, p_b, icc, 0.0, cases=len(cells_a), repeats=repeats, icc_b=icc_b)
     common = [c for c in cells_a if c in cells_b]
+    counts = PilotCounts(
+        tuple(cells_a.values()),
+        tuple(cells_a[c] for c in common),
+        tuple(cells_b[c] for c in common),
+    )
+    model = CaseModel(
+        p_a, p_b, icc, 0.0, cases=len(cells_a), repeats=repeats, icc_b=icc_b, pilot=counts
+    )
     if len(common) < 2:
         return model
     diffs, noise = [], []
@@ -1039,10 +1063,22 @@ def fit_case_model(
 
     top = 8.0
     spread = top if gap(top) < 0 else float(brentq(gap, 0.0, top, xtol=1e-06))
-    return CaseModel(p_a, p_b, model.icc, spread, cases=len(cells_a), repeats=repeats, icc_b=icc_b)
+    return CaseModel(
+        p_a,
+        p_b,
+        model.icc,
+        spread,
+        cases=len(cells_a),
+        repeats=repeats,
+        icc_b=icc_b,
+        pilot=counts,
+    )
 
 
 # --- cases x repeats: the plan --------------------------------------------
+
+
+_NC_BOUND = 1e6
 
 
 def _nct_sf(x: Any, df: Any, nc: Any) -> np.ndarray:
@@ -1052,8 +1088,11 @@ def _nct_sf(x: Any, df: Any, nc: Any) -> np.ndarray:
     ``scipy.special``), clipped to [0, 1] as ``nct.sf`` clips it, so the figures
     are the same to the last bit; importing ``scipy.stats`` alone takes about
     0.5 s and 50 MB, more than ``gate`` takes to count 100,000 samples. A SciPy
-    without it falls back on ``nct.sf``.
+    without it falls back on ``nct.sf``. Past ``|nc| = 1e6`` Boost returns NaN
+    (from about 1e12), where the tail is 0 or 1 to the last bit (as it is from
+    about 40), so ``nc`` is clipped there.
     """
+    nc = np.clip(nc, -_NC_BOUND, _NC_BOUND)
     try:
         from scipy.special._ufuncs import _nct_sf as sf
     except ImportError:  # pragma: no cover - a SciPy that no longer has it
@@ -1193,6 +1232,15 @@ class _Powers:
     def simulated(self) -> bool:
         return self._sim is not None
 
+    @property
+    def experiments(self) -> int | None:
+        """Simulated experiments per design (None when approximated)."""
+        return None if self._sim is None else int(self._sim.experiments)
+
+    def model_at(self, repeats: float) -> CaseModel:
+        """The model whose power is searched at ``repeats``."""
+        return self.model
+
     def approximate(self, cases: float, repeats: float) -> float:
         return float(clustered_power(self.model, cases, repeats, level=self.level))
 
@@ -1231,6 +1279,122 @@ class _Powers:
         return _gallop(f, target, lo, hi, start)
 
 
+class _PilotPowers:
+    """Power of designs over the case models a pilot leaves uncertain.
+
+    The power searched for a design is the one it reaches in ``certainty`` of
+    :data:`~evalstats.planning._pilot.MODELS` case models drawn from the
+    posterior: the (1 - certainty) quantile of their simulated powers, each
+    model simulated on its own ``experiments // 100`` experiments (at least
+    10) by one :class:`~evalstats.planning._simulate.DesignPowers` over their
+    :class:`~evalstats.planning._pilot.Mixture`, with common random numbers
+    across designs. Each model's power is then noisy (sd 0.045 at 80
+    experiments and power 0.8), which spreads the quantile a little towards
+    the conservative side. The normal approximation beside it is the same
+    quantile of each model's :func:`clustered_power`, over the posterior's
+    ranked draws.
+    """
+
+    def __init__(
+        self, posterior: Any, level: float, *, experiments: int | None, seed: int, certainty: float
+    ) -> None:
+        self.posterior, self.level, self.certainty = posterior, level, certainty
+        self.approximated_beyond = False
+        self._memo: dict[tuple[int, float], tuple[float, int]] = {}
+        self._sim: Any = None
+        self.mixture: Any = None
+        if experiments is not None:
+            from ._pilot import MODELS, Mixture
+            from ._simulate import DesignPowers
+
+            per_model = max(10, experiments // 100)
+            self.mixture = Mixture(posterior.draw(MODELS, 2), per_model, posterior.spread)
+            self._sim = DesignPowers(
+                self.mixture, experiments=self.mixture.experiments, level=level, seed=seed
+            )
+
+    @property
+    def simulated(self) -> bool:
+        return self._sim is not None
+
+    @property
+    def experiments(self) -> int | None:
+        return None if self._sim is None else int(self._sim.experiments)
+
+    def model_at(self, repeats: float) -> CaseModel:
+        """The ranked draw at the certainty's quantile of the approximation's effect."""
+        return self.posterior.model(self.posterior.hard(repeats, self.certainty))
+
+    def approximate(self, cases: float, repeats: float) -> float:
+        pw = _approximate_powers(self.posterior.ranked, cases, repeats, self.level)
+        return float(np.quantile(pw, 1.0 - self.certainty))
+
+    def _quantile(self, cases: int, repeats: float) -> tuple[float, int]:
+        key = (cases, repeats)
+        if key not in self._memo:
+            powers = self.mixture.powers(self._sim.found_better(cases, repeats))
+            order = np.argsort(powers, kind="stable")
+            k = order[min(int((1.0 - self.certainty) * powers.size), powers.size - 1)]
+            self._memo[key] = (float(powers[k]), int(k))
+        return self._memo[key]
+
+    def __call__(self, cases: int, repeats: float) -> float:
+        if self._sim is None or cases > _SIMULATED_CASES:
+            self.approximated_beyond = self.approximated_beyond or self._sim is not None
+            return self.approximate(cases, repeats)
+        return self._quantile(cases, repeats)[0]
+
+    def model_for(self, cases: int, repeats: float) -> CaseModel:
+        """The drawn model at the quantile of simulated power for this design."""
+        if self._sim is None or cases > _SIMULATED_CASES:
+            return self.model_at(repeats)
+        d = self.mixture.draws
+        k = self._quantile(cases, repeats)[1]
+        return CaseModel(float(d.p_a[k]), float(d.p_b[k]), float(d.icc[k]), self.posterior.spread)
+
+    def interval(self, cases: int, repeats: float) -> Interval | None:
+        return None  # a quantile over models, not a share of experiments
+
+    def fewest(self, f: Any, target: float, lo: int, hi: int, guess: Any) -> int | None:
+        if self._sim is None:
+            return _first_reaching(f, target, lo, hi)
+        start = guess()
+        if start > 2 * _SIMULATED_CASES:
+            self.approximated_beyond = True
+            return _first_reaching(f, target, lo, hi)
+        return _gallop(f, target, lo, hi, start)
+
+
+def _approximate_powers(draws: Any, cases: float, repeats: float, level: float) -> np.ndarray:
+    """:func:`clustered_power` of each drawn model, from its effect per case."""
+    from scipy.special import stdtrit
+
+    score = draws.score(repeats)
+    crit = -stdtrit(cases - 1, (1 - level) / 2)
+    finite = np.isfinite(score)
+    nc = np.where(finite, math.sqrt(cases) * np.where(finite, score, 0.0), 0.0)
+    return np.where(finite, _nct_sf(crit, cases - 1, nc), (score > 0).astype(float))
+
+
+def _no_gain(posterior: Any, certainty: float) -> str:
+    """Why a pilot leaves no gain to plan for with this certainty."""
+    gain = posterior.gain_interval
+    shown = (
+        f"the pilot's gain of B over A is {_signed_pct(gain[0])} ({_signed_pct(gain[1])} to "
+        f"{_signed_pct(gain[2])})"
+        if gain is not None
+        else "the rates the pilot allows"
+    )
+    return (
+        f"p_b='observed': {shown}, which leaves a chance above {_pct(1 - certainty)} that B is "
+        "no better than A; give the p_b you want to detect"
+    )
+
+
+def _signed_pct(x: float) -> str:
+    return f"{100 * x:+.0f}%"
+
+
 @dataclass(frozen=True)
 class Plan:
     """How many cases and repeats a paired, clustered eval needs.
@@ -1260,6 +1424,17 @@ class Plan:
     would need). ``approximated_beyond`` is True when some design searched
     had more cases than the planner simulates (1,000), where the
     approximation was used.
+
+    A plan from a pilot (``plan(..., pilot=...)``) states a different power:
+    ``power`` is then the design's ``assurance``, its power averaged over
+    what the pilot leaves uncertain (an :class:`Interval` whose limits are
+    the 95% Monte-Carlo interval); ``reach`` is the share of case models
+    drawn afresh from the pilot's posterior in which the design reaches the
+    target (planned to be ``certainty``), ``model`` the drawn model at that
+    quantile of power, and ``false_positive_rate`` the rule's averaged over
+    the posterior too; ``simulated`` is None. ``pilot`` describes the pilot
+    and its posterior (the intervals of A's rate and the icc, what B should
+    reach, the models simulated).
     """
 
     model: CaseModel
@@ -1284,6 +1459,10 @@ class Plan:
     ceiling_interval: Interval | None = None
     experiments: int | None = None
     approximated_beyond: bool = False
+    assurance: Interval | None = None
+    certainty: float | None = None
+    pilot: dict[str, Any] | None = None
+    reach: Interval | None = None
 
     @property
     def calls(self) -> int | None:
@@ -1313,19 +1492,101 @@ class Plan:
             f"{_pct(float(self.approximate_ceiling or 0.0))})"
         )
 
+    def _pilot_head(self) -> list[str]:
+        """The first lines of a plan from a pilot: what it plans for, and what the pilot
+        leaves uncertain."""
+        pilot = self.pilot or {}
+        want, fixed_a = pilot.get("p_b") or {}, pilot.get("p_a")
+        kind, value = want.get("kind"), want.get("value")
+        if kind == "observed":
+            gain = pilot["gain_interval"]
+            what = (
+                f"the pilot's own gain of B over A, {_signed_pct(gain[0])} "
+                f"({_signed_pct(gain[1])} to {_signed_pct(gain[2])})"
+            )
+        elif fixed_a is not None:
+            b = value if kind == "rate" else fixed_a + value
+            what = f"{_pct(fixed_a)} -> {_pct(b)}"
+        elif kind == "rate":
+            what = f"B at {_pct(value)}"
+        else:
+            what = f"a gain of {100 * value:.0f} points over A (whatever A's rate)"
+        if fixed_a is None:
+            mean, low, high = pilot["p_a_interval"]
+            a_text = f"A's rate {_pct(mean)} ({_pct(low)} to {_pct(high)})"
+        else:
+            a_text = f"A's rate {_pct(fixed_a)} (given)"
+        mean, low, high = pilot["icc_interval"]
+        spread = pilot.get("spread") or 0.0
+        head = (
+            f"Plan to detect {what} with {_pct(self.target)} power (level {self.level:g}), "
+            f"from a pilot of {pilot['cases']} cases x {_runs(pilot['repeats'])}: {a_text}, "
+            f"icc {mean:.2f} ({low:.2f} to {high:.2f})"
+            + (
+                f", spread {spread:g} ({'given' if pilot.get('spread_given') else 'as fitted'})"
+                if spread
+                else ""
+            )
+            + "; 95% intervals of what the pilot leaves uncertain (Jeffreys prior)."
+        )
+        lines = [head]
+        kept = float(pilot.get("kept", 1.0))
+        if kind in ("rate", "gain") and kept < 0.995:
+            limit = value if kind == "rate" else 1 - value
+            lines.append(
+                f"B can gain that much only if A's rate is below {_pct(limit)}, which the pilot "
+                f"gives probability {_pct(kept)}: the plan takes it to be."
+            )
+        return lines
+
+    def _planned_for(self) -> str:
+        m = self.model
+        return (
+            f"the case model at the {_pct(1 - float(self.certainty or 0.0))} point of those "
+            f"the pilot allows (A at {_pct(m.p_a)}, B at {_pct(m.p_b)}, icc {m.icc:.2f})"
+        )
+
+    def _pilot_design(self) -> list[str]:
+        """What a plan from a pilot says of its design."""
+        sure = _pct(float(self.certainty or 0.0))
+        assured = self.assurance
+        if assured is None or assured.method == "approximation":
+            return [
+                f"Run {self.cases} cases x {_runs(self.repeats)} per variant ({self.calls} "
+                f"calls): power {_pct(self.power)} averaged over what the pilot leaves "
+                f"uncertain (assurance, by the normal approximation); it reaches "
+                f"{_pct(self.target)} for {sure} of the case models the pilot allows."
+            ]
+        reach = self.reach
+        reach_text = "" if reach is None else f" {_ci(reach)} of"
+        return [
+            f"Run {self.cases} cases x {_runs(self.repeats)} per variant ({self.calls} calls): "
+            f"power {_ci(assured)} averaged over what the pilot leaves uncertain "
+            f"(assurance), and at least {_pct(self.target)} for{reach_text} the case "
+            f"models the pilot allows (planned for {sure}); false-positive rate "
+            f"{_pct(self.false_positive_rate)}.",
+            f"Sized for {self._planned_for()}.",
+        ]
+
     def __str__(self) -> str:
         m = self.model
-        lines = [
-            f"Plan to detect {_pct(m.p_a)} -> {_pct(m.p_b)} with {_pct(self.target)} power "
-            f"(level {self.level:g}), cases differing with icc {m.icc:g}"
-            + (f" and case-by-variant spread {m.spread:g}" if m.spread else "")
-            + "."
-        ]
+        if self.pilot is not None:
+            lines = self._pilot_head()
+        else:
+            lines = [
+                f"Plan to detect {_pct(m.p_a)} -> {_pct(m.p_b)} with {_pct(self.target)} power "
+                f"(level {self.level:g}), cases differing with icc {m.icc:g}"
+                + (f" and case-by-variant spread {m.spread:g}" if m.spread else "")
+                + "."
+            ]
         if self.reachable:
-            lines.append(
-                f"Run {self.cases} cases x {_runs(self.repeats)} per variant "
-                f"({self.calls} calls): {self._power_text()}."
-            )
+            if self.pilot is not None:
+                lines.extend(self._pilot_design())
+            else:
+                lines.append(
+                    f"Run {self.cases} cases x {_runs(self.repeats)} per variant "
+                    f"({self.calls} calls): {self._power_text()}."
+                )
             # With icc 0 and no spread, cases do not differ: a repeat carries as
             # much information as a new case (design effect 1), and more cases
             # only give the clustered test more degrees of freedom.
@@ -1364,6 +1625,11 @@ class Plan:
                     )
                 lines.append(text + ".")
         else:
+            if self.pilot is not None:
+                lines.append(
+                    "Powers below are those reached in "
+                    f"{_pct(float(self.certainty or 0.0))} of the case models the pilot allows:"
+                )
             if self.repeats is not None and self.cases is not None:
                 lines.append(
                     f"{self.cases} cases x {_runs(self.repeats)} per variant give only "
@@ -1396,7 +1662,13 @@ class Plan:
                 lines.append(
                     f"At least {self.minimum_cases} cases are needed however many repeats."
                 )
-        if self.method == "simulation":
+        if self.method == "simulation" and self.pilot is not None:
+            lines.append(
+                f"Designs found by simulating {self.pilot['models']} case models drawn from the "
+                f"pilot's posterior ({self.pilot['per_model']} experiments each, the clustered "
+                "comparison's own rule); ranges are 95% Monte-Carlo intervals."
+            )
+        elif self.method == "simulation":
             lines.append(
                 f"Designs found by simulating the case model ({self.experiments} experiments "
                 "each, the clustered comparison's own rule); ranges are 95% Monte-Carlo "
@@ -1439,6 +1711,10 @@ class Plan:
             "max_repeats": self.max_repeats,
             "experiments": self.experiments,
             "approximated_beyond": self.approximated_beyond,
+            "assurance": None if self.assurance is None else self.assurance.to_dict(),
+            "certainty": self.certainty,
+            "pilot": self.pilot,
+            "reach": None if self.reach is None else self.reach.to_dict(),
         }
 
 
@@ -1458,16 +1734,18 @@ def _runs(r: int | None) -> str:
 
 
 def plan(
-    p_a: float,
-    p_b: float,
+    p_a: float | None = None,
+    p_b: float | str | None = None,
     *,
     icc: float | None = None,
     cases: int | None = None,
     repeats: int | None = None,
     power: float = 0.8,
     level: float = 0.95,
-    spread: float = 0.0,
+    spread: float | None = None,
     model: CaseModel | None = None,
+    pilot: CaseModel | None = None,
+    certainty: float = 0.8,
     max_cases: int = 100_000,
     max_repeats: int = 10_000,
     simulate: bool = True,
@@ -1488,36 +1766,67 @@ def plan(
 
     The search is by simulation of the case model itself
     (:class:`~evalstats.planning._simulate.DesignPowers`): ``experiments`` simulated
-    experiments per design, judged by the comparison's own decision rule,
-    with common random numbers across designs, so neighbouring designs differ
-    by design and not by simulation luck. The planned design is then
-    simulated afresh (an independent seed) for its power and false-positive
-    rate with Monte-Carlo intervals. The normal approximation
+    experiments per design, judged by the comparison's own decision rule
+    (:func:`~evalstats.planning._simulate.clustered_decisions`, which calls the
+    interval functions ``compare`` uses), with common random numbers across
+    designs, so neighbouring designs differ by design and not by simulation
+    luck. A design is taken when the lower end of its 95% Monte-Carlo interval
+    reaches the target (not its estimate, which, being the first of many
+    noisy estimates to cross, is biased upwards), and is then simulated
+    afresh (an independent seed) for the power and false-positive rate it
+    states; should that fresh figure still fall short of the target, the
+    search goes on to larger designs. The normal approximation
     (:func:`clustered_power`) is shown beside it; with few cases it can be
-    far off (at 20 cases, 0.9 -> 0.97, icc 0.3 it asks for 163 repeats where
+    far off (at 20 cases, 0.9 -> 0.97, icc 0.3 it asks for 162 repeats where
     18 give 80%). ``simulate=False`` plans by the approximation alone.
+
+    From a pilot (``pilot``, a model fitted by :func:`fit_case_model` or
+    :func:`case_model_from_results`), the plan does not take the pilot's
+    estimates as truth: a pilot of 10 cases leaves A's rate and the icc
+    uncertain, and planning for its point estimates delivers less power
+    than it states. It draws case models from the pilot's posterior
+    (:class:`~evalstats.planning._pilot.Posterior`), searches for the
+    smallest design that reaches the target in ``certainty`` of them (200
+    models, each simulated on its own experiments by the same rule), so
+    that over what the pilot leaves uncertain the design reaches the target
+    with about that probability, and states its power averaged over the
+    posterior (its assurance), simulated with a fresh case model for every
+    experiment (``simulations/plan_check.py`` measures both against pilots
+    drawn from known models). Nor does it plan for the pilot's observed
+    gain unless asked: ``p_b`` is required.
 
     Parameters
     ----------
-    p_a, p_b : float
-        Mean pass rates of A and B over cases.
+    p_a : float, optional
+        Mean pass rate of A over cases. Required unless ``model`` or
+        ``pilot`` is given; with a pilot, a given ``p_a`` fixes A's rate
+        (its uncertainty is then that of the icc alone).
+    p_b : float or str, optional
+        What B should reach: a mean pass rate (``0.9``), or a gain over A
+        written with its sign (``"+0.1"``: B ten points above A, whatever A's
+        rate). With a pilot also ``"observed"``: the pilot's own B, with the
+        uncertainty of its gain over A. Required unless ``model`` is given.
     icc : float
         Intra-case correlation of A's outcomes, in [0, 1): the share of the
         outcome variance that lies between cases. Required unless ``model``
-        is given.
+        or ``pilot`` is given.
     cases, repeats : int, optional
         What is fixed.
     power : float
         The target power.
     level : float
         Confidence level of the test.
-    spread : float
-        Case-by-variant standard deviation on the logit scale (0: B's gain is
-        the same shift for every case).
+    spread : float, optional
+        Case-by-variant standard deviation on the logit scale (0, or the
+        pilot's fitted one: B's gain is the same shift for every case).
     model : CaseModel, optional
-        A fitted model (from :func:`fit_case_model` or
-        :func:`case_model_from_results`); overrides ``p_a``, ``p_b``, ``icc``
-        and ``spread``.
+        A case model taken as truth; overrides ``p_a``, ``p_b``, ``icc`` and
+        ``spread``. A model fitted from a pilot goes in ``pilot`` instead.
+    pilot : CaseModel, optional
+        A model fitted from a pilot run, with its per-case counts.
+    certainty : float
+        With a pilot: the probability, over what the pilot leaves uncertain,
+        with which the design should reach the target power.
     max_cases, max_repeats : int
         Search bounds. When the question has no answer within them (given
         ``repeats``, no number of cases up to ``max_cases`` reaches the
@@ -1542,6 +1851,13 @@ def plan(
     section 5, eq. 9-10.
     Donner, A., & Klar, N. (2000). Design and Analysis of Cluster
     Randomization Trials in Health Research, chapter 5 (the design effect).
+    O'Hagan, A., Stevens, J. W., & Campbell, M. J. (2005). Assurance in
+    clinical trial design. Pharmaceutical Statistics 4, 187-201.
+    Browne, R. H. (1995). On the use of a pilot sample for sample size
+    determination. Statistics in Medicine 14, 1933-1940.
+    Julious, S. A., & Owen, R. J. (2006). Sample size calculations for
+    clinical studies allowing for uncertainty about the variance.
+    Pharmaceutical Statistics 5, 29-37.
 
     Examples
     --------
@@ -1554,46 +1870,170 @@ def plan(
     >>> p.reachable, p.repeats_needed, p.minimum_cases
     (False, None, 27)
     """
-    if model is None:
-        if icc is None:
-            raise InvalidArgument(
-                "icc=None: give the intra-case correlation, or a model fitted from a pilot "
-                "(case_model_from_results)"
-            )
-        model = CaseModel(_rate("p_a", p_a), _rate("p_b", p_b), icc, spread)
     target = _target(power)
     level = check_level(level)
     n_exp = _plan_experiments(experiments) if simulate else None
     seed = _count("seed", seed, minimum=0)
+    certainty = float(_single("certainty", as_rate("certainty", certainty, open_interval=True)))
+    bounds = {"max_cases": max_cases, "max_repeats": max_repeats}
+    if pilot is not None:
+        return _plan_from_pilot(
+            pilot,
+            p_a,
+            p_b,
+            icc=icc,
+            spread=spread,
+            model=model,
+            certainty=certainty,
+            design=(cases, repeats),
+            target=target,
+            level=level,
+            experiments=n_exp,
+            seed=seed,
+            bounds=bounds,
+        )
+    if model is None:
+        model = _given_model(p_a, p_b, icc, spread)
+    elif not isinstance(model, CaseModel):
+        raise InvalidArgument(f"model={model!r} must be a CaseModel")
+    elif model.pilot is not None:
+        raise InvalidArgument(
+            f"model=CaseModel(p_a={model.p_a:.3g}, p_b={model.p_b:.3g}, icc={model.icc:.3g}, "
+            f"...) is fitted from a pilot of {model.pilot.cases} cases: pass it as pilot=, "
+            "with the p_b to detect, so that the plan carries what the pilot leaves uncertain "
+            "(or build CaseModel(p_a, p_b, icc, spread) to take the fit as truth)"
+        )
     powers = _Powers(model, level, experiments=n_exp, seed=seed)
+    return _searched(
+        powers, cases=cases, repeats=repeats, target=target, level=level, seed=seed, **bounds
+    )
+
+
+def _given_model(p_a: Any, p_b: Any, icc: Any, spread: Any) -> CaseModel:
+    """The case model given as numbers, checked."""
+    from ._pilot import wanted
+
+    if p_a is None:
+        raise InvalidArgument(
+            "p_a=None: give A's mean pass rate (or pilot=, a model fitted from a pilot run)"
+        )
+    rate_a = _rate("p_a", p_a)
+    if p_b is None:
+        raise InvalidArgument("p_b=None: give the rate B should reach, such as 0.9")
+    want = wanted(p_b)
+    if want.kind == "observed":
+        raise InvalidArgument(
+            "p_b='observed' plans for a pilot's own B rate: give pilot=, a model fitted from "
+            "a pilot run"
+        )
+    rate_b = want.rate(rate_a)
+    if rate_b > 1.0:
+        raise InvalidArgument(
+            f"p_b={p_b!r} puts B above 100% with p_a={rate_a:g}: give a gain of at most "
+            f"+{1 - rate_a:g}"
+        )
+    if icc is None:
+        raise InvalidArgument(
+            "icc=None: give the intra-case correlation, or a model fitted from a pilot "
+            "(pilot=case_model_from_results(...))"
+        )
+    return CaseModel(rate_a, rate_b, icc, 0.0 if spread is None else spread)
+
+
+#: How often a planned design is searched again when its fresh simulation
+#: falls short of the target.
+_ROUNDS = 4
+
+
+def _goal(target: float, experiments: int | None) -> float:
+    """What a simulated power must reach for its 95% Wilson interval to lie at or above
+    ``target``: the score test of ``target`` rejects at 1.96 when the estimate is at
+    least ``target + 1.96 sqrt(target (1 - target) / experiments)`` (the Wilson interval
+    is that test inverted)."""
+    if experiments is None:
+        return target
+    return min(target + _WILSON_Z * math.sqrt(target * (1.0 - target) / experiments), 1.0)
+
+
+_WILSON_Z = 1.959963984540054  # scipy.stats.norm.isf(0.025)
+
+
+def _within_bounds(cases: Any, repeats: Any, max_c: int, max_r: Any) -> None:
+    """A fixed design past the search bounds is refused: simulating it would not end."""
+    max_r = _count("max_repeats", max_r)
+    if cases is not None and _count("cases", cases, minimum=2) > max_c:
+        raise InvalidArgument(f"cases={cases} is more than max_cases={max_c}")
+    if repeats is not None and _count("repeats", repeats) > max_r:
+        raise InvalidArgument(f"repeats={repeats} is more than max_repeats={max_r}")
+
+
+def _searched(
+    powers: Any,
+    *,
+    cases: int | None,
+    repeats: int | None,
+    target: float,
+    level: float,
+    seed: int,
+    max_cases: int,
+    max_repeats: int,
+) -> Plan:
+    """:func:`_plan` by ``powers``, and the planned design simulated afresh for the
+    power it states; searched again, higher, while that falls short of the target."""
+    from dataclasses import replace
+
+    from ._simulate import simulate_clustered
+
+    n_exp = powers.experiments
+    goal = _goal(target, n_exp)
+    args = {"level": level, "max_cases": max_cases, "max_repeats": max_repeats}
+
+    def fresh(c: int, r: int, round_: int) -> Any:
+        # The planned design, simulated afresh: its power is not the search's own
+        # estimate (chosen for reaching the target, so biased upwards a little).
+        return simulate_clustered(
+            powers.model_at(r),
+            cases=c,
+            repeats=r,
+            experiments=n_exp,
+            level=level,
+            seed=seed + 1 + round_,
+        )
+
+    given = None
+    if n_exp is not None and cases is not None and repeats is not None:
+        _within_bounds(cases, repeats, _count("max_cases", max_cases, minimum=2), max_repeats)
+        c, r = _count("cases", cases, minimum=2), _count("repeats", repeats)
+        if c <= _SIMULATED_CASES:
+            given = fresh(c, r, 0)  # a design given, not chosen: judged by its own figure
     result = _plan(
-        model,
         powers,
         cases=cases,
         repeats=repeats,
         target=target,
-        level=level,
-        max_cases=max_cases,
-        max_repeats=max_repeats,
+        goal=goal,
+        given=None if given is None else float(given.power.estimate),
+        **args,
     )
     if n_exp is None or result.cases is None or result.repeats is None:
         return result
     if result.cases > _SIMULATED_CASES:
         return result  # the approximation holds there, and the text says so
-    from dataclasses import replace
-
-    from ._simulate import simulate_clustered
-
-    # The planned design, simulated afresh: its power is not the search's own
-    # estimate (chosen for reaching the target, so biased upwards a little).
-    sim = simulate_clustered(
-        model,
-        cases=result.cases,
-        repeats=result.repeats,
-        experiments=n_exp,
-        level=level,
-        seed=seed + 1,
-    )
+    sim = given
+    for round_ in range(_ROUNDS):
+        if given is None:
+            sim = fresh(result.cases, result.repeats, round_)
+        shortfall = target - float(sim.power.estimate)
+        if given is not None or shortfall <= 0 or not result.reachable:
+            break
+        if round_ == _ROUNDS - 1:
+            break
+        # Short of the target by simulation luck: search again for a design whose
+        # searched power clears it by the shortfall and one more standard error.
+        goal += shortfall + math.sqrt(target * (1.0 - target) / n_exp)
+        result = _plan(powers, cases=cases, repeats=repeats, target=target, goal=goal, **args)
+        if result.cases is None or result.repeats is None or result.cases > _SIMULATED_CASES:
+            return result
     return replace(
         result,
         simulated=sim,
@@ -1602,33 +2042,152 @@ def plan(
     )
 
 
+def _plan_from_pilot(
+    pilot: Any,
+    p_a: Any,
+    p_b: Any,
+    *,
+    icc: Any,
+    spread: Any,
+    model: Any,
+    certainty: Any,
+    design: tuple[Any, Any],
+    target: float,
+    level: float,
+    experiments: int | None,
+    seed: int,
+    bounds: dict[str, Any],
+) -> Plan:
+    """:func:`plan` from a pilot: for the model harder than ``certainty`` of those the
+    pilot allows, with the design's assurance."""
+    from dataclasses import replace
+
+    from ._pilot import Posterior, wanted
+
+    if not isinstance(pilot, CaseModel) or pilot.pilot is None:
+        raise InvalidArgument(
+            f"pilot={pilot!r} must be a CaseModel fitted from a pilot run (fit_case_model "
+            "or case_model_from_results), which keeps the pilot's counts"
+        )
+    if model is not None:
+        raise InvalidArgument("model= and pilot= exclude each other: the pilot is the model")
+    if icc is not None:
+        raise InvalidArgument(
+            f"icc={icc!r} with pilot=: the pilot's icc is fitted, with its uncertainty"
+        )
+    if p_b is None:
+        raise InvalidArgument(
+            "p_b=None: a plan from a pilot needs the rate B should reach (such as 0.9), a "
+            "gain over A ('+0.1'), or 'observed' to plan for the pilot's own B rate"
+        )
+    want = wanted(p_b)
+    fixed_a = None if p_a is None else _rate("p_a", p_a)
+    sure = float(certainty)
+    spread_given = spread is not None
+    if spread is None:
+        spread = pilot.spread
+    spread = CaseModel(0.5, 0.5, 0.0, spread).spread  # checked as the model checks it
+    if want.kind == "observed" and not pilot.pilot.b:
+        raise InvalidArgument(
+            "p_b='observed': the pilot ran one variant, so it has no B rate of its own; "
+            "give the p_b to detect"
+        )
+    posterior = Posterior(pilot.pilot, want, p_a=fixed_a, spread=spread, seed=seed)
+    if posterior.kept < _KEPT:
+        raise InvalidArgument(_out_of_reach(p_b, want, posterior))
+    if np.mean(posterior.ranked.difference <= 1e-9) > 1.0 - sure:
+        raise InvalidArgument(_no_gain(posterior, sure))
+    powers = _PilotPowers(posterior, level, experiments=experiments, seed=seed, certainty=sure)
+    cases, repeats = design
+    result = _plan(
+        powers, cases=cases, repeats=repeats, target=target, goal=target, level=level, **bounds
+    )
+    c, r = result.cases, result.repeats
+    summary = {**posterior.to_dict(), "spread_given": spread_given}
+    if powers.mixture is not None:
+        summary.update(models=powers.mixture.models, per_model=powers.mixture.per_model)
+    extra: dict[str, Any] = {"certainty": sure, "pilot": summary}
+    if c is None or r is None:
+        extra["model"] = powers.model_at(math.inf if r is None else r)
+        return replace(result, **extra)
+    planned = powers.model_for(c, r)
+    extra["model"] = planned
+    extra["design_effect"] = 1.0 + (r - 1) * planned.icc
+    if experiments is None or c > _SIMULATED_CASES:
+        from ..stats._intervals import Interval
+
+        pw = _approximate_powers(posterior.ranked, c, r, level)
+        mean = float(pw.mean())
+        extra["assurance"] = Interval(mean, mean, mean, 0.95, "approximation")
+        extra["power"] = mean
+        return replace(result, **extra)
+    from ._pilot import MODELS, Mixture
+    from ._simulate import DesignPowers, _wilson
+
+    # Afresh, with other models and experiments: the share of the pilot's models
+    # in which the design reaches the target, and its power averaged over them.
+    fresh = Mixture(posterior.draw(MODELS, 3), max(10, experiments // 100), spread)
+    sim = DesignPowers(fresh, experiments=fresh.experiments, level=level, seed=seed + 1)
+    shares = fresh.powers(sim.found_better(c, r))
+    assurance, false_positives = posterior.assurance(
+        c, r, experiments=experiments, level=level, stream=1
+    )
+    extra.update(
+        assurance=assurance,
+        power=float(assurance.estimate),
+        reach=_wilson(int(np.count_nonzero(shares >= target)), shares.size),
+        false_positive_rate=float(false_positives.estimate),
+        simulated=None,
+        approximate_power=powers.approximate(c, r),
+    )
+    return replace(result, **extra)
+
+
+#: The least share of the pilot's posterior that must leave room for the gain asked.
+_KEPT = 0.05
+
+
+def _out_of_reach(p_b: Any, want: Any, posterior: Any) -> str:
+    mean, low, high = posterior.mu_interval
+    shown = (
+        f"the pilot puts A's rate at {_pct(mean)} ({_pct(low)} to {_pct(high)})"
+        if posterior.fixed_a is None
+        else f"p_a={posterior.fixed_a:g}"
+    )
+    room = "B's rate" if want.kind == "rate" else "a gain that large"
+    return (
+        f"p_b={p_b!r}: {shown}, which leaves almost no room for {room} to be an improvement; "
+        "give a higher rate or a smaller gain"
+    )
+
+
 def _plan(
-    model: CaseModel,
-    pw: _Powers,
+    pw: Any,
     *,
     cases: int | None,
     repeats: int | None,
     target: float,
+    goal: float,
     level: float,
     max_cases: int,
     max_repeats: int,
+    given: float | None = None,
 ) -> Plan:
     """The plan: with the cases fixed, the repeats they need (or what more cases would
-    do); otherwise the fewest cases reaching the target at the repeats given (or 1)."""
+    do); otherwise the fewest cases reaching the target at the repeats given (or 1).
+    ``given`` is the power of the design when both are fixed, simulated afresh."""
     max_c = _count("max_cases", max_cases, minimum=2)
     max_r = _count("max_repeats", max_repeats)
+    model = pw.model_at(1 if repeats is None else _count("repeats", repeats))
     if model.p_a == model.p_b:
         raise InvalidArgument(
             f"p_a={model.p_a:g} equals p_b={model.p_b:g}: there is no difference to plan for; "
             "give the p_b you want to detect (with a pilot run of one variant, B is a copy "
             "of A until you do)"
         )
-    # A fixed design past the search bounds is refused: simulating it would not end.
-    if cases is not None and _count("cases", cases, minimum=2) > max_c:
-        raise InvalidArgument(f"cases={cases} is more than max_cases={max_c}")
-    if repeats is not None and _count("repeats", repeats) > max_r:
-        raise InvalidArgument(f"repeats={repeats} is more than max_repeats={max_r}")
-    search = _Search(model, pw, target=target, level=level, max_c=max_c, max_r=max_r)
+    _within_bounds(cases, repeats, max_c, max_r)
+    search = _Search(model, pw, target=target, goal=goal, level=level, max_c=max_c, max_r=max_r)
+    search.given = given
     if cases is not None:
         return _plan_with_cases(search, _count("cases", cases, minimum=2), repeats)
     return _plan_cases(search, repeats)
@@ -1644,28 +2203,33 @@ class _Search:
         pw: _Powers,
         *,
         target: float,
+        goal: float,
         level: float,
         max_c: int,
         max_r: int,
     ) -> None:
         self.model, self.pw, self.target, self.level = model, pw, target, level
+        # What a design's searched power must reach: the target, raised by the
+        # Monte-Carlo error when the power is simulated (see _goal).
+        self.goal = goal
+        self.given: float | None = None
         self.max_c, self.max_r = max_c, max_r
         self.fp = (1 - level) / 2
         self.common: dict[str, Any] = {
             "method": "simulation" if pw.simulated else "approximation",
-            "experiments": pw._sim.experiments if pw.simulated else None,
+            "experiments": pw.experiments,
         }
 
     def cases_for(self, r: float) -> int | None:
         """The fewest cases reaching the target with ``r`` repeats (None past max_cases)."""
-        pw, target, max_c = self.pw, self.target, self.max_c
+        pw, target, goal, max_c = self.pw, self.target, self.goal, self.max_c
 
         def guess() -> int:
             # the normal approximation's answer, where the simulated search starts
             approx = _first_reaching(lambda c: pw.approximate(c, r), target, 2, max_c)
             return max_c if approx is None else approx
 
-        return pw.fewest(lambda c: pw(c, r), target, 2, max_c, guess)
+        return pw.fewest(lambda c: pw(c, r), goal, 2, max_c, guess)
 
     def deff(self, r: int | None) -> float | None:
         """The design effect of ``r`` repeats per case."""
@@ -1702,16 +2266,16 @@ def _plan_with_cases(search: _Search, c: int, repeats: int | None) -> Plan:
     the power they give and what would reach the target."""
     pw, target, max_r = search.pw, search.target, search.max_r
     ceil = search.ceiling_at(c)
-    reachable_by_repeats = ceil["ceiling"] >= target
+    reachable_by_repeats = ceil["ceiling"] >= search.goal
 
     def repeats_guess() -> int:
         approx = _first_reaching(lambda r: pw.approximate(c, r), target, 1, max_r)
         # the approximation errs both ways (at 20 cases, 0.9 -> 0.97, icc 0.3
-        # it asks 163 repeats where 18 do): start low and gallop up
+        # it asks 162 repeats where 18 do): start low and gallop up
         return 1 if approx is None else max(1, approx // 4)
 
     r_need = (
-        pw.fewest(lambda r: pw(c, r), target, 1, max_r, repeats_guess)
+        pw.fewest(lambda r: pw(c, r), search.goal, 1, max_r, repeats_guess)
         if reachable_by_repeats
         else None
     )
@@ -1724,7 +2288,7 @@ def _plan_repeats(search: _Search, c: int, ceil: dict[str, Any], r_need: int | N
     """The fewest repeats with which ``c`` cases reach the target; when no number of
     repeats does, the cases that would."""
     pw, target, max_r = search.pw, search.target, search.max_r
-    reachable_by_repeats = ceil["ceiling"] >= target
+    reachable_by_repeats = ceil["ceiling"] >= search.goal
     if r_need is not None:
         return search.done(
             cases=c,
@@ -1761,10 +2325,11 @@ def _plan_repeats(search: _Search, c: int, ceil: dict[str, Any], r_need: int | N
 def _plan_both(search: _Search, c: int, r: int, ceil: dict[str, Any], r_need: int | None) -> Plan:
     """The power of ``c`` cases with ``r`` repeats; when short of the target, the cases
     (at ``r`` repeats) or the repeats (at ``c`` cases) that would reach it."""
-    pw, target, max_r = search.pw, search.target, search.max_r
-    reachable_by_repeats = ceil["ceiling"] >= target
-    p_cr = pw(c, r)
-    if p_cr >= target:
+    pw, max_r = search.pw, search.max_r
+    reachable_by_repeats = ceil["ceiling"] >= search.goal
+    # A design given, not chosen: judged by its own (fresh) simulation where there is one.
+    p_cr = pw(c, r) if search.given is None else search.given
+    if p_cr >= search.target:
         return search.done(
             cases=c,
             repeats=r,

@@ -267,7 +267,9 @@ class DesignPowers:
     Every ``power(cases, repeats)`` is a function of its arguments and the
     seed alone, whatever was asked before (see :meth:`_nested` for how the
     runs are nested). ``repeats=math.inf`` judges the case rates themselves
-    (unlimited repeats).
+    (unlimited repeats). ``model`` needs only ``draw(rng, size)``, as
+    :class:`CaseModel` has it: a mixture whose rows come from different case
+    models (:class:`evalstats.planning._pilot.Mixture`) works the same way.
     """
 
     def __init__(self, model: CaseModel, *, experiments: int, level: float, seed: int = 0) -> None:
@@ -360,13 +362,17 @@ class DesignPowers:
             have = self._joined[r] = (ka, kb)
         return have[0][:, :cases], have[1][:, :cases], r
 
-    def hits(self, cases: int, repeats: float) -> int:
-        """Experiments (of ``self.experiments``) in which B is found better."""
+    def found_better(self, cases: int, repeats: float) -> np.ndarray:
+        """Whether B is found better, experiment by experiment (booleans, in order)."""
         ka, kb, r = self._columns(cases, repeats)
         rng = np.random.default_rng(np.random.SeedSequence([self.seed, 3, cases]))
         self.evaluations += 1
         d = clustered_decisions(ka, kb, r, level=self.level, rng=rng, only_b_better=True)
-        return int(np.count_nonzero(d == 1))
+        return np.asarray(d == 1)
+
+    def hits(self, cases: int, repeats: float) -> int:
+        """Experiments (of ``self.experiments``) in which B is found better."""
+        return int(np.count_nonzero(self.found_better(cases, repeats)))
 
     def power(self, cases: int, repeats: float) -> float:
         """The share of experiments in which B is found better."""

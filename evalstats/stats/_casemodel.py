@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 import numpy as np
@@ -17,7 +17,7 @@ import numpy as np
 from .._validate import as_rate, check_spread
 from ..errors import InvalidArgument
 
-__all__ = ["CaseModel"]
+__all__ = ["CaseModel", "PilotCounts"]
 
 
 def _rate(name: str, value: Any) -> float:
@@ -28,10 +28,37 @@ def _rate(name: str, value: Any) -> float:
 
 
 _QUAD = 80  # Gauss-Jacobi nodes for expectations over the Beta of case pass rates
-_QUAD_SMOOTH = 2000  # quantile nodes when the Beta is narrow (icc < 0.005)
+_QUAD_SMOOTH = 2000  # quantile nodes when the Beta is narrow or nearly all at 0 or 1
+_SINGULAR = 0.5  # a Beta parameter below this piles the mass up at one end
 _ICC_ZERO = 1e-6  # below this the case rates vary by < 1e-6 p(1-p): taken as identical
 _HERMITE = 24  # Gauss-Hermite nodes for the case-by-variant spread
 _BETA_MIN = 1e-9  # Beta parameters below this are lost in the quadrature's arithmetic
+
+
+@dataclass(frozen=True)
+class PilotCounts:
+    """The per-case counts of a pilot run, kept by a :class:`CaseModel` fitted from it.
+
+    ``a`` holds ``(passes, runs)`` for each of A's cases; ``b`` the same for
+    B on the cases both variants ran, and ``pairs`` A's counts on those same
+    cases, in the same order (both empty for a pilot of one variant). They
+    are what :func:`evalstats.planning._power.plan` needs to carry what the
+    pilot leaves uncertain into a plan.
+    """
+
+    a: tuple[tuple[int, int], ...]
+    pairs: tuple[tuple[int, int], ...] = ()
+    b: tuple[tuple[int, int], ...] = ()
+
+    @property
+    def cases(self) -> int:
+        """A's cases in the pilot."""
+        return len(self.a)
+
+    @property
+    def repeats(self) -> int:
+        """Runs per case of A, rounded (as :func:`fit_case_model` reports them)."""
+        return round(sum(n for _, n in self.a) / len(self.a))
 
 
 @dataclass(frozen=True)
@@ -50,7 +77,9 @@ class CaseModel:
     B's follows from the shift and the spread. A model fitted from a pilot
     (:func:`evalstats.planning._power.fit_case_model`) also records ``cases``,
     ``repeats`` and B's own ANOVA estimate ``icc_b``, for information: they
-    do not enter the model.
+    do not enter the model, and its per-case counts in ``pilot``
+    (:class:`PilotCounts`), from which a plan carries what the pilot leaves
+    uncertain.
     """
 
     p_a: float
@@ -60,6 +89,7 @@ class CaseModel:
     cases: int | None = field(default=None, compare=False)
     repeats: int | None = field(default=None, compare=False)
     icc_b: float | None = field(default=None, compare=False)
+    pilot: PilotCounts | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         _rate("p_a", self.p_a)
@@ -89,20 +119,27 @@ class CaseModel:
         return self.p_a * s, (1.0 - self.p_a) * s
 
     def _nodes(self) -> tuple[np.ndarray, np.ndarray]:
-        """Quadrature nodes and weights (summing to 1) for A's case rates.
+        """Quadrature nodes and weights (summing to 1) for A's case rates."""
+        return self._quadrature
+
+    @cached_property
+    def _quadrature(self) -> tuple[np.ndarray, np.ndarray]:
+        """The nodes of :meth:`_nodes`, computed once per model.
 
         Gauss-Jacobi quadrature for the Beta(a, b) density: with x = (1 + t) / 2
         it is the Jacobi weight (1 - t)^(b - 1) (1 + t)^(a - 1), so expectations
         of smooth functions of the rate are exact to high order even when the
-        density is unbounded at 0 or 1.
+        density is unbounded at 0 or 1. Two cases take the midpoint rule on
+        the Beta's quantiles instead: a narrow density (icc < 0.005), where
+        Gauss-Jacobi overflows, and one whose mass piles up at 0 or 1 (a or
+        b below 0.5: a high icc, or a rate near 0 or 1), where the logit
+        shift's image expit(logit x + s) is far from any polynomial near that
+        end and Gauss-Jacobi misses B's mean (tests/test_plan.py).
         """
         ab = self._beta()
         if ab is None:
             return np.array([self.p_a]), np.ones(1)
-        if ab[0] + ab[1] > 200:
-            # icc < 0.005: a narrow, smooth density (no singular ends), where
-            # Gauss-Jacobi overflows; the midpoint rule on its quantiles is
-            # accurate there.
+        if ab[0] + ab[1] > 200 or min(ab) < _SINGULAR:
             from scipy.stats import beta
 
             u = (np.arange(_QUAD_SMOOTH) + 0.5) / _QUAD_SMOOTH
@@ -139,8 +176,7 @@ class CaseModel:
         # so this, dozens of times on the same model. (The fields are frozen.)
         x, wx = self._nodes()
         qa = x[:, None]
-        shift = _solve_shift(x, wx, self.p_b, self.spread)
-        qb = _shifted(qa, shift, self.spread)  # (nodes, hermite)
+        qb = _shifted(qa, self._shift, self.spread)  # (nodes, hermite)
         w = wx[:, None] * _hermite(self.spread)[1][None, :]
         diff = qb - qa
         mean_diff = float((diff * w).sum())
@@ -170,20 +206,30 @@ class CaseModel:
         }
 
 
+@lru_cache(maxsize=1)
+def _standard_hermite() -> tuple[np.ndarray, np.ndarray]:
+    x, w = np.polynomial.hermite_e.hermegauss(_HERMITE)
+    return x, w / w.sum()
+
+
 def _hermite(spread: float) -> tuple[np.ndarray, np.ndarray]:
     """Nodes and weights (summing to 1) for a normal with sd ``spread``."""
     if spread == 0.0:
         return np.zeros(1), np.ones(1)
-    x, w = np.polynomial.hermite_e.hermegauss(_HERMITE)
-    return x * spread, w / w.sum()
+    x, w = _standard_hermite()
+    return x * spread, w
 
 
 def _shifted(qa: np.ndarray, shift: float, spread: float, *, extra: Any = None) -> np.ndarray:
     from scipy.special import expit, logit
 
     z = _hermite(spread)[0] if extra is None else extra
-    with np.errstate(divide="ignore"):
-        return np.asarray(expit(logit(qa) + shift + z))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        x = logit(qa) + shift + z
+    if math.isinf(shift):
+        # B's rate 1 (or 0) on every case, also where A's is 0 (or 1)
+        return np.full(np.shape(x), 1.0 if shift > 0 else 0.0)
+    return np.asarray(expit(x))
 
 
 def _solve_shift(nodes: np.ndarray, weights: np.ndarray, p_b: float, spread: float) -> float:
