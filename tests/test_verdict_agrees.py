@@ -28,9 +28,7 @@ def _agrees(verdict: str, low: float, high: float) -> bool:
 @given(
     paired_results(max_cases=8, max_repeats=6),
     levels,
-    # ztest is left out: its verdict is the z test's while the interval it
-    # prints is Newcombe's, and the two can disagree near the boundary
-    st.sampled_from(["mcnemar", "clustered", "newcombe"]),
+    st.sampled_from(["mcnemar", "clustered", "newcombe", "ztest", "overlap"]),
 )
 def test_every_method_s_verdict_agrees_with_its_interval(results, level, method):
     a, b = results
