@@ -15,6 +15,11 @@ and the same "these cases" lines for the e-process planned for 0.7 -> 0.9
 (``planned_for``), which A = B makes a wrong plan. Each line prints the rate
 with its 95% Monte Carlo (Wilson) interval.
 
+Coverage. The interval ``compare --sequential`` prints beside its verdict is
+a confidence sequence: with a look after every round, the script counts how
+often some look's interval misses the true difference (nominal at most 5% at
+95%), about both claims, through ``sequential_compare``.
+
 Efficiency, on the shop stand-in (true pass rates 0.7 and 0.9, slips
 independent). For the power a fixed design reaches with N pairs (the exact
 power of compare's paired score test, ``paired_power``; N = 64 gives 80%), the
@@ -39,7 +44,8 @@ same budget on the same draws.
 
 Usage::
 
-    python simulations/sequential.py [--experiments 20000] [--seed 0] [--quick]
+    python simulations/sequential.py [--experiments 20000] [--coverage-experiments 1000]
+        [--seed 0] [--quick]
 
 ``--quick`` runs every part with few experiments (a smoke test).
 """
@@ -153,6 +159,46 @@ def validity(experiments: int, cases_experiments: int, seed: int) -> list[tuple[
             experiments=cases_experiments,
         )
     return bounds
+
+
+def coverage(experiments: int, seed: int) -> None:
+    """Print how often some look's printed interval misses the true difference.
+
+    Through :func:`sequential_compare`, as ``compare --sequential`` prints it:
+    10 cases x 40 runs, a look after every round, pairs independent at the
+    rates given (so the difference over these cases and over cases like these
+    is p_b - p_a), and 20 cases whose rates vary (icc 0.3, A = B on every case)
+    for cases like these. Nominal: at most 5% at 95%, at every look at once.
+    """
+    from evalstats.deciding._sequential import sequential_compare
+
+    print("\nCoverage: some look's interval misses the truth (nominal at most 5%)")
+    rng = np.random.default_rng(seed + 7)
+    designs = [
+        (0.7, 0.8, 10, 40, 0.0),
+        (0.7, 0.9, 10, 40, 0.0),
+        (0.5, 0.5, 10, 40, 0.0),
+        (0.9, 0.6, 10, 40, 0.0),
+        (0.7, 0.7, 20, 20, 0.3),
+    ]
+    for p_a, p_b, cases, runs, icc in designs:
+        model = CaseModel(p_a, p_a, icc) if icc else None
+        for about in ("these_cases", "cases_like_these"):
+            misses = 0
+            for _ in range(experiments):
+                if model is None:
+                    ra, rb = np.full(cases, p_a), np.full(cases, p_b)
+                else:
+                    ra, rb = model.draw(rng, (cases,))
+                a = {f"c{i}": list(rng.random(runs) < ra[i]) for i in range(cases)}
+                b = {f"c{i}": list(rng.random(runs) < rb[i]) for i in range(cases)}
+                truth = p_b - p_a if about == "cases_like_these" else float(np.mean(rb - ra))
+                c = sequential_compare(a, b, about=about)
+                misses += any(not (look.low <= truth <= look.high) for look in c.trajectory)
+            label = f"{about.replace('_', ' ')}, {p_a} -> {p_b}, {cases} cases x {runs} runs"
+            if icc:
+                label += f", icc={icc}"
+            print(rate_line(label, misses, experiments), flush=True)
 
 
 def varying_gain_these_cases(
@@ -373,15 +419,22 @@ def main(argv: list[str] | None = None) -> int:
         default=2000,
         help="experiments per 'cases like these' validity point",
     )
+    parser.add_argument(
+        "--coverage-experiments",
+        type=int,
+        default=1000,
+        help="experiments per design of the confidence sequences' coverage",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quick", action="store_true", help="few experiments")
     args = parser.parse_args(argv)
     if args.quick:
-        args.experiments, args.cases_experiments = 400, 100
+        args.experiments, args.cases_experiments, args.coverage_experiments = 400, 100, 40
     start = time.perf_counter()
     bounds = validity(args.experiments, args.cases_experiments, args.seed)
     worst = max(bounds, key=lambda b: b[1])
     print(f"largest Monte Carlo upper bound: {100 * worst[1]:.2f}% ({worst[0]})")
+    coverage(args.coverage_experiments, args.seed)
     repeated_fixed_test(args.experiments, args.seed)
     ratios = efficiency(args.experiments, args.seed)
     budgets = sorted({ratios[("planned for 0.7->0.9", "every pair", p)][1] for p in (0.8, 0.9)})

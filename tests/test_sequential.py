@@ -327,7 +327,8 @@ def test_clear_gain_is_found_and_the_verdict_stands() -> None:
     assert _exact_discordant(7, 7) == Fraction(257, 10)
     assert _exact_discordant(8, 8) == Fraction(7181, 165)
     assert c.evalue_b == pytest.approx(float(_exact_discordant(20, 20)), rel=1e-9)
-    assert c.pvalue == pytest.approx(2 / c.evalue_b)
+    # The verdict's bound is 2 / (0.99 * 0.05): 1% of 1 - level goes to the discordance rate.
+    assert c.pvalue == pytest.approx(2 / (0.99 * c.evalue_b))
     assert c.difference.low > 0
     assert "B better" in str(c)
     d = c.to_dict()
@@ -370,9 +371,12 @@ def test_interval_and_verdict_agree_for_cases_like_these() -> None:
         a = {f"c{i}": list(rng.random(6) < 0.5) for i in range(15)}
         b = {f"c{i}": list(rng.random(6) < 0.8) for i in range(15)}
         c = sequential_compare(a, b, about="cases_like_these")
+        crossed = False
         for look in c.trajectory:
-            crossed = look.evalue_b >= c.threshold
-            assert crossed == (look.low > 0) or abs(look.evalue_b - c.threshold) < 1e-6
+            # The verdict stands from the first look whose e-value reached the
+            # threshold, and the interval (intersected over the looks) with it.
+            crossed = crossed or look.evalue_b >= c.threshold
+            assert crossed == (look.low > 0) == (look.verdict == "b_better")
 
 
 @settings(max_examples=60, deadline=None)
@@ -725,3 +729,64 @@ def test_simulate_sequential_bad_input() -> None:
         simulate_sequential(0.7, 90.0, 10)
     with pytest.raises(InvalidArgument, match="needs at least 2 cases"):
         simulate_sequential(0.7, 0.9, 10, about="cases_like_these")
+
+
+# --- the family the "these cases" interval inverts ---------------------------
+
+
+def _share_by_quadrature(k: int, m: int, x: float, prior=None) -> float:
+    # The mixture integrated numerically, independently of the closed form:
+    # default, t = x + (1 - x) s with s ~ Beta(2, 2); planned, Beta(a, b) on [x, 1].
+    from scipy import integrate, stats
+
+    def ratio(t: float) -> float:
+        return math.exp(k * math.log(t / x) + (m - k) * math.log((1 - t) / (1 - x)))
+
+    if prior is None:
+        value, _ = integrate.quad(lambda s: ratio(x + (1 - x) * s) * 6 * s * (1 - s), 0, 1)
+        return value
+    a, b = prior
+    dist = stats.beta(a, b)
+    value, _ = integrate.quad(lambda t: ratio(t) * dist.pdf(t), x, 1, epsabs=0, epsrel=1e-12)
+    return value / dist.sf(x)
+
+
+@pytest.mark.parametrize("prior", [None, (47.647, 12.353), (3.0, 2.0)])
+@pytest.mark.parametrize(
+    ("k", "m", "x"),
+    [(5, 5, 0.5), (3, 10, 0.2), (30, 40, 0.6), (0, 7, 0.1), (12, 20, 0.35), (9, 12, 0.8)],
+)
+def test_the_share_e_process_is_the_mixture_it_says(k, m, x, prior) -> None:
+    from evalstats.deciding._sequential import log_evalue_share
+
+    got = math.exp(float(log_evalue_share(k, m, x, prior=prior)))
+    assert got == pytest.approx(_share_by_quadrature(k, m, x, prior), rel=1e-8)
+
+
+@pytest.mark.parametrize("prior", [None, (3.0, 2.0)])
+def test_the_share_e_process_at_one_half_is_the_verdict_s(prior) -> None:
+    from evalstats.deciding._sequential import log_evalue_share
+
+    k, m = np.meshgrid(np.arange(0, 61), np.arange(0, 61))
+    keep = k <= m
+    got = log_evalue_share(k[keep], m[keep], 0.5, prior=prior)
+    want = log_evalue_discordant(k[keep], m[keep], prior=prior)
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("prior", [None, (47.647, 12.353)])
+def test_the_share_e_process_falls_as_the_share_rises(prior) -> None:
+    # What makes the set of rejected shares an interval from 0, so that the
+    # printed limit is where bisection finds it: up to the observed share k / m
+    # the e-value falls as the share rises, and from there on it is at most 1
+    # (below any bound). For every split of 1 to 150 discordant pairs (16 counts).
+    from evalstats.deciding._sequential import log_evalue_share
+
+    x = np.linspace(0.002, 0.998, 250)
+    for m in (*range(1, 40, 3), 60, 97, 150):
+        for k in range(0, m + 1):
+            v = log_evalue_share(k, m, x, prior=prior)
+            assert not np.any(np.isnan(v)) and not np.any(v == np.inf), (k, m)
+            below = x <= k / m
+            assert np.all(np.diff(v[below]) <= 1e-9), (k, m)
+            assert np.all(v[~below] <= 1e-12), (k, m)

@@ -41,9 +41,17 @@ Two claims, as for the fixed-n comparison:
     enough cases: with C cases it can never exceed 2^C.
 
 The two-sided test at level ``level`` gives each direction half of
-a = 1 - level: B is better once the "B better" e-process reaches 2 / a (40 at
-95%). The anytime-valid p-value is min(1, 2 / the largest e-value so far) in
-either direction, so p < a exactly when a verdict has been reached.
+a = 1 - level: about cases like these, B is better once the "B better"
+e-process reaches 2 / a (40 at 95%). About these cases the printed interval
+for p_b - p_a also spends 1% of a on the discordance rate, so the verdict's
+e-processes decide at 2 / (0.99 a) (40.4 at 95%), and the interval's limits
+for the share of discordant pairs B wins invert the same e-processes
+(:func:`log_evalue_share`). The interval at each look is the intersection of
+the confidence sequence's intervals so far, which stands once it excludes 0
+as the verdict does: at every look the interval excludes 0 exactly when a
+verdict has been reached. The anytime-valid p-value is min(1, bound a / the
+largest e-value so far) in either direction (bound the e-value that decides),
+so p < a exactly then too.
 
 References
 ----------
@@ -99,9 +107,20 @@ VerdictName = Literal["b_better", "a_better", "cant_tell"]
 Scope = Literal["these_cases", "cases_like_these"]
 
 #: Share of 1 - level spent on the discordance rate in the "these cases"
-#: interval for p_b - p_a (the rest goes to the share of discordant pairs B
-#: wins, on which the verdict rests).
-_DISCORDANCE_SHARE = 0.1
+#: interval for p_b - p_a. The rest goes to the share of discordant pairs B
+#: wins, on which the verdict rests: the verdict's e-processes decide at
+#: 2 / ((1 - share) (1 - level)) (40.4 at 95%), and the interval's limits for
+#: that share invert the same e-processes, so the printed interval excludes 0
+#: exactly when a verdict has been reached.
+_DISCORDANCE_SHARE = 0.01
+
+
+def _log_bound(about: str, alpha: float) -> float:
+    """Log of the e-value a direction must reach for a verdict at 1 - ``alpha``."""
+    if about == "these_cases":
+        return math.log(2.0 / ((1.0 - _DISCORDANCE_SHARE) * alpha))
+    return math.log(2.0 / alpha)
+
 
 _LOG2 = math.log(2.0)
 
@@ -406,26 +425,130 @@ def _mixture_cs(successes: Any, trials: Any, alpha: Any) -> tuple[np.ndarray, np
     return low, high
 
 
+def log_evalue_share(
+    wins: Any, discordant: Any, share: Any, *, prior: tuple[float, float] | None = None
+) -> np.ndarray:
+    """Log of the one-sided e-process for "B wins more than ``share`` of discordant pairs".
+
+    The family of which :func:`log_evalue_discordant` is the member at
+    ``share`` = 1/2. With ``k = wins`` of ``m = discordant`` pairs and x =
+    ``share``, the likelihood ratio of a share t against x is
+    (t / x)^k ((1 - t) / (1 - x))^(m - k), averaged over t = x + (1 - x) s with
+    B's edge s ~ Beta(2, 2) (density 6 s (1 - s)), as at 1/2. Any such mixture
+    over t >= x is a supermartingale whenever the true share is at most x
+    (each pair's factor has mean at most 1 there), so the set of shares it
+    does not reject at 2 / a, together with the "A better" process (the same
+    with ``m - k`` wins and share 1 - x), is a confidence sequence; its limits
+    are where :func:`_share_interval` finds them. In closed form, with
+    J(p, q) = integral of t^(p-1) (1-t)^(q-1) over [x, 1] and the recurrence
+    J(p + 1, q) = (p J(p, q) + x^p (1-x)^q) / (p + q) (integration by parts),
+
+        E = 6 / (1 - x)^3 [R ((k + 1) / (m + 3) - x) + x (1 - x)^2 / (m + 3)],
+        R = J(k + 1, m - k + 2) / (x^k (1 - x)^(m - k)),
+
+    computed in logs. With ``prior=(a, b)`` the share is mixed over Beta(a, b)
+    restricted to [x, 1] (the planned e-process's family), whose ratio is
+    B(a + k, b + m - k) Q_x(a + k, b + m - k) / (x^k (1-x)^(m-k) B(a, b) Q_x(a, b)),
+    Q the upper regularized incomplete beta function. Vectorised.
+    """
+    from scipy.special import betaincc, betaln
+
+    k, m, x = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (wins, discordant, share)))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        base = -k * np.log(x) - (m - k) * np.log1p(-x)
+        if prior is not None:
+            a, b = float(prior[0]), float(prior[1])
+            return (  # type: ignore[no-any-return]
+                base
+                + betaln(a + k, b + m - k)
+                + np.log(betaincc(a + k, b + m - k, x))
+                - betaln(a, b)
+                - np.log(betaincc(a, b, x))
+            )
+        q = m - k + 2.0
+        log_r = base + betaln(k + 1.0, q) + np.log(betaincc(k + 1.0, q, x))
+        c = (k + 1.0) / (m + 3.0) - x
+        edge = np.log(x) + 2.0 * np.log1p(-x) - np.log(m + 3.0)
+        gaining = np.logaddexp(log_r + np.log(np.abs(c)), edge)
+        # Where x is above (k + 1) / (m + 3) the first term is negative and the
+        # e-value small (at most 6 x / ((1 - x)(m + 3))); the difference is taken there.
+        losing = edge + np.log1p(-np.exp(np.minimum(log_r + np.log(np.abs(c)) - edge, 0.0)))
+        inner = np.where(c > 0, gaining, losing)
+        log_e = math.log(6.0) - 3.0 * np.log1p(-x) + inner
+    # From the observed share k / m on, every ratio in the mixture is at most 1
+    # (the likelihood falls beyond its maximum), and so is the e-value; the
+    # difference above loses its digits far in that tail.
+    above = x * m >= k
+    return np.where(above, np.minimum(log_e, 0.0), log_e)  # type: ignore[no-any-return]
+
+
+def _share_interval(
+    wins: np.ndarray,
+    discordant: np.ndarray,
+    bound: float,
+    prior: tuple[float, float] | None,
+    verdict_b: np.ndarray,
+    verdict_a: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The shares of discordant pairs B wins that neither e-process rejects at ``bound``.
+
+    The "B better than x" e-process falls as x rises towards the observed
+    share k / m (where it is at most 1), so the low limit is where it falls
+    below the bound, found by bisection on [0, k / m]; the high limit likewise
+    from the "A better" side. A limit on the far side of 1/2 from where the
+    verdict at 1/2 (``verdict_b``, ``verdict_a``) puts it is a bisection
+    tolerance (2^-50), and is set to 1/2 exactly, so the interval excludes 1/2
+    exactly when a verdict has been reached.
+    """
+    k = np.asarray(wins, dtype=float)
+    m = np.asarray(discordant, dtype=float)
+    mle = np.divide(k, m, out=np.full(k.shape, 0.5), where=m > 0)
+
+    def rejects_low(x: np.ndarray) -> np.ndarray:
+        return ~(log_evalue_share(k, m, x, prior=prior) < bound)
+
+    def keeps_high(x: np.ndarray) -> np.ndarray:
+        return log_evalue_share(m - k, m, 1.0 - x, prior=prior) < bound
+
+    low = _bisect(rejects_low, np.zeros(k.shape), mle, iterations=50)
+    high = _bisect(keeps_high, mle, np.ones(k.shape), iterations=50)
+    low = np.where(k == 0, 0.0, low)
+    high = np.where(k == m, 1.0, high)
+    half = np.nextafter(0.5, 1.0)
+    low = np.where(verdict_b, np.maximum(low, half), np.minimum(low, 0.5))
+    high = np.where(verdict_a, np.minimum(high, np.nextafter(0.5, 0.0)), np.maximum(high, 0.5))
+    return low, high
+
+
 def _discordant_interval(
-    only_b: np.ndarray, only_a: np.ndarray, pairs: np.ndarray, alpha: float
+    only_b: np.ndarray,
+    only_a: np.ndarray,
+    pairs: np.ndarray,
+    alpha: float,
+    prior: tuple[float, float] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Anytime-valid interval of p_b - p_a = pi (2 theta - 1) over these cases.
 
-    theta (the share of discordant pairs B wins) gets Robbins' confidence
-    sequence at 1 - (1 - s) alpha and the discordance pi at 1 - s alpha,
-    s = ``_DISCORDANCE_SHARE``; the difference's limits are the extremes of
-    pi (2 theta - 1) over that rectangle, so it covers with probability at
-    least 1 - alpha at every look at once (a union bound).
+    theta (the share of discordant pairs B wins) gets the confidence sequence
+    that inverts the verdict's own e-processes (:func:`log_evalue_share`, at
+    the verdict's bound 2 / ((1 - s) alpha)) and the discordance pi Robbins'
+    confidence sequence at 1 - s alpha, s = ``_DISCORDANCE_SHARE``; the
+    difference's limits are the extremes of pi (2 theta - 1) over that
+    rectangle, so it covers with probability at least 1 - alpha at every look
+    at once (a union bound), and excludes 0 exactly when the verdict is
+    reached (pi's low limit is positive once a pair is discordant).
     """
     m = only_b + only_a
-    share = np.array([1.0 - _DISCORDANCE_SHARE, _DISCORDANCE_SHARE])[:, None] * alpha
-    lows, highs = _mixture_cs(np.stack([only_b, m]), np.stack([m, pairs]), share)
-    (t_lo, p_lo), (t_hi, p_hi) = lows, highs
+    bound = _log_bound("these_cases", alpha)
+    verdict_b = log_evalue_discordant(only_b, m, prior=prior) >= bound
+    verdict_a = log_evalue_discordant(only_a, m, prior=prior) >= bound
+    t_lo, t_hi = _share_interval(only_b, m, bound, prior, verdict_b, verdict_a)
+    p_lo, p_hi = _mixture_cs(m, pairs, _DISCORDANCE_SHARE * alpha)
     lo_shift, hi_shift = 2.0 * t_lo - 1.0, 2.0 * t_hi - 1.0
     low = lo_shift * np.where(lo_shift < 0, p_hi, p_lo)
     high = hi_shift * np.where(hi_shift > 0, p_hi, p_lo)
     estimate = np.divide(only_b - only_a, pairs, out=np.full(m.shape, np.nan), where=pairs > 0)
-    return estimate, low, high
+    return estimate, np.minimum(low, estimate), np.maximum(high, estimate)
 
 
 # --- "cases like these": the cases' mean paired differences -----------------
@@ -540,11 +663,13 @@ class SequentialComparison:
         The current values of the e-processes for "B better" and "A better"
         (each started at 1).
     pvalue : float
-        The anytime-valid two-sided p-value, min(1, 2 / the largest e-value in
-        either direction at any look so far).
+        The anytime-valid two-sided p-value, min(1, threshold (1 - level) /
+        the largest e-value in either direction at any look so far): below
+        1 - level exactly when a verdict has been reached.
     difference : Interval
-        The confidence sequence's current interval for p_b - p_a (these cases)
-        or for the mean over cases like these.
+        The confidence sequence's interval for p_b - p_a (these cases) or for
+        the mean over cases like these, intersected over the looks so far: it
+        excludes 0 exactly when the verdict says which is better.
     about : {"these_cases", "cases_like_these"}
     level : float
     pairs, looks : int
@@ -583,8 +708,13 @@ class SequentialComparison:
 
     @property
     def threshold(self) -> float:
-        """The e-value a direction must reach for a verdict: 2 / (1 - level)."""
-        return 2.0 / (1.0 - self.level)
+        """The e-value a direction must reach for a verdict.
+
+        2 / (1 - level) about cases like these; about these cases 2 / ((1 - s)
+        (1 - level)), s the share of 1 - level the interval spends on the
+        discordance rate (40.4 at 95%).
+        """
+        return math.exp(_log_bound(self.about, 1.0 - self.level))
 
     @property
     def evalue(self) -> float:
@@ -601,7 +731,7 @@ class SequentialComparison:
         p = "p<0.001" if self.pvalue < 0.001 else f"p={self.pvalue:.2g}"
         text = (
             f"{head}: {self.difference}, anytime-valid ({about}), e-value {_e(self.evalue)} "
-            f"(decides at {self.threshold:g}), {p}, {self.pairs} pairs, {self.looks} "
+            f"(decides at {self.threshold:.3g}), {p}, {self.pairs} pairs, {self.looks} "
             f"look{'s' if self.looks != 1 else ''}, {100 * self.level:g}%"
         )
         if self.decided_at is not None:
@@ -772,7 +902,8 @@ def sequential_compare(
         The numbers of pairs at which the data were looked at (increasing).
         By default, after every round (as ``evalstats run --until-decided``
         looks). The verdict is the one reached at the first look where an
-        e-process reached 2 / (1 - level); later looks do not undo it.
+        e-process reached :attr:`SequentialComparison.threshold`; later looks do
+        not undo it.
     planned_for : (p_a, p_b), optional
         The pass rates the design was planned for (as given to
         :func:`sequential_plan`), chosen before the data: the "these cases"
@@ -830,7 +961,7 @@ def sequential_compare(
         prior = None if planned is None else planned_prior(*planned)
         log_b = log_evalue_discordant(only_b, only_b + only_a, prior=prior)
         log_a = log_evalue_discordant(only_a, only_b + only_a, prior=prior)
-        estimate, low, high = _discordant_interval(only_b, only_a, points, alpha)
+        estimate, low, high = _discordant_interval(only_b, only_a, points, alpha, prior)
         method = "mixture confidence sequence"
     else:
         estimate, low, high, log_b, log_a, started = _cases_trajectory(
@@ -839,7 +970,8 @@ def sequential_compare(
         if not started[-1]:
             reason = "not every case has a pair yet, so nothing is known about cases like these"
         method = "betting confidence sequence"
-    bound = math.log(2.0 / alpha)
+    low, high = _running_intersection(low, high)
+    bound = _log_bound(about, alpha)
     crossed_b = log_b >= bound
     crossed_a = log_a >= bound
     first = np.flatnonzero(crossed_b | crossed_a)
@@ -851,7 +983,7 @@ def sequential_compare(
         verdicts[i:] = [decision] * (len(points) - i)
         decided_at = int(points[i])
     best = float(np.max(np.maximum(log_b, log_a)))
-    pvalue = float(min(1.0, math.exp(_LOG2 - best)))
+    pvalue = float(min(1.0, math.exp(bound - best) * alpha))
     trajectory = tuple(
         Look(
             pairs=int(points[i]),
@@ -885,6 +1017,24 @@ def sequential_compare(
         reason=reason,
         planned_for=planned,
     )
+
+
+def _running_intersection(low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The intersection of a confidence sequence's intervals over the looks so far.
+
+    A confidence sequence covers at every look at once, so the intersection up
+    to each look covers whenever every look does: it is a confidence sequence
+    too, never wider (Howard et al. 2021, section 3). The verdict stands once
+    reached, and so does an interval that excluded 0: the interval printed at a
+    look agrees with the verdict there. The current estimate can fall outside
+    it. Were the intersection ever empty (coverage already failed, a chance of
+    at most 1 - level) it keeps the last interval that was not.
+    """
+    lo, hi = np.array(low, dtype=float), np.array(high, dtype=float)
+    for i in range(1, len(lo)):
+        new_lo, new_hi = max(lo[i], lo[i - 1]), min(hi[i], hi[i - 1])
+        lo[i], hi[i] = (new_lo, new_hi) if new_lo <= new_hi else (lo[i - 1], hi[i - 1])
+    return lo, hi
 
 
 def _planned_about(planned_for: Any, about: str) -> tuple[float, float] | None:
@@ -935,7 +1085,9 @@ def _cases_trajectory(
 def discordant_thresholds(
     pairs: int, *, level: float = 0.95, prior: tuple[float, float] | None = None
 ) -> np.ndarray:
-    """For m = 0..pairs discordant pairs, the fewest B wins that reach 2 / (1 - level).
+    """For m = 0..pairs discordant pairs, the fewest B wins that reach the verdict's bound.
+
+    The bound is 2 / ((1 - s) (1 - level)), as :attr:`SequentialComparison.threshold`.
 
     The "B better" mixture grows with B's wins at a fixed number of discordant
     pairs, so B is better exactly when its wins reach this count (``m + 1``
@@ -944,7 +1096,7 @@ def discordant_thresholds(
     for :func:`log_evalue_discordant` (the planned mixture, also growing with
     the wins).
     """
-    bound = math.log(2.0 / (1.0 - level))
+    bound = _log_bound("these_cases", 1.0 - level)
     m = np.arange(pairs + 1)
     lo = np.full(pairs + 1, -1)  # a count known to fall short (-1: none yet)
     hi = m + 1  # a count known to reach it (m + 1 stands for "no split does")

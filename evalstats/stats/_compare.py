@@ -829,7 +829,7 @@ detect a difference of 20 points or more
     >>> compare_counts(20, 50, 40, 50).verdict
     'b_better'
     >>> print(compare_counts(20, 50, 40, 50, method="ztest"))
-    B better: +40% (+21% to +55%), ztest p<0.001, 95%
+    B better: +40% (+21% to +56%), ztest p<0.001, 95%
     """
     level = check_level(level)
     method = _check_unpaired_method(method)
@@ -859,7 +859,6 @@ def _rates(ka: int, na: int, kb: int, nb: int, level: float) -> tuple[Interval, 
 def _compare_independent(
     ka: int, na: int, kb: int, nb: int, *, method: str, level: float
 ) -> Comparison:
-    from ._intervals import diff_ci
 
     rate_a, rate_b = _rates(ka, na, kb, nb, level)
     verdict: VerdictName = "cant_tell"
@@ -870,8 +869,9 @@ def _compare_independent(
         difference = Interval(math.nan, -1.0, 1.0, level, "newcombe", difference=True, note=reason)
         detectable = math.nan
     else:
-        verdict = _VERDICTS[int(decide(ka, na, kb, nb, method=method, level=level))]
-        difference = diff_ci(ka, na, kb, nb, level=level, method="newcombe")
+        sign = int(decide(ka, na, kb, nb, method=method, level=level))
+        verdict = _VERDICTS[sign]
+        difference = _unpaired_interval(ka, na, kb, nb, method=method, level=level, sign=sign)
         pvalue = float(_ztest_pvalue(ka, na, kb, nb)) if method == "ztest" else None
         reason = ""
         if method == "ztest" and ka + kb in (0, na + nb):
@@ -894,6 +894,35 @@ def _compare_independent(
         detectable=detectable,
         reason=reason,
     )
+
+
+def _unpaired_interval(
+    ka: int, na: int, kb: int, nb: int, *, method: str, level: float, sign: int
+) -> Interval:
+    """The interval of p_b - p_a that agrees with the method's verdict (``sign``).
+
+    ``newcombe``: Newcombe's hybrid score interval, whose exclusion of 0 is the
+    verdict. ``ztest``: the score interval that inverts the z test (Mee 1984;
+    :mod:`._score_diff`), which excludes 0 exactly when the pooled z test
+    rejects. ``overlap``: from B's and A's Wilson intervals, (low_b - high_a,
+    high_b - low_a), which excludes 0 exactly when they do not overlap.
+    """
+    from ._intervals import diff_ci, proportion_ci
+
+    if method == "ztest":
+        from ._score_diff import score_diff_interval
+
+        est, low, high = score_diff_interval(ka, na, kb, nb, level=level, verdict=sign)
+        return Interval(float(est), float(low), float(high), level, "score", difference=True)
+    if method == "overlap":
+        wa = proportion_ci(ka, na, level=level, method="wilson")
+        wb = proportion_ci(kb, nb, level=level, method="wilson")
+        est = kb / nb - ka / na
+        low, high = float(wb.low) - float(wa.high), float(wb.high) - float(wa.low)
+        return Interval(
+            est, min(low, est), max(high, est), level, "wilson overlap", difference=True
+        )
+    return diff_ci(ka, na, kb, nb, level=level, method="newcombe")
 
 
 # --- compare on per-case results -------------------------------------------------
