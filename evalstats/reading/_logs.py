@@ -27,6 +27,7 @@ import re
 from collections.abc import Sequence
 from typing import IO, TYPE_CHECKING, Any
 
+from .._files import check_input, open_input, too_deep
 from .._validate import suggest
 from ..errors import InvalidArgument, ResultsFileError
 from ._log_common import check_threshold, file_error, opening, unique_names
@@ -63,7 +64,8 @@ def open_detected(path: str | os.PathLike[str]) -> tuple[str, IO[bytes]]:
     once. The caller closes it."""
     shown = os.fspath(path)
     with opening(shown, folder="a results file or log", missing="no such results file or log"):
-        f = open(shown, "rb")  # noqa: SIM115 - handed to the caller
+        # A regular file only: a FIFO or a device is refused, never waited on.
+        f = open_input(shown, what="a results file or log", error=ResultsFileError)
         try:
             head = f.read(_SNIFF_BYTES)
             found = _format_of(head, shown)
@@ -87,7 +89,7 @@ def _format_of(head: bytes, shown: str) -> str:
         first_line = text.split(b"\n", 1)[0]
         try:
             first = json.loads(first_line)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested past the parser
             first = None
         if isinstance(first, dict):  # JSON Lines (or a one-line JSON document)
             if first.get("type") == "manifest":
@@ -240,6 +242,9 @@ def _load(
                 f"format={format!r} is not a format{suggest(str(format), FORMATS)}; choose one "
                 "of " + ", ".join(FORMATS)
             )
+        # Each reader opens the file by name: refuse a FIFO or a device first.
+        with opening(shown, folder="a results file or log", missing="no such file"):
+            check_input(shown, what="a results file or log", error=ResultsFileError)
     extra = {"columns": columns, "scorer": scorer, "metric": metric}
     for name, value in extra.items():
         owner = {"columns": ("csv", "parquet"), "scorer": ("inspect",), "metric": ("lm-eval",)}
@@ -257,6 +262,16 @@ def _load(
         from ..results._file import read_results
 
         return read_results(shown)
+    try:
+        return _read_log(shown, fmt, threshold, columns, scorer, metric)
+    except RecursionError:
+        # A document nested past the JSON parser, in whichever reader met it.
+        raise ResultsFileError(too_deep(shown, f"a log ({fmt})")) from None
+
+
+def _read_log(
+    shown: str, fmt: str, threshold: Any, columns: Any, scorer: Any, metric: Any
+) -> Results:
     if fmt == "inspect":
         from ._log_inspect import read_inspect
 

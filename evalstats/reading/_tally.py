@@ -35,6 +35,7 @@ from typing import IO, Any, Literal, NoReturn, get_args
 import msgspec
 from msgspec import UNSET
 
+from .._files import open_input
 from ..errors import InvalidArgument, ResultsFileError
 from ..results._file import (
     LONG_LINE,
@@ -1215,7 +1216,7 @@ def _warn_duplicates(scan: _Scan, duplicates: list[tuple[int, tuple[str, str, in
     wanted = {key for _, key in duplicates}
     first: dict[tuple[str, str, int], int] = {}
     key_decoder = msgspec.json.Decoder(_SlotKey)
-    with open(scan.path, "rb") as f:
+    with open_input(scan.path, what="a results file", error=ResultsFileError) as f:
         for number, line in enumerate(f, start=1):
             if number > duplicates[-1][0]:
                 break
