@@ -271,3 +271,275 @@ def test_resume_refuses_a_file_whose_manifest_another_run_is_writing(tmp_path: P
             writer.wait()
     first = out.read_bytes().split(b"\n", 1)[0]
     assert len(json.loads(first)["schedule"]) == 5000  # the first run's file, whole
+
+
+# --- wrong answers without a word: refused in one line, or read as documented -------
+
+
+def one_line(argv: list[str], capsys: pytest.CaptureFixture[str], folder: Path) -> str:
+    """Run ``argv`` in-process: exit 2, one line, no traceback, nothing in ``folder`` changed."""
+    from evalstats.cli import main
+
+    before = snapshot(folder)
+    code = main(argv)
+    out, err = capsys.readouterr()
+    assert code == 2, (out, err)
+    assert "Traceback" not in out + err
+    assert err.count("\n") == 1 and err.startswith("evalstats"), err
+    assert snapshot(folder) == before
+    return err
+
+
+PLANNED = {"a": {"c1": [True, False], "c2": [False, True]}, "b": {"c1": [True, True]}}
+
+
+@pytest.mark.parametrize(
+    ("extra", "named"),
+    [
+        (records.sample("c1", "z", 0, True), "variant 'z', repeat 0"),
+        (records.sample("zz", "a", 0, True), "case 'zz', variant 'a'"),
+        (records.sample("c1", "a", 7, True), "variant 'a', repeat 7"),
+        (records.sample("c2", "b", 0, None), "case 'c2', variant 'b', repeat 0"),
+    ],
+    ids=["variant", "case", "repeat", "slot-not-scheduled"],
+)
+@pytest.mark.parametrize("verb", ["report", "compare", "gate"])
+def test_a_sample_the_manifest_does_not_plan_is_refused_naming_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: dict, named: str, verb: str
+) -> None:
+    manifest = records.manifest(["c1", "c2"], ["a", "b"], 2)
+    manifest["schedule"] = [s for s in manifest["schedule"] if not (s[0] == "c2" and s[4] == "b")]
+    samples = records.samples(PLANNED)
+    path = records.write(tmp_path / "r.jsonl", manifest, [*samples, extra], {"status": "finished"})
+    argv = {
+        "report": ["report", str(path)],
+        "compare": ["compare", str(path), "--a", "a", "--b", "b"],
+        "gate": ["gate", str(path), "--variant", "a", "--min-pass", "0.1"],
+    }[verb]
+    err = one_line(argv, capsys, tmp_path)
+    assert f"r.jsonl: line {len(samples) + 2}: a sample of {named}" in err or (
+        f"line {len(samples) + 2}: a sample of" in err and named in err
+    ), err
+    assert "did not plan" in err
+
+
+def test_a_file_without_a_schedule_is_held_to_its_lists(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    manifest = records.manifest(["c1", "c2"], ["a", "b"], 2)
+    del manifest["schedule"]
+    fine = records.write(tmp_path / "fine.jsonl", manifest, records.samples(PLANNED), None)
+    from evalstats.reading._source import tally
+
+    assert tally(fine).counts("a").completed == 4
+    bad = records.write(
+        tmp_path / "bad.jsonl",
+        manifest,
+        [*records.samples(PLANNED), records.sample("c1", "b", 2, True)],
+        None,
+    )
+    err = one_line(["report", str(bad)], capsys, tmp_path)
+    assert "line 8: a sample of case 'c1', variant 'b', repeat 2" in err
+    assert "the manifest has 2 runs" in err
+
+
+@pytest.mark.parametrize(
+    ("method", "said"),
+    [
+        ("2", "\"counting_method\" is '2'; this evalstats counts samples by method '1' only"),
+        ("", "\"counting_method\" is ''"),
+        (2, '"counting_method" must be a string such as "1", not 2'),
+        (1, '"counting_method" must be a string such as "1", not 1'),
+        (["1"], '"counting_method" must be a string'),
+    ],
+)
+def test_an_unknown_counting_method_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], method: object, said: str
+) -> None:
+    from evalstats.results._file import COUNTING_METHOD
+    from evalstats.results._records import COUNTING_METHODS
+
+    assert COUNTING_METHOD in COUNTING_METHODS  # what this evalstats writes, it reads
+    manifest = dict(records.manifest(["c1", "c2"], ["a", "b"], 2), counting_method=method)
+    path = records.write(tmp_path / "r.jsonl", manifest, records.samples(PLANNED), None)
+    for argv in (["report", str(path)], ["merge", str(path), str(path), "--out", "m.jsonl"]):
+        err = one_line(argv, capsys, tmp_path)
+        assert "line 1: the manifest's " + said in err, err
+
+
+def test_lone_surrogates_in_the_manifest_and_the_answers_are_shown_not_fatal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from evalstats.cli import main
+
+    manifest = dict(records.manifest(["c1", "c2"], ["a", "b"], 2), machine="box \udc80")
+    manifest["suite"]["name"] = "suite \ud800"
+    samples = [dict(s, answer=f"said \udfff{i}") for i, s in enumerate(records.samples(PLANNED))]
+    path = records.write(tmp_path / "r.jsonl", manifest, samples, {"status": "finished"})
+    assert b"\\udc80" in path.read_bytes()  # a JSON text may spell one; UTF-8 cannot hold it
+    assert main(["report", str(path)]) == 0
+    out, err = capsys.readouterr()
+    assert "suite \\ud800" in out and "Traceback" not in err
+    assert main(["report", str(path), "--html", str(tmp_path / "r.html")]) == 0
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "\\ud800" in page and "\\udc80" in page
+    assert main(["compare", str(path), "--a", "a", "--b", "b"]) == 0
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("where", ["answer", "trace", "extra"])
+def test_the_writer_never_writes_a_line_its_reader_refuses(tmp_path: Path, where: str) -> None:
+    from evalstats.results._file import ResultsWriter, read_results
+    from evalstats.results._recordable import MAX_DEPTH
+
+    deep: list = []
+    inner = deep
+    for _ in range(990):  # within json.dumps' reach, beyond the readers'
+        inner.append([])
+        inner = inner[0]
+    manifest = records.manifest(["c1"], ["a"], 1)
+    with ResultsWriter.create(tmp_path / "r.jsonl", manifest) as w:
+        w.write_sample({**records.sample("c1", "a", 0, True), where: deep})
+        w.close({"status": "finished"})
+    read = read_results(tmp_path / "r.jsonl")
+    (notes,) = read.samples[0]["recording_notes"]
+    assert notes.endswith(f"nested deeper than {MAX_DEPTH} levels; cut there")
+    from evalstats.reading._source import tally
+
+    assert tally(tmp_path / "r.jsonl").counts("a").completed == 1
+
+
+@pytest.mark.parametrize("depth", [1_000, 100_000])
+def test_a_line_nested_past_the_reader_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], depth: int
+) -> None:
+    path = small_run(tmp_path / "r.jsonl")
+    lines = path.read_text().splitlines()
+    lines[2] = lines[2][:-1] + ', "answer": ' + "[" * depth + "]" * depth + "}"
+    path.write_text("\n".join(lines) + "\n")
+    for argv in (["report", str(path)], ["gate", str(path), "--variant", "a", "--min-pass", "0"]):
+        err = one_line(argv, capsys, tmp_path)
+        assert "r.jsonl: line 3: nested too deep to read as a record" in err
+
+
+def test_a_latency_of_1e308_seconds_is_reported_as_given(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from evalstats.cli import main
+
+    samples = [dict(s, latency_s=1e308) for s in records.samples(PLANNED)]
+    path = records.write(
+        tmp_path / "r.jsonl", records.manifest(["c1", "c2"], ["a", "b"], 2), samples
+    )
+    assert main(["report", str(path), "--html", str(tmp_path / "r.html")]) == 0
+    out, err = capsys.readouterr()
+    assert "median 1e+308 s" in out and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("m: {input: 1, output: 2}\nwhen: 2024-02-30\n", "a value cannot be read (day is out"),
+        ("m: {input: " + "9" * 5000 + ", output: 1}\n", "a value cannot be read (Exceeds"),
+        ("m: " + "[" * 5000 + "]" * 5000 + "\n", "not valid YAML at line 1"),
+        ("m:\n" + "".join(" " * (i + 1) + "a:\n" for i in range(1500)), "not valid YAML"),
+    ],
+    ids=["impossible-date", "5000-digits", "deep-flow", "deep-block"],
+)
+def test_a_hostile_prices_file_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, said: str
+) -> None:
+    path = small_run(tmp_path / "r.jsonl")
+    (tmp_path / "prices.yaml").write_text(text)
+    err = one_line(
+        ["report", str(path), "--prices", str(tmp_path / "prices.yaml")], capsys, tmp_path
+    )
+    assert "prices=" in err and said in err, err
+
+
+@pytest.mark.parametrize("where", ["variant", "judge"])
+@pytest.mark.parametrize("bad", ["\r\nX-Injected: 1", "/x\ny", "\x00", "/a b"])
+def test_a_base_url_with_a_line_break_or_control_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], where: str, bad: str
+) -> None:
+    url = f"base_url=http://127.0.0.1:9/v1{bad}"
+    variant = f"a=openai:m,{url}" if where == "variant" else "a=standin:shop-v1"
+    argv = ["run", "shop", "--variant", variant, "--runs", "1", "--out", "o.jsonl"]
+    if where == "judge":
+        argv = ["run", str(JUDGED), "--variant", variant, "--judge", f"openai:m,{url}"]
+        argv += ["--runs", "1", "--out", "o.jsonl"]
+    err = one_line(argv, capsys, tmp_path)
+    assert "holds the character U+" in err and "a URL is one line" in err
+
+
+JUDGED = Path(__file__).resolve().parent.parent / "cases" / "judged.yaml"
+
+
+def test_a_dead_judge_stops_the_run_at_its_start(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    argv = ["run", str(JUDGED), "--variant", "a=standin:shop-v1", "--runs", "1"]
+    argv += ["--judge", f"openai:m,base_url=http://127.0.0.1:{port}/v1"]
+    argv += ["--out", str(tmp_path / "o.jsonl"), "--no-progress"]
+    err = one_line(argv, capsys, tmp_path)
+    assert f"--judge openai:m,base_url=http://127.0.0.1:{port}/v1: openai: nothing answers" in err
+    assert "(no sample was run)" in err
+    assert not (tmp_path / "o.jsonl").exists()
+
+
+def test_rescore_of_a_sample_whose_case_the_manifest_lacks_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from evalstats.cli import main
+
+    run = tmp_path / "run.jsonl"
+    argv = ["run", "shop", "--variant", "a=standin:shop-v1", "--runs", "1", "--no-progress"]
+    assert main([*argv, "--out", str(run)]) == 0
+    capsys.readouterr()
+    lines = run.read_text().splitlines()
+    ghost = json.loads(lines[1]) | {"case": "ghost"}
+    run.write_text("\n".join([*lines[:-1], json.dumps(ghost), lines[-1]]) + "\n")
+    out = tmp_path / "rescored.jsonl"
+    err = one_line(["rescore", str(run), "--suite", "shop", "--out", str(out)], capsys, tmp_path)
+    assert "run.jsonl: a sample of case 'ghost', variant 'a', repeat 0, which the run's" in err
+
+
+def test_import_of_an_evalstats_results_file_says_to_use_it_directly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = small_run(tmp_path / "r.jsonl")
+    for extra in ([], ["--format", "evalstats"]):
+        err = one_line(["import", str(path), *extra, "--out", "o.jsonl"], capsys, tmp_path)
+        assert "r.jsonl: is already an evalstats results file; give it to report" in err
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "argv"),
+    [
+        ("pf.json", '{"evalId": "x", "results": %s}', ["import", "{f}", "--out", "o.jsonl"]),
+        (
+            "lm.jsonl",
+            '{"doc_id": 1, "x": %s}',
+            ["import", "{f}", "--format", "lm-eval", "--out", "o.jsonl"],
+        ),
+        ("cal.jsonl", '{"human": %s}', ["calibrate", "{f}"]),
+        (
+            "suite.json",
+            '{"name": "s", "cases": %s}',
+            ["run", "{f}", "--variant", "a=standin:shop-v1", "--runs", "1", "--out", "o.jsonl"],
+        ),
+    ],
+    ids=["promptfoo", "lm-eval", "calibrate", "suite"],
+)
+def test_a_document_nested_past_its_parser_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, text: str, argv: list[str]
+) -> None:
+    path = tmp_path / name
+    path.write_text(text % ("[" * 5000 + "]" * 5000) + "\n")
+    err = one_line([a.replace("{f}", str(path)) for a in argv], capsys, tmp_path)
+    assert name in err and ("nested too deep" in err or "nested too deeply" in err), err

@@ -67,7 +67,7 @@ from .._files import check_input, check_opened, open_input, too_deep
 from .._text import short_repr
 from .._validate import suggest
 from ..errors import InvalidArgument, ResultsFileError
-from ._recordable import NOTES_KEY, recordable
+from ._recordable import MAX_DEPTH, NOTES_KEY, recordable
 from ._records import (
     CHECK_STATUSES,
     FORMAT_VERSION,
@@ -236,6 +236,13 @@ def _serialize(record: Mapping[str, Any], what: str) -> bytes:
     try:
         try:
             text = _dumps(record)
+            if text.count("[") + text.count("{") > MAX_DEPTH:
+                # Possibly nested deeper than the reader takes (json.dumps goes
+                # about as deep as the readers give up): cut it as below, so
+                # that nothing is written that the reader would refuse.
+                clean, notes = recordable(record, what, strict=True)
+                if notes:
+                    raise RecursionError
             line = (text + "\n").encode("utf-8")
         except (ValueError, RecursionError):  # UnicodeEncodeError is a ValueError
             clean, notes = recordable(record, what, strict=True)
