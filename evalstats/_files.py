@@ -40,6 +40,7 @@ __all__ = [
     "check_input",
     "check_opened",
     "open_input",
+    "place_file",
     "read_input",
     "refuse_existing",
     "too_deep",
@@ -275,6 +276,29 @@ def write_output(
         raise
     _sync_folder(folder)
     return Path(shown)
+
+
+def place_file(
+    temporary: str | os.PathLike[str],
+    path: str | os.PathLike[str],
+    *,
+    force: bool = False,
+    error: type[EvalStatsError] = InvalidArgument,
+) -> None:
+    """Give the finished (synced) file ``temporary``, in the folder of ``path``,
+    the name ``path`` in one step, as :func:`write_output` does: an existing
+    ``path`` is refused unless ``force`` (and then replaced, never written
+    through). ``temporary`` is gone afterwards, whatever happens."""
+    shown, temp = os.fspath(path), os.fspath(temporary)
+    try:
+        try:
+            _move(temp, shown, force=force, error=error)
+        except OSError as exc:
+            raise error(f"cannot write {shown}: {exc.strerror or exc}") from None
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+    _sync_folder(os.path.dirname(shown) or ".")
 
 
 def _move(temporary: str, shown: str, *, force: bool, error: type[EvalStatsError]) -> None:

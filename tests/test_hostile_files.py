@@ -518,6 +518,94 @@ def test_import_of_an_evalstats_results_file_says_to_use_it_directly(
         assert "r.jsonl: is already an evalstats results file; give it to report" in err
 
 
+# --- outputs of commands killed midway, or on a full disk ---------------------------
+
+#: Writes a results file with write_results (what merge, rescore and import --out
+#: use), killing itself with SIGKILL after ``n`` samples.
+KILLED = textwrap.dedent(
+    """
+    import os, signal, sys
+    sys.path.insert(0, sys.argv[3])
+    import records
+    from evalstats.results import _file
+    from evalstats.reading._logs import write_results
+
+    outcomes = {"a": {f"c{i}": [True] * 3 for i in range(40)}}
+    results = records.results(outcomes)
+    written = [0]
+    real = _file.ResultsWriter.write_sample
+
+    def write_sample(self, record):
+        real(self, record)
+        written[0] += 1
+        if written[0] == int(sys.argv[2]):
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    _file.ResultsWriter.write_sample = write_sample
+    write_results(results, sys.argv[1])
+    """
+)
+
+
+@pytest.mark.parametrize("after", [1, 60])
+def test_a_killed_merge_rescore_or_import_leaves_no_file_for_gate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], after: int
+) -> None:
+    from evalstats.cli import main
+
+    out = tmp_path / "out.jsonl"
+    proc = subprocess.run(
+        [sys.executable, "-c", KILLED, str(out), str(after), str(Path(__file__).parent)],
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == -9, proc.stderr
+    assert not out.exists()  # only a hidden temporary file, never the target
+    assert main(["gate", str(out), "--variant", "a", "--min-pass", "0.5"]) == 2
+    assert "no such" in capsys.readouterr().err
+
+
+def test_write_results_is_whole_or_absent(tmp_path: Path) -> None:
+    from evalstats.errors import ResultsFileError
+    from evalstats.reading._logs import write_results
+
+    results = records.results({"a": {"c1": [True, False]}})
+    path = write_results(results, tmp_path / "r.jsonl")
+    assert os.listdir(tmp_path) == ["r.jsonl"]
+    with pytest.raises(ResultsFileError, match="already exists; results are never overwritten"):
+        write_results(results, path)
+    with pytest.raises(ResultsFileError, match="the folder .*missing does not exist"):
+        write_results(results, tmp_path / "missing" / "r.jsonl")
+    assert os.listdir(tmp_path) == ["r.jsonl"]
+
+
+@pytest.mark.parametrize("option", ["--html", "--plots"])
+def test_report_outputs_on_a_full_disk_leave_nothing_behind(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, option: str
+) -> None:
+    import errno
+
+    from evalstats.cli import main
+
+    path = small_run(tmp_path / "r.jsonl")
+    target = tmp_path / ("r.html" if option == "--html" else "figures")
+    if option == "--plots":
+        target.mkdir()
+
+    def full(fd: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)
+    err = one_line(["report", str(path), option, str(target)], capsys, tmp_path)
+    assert "No space left on device" in err
+    monkeypatch.undo()
+    leftovers = sorted(p.name for p in tmp_path.rglob("*"))
+    assert leftovers == sorted(["r.jsonl"] + (["figures"] if option == "--plots" else []))
+    assert main(["report", str(path), option, str(target)]) == 0  # the rerun is not blocked
+    capsys.readouterr()
+
+
 @pytest.mark.parametrize(
     ("name", "text", "argv"),
     [

@@ -21,13 +21,14 @@ logs, one per model) into one ``Results`` whose variants compare paired by
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 from collections.abc import Sequence
 from typing import IO, TYPE_CHECKING, Any
 
-from .._files import check_input, open_input, too_deep
+from .._files import check_input, open_input, place_file, too_deep
 from .._validate import suggest
 from ..errors import InvalidArgument, ResultsFileError
 from ._log_common import check_threshold, file_error, opening, unique_names
@@ -404,9 +405,21 @@ def write_results(results: Results, out: str | os.PathLike[str]) -> str:
             f"{shown} already exists; results are never overwritten: choose a new --out path"
         )
     manifest = {k: v for k, v in results.manifest.items() if k not in ("type", "format")}
-    with ResultsWriter.create(out, manifest) as writer:
-        for s in results.samples:
-            writer.write_sample({k: v for k, v in s.items() if k != "type"})
-        summary = results.summary
-        writer.close({k: v for k, v in summary.items() if k != "type"} if summary else None)
-    return os.fspath(out)
+    folder, name = os.path.split(shown)
+    if folder and not os.path.isdir(folder):
+        raise ResultsFileError(f"cannot create {shown}: the folder {folder} does not exist")
+    # Written whole beside the target, then given its name in one step: a command
+    # killed midway (merge, rescore, import --out) leaves no partial results file
+    # that a gate could read as the run, only a hidden temporary one.
+    temporary = os.path.join(folder, f".{name}.{os.getpid()}.part")
+    try:
+        with ResultsWriter.create(temporary, manifest) as writer:
+            for s in results.samples:
+                writer.write_sample({k: v for k, v in s.items() if k != "type"})
+            summary = results.summary
+            writer.close({k: v for k, v in summary.items() if k != "type"} if summary else None)
+        place_file(temporary, shown, error=ResultsFileError)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+    return shown
