@@ -631,3 +631,15 @@ def test_a_document_nested_past_its_parser_is_one_line(
     path.write_text(text % ("[" * 5000 + "]" * 5000) + "\n")
     err = one_line([a.replace("{f}", str(path)) for a in argv], capsys, tmp_path)
     assert name in err and ("nested too deep" in err or "nested too deeply" in err), err
+
+
+def test_a_results_line_with_a_5000_digit_integer_says_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = small_run(tmp_path / "r.jsonl")
+    lines = path.read_text().splitlines()
+    lines[1] = lines[1][:-1] + ', "tokens": {"input": ' + "9" * 5000 + "}}"
+    path.write_text("\n".join(lines) + "\n")
+    err = one_line(["report", str(path)], capsys, tmp_path)
+    assert "r.jsonl: line 2 cannot be read: Exceeds the limit (4300 digits)" in err
+    assert "not valid JSON" not in err  # it is JSON; Python will not make the number

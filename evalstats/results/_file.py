@@ -501,6 +501,18 @@ class Results:
         return out
 
 
+def _why_not(line: bytes) -> str:
+    """Why ``line``, which is JSON all the same, is no record (an integer of more
+    than 4,300 digits, which Python will not convert), or "" when it is not JSON."""
+    try:
+        json.loads(line)
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+        return ""
+    except ValueError as exc:
+        return str(exc).split(";")[0][:120]
+    return ""
+
+
 def _parse_line(line: bytes) -> Any:
     try:
         return json.loads(line)
@@ -661,9 +673,12 @@ class _Scan:
                 if line.isspace():
                     continue
                 if pending is not None:
+                    why = _why_not(pending[1])
                     raise ResultsFileError(
-                        f"{shown}: line {pending[0]} is not valid JSON; only the last line of "
-                        "a results file may be cut short"
+                        f"{shown}: line {pending[0]} cannot be read: {why}"
+                        if why
+                        else f"{shown}: line {pending[0]} is not valid JSON; only the last line "
+                        "of a results file may be cut short"
                     )
                 if self.manifest is None:
                     try:
