@@ -332,6 +332,10 @@ def test_a_file_without_a_schedule_is_held_to_its_lists(
     from evalstats.reading._source import tally
 
     assert tally(fine).counts("a").completed == 4
+    # the lists may hold the names and ids themselves
+    plain = dict(manifest, variants=["a", "b"], cases=["c1", "c2"])
+    named = records.write(tmp_path / "named.jsonl", plain, records.samples(PLANNED), None)
+    assert tally(named).counts("b").completed == 2
     bad = records.write(
         tmp_path / "bad.jsonl",
         manifest,

@@ -925,14 +925,15 @@ def _unplanned(t: Tally) -> tuple[tuple[str, str, int], str] | None:
         return None
     m = t.manifest
     listed = m.get("variants")
+    # Each list holds objects with a "name" (an "id"), or the names (ids) themselves.
     variants = (
-        {x.get("name") for x in listed if isinstance(x, Mapping)}
+        {x.get("name") if isinstance(x, Mapping) else x for x in listed}
         if isinstance(listed, list) and listed
         else None
     )
     listed = m.get("cases")
     cases = (
-        {x.get("id") for x in listed if isinstance(x, Mapping)}
+        {x.get("id") if isinstance(x, Mapping) else x for x in listed}
         if isinstance(listed, list) and listed
         else None
     )
