@@ -99,7 +99,9 @@ def test_a_bad_prices_file_is_one_line_naming_the_argument(
 
 
 def _results(samples: list[dict], variants: list[dict]) -> Results:
-    manifest = {"cases": [{"id": "x"}], "variants": variants, "runs": 3}
+    # as many runs as the samples' repeats need: a sample past the runs is refused
+    runs = max([3, *(s["repeat"] + 1 for s in samples)])
+    manifest = {"cases": [{"id": "x"}], "variants": variants, "runs": runs}
     return Results(None, manifest, tuple(samples), {"status": "finished"})
 
 

@@ -269,7 +269,8 @@ def test_report_to_dict_is_json_ready(crafted):
 
 @given(variant_sample_records())
 def test_report_invariants(records):
-    manifest = results_manifest(["c1", "c2", "c3"], ["v"], 1)
+    runs = max(s["repeat"] for s in records) + 1  # the schedule plans every repeat drawn
+    manifest = results_manifest(["c1", "c2", "c3"], ["v"], runs)
     r = report(Results(None, manifest, tuple(records), None, ()))
     v = r.variant("v")
     measured = [s for s in records if s["status"] != "unmeasured"]
@@ -446,7 +447,8 @@ def _run(tmp_path, name, passes, runs=10, **manifest_changes):
     [
         ({"cases": [{"id": "c1", "prompt": "another prompt"}, {"id": "c2"}]}, "suite"),
         ({"variants": [{"name": "v", "task": {"kind": "openai", "model": "other"}}]}, "model"),
-        ({"counting_method": "2"}, "counting method"),
+        # A file that names no counting method (another method's file is refused).
+        ({"counting_method": None}, "counting method"),
         ({"machine": "fingerprint-2"}, "machine"),
     ],
 )
@@ -469,7 +471,7 @@ def test_compare_runs_names_all_four(tmp_path):
         {"c1": 8, "c2": 5},
         cases=[{"id": "c1"}],
         variants=[{"name": "v", "task": {"kind": "other"}}],
-        counting_method="2",
+        counting_method=None,
         machine="m2",
     )
     assert compare_runs(old, new).differences == ("suite", "model", "counting method", "machine")
@@ -626,12 +628,12 @@ def test_the_machine_matters_only_where_it_can_change_answers(tmp_path, task, ma
 
 def test_compare_runs_allow_different_compares_and_says_so(tmp_path):
     old = _run(tmp_path, "old.jsonl", {"c1": 8, "c2": 5})
-    new = _run(tmp_path, "new.jsonl", {"c1": 8, "c2": 5}, counting_method="2", machine="m2")
+    new = _run(tmp_path, "new.jsonl", {"c1": 8, "c2": 5}, counting_method=None, machine="m2")
     assert compare_runs(old, new, allow_different=["machine"]).comparable is False
     result = compare_runs(old, new, allow_different=["machine", "counting-method"])
     assert isinstance(result, RunsComparison)
     assert result.warnings[:2] == (
-        "compared although the counting method differs ('1' then '2')",
+        "compared although the counting method differs ('1' then None)",
         "compared although the machine differs ('fingerprint-1' then 'm2'; 'v' runs locally)",
     )
     assert str(result).splitlines()[1].startswith("warning: compared although")

@@ -28,7 +28,8 @@ VARIANTS = [
 
 
 def _write(path: Path, samples: list[dict], variants=VARIANTS) -> Path:
-    manifest = {"suite": {"name": "toy"}, "cases": [{"id": "x"}, {"id": "y"}], "runs": 3}
+    runs = max([3, *(s["repeat"] + 1 for s in samples)])  # a sample past the runs is refused
+    manifest = {"suite": {"name": "toy"}, "cases": [{"id": "x"}, {"id": "y"}], "runs": runs}
     with ResultsWriter.create(path, dict(manifest, variants=variants)) as w:
         for s in samples:
             w.write_sample(s)

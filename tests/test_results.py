@@ -134,9 +134,10 @@ def test_manifest_format_and_counting_method_are_not_overridden_silently(tmp_pat
     with pytest.raises(InvalidArgument, match="type='sample'"):
         ResultsWriter.create(tmp_path / "x.jsonl", {"type": "sample"})
     assert not (tmp_path / "x.jsonl").exists()
-    with ResultsWriter.create(tmp_path / "y.jsonl", {"counting_method": "0"}) as w:
-        w.close({"status": "finished"})
-    assert read_results(tmp_path / "y.jsonl").manifest["counting_method"] == "0"
+    # A method this evalstats does not count by is never written (its reader refuses it).
+    with pytest.raises(InvalidArgument, match="\"counting_method\" is '0'; this evalstats"):
+        ResultsWriter.create(tmp_path / "y.jsonl", {"counting_method": "0"})
+    assert not (tmp_path / "y.jsonl").exists()
 
 
 def test_nan_is_written_as_text_with_a_note_and_unserialisable_values_are_refused(

@@ -242,7 +242,7 @@ def test_duplicates_are_counted_once_and_named_with_both_lines(tmp_path):
     }
     path = write_results_file(
         tmp_path / "r.jsonl",
-        results_manifest(["c1"], ["A"], 1),
+        results_manifest(["c1"], ["A"], 2),
         [sample, sample, dict(sample, repeat=1)],
     )
     counted = tally(path)

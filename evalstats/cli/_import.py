@@ -27,8 +27,15 @@ def add(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..reading._logs import write_results
+    from ..errors import InvalidArgument
+    from ..reading._logs import detect_format, write_results
 
+    for path in args.files:
+        if (getattr(args, "format", None) or detect_format(path)) in ("evalstats", "jsonl"):
+            raise InvalidArgument(
+                f"{path}: is already an evalstats results file; give it to report, compare "
+                "or gate as it is (evalstats merge joins two runs)"
+            )
     results = load_run(args.files, args).results()
     write_results(results, args.out)
     cases = len({s["case"] for s in results.samples})

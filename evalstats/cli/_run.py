@@ -196,6 +196,9 @@ def run(args: argparse.Namespace) -> int:
         if Path(args.suite) != found:  # a shipped suite by name, recorded as given
             suite = dataclasses.replace(suite, path=str(args.suite))
     try:
+        check = getattr(judge, "check", None)
+        if check is not None:
+            _check_judge(args.judge, check)
         if args.until_decided:
             return _run_until_decided(args, suite, variants, out, described)
         outcome = _run_with(args, suite, variants, out, described)
@@ -211,6 +214,16 @@ def run(args: argparse.Namespace) -> int:
         )
         return 130
     return 0
+
+
+def _check_judge(spec: str, check: Any) -> None:
+    """Stop before the run when nothing answers at the judge's URL."""
+    from ..errors import ProviderError
+
+    try:
+        check()
+    except ProviderError as exc:
+        raise ProviderError(f"--judge {spec}: {exc} (no sample was run)") from None
 
 
 def _run_with(args: argparse.Namespace, suite: Any, variants: Any, out: str, judge: Any) -> Any:

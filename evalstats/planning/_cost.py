@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._files import read_input, too_deep
 from ..errors import InvalidArgument
 from ..running._prices import Prices, _price
 
@@ -41,6 +42,10 @@ __all__ = [
 CHARS_PER_TOKEN = 4
 
 
+#: The most a prices file may hold (a table of a few hundred models is a few KiB).
+_PRICES_LIMIT = 4 << 20
+
+
 def load_prices(path: str | Path) -> dict[str, Prices]:
     """A prices file: a YAML (or JSON) mapping of model name to ``{input, output}``.
 
@@ -57,16 +62,30 @@ def load_prices(path: str | Path) -> dict[str, Prices]:
 
     where = f"prices={str(path)!r}"
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        # A regular file, read whole within the cap: a FIFO or a device is refused.
+        text = read_input(path, what="a prices file", limit=_PRICES_LIMIT).decode("utf-8")
+    except InvalidArgument as exc:
+        raise InvalidArgument(f"prices={exc}") from None
+    except IsADirectoryError:
+        raise InvalidArgument(f"{where}: is a folder; give a prices YAML file") from None
     except (OSError, UnicodeDecodeError) as exc:
         why = getattr(exc, "strerror", None) or str(exc)
         raise InvalidArgument(f"{where}: cannot be read: {why}") from None
     try:
-        document = yaml.safe_load(text)
+        # libyaml's loader where there is one: it stops at 1000 levels of nesting
+        # with an error, where the pure-Python one recurses.
+        document = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f" at line {mark.line + 1}" if mark is not None else ""
         raise InvalidArgument(f"{where}: not valid YAML{at}") from None
+    except RecursionError:
+        raise InvalidArgument(too_deep(where, "a prices file")) from None
+    except (ValueError, OverflowError) as exc:
+        # A value YAML cannot build: an impossible date (2024-02-30), an integer
+        # of thousands of digits.
+        why = str(exc).split(";")[0]
+        raise InvalidArgument(f"{where}: a value cannot be read ({why})") from None
     if not isinstance(document, Mapping) or not document:
         raise InvalidArgument(
             f"{where}: expected a mapping of model name to {{input: ..., output: ...}} "

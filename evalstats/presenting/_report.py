@@ -32,7 +32,7 @@ from typing import Any
 
 from .._terminal import lines_text
 from .._validate import check_level
-from ..errors import InvalidArgument
+from ..errors import InvalidArgument, ResultsFileError
 from ..reading._source import RunSource
 from ..reading._tally import Tally
 from ..reading._views import _case_ids, _check_variant, _variant_names, variant_rates
@@ -834,6 +834,7 @@ def _review_views(
             from ._review import read_review_design, read_reviews
 
             where = os.fspath(reviews)
+            _regular_reviews(where)
             path, reviews = reviews, read_reviews(reviews)
             design = read_review_design(path)
         reviewed = _reviewed(res, variants, reviews, level, warnings)
@@ -964,6 +965,23 @@ def _case_rows(
     return rows
 
 
+def _regular_reviews(shown: str) -> None:
+    """Refuse a reviews file that is not a regular file (a FIFO, a device), or one
+    larger than a file read whole may be, before it is opened; a missing file or
+    a folder is left to the reader's own words."""
+    from .._files import INPUT_LIMIT, check_input
+
+    try:
+        check_input(shown, what="a reviews file", error=ResultsFileError)
+        size = os.stat(shown).st_size
+    except OSError:
+        return
+    if size > INPUT_LIMIT:
+        raise ResultsFileError(
+            f"{shown}: holds {size} bytes; a reviews file is read whole, at most {INPUT_LIMIT}"
+        )
+
+
 def _reviewed(
     res: Tally, variants: Sequence[str], reviews: Any, level: float, warnings: list[str]
 ) -> tuple[ReviewedSummary, ...]:
@@ -971,6 +989,7 @@ def _reviewed(
     from ._review import Review, read_reviews
 
     if isinstance(reviews, str | os.PathLike):
+        _regular_reviews(os.fspath(reviews))
         reviews = read_reviews(reviews)
     if isinstance(reviews, Review) or not isinstance(reviews, Iterable):
         raise InvalidArgument(

@@ -15,11 +15,14 @@ metric names one. The model is taken from the aggregated results file
 from __future__ import annotations
 
 import glob
+import io
 import json
 import os
 import re
 from typing import Any
 
+from .._files import open_input
+from ..errors import ResultsFileError
 from ..results._file import Results
 from ._log_common import PassRule, build, check, file_error, opening, suite_digest
 
@@ -109,7 +112,10 @@ def read_lm_eval(
     lines: list[tuple[int, dict[str, Any]]] = []
     with (
         opening(shown, folder="a samples file", text="an lm-eval samples file"),
-        open(shown, encoding="utf-8") as f,
+        io.TextIOWrapper(
+            open_input(shown, what="an lm-eval samples file", error=ResultsFileError),
+            encoding="utf-8",
+        ) as f,
     ):
         for number, text in enumerate(f, start=1):
             if not text.strip():

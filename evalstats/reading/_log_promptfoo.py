@@ -16,7 +16,9 @@ import json
 import os
 from typing import Any
 
+from .._files import read_input, too_deep
 from .._text import clip, short_repr
+from ..errors import ResultsFileError
 from ..results._file import Results
 from ._log_common import (
     build,
@@ -35,10 +37,12 @@ VERSIONS = (2, 3)
 
 def _load(shown: str) -> tuple[dict[str, Any], str]:
     kind = "a promptfoo results.json"
-    with opening(shown, folder=kind, text=kind), open(shown, encoding="utf-8") as f:
-        raw = f.read()
+    with opening(shown, folder=kind, text=kind):
+        raw = read_input(shown, what=kind, error=ResultsFileError).decode("utf-8")
     try:
         doc = json.loads(raw)
+    except RecursionError:
+        raise file_error(shown, too_deep("", kind)[2:]) from None
     except ValueError as error:
         raise file_error(shown, f"is not valid JSON ({error}); was it cut short?") from None
     if not isinstance(doc, dict):

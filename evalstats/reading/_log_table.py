@@ -21,12 +21,14 @@ refused with one line naming the file, the row and the column.
 
 from __future__ import annotations
 
+import io
 import math
 import os
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import InvalidArgument
+from .._files import check_input, open_input
+from ..errors import InvalidArgument, ResultsFileError
 from ..results._file import Results
 from ..results._records import MAX_RUNS
 from ._log_common import PassRule, build, check, file_error, suite_digest
@@ -80,11 +82,17 @@ def _frame(path: str, fmt: str) -> Any:
                 path, "reading Parquet needs pyarrow: pip install pyarrow (or convert to CSV)"
             ) from None
         try:
+            check_input(path, what="a Parquet table", error=ResultsFileError)  # no FIFO
             return pd.read_parquet(path)
+        except ResultsFileError:
+            raise
         except Exception as error:  # pyarrow raises its own types for a broken file
             raise file_error(path, f"not a readable Parquet file ({error})") from None
     try:
-        with open(path, encoding="utf-8-sig") as f:
+        # A regular file only (pandas reads it by name next): a FIFO is refused.
+        with io.TextIOWrapper(
+            open_input(path, what="a CSV table", error=ResultsFileError), encoding="utf-8-sig"
+        ) as f:
             header = f.readline()
         # The separator is the one the header uses most (comma, semicolon or tab);
         # pandas' own sniffing needs its slow Python parser.

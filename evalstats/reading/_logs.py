@@ -21,12 +21,14 @@ logs, one per model) into one ``Results`` whose variants compare paired by
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 from collections.abc import Sequence
 from typing import IO, TYPE_CHECKING, Any
 
+from .._files import check_input, open_input, place_file, too_deep
 from .._validate import suggest
 from ..errors import InvalidArgument, ResultsFileError
 from ._log_common import check_threshold, file_error, opening, unique_names
@@ -63,7 +65,8 @@ def open_detected(path: str | os.PathLike[str]) -> tuple[str, IO[bytes]]:
     once. The caller closes it."""
     shown = os.fspath(path)
     with opening(shown, folder="a results file or log", missing="no such results file or log"):
-        f = open(shown, "rb")  # noqa: SIM115 - handed to the caller
+        # A regular file only: a FIFO or a device is refused, never waited on.
+        f = open_input(shown, what="a results file or log", error=ResultsFileError)
         try:
             head = f.read(_SNIFF_BYTES)
             found = _format_of(head, shown)
@@ -87,7 +90,7 @@ def _format_of(head: bytes, shown: str) -> str:
         first_line = text.split(b"\n", 1)[0]
         try:
             first = json.loads(first_line)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested past the parser
             first = None
         if isinstance(first, dict):  # JSON Lines (or a one-line JSON document)
             if first.get("type") == "manifest":
@@ -240,6 +243,9 @@ def _load(
                 f"format={format!r} is not a format{suggest(str(format), FORMATS)}; choose one "
                 "of " + ", ".join(FORMATS)
             )
+        # Each reader opens the file by name: refuse a FIFO or a device first.
+        with opening(shown, folder="a results file or log", missing="no such file"):
+            check_input(shown, what="a results file or log", error=ResultsFileError)
     extra = {"columns": columns, "scorer": scorer, "metric": metric}
     for name, value in extra.items():
         owner = {"columns": ("csv", "parquet"), "scorer": ("inspect",), "metric": ("lm-eval",)}
@@ -257,6 +263,16 @@ def _load(
         from ..results._file import read_results
 
         return read_results(shown)
+    try:
+        return _read_log(shown, fmt, threshold, columns, scorer, metric)
+    except RecursionError:
+        # A document nested past the JSON parser, in whichever reader met it.
+        raise ResultsFileError(too_deep(shown, f"a log ({fmt})")) from None
+
+
+def _read_log(
+    shown: str, fmt: str, threshold: Any, columns: Any, scorer: Any, metric: Any
+) -> Results:
     if fmt == "inspect":
         from ._log_inspect import read_inspect
 
@@ -389,9 +405,21 @@ def write_results(results: Results, out: str | os.PathLike[str]) -> str:
             f"{shown} already exists; results are never overwritten: choose a new --out path"
         )
     manifest = {k: v for k, v in results.manifest.items() if k not in ("type", "format")}
-    with ResultsWriter.create(out, manifest) as writer:
-        for s in results.samples:
-            writer.write_sample({k: v for k, v in s.items() if k != "type"})
-        summary = results.summary
-        writer.close({k: v for k, v in summary.items() if k != "type"} if summary else None)
-    return os.fspath(out)
+    folder, name = os.path.split(shown)
+    if folder and not os.path.isdir(folder):
+        raise ResultsFileError(f"cannot create {shown}: the folder {folder} does not exist")
+    # Written whole beside the target, then given its name in one step: a command
+    # killed midway (merge, rescore, import --out) leaves no partial results file
+    # that a gate could read as the run, only a hidden temporary one.
+    temporary = os.path.join(folder, f".{name}.{os.getpid()}.part")
+    try:
+        with ResultsWriter.create(temporary, manifest) as writer:
+            for s in results.samples:
+                writer.write_sample({k: v for k, v in s.items() if k != "type"})
+            summary = results.summary
+            writer.close({k: v for k, v in summary.items() if k != "type"} if summary else None)
+        place_file(temporary, shown, error=ResultsFileError)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+    return shown

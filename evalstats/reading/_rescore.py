@@ -28,8 +28,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .._text import canonical_json
-from ..errors import InvalidArgument, ProviderError
+from .._text import canonical_json, short_repr
+from ..errors import InvalidArgument, ProviderError, ResultsFileError
 from ..results._file import Results, read_results
 from ..results._records import to_record
 from ..running._checks import INSPECTION_FAILURE, Verdict, run_check
@@ -279,7 +279,16 @@ def _rescore(
     samples = []
     rescored = differ = 0
     for record in run.samples:
-        new = _score_sample(record, checks[record["case"]], needs_trace)
+        case_checks = checks.get(record["case"])
+        if case_checks is None:
+            # A sample of a case the run's manifest does not have: no check of it to apply.
+            where = run.path or "the results"
+            raise ResultsFileError(
+                f"{where}: a sample of case {short_repr(record['case'])}, variant "
+                f"{short_repr(record.get('variant'))}, repeat {record.get('repeat')}, which "
+                "the run's manifest does not have; rescore scores the run's own cases only"
+            )
+        new = _score_sample(record, case_checks, needs_trace)
         if record.get("status") == "completed":
             rescored += 1
             differ += _statuses(new) != _statuses(record)

@@ -35,6 +35,8 @@ from typing import IO, Any, Literal, NoReturn, get_args
 import msgspec
 from msgspec import UNSET
 
+from .._files import open_input
+from .._text import short_repr
 from ..errors import InvalidArgument, ResultsFileError
 from ..results._file import (
     LONG_LINE,
@@ -45,6 +47,7 @@ from ..results._file import (
     _planned_runs,
     _Scan,
 )
+from ..results._recordable import recordable
 from ..results._records import (
     CheckVerdict,
     Sample,
@@ -201,7 +204,8 @@ class _Latencies:
         self.other: list[array[float]] = [array("d")]
 
     def append(self, seconds: float) -> None:
-        us = round(seconds * 1e6)
+        # Microseconds only for what fits them: 1e308 s times 1e6 is no number.
+        us = round(seconds * 1e6) if 0.0 <= seconds < 4294.967296 else -1
         if 0 <= us < 4_294_967_296 and us / 1e6 == seconds:
             block = self.micro[-1]
             if len(block) == self.BLOCK:
@@ -397,7 +401,7 @@ class Tally:
             self._duplicates.append((number, (case, s.variant, repeat)))
             return
         latency = s.latency_s
-        if latency.__class__ is float and -_INF < latency < _INF:  # type: ignore[operator]
+        if latency.__class__ is float and 0.0 <= latency < 4294.967296:  # type: ignore[operator]
             # _Latencies.append, its common case inlined: a whole number of microseconds
             us = round(latency * 1e6)  # type: ignore[operator]
             block = v.latencies.micro[-1]
@@ -405,6 +409,8 @@ class Tally:
                 block.append(us)
             else:
                 v.latencies.append(latency)  # type: ignore[arg-type]
+        elif latency.__class__ is float and -_INF < latency < _INF:  # type: ignore[operator]
+            v.latencies.append(latency)  # type: ignore[arg-type]
         if s.tokens is not None:
             self._tokens(v, s.tokens)
         if s.trace != _NULL or s.workspace:
@@ -876,6 +882,105 @@ def _finish(t: Tally, warnings: Iterable[str]) -> Tally:
     return t
 
 
+#: Byte codes of a cell's outcomes, 1 for each counted sample (see _unplanned).
+_COUNTED = bytes([0] + [1] * 255)
+
+
+def _unplanned(t: Tally) -> tuple[tuple[str, str, int], str] | None:
+    """The first sample counted that the manifest does not have, and why: its
+    ``(case, variant, repeat)``, or None when every sample is one the run planned.
+
+    With a schedule, every sample must fill one of its slots; without one (an
+    import, an older file), its variant, case and repeat must be among the
+    manifest's variants, cases and runs, where the manifest lists them. A sample
+    outside them would be counted and ranked as if the run had planned it.
+    """
+    rounds = t.manifest.get("until_decided")
+    if t.has_schedule and isinstance(rounds, Mapping):
+        # A sequential run: each round runs the schedule's slots again, its repeat
+        # the round's number, up to max_runs rounds.
+        most = rounds.get("max_runs")
+        for name, v in t._variants.items():
+            for case, cell in v.cells.items():
+                counted = cell.outcome.translate(_COUNTED).rstrip(b"\0")
+                if not counted:
+                    continue
+                if not any(cell.scheduled):
+                    return (case, name, counted.index(1)), "the schedule has no such slot"
+                if isinstance(most, int) and len(counted) > most:
+                    return (case, name, len(counted) - 1), f"the run had at most {most} rounds"
+        return None
+    if t.has_schedule:
+        for name, v in t._variants.items():
+            for case, cell in v.cells.items():
+                counted = cell.outcome.translate(_COUNTED)
+                planned = bytes(cell.scheduled)
+                n = max(len(counted), len(planned))
+                extra = int.from_bytes(counted.ljust(n, b"\0"), "big") & ~int.from_bytes(
+                    planned.ljust(n, b"\0"), "big"
+                )
+                if extra:
+                    repeat = n - 1 - (extra.bit_length() - 1) // 8
+                    return (case, name, repeat), "the schedule has no such slot"
+        return None
+    m = t.manifest
+    listed = m.get("variants")
+    # Each list holds objects with a "name" (an "id"), or the names (ids) themselves.
+    variants = (
+        {x.get("name") if isinstance(x, Mapping) else x for x in listed}
+        if isinstance(listed, list) and listed
+        else None
+    )
+    listed = m.get("cases")
+    cases = (
+        {x.get("id") if isinstance(x, Mapping) else x for x in listed}
+        if isinstance(listed, list) and listed
+        else None
+    )
+    runs = m.get("runs")
+    runs = runs if isinstance(runs, int) and not isinstance(runs, bool) and runs > 0 else None
+    for name, v in t._variants.items():
+        for case, cell in v.cells.items():
+            counted = cell.outcome.translate(_COUNTED).rstrip(b"\0")
+            if not counted:
+                continue
+            key = (case, name, counted.index(1))
+            if variants is not None and name not in variants:
+                return key, "the manifest has no such variant"
+            if cases is not None and case not in cases:
+                return key, "the manifest has no such case"
+            if runs is not None and len(counted) > runs:
+                return (case, name, len(counted) - 1), f"the manifest has {runs} runs"
+    return None
+
+
+def _refuse_unplanned(t: Tally, shown: str, lines: Iterable[Any] | None) -> None:
+    """Raise naming the line (or the record) of the first sample the manifest
+    does not have (see :func:`_unplanned`); ``lines``: the file's lines, read
+    again only then, or None for records in memory."""
+    found = _unplanned(t)
+    if found is None:
+        return
+    key, why = found
+    where = ""
+    if lines is not None:
+        decoder = msgspec.json.Decoder(_SlotKey)
+        for number, line in enumerate(lines, start=1):
+            try:
+                k = decoder.decode(line)
+            except (msgspec.DecodeError, RecursionError):
+                continue
+            if (k.case, k.variant, k.repeat) == key:
+                where = f"line {number}: "
+                break
+    case, variant, repeat = key
+    raise ResultsFileError(
+        f"{shown}: {where}a sample of case {short_repr(case)}, variant {short_repr(variant)}, "
+        f"repeat {repeat}, which the run did not plan ({why}); counted, it would be "
+        "ranked as if planned: remove that line"
+    )
+
+
 def _tally_results(res: Results, *, checked: bool = False) -> Tally:
     """Count a :class:`Results` in memory (its reader has warned about duplicates);
     ``checked``: its records were checked as they were read from its file."""
@@ -886,6 +991,11 @@ def _tally_results(res: Results, *, checked: bool = False) -> Tally:
         t._add(sample, i, None)
     t.summary = res.summary
     t.looks = tuple(res.looks)
+    if _unplanned(t) is not None:
+        if t.path is None:
+            _refuse_unplanned(t, "the results", None)
+        with open_input(t.path, what="a results file", error=ResultsFileError) as f:
+            _refuse_unplanned(t, t.path, f)
     return _finish(t, res.warnings)
 
 
@@ -942,6 +1052,9 @@ def _tally_file(path: str | os.PathLike[str], opened: IO[bytes] | None = None) -
             parsed = _parse_line(line)  # what the standard library takes, such as NaN
             if parsed is None:
                 return None
+            # A lone surrogate (which UTF-8 cannot hold) shown as its escape, as
+            # the writer would have written it.
+            parsed = recordable(parsed, "manifest")[0] if isinstance(parsed, dict) else parsed
             fields = {k: msgspec.Raw(msgspec.json.encode(v)) for k, v in parsed.items()}
         schedule = fields.pop("schedule", None)
         record = scan.check_manifest({k: _ANY.decode(v) for k, v in fields.items()}, number)
@@ -989,6 +1102,9 @@ def _tally_file(path: str | os.PathLike[str], opened: IO[bytes] | None = None) -
     t.looks = tuple(scan.looks)
     if t._duplicates:
         _warn_duplicates(scan, t._duplicates)
+    if _unplanned(t) is not None:
+        with open_input(scan.path, what="a results file", error=ResultsFileError) as f:
+            _refuse_unplanned(t, scan.shown, f)
     return _finish(t, scan.warnings)
 
 
@@ -1215,7 +1331,7 @@ def _warn_duplicates(scan: _Scan, duplicates: list[tuple[int, tuple[str, str, in
     wanted = {key for _, key in duplicates}
     first: dict[tuple[str, str, int], int] = {}
     key_decoder = msgspec.json.Decoder(_SlotKey)
-    with open(scan.path, "rb") as f:
+    with open_input(scan.path, what="a results file", error=ResultsFileError) as f:
         for number, line in enumerate(f, start=1):
             if number > duplicates[-1][0]:
                 break

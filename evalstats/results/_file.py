@@ -63,10 +63,11 @@ from typing import IO, Any
 
 import msgspec
 
+from .._files import check_input, check_opened, open_input, too_deep
 from .._text import short_repr
 from .._validate import suggest
 from ..errors import InvalidArgument, ResultsFileError
-from ._recordable import NOTES_KEY, recordable
+from ._recordable import MAX_DEPTH, NOTES_KEY, recordable
 from ._records import (
     CHECK_STATUSES,
     FORMAT_VERSION,
@@ -235,6 +236,13 @@ def _serialize(record: Mapping[str, Any], what: str) -> bytes:
     try:
         try:
             text = _dumps(record)
+            if text.count("[") + text.count("{") > MAX_DEPTH:
+                # Possibly nested deeper than the reader takes (json.dumps goes
+                # about as deep as the readers give up): cut it as below, so
+                # that nothing is written that the reader would refuse.
+                clean, notes = recordable(record, what, strict=True)
+                if notes:
+                    raise RecursionError
             line = (text + "\n").encode("utf-8")
         except (ValueError, RecursionError):  # UnicodeEncodeError is a ValueError
             clean, notes = recordable(record, what, strict=True)
@@ -493,6 +501,18 @@ class Results:
         return out
 
 
+def _why_not(line: bytes) -> str:
+    """Why ``line``, which is JSON all the same, is no record (an integer of more
+    than 4,300 digits, which Python will not convert), or "" when it is not JSON."""
+    try:
+        json.loads(line)
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+        return ""
+    except ValueError as exc:
+        return str(exc).split(";")[0][:120]
+    return ""
+
+
 def _parse_line(line: bytes) -> Any:
     try:
         return json.loads(line)
@@ -613,7 +633,8 @@ class _Scan:
             return f
         shown = self.shown
         try:
-            return open(self.path, "rb")  # noqa: SIM115 - closed by records()
+            # A regular file only: a FIFO or a device is refused, never waited on.
+            return open_input(self.path, what="a results file", error=ResultsFileError)
         except FileNotFoundError:
             raise ResultsFileError(f"{shown}: no such results file") from None
         except IsADirectoryError:
@@ -635,7 +656,10 @@ class _Scan:
                 # read in pieces by long_manifest, never held whole.
                 head = f.readline(LONG_LINE)
                 if len(head) == LONG_LINE and not head.endswith(b"\n"):
-                    manifest, size = self._long_manifest(f, head)
+                    try:
+                        manifest, size = self._long_manifest(f, head)
+                    except RecursionError:
+                        raise self._too_deep(1) from None
                     offset, start = size, 2
                     if manifest is None:
                         pending = (1, b"")
@@ -649,19 +673,28 @@ class _Scan:
                 if line.isspace():
                     continue
                 if pending is not None:
+                    why = _why_not(pending[1])
                     raise ResultsFileError(
-                        f"{shown}: line {pending[0]} is not valid JSON; only the last line of "
-                        "a results file may be cut short"
+                        f"{shown}: line {pending[0]} cannot be read: {why}"
+                        if why
+                        else f"{shown}: line {pending[0]} is not valid JSON; only the last line "
+                        "of a results file may be cut short"
                     )
                 if self.manifest is None:
-                    manifest = self._decode_manifest(line, number)
+                    try:
+                        manifest = self._decode_manifest(line, number)
+                    except RecursionError:
+                        raise self._too_deep(number) from None
                     if manifest is None:
                         pending = (number, line)
                         continue
                     self.manifest = manifest
                     self.keep_end, last = offset, line
                     continue
-                decoded = self._decode(line, number)
+                try:
+                    decoded = self._decode(line, number)
+                except RecursionError:
+                    raise self._too_deep(number) from None
                 if decoded is None:
                     pending = (number, line)
                     continue
@@ -690,6 +723,11 @@ class _Scan:
                     )
         self.keep_newline = last.endswith(b"\n") if last else True
         self._finish(pending)
+
+    def _too_deep(self, number: int) -> ResultsFileError:
+        """A line of lists or mappings inside each other deeper than the JSON
+        parsers go (the writer cuts what it records at MAX_DEPTH levels)."""
+        return ResultsFileError(too_deep(f"{self.shown}: line {number}", "a record"))
 
     def _finish(self, pending: tuple[int, bytes] | None) -> None:
         shown, warnings = self.shown, self.warnings
@@ -926,18 +964,30 @@ def _fsync_folder(path: str) -> None:
         os.close(fd)
 
 
-def only_a_cut_manifest(path: str | os.PathLike[str]) -> bool:
-    """Whether ``path`` holds nothing but the start of a manifest line, cut off.
+def remove_cut_manifest(path: str | os.PathLike[str]) -> bool:
+    """Remove ``path`` when it holds nothing but the start of a manifest line, cut
+    off; return whether it did.
 
     What a run leaves when the disk fills while it writes its first line: no
-    sample was taken, so resuming it means starting it again.
+    sample was taken, so resuming it means starting it again. The file's lock
+    is taken before it is looked at, and held while it is removed: a run still
+    writing its manifest (a long schedule, written in pieces) holds that lock,
+    so its file is refused as busy (:class:`~evalstats.errors.ResultsFileError`),
+    never taken for a cut one and removed under it. A path that is not a
+    regular file is left for the resume to refuse.
     """
+    shown = os.fspath(path)
     try:
-        with open(path, "rb") as f:
-            head = f.read(1 << 20)
-    except OSError:
+        f = open_input(path, what="a results file", error=ResultsFileError)
+    except (OSError, ResultsFileError):
         return False
-    return b"\n" not in head and head.startswith(b'{"type":"manifest"') and len(head) < 1 << 20
+    with f:
+        _lock(f.fileno(), shown)
+        head = f.read(1 << 20)
+        cut = b"\n" not in head and head.startswith(b'{"type":"manifest"') and len(head) < 1 << 20
+        if cut:
+            os.unlink(path)  # under the lock: no writer can be midway through it
+        return cut
 
 
 class ResultsWriter:
@@ -1072,9 +1122,22 @@ class ResultsWriter:
         """
         shown = os.fspath(path)
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_CLOEXEC", 0))
+            # A regular file only (a FIFO would block this open for ever), told
+            # before the open; the open itself does not block either.
+            check_input(path, what="a results file", error=ResultsFileError)
+            flags = os.O_WRONLY | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)
+            fd = os.open(path, flags | getattr(os, "O_NONBLOCK", 0))
+            try:
+                check_opened(fd, shown, what="a results file", error=ResultsFileError)
+                if hasattr(os, "set_blocking"):
+                    os.set_blocking(fd, True)
+            except BaseException:
+                os.close(fd)
+                raise
         except FileNotFoundError:
             raise ResultsFileError(f"{shown}: no such results file to resume") from None
+        except IsADirectoryError:
+            raise ResultsFileError(f"{shown}: is a folder, not a results file") from None
         except OSError as error:
             raise ResultsFileError(
                 f"cannot open {shown} to resume: {error.strerror or error}"
@@ -1256,11 +1319,15 @@ def rewrite_manifest(
     """
     shown = os.fspath(path)
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        handle = open_input(path, what="a results file", error=ResultsFileError)
     except FileNotFoundError:
         raise ResultsFileError(f"{shown}: no such results file") from None
+    except IsADirectoryError:
+        raise ResultsFileError(f"{shown}: is a folder, not a results file") from None
     except OSError as error:
         raise ResultsFileError(f"cannot open {shown}: {error.strerror or error}") from None
+    fd = os.dup(handle.fileno())  # the lock is held on this descriptor, closed below
+    handle.close()
     try:
         _lock(fd, shown)
         results, keep_end, keep_newline = _read(path)

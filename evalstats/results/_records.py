@@ -472,16 +472,32 @@ def slot_problem(slot: Any) -> str | None:
     return f"{short_repr(slot)} {_says(Slot)}"  # pragma: no cover - some item does not fit
 
 
+#: The counting methods this evalstats counts by (results/_file.py writes
+#: COUNTING_METHOD, the newest); a file of any other is refused.
+COUNTING_METHODS = ("1",)
+
+
 def manifest_problem(manifest: Mapping[str, Any], *, schedule: bool = True) -> str | None:
     """What is wrong with the manifest fields a reader relies on, or None.
 
     ``suite`` is an object; ``cases`` a list of objects with a string ``id``
     (or of ids); ``variants`` a list of objects with a string ``name`` (or of
-    names); ``runs`` a whole number up to :data:`MAX_RUNS`; ``schedule``
+    names); ``counting_method`` one of :data:`COUNTING_METHODS`; ``runs`` a
+    whole number up to :data:`MAX_RUNS`; ``schedule``
     (checked when ``schedule`` is true) a list of ``[case, repeat, pair,
     position, variant]`` slots. Each may be absent or null.
     """
     types = _TYPES[Manifest]
+    method = manifest.get("counting_method")
+    if method is not None and method not in COUNTING_METHODS:
+        # Counted by this evalstats' rule, another method's samples would give
+        # other rates than the run meant, without a word: refused instead.
+        if not isinstance(method, str):
+            return f'"counting_method" must be a string such as "1", not {short_repr(method)}'
+        return (
+            f'"counting_method" is {short_repr(method)}; this evalstats counts samples by '
+            f"method {', '.join(map(repr, COUNTING_METHODS))} only, not by the rule that run meant"
+        )
     for name in ("suite", "cases", "variants", "runs", "schedule"):
         if name not in manifest or (name == "schedule" and not schedule):
             continue

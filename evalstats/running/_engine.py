@@ -37,7 +37,6 @@ import dataclasses
 import hashlib
 import inspect
 import json
-import os
 import random
 import signal
 import sys
@@ -1102,19 +1101,20 @@ def _open_results(
     as the slots come. To resume, the file's manifest must match
     this run's; the samples it holds are counted into ``by_variant``.
     """
-    from ..results._file import Results, ResultsWriter, only_a_cut_manifest, rewrite_manifest
+    from ..results._file import Results, ResultsWriter, remove_cut_manifest, rewrite_manifest
 
     done: set[tuple[str, str, int]] = set()
-    if resume and only_a_cut_manifest(out):
+    if resume and remove_cut_manifest(out):
         # A run that was cut off while writing its manifest (a full disk)
-        # took no sample: start it again rather than refuse for ever.
+        # took no sample: start it again rather than refuse for ever. Its file
+        # was looked at and removed under its lock, so a run still writing the
+        # manifest is refused as busy instead.
         print(
             visible(
                 f"evalstats: {out}: held only a cut-off manifest; starting the run again", keep=""
             ),
             file=sys.stderr,
         )
-        os.unlink(out)
         resume = False
     if not resume:
         return ResultsWriter.create(out, manifest, schedule=schedule), done

@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .._files import read_input, too_deep
 from .._validate import as_counts, check_level, check_not_larger
 from ..errors import EvalStatsError, InvalidArgument
 from ..stats._intervals import Interval, _pct, _z
@@ -1248,12 +1249,19 @@ def read_calibration_file(path: str | Path) -> list[VerdictPair]:
     path = Path(path)
     where = str(path)
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        # A regular file, read whole within the cap: a FIFO or a device is refused.
+        data = read_input(path, what="a calibration file", error=CalibrationFileError)
+        text = data.decode("utf-8-sig")
+    except IsADirectoryError:
+        raise CalibrationFileError(f"{where}: is a folder, not a calibration file") from None
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise CalibrationFileError(f"{where}: cannot read the file ({reason})") from None
     jsonl = _looks_like_jsonl(path, text)
-    header, rows = _rows_jsonl(text, where) if jsonl else _rows_csv(text, where)
+    try:
+        header, rows = _rows_jsonl(text, where) if jsonl else _rows_csv(text, where)
+    except RecursionError:  # a row nested past the JSON parser
+        raise CalibrationFileError(too_deep(where, "a calibration file")) from None
     if not jsonl:
         if not header:
             raise CalibrationFileError(

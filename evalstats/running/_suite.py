@@ -76,6 +76,7 @@ from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path, PureWindowsPath
 from typing import Any
 
+from .._files import read_input
 from .._text import canonical_json, clip
 from .._validate import (
     confusable,
@@ -1471,7 +1472,9 @@ def load_suite(path: str | os.PathLike[str], *, judge: Callable[[str], str] | No
     if suffix not in _SUFFIXES:
         raise CaseFileError(f"{shown}: a suite file must end in .json, .yaml or .yml")
     try:
-        data = file.read_bytes()
+        data = read_input(file, what="a suite file", error=CaseFileError)
+    except IsADirectoryError:
+        raise CaseFileError(f"{shown}: is a folder, not a suite file") from None
     except OSError as exc:
         raise CaseFileError(f"{shown}: cannot be read: {exc.strerror or exc}") from None
     try:

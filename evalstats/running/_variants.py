@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._files import read_input
 from .._text import clip
 from .._validate import name_problem, suggest
 from ..errors import InvalidArgument
@@ -45,6 +46,10 @@ TASK_KINDS: dict[str, Callable[[str], Task]] = {}
 #: Task kinds served by :mod:`evalstats.running.providers` over HTTP. They are looked
 #: up lazily, so that runs of in-process tasks never import httpx.
 PROVIDER_KINDS = ("anthropic", "gemini", "ollama", "openai")
+
+
+#: The most a prompt given as ``@FILE`` (prefix, suffix, system, template) may hold.
+_TEXT_LIMIT = 16 << 20
 
 
 def task_from_name(name: str, settings: Mapping[str, str] | None = None) -> Task:
@@ -308,7 +313,14 @@ def parse_variant(spec: str) -> Variant:
         if value.startswith("@"):
             path = Path(value[1:])
             try:
-                value = path.read_text(encoding="utf-8")
+                # A regular file, read whole within the cap: a FIFO or a device is refused.
+                value = read_input(path, what=f"a {key} file", limit=_TEXT_LIMIT).decode("utf-8")
+            except IsADirectoryError:
+                raise InvalidArgument(
+                    f"{where}: {key} file {str(path)!r} is a folder; give a text file"
+                ) from None
+            except InvalidArgument as exc:
+                raise InvalidArgument(f"{where}: {key} file {exc}") from None
             except (OSError, UnicodeDecodeError) as exc:
                 why = getattr(exc, "strerror", None) or str(exc)
                 raise InvalidArgument(

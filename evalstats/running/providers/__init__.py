@@ -187,6 +187,21 @@ class ProviderJudge:
     def __call__(self, prompt: str) -> str:
         return self.complete(prompt).answer
 
+    def check(self) -> None:
+        """Raise :class:`~evalstats.errors.ProviderError` when nothing answers at the
+        judge's base URL (the check a variant's provider makes before a run), so
+        that a run with a dead judge stops at its start in one line instead of
+        finishing with every judged verdict unmeasured. A slow answer passes:
+        the samples' own calls are retried."""
+        import contextlib
+
+        from ...errors import TransientProviderError
+
+        loop = self._ensure_loop()
+        future = asyncio.run_coroutine_threadsafe(self.provider._check_endpoint(), loop)
+        with contextlib.suppress(TransientProviderError):
+            future.result()
+
     def close(self) -> None:
         """Close the HTTP client and stop the background loop."""
         with self._lock:
