@@ -33,7 +33,9 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -58,6 +60,8 @@ __all__ = [
     "links_within",
     "matches",
     "review_only",
+    "sample_seed_now",
+    "scoring_sample",
     "run_check",
     "word_count",
 ]
@@ -223,6 +227,30 @@ def run_check(check: Callable[[Any], Any], answer: Any) -> Verdict:
 
 
 # --- the built-in checks ---------------------------------------------------
+
+
+_SAMPLE_SEED: ContextVar[int | None] = ContextVar("evalstats_sample_seed", default=None)
+
+
+@contextmanager
+def scoring_sample(seed: int) -> Iterator[None]:
+    """While the engine scores one sample: the sample's seed, for checks that draw.
+
+    A check is called with the answer alone; one that draws random numbers
+    (the offline stand-in judge) reads the seed of the sample being scored
+    with :func:`sample_seed_now`, so that its draws are fixed by the sample,
+    not by the order in which samples happened to be scored.
+    """
+    token = _SAMPLE_SEED.set(seed)
+    try:
+        yield
+    finally:
+        _SAMPLE_SEED.reset(token)
+
+
+def sample_seed_now() -> int | None:
+    """The seed of the sample being scored (see :func:`scoring_sample`), or None."""
+    return _SAMPLE_SEED.get()
 
 
 class Check:

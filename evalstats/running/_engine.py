@@ -33,6 +33,7 @@ again), and writes the summary with status ``"interrupted"``.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import dataclasses
 import hashlib
 import inspect
@@ -62,7 +63,7 @@ from ..errors import (
 )
 from ..results._recordable import recordable
 from ..results._records import CheckVerdict, Manifest, Sample, Summary, Tokens, to_record
-from ._checks import Verdict, nothing_to_inspect, run_check
+from ._checks import Verdict, nothing_to_inspect, run_check, scoring_sample
 from ._options import DEFAULT_TIMEOUT_S, Limits, Retries, Selection, _DefaultTimeout, gather
 from ._prices import without_prices
 from ._scoring import (
@@ -636,7 +637,8 @@ class _Engine:
                 status, reason = "incomplete", nothing
                 verdicts = not_inspected(checks, nothing)
             else:
-                scored = await self._score(slot.case, checks, answer, parsed)
+                with scoring_sample(seed):
+                    scored = await self._score(slot.case, checks, answer, parsed)
                 if isinstance(scored, str):
                     status, reason = "unmeasured", scored
                 else:
@@ -705,7 +707,11 @@ class _Engine:
                     return inline()
                 loop = asyncio.get_running_loop()
                 pool = self._pool()
-                return self._bounded(lambda: loop.run_in_executor(pool, run_check, check, subject))
+                # in the sample's context, so that a judge sees the sample's seed
+                run = contextvars.copy_context().run
+                return self._bounded(
+                    lambda: loop.run_in_executor(pool, run, run_check, check, subject)
+                )
 
             call = await self._with_retries(make, failed=failed)
             if call.unmeasured is not None and is_judged(check):
