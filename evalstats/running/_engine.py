@@ -770,12 +770,13 @@ async def run_async(
     """
     chosen, retrying, limited = gather(selection, retries, limits, options)
     runs = _checked_arguments(runs=runs, seed=seed, out=out)
-    concurrency, timeout = limited.concurrency, limited.timeout
+    timeout = limited.timeout
     retries, backoff = retrying.count, retrying.backoff
     include_holdout = chosen.include_holdout
     suite, cases, variant_list = _cases_and_variants(
         suite_or_cases, variants, runs=runs, selection=chosen
     )
+    concurrency = limited.concurrency_for(v.task for v in variant_list)
     tasks = list({id(v.task): v.task for v in variant_list}.values())
     await _prepare_tasks(tasks, retries=retries, backoff=float(backoff), seed=seed, timeout=timeout)
     manifest = _manifest(
@@ -1510,7 +1511,8 @@ def run(suite_or_cases: Any, variants: Sequence[Variant | str], **arguments: Any
     out : str or path
         The results file. It must not exist, unless ``resume`` is true.
     concurrency : int, optional
-        Samples in flight at once (1: one after the other).
+        Samples in flight at once (1: one after the other); by default 8 when
+        a variant's task is a model service over HTTP, otherwise 1.
     timeout : float or None, optional
         Seconds each attempt may take (60; when it is not given, a ``cmd:``
         task's command keeps its own default of 130 s). A plain sync callable
