@@ -576,11 +576,47 @@ def matches(pattern: str | re.Pattern[str], *, flags: int = 0) -> Check:
         name += f", flags={re.RegexFlag(shown_flags)!r}"
     name += ")"
     problem = f"doesn't match {compiled.pattern!r}"
+    search = _bounded_search(compiled)
 
     def fn(answer: str) -> str | None:
-        return None if compiled.search(answer) else problem
+        return None if search(answer) else problem
 
     return Check(name, fn)
+
+
+#: The seconds a regular expression may search one answer.
+REGEX_TIMEOUT_S = 1.0
+
+
+def _bounded_search(compiled: re.Pattern[str]) -> Callable[[str], bool]:
+    """``compiled.search`` within :data:`REGEX_TIMEOUT_S`, by the ``regex`` engine.
+
+    The ``regex`` module, in its ``re``-compatible mode (``V0``), finds what
+    ``re`` finds (Unicode ``\\w``, ``\\d`` and ``\\b`` included, unlike RE2, whose
+    classes are ASCII), handles the classic catastrophic patterns such as
+    ``^(a+)+$`` without backtracking, and takes a timeout: a search that runs
+    past it raises ``TimeoutError``, which :func:`run_check` turns into a
+    failed verdict naming the check, never a pass and never a hung run. A
+    pattern the ``regex`` module cannot compile is searched by ``re``.
+    """
+    import regex
+
+    try:
+        engine = regex.compile(compiled.pattern, compiled.flags | regex.V0)
+    except (regex.error, ValueError, OverflowError, TypeError):  # pragma: no cover - rare
+        return lambda answer: compiled.search(answer) is not None
+
+    def search(answer: str) -> bool:
+        try:
+            return engine.search(answer, timeout=REGEX_TIMEOUT_S) is not None
+        except TimeoutError:
+            raise TimeoutError(
+                f"the regular expression ran longer than {REGEX_TIMEOUT_S:g} s on an answer "
+                f"of {len(answer):,} characters (it backtracks: rewrite it without nested "
+                "repeats)"
+            ) from None
+
+    return search
 
 
 def is_json_with(*keys: str) -> Check:

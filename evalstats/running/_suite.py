@@ -1295,18 +1295,25 @@ def _yaml_loader() -> type:
     return Loader
 
 
-#: Values a YAML suite may hold once its aliases are expanded.
+#: Values a YAML suite may hold once its aliases are expanded, whatever its size;
+#: a larger file may hold :data:`EXPANDED_PER_BYTE` values per byte of its text.
 MAX_EXPANDED_VALUES = 1_000_000
+EXPANDED_PER_BYTE = 4
 
 
-def _check_expansion(document: Any, shown: str) -> None:
-    """Refuse a document whose aliases expand past :data:`MAX_EXPANDED_VALUES`, or loop.
+def _check_expansion(document: Any, shown: str, text_size: int = 0) -> None:
+    """Refuse a document whose aliases expand past its limit, or loop.
 
     PyYAML shares an aliased value instead of copying it, so a few hundred
     bytes of aliases of aliases ("billion laughs") load at once and then
-    expand in whatever walks them: validation, an error message. The size is
-    counted once per distinct container, so the check costs one pass.
+    expand in whatever walks them: validation, an error message. The limit
+    is :data:`MAX_EXPANDED_VALUES`, or :data:`EXPANDED_PER_BYTE` values per
+    byte of the text when that is more: written out without aliases a value
+    takes at least a byte, so a large suite (100,000 cases) is read whole,
+    while aliases that multiply a small text are refused. The size is counted
+    once per distinct container, so the check costs one pass.
     """
+    limit = max(MAX_EXPANDED_VALUES, EXPANDED_PER_BYTE * text_size)
     sizes: dict[int, int] = {}
     inside: set[int] = set()
 
@@ -1324,17 +1331,17 @@ def _check_expansion(document: Any, shown: str) -> None:
         total = 1 + len(value) if isinstance(value, dict) else 1
         for item in value.values() if isinstance(value, dict) else value:
             total += size(item)
-            if total > MAX_EXPANDED_VALUES:
+            if total > limit:
                 break
         inside.discard(key)
         sizes[key] = total
         return total
 
-    if size(document) > MAX_EXPANDED_VALUES:
+    if size(document) > limit:
         raise CaseFileError(
-            f"{shown}: the YAML document expands to more than {MAX_EXPANDED_VALUES:,} values "
-            "(aliases of aliases?); the limit is MAX_EXPANDED_VALUES="
-            f"{MAX_EXPANDED_VALUES}"
+            f"{shown}: the YAML document expands to more than {limit:,} values "
+            f"(aliases of aliases?); the limit is {EXPANDED_PER_BYTE} values per byte of "
+            f"its text, at least MAX_EXPANDED_VALUES={MAX_EXPANDED_VALUES}"
         )
 
 
@@ -1343,7 +1350,7 @@ def _parse_yaml(text: str, shown: str) -> Any:
 
     try:
         document = yaml.load(text, Loader=_yaml_loader())  # a safe loader subclass
-        _check_expansion(document, shown)
+        _check_expansion(document, shown, len(text))
         return document
     except RecursionError:
         raise CaseFileError(
