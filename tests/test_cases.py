@@ -208,7 +208,7 @@ INVALID = [
     ),
     (
         {"cases": [{**GOOD, "checks": [{"python": "mine"}]}]},
-        'case "c1": checks[0]: "python" checks are Python callables',
+        'case "c1": checks[0]: check "python" names a function in a .py file beside the suite',
     ),
     (
         {"cases": [{"id": "c1", "messages": "hi", "checks": [{"contains": "x"}]}]},
@@ -369,7 +369,8 @@ INVALID = [
     ({"cases": [{"promt": "p"}]}, 'cases[0]: unknown field "promt" (did you mean "prompt"?)'),
     ({"cases": [GOOD, 5]}, "cases[1]: must be a mapping"),
     ({"cases": []}, "cases: is empty"),
-    ({"cases": {"c1": GOOD}}, "cases: must be a list of cases, not a mapping"),
+    # a mapping of cases is read as a table of cases (cases: {from: FILE, ...})
+    ({"cases": {"c1": GOOD}}, 'cases: unknown field "c1"; cases from a table take from'),
     ({"name": "x"}, "cases: missing"),
     ({"name": 3, "cases": [GOOD]}, "name: must be a non-empty string, not a number"),
     ({"name": "", "cases": [GOOD]}, 'name: must be a non-empty string, not ""'),
@@ -640,7 +641,8 @@ def test_case_accepts_checks_in_every_form() -> None:
         {"avoids": "SAVE100", "axis": "safety"},
         {"python": "polite", "axis": "tone"},
     ]
-    with pytest.raises(CaseFileError, match='"python" checks are Python callables'):
+    # a Python callable's name is no "module:function" a file could import
+    with pytest.raises(CaseFileError, match='check "python" names a function in a .py file'):
         case_from_dict(case.to_dict())
 
 
