@@ -129,8 +129,12 @@ def test_python_checks_are_imported_from_the_suite_folder_and_named(tmp_path: Pa
     assert broken.reason == f"{CHECK_ERROR}: checks:broken: ZeroDivisionError: division by zero"
     # the Python file is part of the suite: changing it changes the suite's hash
     before = suite.sha256
-    (tmp_path / "s" / "checks.py").write_text(CHECKS_PY + "\n# edited\n")
-    assert load_suite(path).sha256 != before
+    edited = CHECKS_PY.replace('"does not thank the customer"', '"no thanks"')
+    (tmp_path / "s" / "checks.py").write_text(edited + "\n# edited\n")
+    again = load_suite(path)
+    assert again.sha256 != before
+    # and the edited function is the one used
+    assert run_check(again.cases[0].checks[0].check, "Hi").reason == "no thanks"
 
 
 def test_names_are_what_the_results_and_reports_show(tmp_path: Path, capsys) -> None:

@@ -287,7 +287,9 @@ _SPEC_EXTRAS = ("axis", "name")
 _SUITE_DIR: ContextVar[Path | None] = ContextVar("evalstats_suite_dir", default=None)
 #: The bytes of the other files a suite being loaded reads (Python checks, case
 #: tables): part of the suite's hash, so that changing them changes the suite.
-_SUITE_SOURCES: ContextVar[list[bytes] | None] = ContextVar("evalstats_suite_sources", default=None)
+_SUITE_SOURCES: ContextVar[dict[str, bytes] | None] = ContextVar(
+    "evalstats_suite_sources", default=None
+)
 
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -355,8 +357,8 @@ def _python_check(value: Any) -> PythonCheck:
         )
     function_object = _imported(file, base, module, function)
     sources = _SUITE_SOURCES.get()
-    if sources is not None:
-        sources.append(file.read_bytes())
+    if sources is not None and str(file) not in sources:
+        sources[str(file)] = file.read_bytes()
     return PythonCheck(value, function_object)
 
 
@@ -365,17 +367,21 @@ def _imported(file: Path, base: Path, module: str, function: str) -> Callable[..
 
     key = hashlib.sha256(os.fsencode(file.resolve())).hexdigest()[:16]
     unique = f"_evalstats_suite_{key}_{module.replace('.', '_')}"
+    info = file.stat()
+    stamp = (str(file), info.st_mtime_ns, info.st_size)
     loaded = sys.modules.get(unique)
-    if loaded is None or getattr(loaded, "__file__", None) != str(file):
+    if loaded is None or getattr(loaded, "__evalstats_stamp__", None) != stamp:
         spec = importlib.util.spec_from_file_location(unique, file)
         if spec is None or spec.loader is None:  # pragma: no cover - a .py file always has one
             raise InvalidArgument(f'check "python": cannot import {_q(module)} from {file}')
         loaded = importlib.util.module_from_spec(spec)
+        loaded.__evalstats_stamp__ = stamp  # type: ignore[attr-defined]  # the file imported
         sys.modules[unique] = loaded
         # its own imports of its neighbours (import helpers) find them in the suite's folder
         sys.path.insert(0, str(base))
         try:
-            spec.loader.exec_module(loaded)
+            # compiled from its bytes (no cached bytecode, nothing written beside it)
+            exec(compile(file.read_bytes(), str(file), "exec"), vars(loaded))
         except Exception as exc:  # the module's own code raised: one line, naming it
             del sys.modules[unique]
             raise InvalidArgument(
@@ -1389,7 +1395,7 @@ def _cases_from_table(spec: Mapping[str, Any], where: str) -> list[dict[str, Any
     data = path.read_bytes()[: MAX_TABLE_BYTES + 1]
     sources = _SUITE_SOURCES.get()
     if sources is not None:
-        sources.append(data)
+        sources[str(path)] = data
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -1830,7 +1836,7 @@ def load_suite(path: str | os.PathLike[str], *, judge: Callable[[str], str] | No
             f"{shown}: not UTF-8 text: byte {data[exc.start]:#04x} at line {line} column {column}"
         ) from None
     document = _parse_json(text, shown) if suffix == ".json" else _parse_yaml(text, shown)
-    sources: list[bytes] = []
+    sources: dict[str, bytes] = {}
     folder = _SUITE_DIR.set(file.parent)
     read = _SUITE_SOURCES.set(sources)
     try:
@@ -1841,6 +1847,6 @@ def load_suite(path: str | os.PathLike[str], *, judge: Callable[[str], str] | No
         _SUITE_DIR.reset(folder)
         _SUITE_SOURCES.reset(read)
     digest = hashlib.sha256(data)
-    for extra in sources:  # the Python checks and case tables it reads
-        digest.update(hashlib.sha256(extra).digest())
+    for extra in sorted(sources):  # the Python checks and case tables it reads
+        digest.update(hashlib.sha256(sources[extra]).digest())
     return dataclasses.replace(suite, sha256=digest.hexdigest())
