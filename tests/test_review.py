@@ -384,7 +384,7 @@ def test_reviews_read_back_and_any_cut_of_the_last_line_is_dropped(tmp_path, rev
     suppress_health_check=[HealthCheck.function_scoped_fixture], max_examples=25, deadline=None
 )
 @given(
-    script=st.lists(st.sampled_from(["p", "f", "n", "s", "x", "", "because"]), max_size=30),
+    script=st.lists(st.sampled_from(["p", "f", "n", "s", "u", "x", "", "because"]), max_size=30),
     sessions=st.integers(1, 3),
 )
 def test_any_script_leaves_one_review_per_reviewed_sample(
@@ -398,7 +398,9 @@ def test_any_script_leaves_one_review_per_reviewed_sample(
         assert session.reviewed + session.earlier + session.remaining == 7
     reviews = read_reviews(out)
     assert len(reviews) == total == len({r.key for r in reviews})
-    assert all(r.verdict in REVIEW_VERDICTS and r.reason.strip() for r in reviews)
+    # a reason for every verdict but a pass, which may go without one
+    assert all(r.verdict in REVIEW_VERDICTS for r in reviews)
+    assert all(r.reason.strip() for r in reviews if r.verdict != "pass")
     assert session.remaining == 7 - len(reviews)
 
 
