@@ -14,6 +14,8 @@ Text
     matches                   a regular expression is found in the answer
     word_count                the answer's number of words lies in a range
     is_json_with              the answer is a JSON object with the given keys
+    equals                    the answer is a text, whitespace around it aside
+    json_schema               the answer is JSON that a JSON Schema accepts
     links_within              the answer has links, each to an allowed domain
 
 Judged, traced and left to a person
@@ -44,8 +46,10 @@ if TYPE_CHECKING:
         check_from_spec,
         contains,
         contains_any,
+        equals,
         has_terms,
         is_json_with,
+        json_schema,
         links_within,
         matches,
         review_only,

@@ -208,7 +208,7 @@ INVALID = [
     ),
     (
         {"cases": [{**GOOD, "checks": [{"python": "mine"}]}]},
-        'case "c1": checks[0]: "python" checks are Python callables',
+        'case "c1": checks[0]: check "python" names a function in a .py file beside the suite',
     ),
     (
         {"cases": [{"id": "c1", "messages": "hi", "checks": [{"contains": "x"}]}]},
@@ -369,7 +369,8 @@ INVALID = [
     ({"cases": [{"promt": "p"}]}, 'cases[0]: unknown field "promt" (did you mean "prompt"?)'),
     ({"cases": [GOOD, 5]}, "cases[1]: must be a mapping"),
     ({"cases": []}, "cases: is empty"),
-    ({"cases": {"c1": GOOD}}, "cases: must be a list of cases, not a mapping"),
+    # a mapping of cases is read as a table of cases (cases: {from: FILE, ...})
+    ({"cases": {"c1": GOOD}}, 'cases: unknown field "c1"; cases from a table take from'),
     ({"name": "x"}, "cases: missing"),
     ({"name": 3, "cases": [GOOD]}, "name: must be a non-empty string, not a number"),
     ({"name": "", "cases": [GOOD]}, 'name: must be a non-empty string, not ""'),
@@ -640,7 +641,8 @@ def test_case_accepts_checks_in_every_form() -> None:
         {"avoids": "SAVE100", "axis": "safety"},
         {"python": "polite", "axis": "tone"},
     ]
-    with pytest.raises(CaseFileError, match='"python" checks are Python callables'):
+    # a Python callable's name is no "module:function" a file could import
+    with pytest.raises(CaseFileError, match='check "python" names a function in a .py file'):
         case_from_dict(case.to_dict())
 
 
@@ -956,3 +958,25 @@ def test_a_suite_may_declare_its_cases_sampled(tmp_path):
     path.write_text(json.dumps({"name": "s", "sampled": "yes", "cases": [case]}))
     with pytest.raises(CaseFileError, match=r's\.json: sampled: must be true or false .*"yes"'):
         load_suite(path)
+
+
+def test_a_large_yaml_suite_is_not_taken_for_an_alias_bomb() -> None:
+    # A valid 100,000-case suite holds 1.6 million values: more than the fixed
+    # limit, but fewer than its text has bytes, so it is read; aliases that
+    # multiply a small text past the limit are still refused.
+    from evalstats.running._suite import MAX_EXPANDED_VALUES, CaseFileError, _check_expansion
+
+    cases = [
+        {"id": f"c{i}", "prompt": f"Where is order A-{i}?", "checks": [{"contains": f"A-{i}"}]}
+        for i in range(100_000)
+    ]
+    document = {"name": "big", "cases": cases}
+    text = yaml.safe_dump(document)
+    _check_expansion(document, "big.yaml", len(text))  # no refusal
+    row = ["lol"] * 10
+    bomb: object = row
+    for _ in range(7):  # 10**7 values from a few hundred bytes of aliases
+        bomb = [bomb] * 10
+    with pytest.raises(CaseFileError, match="expands to more than 1,000,000 values"):
+        _check_expansion({"cases": bomb}, "bomb.yaml", 400)
+    assert MAX_EXPANDED_VALUES == 1_000_000

@@ -666,3 +666,32 @@ def test_links_within_passes_exactly_when_every_host_is_within(links, fillers) -
     answer = " ".join(parts)
     within = all(base.lower() == "example.com" for _, base, _ in links)
     assert (links_within("example.com")(answer) is None) == within
+
+
+# --- regular expressions within a time limit ---------------------------------------
+
+
+def test_a_catastrophic_regex_gives_its_verdict_at_once() -> None:
+    # took 36 s with re under --timeout 5; the regex engine answers without backtracking
+    check = matches("^(a+)+$")
+    assert run_check(check, "a" * 29 + "b").reason == "doesn't match '^(a+)+$'"
+    assert run_check(check, "a" * 29).status == "passed"
+
+
+def test_a_regex_that_runs_past_its_time_limit_fails_naming_the_check(monkeypatch) -> None:
+    import evalstats.running._checks as checks_module
+
+    monkeypatch.setattr(checks_module, "REGEX_TIMEOUT_S", 0.05)
+    verdict = run_check(matches("^(?:a|a)+$"), "a" * 40 + "b")
+    assert verdict.status == "failed"
+    assert verdict.reason.startswith("the check itself raised: matches('^(?:a|a)+$'): TimeoutError")
+    assert "ran longer than 0.05 s on an answer of 41 characters" in verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("pattern", "answer"),
+    [(r"\w+$", "café"), (r"^\d$", "\u0663"), (r"\bnaïve\b", "a naïve plan"), (r"(?i)ÉTÉ", "été")],
+)
+def test_the_regex_engine_finds_what_re_finds(pattern: str, answer: str) -> None:
+    assert re.search(pattern, answer) is not None
+    assert run_check(matches(pattern), answer).status == "passed"

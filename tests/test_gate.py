@@ -470,6 +470,17 @@ def test_changed_since_sees_new_and_deleted_files_but_not_ignored_ones(repo):
     assert changed_since("HEAD", ["prompts"], cwd=repo)
 
 
+def test_changed_since_refuses_a_path_that_names_nothing_now_or_then(repo):
+    with pytest.raises(InvalidArgument, match="'promts' names no file or folder"):
+        changed_since("HEAD", ["prompts", "promts"], cwd=repo)
+    # deleted since the ref: a change, not an error; a glob git matches is a path
+    (repo / "README").unlink()
+    assert changed_since("HEAD", ["README"], cwd=repo)
+    assert not changed_since("HEAD", ["prompts/*.txt"], cwd=repo)
+    with pytest.raises(InvalidArgument, match="names no file"):
+        changed_since("HEAD", ["prompts/*.md"], cwd=repo)
+
+
 def test_changed_since_rejects_a_bad_ref_or_no_repository(repo, tmp_path_factory):
     with pytest.raises(InvalidArgument, match="ref='nope' is not a commit"):
         changed_since("nope", ["prompts"], cwd=repo)
@@ -791,3 +802,89 @@ def test_gate_refuses_a_file_that_did_not_finish(tmp_path, capsys, summary, why)
         tmp_path / "done.jsonl", manifest, samples, {"status": "finished"}
     )
     assert main(["gate", str(finished), "--variant", "v", "--min-pass", "0.5"]) == 0
+
+
+# --- what would pass -----------------------------------------------------------------------
+
+
+def _perfect(cases: int, runs: int, *, sampled: bool) -> Results:
+    return results({"v": {f"c{i}": [True] * runs for i in range(cases)}}, sampled=sampled)
+
+
+def test_a_perfect_run_too_small_for_the_bound_says_what_would_pass() -> None:
+    from evalstats.stats._smallstats import clustered_counts
+
+    # 100 of 100 on 20 cases, about cases like these (a sampled suite): the
+    # case-clustered bound of a perfect run is 82% at 20 cases, 90% first at 39.
+    result = gate(_perfect(20, 5, sampled=True), variant="v", min_pass=0.9, on="lower-bound")
+    assert not result.passed
+    (hint,) = result.hints
+    assert hint == (
+        "with 20 cases the lower bound cannot exceed 82% even if every sample passes; "
+        "39 cases would let 90% pass"
+    )
+    assert "  would pass: with 20 cases" in str(result)
+    assert result.to_dict()["hints"] == [hint]
+    # The same interval as the rule: 38 cases fall short, 39 reach it.
+    assert clustered_counts([5] * 38, [5] * 38, 0.95).low < 0.9
+    assert clustered_counts([5] * 39, [5] * 39, 0.95).low >= 0.9
+    assert gate(_perfect(39, 5, sampled=True), variant="v", min_pass=0.9, on="lower-bound").passed
+
+
+def test_about_these_cases_the_hint_counts_samples_with_the_wilson_interval() -> None:
+    # 20 of 20 (4 cases x 5): the Wilson bound is 84%; the fewest perfect samples
+    # whose 95% Wilson bound reaches 90%, by its closed form at n of n, n / (n + z^2).
+    result = gate(_perfect(4, 5, sampled=False), variant="v", min_pass=0.9, on="lower-bound")
+    (hint,) = result.hints
+    z = 1.959963984540054
+
+    def wilson_low(n: int) -> float:  # all n passed: (n / (n + z^2))
+        return n / (n + z * z)
+
+    need = next(n for n in range(1, 1000) if wilson_low(n) >= 0.9)
+    assert wilson_low(20) < 0.9 <= wilson_low(need)
+    assert hint == (
+        f"with 20 measured samples the lower bound cannot exceed {_pct(wilson_low(20))} even "
+        f"if every sample passes; {need} measured samples would let 90% pass"
+    )
+
+
+def test_when_a_perfect_run_would_pass_the_hint_says_how_many_may_fail() -> None:
+    # 95 of 100 passed about these cases at 0.9: the Wilson bound of 95/100 is
+    # 88.8%, short; with at most 4 failing (96/100: 90.2%) it reaches 90%
+    # (statsmodels proportion_confint(method="wilson") as the reference).
+    outcomes = {"v": {f"c{i}": [True] * 10 for i in range(10)}}
+    for i in range(5):
+        outcomes["v"][f"c{i}"][0] = False
+    result = gate(results(outcomes), variant="v", min_pass=0.9, on="lower-bound")
+    assert not result.passed
+    (hint,) = result.hints
+    from statsmodels.stats.proportion import proportion_confint
+
+    assert proportion_confint(96, 100, method="wilson")[0] >= 0.9
+    assert proportion_confint(95, 100, method="wilson")[0] < 0.9
+    assert hint == (
+        "with 100 measured samples the lower bound reaches 90% with at most 4 failing (5 failed)"
+    )
+    # a gate on the estimate, or one that passed, gives no hint
+    assert gate(results(outcomes), variant="v", min_pass=0.9).hints == ()
+    assert gate(results(outcomes), variant="v", min_pass=0.8, on="lower-bound").hints == ()
+
+
+def test_gate_text_shows_a_name_with_a_newline_as_one_line() -> None:
+    name = "v\nFAKE: gate passed"
+    res = results({name: {"c": [True, False]}})
+    text = str(gate(res, variant=name, min_pass=0.9))
+    assert all(not line.startswith("FAKE") for line in text.splitlines())
+    assert "v\\nFAKE" in text
+
+
+def test_compare_runs_text_shows_a_name_with_a_newline_as_one_line() -> None:
+    from evalstats.deciding._previous_runs import compare_runs
+
+    name = "v\nFAKE: got clearly better"
+    old = results({name: {"c\rX": [True, False, True]}})
+    new = results({name: {"c\rX": [True, True, True]}})
+    text = str(compare_runs(old, new))
+    assert all(not line.startswith("FAKE") for line in text.splitlines())
+    assert "v\\nFAKE" in text and "c\\rX" in text

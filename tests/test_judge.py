@@ -28,6 +28,7 @@ from evalstats.running._judge import (
     judged_by,
     parse_judgement,
 )
+from evalstats.running._variants import Variant
 from evalstats.stats._intervals import proportion_ci
 
 
@@ -331,6 +332,60 @@ def test_the_standin_judge_is_deterministic_for_a_seed_and_order_free() -> None:
     first = [a(x) for x in answers]
     assert [b(x) for x in reversed(answers)] == first[::-1]
     assert [c(x) for x in answers] != first
+
+
+@pytest.mark.parametrize(("se", "sp"), [(0.9, 0.9), (0.8, 0.6), (0.97, 0.75)])
+def test_the_standin_judge_errs_independently_on_every_call_of_every_case(se, sp) -> None:
+    # The same answer judged 2,000 times (as the repeats of a case give it) is
+    # passed at the set sensitivity if good and failed at the set specificity if
+    # bad, for each of several cases: not the same verdict every time.
+    judge = make_judge(_is_good, sensitivity=se, specificity=sp, seed=5)
+    check = judged_by(judge, "A good answer ends with 'good'.")
+    m = 2000
+    for answer in ("Order A-1042 ships today, good", "refund done, good", "It is good"):
+        rate = sum(check(answer).is_passed for _ in range(m)) / m
+        # 4 binomial standard errors: a false alarm about 1 in 16,000 per case
+        assert abs(rate - se) < 4 * math.sqrt(se * (1 - se) / m), (answer, rate)
+    for answer in ("no idea, bad", "wrong order, bad"):
+        rate = sum(check(answer).is_failed for _ in range(m)) / m
+        assert abs(rate - sp) < 4 * math.sqrt(sp * (1 - sp) / m), (answer, rate)
+
+
+def test_in_a_run_the_standin_judge_draws_per_sample_whatever_the_concurrency(tmp_path) -> None:
+    # One answer for every repeat: the judge's verdicts differ between the
+    # repeats at the set rate, and they are the same at concurrency 1 and 8,
+    # because each draw is seeded by its sample, not by the order of the calls.
+    from evalstats.running._engine import run
+    from evalstats.running._suite import Case
+
+    def verdicts(concurrency: int) -> dict[tuple[str, int], str]:
+        judge = make_judge(_is_good, sensitivity=0.8, specificity=0.8, seed=2)
+        cases = [
+            Case(f"c{i}", "Where is my order?", (judged_by(judge, "Ends with good."),))
+            for i in range(4)
+        ]
+        out = tmp_path / f"run{concurrency}.jsonl"
+        run(
+            cases,
+            [Variant("v", lambda prompt: "It ships today, good")],
+            runs=100,
+            out=out,
+            concurrency=concurrency,
+            progress=False,
+        )
+        rows = [json.loads(line) for line in out.read_text().splitlines()]
+        return {
+            (r["case"], r["repeat"]): r["checks"][0]["status"]
+            for r in rows
+            if r["type"] == "sample"
+        }
+
+    one, eight = verdicts(1), verdicts(8)
+    assert one == eight
+    for i in range(4):
+        passed = sum(one[(f"c{i}", r)] == "passed" for r in range(100))
+        # 0.8 of 100, within 4 standard errors (4 * 0.04)
+        assert 64 <= passed <= 96, passed
 
 
 def test_a_perfect_standin_judge_agrees_with_the_truth_in_every_reply_style() -> None:

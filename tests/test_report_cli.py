@@ -221,8 +221,13 @@ def test_changed_exit_codes(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert _run(capsys, "changed", "--since", "HEAD", "prompts")[0] == 1
     (tmp_path / "prompts" / "system.txt").write_text("be kind\n")
-    code, out, _ = _run(capsys, "changed", "--since", "HEAD", "prompts", "tools")
+    code, out, _ = _run(capsys, "changed", "--since", "HEAD", "prompts", "other.txt")
     assert code == 0 and "changed" in out
+    # A path that names nothing, now or at the ref, is refused, not "unchanged":
+    # a typo in a CI recipe would otherwise skip the eval for ever.
+    code, out, err = _run(capsys, "changed", "--since", "HEAD", "prompts", "tools")
+    assert code == 2 and out == "" and "'tools' names no file or folder" in err
+    assert len(err.strip().splitlines()) == 1
     assert _run(capsys, "changed", "--since", "HEAD", "other.txt")[0] == 1
     code, _, err = _run(capsys, "changed", "--since", "no-such-ref", "prompts")
     assert code == 2 and "ref='no-such-ref'" in err

@@ -203,13 +203,20 @@ def test_a_blind_review_hides_variants_and_keeps_its_shuffled_order_across_resum
         _run(results, str(tmp_path / "x.jsonl"), "", blind=True, seed=1.5)
 
 
-def test_bad_input_is_asked_again_and_a_reason_is_required(results, tmp_path):
+def test_bad_input_is_asked_again_and_a_reason_is_required_but_for_a_pass(results, tmp_path):
     out = str(tmp_path / "reviews.jsonl")
-    session, shown = _run(results, out, "x\nyes\n\nPASS\n\n   \nfine\nq\n")
+    script = "x\nyes\n\nFAIL\n\n   \nwrong file\np\n\nq\n"
+    session, shown = _run(results, out, script)
     assert "'x' is not a verdict" in shown and "'yes' is not a verdict" in shown
-    assert shown.count("a reason is needed") == 2
-    assert [(r.verdict, r.reason) for r in read_reviews(out)] == [("pass", "fine")]
-    assert session.reviewed == 1
+    assert shown.count("a reason is needed for a fail") == 2
+    # a pass takes an empty reason
+    assert [(r.verdict, r.reason) for r in read_reviews(out)] == [
+        ("fail", "wrong file"),
+        ("pass", ""),
+    ]
+    assert session.reviewed == 2
+    with pytest.raises(InvalidArgument, match="must say why a fail is given"):
+        Review("a", "v", 0, "fail", "  ")
 
 
 def test_end_of_input_stops_and_keeps_what_was_reviewed(results, tmp_path):
@@ -320,7 +327,7 @@ def _line(**fields):
     ("text", "message"),
     [
         (_line(verdict="passed"), r"line 1: verdict='passed' is not one of .*did you mean 'pass'"),
-        (_line(reason=""), "line 1: reason='' must say why"),
+        (_line(verdict="fail", reason=""), "line 1: reason='' must say why a fail"),
         (_line(repeat=-1), "line 1: repeat=-1"),
         (_line() + _line(), r"line 2: a second review of case 'a'.*line 1"),
         ("{not json\n" + _line(), "line 1: not valid JSON"),
@@ -377,7 +384,7 @@ def test_reviews_read_back_and_any_cut_of_the_last_line_is_dropped(tmp_path, rev
     suppress_health_check=[HealthCheck.function_scoped_fixture], max_examples=25, deadline=None
 )
 @given(
-    script=st.lists(st.sampled_from(["p", "f", "n", "s", "x", "", "because"]), max_size=30),
+    script=st.lists(st.sampled_from(["p", "f", "n", "s", "u", "x", "", "because"]), max_size=30),
     sessions=st.integers(1, 3),
 )
 def test_any_script_leaves_one_review_per_reviewed_sample(
@@ -391,7 +398,9 @@ def test_any_script_leaves_one_review_per_reviewed_sample(
         assert session.reviewed + session.earlier + session.remaining == 7
     reviews = read_reviews(out)
     assert len(reviews) == total == len({r.key for r in reviews})
-    assert all(r.verdict in REVIEW_VERDICTS and r.reason.strip() for r in reviews)
+    # a reason for every verdict but a pass, which may go without one
+    assert all(r.verdict in REVIEW_VERDICTS for r in reviews)
+    assert all(r.reason.strip() for r in reviews if r.verdict != "pass")
     assert session.remaining == 7 - len(reviews)
 
 
@@ -580,3 +589,109 @@ def test_the_report_verb_takes_reviews(results, tmp_path, capsys):
     ]
     assert main(["report", results, "--reviews", str(tmp_path / "none.jsonl")]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+# --- undo, blind prompts, rubrics, a full disk --------------------------------------
+
+
+def test_u_undoes_the_last_verdicts_and_shows_their_samples_again(results, tmp_path):
+    out = str(tmp_path / "reviews.jsonl")
+    # pass the 1st, fail the 2nd, undo both, then review the 1st again as a fail
+    script = "u\np\n\nf\nno name\nu\nu\nf\nsays nothing\nq\n"
+    session, shown = _run(results, out, script)
+    assert "nothing to undo in this session" in shown
+    assert shown.count("undone: the last verdict is taken back") == 2
+    assert [(r.key, r.verdict) for r in read_reviews(out)] == [
+        (MEASURED_IN_ORDER[0], "fail"),
+    ]
+    assert session.reviewed == 1 and session.remaining == 6
+    assert shown.count("[1/7]") == 2 and shown.count("[2/7]") == 3
+    # quitting and resuming after undoing: the next session starts at the 2nd
+    session, shown = _run(results, out, "p\nok\nq\n")
+    assert session.earlier == 1 and "[1/6]" in shown
+    assert [r.key for r in read_reviews(out)] == MEASURED_IN_ORDER[:2]
+    # an undo after a skip goes back to the last verdict, past the skipped sample
+    session, shown = _run(results, out, "s\np\nok\nu\np\nagain\nq\n")
+    keys = [r.key for r in read_reviews(out)]
+    assert keys == [*MEASURED_IN_ORDER[:2], MEASURED_IN_ORDER[3]]
+    assert read_reviews(out)[-1].reason == "again"
+
+
+def _prompted_run(tmp_path):
+    """Two variants that differ by a prefix and a system prompt, and a judged check."""
+    from evalstats.demo._judge import make_judge
+    from evalstats.running._engine import run
+    from evalstats.running._suite import load_suite
+
+    suite_file = tmp_path / "suite.yaml"
+    suite_file.write_text(
+        "cases:\n"
+        "  - id: where\n"
+        "    prompt: Where is my order A-1042?\n"
+        "    review: Does it give the status?\n"
+        "    checks:\n"
+        "      - judged_by: The reply gives the order's status and no invented date.\n"
+        "        name: gives the status\n"
+    )
+    judge = make_judge(lambda answer: True, sensitivity=1, specificity=1)
+    suite = load_suite(suite_file, judge=judge)
+    out = tmp_path / "prompted.jsonl"
+    variants = [
+        "plain=standin:shop-v1",
+        "fancy=standin:shop-v2,prefix=SECRET-PREFIX-FOR-V2 ,system=You are SYSTEM-V2.",
+    ]
+    run(suite, variants, runs=2, out=out, progress=False)
+    return str(out)
+
+
+def test_a_blind_review_shows_the_case_s_text_not_what_the_variants_sent(tmp_path):
+    results = _prompted_run(tmp_path)
+    _, shown = _run(results, str(tmp_path / "b.jsonl"), "p\n\n" * 4, blind=True)
+    assert "Where is my order A-1042?" in shown
+    assert "SECRET-PREFIX-FOR-V2" not in shown and "SYSTEM-V2" not in shown
+    assert "fancy" not in shown and "plain" not in shown
+    assert "what each variant adds is hidden" in shown
+    # not blind: the prompt sent is shown, prefix and all
+    _, shown = _run(results, str(tmp_path / "o.jsonl"), "p\n\n" * 4)
+    assert "SECRET-PREFIX-FOR-V2" in shown
+
+
+def test_the_rubric_of_a_judged_check_is_shown(tmp_path):
+    results = _prompted_run(tmp_path)
+    _, shown = _run(results, str(tmp_path / "r.jsonl"), "q\n")
+    assert "judged checks, by their rubric:" in shown
+    assert "  - gives the status: The reply gives the order's status and no invented date." in shown
+
+
+def test_a_review_that_cannot_be_written_is_one_line_and_keeps_the_rest(results, tmp_path):
+    # A full disk, made with a file-size limit: the second review's line does not
+    # fit. The walk stops with one line and exit 2; the file holds the first review,
+    # whole, and the next session goes on from there.
+    import subprocess
+    import sys
+
+    out = tmp_path / "reviews.jsonl"
+    first = Review("project name", "baseline", 0, "pass", "names it", None, "x").to_dict()
+    limit = len(json.dumps(first)) + 40  # room for one review, not two
+    code = (
+        "import resource, signal, sys\n"
+        "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+        f"resource.setrlimit(resource.RLIMIT_FSIZE, ({limit}, {limit}))\n"
+        "from evalstats.cli import main\n"
+        f"sys.exit(main(['review', {results!r}, '--out', {str(out)!r}]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        input="p\nnames it\nf\na much longer reason that will not fit on the disk\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "cannot write the review of case 'project name'" in lines[0]
+    assert "Traceback" not in done.stderr
+    assert [(r.key, r.verdict) for r in read_reviews(out)] == [(MEASURED_IN_ORDER[0], "pass")]
+    assert out.read_bytes().endswith(b"\n")
+    session, _ = _run(results, str(out), "q\n")
+    assert session.earlier == 1

@@ -443,3 +443,58 @@ def test_stop_after_unmeasured_must_be_a_whole_number(tmp_path: Path, capsys) ->
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "stop_after_unmeasured=-1" in err
     assert not out.exists()
+
+
+def test_a_model_service_over_http_runs_8_at_a_time_by_default(tmp_path: Path, capsys) -> None:
+    # 40 calls at 200 ms: one at a time they took 9.3 s, 8 at a time 2.0 s.
+    from evalstats.demo._server import serve
+
+    out = tmp_path / "r.jsonl"
+    with serve(seed=0, latency_ms=200) as server:
+        url = f"{server.base_url}/v1"
+        argv = [
+            "run", "shop", "--variant", f"old=openai:shop-v1,base_url={url}",
+            "--runs", "10", "--out", str(out), "--no-progress",
+        ]  # fmt: skip
+        assert main(argv) == 0
+    results = read_results(out)
+    assert results.manifest["concurrency"] == 8
+    # The samples were in flight together: at some start, several had begun and
+    # not yet finished (one at a time, never more than one).
+    spans = [(s["started_at"], s["finished_at"]) for s in results.samples]
+    overlap = max(sum(a <= t < b for a, b in spans) for t, _ in spans)
+    assert overlap >= 2, overlap
+    capsys.readouterr()
+    # A stand-in in the process, a Python task or a command still runs one at a time.
+    local = tmp_path / "local.jsonl"
+    assert main(["run", "shop", *SHOP, "--runs", "1", "--out", str(local), "--no-progress"]) == 0
+    assert read_results(local).manifest["concurrency"] == 1
+    chosen = tmp_path / "chosen.jsonl"
+    argv = ["run", "shop", *SHOP, "--runs", "1", "--out", str(chosen), "--no-progress"]
+    assert main([*argv, "--concurrency", "3"]) == 0
+    assert read_results(chosen).manifest["concurrency"] == 3
+
+
+def test_run_ends_with_the_pass_rates_and_the_verdict_of_report_and_compare(
+    tmp_path: Path, capsys
+) -> None:
+    from evalstats import compare_results, report
+
+    out = tmp_path / "r.jsonl"
+    assert main(["run", "shop", *SHOP, "--runs", "5", "--out", str(out), "--no-progress"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith(f"{out}: finished, 40 samples written")
+    rep = report(out)
+    assert lines[1] == (
+        f"pass rate per trial (95%): old {rep.variant('old').per_trial}; "
+        f"new {rep.variant('new').per_trial}"
+    )
+    assert lines[2] == f"new against old: {compare_results(out, 'old', 'new').primary}"
+    assert len(lines) == 3
+    # One variant: its pass rate, and no comparison.
+    one = tmp_path / "one.jsonl"
+    argv = ["run", "shop", "--variant", "only=standin:shop-v2", "--runs", "2"]
+    assert main([*argv, "--out", str(one), "--no-progress"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1] == f"pass rate per trial (95%): only {report(one).variant('only').per_trial}"
+    assert len(lines) == 2

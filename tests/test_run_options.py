@@ -86,3 +86,15 @@ def test_run_and_run_async_share_one_signature() -> None:
     coroutine = inspect.signature(run_async)
     assert list(sync.parameters) == [p for p in coroutine.parameters if p != "_handle_signals"]
     assert {"selection", "retries", "limits"} <= set(sync.parameters)
+
+
+def test_limits_choose_8_for_a_model_service_over_http_and_1_otherwise() -> None:
+    from evalstats.running._variants import parse_variant
+
+    http = parse_variant("a=openai:m,base_url=http://127.0.0.1:9/v1").task
+    local = parse_variant("b=standin:shop-v1").task
+    assert Limits().concurrency is None
+    assert Limits().concurrency_for([local, http]) == 8
+    assert Limits().concurrency_for([local]) == 1
+    assert Limits().concurrency_for([lambda prompt: "x"]) == 1
+    assert Limits(concurrency=2).concurrency_for([http]) == 2

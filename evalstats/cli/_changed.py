@@ -14,7 +14,13 @@ def add(p: argparse.ArgumentParser) -> None:
         metavar="REF",
         help="a git commit, branch or tag to compare the working tree with",
     )
-    p.add_argument("paths", nargs="+", metavar="PATHSPEC", help="paths to watch")
+    p.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATHSPEC",
+        help="paths to watch; exit 0 changed, 1 unchanged, 2 when a path names nothing in the "
+        "working tree nor at REF (a typo would otherwise read unchanged for ever)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:

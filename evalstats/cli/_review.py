@@ -26,7 +26,8 @@ def add(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--blind",
         action="store_true",
-        help="hide variant names and shuffle the samples (by --seed)",
+        help="hide variant names and what each variant added to the prompt (the case's own "
+        "text is shown), and shuffle the samples (by --seed)",
     )
     p.add_argument(
         "--seed", type=int, default=0, help="seed of the --blind order and of --sample (0)"

@@ -89,7 +89,13 @@ def add(p: argparse.ArgumentParser) -> None:
         "suite's new cases for every repeat, keeping the schedule paired and alternating; "
         "the manifest records each extension",
     )
-    p.add_argument("--concurrency", type=int, default=1, help="samples in flight at once (1)")
+    p.add_argument(
+        "--concurrency",
+        type=int,
+        default=None,
+        help="samples in flight at once (8 when a variant is a model service over HTTP, "
+        "otherwise 1)",
+    )
     p.add_argument(
         "--timeout",
         type=float,
@@ -206,6 +212,8 @@ def run(args: argparse.Namespace) -> int:
         if hasattr(judge, "close"):
             judge.close()
     print(outcome)
+    for line in _summary(out):
+        print(line)
     if outcome.status == "interrupted":
         print(
             f"evalstats: {outcome.reason}; continue with the same command"
@@ -224,6 +232,35 @@ def _check_judge(spec: str, check: Any) -> None:
         check()
     except ProviderError as exc:
         raise ProviderError(f"--judge {spec}: {exc} (no sample was run)") from None
+
+
+def _summary(out: str) -> list[str]:
+    """Each variant's pass rate and, with two variants, the comparison's verdict.
+
+    Both from the report and the comparison that ``report`` and ``compare``
+    print, on the file as written, so the lines agree with theirs.
+    """
+    from .._terminal import visible
+    from ..deciding._compare_results import compare_results
+    from ..errors import EvalStatsError
+    from ..presenting._report import report
+    from ..reading._source import RunSource
+
+    try:
+        source = RunSource.open(out)
+        rep = report(source)
+    except EvalStatsError:  # nothing measured to summarise: the counts above say so
+        return []
+    names = [v.variant for v in rep.variants]
+    rates = [f"{visible(name)} {rep.variant(name).per_trial}" for name in names]
+    lines = [f"pass rate per trial ({100 * rep.level:g}%): " + "; ".join(rates)]
+    if len(names) == 2:
+        found = compare_results(source, names[0], names[1], level=rep.level)
+        if found.primary is not None:
+            lines.append(f"{visible(names[1])} against {visible(names[0])}: {found.primary}")
+    elif len(names) > 2:
+        lines.append(f"compare them with: evalstats compare {out} --baseline {names[0]}")
+    return lines
 
 
 def _run_with(args: argparse.Namespace, suite: Any, variants: Any, out: str, judge: Any) -> Any:

@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
+from .._terminal import lines_text
 from .._validate import as_rate, check_level, check_method
 from ..errors import InvalidArgument
 from ..reading._views import (
@@ -30,7 +31,14 @@ from ._compare_results import compare_results
 if TYPE_CHECKING:
     from ..stats._compare import Comparison
 
-__all__ = ["GateResult", "NonInferiority", "gate", "non_inferiority", "non_inferiority_verdict"]
+__all__ = [
+    "GateResult",
+    "NonInferiority",
+    "gate",
+    "non_inferiority",
+    "non_inferiority_verdict",
+    "what_would_pass",
+]
 
 NonInferiorityVerdict = Literal["not_worse", "worse", "cant_tell"]
 
@@ -532,20 +540,27 @@ class GateResult:
     beside : tuple of str
         For each rule that makes a claim, what the other claim says (its
         verdict, or what it would take); these lines decide nothing.
+    hints : tuple of str
+        For a lower-bound rule that failed, what would pass it: the highest
+        bound this many cases (or samples) can reach even if every sample
+        passes, and how many would let the threshold pass; computed with the
+        interval the rule uses.
     """
 
     passed: bool
     reasons: tuple[str, ...]
     checked: tuple[str, ...] = ()
     beside: tuple[str, ...] = ()
+    hints: tuple[str, ...] = ()
 
     def __str__(self) -> str:
         head = "gate passed" if self.passed else "gate failed"
         lines = [head]
         lines += [f"  ok: {c}" for c in self.checked if c not in self.reasons]
         lines += [f"  FAILED: {r}" for r in self.reasons]
+        lines += [f"  would pass: {h}" for h in self.hints]
         lines += [f"  beside: {b}" for b in self.beside]
-        return "\n".join(lines)
+        return lines_text(lines)  # a name holding a newline cannot forge a line
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -553,6 +568,7 @@ class GateResult:
             "reasons": list(self.reasons),
             "checked": list(self.checked),
             "beside": list(self.beside),
+            "hints": list(self.hints),
             "summary": str(self),
         }
 
@@ -656,6 +672,8 @@ def gate(
       FAILED: variant 'v': lower bound of the 95% per-trial interval is 76%, below 90%, \
 about these cases: the default, as the suite does not declare its cases sampled at \
 random (19 of 20 measured samples passed: 95% (76% to 99%))
+      would pass: with 20 measured samples the lower bound cannot exceed 84% even if every \
+sample passes; 35 measured samples would let 90% pass
       beside: about cases like these (not the claim decided): no verdict: with 1 case \
 nothing can be said about cases like these (it takes at least 5)
     """
@@ -672,11 +690,15 @@ nothing can be said about cases like these (it takes at least 5)
     rates = variant_rates(res, variant, level)
     found: list[tuple[bool, str]] = []
     beside: list[str] = []
+    hints: list[str] = []
     for ok, text, other in _pass_rate_rule(
         rates, variant, threshold, on, level, about, sampled=suite_sampled(res)
     ):
         found.append((ok, text))
         beside += [other] if other else []
+        if not ok and on == "lower-bound" and threshold is not None and rates.measured:
+            used, _ = _bound_about(rates.cases_measured, about, sampled=suite_sampled(res))
+            hints.append(what_would_pass(rates, used, level, threshold))
     if every_case_passes:
         found.append(_every_case_rule(rates, threshold))
     if no_regression_vs is not None:
@@ -686,7 +708,96 @@ nothing can be said about cases like these (it takes at least 5)
         beside += [other] if other else []
     checked = [text for _, text in found]
     reasons = [text for ok, text in found if not ok]
-    return GateResult(not reasons, tuple(reasons), tuple(checked), tuple(beside))
+    return GateResult(not reasons, tuple(reasons), tuple(checked), tuple(beside), tuple(hints))
+
+
+#: The most cases (or samples) the advice of a failed lower-bound rule looks at.
+MAX_ADVICE = 10_000
+
+
+def _fewest(reaches: Any, start: int) -> int | None:
+    """The least n > start with ``reaches(n)`` (monotone in n), or None past MAX_ADVICE."""
+    lo, hi = start, max(2 * start, start + 1)
+    while not reaches(hi):
+        if hi >= MAX_ADVICE:
+            return None
+        lo, hi = hi, min(2 * hi, MAX_ADVICE)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if reaches(mid) else (mid, hi)
+    return hi
+
+
+def what_would_pass(rates: VariantRates, about: str, level: float, threshold: float) -> str:
+    """What would let the lower-bound rule pass, computed with the interval it uses.
+
+    If every measured sample had passed, the bound would be the interval's
+    lower end at this run's size; when that is below ``threshold`` no
+    outcome at this size passes, and the fewest cases (about cases like
+    these, each run as often as this run's cases on average) or samples
+    (about these cases) that would let a perfect run pass are named.
+    Otherwise, about these cases, the most failing samples the bound
+    tolerates at this size.
+
+    Examples
+    --------
+    >>> from evalstats.stats._smallstats import clustered_counts, wilson_ci
+    >>> rates = VariantRates("v", 100, 100, 0, 20, wilson_ci(100, 100, 0.95),
+    ...     clustered_counts([5] * 20, [5] * 20, 0.95), tuple((f"c{i}", 5, 5) for i in range(20)))
+    >>> print(what_would_pass(rates, "cases_like_these", 0.95, 0.9))
+    with 20 cases the lower bound cannot exceed 82% even if every sample passes; 39 cases \
+would let 90% pass
+    """
+    from ..stats._smallstats import clustered_counts, wilson_ci
+
+    pct = _pct(threshold)
+    if about == "cases_like_these":
+        runs = [m for _, _, m in rates.by_case if m] or [rates.measured]
+        cases = len(runs)
+        best = float(clustered_counts(runs, runs, level).low)
+        each = max(1, round(sum(runs) / cases))
+        if best >= threshold:
+            return (
+                f"with {cases} cases the lower bound reaches {_pct(best)} if every sample "
+                f"passes: it is the failing samples that keep it below {pct}"
+            )
+
+        def reaches(k: int) -> bool:
+            return float(clustered_counts([each] * k, [each] * k, level).low) >= threshold
+
+        need = _fewest(reaches, cases)
+        more = (
+            f"{need} cases would let {pct} pass"
+            if need is not None
+            else f"not even {MAX_ADVICE:,} cases would let {pct} pass"
+        )
+        return (
+            f"with {cases} cases the lower bound cannot exceed {_pct(best)} even if every "
+            f"sample passes; {more}"
+        )
+    n = rates.measured
+    best = float(wilson_ci(n, n, level).low)
+    if best < threshold:
+        need = _fewest(lambda m: float(wilson_ci(m, m, level).low) >= threshold, n)
+        more = (
+            f"{need} measured samples would let {pct} pass"
+            if need is not None
+            else f"not even {MAX_ADVICE:,} samples would let {pct} pass"
+        )
+        return (
+            f"with {n} measured samples the lower bound cannot exceed {_pct(best)} even if "
+            f"every sample passes; {more}"
+        )
+    # the most failures the bound tolerates at n samples (it falls as failures grow)
+    lo, hi = 0, n + 1  # 0 failures reach it; n + 1 cannot
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if float(wilson_ci(n - mid, n, level).low) >= threshold else (lo, mid)
+    failures = lo
+    return (
+        f"with {n} measured samples the lower bound reaches {pct} with at most "
+        f"{failures} failing ({rates.measured - rates.passes} failed)"
+    )
 
 
 def _check_finished(res: Any) -> None:

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .._terminal import lines_text
 from .._validate import check_level, suggest
 from ..errors import InvalidArgument
 from ..reading._views import (
@@ -42,12 +43,14 @@ class NotComparable:
     comparable: Literal[False] = False
 
     def __str__(self) -> str:
-        return (
-            "no comparable previous run: "
-            + "; ".join(self.details)
-            + " (--allow-different "
-            + " ".join(sorted({d.replace(" ", "-") for d in self.differences}))
-            + " compares them anyway)"
+        return lines_text(
+            [
+                "no comparable previous run: "
+                + "; ".join(self.details)
+                + " (--allow-different "
+                + " ".join(sorted({d.replace(" ", "-") for d in self.differences}))
+                + " compares them anyway)"
+            ]
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -93,7 +96,7 @@ class RunsComparison:
                     f"  {r.case}: {r.passes_a}/{r.trials_a} -> {r.passes_b}/{r.trials_b}  "
                     f"{r.difference}{flag}"
                 )
-        return "\n".join(lines)
+        return lines_text(lines)  # a name holding a newline cannot forge a line
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -228,6 +231,24 @@ def _git(
         raise InvalidArgument("git is not installed (or not on PATH)") from None
 
 
+def _check_watched(spec: str, ref: str, commit: str, cwd: Any) -> None:
+    """Refuse a path that names nothing, now or at ``ref``: a typo would read "unchanged"."""
+    base = os.fspath(cwd) if cwd is not None else "."
+    if os.path.lexists(os.path.join(base, spec)):
+        return
+    for args in (
+        ["ls-files", "--cached", "--others", "--exclude-standard", "--", spec],
+        ["ls-tree", "-r", "--name-only", commit, "--", spec],
+    ):
+        found = _git(args, cwd)
+        if found.returncode == 0 and found.stdout.strip():
+            return
+    raise InvalidArgument(
+        f"paths: {spec!r} names no file or folder, now or at {ref}; a path that does not "
+        "exist never changes, so check it (paths are relative to the current directory)"
+    )
+
+
 def changed_since(
     ref: str, paths: Sequence[str | os.PathLike[str]], *, cwd: str | os.PathLike[str] | None = None
 ) -> bool:
@@ -254,7 +275,9 @@ def changed_since(
     Raises
     ------
     InvalidArgument
-        When ``cwd`` is not in a git repository, or ``ref`` names no commit.
+        When ``cwd`` is not in a git repository, ``ref`` names no commit, or a
+        path names nothing in the working tree, the index or ``ref`` (a path
+        deleted since ``ref`` is a change, not an error).
     """
     if not isinstance(ref, str) or not ref or ref.startswith("-"):
         raise InvalidArgument(f"ref={ref!r} must name a commit (a branch, tag or hash)")
@@ -273,6 +296,8 @@ def changed_since(
     if verify.returncode != 0:
         raise InvalidArgument(f"ref={ref!r} is not a commit in this repository")
     commit = verify.stdout.strip()
+    for spec in specs:
+        _check_watched(spec, ref, commit, cwd)
     diff = _git(["diff", "--quiet", commit, "--", *specs], cwd)
     if diff.returncode == 1:
         return True

@@ -3,7 +3,8 @@
 It lets calibration and the correction of pass rates for judge error be shown
 and tested without a model service: it reads the answer from a prompt made by
 :func:`evalstats.judged_by`, asks a ``truth`` function whether the answer is
-good, and then errs at the rates it was given.
+good, and then errs at the rates it was given, independently on every call:
+the same answer judged twice may get two verdicts, as from a real judge.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Callable
 
 from .._validate import as_rate
 from ..errors import InvalidArgument
+from ..running._checks import sample_seed_now
 from ..running._judge import answer_from_prompt
 
 __all__ = ["StandinJudge", "make_judge"]
@@ -35,7 +37,7 @@ class StandinJudge:
     Made by :func:`make_judge`. ``calls`` counts the prompts it has answered.
     """
 
-    __slots__ = ("_lock", "calls", "seed", "sensitivity", "specificity", "truth")
+    __slots__ = ("_lock", "_seen", "calls", "seed", "sensitivity", "specificity", "truth")
 
     def __init__(
         self, truth: Callable[[str], bool], sensitivity: float, specificity: float, seed: int
@@ -46,10 +48,26 @@ class StandinJudge:
         self.seed = seed
         self.calls = 0
         self._lock = threading.Lock()
+        # how often each (sample seed, prompt) was judged: the n-th call draws afresh
+        self._seen: dict[bytes, int] = {}
 
     def _uniforms(self, prompt: str) -> tuple[float, int]:
-        digest = hashlib.blake2b(
+        sample = sample_seed_now()
+        key = hashlib.blake2b(
             prompt.encode("utf-8", "surrogatepass"),
+            digest_size=16,
+            key=self.seed.to_bytes(16, "little", signed=True),
+            person=b"" if sample is None else b"sample",
+        )
+        if sample is not None:
+            key.update(b"\0" + str(sample).encode("ascii"))
+        place = key.digest()
+        with self._lock:
+            self.calls += 1
+            n = self._seen.get(place, 0)
+            self._seen[place] = n + 1
+        digest = hashlib.blake2b(
+            place + n.to_bytes(8, "little"),
             digest_size=16,
             key=self.seed.to_bytes(16, "little", signed=True),
         ).digest()
@@ -64,8 +82,6 @@ class StandinJudge:
                 "the stand-in judge reads the answer from a prompt made by judged_by; "
                 "this prompt has no <answer> block"
             )
-        with self._lock:
-            self.calls += 1
         good = bool(self.truth(answer))
         u, pick = self._uniforms(prompt)
         # A good answer is passed with probability `sensitivity`, a bad one
@@ -101,9 +117,12 @@ def make_judge(
     specificity : float
         Probability that the judge fails a bad answer.
     seed : int, optional
-        The judge's errors are a deterministic function of the seed and the
-        prompt: the same prompt always gets the same reply, whatever the order
-        of the calls, and different prompts err independently.
+        The judge errs independently on every call, at the set rates: the
+        same answer judged again (another repeat of a case) is drawn again.
+        The draws are fixed by the seed, the prompt and, when the engine is
+        scoring a sample, that sample's seed, so a run's verdicts do not
+        depend on the order or concurrency of its samples; outside a run,
+        the n-th call with a given prompt gets the n-th draw for it.
 
     Returns
     -------

@@ -6,8 +6,9 @@ whether it did the task. :func:`review` walks the samples of a results file in
 a terminal, showing for each one the prompt sent, the tool evidence of its
 trace in order (each requested call, and whether it was executed and
 refused), the answer, any process error, the containment observations, and
-the case's ``review`` instruction, and records the reviewer's verdict:
-``pass``, ``fail`` or ``needs-review``, always with a reason.
+the case's ``review`` instruction and the rubric of its judged checks, and
+records the reviewer's verdict: ``pass``, ``fail`` or ``needs-review``, with a
+reason (optional for a pass). ``u`` undoes the last verdict of the session.
 
 Reviews live in their own JSONL file, never in the results file, one object
 per line::
@@ -20,7 +21,11 @@ continued when it exists: samples reviewed already are skipped, so a review
 can stop at any sample (``q``, or end of input) and go on later. Each review
 is written and flushed to disk before the next sample is shown. Unmeasured
 samples are not shown: they have no answer and are in no rate. A blind review
-(``blind=True``, ``--blind``) hides the variant names and shuffles the order.
+(``blind=True``, ``--blind``) hides the variant names, shuffles the order and
+shows the case's own text instead of the prompt each variant sent, so that a
+prefix, a system prompt or a template cannot give the variant away. A review
+is appended whole or not at all: a write that fails (a full disk) is undone,
+and the walk stops with one line saying so, every earlier review kept.
 
 :func:`read_reviews` reads such a file back; ``evalstats report --reviews``
 turns it into reviewed task-success rates (see :func:`evalstats.presenting._report.report`).
@@ -28,12 +33,14 @@ turns it into reviewed task-success rates (see :func:`evalstats.presenting._repo
 
 from __future__ import annotations
 
+import contextlib
 import datetime
+import errno
 import json
 import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
@@ -66,9 +73,9 @@ _BUSY = "is open in another review; finish that one first"
 class Review:
     """A person's verdict on one sample, identified by (case, variant, repeat).
 
-    ``verdict`` is one of :data:`REVIEW_VERDICTS`; ``reason`` says why (never
-    empty); ``reviewer`` is who reviewed (or None); ``at`` is when, in UTC
-    (ISO 8601).
+    ``verdict`` is one of :data:`REVIEW_VERDICTS`; ``reason`` says why (it
+    may be empty for a pass, never for a fail or needs-review); ``reviewer``
+    is who reviewed (or None); ``at`` is when, in UTC (ISO 8601).
 
     Examples
     --------
@@ -97,8 +104,12 @@ class Review:
                 f"verdict={self.verdict!r} is not one of {', '.join(REVIEW_VERDICTS)}"
                 f"{suggest(str(self.verdict), REVIEW_VERDICTS)}"
             )
-        if not isinstance(self.reason, str) or not self.reason.strip():
-            raise InvalidArgument(f"reason={self.reason!r} must say why, in a few words")
+        if not isinstance(self.reason, str):
+            raise InvalidArgument(f"reason={self.reason!r} must be a string")
+        if self.verdict != "pass" and not self.reason.strip():
+            raise InvalidArgument(
+                f"reason={self.reason!r} must say why a {self.verdict} is given, in a few words"
+            )
         if self.reviewer is not None and (
             not isinstance(self.reviewer, str) or not self.reviewer.strip()
         ):
@@ -133,7 +144,9 @@ def _review_from(record: Any, where: str) -> Review:
         raise ResultsFileError(
             f"{where}: unknown field {unknown[0]!r}{suggest(str(unknown[0]), _FIELDS)}"
         )
-    missing = [k for k in ("case", "variant", "repeat", "verdict", "reason") if k not in record]
+    missing = [k for k in ("case", "variant", "repeat", "verdict") if k not in record]
+    if "reason" not in record and record.get("verdict") != "pass":
+        missing.append("reason")
     if missing:
         raise ResultsFileError(f"{where}: missing field {missing[0]!r}")
     try:
@@ -142,7 +155,7 @@ def _review_from(record: Any, where: str) -> Review:
             record["variant"],
             record["repeat"],
             record["verdict"],
-            record["reason"],
+            record.get("reason", ""),
             record.get("reviewer"),
             record.get("at", ""),
         )
@@ -343,10 +356,56 @@ def _prompt_text(prompt: Any) -> str:
     return "" if prompt is None else str(prompt)
 
 
+def _case_texts(manifest: Mapping[str, Any]) -> dict[str, str]:
+    """Each case's own text (its prompt, or its conversation), as the suite wrote it."""
+    out = {}
+    for case in manifest.get("cases") or ():
+        if isinstance(case, Mapping) and isinstance(case.get("id"), str):
+            messages = case.get("messages")
+            if isinstance(messages, list) and messages:
+                out[case["id"]] = _prompt_text({"messages": messages})
+            elif isinstance(case.get("prompt"), str):
+                out[case["id"]] = case["prompt"]
+    return out
+
+
+def _rubrics(manifest: Mapping[str, Any]) -> dict[str, list[tuple[str, str]]]:
+    """Each case's judged checks: (name, rubric), from the checks as the suite wrote them."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    for case in manifest.get("cases") or ():
+        if not (isinstance(case, Mapping) and isinstance(case.get("id"), str)):
+            continue
+        for check in case.get("checks") or ():
+            if not isinstance(check, Mapping) or "judged_by" not in check:
+                continue
+            spec = check["judged_by"]
+            rubric = spec if isinstance(spec, str) else (spec or {}).get("rubric")
+            if not isinstance(rubric, str):
+                continue
+            inner = spec.get("name") if isinstance(spec, Mapping) else None
+            name = check.get("name") or inner or "judged_by"
+            out.setdefault(case["id"], []).append((str(name), rubric))
+    return out
+
+
 def _show(
-    sample: Mapping[str, Any], instruction: str, index: int, total: int, *, blind: bool = False
+    sample: Mapping[str, Any],
+    instruction: str,
+    index: int,
+    total: int,
+    *,
+    blind: bool = False,
+    case_text: str | None = None,
+    rubrics: Sequence[tuple[str, str]] = (),
 ) -> str:
     variant = "hidden" if blind else repr(sample.get("variant"))
+    if blind:
+        # What the variants sent differs by what each adds (a prefix, a system
+        # prompt, a template): only the case's own text is shown.
+        heading = "prompt (the case's own text; what each variant adds is hidden):"
+        prompt = case_text if case_text is not None else "(the case's text is not recorded)"
+    else:
+        heading, prompt = "prompt:", _prompt_text(sample.get("prompt"))
     # A line meant as one line stays one (``_one``): a newline in a name, a
     # reason or a tool call cannot start a line of its own. Answers, prompts
     # and instructions keep their lines, each indented.
@@ -357,8 +416,8 @@ def _show(
             f"[{index}/{total}] case {sample.get('case')!r}, variant {variant}, "
             f"repeat {sample.get('repeat')}"
         ),
-        "prompt:",
-        _indent(_prompt_text(sample.get("prompt"))),
+        heading,
+        _indent(prompt),
         "tool evidence, in order:",
         *(_one(line) for line in _evidence(sample.get("trace"))),
         "answer:",
@@ -391,6 +450,10 @@ def _show(
         )
     lines.append("what to look for:")
     lines.append(_indent(instruction or "(the case has no review instruction)"))
+    if rubrics:
+        lines.append("judged checks, by their rubric:")
+        for name, rubric in rubrics:
+            lines.append(_one(f"  - {name}: {rubric}"))
     # An answer can hold terminal controls (retitle the window, clear the
     # screen, overwrite a line): the reviewer sees them written out instead.
     return visible("\n".join(lines))
@@ -503,9 +566,11 @@ def review(
     For each measured sample without a review yet (in case order, then
     repeat, then variant) it shows the prompt, the tool evidence of the trace
     in order, the answer, any process error, the workspace observations and
-    the case's review instruction, then asks for a verdict: ``p`` (pass),
-    ``f`` (fail), ``n`` (needs-review), ``s`` (skip for now) or ``q`` (quit),
-    and for every verdict a reason. Anything else is asked again. End of
+    the case's review instruction and the rubric of each judged check, then
+    asks for a verdict: ``p`` (pass), ``f`` (fail), ``n`` (needs-review),
+    ``s`` (skip for now), ``u`` (undo: take back the last verdict of this
+    session and show its sample again) or ``q`` (quit), and a reason, which
+    may be left empty for a pass. Anything else is asked again. End of
     input stops like ``q``. Each review is appended to ``out_path`` and
     synced before the next sample is shown.
 
@@ -526,8 +591,9 @@ def review(
     blind : bool, optional
         Hide the variant's name and show the samples in an order shuffled by
         ``seed`` (the same order on every resume), so that knowing which
-        variant wrote an answer cannot sway the verdict. A variant's prompt
-        transform (a prefix, say) still shows in the prompt.
+        variant wrote an answer cannot sway the verdict; the prompt shown is
+        the case's own text, not what each variant sent (its prefix, system
+        prompt or template would give it away).
     seed : int, optional
         The seed of the blind order, and of the random sample.
     sample : int, optional
@@ -595,9 +661,20 @@ def review(
         todo = [s for s in samples if _slot(s) not in done]
         output.write(
             f"{len(samples)} samples to review: {len(samples) - len(todo)} reviewed earlier, "
-            f"{len(todo)} to go. Verdicts: p pass, f fail, n needs-review; s skips, q quits.\n"
+            f"{len(todo)} to go. Verdicts: p pass, f fail, n needs-review; s skips, u undoes the "
+            "last, q quits.\n"
         )
-        walk = _Walk(fd, input, output, instructions, reviewer, blind)
+        walk = _Walk(
+            fd,
+            input,
+            output,
+            instructions,
+            reviewer,
+            blind,
+            shown=shown,
+            case_texts=_case_texts(res.manifest),
+            rubrics=_rubrics(res.manifest),
+        )
         written, stopped = walk.through(todo, done)
     finally:
         os.close(fd)
@@ -642,8 +719,17 @@ def _json_line(record: Mapping[str, Any]) -> bytes:
 def _record_design(fd: int, shown: str, design: Any, sample: int | None, seed: int) -> None:
     """Write the sampling design as a new file's first line, or check a continued file's."""
     if os.fstat(fd).st_size == 0:
-        os.write(fd, _json_line(design.to_dict()))
-        os.fsync(fd)
+        line = _json_line(design.to_dict())
+        try:
+            if os.write(fd, line) != len(line):
+                raise OSError(errno.ENOSPC, "No space left on device (the write was cut short)")
+            os.fsync(fd)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, 0)
+            raise ResultsFileError(
+                f"{shown}: cannot write the review design: {exc.strerror or exc}"
+            ) from None
     elif read_review_design(shown) != design:
         raise ResultsFileError(
             f"{shown} was not drawn with sample={sample} and seed={seed} from this run "
@@ -668,7 +754,7 @@ def _check_earlier(
 
 @dataclass
 class _Walk:
-    """The walk through the samples to review: show, ask, record."""
+    """The walk through the samples to review: show, ask, record, undo."""
 
     fd: int
     input: IO[str]
@@ -676,25 +762,54 @@ class _Walk:
     instructions: Mapping[str, str]
     reviewer: str | None
     blind: bool
+    shown: str = "reviews"
+    case_texts: Mapping[str, str] = field(default_factory=dict)
+    rubrics: Mapping[str, Sequence[tuple[str, str]]] = field(default_factory=dict)
 
     def through(
         self, todo: Sequence[Mapping[str, Any]], done: set[tuple[Any, Any, Any]]
     ) -> tuple[int, str]:
         """Review ``todo`` in order, adding each reviewed key to ``done``.
 
-        Returns the number written and why the walk stopped.
+        ``u`` takes back the last verdict of this walk (its line is cut from
+        the file) and shows that sample again. Returns the number written and
+        why the walk stopped.
         """
         written = 0
-        for index, sample in enumerate(todo, start=1):
+        history: list[tuple[int, int, tuple[str, str, int]]] = []  # (index, offset, key)
+        index = 0
+        show = True
+        while index < len(todo):
+            sample = todo[index]
             case = str(sample.get("case"))
-            shown = _show(
-                sample, self.instructions.get(case, ""), index, len(todo), blind=self.blind
-            )
-            self.output.write(shown + "\n")
+            if show:
+                text = _show(
+                    sample,
+                    self.instructions.get(case, ""),
+                    index + 1,
+                    len(todo),
+                    blind=self.blind,
+                    case_text=self.case_texts.get(case),
+                    rubrics=self.rubrics.get(case, ()),
+                )
+                self.output.write(text + "\n")
+            show = True
             verdict, stopped = self.verdict()
             if verdict is None:
                 return written, stopped
+            if verdict == "undo":
+                if not history:
+                    self.output.write("  nothing to undo in this session\n")
+                    show = False
+                    continue
+                index, offset, key = history.pop()
+                self.cut(offset)
+                done.discard(key)
+                written -= 1
+                self.output.write("  undone: the last verdict is taken back; its sample again:\n")
+                continue
             if verdict == "skip":
+                index += 1
                 continue
             reason = self.reason(verdict)
             if reason is None:
@@ -708,15 +823,17 @@ class _Walk:
                 self.reviewer,
                 _now(),
             )
-            self.append(record)
+            offset = self.append(record)
+            history.append((index, offset, record.key))
             written += 1
             done.add(record.key)
+            index += 1
         return written, "done"
 
     def verdict(self) -> tuple[str | None, str]:
-        """A verdict, ``"skip"``, or None with why the walk stops; asked until valid."""
+        """A verdict, ``"skip"``, ``"undo"``, or None with why the walk stops; asked until valid."""
         while True:
-            got = _ask("verdict [p/f/n/s/q]: ", self.input, self.output)
+            got = _ask("verdict [p/f/n/s/u/q]: ", self.input, self.output)
             if got is None:
                 return None, "end of input"
             key = got.lower()
@@ -724,24 +841,52 @@ class _Walk:
                 return None, "quit"
             if key in ("s", "skip"):
                 return "skip", "done"
+            if key in ("u", "undo"):
+                return "undo", "done"
             verdict = _KEYS.get(key) or (key if key in REVIEW_VERDICTS else None)
             if verdict is not None:
                 return verdict, "done"
             self.output.write(
-                f"  {got!r} is not a verdict: type p (pass), f (fail), "
-                "n (needs-review), s (skip) or q (quit)\n"
+                f"  {_one(repr(got))} is not a verdict: type p (pass), f (fail), "
+                "n (needs-review), s (skip), u (undo the last) or q (quit)\n"
             )
 
     def reason(self, verdict: str) -> str | None:
-        """A non-empty reason for ``verdict``, or None at end of input."""
+        """A reason for ``verdict`` (may be empty for a pass), or None at end of input."""
+        if verdict == "pass":
+            return _ask("reason for pass (optional; Enter for none): ", self.input, self.output)
         reason: str | None = ""
         while reason is not None and not reason:
             reason = _ask(f"reason for {verdict}: ", self.input, self.output)
             if reason == "":
-                self.output.write("  a reason is needed: say in a few words why\n")
+                self.output.write(f"  a reason is needed for a {verdict}: say in a few words why\n")
         return reason
 
-    def append(self, record: Review) -> None:
-        """Append one review and sync it before the next sample is shown."""
-        os.write(self.fd, _json_line(record.to_dict()))
+    def append(self, record: Review) -> int:
+        """Append one review whole and sync it; return the file's length before it.
+
+        A write that fails or is cut short (a full disk) is undone, so the file
+        keeps whole reviews only, and the walk stops with one line.
+        """
+        line = _json_line(record.to_dict())
+        start = os.lseek(self.fd, 0, os.SEEK_END)
+        try:
+            wrote = os.write(self.fd, line)
+            if wrote != len(line):
+                raise OSError(errno.ENOSPC, "No space left on device (the write was cut short)")
+            os.fsync(self.fd)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                os.ftruncate(self.fd, start)
+            raise ResultsFileError(
+                f"{self.shown}: cannot write the review of case {record.case!r}: "
+                f"{exc.strerror or exc}; the reviews before it are kept, whole (free space and run "
+                "the same command to go on)"
+            ) from None
+        return start
+
+    def cut(self, offset: int) -> None:
+        """Take back the reviews from ``offset`` on (an undo)."""
+        os.ftruncate(self.fd, offset)
+        os.lseek(self.fd, 0, os.SEEK_END)
         os.fsync(self.fd)

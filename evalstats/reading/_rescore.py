@@ -278,6 +278,11 @@ def _rescore(
     checks = {case_id: checks_of(case) for case_id, case in cases.items()}
     samples = []
     rescored = differ = 0
+    from ..running._checks import scoring_sample
+    from ..running._engine import sample_seed
+
+    run_seed = run.manifest.get("seed")
+    run_seed = run_seed if isinstance(run_seed, int) and not isinstance(run_seed, bool) else 0
     for record in run.samples:
         case_checks = checks.get(record["case"])
         if case_checks is None:
@@ -288,7 +293,11 @@ def _rescore(
                 f"{short_repr(record.get('variant'))}, repeat {record.get('repeat')}, which "
                 "the run's manifest does not have; rescore scores the run's own cases only"
             )
-        new = _score_sample(record, case_checks, needs_trace)
+        # scored under the sample's seed, as the run scored it, so a judge that
+        # draws (the stand-in) draws again what it drew then
+        seed = sample_seed(run_seed, record["case"], record["repeat"], record["variant"])
+        with scoring_sample(seed):
+            new = _score_sample(record, case_checks, needs_trace)
         if record.get("status") == "completed":
             rescored += 1
             differ += _statuses(new) != _statuses(record)

@@ -30,6 +30,8 @@ Checks
     matches                   A check that the regular expression pattern is found in the answer
     word_count                A check that the answer has between low and high words, inclusive
     is_json_with              A check that the answer is a JSON object that has every key in keys
+    equals                    A check that the answer is text, whitespace around either aside
+    json_schema               A check that the answer is JSON that a JSON Schema accepts
     links_within              A check that the answer has links and every one leads to one of
                               domains
     review_only               A check that leaves the answer to a person: every verdict is unscored
@@ -93,8 +95,10 @@ if TYPE_CHECKING:
         check_from_spec,
         contains,
         contains_any,
+        equals,
         has_terms,
         is_json_with,
+        json_schema,
         links_within,
         matches,
         review_only,

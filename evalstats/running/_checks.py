@@ -14,6 +14,8 @@ readable ``name`` (also its ``__name__``), such as ``contains('A-1042')``:
 * :func:`has_terms`: whole terms on word boundaries, a lexical screen;
 * :func:`word_count`, :func:`matches`, :func:`is_json_with`: length, a regular
   expression, and a JSON object with given (possibly nested) keys;
+* :func:`equals`, :func:`json_schema`: the one right answer, and JSON a JSON
+  Schema accepts;
 * :func:`links_within`: the answer's links all lead to given domains.
 
 **Nothing to inspect is a failure.** Every built-in check fails an answer that
@@ -33,7 +35,9 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -53,11 +57,15 @@ __all__ = [
     "check_name",
     "contains",
     "contains_any",
+    "equals",
     "has_terms",
     "is_json_with",
+    "json_schema",
     "links_within",
     "matches",
     "review_only",
+    "sample_seed_now",
+    "scoring_sample",
     "run_check",
     "word_count",
 ]
@@ -223,6 +231,30 @@ def run_check(check: Callable[[Any], Any], answer: Any) -> Verdict:
 
 
 # --- the built-in checks ---------------------------------------------------
+
+
+_SAMPLE_SEED: ContextVar[int | None] = ContextVar("evalstats_sample_seed", default=None)
+
+
+@contextmanager
+def scoring_sample(seed: int) -> Iterator[None]:
+    """While the engine scores one sample: the sample's seed, for checks that draw.
+
+    A check is called with the answer alone; one that draws random numbers
+    (the offline stand-in judge) reads the seed of the sample being scored
+    with :func:`sample_seed_now`, so that its draws are fixed by the sample,
+    not by the order in which samples happened to be scored.
+    """
+    token = _SAMPLE_SEED.set(seed)
+    try:
+        yield
+    finally:
+        _SAMPLE_SEED.reset(token)
+
+
+def sample_seed_now() -> int | None:
+    """The seed of the sample being scored (see :func:`scoring_sample`), or None."""
+    return _SAMPLE_SEED.get()
 
 
 class Check:
@@ -548,11 +580,47 @@ def matches(pattern: str | re.Pattern[str], *, flags: int = 0) -> Check:
         name += f", flags={re.RegexFlag(shown_flags)!r}"
     name += ")"
     problem = f"doesn't match {compiled.pattern!r}"
+    search = _bounded_search(compiled)
 
     def fn(answer: str) -> str | None:
-        return None if compiled.search(answer) else problem
+        return None if search(answer) else problem
 
     return Check(name, fn)
+
+
+#: The seconds a regular expression may search one answer.
+REGEX_TIMEOUT_S = 1.0
+
+
+def _bounded_search(compiled: re.Pattern[str]) -> Callable[[str], bool]:
+    """``compiled.search`` within :data:`REGEX_TIMEOUT_S`, by the ``regex`` engine.
+
+    The ``regex`` module, in its ``re``-compatible mode (``V0``), finds what
+    ``re`` finds (Unicode ``\\w``, ``\\d`` and ``\\b`` included, unlike RE2, whose
+    classes are ASCII), handles the classic catastrophic patterns such as
+    ``^(a+)+$`` without backtracking, and takes a timeout: a search that runs
+    past it raises ``TimeoutError``, which :func:`run_check` turns into a
+    failed verdict naming the check, never a pass and never a hung run. A
+    pattern the ``regex`` module cannot compile is searched by ``re``.
+    """
+    import regex
+
+    try:
+        engine = regex.compile(compiled.pattern, compiled.flags | regex.V0)
+    except (regex.error, ValueError, OverflowError, TypeError):  # pragma: no cover - rare
+        return lambda answer: compiled.search(answer) is not None
+
+    def search(answer: str) -> bool:
+        try:
+            return engine.search(answer, timeout=REGEX_TIMEOUT_S) is not None
+        except TimeoutError:
+            raise TimeoutError(
+                f"the regular expression ran longer than {REGEX_TIMEOUT_S:g} s on an answer "
+                f"of {len(answer):,} characters (it backtracks: rewrite it without nested "
+                "repeats)"
+            ) from None
+
+    return search
 
 
 def is_json_with(*keys: str) -> Check:
@@ -616,6 +684,121 @@ def is_json_with(*keys: str) -> Check:
         return None
 
     return Check(f"is_json_with({_quoted(keys)})", fn)
+
+
+def equals(text: str, *, case_sensitive: bool = True) -> Check:
+    """A check that the answer is ``text``, whitespace around either aside.
+
+    For answers with one right form: a number, a label, a yes or no.
+    Compared exactly (case included) unless ``case_sensitive`` is false, when
+    both sides are case-folded.
+
+    Parameters
+    ----------
+    text : str
+        The expected answer; not empty.
+    case_sensitive : bool, optional
+        True by default.
+
+    Returns
+    -------
+    Check
+        ``check(answer)``: None, or ``is not '42'``.
+
+    Examples
+    --------
+    >>> check = equals("42")
+    >>> check(" 42 ") is None, check("42.")
+    (True, "is not '42'")
+    >>> equals("Yes", case_sensitive=False)("yes") is None
+    True
+    """
+    (text,) = _texts("equals", "text", (text,), one=True)
+    sensitive = _bool("equals", "case_sensitive", case_sensitive)
+    want = text.strip() if sensitive else text.strip().casefold()
+    problem = f"is not {_prefix(repr(text.strip()), 80)}"
+
+    def fn(answer: str) -> str | None:
+        got = answer.strip() if sensitive else answer.strip().casefold()
+        return None if got == want else problem
+
+    name = f"equals({text!r}" + ("" if sensitive else ", case_sensitive=False") + ")"
+    return Check(name, fn)
+
+
+def json_schema(schema: Mapping[str, Any]) -> Check:
+    """A check that the answer is JSON that a JSON Schema accepts.
+
+    The schema is checked when the check is built, against the draft its
+    ``$schema`` names (the latest draft when it names none), by the
+    ``jsonschema`` package. As for :func:`is_json_with`, whitespace around
+    the JSON is allowed and an answer that is not valid JSON could not be
+    inspected; JSON the schema refuses fails with the schema's most relevant
+    error and where in the answer it is.
+
+    Parameters
+    ----------
+    schema : mapping
+        A JSON Schema, such as ``{"type": "object", "required": ["id"]}``.
+
+    Returns
+    -------
+    Check
+        ``check(answer)``: None, or ``at $.id: 7 is not of type 'string'``.
+
+    Examples
+    --------
+    >>> check = json_schema({"type": "object", "required": ["id"],
+    ...                      "properties": {"id": {"type": "string"}}})
+    >>> check('{"id": "A-1042"}') is None
+    True
+    >>> check('{"id": 7}')
+    "at $.id: 7 is not of type 'string'"
+    >>> check('{}')
+    "at $: 'id' is a required property"
+    """
+    if not isinstance(schema, Mapping):
+        raise InvalidArgument(
+            f"json_schema(): schema={_prefix(repr(schema))} must be a JSON Schema object, "
+            'such as {"type": "object", "required": ["id"]}'
+        )
+    import jsonschema
+    from jsonschema import exceptions
+
+    try:
+        plain = json.loads(json.dumps(schema, allow_nan=False))
+    except (TypeError, ValueError) as exc:
+        raise InvalidArgument(f"json_schema(): the schema is not JSON: {exc}") from None
+    cls = jsonschema.validators.validator_for(plain)
+    try:
+        cls.check_schema(plain)
+    except exceptions.SchemaError as exc:
+        where = "".join(f"[{p!r}]" for p in exc.absolute_path) or " at its top"
+        raise InvalidArgument(
+            f"json_schema(): the schema is not valid{where}: {_prefix(exc.message)}"
+        ) from None
+    validator = cls(plain)
+
+    def fn(answer: str) -> str | None:
+        try:
+            data = json.loads(answer)
+        except json.JSONDecodeError as exc:
+            return (
+                f"{INSPECTION_FAILURE}: not valid JSON ({exc.msg} at line {exc.lineno} "
+                f"column {exc.colno})"
+            )
+        except (RecursionError, ValueError) as exc:
+            return f"{INSPECTION_FAILURE}: not valid JSON ({type(exc).__name__})"
+        error = exceptions.best_match(validator.iter_errors(data))
+        if error is None:
+            return None
+        path = "$" + "".join(
+            f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path
+        )
+        return f"at {path}: {_prefix(error.message)}"
+
+    shown = json.dumps(plain, sort_keys=True, ensure_ascii=False)
+    return Check(f"json_schema({_prefix(shown, 60)})", fn)
 
 
 def _json_kind(value: Any) -> str:
@@ -879,6 +1062,8 @@ def review_only(reason: str) -> Check:
 #: The checks a case file can name, by name.
 BUILTIN_CHECKS: Mapping[str, Callable[..., Check]] = {
     "avoids": avoids,
+    "equals": equals,
+    "json_schema": json_schema,
     "contains": contains,
     "contains_any": contains_any,
     "has_terms": has_terms,
@@ -895,8 +1080,9 @@ def check_from_spec(spec: Mapping[str, Any]) -> Check:
 
     A spec is a mapping with one key naming the check; its value gives the
     arguments: a list is positional arguments, a mapping is keyword
-    arguments, anything else is the single argument. An optional ``"axis"``
-    key is allowed (and ignored here: it belongs to the case, not the check).
+    arguments, anything else is the single argument. Optional ``"axis"`` and
+    ``"name"`` keys are allowed (and ignored here: they belong to the case's
+    check, :class:`~evalstats.running._suite.CaseCheck`).
 
     Parameters
     ----------
@@ -928,7 +1114,7 @@ def check_from_spec(spec: Mapping[str, Any]) -> Check:
         raise InvalidArgument(
             f"a check spec must be a mapping like {{'contains': 'A-1042'}}, not {spec!r}"
         )
-    names = [k for k in spec if k != "axis"]
+    names = [k for k in spec if k not in ("axis", "name")]
     if len(names) != 1:
         what = "no check" if not names else f"several checks ({', '.join(map(str, names))})"
         raise InvalidArgument(f"a check spec must name exactly one check; {spec!r} names {what}")
@@ -942,7 +1128,9 @@ def check_from_spec(spec: Mapping[str, Any]) -> Check:
     value = spec[name]
     args: tuple[Any, ...] = ()
     kwargs: dict[str, Any] = {}
-    if isinstance(value, list):
+    if name == "json_schema":  # the value is the schema itself
+        args = (value,)
+    elif isinstance(value, list):
         args = tuple(value)
     elif isinstance(value, Mapping):
         kwargs = dict(value)

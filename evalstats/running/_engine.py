@@ -33,6 +33,7 @@ again), and writes the summary with status ``"interrupted"``.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import dataclasses
 import hashlib
 import inspect
@@ -61,7 +62,7 @@ from ..errors import (
 )
 from ..results._recordable import recordable
 from ..results._records import CheckVerdict, Manifest, Sample, Summary, Tokens, to_record
-from ._checks import Verdict, nothing_to_inspect, run_check
+from ._checks import Verdict, nothing_to_inspect, run_check, scoring_sample
 from ._options import DEFAULT_TIMEOUT_S, Limits, Retries, Selection, _DefaultTimeout, gather
 from ._prices import without_prices
 from ._scoring import (
@@ -635,7 +636,8 @@ class _Engine:
                 status, reason = "incomplete", nothing
                 verdicts = not_inspected(checks, nothing)
             else:
-                scored = await self._score(slot.case, checks, answer, parsed)
+                with scoring_sample(seed):
+                    scored = await self._score(slot.case, checks, answer, parsed)
                 if isinstance(scored, str):
                     status, reason = "unmeasured", scored
                 else:
@@ -704,7 +706,11 @@ class _Engine:
                     return inline()
                 loop = asyncio.get_running_loop()
                 pool = self._pool()
-                return self._bounded(lambda: loop.run_in_executor(pool, run_check, check, subject))
+                # in the sample's context, so that a judge sees the sample's seed
+                run = contextvars.copy_context().run
+                return self._bounded(
+                    lambda: loop.run_in_executor(pool, run, run_check, check, subject)
+                )
 
             call = await self._with_retries(make, failed=failed)
             if call.unmeasured is not None and is_judged(check):
@@ -763,12 +769,13 @@ async def run_async(
     """
     chosen, retrying, limited = gather(selection, retries, limits, options)
     runs = _checked_arguments(runs=runs, seed=seed, out=out)
-    concurrency, timeout = limited.concurrency, limited.timeout
+    timeout = limited.timeout
     retries, backoff = retrying.count, retrying.backoff
     include_holdout = chosen.include_holdout
     suite, cases, variant_list = _cases_and_variants(
         suite_or_cases, variants, runs=runs, selection=chosen
     )
+    concurrency = limited.concurrency_for(v.task for v in variant_list)
     tasks = list({id(v.task): v.task for v in variant_list}.values())
     await _prepare_tasks(tasks, retries=retries, backoff=float(backoff), seed=seed, timeout=timeout)
     manifest = _manifest(
@@ -1504,7 +1511,8 @@ def run(suite_or_cases: Any, variants: Sequence[Variant | str], **arguments: Any
     out : str or path
         The results file. It must not exist, unless ``resume`` is true.
     concurrency : int, optional
-        Samples in flight at once (1: one after the other).
+        Samples in flight at once (1: one after the other); by default 8 when
+        a variant's task is a model service over HTTP, otherwise 1.
     timeout : float or None, optional
         Seconds each attempt may take (60; when it is not given, a ``cmd:``
         task's command keeps its own default of 130 s). A plain sync callable

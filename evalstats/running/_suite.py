@@ -64,14 +64,17 @@ such as ``promt`` is caught instead of silently ignored.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import difflib
 import fnmatch
 import functools
 import hashlib
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path, PureWindowsPath
 from typing import Any
@@ -93,6 +96,7 @@ __all__ = [
     "CASE_FIELDS",
     "Case",
     "CaseCheck",
+    "PythonCheck",
     "SUITE_FIELDS",
     "Suite",
     "case_from_dict",
@@ -274,12 +278,137 @@ class _CaseInvalid(InvalidArgument):
 
 
 def _check_names() -> tuple[str, ...]:
-    return (*BUILTIN_CHECKS, "judged_by")
+    return (*BUILTIN_CHECKS, "judged_by", "python")
+
+
+#: Keys of a check spec that are not the check: where it is counted and what it is called.
+_SPEC_EXTRAS = ("axis", "name")
+
+#: The folder a suite file being loaded is in: ``python`` checks are imported from it.
+_SUITE_DIR: ContextVar[Path | None] = ContextVar("evalstats_suite_dir", default=None)
+#: The bytes of the other files a suite being loaded reads (Python checks, case
+#: tables): part of the suite's hash, so that changing them changes the suite.
+_SUITE_SOURCES: ContextVar[dict[str, bytes] | None] = ContextVar(
+    "evalstats_suite_sources", default=None
+)
+
+_DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+class PythonCheck:
+    """A check written in Python beside the suite: ``{"python": "module:function"}``.
+
+    ``function(answer)`` returns what any check returns (None, a reason, a
+    :class:`~evalstats.running._checks.Verdict`); an exception it raises is a
+    failed verdict naming ``module:function`` (see
+    :func:`~evalstats.running._checks.run_check`). A function with a true
+    ``needs_trace`` attribute is given the sample's trace, as built-in trace
+    checks are.
+    """
+
+    __slots__ = ("__name__", "blocking", "function", "name", "needs_trace", "target")
+
+    def __init__(self, target: str, function: Callable[..., Any]) -> None:
+        self.target = target
+        self.function = function
+        self.name = self.__name__ = target
+        self.needs_trace = getattr(function, "needs_trace", False) is True
+        self.blocking = getattr(function, "blocking", False) is True
+
+    def __call__(self, answer: Any) -> Any:
+        return self.function(answer)
+
+    def __repr__(self) -> str:
+        return f"python({self.target!r})"
+
+
+def _module_file(base: Path, module: str) -> Path | None:
+    parts = module.split(".")
+    for candidate in (
+        base.joinpath(*parts).with_suffix(".py"),
+        base.joinpath(*parts, "__init__.py"),
+    ):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _python_check(value: Any) -> PythonCheck:
+    """The function ``module:function`` of a ``.py`` file in the suite's folder."""
+    example = 'such as "checks:is_polite" for def is_polite(answer) in checks.py beside the suite'
+    if not isinstance(value, str) or value.count(":") != 1:
+        raise InvalidArgument(f'check "python" takes "module:function", {example}')
+    module, _, function = value.partition(":")
+    if not _DOTTED.fullmatch(module) or not _IDENTIFIER.fullmatch(function):
+        raise InvalidArgument(
+            f'check "python": {_q(value)} is not "module:function" (Python names), {example}'
+        )
+    base = _SUITE_DIR.get()
+    if base is None:
+        raise InvalidArgument(
+            'check "python" is imported from the suite file\'s folder: load the suite from '
+            "its file (load_suite), or give the function itself as the check"
+        )
+    file = _module_file(base, module)
+    if file is None:
+        raise InvalidArgument(
+            f'check "python": cannot import {_q(module)}: no {module.replace(".", "/")}.py '
+            f"in the suite's folder ({base})"
+        )
+    function_object = _imported(file, base, module, function)
+    sources = _SUITE_SOURCES.get()
+    if sources is not None and str(file) not in sources:
+        sources[str(file)] = file.read_bytes()
+    return PythonCheck(value, function_object)
+
+
+def _imported(file: Path, base: Path, module: str, function: str) -> Callable[..., Any]:
+    import importlib.util
+
+    key = hashlib.sha256(os.fsencode(file.resolve())).hexdigest()[:16]
+    unique = f"_evalstats_suite_{key}_{module.replace('.', '_')}"
+    info = file.stat()
+    stamp = (str(file), info.st_mtime_ns, info.st_size)
+    loaded = sys.modules.get(unique)
+    if loaded is None or getattr(loaded, "__evalstats_stamp__", None) != stamp:
+        spec = importlib.util.spec_from_file_location(unique, file)
+        if spec is None or spec.loader is None:  # pragma: no cover - a .py file always has one
+            raise InvalidArgument(f'check "python": cannot import {_q(module)} from {file}')
+        loaded = importlib.util.module_from_spec(spec)
+        loaded.__evalstats_stamp__ = stamp  # type: ignore[attr-defined]  # the file imported
+        sys.modules[unique] = loaded
+        # its own imports of its neighbours (import helpers) find them in the suite's folder
+        sys.path.insert(0, str(base))
+        try:
+            # compiled from its bytes (no cached bytecode, nothing written beside it)
+            exec(compile(file.read_bytes(), str(file), "exec"), vars(loaded))
+        except Exception as exc:  # the module's own code raised: one line, naming it
+            del sys.modules[unique]
+            raise InvalidArgument(
+                f'check "python": importing {_q(module)} ({file.name}) raised '
+                f"{type(exc).__name__}: {clip(str(exc), 160, '…')}"
+            ) from None
+        finally:
+            with contextlib.suppress(ValueError):
+                sys.path.remove(str(base))
+    found = getattr(loaded, function, None)
+    if found is None:
+        names = [n for n in vars(loaded) if not n.startswith("_") and callable(vars(loaded)[n])]
+        raise InvalidArgument(
+            f'check "python": {_q(module)} has no function {_q(function)}'
+            f"{_did_you_mean(function, names)}"
+        )
+    if not callable(found):
+        raise InvalidArgument(
+            f'check "python": {module}:{function} is {_kind(found)}, not a function'
+        )
+    return found
 
 
 def _build_check(spec: Mapping[str, Any], judge: Callable[[str], str] | None) -> Callable[..., Any]:
-    """Build the check a spec (without its axis) names; raise InvalidArgument if it cannot."""
-    names = [k for k in spec if k != "axis"]
+    """Build the check a spec (without its axis and name) names; raise InvalidArgument if not."""
+    names = [k for k in spec if k not in _SPEC_EXTRAS]
     if not names:
         raise InvalidArgument(
             'names no check; write one key naming a check, such as {"contains": "A-1042"}'
@@ -289,23 +418,30 @@ def _build_check(spec: Mapping[str, Any], judge: Callable[[str], str] | None) ->
         raise InvalidArgument(f"names several checks ({shown}); give one check per entry")
     name = names[0]
     if name == "python":
-        raise InvalidArgument(
-            '"python" checks are Python callables: only a Python suite can hold them, '
-            "not a file or a dict"
-        )
+        if not (isinstance(spec[name], str) and ":" in spec[name]):
+            raise InvalidArgument(
+                'check "python" names a function in a .py file beside the suite, '
+                '"module:function" (such as "checks:is_polite"), not '
+                f"{_q(spec[name]) if isinstance(spec[name], str) else _kind(spec[name])}"
+            )
+        return _python_check(spec[name])
     if not isinstance(name, str) or name not in _check_names():
         raise InvalidArgument(
             f"unknown check {_q(name)}{_did_you_mean(name, _check_names())}; "
             f"choose one of {', '.join(sorted(_check_names()))}"
         )
     if name == "judged_by":
-        return _build_judged_by(spec[name], judge)
+        return _build_judged_by(spec[name], judge, spec.get("name"))
     return check_from_spec({name: spec[name]})
 
 
-def _build_judged_by(value: Any, judge: Callable[[str], str] | None) -> Callable[..., Any]:
+def _build_judged_by(
+    value: Any, judge: Callable[[str], str] | None, named: Any = None
+) -> Callable[..., Any]:
     if isinstance(value, str):
         value = {"rubric": value}
+    if isinstance(value, Mapping) and named is not None and "name" not in value:
+        value = {**value, "name": named}
     if not isinstance(value, Mapping):
         raise InvalidArgument(
             f'check "judged_by" takes a rubric: {{"rubric": "what a good answer does"}}, '
@@ -427,12 +563,23 @@ class CaseCheck:
                 f'must be a mapping like {{"contains": "A-1042"}}, not {_kind(spec)}'
             )
         axis = _check_axis(spec.get("axis"))
+        named = spec.get("name")
+        if named is not None:
+            if not isinstance(named, str) or not named.strip():
+                raise InvalidArgument(f"name: must be a non-empty string, not {_shown(named)}")
+            try:
+                plain_name("name", named)
+            except InvalidArgument as exc:
+                raise InvalidArgument(f"name: {exc}") from None
         check = _build_check(spec, judge)
         return cls(check, axis, {k: v for k, v in spec.items() if k != "axis"})
 
     @property
     def name(self) -> str:
-        """The check's readable name (:func:`evalstats.running._checks.check_name`)."""
+        """The check's name in reports: the spec's ``name`` when it gives one, else the
+        readable name (:func:`evalstats.running._checks.check_name`)."""
+        if self.spec is not None and isinstance(self.spec.get("name"), str):
+            return str(self.spec["name"])
         return check_name(self.check)
 
     def __iter__(self) -> Iterator[Any]:
@@ -561,9 +708,18 @@ def _norm_checks(checks: Any, judge: Callable[[str], str] | None = None) -> tupl
                 shown = _shown(axis)
                 raise _Problem(f"{where}.axis", f"must be a non-empty string, not {shown}")
             try:
-                out.append(CaseCheck.from_spec(item, judge=judge))
+                made = CaseCheck.from_spec(item, judge=judge)
             except InvalidArgument as exc:
                 raise _Problem(where, str(exc)) from None
+            if "name" in item:
+                earlier = [j for j, c in enumerate(out) if c.name == made.name]
+                if earlier:
+                    raise _Problem(
+                        f"{where}.name",
+                        f"{_q(made.name)} is already the name of checks[{earlier[0]}]; "
+                        "each check of a case needs its own name",
+                    )
+            out.append(made)
         elif isinstance(item, tuple):
             if len(item) != 2 or not callable(item[0]):
                 raise _Problem(where, f"{item!r} must be a (check, axis) pair")
@@ -1144,6 +1300,8 @@ def _suite_from_document(
     raw_cases = document.get("cases")
     if raw_cases is None:
         raise CaseFileError(f"{where}cases: missing: give a list of cases")
+    if isinstance(raw_cases, Mapping):
+        raw_cases = _cases_from_table(raw_cases, where)
     if not isinstance(raw_cases, list | tuple):
         raise CaseFileError(f"{where}cases: must be a list of cases, not {_kind(raw_cases)}")
     if not raw_cases:
@@ -1165,6 +1323,194 @@ def _suite_from_document(
     return Suite(
         name, version, tuple(cases), path, sha256, description=description, sampled=sampled
     )
+
+
+#: The fields of ``cases:`` when the cases come from a table.
+TABLE_FIELDS = ("from", "columns", "checks")
+#: The most bytes a table of cases may hold.
+MAX_TABLE_BYTES = 256 * 1024 * 1024
+_JSON_CELLS = ("checks", "messages", "fixtures", "required_actions")
+_PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
+
+
+def _cases_from_table(spec: Mapping[str, Any], where: str) -> list[dict[str, Any]]:
+    """The cases of ``cases: {from: FILE.csv|FILE.jsonl, columns: ..., checks: [...]}``.
+
+    One case per row. ``columns`` maps a case field to the column holding it
+    (``{id: ticket, prompt: message}``); a field it does not map is read from
+    the column of the same name, when there is one. In a CSV file ``tags``
+    are separated by commas, ``holdout`` is true/false/yes/no/1/0 or empty,
+    and ``checks``, ``messages``, ``fixtures`` and ``required_actions`` hold
+    JSON. ``checks`` beside ``from`` are every row's checks, after the row's
+    own; in them a value that is exactly ``"{column}"`` is that row's cell.
+    """
+    for key in spec:
+        if key not in TABLE_FIELDS:
+            raise CaseFileError(
+                f"{where}cases: unknown field {_q(key)}{_did_you_mean(key, TABLE_FIELDS)}; "
+                f"cases from a table take {', '.join(TABLE_FIELDS)}"
+            )
+    name = spec.get("from")
+    if not isinstance(name, str) or not name.strip():
+        raise CaseFileError(
+            f"{where}cases.from: must name a .csv or .jsonl file beside the suite, "
+            f"not {_shown(name)}"
+        )
+    base = _SUITE_DIR.get()
+    if base is None:
+        raise CaseFileError(
+            f"{where}cases.from: a table of cases is read from the suite file's folder: "
+            "load the suite from its file"
+        )
+    suffix = Path(name).suffix.lower()
+    if suffix not in (".csv", ".jsonl"):
+        raise CaseFileError(f"{where}cases.from: {_q(name)} must end in .csv or .jsonl")
+    columns = spec.get("columns") or {}
+    if not isinstance(columns, Mapping):
+        raise CaseFileError(f"{where}cases.columns: must map case fields to columns")
+    for field_name, column in columns.items():
+        if field_name not in CASE_FIELDS:
+            raise CaseFileError(
+                f"{where}cases.columns: unknown case field {_q(field_name)}"
+                f"{_did_you_mean(field_name, CASE_FIELDS)}; known fields: {', '.join(CASE_FIELDS)}"
+            )
+        if not isinstance(column, str) or not column:
+            raise CaseFileError(
+                f"{where}cases.columns.{field_name}: must name a column, not {_shown(column)}"
+            )
+    template = spec.get("checks") or []
+    if not isinstance(template, list):
+        raise CaseFileError(f"{where}cases.checks: must be a list of checks, not {_kind(template)}")
+    path = base / name
+    shown = f"{where}{name}"
+    try:
+        info = os.stat(path)
+    except OSError as exc:
+        raise CaseFileError(f"{shown}: cannot be read: {exc.strerror or exc}") from None
+    import stat
+
+    if not stat.S_ISREG(info.st_mode):
+        raise CaseFileError(f"{shown}: is not a regular file")
+    if info.st_size > MAX_TABLE_BYTES:
+        raise CaseFileError(f"{shown}: holds {info.st_size:,} bytes, more than {MAX_TABLE_BYTES:,}")
+    data = path.read_bytes()[: MAX_TABLE_BYTES + 1]
+    sources = _SUITE_SOURCES.get()
+    if sources is not None:
+        sources[str(path)] = data
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise CaseFileError(f"{shown}: not UTF-8 text (byte {exc.start})") from None
+    rows = _csv_rows(text, shown) if suffix == ".csv" else _jsonl_rows(text, shown)
+    if not rows:
+        raise CaseFileError(f"{shown}: has no rows; give at least one case")
+    header = list(dict.fromkeys(k for _, row in rows for k in row))
+    mapping = {f: columns.get(f, f) for f in CASE_FIELDS}
+    for field_name, column in columns.items():
+        if column not in header:
+            raise CaseFileError(
+                f"{where}cases.columns.{field_name}: {_q(column)} is not a column of {name}"
+                f"{_did_you_mean(column, header)}; its columns: {', '.join(header)}"
+            )
+    cases = []
+    for line, row in rows:
+        at = f"{shown}: row {line}"
+        raw: dict[str, Any] = {}
+        for field_name, column in mapping.items():
+            if column not in row or row[column] in ("", None):
+                continue
+            raw[field_name] = _cell(field_name, row[column], csv_cell=suffix == ".csv", at=at)
+        own = raw.get("checks", [])
+        if not isinstance(own, list):
+            raise CaseFileError(f"{at}: {mapping['checks']}: must hold a JSON list of checks")
+        filled = [_fill(check, row, at, f"cases.checks[{i}]") for i, check in enumerate(template)]
+        if own or filled:
+            raw["checks"] = [*own, *filled]
+        cases.append(raw)
+    return cases
+
+
+def _csv_rows(text: str, shown: str) -> list[tuple[int, dict[str, Any]]]:
+    import csv
+    import io
+
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    if not reader.fieldnames:
+        raise CaseFileError(f"{shown}: has no header row naming its columns")
+    duplicated = [c for c in reader.fieldnames if reader.fieldnames.count(c) > 1]
+    if duplicated:
+        raise CaseFileError(f"{shown}: the column {_q(duplicated[0])} appears twice in the header")
+    rows = []
+    try:
+        for row in reader:
+            if None in row:
+                raise CaseFileError(
+                    f"{shown}: row {reader.line_num}: has more cells than the header has columns"
+                )
+            if any(v not in ("", None) for v in row.values()):
+                rows.append((reader.line_num, dict(row)))
+    except csv.Error as exc:
+        raise CaseFileError(f"{shown}: not valid CSV at line {reader.line_num}: {exc}") from None
+    return rows
+
+
+def _jsonl_rows(text: str, shown: str) -> list[tuple[int, dict[str, Any]]]:
+    rows = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except (ValueError, RecursionError) as exc:
+            raise CaseFileError(f"{shown}: line {number}: not valid JSON: {exc}") from None
+        if not isinstance(row, dict):
+            raise CaseFileError(f"{shown}: line {number}: must be a JSON object, not {_kind(row)}")
+        rows.append((number, row))
+    return rows
+
+
+def _cell(field_name: str, value: Any, *, csv_cell: bool, at: str) -> Any:
+    """A table cell as the case field it fills."""
+    if not csv_cell:
+        return value
+    if field_name == "tags":
+        return [t.strip() for t in value.split(",") if t.strip()]
+    if field_name == "holdout":
+        word = value.strip().lower()
+        if word in ("true", "yes", "1"):
+            return True
+        if word in ("false", "no", "0"):
+            return False
+        raise CaseFileError(f"{at}: holdout: must be true or false, not {_q(value)}")
+    if field_name in _JSON_CELLS:
+        try:
+            return json.loads(value)
+        except (ValueError, RecursionError) as exc:
+            raise CaseFileError(f"{at}: {field_name}: not valid JSON: {exc}") from None
+    return value
+
+
+def _fill(value: Any, row: Mapping[str, Any], at: str, where: str) -> Any:
+    """``value`` with each string that is exactly ``"{column}"`` replaced by the row's cell."""
+    if isinstance(value, str):
+        found = _PLACEHOLDER.fullmatch(value)
+        if found is None:
+            return value
+        column = found.group(1)
+        if column not in row:
+            raise CaseFileError(
+                f"{at}: {where}: {_q(value)} names no column{_did_you_mean(column, list(row))}; "
+                f"the columns: {', '.join(map(str, row))}"
+            )
+        cell = row[column]
+        if cell in ("", None):
+            raise CaseFileError(f"{at}: {where}: the column {_q(column)} is empty in this row")
+        return cell
+    if isinstance(value, list):
+        return [_fill(v, row, at, where) for v in value]
+    if isinstance(value, Mapping):
+        return {k: _fill(v, row, at, where) for k, v in value.items()}
+    return value
 
 
 def _refuse_confusable(cases: Sequence[Case], where: str) -> None:
@@ -1296,18 +1642,25 @@ def _yaml_loader() -> type:
     return Loader
 
 
-#: Values a YAML suite may hold once its aliases are expanded.
+#: Values a YAML suite may hold once its aliases are expanded, whatever its size;
+#: a larger file may hold :data:`EXPANDED_PER_BYTE` values per byte of its text.
 MAX_EXPANDED_VALUES = 1_000_000
+EXPANDED_PER_BYTE = 4
 
 
-def _check_expansion(document: Any, shown: str) -> None:
-    """Refuse a document whose aliases expand past :data:`MAX_EXPANDED_VALUES`, or loop.
+def _check_expansion(document: Any, shown: str, text_size: int = 0) -> None:
+    """Refuse a document whose aliases expand past its limit, or loop.
 
     PyYAML shares an aliased value instead of copying it, so a few hundred
     bytes of aliases of aliases ("billion laughs") load at once and then
-    expand in whatever walks them: validation, an error message. The size is
-    counted once per distinct container, so the check costs one pass.
+    expand in whatever walks them: validation, an error message. The limit
+    is :data:`MAX_EXPANDED_VALUES`, or :data:`EXPANDED_PER_BYTE` values per
+    byte of the text when that is more: written out without aliases a value
+    takes at least a byte, so a large suite (100,000 cases) is read whole,
+    while aliases that multiply a small text are refused. The size is counted
+    once per distinct container, so the check costs one pass.
     """
+    limit = max(MAX_EXPANDED_VALUES, EXPANDED_PER_BYTE * text_size)
     sizes: dict[int, int] = {}
     inside: set[int] = set()
 
@@ -1325,17 +1678,17 @@ def _check_expansion(document: Any, shown: str) -> None:
         total = 1 + len(value) if isinstance(value, dict) else 1
         for item in value.values() if isinstance(value, dict) else value:
             total += size(item)
-            if total > MAX_EXPANDED_VALUES:
+            if total > limit:
                 break
         inside.discard(key)
         sizes[key] = total
         return total
 
-    if size(document) > MAX_EXPANDED_VALUES:
+    if size(document) > limit:
         raise CaseFileError(
-            f"{shown}: the YAML document expands to more than {MAX_EXPANDED_VALUES:,} values "
-            "(aliases of aliases?); the limit is MAX_EXPANDED_VALUES="
-            f"{MAX_EXPANDED_VALUES}"
+            f"{shown}: the YAML document expands to more than {limit:,} values "
+            f"(aliases of aliases?); the limit is {EXPANDED_PER_BYTE} values per byte of "
+            f"its text, at least MAX_EXPANDED_VALUES={MAX_EXPANDED_VALUES}"
         )
 
 
@@ -1344,7 +1697,7 @@ def _parse_yaml(text: str, shown: str) -> Any:
 
     try:
         document = yaml.load(text, Loader=_yaml_loader())  # a safe loader subclass
-        _check_expansion(document, shown)
+        _check_expansion(document, shown, len(text))
         return document
     except RecursionError:
         raise CaseFileError(
@@ -1486,11 +1839,17 @@ def load_suite(path: str | os.PathLike[str], *, judge: Callable[[str], str] | No
             f"{shown}: not UTF-8 text: byte {data[exc.start]:#04x} at line {line} column {column}"
         ) from None
     document = _parse_json(text, shown) if suffix == ".json" else _parse_yaml(text, shown)
-    return _suite_from_document(
-        document,
-        f"{shown}: ",
-        shown,
-        hashlib.sha256(data).hexdigest(),
-        judge,
-        default_name=file.stem,
-    )
+    sources: dict[str, bytes] = {}
+    folder = _SUITE_DIR.set(file.parent)
+    read = _SUITE_SOURCES.set(sources)
+    try:
+        suite = _suite_from_document(
+            document, f"{shown}: ", shown, None, judge, default_name=file.stem
+        )
+    finally:
+        _SUITE_DIR.reset(folder)
+        _SUITE_SOURCES.reset(read)
+    digest = hashlib.sha256(data)
+    for extra in sorted(sources):  # the Python checks and case tables it reads
+        digest.update(hashlib.sha256(sources[extra]).digest())
+    return dataclasses.replace(suite, sha256=digest.hexdigest())

@@ -11,6 +11,7 @@ never import this module or the engine.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -119,6 +120,14 @@ def _case_messages(case: Any) -> tuple[str | None, list[dict[str, str]], str]:
     return system, turns, last["content"]
 
 
+#: ``{{ name }}``: a Jinja placeholder, which a template does not fill.
+_JINJA = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}")
+
+
+def _single(found: re.Match[str]) -> str:
+    return "{" + found.group(1) + "}"
+
+
 @dataclass(frozen=True)
 class Variant:
     """A named way of answering: a task and an optional prompt transform.
@@ -175,6 +184,14 @@ class Variant:
                 raise InvalidArgument(
                     f"Variant {self.name!r}: {key}={value!r} must be a string or None"
                 )
+        if self.template is not None and _JINJA.search(self.template):
+            found = _JINJA.search(self.template).group(0)  # type: ignore[union-attr]
+            raise InvalidArgument(
+                f"Variant {self.name!r}: template={clip(self.template, 40)!r} has the "
+                f"Jinja-style {found!r}, which would be sent as written; a template puts "
+                "the case's prompt where '{prompt}' is, in single braces: "
+                f"{clip(_JINJA.sub(_single, self.template), 60)!r}"
+            )
         if self.template is not None and "{prompt}" not in self.template:
             raise InvalidArgument(
                 f"Variant {self.name!r}: template={clip(self.template, 40)!r} has no "
