@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from .._terminal import visible
-from ._options import add_source_options, load_run
+from ._options import add_force, add_source_options, load_run
 
 EXAMPLES = (
     "evalstats import inspect-log.eval --out results.jsonl",
@@ -23,14 +23,18 @@ def add(p: argparse.ArgumentParser) -> None:
         "samples_*.jsonl, or a CSV/Parquet table; several runs of the same task are joined",
     )
     p.add_argument("--out", required=True, metavar="RESULTS.jsonl", help="the file to create")
+    add_force(p, "--out RESULTS.jsonl")
     add_source_options(p)
 
 
 def run(args: argparse.Namespace) -> int:
+    from .._files import refuse_existing
+    from ..errors import ResultsFileError
     from ..reading._logs import write_results
 
+    refuse_existing(args.out, force=args.force, error=ResultsFileError)  # before reading
     results = load_run(args.files, args).results()
-    write_results(results, args.out)
+    write_results(results, args.out, force=args.force)
     cases = len({s["case"] for s in results.samples})
     print(
         f"wrote {args.out}: {len(results.samples)} samples, {cases} cases, variants "

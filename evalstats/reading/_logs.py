@@ -375,23 +375,32 @@ def merge(runs: Sequence[Results]) -> Results:
     )
 
 
-def write_results(results: Results, out: str | os.PathLike[str]) -> str:
+def write_results(results: Results, out: str | os.PathLike[str], *, force: bool = False) -> str:
     """Write ``results`` as an evalstats results file (created exclusively, mode 0600).
 
-    Returns the path written. The file reads back with
-    :func:`~evalstats.results._file.read_results` to the same samples and manifest.
+    With ``force`` an existing ``out`` is replaced in one step once the new
+    file is whole (:func:`evalstats._files.replacing`); without it an existing
+    file is refused and left as it was. Returns the path written. The file reads
+    back with :func:`~evalstats.results._file.read_results` to the same samples
+    and manifest.
     """
+    from .._files import replacing
     from ..results._file import ResultsWriter
 
     shown = os.fspath(out)
-    if os.path.lexists(shown):  # ResultsWriter.create refuses it too; this says it for imports
+    if os.path.lexists(shown) and not force and not os.path.isdir(shown):
+        # ResultsWriter.create refuses it too; this says it for imports
         raise ResultsFileError(
-            f"{shown} already exists; results are never overwritten: choose a new --out path"
+            f"{shown} already exists; results are never overwritten: choose a new --out "
+            "path, or add --force to replace it"
         )
     manifest = {k: v for k, v in results.manifest.items() if k not in ("type", "format")}
-    with ResultsWriter.create(out, manifest) as writer:
+    with (
+        replacing(shown, force=force, error=ResultsFileError) as target,
+        ResultsWriter.create(target, manifest) as writer,
+    ):
         for s in results.samples:
             writer.write_sample({k: v for k, v in s.items() if k != "type"})
         summary = results.summary
         writer.close({k: v for k, v in summary.items() if k != "type"} if summary else None)
-    return os.fspath(out)
+    return shown

@@ -192,6 +192,7 @@ def rescore(
     *,
     out: str | os.PathLike[str],
     judge: Callable[[str], str] | str | None = None,
+    force: bool = False,
 ) -> RescoreOutcome:
     """Apply a suite's current checks to a run's stored answers; write a new results file.
 
@@ -204,9 +205,11 @@ def rescore(
         same prompts, conversations and fixtures; only ``checks``,
         ``required_actions``, ``review`` and ``tags`` may differ.
     out : path
-        The new results file; created exclusively (mode 0600), never
-        overwriting. Its manifest records the new suite and, under
-        ``rescored``, the run's original suite (name, path, SHA-256) and file.
+        The new results file; created exclusively (mode 0600); an existing
+        one is refused unless ``force``, and then replaced in one step once the
+        new file is whole (``out`` may be the run's own file). Its manifest
+        records the new suite and, under ``rescored``, the run's original
+        suite (name, path, SHA-256) and file.
     judge : callable or str, optional
         What judges the suite's ``judged_by`` checks: ``prompt -> text``, or a
         judge spec as ``evalstats run --judge`` takes it
@@ -223,7 +226,7 @@ def rescore(
     ------
     InvalidArgument
         When a case's prompt, conversation or fixtures changed, or cases were
-        added or removed (say which), or ``out`` exists.
+        added or removed (say which), or ``out`` exists (without ``force``).
 
     Examples
     --------
@@ -237,6 +240,10 @@ def rescore(
     >>> outcome.rescored, outcome.verdicts_changed
     (8, 0)
     """
+    from .._files import refuse_existing
+    from ..errors import ResultsFileError
+
+    refuse_existing(out, force=force, error=ResultsFileError)  # before a judge is called
     run = results if isinstance(results, Results) else read_results(results)
     described: dict[str, Any] | None = None
     if isinstance(judge, str):
@@ -249,7 +256,7 @@ def rescore(
         name = getattr(judge, "__qualname__", None) or type(judge).__qualname__
         described = {"spec": None, "kind": "callable", "name": name}
     try:
-        return _rescore(run, suite, out, judge, described)
+        return _rescore(run, suite, out, judge, described, force=force)
     finally:
         if described is not None and described.get("kind") != "callable":
             close = getattr(judge, "close", None)
@@ -263,6 +270,8 @@ def _rescore(
     out: str | os.PathLike[str],
     judge: Callable[[str], str] | None,
     described: dict[str, Any] | None,
+    *,
+    force: bool,
 ) -> RescoreOutcome:
     from ..running._scoring import checks_of, needs_trace
     from ..running._suite import Suite, load_suite
@@ -315,5 +324,5 @@ def _rescore(
                 counts[s["status"]] += 1
         summary["by_variant"] = by_variant
     written = Results(run.path, manifest, tuple(samples), summary, run.warnings)
-    path = write_results(written, out)
+    path = write_results(written, out, force=force)
     return RescoreOutcome(path, len(samples), rescored, differ, tuple(changed))
