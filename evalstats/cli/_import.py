@@ -6,11 +6,12 @@ import argparse
 import sys
 
 from .._terminal import visible
-from ._options import add_force, add_source_options, load_run
+from ._options import add_force, add_source_options, add_subset, load_run, state_selection
 
 EXAMPLES = (
     "evalstats import inspect-log.eval --out results.jsonl",
     "evalstats import table.csv --columns case=item,variant=prompt --out results.jsonl",
+    "evalstats import inspect-log.eval --case 'order*' --out orders.jsonl",
 )
 
 
@@ -24,6 +25,7 @@ def add(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--out", required=True, metavar="RESULTS.jsonl", help="the file to create")
     add_force(p, "--out RESULTS.jsonl")
+    add_subset(p)
     add_source_options(p)
 
 
@@ -33,8 +35,10 @@ def run(args: argparse.Namespace) -> int:
     from ..reading._logs import write_results
 
     refuse_existing(args.out, force=args.force, error=ResultsFileError)  # before reading
-    results = load_run(args.files, args).results()
+    source = load_run(args.files, args)
+    results = source.results()
     write_results(results, args.out, force=args.force)
+    state_selection(source)
     cases = len({s["case"] for s in results.samples})
     print(
         f"wrote {args.out}: {len(results.samples)} samples, {cases} cases, variants "
