@@ -321,15 +321,17 @@ FILE_HELP = (
 
 def load_run(paths: Sequence[str], args: argparse.Namespace, *, records: bool = False) -> Any:
     """The run to analyse, opened once for the command: one file, or several runs of
-    the same task joined (a :class:`~evalstats.reading._source.RunSource`), narrowed
-    to the part ``--case``, ``--tag`` and ``--variant`` keep.
+    the same task (or Inspect logs of the same samples; a folder of them) joined
+    (a :class:`~evalstats.reading._source.RunSource`), narrowed to the part
+    ``--case``, ``--tag`` and ``--variant`` keep.
 
     One evalstats results file is read as the source needs it: counted as it is
     read, or with ``records`` read whole once; anything else is read into a Results.
     """
-    from ..reading._logs import load_results, merge
+    from ..reading._logs import load_results, log_files, merge
     from ..reading._source import RunSource
 
+    paths = [found for path in paths for found in log_files(path)]  # a folder of logs: its logs
     options = source_options(args)
     plain = not any(v is not None for v in options.values())
     part = subset(args)
