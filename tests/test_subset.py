@@ -153,3 +153,26 @@ def test_the_source_counts_only_the_subset() -> None:
     )
     with pytest.raises(InvalidArgument, match="subset= narrows"):
         RunSource(iter([]), subset=Subset(tags=("x",)))
+
+
+def test_plan_from_part_of_a_pilot(run_file: Path, capsys) -> None:
+    capsys.readouterr()
+    argv = ["plan", "--from", str(run_file), "--pb", "+0.1", "--repeats", "3", "--approximate"]
+    assert main([*argv, "--case", "*r*", "--json"]) == 0
+    doc = _json(capsys)
+    assert doc["selection"]["cases"] == ["order status", "discount trick"]
+    assert main([*argv, "--case", "*r*"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("selection: --case '*r*': 2 of 3 cases")
+    assert "from a pilot of 2 cases x 4 runs" in out
+    # --variant names A and B, in the order given.
+    assert main([*argv, "--variant", "new", "--variant", "old", "--json"]) == 0
+    swapped = _json(capsys)
+    assert main([*argv, "--json"]) == 0
+    assert swapped["pilot"] != _json(capsys)["pilot"]
+
+
+def test_plan_takes_a_selection_only_with_from(capsys) -> None:
+    assert main(["plan", "--pa", "0.5", "--pb", "0.6", "--icc", "0.1", "--tag", "orders"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--from" in err
