@@ -186,3 +186,21 @@ def test_replacing_without_force_refuses_an_existing_file(tmp_path: Path) -> Non
         raise AssertionError("not reached")
     with replacing(tmp_path / "new.jsonl") as target:  # a new file is written at its name
         assert target == str(tmp_path / "new.jsonl")
+
+
+def test_a_wrong_model_name_leaves_no_file_and_the_fixed_run_takes_the_path(
+    tmp_path: Path, capsys
+) -> None:
+    # The row of the issue as a user meets it: a model the server does not have.
+    from evalstats.demo._server import serve
+
+    out = tmp_path / "r.jsonl"
+    with serve(seed=0) as server:
+        url = f"{server.base_url}/v1"
+        argv = ["run", *SHOP, "--out", str(out)]
+        assert main([*argv, "--variant", f"a=openai:shop-v9,base_url={url}"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "shop-v9" in err
+        assert not out.exists()
+        assert main([*argv, "--variant", f"a=openai:shop-v1,base_url={url}"]) == 0
+    assert len(read_results(out).samples) == 4
