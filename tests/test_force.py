@@ -204,3 +204,21 @@ def test_a_wrong_model_name_leaves_no_file_and_the_fixed_run_takes_the_path(
         assert not out.exists()
         assert main([*argv, "--variant", f"a=openai:shop-v1,base_url={url}"]) == 0
     assert len(read_results(out).samples) == 4
+
+
+@pytest.mark.parametrize(
+    "extra", [["--runs", "2"], ["--sequential", "--max-runs", "2"]], ids=["fixed", "sequential"]
+)
+def test_the_demo_runs_again_into_its_folder_with_force(extra, tmp_path: Path, capsys) -> None:
+    folder = tmp_path / "demo"
+    argv = ["demo", "--out-dir", str(folder), "--no-progress", *extra]
+    assert main(argv) == 0
+    first = (folder / "results.jsonl").read_bytes()
+    capsys.readouterr()
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "already exists" in err and "--force" in err
+    assert (folder / "results.jsonl").read_bytes() == first
+    assert main([*argv, "--force"]) == 0
+    assert read_results(folder / "results.jsonl").samples
+    assert leftovers(folder) == []
