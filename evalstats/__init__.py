@@ -31,7 +31,7 @@ Running an eval (:mod:`evalstats.running`)
 
 Reading runs back (:mod:`evalstats.reading`)
 --------------------------------------------
-    RunSource, load_results, merge_runs, rescore
+    RunSource, Subset, load_results, merge_runs, rescore
 
 Planning (:mod:`evalstats.planning`)
 ------------------------------------

@@ -27,9 +27,10 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import secrets
 import stat
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO
 
@@ -43,6 +44,7 @@ __all__ = [
     "place_file",
     "read_input",
     "refuse_existing",
+    "replacing",
     "too_deep",
     "write_output",
 ]
@@ -299,6 +301,59 @@ def place_file(
         with contextlib.suppress(OSError):
             os.unlink(temp)
     _sync_folder(os.path.dirname(shown) or ".")
+
+
+@contextlib.contextmanager
+def replacing(
+    path: str | os.PathLike[str],
+    *,
+    force: bool = False,
+    keep: bool = False,
+    error: type[EvalStatsError] = InvalidArgument,
+) -> Iterator[str]:
+    """The path to write a file made in several steps (a results file) that
+    replaces ``path`` whole or not at all.
+
+    Without ``force``, or when ``path`` does not exist, yields ``path`` itself
+    (refused first by :func:`refuse_existing`: an existing path, a folder, a
+    missing folder), for the writer to create exclusively. With ``force`` over
+    an existing file, yields a fresh name beside it; when the block ends, the
+    file made there (if any) takes ``path``'s name in one step, so ``path``
+    holds either the old file or the whole new one, never a half-written one.
+    When the block raises, what it made there is removed and ``path`` is as it
+    was; with ``keep``, what it made takes ``path``'s name all the same (a run
+    stopped after some samples keeps them; a writer that made nothing leaves
+    ``path`` as it was).
+    """
+    shown = os.fspath(path)
+    refuse_existing(shown, force=force, error=error)
+    if not (force and os.path.lexists(shown)):
+        yield shown
+        return
+    folder = os.path.dirname(shown) or "."
+    temporary = os.path.join(folder, f".{os.path.basename(shown)}.{secrets.token_hex(6)}.part")
+    try:
+        yield temporary
+    except BaseException:
+        if keep:
+            _take_name(temporary, shown, folder, error)
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    _take_name(temporary, shown, folder, error)
+
+
+def _take_name(temporary: str, shown: str, folder: str, error: type[EvalStatsError]) -> None:
+    """Move the file made at ``temporary`` (if any) onto ``shown`` in one step."""
+    if not os.path.lexists(temporary):
+        return
+    try:
+        os.replace(temporary, shown)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise error(f"cannot replace {shown}: {exc.strerror or exc}") from None
+    _sync_folder(folder)
 
 
 def _move(temporary: str, shown: str, *, force: bool, error: type[EvalStatsError]) -> None:

@@ -39,6 +39,7 @@ EXPECTED = [
     "RunSource",
     "Selection",
     "SequentialComparison",
+    "Subset",
     "Suite",
     "Task",
     "TaskResult",

@@ -13,10 +13,12 @@ from ._options import (
     add_level_and_json,
     add_planned_for,
     add_source_options,
+    add_subset,
     load_run,
     planned_rates,
     print_json,
     show_result,
+    state_selection,
 )
 
 EXAMPLES = (
@@ -24,6 +26,7 @@ EXAMPLES = (
     "evalstats compare results.jsonl --a old --b new --about cases-like-these",
     "evalstats compare results.jsonl --a old --b new --sequential --plot looks.png",
     "evalstats compare results.jsonl --baseline old",
+    "evalstats compare results.jsonl --a old --b new --case 'order*'",
 )
 
 
@@ -82,6 +85,7 @@ def add(p: argparse.ArgumentParser) -> None:
     add_force(p, "FILE.png")
     add_planned_for(p, "with --sequential; default: what the run recorded, else none")
     add_level_and_json(p)
+    add_subset(p)
     add_source_options(p)
 
 
@@ -116,8 +120,9 @@ def run(args: argparse.Namespace) -> int:
             written = sequential_plot(seq, args.plot, force=args.force)
             print(f"evalstats: wrote {written}", file=sys.stderr)
         if args.json:
-            print_json(seq.to_dict(), args.verb)
+            print_json(seq.to_dict(), args.verb, source)
         else:
+            state_selection(source)
             print(seq)
             print(seq.trajectory_text())
         return 0
@@ -141,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
             level=args.level,
             about=args.about,
         )
-        show_result(many, args)
+        show_result(many, args, source)
         return 0
     a, b = args.a, args.b
     if (a is None) != (b is None):
@@ -158,5 +163,5 @@ def run(args: argparse.Namespace) -> int:
             )
         a, b = names
     result = compare_results(source, a, b, method=args.method, level=args.level, about=args.about)
-    show_result(result, args)
+    show_result(result, args, source)
     return 0

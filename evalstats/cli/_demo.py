@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import argparse
 
-from ._options import UsageError, add_progress, given, renamed, show_result, wants_progress
+from ._options import (
+    UsageError,
+    add_force,
+    add_progress,
+    given,
+    renamed,
+    show_result,
+    wants_progress,
+)
 
 EXAMPLES = (
     "evalstats demo",
@@ -43,6 +51,7 @@ def add(p: argparse.ArgumentParser) -> None:
         "temporary folder and removes it)",
     )
     renamed(p, "--out", "--out-dir DIR (the demo writes a folder)")
+    add_force(p, "the results.jsonl and figures of an earlier demo in --out-dir DIR")
     p.add_argument("--no-plots", action="store_true", help="write no figures")
     p.add_argument(
         "--over-http",
@@ -80,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
                 seed=args.seed,
                 out=args.out_dir,
                 progress=wants_progress(args),
+                force=args.force,
             ),
             args,
         )
@@ -98,6 +108,7 @@ def run(args: argparse.Namespace) -> int:
         progress=wants_progress(args),
         over_http=bool(args.over_http),
         base_url=args.over_http if isinstance(args.over_http, str) else None,
+        force=args.force,
     )
     show_result(result, args)
     return 0
@@ -115,6 +126,7 @@ def _run_notes_demo(args: argparse.Namespace) -> int:
         seed=args.seed,
         out=args.out_dir,
         progress=wants_progress(args),
+        force=args.force,
     )
     show_result(result, args)
     return 0

@@ -9,6 +9,7 @@ from ._options import (
     add_about,
     add_level_and_json,
     add_source_options,
+    add_subset,
     load_run,
     show_result,
 )
@@ -68,14 +69,16 @@ def add(p: argparse.ArgumentParser) -> None:
         "(refused by default)",
     )
     add_level_and_json(p)
+    add_subset(p, variants=False)  # --variant names the variant gated
     add_source_options(p)
 
 
 def run(args: argparse.Namespace) -> int:
     from ..deciding._gate import gate
 
+    source = load_run([args.file], args)
     result = gate(
-        load_run([args.file], args),
+        source,
         variant=args.variant,
         min_pass=args.min_pass,
         on=args.on,
@@ -86,5 +89,5 @@ def run(args: argparse.Namespace) -> int:
         about=args.about,
         allow_unfinished=args.allow_unfinished,
     )
-    show_result(result, args)
+    show_result(result, args, source)
     return 0 if result.passed else 1

@@ -6,11 +6,12 @@ import argparse
 import sys
 
 from .._terminal import visible
-from ._options import add_source_options, load_run
+from ._options import add_force, add_source_options, add_subset, load_run, state_selection
 
 EXAMPLES = (
     "evalstats import inspect-log.eval --out results.jsonl",
     "evalstats import table.csv --columns case=item,variant=prompt --out results.jsonl",
+    "evalstats import inspect-log.eval --case 'order*' --out orders.jsonl",
 )
 
 
@@ -23,11 +24,14 @@ def add(p: argparse.ArgumentParser) -> None:
         "samples_*.jsonl, or a CSV/Parquet table; several runs of the same task are joined",
     )
     p.add_argument("--out", required=True, metavar="RESULTS.jsonl", help="the file to create")
+    add_force(p, "--out RESULTS.jsonl")
+    add_subset(p)
     add_source_options(p)
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..errors import InvalidArgument
+    from .._files import refuse_existing
+    from ..errors import InvalidArgument, ResultsFileError
     from ..reading._logs import detect_format, write_results
 
     for path in args.files:
@@ -36,8 +40,11 @@ def run(args: argparse.Namespace) -> int:
                 f"{path}: is already an evalstats results file; give it to report, compare "
                 "or gate as it is (evalstats merge joins two runs)"
             )
-    results = load_run(args.files, args).results()
-    write_results(results, args.out)
+    refuse_existing(args.out, force=args.force, error=ResultsFileError)  # before reading
+    source = load_run(args.files, args)
+    results = source.results()
+    write_results(results, args.out, force=args.force)
+    state_selection(source)
     cases = len({s["case"] for s in results.samples})
     print(
         f"wrote {args.out}: {len(results.samples)} samples, {cases} cases, variants "

@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
+from .._terminal import visible
 from ..errors import EvalStatsError, InvalidArgument
 
 
@@ -43,20 +44,36 @@ class Parser(argparse.ArgumentParser):
 JSON_SCHEMA_VERSION = 2
 
 
-def print_json(document: Any, verb: str) -> None:
+def print_json(document: Any, verb: str, source: Any = None) -> None:
+    """Print ``document`` as the verb's JSON; with the ``source`` of a narrowed
+    run (``--case``, ``--tag``, ``--variant``) it says, under ``"selection"``,
+    what was kept."""
     if isinstance(document, dict):
+        selected = getattr(source, "selected", None)
+        if selected is not None:
+            document = {**document, "selection": selected.to_dict()}
         document = {"schema": f"evalstats.{verb}/{JSON_SCHEMA_VERSION}", **document}
     json.dump(document, sys.stdout, indent=2, allow_nan=False, default=json_default)
     sys.stdout.write("\n")
 
 
-def show_result(result: Any, args: argparse.Namespace) -> None:
+def show_result(result: Any, args: argparse.Namespace, source: Any = None) -> None:
     """Print a verb's result: its table, or with ``--json`` one JSON document whose
-    ``schema`` field names the verb and the layout's version."""
+    ``schema`` field names the verb and the layout's version. With the ``source``
+    of a narrowed run, the selection is stated: a line above the table, or the
+    document's ``"selection"``."""
     if args.json:
-        print_json(result.to_dict(), args.verb)
+        print_json(result.to_dict(), args.verb, source)
     else:
+        state_selection(source)
         print(result)
+
+
+def state_selection(source: Any) -> None:
+    """Print the line that says what part of the run a table is of (if narrowed)."""
+    selected = getattr(source, "selected", None)
+    if selected is not None:
+        print(visible(str(selected), keep=""))
 
 
 def given(**values: Any) -> dict[str, Any]:
@@ -249,6 +266,43 @@ def add_source_options(p: argparse.ArgumentParser) -> None:
     )
 
 
+def add_subset(p: argparse.ArgumentParser, *, variants: bool = True) -> None:
+    """``--case``, ``--tag`` (and ``--variant``): read only part of the run. Every
+    reading verb takes them (see :class:`~evalstats.reading._source.Subset`)."""
+    g = p.add_argument_group("reading part of the run")
+    g.add_argument(
+        "--case",
+        action="append",
+        metavar="ID",
+        help="only the cases whose id matches (a shell pattern such as 'order*'; repeatable)",
+    )
+    g.add_argument(
+        "--tag",
+        action="append",
+        metavar="TAG",
+        help="only the cases with this tag (repeatable; with --case, both must hold)",
+    )
+    if variants:
+        g.add_argument(
+            "--variant",
+            action="append",
+            metavar="NAME",
+            help="only this variant (repeatable)",
+        )
+
+
+def subset(args: argparse.Namespace) -> Any:
+    """The part of the run the command reads, or None for all of it."""
+    from ..reading._source import Subset
+
+    variants = getattr(args, "variant", None)
+    return Subset.of(
+        cases=getattr(args, "case", None),
+        tags=getattr(args, "tag", None),
+        variants=variants if isinstance(variants, list) else None,
+    )
+
+
 def source_options(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "format": args.format,
@@ -267,20 +321,24 @@ FILE_HELP = (
 
 def load_run(paths: Sequence[str], args: argparse.Namespace, *, records: bool = False) -> Any:
     """The run to analyse, opened once for the command: one file, or several runs of
-    the same task joined (a :class:`~evalstats.reading._source.RunSource`).
+    the same task (or Inspect logs of the same samples; a folder of them) joined
+    (a :class:`~evalstats.reading._source.RunSource`), narrowed to the part
+    ``--case``, ``--tag`` and ``--variant`` keep.
 
     One evalstats results file is read as the source needs it: counted as it is
     read, or with ``records`` read whole once; anything else is read into a Results.
     """
-    from ..reading._logs import load_results, merge
+    from ..reading._logs import load_results, log_files, merge
     from ..reading._source import RunSource
 
+    paths = [found for path in paths for found in log_files(path)]  # a folder of logs: its logs
     options = source_options(args)
     plain = not any(v is not None for v in options.values())
+    part = subset(args)
     if len(paths) == 1 and plain:
-        return RunSource.open(paths[0], records=records)  # the file opened once
+        return RunSource.open(paths[0], records=records, subset=part)  # the file opened once
     runs = [load_results(path, **options) for path in paths]
-    return RunSource(merge(runs))
+    return RunSource(merge(runs), subset=part)
 
 
 def run_options(args: argparse.Namespace, judge: Any) -> dict[str, Any]:

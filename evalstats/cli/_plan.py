@@ -10,10 +10,13 @@ from ._options import (
     add_planned_for,
     add_sequential,
     add_source_options,
+    add_subset,
     load_run,
     planned_rates,
     print_json,
     show_result,
+    state_selection,
+    subset,
 )
 
 EXAMPLES = (
@@ -21,6 +24,7 @@ EXAMPLES = (
     "evalstats plan --pa 0.7 --pb 0.8 --icc 0.2 --cases 40 --cost-per-call 0.002",
     "evalstats plan --pa 0.7 --pb 0.9 --icc 0 --cases 4 --repeats 23 --sequential",
     "evalstats plan --from pilot.jsonl --pb +0.1 --repeats 3",
+    "evalstats plan --from pilot.jsonl --pb +0.1 --tag orders --variant old --variant new",
 )
 
 
@@ -84,6 +88,7 @@ def add(p: argparse.ArgumentParser) -> None:
     add_sequential(p, "--repeats is the budget of runs per case", simulation=False)
     add_planned_for(p, "with --sequential and --icc 0; default --pa,--pb; none: no planned effect")
     add_level_and_json(p)
+    add_subset(p)  # of the pilot (--from)
     add_source_options(p)
 
 
@@ -125,7 +130,9 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.planned_for is not None:
         raise UsageError("evalstats plan: --planned-for goes with --sequential")
-    pilot = None
+    if subset(args) is not None and not args.from_file:
+        raise UsageError("evalstats plan: --case, --tag and --variant choose part of --from FILE")
+    pilot = source = None
     if args.certainty is not None and not args.from_file:
         raise UsageError("evalstats plan: --certainty goes with --from (a pilot run)")
     if args.from_file:
@@ -136,7 +143,9 @@ def run(args: argparse.Namespace) -> int:
                 "+0.1, or observed)"
             )
         # One evalstats results file is counted as it is read; another tool's log is read.
-        pilot = case_model_from_results(load_run([args.from_file], args))
+        source = load_run([args.from_file], args)
+        # --variant names A and B in the order given; else the pilot's first two.
+        pilot = case_model_from_results(source, variants=args.variant)
     elif args.pa is None or args.pb is None:
         raise UsageError("evalstats plan: give --pa and --pb (or --from a pilot run)")
     else:
@@ -157,14 +166,15 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
     )
     if args.cost_per_call is None:
-        show_result(result, args)
+        show_result(result, args, source)
         return 0
     from ..planning._cost import design_cost
 
     cost = design_cost(result.calls, args.cost_per_call)
     if args.json:
-        print_json({**result.to_dict(), "cost": cost.to_dict()}, "plan")
+        print_json({**result.to_dict(), "cost": cost.to_dict()}, "plan", source)
     else:
+        state_selection(source)
         print(f"{result}\n{cost}")
     return 0
 

@@ -10,15 +10,18 @@ from ._options import (
     add_about,
     add_force,
     add_source_options,
+    add_subset,
     load_run,
     print_json,
     renamed,
+    state_selection,
 )
 
 EXAMPLES = (
     "evalstats report results.jsonl",
     "evalstats report results.jsonl --plots figures --html report.html",
     "evalstats report inspect-log.eval --json",
+    "evalstats report results.jsonl --tag orders --variant new",
 )
 
 
@@ -54,6 +57,7 @@ def add(p: argparse.ArgumentParser) -> None:
         "paired over at least 5 cases); the other claim's ranking is shown beside it",
     )
     p.add_argument("--json", action="store_true", help="print one JSON document")
+    add_subset(p)
     add_source_options(p)
 
 
@@ -85,8 +89,9 @@ def run(args: argparse.Namespace) -> int:
         page = html_report(source, args.html, level=args.level, force=args.force)
         print(f"evalstats: wrote {page}", file=sys.stderr)
     if args.json:
-        print_json(result.to_dict(), "report")
+        print_json(result.to_dict(), "report", source)
     else:
+        state_selection(source)
         print(result)
     return 0
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._options import show_result
+from ._options import add_force, show_result
 
 EXAMPLES = ("evalstats rescore results.jsonl --suite cases/example.yaml --out rescored.jsonl",)
 
@@ -17,9 +17,8 @@ def add(p: argparse.ArgumentParser) -> None:
         metavar="SUITE",
         help="the suite with the new checks (same cases and prompts as the run)",
     )
-    p.add_argument(
-        "--out", required=True, metavar="FILE", help="the new results file (never overwritten)"
-    )
+    p.add_argument("--out", required=True, metavar="FILE", help="the new results file to create")
+    add_force(p, "--out FILE (it may be FILE itself)")
     p.add_argument(
         "--judge",
         metavar="SPEC",
@@ -32,5 +31,6 @@ def add(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..reading._rescore import rescore
 
-    show_result(rescore(args.file, args.suite, out=args.out, judge=args.judge), args)
+    outcome = rescore(args.file, args.suite, out=args.out, judge=args.judge, force=args.force)
+    show_result(outcome, args)
     return 0

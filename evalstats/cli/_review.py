@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import argparse
 
+from ._options import add_subset, state_selection, subset
+
 EXAMPLES = (
     "evalstats review results.jsonl --out reviews.jsonl",
     "evalstats review results.jsonl --out reviews.jsonl --blind --sample 20 --seed 7",
+    "evalstats review results.jsonl --out reviews.jsonl --tag orders --variant new",
 )
 
 
@@ -20,9 +23,6 @@ def add(p: argparse.ArgumentParser) -> None:
         "samples are skipped)",
     )
     p.add_argument("--reviewer", metavar="NAME", help="recorded with each review")
-    p.add_argument(
-        "--case", action="append", metavar="ID", help="review only this case (repeat for more)"
-    )
     p.add_argument(
         "--blind",
         action="store_true",
@@ -40,15 +40,27 @@ def add(p: argparse.ArgumentParser) -> None:
         "with --seed; report --reviews then corrects the pass rates by it (PPI++)",
     )
 
+    add_subset(p)
+
 
 def run(args: argparse.Namespace) -> int:
     from ..presenting._review import review
 
+    cases = variants = None
+    part = subset(args)
+    if part is not None:  # checked against the run before the reviews file is opened
+        from ..reading._source import RunSource
+
+        source = RunSource.open(args.file, subset=part)
+        source.results()
+        state_selection(source)
+        cases, variants = list(source.selected.cases), list(source.selected.variants)
     review(
         args.file,
         args.out,
         reviewer=args.reviewer,
-        cases=args.case,
+        cases=cases,
+        variants=variants,
         blind=args.blind,
         seed=args.seed,
         sample=args.sample,

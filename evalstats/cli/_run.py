@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
 
 from ._options import (
     UsageError,
     add_about,
+    add_force,
     add_planned_for,
     add_progress,
     planned_rates,
@@ -66,6 +68,11 @@ def add(p: argparse.ArgumentParser) -> None:
     )
     add_planned_for(p, "with --until-decided; default none")
     p.add_argument("--out", metavar="FILE", help="the results file to create (JSONL)")
+    add_force(
+        p,
+        "--out FILE (after a mistake: the new run is written beside it and replaces it "
+        "when it ends; a run that writes no sample leaves it as it was)",
+    )
     p.add_argument(
         "--judge",
         metavar="SPEC",
@@ -170,6 +177,11 @@ def run(args: argparse.Namespace) -> int:
         out = args.extend
     if out is None:
         raise UsageError("evalstats run: give --out FILE (or --resume FILE to continue a run)")
+    if args.force and (args.resume is not None or args.extend is not None):
+        raise UsageError(
+            "evalstats run: --force replaces --out FILE with a new run; it goes without "
+            "--resume and --extend, which add to the file"
+        )
     variants = args.variant
     if args.prices:
         from ..planning._cost import priced_variants
@@ -201,17 +213,44 @@ def run(args: argparse.Namespace) -> int:
         suite = load_suite(found, judge=judge)
         if Path(args.suite) != found:  # a shipped suite by name, recorded as given
             suite = dataclasses.replace(suite, path=str(args.suite))
+    import contextlib
+
+    from .._files import replacing
+    from ..errors import ResultsFileError
+
+    adds = args.resume is not None or args.extend is not None
+    if not adds and not args.force and os.path.lexists(out) and not os.path.isdir(out):
+        raise ResultsFileError(
+            f"{out} already exists; results are never overwritten: choose a new --out path, "
+            f"resume that run with --resume, or add --force to replace it"
+        )
+    writing = (
+        contextlib.nullcontext(out)
+        if adds
+        else replacing(out, force=args.force, keep=True, error=ResultsFileError)
+    )
     try:
         check = getattr(judge, "check", None)
         if check is not None:
             _check_judge(args.judge, check)
-        if args.until_decided:
-            return _run_until_decided(args, suite, variants, out, described)
-        outcome = _run_with(args, suite, variants, out, described)
+        # With --force over an existing file the run is written beside it and
+        # takes its name when it ends (stopped or interrupted too: its samples
+        # are kept); a run that wrote no sample leaves the old file as it was.
+        with writing as target:
+            if args.until_decided:
+                return _run_until_decided(args, suite, variants, target, described, shown=out)
+            outcome = _run_with(args, suite, variants, target, described)
     finally:
         if hasattr(judge, "close"):
             judge.close()
+    if target != out:  # written beside the old file, now at its name
+        import dataclasses
+
+        outcome = dataclasses.replace(outcome, path=out)
     print(outcome)
+    if outcome.status == "interrupted" and outcome.samples_written + outcome.skipped == 0:
+        print(f"evalstats: {outcome.reason}; no sample was written", file=sys.stderr)
+        return 130
     for line in _summary(out):
         print(line)
     if outcome.status == "interrupted":
@@ -278,7 +317,13 @@ def _run_with(args: argparse.Namespace, suite: Any, variants: Any, out: str, jud
 
 
 def _run_until_decided(
-    args: argparse.Namespace, suite: Any, variants: list[Any], out: str, judge: Any
+    args: argparse.Namespace,
+    suite: Any,
+    variants: list[Any],
+    out: str,
+    judge: Any,
+    *,
+    shown: str,
 ) -> int:
     from ..deciding._until_decided import run_until_decided
 
@@ -299,12 +344,16 @@ def _run_until_decided(
         planned_for=planned_rates(args.planned_for),
         **run_options(args, judge),
     )
+    if out != shown:  # written beside the old file, now at its name
+        import dataclasses
+
+        result = dataclasses.replace(result, path=shown)
     print(result)
     if result.comparison is not None:
         print(result.comparison.trajectory_text())
     if result.status == "interrupted":
         print(
-            f"evalstats: {result.reason}; continue with the same command and --resume {out}",
+            f"evalstats: {result.reason}; continue with the same command and --resume {shown}",
             file=sys.stderr,
         )
         return 130

@@ -317,6 +317,7 @@ def run_notes_demo(
     progress: bool = False,
     concurrency: int = 4,
     timeout: float = 60.0,
+    force: bool = False,
 ) -> NotesDemoResult:
     """Run the notes suite with the notes assistant, baseline against the read-first prefix.
 
@@ -332,19 +333,23 @@ def run_notes_demo(
     out : path, optional
         Folder for ``results.jsonl``. Without it the demo runs in a temporary folder
         that it removes afterwards, keeping the samples in memory only.
-        An existing ``results.jsonl`` there is never overwritten.
+        An existing ``results.jsonl`` there is replaced only with ``force``.
     progress : bool
         Show a progress bar on stderr.
     concurrency : int
         Samples (subprocesses) in flight at once.
     timeout : float
         Seconds each sample's subprocess may take before it is killed.
+    force : bool
+        Replace an earlier ``results.jsonl`` in ``out``, once the new run ends.
 
     Returns
     -------
     NotesDemoResult
         Printable; ``to_dict()`` gives one JSON document.
     """
+    from .._files import replacing
+    from ..errors import ResultsFileError
     from ..running._engine import run
     from ._notes import DEFAULT_NOTES_MODEL
     from ._server import serve
@@ -354,16 +359,19 @@ def run_notes_demo(
     concurrency = whole_number("concurrency", concurrency)
     with _work_directory(out, "evalstats-notes-demo-") as directory, serve(seed=seed) as server:
         base_url = f"{server.base_url}/v1"
-        run(
-            "notes",
-            notes_variants(base_url),
-            runs=runs,
-            out=directory / "results.jsonl",
-            seed=seed,
-            progress=progress,
-            concurrency=concurrency,
-            timeout=timeout,
-        )
+        with replacing(
+            directory / "results.jsonl", force=force, keep=True, error=ResultsFileError
+        ) as target:
+            run(
+                "notes",
+                notes_variants(base_url),
+                runs=runs,
+                out=target,
+                seed=seed,
+                progress=progress,
+                concurrency=concurrency,
+                timeout=timeout,
+            )
         results = read_results(directory / "results.jsonl")
     rep = report(results, level=level)
     comparison = compare_results(

@@ -69,27 +69,35 @@ def run_sequential_demo(
     out: str | Path | None = None,
     progress: bool = False,
     experiments: int = 4000,
+    force: bool = False,
 ) -> SequentialDemo:
     """Run the shop stand-in with ``run_until_decided`` and set it beside the fixed design.
 
     The default budget, 33 rounds of the 4 shop cases (132 pairs), gives the
     sequential design about 90% power at the stand-in's true rates (0.7 and
-    0.9); the fixed McNemar design needs 91 pairs for that power.
+    0.9); the fixed McNemar design needs 91 pairs for that power. With
+    ``force`` an earlier ``results.jsonl`` in ``out`` is replaced when the run ends.
     """
     import tempfile
 
     max_runs = whole_number("max_runs", max_runs)
     folder = Path(tempfile.mkdtemp(prefix="evalstats-demo-")) if out is None else Path(out)
     folder.mkdir(parents=True, exist_ok=True)
-    result = run_until_decided(
-        "shop",
-        ["v1=standin:shop-v1", "v2=standin:shop-v2"],
-        max_runs=max_runs,
-        out=folder / "results.jsonl",
-        level=level,
-        seed=seed,
-        progress=progress,
-    )
+    from .._files import replacing
+    from ..errors import ResultsFileError
+
+    with replacing(
+        folder / "results.jsonl", force=force, keep=True, error=ResultsFileError
+    ) as target:
+        result = run_until_decided(
+            "shop",
+            ["v1=standin:shop-v1", "v2=standin:shop-v2"],
+            max_runs=max_runs,
+            out=target,
+            level=level,
+            seed=seed,
+            progress=progress,
+        )
     plan = sequential_plan(
         1.0 - SLIP_RATES[1],
         1.0 - SLIP_RATES[2],

@@ -242,6 +242,7 @@ def run_demo(
     progress: bool = False,
     over_http: bool = False,
     base_url: str | None = None,
+    force: bool = False,
 ) -> DemoResult:
     """Run the shop demo through the engine and compare the two versions.
 
@@ -257,7 +258,7 @@ def run_demo(
     out : path, optional
         Folder for ``results.jsonl`` and the figures. Without it the demo runs
         in a temporary folder that it removes, keeps the samples in memory only
-        and writes no figures. An existing ``results.jsonl`` there is never
+        and writes no figures. An existing ``results.jsonl`` there is (without ``force``) never
         overwritten: the demo stops with an error instead.
     plots : bool
         Write the forest plot and the paired-difference plot (only with ``out``).
@@ -285,12 +286,14 @@ def run_demo(
     if base_url is not None and not over_http:
         raise InvalidArgument(f"base_url={base_url!r} is for over_http=True")
     with _work_directory(out, "evalstats-demo-") as directory:
-        results, base_url = _run_shop(directory, runs, seed, progress, over_http, base_url)
+        results, base_url = _run_shop(
+            directory, runs, seed, progress, over_http, base_url, force=force
+        )
         figures: tuple[Path, ...] = ()
         if plots and out is not None:
             from ..presenting._plots import report_plots
 
-            figures = report_plots(results, directory, level=level)
+            figures = report_plots(results, directory, level=level, force=force)
     rep = report(results, level=level)
     a, b = (rep.variant(v) for v in VARIANTS)
     paired = compare_results(results, *VARIANTS, method="mcnemar", level=level)
@@ -312,39 +315,58 @@ def run_demo(
 
 
 def _run_shop(
-    directory: Path, runs: int, seed: int, progress: bool, over_http: bool, base_url: str | None
+    directory: Path,
+    runs: int,
+    seed: int,
+    progress: bool,
+    over_http: bool,
+    base_url: str | None,
+    *,
+    force: bool = False,
 ) -> tuple[Results, str | None]:
     """Run both versions into ``directory/results.jsonl`` and read the file back,
     with the base URL they were reached at (None in-process)."""
     if not over_http:
-        _run_engine(directory, runs, seed, progress, None)
+        _run_engine(directory, runs, seed, progress, None, force=force)
     elif base_url is not None:
-        _run_engine(directory, runs, seed, progress, base_url)
+        _run_engine(directory, runs, seed, progress, base_url, force=force)
     else:
         from ._server import serve
 
         with serve(seed=seed) as server:
             base_url = f"{server.base_url}/v1"
-            _run_engine(directory, runs, seed, progress, base_url)
+            _run_engine(directory, runs, seed, progress, base_url, force=force)
     return read_results(directory / "results.jsonl"), base_url
 
 
 def _run_engine(
-    directory: Path, runs: int, seed: int, progress: bool, base_url: str | None
+    directory: Path,
+    runs: int,
+    seed: int,
+    progress: bool,
+    base_url: str | None,
+    *,
+    force: bool = False,
 ) -> None:
-    """Both stand-in versions through the engine, in-process or over HTTP."""
+    """Both stand-in versions through the engine, in-process or over HTTP (an
+    earlier ``results.jsonl`` replaced with ``force``)."""
+    from .._files import replacing
+    from ..errors import ResultsFileError
     from ..running._engine import Variant, parse_variant, run
 
     if base_url is None:
         variants = [Variant(f"v{v}", f"standin:shop-v{v}") for v in (1, 2)]
     else:
         variants = [parse_variant(f"v{v}=openai:shop-v{v},base_url={base_url}") for v in (1, 2)]
-    run(
-        "shop",
-        variants,
-        runs=runs,
-        out=directory / "results.jsonl",
-        seed=seed,
-        progress=progress,
-        concurrency=1 if base_url is None else 8,
-    )
+    with replacing(
+        directory / "results.jsonl", force=force, keep=True, error=ResultsFileError
+    ) as target:
+        run(
+            "shop",
+            variants,
+            runs=runs,
+            out=target,
+            seed=seed,
+            progress=progress,
+            concurrency=1 if base_url is None else 8,
+        )

@@ -560,6 +560,7 @@ def review(
     blind: bool = False,
     seed: int = 0,
     sample: int | None = None,
+    variants: Sequence[str] | None = None,
 ) -> ReviewSession:
     """Walk a run's samples and record a person's verdict on each.
 
@@ -588,6 +589,8 @@ def review(
         Recorded with each review.
     cases : sequence of str, optional
         Review only these cases.
+    variants : sequence of str, optional
+        Review only these variants' samples.
     blind : bool, optional
         Hide the variant's name and show the samples in an order shuffled by
         ``seed`` (the same order on every resume), so that knowing which
@@ -635,6 +638,8 @@ def review(
     output = sys.stdout if output is None else output
     res = read_results(results_path)
     samples = _samples_of_cases(res, cases)
+    if variants is not None:
+        samples = [s for s in samples if s.get("variant") in set(variants)]
     if not isinstance(blind, bool):
         raise InvalidArgument(f"blind={blind!r} must be True or False")
     if isinstance(seed, bool) or not isinstance(seed, int):

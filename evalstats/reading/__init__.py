@@ -7,6 +7,8 @@ Reading
 -------
     RunSource                 One run to read (a results file, a Results, records), read at
                               most once and passed to every view of it
+    Subset                    The part of a run an analysis reads: cases by id pattern or tag,
+                              variants by name
     load_results              Read a results file or another tool's log into Results
     merge_runs                Join two runs of the same suite and variants into one results file
     rescore                   Apply a suite's current checks to a run's stored answers; write a new
@@ -23,6 +25,6 @@ if TYPE_CHECKING:
     from ._logs import load_results
     from ._merge import merge_runs
     from ._rescore import rescore
-    from ._source import RunSource
+    from ._source import RunSource, Subset
 
 __getattr__, __dir__ = face(__name__, __file__)

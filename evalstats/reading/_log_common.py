@@ -249,12 +249,15 @@ def build(
     reason: str | None = None,
     warnings: Sequence[str] = (),
     extra: Mapping[str, Any] | None = None,
+    case_fields: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> Results:
     """The :class:`Results` of an imported log.
 
     ``samples`` are sample records (without ``"type"``), ``variants`` the
     manifest's variant objects (each with a ``"name"``) in the order to show
-    them. The schedule lists each variant's (case, repeat) slots; the pair
+    them; ``case_fields`` what the manifest lists of each case beside its id
+    (what identifies its input and target, for pairing logs of two tasks).
+    The schedule lists each variant's (case, repeat) slots; the pair
     number is the index of the (case, repeat) slot and the position the
     variant's index, since foreign logs do not record the order the samples ran.
     """
@@ -305,7 +308,7 @@ def build(
             **(extra or {}),
         },
         "suite": dict(suite),
-        "cases": [{"id": c} for c in cases],
+        "cases": [{"id": c, **(case_fields or {}).get(c, {})} for c in cases],
         "include_holdout": False,
         "variants": [dict(v) for v in variants],
         "runs": runs,

@@ -6,7 +6,14 @@ value of one scorer (the log's first, or ``scorer=``), read by
 :class:`~evalstats.reading._log_common.PassRule`: ``C`` (CORRECT), ``1`` and
 ``True`` pass; ``I``, ``N``, ``0`` and ``False`` fail; other numbers pass when
 they reach ``pass_threshold``. A sample that ended in an error or hit a limit
-is incomplete (it stays in the denominator as a failure).
+is incomplete (it stays in the denominator as a failure), and a log whose
+run ended in an error says so, with the error's message.
+
+The manifest records what identifies each sample (a digest of its input and
+of its target) and the log's task, task arguments and model, so that logs of
+different tasks over the same samples (one ``@task`` per prompt, the usual
+way to compare prompts in Inspect) can be joined and compared paired
+(:func:`~evalstats.reading._logs.merge`).
 
 inspect_ai is an optional dependency: ``pip install "evalstats-honest[inspect]"``.
 """
@@ -80,6 +87,12 @@ def read_inspect(
     status = getattr(log, "status", None)
     packages = getattr(spec, "packages", None) or {}
     config = getattr(spec, "config", None)
+    reason = None
+    if status != "success":
+        reason = f"Inspect status {status!r}"
+        message = _error_message(log)
+        if message:
+            reason += f": {message}"
     return build(
         shown,
         records,
@@ -89,13 +102,40 @@ def read_inspect(
         variants=[{"name": model, "task": _task(spec, model)}],
         pass_rule=f"scorer {chosen!r} says so ({rule.describe()})",
         finished=status == "success",
-        reason=None if status == "success" else f"Inspect status {status!r}",
+        reason=reason,
         extra={
             "scorer": chosen,
             "run_id": getattr(spec, "run_id", None),
             "epochs": getattr(config, "epochs", None),
+            "task": str(spec.task),
+            "task_args": _plain(getattr(spec, "task_args", None) or {}),
+            "model": model,
         },
+        case_fields=_case_fields(samples_in),
     )
+
+
+def _error_message(log: Any) -> str:
+    """The first line of the error the log's run ended in, or ""."""
+    error = getattr(log, "error", None)
+    if error is None:
+        return ""
+    lines = str(getattr(error, "message", error)).strip().splitlines()
+    return lines[0][:300] if lines else ""
+
+
+def _case_fields(samples_in: Any) -> dict[str, dict[str, Any]]:
+    """What identifies each sample's question: digests of its input and target (the
+    first epoch's; every epoch of a sample has the same)."""
+    out: dict[str, dict[str, Any]] = {}
+    for s in samples_in:
+        case = str(s.id)
+        if case not in out:
+            out[case] = {
+                "input_sha256": suite_digest([_plain(s.input)]),
+                "target_sha256": suite_digest([_plain(s.target)]),
+            }
+    return out
 
 
 def _samples_of(log: Any, shown: str) -> Any:
@@ -108,12 +148,22 @@ def _samples_of(log: Any, shown: str) -> Any:
     samples_in = log.samples
     if not samples_in:
         status = getattr(log, "status", None)
+        if status == "error":
+            raise file_error(shown, _errored(log, "before any sample was logged"))
         raise file_error(
             shown,
             f"the log has no samples (status {status!r}); log the samples (the default) "
             "to analyse them",
         )
     return samples_in
+
+
+def _errored(log: Any, what: str) -> str:
+    message = _error_message(log)
+    return (
+        f"the Inspect run ended in an error{f' ({message})' if message else ''} {what}; "
+        "fix it and run the task again (or inspect eval-retry)"
+    )
 
 
 def _chosen_scorer(log: Any, samples_in: Any, scorer: str | None, shown: str) -> str:
@@ -127,6 +177,8 @@ def _chosen_scorer(log: Any, samples_in: Any, scorer: str | None, shown: str) ->
     primary = [r.name for r in results_scores if getattr(r, "name", None)] or names
     if scorer is None:
         if not primary:
+            if getattr(log, "status", None) == "error":
+                raise file_error(shown, _errored(log, "before any sample was scored"))
             raise file_error(shown, "no sample has a score; score the log first (inspect score)")
         return str(primary[0])
     if scorer not in names:

@@ -31,7 +31,7 @@ from typing import IO, TYPE_CHECKING, Any
 from .._files import check_input, open_input, place_file, too_deep
 from .._validate import suggest
 from ..errors import InvalidArgument, ResultsFileError
-from ._log_common import check_threshold, file_error, opening, unique_names
+from ._log_common import check_threshold, file_error, opening, suite_digest, unique_names
 
 if TYPE_CHECKING:
     from ..results._file import Results
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 # The results format (and msgspec, its schema's) is imported when a file is read,
 # not when the command line is parsed, which lists FORMATS.
 
-__all__ = ["FORMATS", "detect_format", "load_results", "merge", "write_results"]
+__all__ = ["FORMATS", "detect_format", "load_results", "log_files", "merge", "write_results"]
 
 FORMATS = ("evalstats", "inspect", "promptfoo", "lm-eval", "csv", "parquet")
 
@@ -161,6 +161,39 @@ def _top_keys(text: bytes) -> list[str]:
         elif ch in "}]":
             depth -= 1
     return keys
+
+
+#: The files of a log folder that are never logs: Inspect's own listings.
+_NOT_LOGS = frozenset({"logs.json", "listing.json", "eval-set.json"})
+
+
+def log_files(path: str | os.PathLike[str]) -> list[str]:
+    """The logs in a folder of Inspect AI logs, in name order (Inspect's names
+    begin with the time of the run): its ``.eval`` files and the ``.json`` files
+    that are Inspect logs. A path that is not a folder is returned as it is.
+
+    Raises :class:`~evalstats.errors.ResultsFileError` for a folder that holds
+    no log.
+    """
+    shown = os.fspath(path)
+    if not os.path.isdir(shown):
+        return [shown]
+    found = []
+    for name in sorted(os.listdir(shown)):
+        full = os.path.join(shown, name)
+        if name.startswith(".") or name in _NOT_LOGS or not os.path.isfile(full):
+            continue
+        if name.endswith(".eval"):
+            found.append(full)
+        elif name.endswith(".json"):
+            try:
+                if detect_format(full) == "inspect":
+                    found.append(full)
+            except ResultsFileError:
+                continue
+    if not found:
+        raise file_error(shown, "is a folder with no Inspect AI log (.eval, .json) in it")
+    return found
 
 
 def load_results(
@@ -293,11 +326,17 @@ def _read_log(
 def merge(runs: Sequence[Results]) -> Results:
     """Join separately made runs of the same task into one ``Results``.
 
-    Each run's variants keep their names; a name that two runs share (two
-    logs of the same model, say before and after a prompt change) is told
-    apart by the file name. The runs must be of the same task (the same
-    suite digest); the samples keep their (case, repeat) slots, so variants
-    run on the same cases and repeats compare paired.
+    The runs must be of the same task (the same suite digest), or Inspect AI
+    logs of different tasks over the same samples (the same sample ids, inputs
+    and targets, scored by the same scorer: one ``@task`` per prompt), which a
+    warning then names. The samples keep their (case, repeat) slots, so
+    variants run on the same cases and repeats compare paired.
+
+    Each run's variants keep their names, except that Inspect logs (one model
+    each) are named by what differs between them: the task, the task's
+    arguments, the model (``quiz_terse``, ``style=polite``, ``mockllm/b``), or
+    when nothing does, the file (or ``run1``, ``run2``, ... for long names). A
+    name that two other runs share is told apart by the file name.
     """
     if not runs:
         raise InvalidArgument("runs=[] must hold at least one run")
@@ -305,33 +344,20 @@ def merge(runs: Sequence[Results]) -> Results:
         return runs[0]
     first = runs[0]
     digest = (first.manifest.get("suite") or {}).get("sha256")
+    tasks_differ = False
     for other in runs[1:]:
         theirs = (other.manifest.get("suite") or {}).get("sha256")
         if theirs != digest:
-            a = (first.manifest.get("suite") or {}).get("name")
-            b = (other.manifest.get("suite") or {}).get("name")
-            raise file_error(
-                other.path or "results",
-                f"is not a run of the same task as {first.path} ({b!r} against {a!r}, or "
-                "other cases or scorer); only runs of the same task are compared",
-            )
-    # Variant names: (run index, old name) -> new name.
-    labels: list[tuple[int, str, str]] = []
-    for i, run in enumerate(runs):
-        for name in run.variants():
-            labels.append((i, name, name))
-    counts: dict[str, int] = {}
-    for _, name, _ in labels:
-        counts[name] = counts.get(name, 0) + 1
-    renamed = []
-    for i, name, _ in labels:
-        if counts[name] > 1:
-            stem = os.path.splitext(os.path.basename(runs[i].path or f"run{i + 1}"))[0]
-            renamed.append((i, name, f"{name} ({stem})"))
-        else:
-            renamed.append((i, name, name))
-    finals = unique_names([n for _, _, n in renamed])
-    rename = {(i, old): new for (i, old, _), new in zip(renamed, finals, strict=True)}
+            problem = _not_pairable(first, other)
+            if problem is not None:
+                raise file_error(other.path or "results", problem)
+            tasks_differ = True
+    if all(_inspect_of(r) is not None and len(r.variants()) == 1 for r in runs):
+        names = _inspect_names(runs)
+        rename = {(i, run.variants()[0]): names[i] for i, run in enumerate(runs)}
+    else:
+        rename = _renamed(runs)
+    finals = list(rename.values())
     variants: list[dict[str, Any]] = []
     samples: list[dict[str, Any]] = []
     schedule: list[list[Any]] = []
@@ -369,10 +395,28 @@ def merge(runs: Sequence[Results]) -> Results:
         label = os.path.basename(run.path or f"run {i + 1}")
         warnings += [f"{label}: {w}" for w in run.warnings if w not in shared]
     manifest = dict(first.manifest)
+    if tasks_differ:
+        names = [str((r.manifest.get("suite") or {}).get("name")) for r in runs]
+        ids = [c["id"] for c in first.manifest.get("cases") or () if isinstance(c, dict)]
+        warnings.insert(
+            1 if warnings else 0,
+            "the logs are of different tasks ("
+            + ", ".join(repr(n) for n in dict.fromkeys(names))
+            + f") over the same {len(ids)} samples (ids, inputs and targets): each is a "
+            "variant, compared paired by (sample id, epoch)",
+        )
+        manifest["suite"] = {
+            "name": " + ".join(dict.fromkeys(names)),
+            "version": None,
+            "sha256": suite_digest(
+                sorted(str((r.manifest.get("suite") or {}).get("sha256")) for r in runs)
+            ),
+        }
+        manifest["cases"] = list(first.manifest.get("cases") or [])
     manifest.update(
         variants=variants,
         schedule=schedule,
-        cases=[{"id": c} for c in cases],
+        cases=_merged_cases(runs, cases),
         runs=first.manifest.get("runs")
         if len({r.manifest.get("runs") for r in runs}) == 1
         else None,
@@ -391,18 +435,158 @@ def merge(runs: Sequence[Results]) -> Results:
     )
 
 
-def write_results(results: Results, out: str | os.PathLike[str]) -> str:
+def _renamed(runs: Sequence[Results]) -> dict[tuple[int, str], str]:
+    """Each run's variants keep their names; a name two runs share gets the file's."""
+    labels: list[tuple[int, str]] = [
+        (i, name) for i, run in enumerate(runs) for name in run.variants()
+    ]
+    counts: dict[str, int] = {}
+    for _, name in labels:
+        counts[name] = counts.get(name, 0) + 1
+    renamed = []
+    for i, name in labels:
+        if counts[name] > 1:
+            stem = os.path.splitext(os.path.basename(runs[i].path or f"run{i + 1}"))[0]
+            renamed.append(f"{name} ({stem})")
+        else:
+            renamed.append(name)
+    finals = unique_names(renamed)
+    return {label: new for label, new in zip(labels, finals, strict=True)}
+
+
+def _inspect_of(run: Results) -> dict[str, Any] | None:
+    """What an Inspect import records of its log (task, task arguments, model), or None."""
+    imported = run.manifest.get("imported")
+    if isinstance(imported, dict) and imported.get("tool") == "inspect_ai":
+        return imported
+    return None
+
+
+#: A file stem short and plain enough to be a variant's name.
+_PLAIN_STEM = re.compile(r"[\w.+-]{1,24}")
+
+
+def _inspect_names(runs: Sequence[Results]) -> list[str]:
+    """Names for Inspect logs, one variant each, from what differs between them."""
+    described = [_inspect_of(r) or {} for r in runs]
+    tasks = [
+        str(d.get("task") or (r.manifest.get("suite") or {}).get("name"))
+        for d, r in zip(described, runs, strict=True)
+    ]
+    models = [str(d.get("model") or r.variants()[0]) for d, r in zip(described, runs, strict=True)]
+    args = [d.get("task_args") if isinstance(d.get("task_args"), dict) else {} for d in described]
+    keys = sorted({k for a in args for k in a})
+    differing = [k for k in keys if len({json.dumps(a.get(k), sort_keys=True) for a in args}) > 1]
+    names = []
+    for i in range(len(runs)):
+        parts = []
+        if len(set(tasks)) > 1:
+            parts.append(tasks[i])
+        if differing:
+            parts.append(",".join(f"{k}={_arg(args[i].get(k))}" for k in differing))
+        if len(set(models)) > 1:
+            parts.append(models[i])
+        names.append("/".join(parts))
+    if not all(names) or len(set(names)) < len(names):
+        stems = [os.path.splitext(os.path.basename(r.path or ""))[0] for r in runs]
+        plain = all(_PLAIN_STEM.fullmatch(x) for x in stems) and len(set(stems)) == len(stems)
+        names = [
+            "/".join(p for p in (n, stems[i] if plain else f"run{i + 1}") if p)
+            for i, n in enumerate(names)
+        ]
+    return unique_names(names)
+
+
+def _arg(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+
+
+def _not_pairable(first: Results, other: Results) -> str | None:
+    """Why ``other`` cannot be joined with ``first``, a run of another task; None
+    when both are Inspect logs of the same samples, scored by the same scorer."""
+    a = (first.manifest.get("suite") or {}).get("name")
+    b = (other.manifest.get("suite") or {}).get("name")
+    refused = (
+        f"is not a run of the same task as {first.path} ({b!r} against {a!r}, or "
+        "other cases or scorer); only runs of the same task, or Inspect logs of the same "
+        "samples, are compared"
+    )
+    mine, theirs = _inspect_of(first), _inspect_of(other)
+    if mine is None or theirs is None:
+        return refused
+    if mine.get("scorer") != theirs.get("scorer"):
+        return (
+            f"is scored by {theirs.get('scorer')!r} and {first.path} by {mine.get('scorer')!r}; "
+            "give --scorer NAME to compare both by the same scorer"
+        )
+    cases_a, cases_b = _identities(first), _identities(other)
+    if cases_a is None or cases_b is None:
+        return refused + " (a log read by an earlier evalstats records no sample inputs)"
+    problems = []
+    only_a = [c for c in cases_a if c not in cases_b]
+    only_b = [c for c in cases_b if c not in cases_a]
+    if only_a:
+        problems.append(f"samples only in {first.path}: {_few(only_a)}")
+    if only_b:
+        problems.append(f"samples only in {other.path}: {_few(only_b)}")
+    for field, what in (("input_sha256", "input"), ("target_sha256", "target")):
+        changed = [c for c in cases_a if c in cases_b and cases_a[c][field] != cases_b[c][field]]
+        if changed:
+            problems.append(f"another {what} for {_few(changed)}")
+    if problems:
+        return (
+            f"cannot be paired with {first.path} ({b!r} against {a!r}): "
+            + "; ".join(problems)
+            + "; only logs of the same samples (ids, inputs and targets) are compared"
+        )
+    return None
+
+
+def _identities(run: Results) -> dict[str, dict[str, Any]] | None:
+    """Each case's input and target digests, as an Inspect import lists them, or None."""
+    out = {}
+    for c in run.manifest.get("cases") or ():
+        if not isinstance(c, dict) or "input_sha256" not in c or "target_sha256" not in c:
+            return None
+        out[str(c["id"])] = c
+    return out
+
+
+def _few(ids: Sequence[str]) -> str:
+    shown = ", ".join(repr(i) for i in ids[:5])
+    return shown + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
+
+
+def _merged_cases(runs: Sequence[Results], order: dict[str, None]) -> list[dict[str, Any]]:
+    """The cases of joined runs in order of first appearance, with what their
+    manifests say of them (the first run's word wins)."""
+    known: dict[str, dict[str, Any]] = {}
+    for run in runs:
+        for c in run.manifest.get("cases") or ():
+            if isinstance(c, dict) and isinstance(c.get("id"), str):
+                known.setdefault(c["id"], c)
+    return [dict(known.get(c, {"id": c})) for c in order]
+
+
+def write_results(results: Results, out: str | os.PathLike[str], *, force: bool = False) -> str:
     """Write ``results`` as an evalstats results file (created exclusively, mode 0600).
 
+    With ``force`` an existing ``out`` is replaced in one step once the new
+    file is whole (:func:`evalstats._files.place_file`); without it an existing
+    file is refused and left as it was. The file is written beside ``out`` and
+    given its name in one step, so a command killed midway leaves none.
     Returns the path written. The file reads back with
-    :func:`~evalstats.results._file.read_results` to the same samples and manifest.
+    :func:`~evalstats.results._file.read_results` to the same samples and
+    manifest.
     """
     from ..results._file import ResultsWriter
 
     shown = os.fspath(out)
-    if os.path.lexists(shown):  # ResultsWriter.create refuses it too; this says it for imports
+    if os.path.lexists(shown) and not force and not os.path.isdir(shown):
+        # ResultsWriter.create refuses it too; this says it for imports
         raise ResultsFileError(
-            f"{shown} already exists; results are never overwritten: choose a new --out path"
+            f"{shown} already exists; results are never overwritten: choose a new --out "
+            "path, or add --force to replace it"
         )
     manifest = {k: v for k, v in results.manifest.items() if k not in ("type", "format")}
     folder, name = os.path.split(shown)
@@ -418,7 +602,7 @@ def write_results(results: Results, out: str | os.PathLike[str]) -> str:
                 writer.write_sample({k: v for k, v in s.items() if k != "type"})
             summary = results.summary
             writer.close({k: v for k, v in summary.items() if k != "type"} if summary else None)
-        place_file(temporary, shown, error=ResultsFileError)
+        place_file(temporary, shown, force=force, error=ResultsFileError)
     finally:
         with contextlib.suppress(OSError):
             os.unlink(temporary)

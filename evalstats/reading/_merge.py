@@ -226,7 +226,9 @@ def _summary(parts: Sequence[tuple[str, Results]], samples: Sequence[Mapping[str
     }
 
 
-def merge_runs(first: Any, second: Any, *, out: str | os.PathLike[str]) -> MergeOutcome:
+def merge_runs(
+    first: Any, second: Any, *, out: str | os.PathLike[str], force: bool = False
+) -> MergeOutcome:
     """Join two runs of the same suite and variants into one results file.
 
     Parameters
@@ -235,7 +237,10 @@ def merge_runs(first: Any, second: Any, *, out: str | os.PathLike[str]) -> Merge
         Two results files written by ``evalstats run`` (or by an earlier
         merge). The second's repeats are numbered after the first's.
     out : path
-        The merged file; created exclusively (mode 0600), never overwriting.
+        The merged file; created exclusively (mode 0600).
+    force : bool
+        Replace ``out`` if it exists, in one step once the merged file is whole
+        (without it an existing file is refused and left as it was).
 
     Returns
     -------
@@ -249,7 +254,7 @@ def merge_runs(first: Any, second: Any, *, out: str | os.PathLike[str]) -> Merge
         machine where it matters, or used the same seed; the message says
         which, in one line. Also when a file has no schedule (an import).
     ResultsFileError
-        When ``out`` exists, or a file cannot be read.
+        When ``out`` exists (without ``force``), or a file cannot be read.
 
     Examples
     --------
@@ -266,10 +271,14 @@ def merge_runs(first: Any, second: Any, *, out: str | os.PathLike[str]) -> Merge
     if not isinstance(out, str | os.PathLike) or not os.fspath(out):
         raise InvalidArgument(f"out={out!r} must be a file path")
     shown = os.fspath(out)
-    if os.path.lexists(shown):
+    from .._files import refuse_existing
+
+    if os.path.lexists(shown) and not force and not os.path.isdir(shown):
         raise ResultsFileError(
-            f"{shown} already exists; results are never overwritten: choose a new --out path"
+            f"{shown} already exists; results are never overwritten: choose a new --out "
+            "path, or add --force to replace it"
         )
+    refuse_existing(shown, force=force, error=ResultsFileError)
     a, b = _read(first, "first"), _read(second, "second")
     label_a, label_b = _label(a, "first"), _label(b, "second")
     if a.path and b.path and os.path.exists(a.path) and os.path.samefile(a.path, b.path):
@@ -313,7 +322,7 @@ def merge_runs(first: Any, second: Any, *, out: str | os.PathLike[str]) -> Merge
         _summary([(label_a, a), (label_b, b)], samples),
         (),
     )
-    path = write_results(merged, shown)
+    path = write_results(merged, shown, force=force)
     spans = tuple(
         (str(p.get("file")), p["repeats"][0], p["repeats"][1])
         for p in manifest["merged_from"]

@@ -16,8 +16,15 @@ What each stored sample becomes:
   as the engine scores an incomplete sample;
 - **unmeasured**: stays unmeasured (there is no answer to score).
 
-A model-graded check calls its judge (``judge=``); a judge that cannot be
-reached leaves that sample unmeasured, with the reason.
+A model-graded check calls its judge (``judge=``) only when its verdict
+cannot be reused: a stored verdict is kept when the judge would be sent the
+same prompt (the same rubric, the same stored answer) by the same judge (the
+run's, when no other is given). A judge that cannot be reached leaves that
+sample unmeasured, with the reason.
+
+A run made of part of a suite (``run --case``, ``--tag``, ``--limit``, which
+its manifest records under ``"selection"``) is rescored against the whole
+edited suite: the run's cases are taken from it, and the others left out.
 """
 
 from __future__ import annotations
@@ -47,10 +54,16 @@ class RescoreOutcome:
     """What :func:`rescore` wrote.
 
     ``out`` is the new results file; ``samples`` how many sample records it
-    holds, ``rescored`` how many completed samples were scored again, and
-    ``verdicts_changed`` how many of those got a different set of verdicts
-    (status per check) than before; ``checks_changed`` names the cases whose
-    checks differ from the run's.
+    holds, ``rescored`` how many completed samples were scored again;
+    ``verdicts_changed`` how many of those had a check whose status changed
+    (a check is matched to its earlier verdict by name, else by its place
+    among the case's checks, so a check whose settings changed is compared
+    with what it was), and ``passes_changed`` how many changed from pass to
+    fail or back (``now_pass`` of them now pass). ``checks_changed`` names the
+    cases whose checks differ from the run's; ``left_out`` counts the suite's
+    cases that the run did not select. ``judged_again`` and ``judged_reused``
+    count the judged verdicts that called the judge and those kept because
+    the judge and its prompt were the same.
     """
 
     out: str
@@ -58,17 +71,40 @@ class RescoreOutcome:
     rescored: int
     verdicts_changed: int
     checks_changed: tuple[str, ...]
+    passes_changed: int = 0
+    now_pass: int = 0
+    left_out: int = 0
+    judged_again: int = 0
+    judged_reused: int = 0
 
     def __str__(self) -> str:
+        n = len(self.checks_changed)
         changed = (
-            f"; the checks changed in {len(self.checks_changed)} case"
-            f"{'s' if len(self.checks_changed) != 1 else ''}"
-            if self.checks_changed
-            else "; no case's checks changed"
+            f"the checks changed in {n} case{'s' if n != 1 else ''}"
+            if n
+            else "no case's checks changed"
         )
+        selection = (
+            f" (the run selected its cases; {self.left_out} other case"
+            f"{'s' if self.left_out != 1 else ''} of the suite left out)"
+            if self.left_out
+            else ""
+        )
+        judged = ""
+        if self.judged_again or self.judged_reused:
+            judged = (
+                f"; judged verdicts: {self.judged_reused} kept (same rubric, answer and judge), "
+                f"{self.judged_again} judged again"
+            )
+        flips = ""
+        if self.passes_changed:
+            now_fail = self.passes_changed - self.now_pass
+            flips = f" ({self.now_pass} now pass, {now_fail} now fail)"
         return (
             f"rescored {self.rescored} of {self.samples} samples without calling a model"
-            f"{changed}; {self.verdicts_changed} got different verdicts. Written to {self.out}"
+            f"{selection}; {changed}{judged}.\n"
+            f"{_samples(self.verdicts_changed)} changed a check's status; "
+            f"{_samples(self.passes_changed)} changed pass/fail{flips}. Written to {self.out}"
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -77,8 +113,18 @@ class RescoreOutcome:
             "samples": self.samples,
             "rescored": self.rescored,
             "verdicts_changed": self.verdicts_changed,
+            "passes_changed": self.passes_changed,
+            "now_pass": self.now_pass,
+            "now_fail": self.passes_changed - self.now_pass,
             "checks_changed": list(self.checks_changed),
+            "left_out": self.left_out,
+            "judged_again": self.judged_again,
+            "judged_reused": self.judged_reused,
         }
+
+
+def _samples(n: int) -> str:
+    return f"{n} sample{'s' if n != 1 else ''}"
 
 
 def _input_of(case: Mapping[str, Any]) -> dict[str, Any]:
@@ -94,7 +140,8 @@ def _input_of(case: Mapping[str, Any]) -> dict[str, Any]:
 
 def _check_same_inputs(run: Results, new_cases: Mapping[str, Mapping[str, Any]]) -> list[str]:
     """Refuse when the run's cases and the suite's differ in anything but scoring;
-    return the ids of the cases whose checks changed."""
+    return the ids of the cases whose checks changed. ``new_cases`` are the
+    suite's cases that the run's selection keeps."""
     listed = run.manifest.get("cases")
     if not isinstance(listed, list) or not all(
         isinstance(c, Mapping) and isinstance(c.get("id"), str) for c in listed
@@ -137,9 +184,20 @@ def _check_same_inputs(run: Results, new_cases: Mapping[str, Mapping[str, Any]])
 
 
 def _score_sample(
-    record: Mapping[str, Any], checks: Any, needs_trace: Callable[[Any], bool]
+    record: Mapping[str, Any],
+    checks: Any,
+    needs_trace: Callable[[Any], bool],
+    *,
+    reuse: bool,
+    judged: dict[str, int],
 ) -> dict[str, Any]:
-    """The record with its verdicts from ``checks``; unmeasured when a judge fails."""
+    """The record with its verdicts from ``checks``; unmeasured when a judge fails.
+
+    With ``reuse``, a judged check whose prompt (rubric and stored answer) is
+    the one an earlier verdict of the record was given keeps that verdict
+    instead of calling the judge; ``judged`` counts ``"again"`` and ``"reused"``.
+    """
+    from ..running._judge import JudgedCheck
     from ..running._scoring import not_inspected, verdict_record
 
     out = dict(record)
@@ -159,9 +217,19 @@ def _score_sample(
             trace = trace_from_summary(record.get("trace") or {})
         except TraceError:
             trace = None
+    earlier = _judged_verdicts(record) if reuse else {}
     verdicts = []
     for check, axis, name in checks:
         subject = trace if needs_trace(check) else answer
+        if isinstance(check, JudgedCheck) and isinstance(answer, str) and answer.strip():
+            kept = earlier.get(check.prompt(answer))
+            if kept is not None:
+                verdicts.append({**kept, "check": name, "axis": axis})
+                judged["reused"] += 1
+                continue
+            if isinstance(check.judge, _RunsJudge):
+                check.judge.refuse(check, record)
+            judged["again"] += 1
         if subject is None and needs_trace(check):
             verdict = Verdict.failed(f"{INSPECTION_FAILURE}: no trace is stored")
         else:
@@ -173,8 +241,19 @@ def _score_sample(
                 )
                 out["checks"] = []
                 return out
-        verdicts.append(to_record(verdict_record(name, axis, verdict, evidence=False)))
+        # A judged verdict keeps the judge's prompt and reply, to be reused next time.
+        verdicts.append(to_record(verdict_record(name, axis, verdict)))
     out["checks"] = verdicts
+    return out
+
+
+def _judged_verdicts(record: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The record's judged verdicts by the prompt their judge was given."""
+    out = {}
+    for c in record.get("checks") or ():
+        judge = c.get("judge") if isinstance(c, Mapping) else None
+        if isinstance(judge, Mapping) and isinstance(judge.get("prompt"), str):
+            out.setdefault(judge["prompt"], dict(c))
     return out
 
 
@@ -186,12 +265,65 @@ def _statuses(record: Mapping[str, Any]) -> list[tuple[Any, Any]]:
     ]
 
 
+def _status_changed(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    """Whether a check's status differs between two records of one sample.
+
+    Each new verdict is matched with the earlier verdict of the same check
+    name; the verdicts left over on both sides (a check whose settings, and so
+    its name, changed) are matched in the order the case lists them. A check
+    added or removed is a change.
+    """
+    before, after = _statuses(old), _statuses(new)
+    if before == after:
+        return False
+    left = list(before)
+    unmatched = []
+    for name, status in after:
+        for i, (was, earlier) in enumerate(left):
+            if was == name:
+                if earlier != status:
+                    return True
+                del left[i]
+                break
+        else:
+            unmatched.append(status)
+    if len(unmatched) != len(left):
+        return True
+    return any(a != b for a, (_, b) in zip(unmatched, left, strict=True))
+
+
+def _passed(record: Mapping[str, Any]) -> bool | None:
+    from ..results._file import sample_passed
+
+    try:
+        return sample_passed(record)
+    except InvalidArgument:
+        return None
+
+
+class _RunsJudge:
+    """The judge of a rescore given none: the run's own, whose stored verdicts are
+    reused; a judged check that would need a new verdict is refused."""
+
+    def __call__(self, prompt: str) -> str:  # never called: refuse() comes first
+        raise InvalidArgument("judge: give --judge SPEC (judge=) to judge again")
+
+    @staticmethod
+    def refuse(check: Any, record: Mapping[str, Any]) -> None:
+        raise InvalidArgument(
+            f"judge: case {record.get('case')!r}: the check {check.name} needs a new "
+            "verdict (its rubric is not the one the run's judge was given, or the run kept "
+            "no judge prompt): give --judge SPEC (judge=) to judge it"
+        )
+
+
 def rescore(
     results: Results | str | os.PathLike[str],
     suite: Any,
     *,
     out: str | os.PathLike[str],
     judge: Callable[[str], str] | str | None = None,
+    force: bool = False,
 ) -> RescoreOutcome:
     """Apply a suite's current checks to a run's stored answers; write a new results file.
 
@@ -204,9 +336,11 @@ def rescore(
         same prompts, conversations and fixtures; only ``checks``,
         ``required_actions``, ``review`` and ``tags`` may differ.
     out : path
-        The new results file; created exclusively (mode 0600), never
-        overwriting. Its manifest records the new suite and, under
-        ``rescored``, the run's original suite (name, path, SHA-256) and file.
+        The new results file; created exclusively (mode 0600); an existing
+        one is refused unless ``force``, and then replaced in one step once the
+        new file is whole (``out`` may be the run's own file). Its manifest
+        records the new suite and, under ``rescored``, the run's original
+        suite (name, path, SHA-256) and file.
     judge : callable or str, optional
         What judges the suite's ``judged_by`` checks: ``prompt -> text``, or a
         judge spec as ``evalstats run --judge`` takes it
@@ -223,7 +357,7 @@ def rescore(
     ------
     InvalidArgument
         When a case's prompt, conversation or fixtures changed, or cases were
-        added or removed (say which), or ``out`` exists.
+        added or removed (say which), or ``out`` exists (without ``force``).
 
     Examples
     --------
@@ -237,19 +371,32 @@ def rescore(
     >>> outcome.rescored, outcome.verdicts_changed
     (8, 0)
     """
+    from .._files import refuse_existing
+    from ..errors import ResultsFileError
+
+    refuse_existing(out, force=force, error=ResultsFileError)  # before a judge is called
     run = results if isinstance(results, Results) else read_results(results)
     described: dict[str, Any] | None = None
+    recorded = run.manifest.get("judge")
     if isinstance(judge, str):
         from ..running._judge_spec import judge_from_spec
 
         judge, described = judge_from_spec(judge)
+        reuse = isinstance(recorded, Mapping) and canonical_json(recorded) == canonical_json(
+            described
+        )
     elif judge is not None:
         if not callable(judge):
             raise InvalidArgument(f"judge={judge!r} must be a callable or a judge spec")
         name = getattr(judge, "__qualname__", None) or type(judge).__qualname__
         described = {"spec": None, "kind": "callable", "name": name}
+        reuse = False  # a function is not known to be the one that judged the run
+    else:
+        reuse = isinstance(recorded, Mapping)
+        if reuse:
+            judge = _RunsJudge()
     try:
-        return _rescore(run, suite, out, judge, described)
+        return _rescore(run, suite, out, judge, described, force=force, reuse=reuse)
     finally:
         if described is not None and described.get("kind") != "callable":
             close = getattr(judge, "close", None)
@@ -263,6 +410,9 @@ def _rescore(
     out: str | os.PathLike[str],
     judge: Callable[[str], str] | None,
     described: dict[str, Any] | None,
+    *,
+    force: bool,
+    reuse: bool,
 ) -> RescoreOutcome:
     from ..running._scoring import checks_of, needs_trace
     from ..running._suite import Suite, load_suite
@@ -274,10 +424,19 @@ def _rescore(
         suite = load_suite(suite, judge=judge)
     include_holdout = bool(run.manifest.get("include_holdout"))
     cases = {c.id: c for c in suite.select(include_holdout=include_holdout)}
+    left_out = 0
+    if run.manifest.get("selection"):
+        # The run took part of its suite (--case, --tag, --limit): its cases are
+        # taken from the edited suite, the others left out.
+        listed = run.manifest.get("cases")
+        ran = {c.get("id") for c in listed if isinstance(c, Mapping)} if listed else set()
+        left_out = sum(1 for i in cases if i not in ran)
+        cases = {i: c for i, c in cases.items() if i in ran}
     changed = _check_same_inputs(run, {i: c.to_dict() for i, c in cases.items()})
     checks = {case_id: checks_of(case) for case_id, case in cases.items()}
     samples = []
-    rescored = differ = 0
+    rescored = differ = flips = now_pass = 0
+    judged = {"again": 0, "reused": 0}
     from ..running._checks import scoring_sample
     from ..running._engine import sample_seed
 
@@ -297,10 +456,14 @@ def _rescore(
         # draws (the stand-in) draws again what it drew then
         seed = sample_seed(run_seed, record["case"], record["repeat"], record["variant"])
         with scoring_sample(seed):
-            new = _score_sample(record, case_checks, needs_trace)
+            new = _score_sample(record, case_checks, needs_trace, reuse=reuse, judged=judged)
         if record.get("status") == "completed":
             rescored += 1
-            differ += _statuses(new) != _statuses(record)
+            differ += _status_changed(record, new)
+            was, now = _passed(record), _passed(new)
+            if was is not None and now is not None and was != now:
+                flips += 1
+                now_pass += now
         samples.append(new)
     manifest = dict(run.manifest)
     manifest["cases"] = [cases[c["id"]].to_dict() for c in run.manifest["cases"]]
@@ -321,7 +484,7 @@ def _rescore(
     )
     manifest["rescored"] = history
     if described is not None:
-        manifest["judge"] = described
+        manifest["judge"] = described  # else the run's judge, whose verdicts were kept
     summary = dict(run.summary) if run.summary else None
     if summary is not None:
         by_variant: dict[str, dict[str, int]] = {}
@@ -333,5 +496,16 @@ def _rescore(
                 counts[s["status"]] += 1
         summary["by_variant"] = by_variant
     written = Results(run.path, manifest, tuple(samples), summary, run.warnings)
-    path = write_results(written, out)
-    return RescoreOutcome(path, len(samples), rescored, differ, tuple(changed))
+    path = write_results(written, out, force=force)
+    return RescoreOutcome(
+        path,
+        len(samples),
+        rescored,
+        differ,
+        tuple(changed),
+        passes_changed=flips,
+        now_pass=now_pass,
+        left_out=left_out,
+        judged_again=judged["again"],
+        judged_reused=judged["reused"],
+    )

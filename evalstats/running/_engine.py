@@ -33,11 +33,13 @@ again), and writes the summary with status ``"interrupted"``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import dataclasses
 import hashlib
 import inspect
 import json
+import os
 import random
 import signal
 import sys
@@ -808,12 +810,18 @@ async def run_async(
     bar = _progress(count, unmeasured=state.unmeasured, enabled=progress)
     loop = asyncio.get_running_loop()
     installed = _install_signal_handlers(loop, state) if _handle_signals else []
+    fresh = not (resume or extend)
     try:
         stop, cancelled, status, reason, elapsed = await _run_and_summarise(
             engine, writer, pending, count, state, bar, concurrency, skipped=skipped
         )
+    except BaseException:
+        _remove_if_empty(out, state, fresh=fresh)
+        raise
     finally:
         await _release(loop, installed, bar, engine, tasks)
+    if status != "finished":
+        _remove_if_empty(out, state, fresh=fresh)
     if cancelled:
         raise asyncio.CancelledError
     if stop is not None:
@@ -827,6 +835,15 @@ async def run_async(
         skipped=skipped,
         reason=reason,
     )
+
+
+def _remove_if_empty(out: str | Path, state: _State, *, fresh: bool) -> None:
+    """Remove the file of a new run that ended before writing a sample (a wrong
+    model name, an interruption): it holds nothing to resume, and left behind it
+    would only refuse the next run to the same path."""
+    if fresh and state.written == 0:
+        with contextlib.suppress(OSError):
+            os.unlink(out)
 
 
 def _cases_and_variants(
