@@ -916,12 +916,26 @@ def _float(value: Any) -> Any:
 def _memory_manifest(manifest: Any) -> Tally:
     if not isinstance(manifest, Mapping):
         raise InvalidArgument(f"manifest={manifest!r} must be a mapping")
-    problem = manifest_problem(manifest)
+    # The schedule's slots are checked in one conversion (each slot against the
+    # schedule's type, as manifest_problem checks them one call at a time: 0.6 s
+    # for 100,000 slots); only a schedule that does not fit is read again slot by
+    # slot, for the one that is wrong.
+    schedule = manifest.get("schedule")
+    whole = isinstance(schedule, list) and _fits_schedule(schedule)
+    problem = manifest_problem(manifest, schedule=not whole)
     if problem is not None:
         raise InvalidArgument(f"the manifest's {problem}")
     t = Tally(None, {k: v for k, v in manifest.items() if k != "schedule"})
     t._schedule(manifest.get("schedule") or ())
     return t
+
+
+def _fits_schedule(schedule: list[Any]) -> bool:
+    try:
+        msgspec.convert(schedule, list[Slot])  # type: ignore[valid-type]
+    except msgspec.ValidationError:
+        return False
+    return True
 
 
 def _finish(t: Tally, warnings: Iterable[str]) -> Tally:
