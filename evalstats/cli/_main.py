@@ -154,10 +154,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     (from Python), it always returns.
     """
     args_list = list(sys.argv[1:] if argv is None else argv)
+    if argv is None and args_list and args_list[0] in READ_ONLY:
+        _one_blas_thread()
     code = _main(args_list)
     if argv is None and args_list and args_list[0] in READ_ONLY:
         _exit_now(code)
     return code
+
+
+#: The thread pools of the linear algebra libraries numpy may load, by the
+#: variable that sizes them.
+_BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def _one_blas_thread() -> None:
+    """Size the command's linear algebra to one thread, unless the caller chose.
+
+    Every product the verbs take is of a few vectors; a second BLAS thread only
+    spins waiting for work (``compare`` on 100,000 samples took more CPU than
+    wall time on two cores) and splits a long dot product's sum across threads,
+    so that its last bits depend on the machine's cores. Set before numpy is
+    first imported, which reads it then; a child (the planner's simulation
+    workers) inherits it. Only for the read-only verbs: ``run`` starts the
+    user's own commands, which keep the environment they were given.
+    """
+    import os
+
+    if "numpy" not in sys.modules:
+        for name in _BLAS_THREADS:
+            os.environ.setdefault(name, "1")
 
 
 def _main(args_list: list[str]) -> int:

@@ -39,7 +39,7 @@ from ..reading._views import _case_ids, _check_variant, _variant_names, variant_
 from ..results._axiscount import AxisCount
 from ..stats._claims import check_about, refuses_scope
 from ..stats._intervals import ClusteredInterval, Interval
-from ..stats._smallstats import clustered_counts, wilson_ci
+from ..stats._smallstats import clustered_counts, wilson_ci, wilson_cis
 
 __all__ = [
     "AxisCount",
@@ -942,27 +942,30 @@ def _case_rows(
     level: float,
 ) -> list[CaseVariantRow]:
     """One row per case of one variant, in case order."""
-    rows = []
-    for case in case_ids:
-        cell = counts.cells.get(case)
-        passes, measured, incomplete, unmeasured = (
-            (0, 0, 0, 0)
-            if cell is None
-            else (cell.passes, cell.measured, cell.incomplete, cell.unmeasured)
+    cells = counts.cells
+    found = [cells.get(case) for case in case_ids]
+    tallied = [
+        (0, 0, 0, 0)
+        if cell is None
+        else (cell.passes, cell.measured, cell.incomplete, cell.unmeasured)
+        for cell in found
+    ]
+    intervals = wilson_cis([t[0] for t in tallied], [t[1] for t in tallied], level)
+    return [
+        CaseVariantRow(
+            case=case,
+            variant=variant,
+            passes=passes,
+            measured=measured,
+            incomplete=incomplete,
+            unmeasured=unmeasured,
+            interval=interval,
+            problems=tables.top_problems(case),
         )
-        rows.append(
-            CaseVariantRow(
-                case=case,
-                variant=variant,
-                passes=passes,
-                measured=measured,
-                incomplete=incomplete,
-                unmeasured=unmeasured,
-                interval=wilson_ci(passes, measured, level),
-                problems=tables.top_problems(case),
-            )
+        for case, (passes, measured, incomplete, unmeasured), interval in zip(
+            case_ids, tallied, intervals, strict=True
         )
-    return rows
+    ]
 
 
 def _regular_reviews(shown: str) -> None:

@@ -21,6 +21,7 @@ refused with one line naming the file, the row and the column.
 
 from __future__ import annotations
 
+import csv
 import io
 import math
 import os
@@ -71,41 +72,132 @@ def parse_columns(spec: Any) -> dict[str, str]:
     return out
 
 
-def _frame(path: str, fmt: str) -> Any:
-    import pandas as pd
+class _Columns:
+    """A table as its columns: ``columns`` the header's names, ``table[name]`` a
+    column's cells as a list, ``len(table)`` the number of rows."""
 
+    __slots__ = ("_cells", "columns", "rows")
+
+    def __init__(self, columns: list[Any], cells: list[list[Any]], rows: int) -> None:
+        self.columns, self._cells, self.rows = columns, cells, rows
+
+    def __len__(self) -> int:
+        return self.rows
+
+    def __getitem__(self, name: Any) -> list[Any]:
+        return self._cells[self.columns.index(name)]
+
+
+def _frame(path: str, fmt: str) -> _Columns:
     if fmt == "parquet":
-        try:
-            import pyarrow  # noqa: F401
-        except ImportError:
-            raise file_error(
-                path, "reading Parquet needs pyarrow: pip install pyarrow (or convert to CSV)"
-            ) from None
-        try:
-            check_input(path, what="a Parquet table", error=ResultsFileError)  # no FIFO
-            return pd.read_parquet(path)
-        except ResultsFileError:
-            raise
-        except Exception as error:  # pyarrow raises its own types for a broken file
-            raise file_error(path, f"not a readable Parquet file ({error})") from None
+        return _parquet(path)
     try:
-        # A regular file only (pandas reads it by name next): a FIFO is refused.
+        # A regular file only, opened without blocking: a FIFO is refused.
         with io.TextIOWrapper(
-            open_input(path, what="a CSV table", error=ResultsFileError), encoding="utf-8-sig"
+            open_input(path, what="a CSV table", error=ResultsFileError),
+            encoding="utf-8-sig",
+            newline="",
         ) as f:
-            header = f.readline()
-        # The separator is the one the header uses most (comma, semicolon or tab);
-        # pandas' own sniffing needs its slow Python parser.
-        sep = max((",", ";", "\t"), key=header.count)
-        # Everything as text: the pass column is read by the pass rule, and case
-        # ids such as 007 must keep their zeros.
-        return pd.read_csv(path, dtype=str, keep_default_na=False, sep=sep, encoding="utf-8-sig")
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as e:
+            return _csv_columns(f)
+    except _Ragged as ragged:
+        raise file_error(path, f"not a readable CSV table ({ragged})") from None
+    except (csv.Error, UnicodeDecodeError, ValueError) as e:
         raise file_error(path, f"not a readable CSV table ({str(e).splitlines()[0]})") from None
     except FileNotFoundError:
         raise file_error(path, "no such file") from None
     except OSError as error:
         raise file_error(path, f"cannot read: {error.strerror or error}") from None
+
+
+class _Ragged(ValueError):
+    """A row with more cells than the header."""
+
+
+def _csv_columns(f: Any) -> _Columns:
+    """The CSV text ``f`` read in one pass into columns of text cells.
+
+    The separator is the one the header uses most (comma, semicolon or tab).
+    Every cell stays text (the pass column is read by the pass rule, and case
+    ids such as 007 keep their zeros); a row with fewer cells than the header
+    has empty cells for the rest, one with more is refused, and blank lines
+    are skipped. A name the header repeats is numbered on (``a``, ``a.1``).
+    """
+    text = f.read()
+    header = text[: text.find("\n") + 1 or len(text)]
+    if not text.strip():
+        raise ValueError("No columns to parse from file")
+    sep = max((",", ";", "\t"), key=header.count)
+    reader = csv.reader(io.StringIO(text), delimiter=sep)
+    names = next(reader)
+    width = len(names)
+    rows = list(reader)
+    if set(map(len, rows)) - {width}:
+        rows = _even(csv.reader(io.StringIO(text), delimiter=sep), width)
+    cells = [list(column) for column in zip(*rows, strict=True)] if rows else [[] for _ in names]
+    return _Columns(_numbered(names), cells, len(rows))
+
+
+def _even(reader: Any, width: int) -> list[list[str]]:
+    """The rows after the header, blank lines skipped, short rows filled with empty
+    cells; a row longer than the header is refused, naming its line."""
+    next(reader)
+    rows = []
+    for row in reader:
+        if not row or (len(row) == 1 and not row[0].strip()):
+            continue
+        if len(row) > width:
+            raise _Ragged(
+                f"Error tokenizing data. C error: Expected {width} fields in line "
+                f"{reader.line_num}, saw {len(row)}"
+            )
+        rows.append(row + [""] * (width - len(row)))
+    return rows
+
+
+def _numbered(names: list[str]) -> list[str]:
+    """Column names with repeats numbered on, ``a``, ``a.1``, ``a.2``."""
+    seen: dict[str, int] = {}
+    out = []
+    for name in names:
+        if name in seen:
+            count = seen[name]
+            while f"{name}.{count}" in seen:
+                count += 1
+            seen[name] = count + 1
+            name = f"{name}.{count}"
+        seen[name] = seen.get(name, 0) or 1
+        out.append(name)
+    return out
+
+
+def _parquet(path: str) -> _Columns:
+    """A Parquet file's columns, read by pyarrow, its cells as Python values (an
+    integer column with empty cells as floats, NaN where empty, as it reads in
+    pandas)."""
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise file_error(
+            path, "reading Parquet needs pyarrow: pip install pyarrow (or convert to CSV)"
+        ) from None
+    import pyarrow as pa
+
+    try:
+        check_input(path, what="a Parquet table", error=ResultsFileError)  # no FIFO
+        table = pq.read_table(path)
+    except ResultsFileError:
+        raise
+    except FileNotFoundError:
+        raise file_error(path, "no such file") from None
+    except Exception as error:  # pyarrow raises its own types for a broken file
+        raise file_error(path, f"not a readable Parquet file ({error})") from None
+    cells = []
+    for column in table.columns:
+        values = column.to_pylist()
+        if pa.types.is_integer(column.type) and column.null_count:
+            values = [math.nan if v is None else float(v) for v in values]
+        cells.append(values)
+    return _Columns(list(table.column_names), cells, table.num_rows)
 
 
 def read_table(
@@ -186,7 +278,7 @@ def _samples(
     # distinct cases, repeats and pass values), and a bad one is reported at
     # the first row that holds it.
     def converted(role: str, convert: Any) -> list[Any]:
-        return _mapped(frame[found[role]].tolist(), convert, shown)
+        return _mapped(frame[found[role]], convert, shown)
 
     def non_empty(role: str) -> Any:
         def convert(value: Any) -> str:
@@ -216,9 +308,7 @@ def _samples(
     latencies = None
     if "latency_s" in found:
         latencies = converted("latency_s", _latency_of(found["latency_s"]))
-    answers = (
-        [_text(v) or None for v in frame[found["answer"]].tolist()] if "answer" in found else None
-    )
+    answers = [_text(v) or None for v in frame[found["answer"]]] if "answer" in found else None
     models = converted("model", lambda v: _text(v) or None) if "model" in found else None
     no_value = f"no value in column {pass_name!r}"
     samples: list[dict[str, Any]] = []
@@ -279,22 +369,27 @@ def _counted_repeats(cases: list[str], variants_of: list[str]) -> list[int]:
 
 
 def _mapped(values: list[Any], convert: Any, shown: str) -> list[Any]:
-    """``convert`` of each value, computed once per distinct value; errors name the row."""
-    cache: dict[Any, Any] = {}
-    out = []
-    for i, value in enumerate(values):
-        try:
-            out.append(cache[value])
-            continue
-        except KeyError:
-            pass
-        try:
-            result = convert(value)
-        except ValueError as error:
-            raise file_error(shown, f"row {i + 2}: {error}") from None  # the header is row 1
-        cache[value] = result
-        out.append(result)
-    return out
+    """``convert`` of each value of a column, computed once per distinct value (a
+    table of 100,000 rows has few distinct repeats and pass values); a value it
+    refuses is reported at the first row that holds it."""
+    converted: dict[Any, Any] = {}
+    try:
+        distinct = dict.fromkeys(values)
+    except TypeError:  # a cell Parquet gives as a list or a mapping
+        distinct = None
+    if distinct is None:
+        return [_convert(convert, v, values, shown) for v in values]
+    for value in distinct:
+        converted[value] = _convert(convert, value, values, shown)
+    return list(map(converted.__getitem__, values))
+
+
+def _convert(convert: Any, value: Any, values: list[Any], shown: str) -> Any:
+    try:
+        return convert(value)
+    except ValueError as error:
+        row = next(i for i, v in enumerate(values) if v is value or v == value)
+        raise file_error(shown, f"row {row + 2}: {error}") from None  # the header is row 1
 
 
 def _text(value: Any) -> str:

@@ -1243,33 +1243,42 @@ def _compare_unpaired(
     adjust: str = DEFAULT_ADJUST,
 ) -> Comparison:
     """A and B as independent samples, from each case's counts (see :data:`CaseCounts`)."""
-    from ._intervals import diff_ci
+    from ._intervals import diff_cis
 
     ka = sum(c[1] for c in counts)
     na = sum(c[2] for c in counts)
     kb = sum(c[3] for c in counts)
     nb = sum(c[4] for c in counts)
     result = _compare_independent(ka, na, kb, nb, method=method, level=level)
-    rows = []
-    for case, ca, cn, cb, cm in counts:
-        if cn and cm:
-            diff = diff_ci(ca, cn, cb, cm, level=level, method="newcombe")
-        else:
-            note = _empty_reason(cn, cm)
-            diff = Interval(math.nan, -1.0, 1.0, level, "newcombe", difference=True, note=note)
-        rows.append(_row(case, ca, cn, cb, cm, diff, math.nan))
-    both = [i for i, r in enumerate(rows) if r.trials_a and r.trials_b]
-    attainable: list[np.ndarray | None] = [None] * len(rows)
+    both = [i for i, c in enumerate(counts) if c[2] and c[4]]
+    # Each case run under both variants: its Newcombe interval, in one vectorised
+    # pass, and Fisher's exact p-value, likewise; a case run under one variant
+    # has neither (NaN p-value, the interval (-1, 1) with why).
+    diffs = diff_cis(*(np.array([counts[i][k] for i in both], dtype=np.int64) for k in range(1, 5)),
+                     level=level, method="newcombe")  # fmt: skip
+    pvalues = [math.nan] * len(counts)
+    attainable: list[np.ndarray | None] = [None] * len(counts)
     if both:
         from ._discrete import fisher_attainable
 
-        tables = np.array(
-            [[rows[i].passes_a, rows[i].trials_a, rows[i].passes_b, rows[i].trials_b] for i in both]
-        )
-        for i, q in zip(both, _fisher_pvalues(*tables.T), strict=True):
-            r = rows[i]
-            rows[i] = replace(r, pvalue=float(q))
-            attainable[i] = fisher_attainable(r.trials_a, r.trials_b, r.passes_a + r.passes_b)
+        tables = np.array([[counts[i][1], counts[i][2], counts[i][3], counts[i][4]] for i in both])
+        sets: dict[tuple[int, int, int], np.ndarray] = {}
+        for i, q in zip(both, _fisher_pvalues(*tables.T).tolist(), strict=True):
+            _, ca, cn, cb, cm = counts[i]
+            pvalues[i] = q
+            key = (cn, cm, ca + cb)
+            found = sets.get(key)
+            if found is None:
+                found = sets[key] = fisher_attainable(*key)
+            attainable[i] = found
+    by_case = dict(zip(both, diffs, strict=True))
+    rows = []
+    for i, (case, ca, cn, cb, cm) in enumerate(counts):
+        diff = by_case.get(i)
+        if diff is None:
+            note = _empty_reason(cn, cm)
+            diff = Interval(math.nan, -1.0, 1.0, level, "newcombe", difference=True, note=note)
+        rows.append(_row(case, ca, cn, cb, cm, diff, pvalues[i]))
     cases = _flag(rows, adjust=adjust, level=level, attainable=attainable)
     return replace(result, cases=cases, adjust=adjust)
 
@@ -1420,13 +1429,25 @@ def _flag(
         adjusted = adjust_pvalues([r.pvalue for r in rows], method=adjust)
     alpha = 1.0 - level
     out = []
-    for row, q in zip(rows, adjusted, strict=True):
-        hit = bool(q < alpha)
+    for row, q in zip(rows, np.asarray(adjusted, dtype=float).tolist(), strict=True):
         sign = 0
-        if hit:
+        if q < alpha:
             gap = row.passes_b / row.trials_b - row.passes_a / row.trials_a
             sign = 1 if gap > 0 else -1 if gap < 0 else 0
-        out.append(replace(row, adjusted_pvalue=float(q), worse=sign < 0, better=sign > 0))
+        out.append(
+            CaseRow(
+                row.case,
+                row.passes_a,
+                row.trials_a,
+                row.passes_b,
+                row.trials_b,
+                row.difference,
+                sign < 0,
+                sign > 0,
+                row.pvalue,
+                q,
+            )
+        )
     return tuple(out)
 
 
@@ -1513,18 +1534,7 @@ def _compare_paired(
             # B's rate minus A's on each case, as the means of its outcomes.
             per_case = np.array([(t[0] + t[2]) / sum(t) - (t[0] + t[1]) / sum(t) for t in tables])
             detectable = _clustered_rule_detectable(difference, per_case, level, 0.8)
-    from ._discrete import mcnemar_attainable
-
-    rows = []
-    attainable = []
-    for case, cells in zip(cases, tables, strict=True):
-        diff = paired_diff_ci(*cells, level=level, method="newcombe")
-        case_p = float(_mcnemar_pvalue(cells[1], cells[2]))
-        pairs = sum(cells)
-        rows.append(
-            _row(case, cells[0] + cells[1], pairs, cells[0] + cells[2], pairs, diff, case_p)
-        )
-        attainable.append(mcnemar_attainable(cells[1] + cells[2]))
+    rows, attainable = _paired_rows(cases, tables, level)
     return Comparison(
         verdict=verdict,
         difference=difference,
@@ -1547,6 +1557,38 @@ def _compare_paired(
         reason=reason,
         adjust=adjust,
     )
+
+
+def _paired_rows(
+    cases: Sequence[str], tables: Sequence[Table], level: float
+) -> tuple[list[CaseRow], list[np.ndarray]]:
+    """Each case's row (its Newcombe paired interval and exact McNemar p-value) and
+    the p-values its test can attain, for all cases at once: the intervals in
+    one vectorised pass (:func:`~evalstats.stats._intervals.paired_diff_cis`),
+    the p-values and their attainable sets once per distinct split of the
+    discordant pairs (a case's test depends on nothing else)."""
+    from ._discrete import mcnemar_attainable
+    from ._intervals import paired_diff_cis
+
+    if not tables:
+        return [], []
+    both, only_a, only_b, neither = (list(column) for column in zip(*tables, strict=True))
+    diffs = paired_diff_cis(both, only_a, only_b, neither, level=level, method="newcombe")
+    pvalues: dict[tuple[int, int], float] = {}
+    sets: dict[int, np.ndarray] = {}
+    rows = []
+    attainable = []
+    for case, (a, b, c, d), diff in zip(cases, tables, diffs, strict=True):
+        case_p = pvalues.get((b, c))
+        if case_p is None:
+            case_p = pvalues[(b, c)] = float(_mcnemar_pvalue(b, c))
+        found = sets.get(b + c)
+        if found is None:
+            found = sets[b + c] = mcnemar_attainable(b + c)
+        pairs = a + b + c + d
+        rows.append(_row(case, a + b, pairs, a + c, pairs, diff, case_p))
+        attainable.append(found)
+    return rows, attainable
 
 
 def _clustered_tables(tables: Sequence[Table], level: float) -> Any:

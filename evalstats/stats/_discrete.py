@@ -220,7 +220,11 @@ def adjust_discrete(pvalues: Any, attainable: Sequence[Any], *, method: str) -> 
     # difference array.
     values = np.concatenate(sets)
     sizes = np.array([s.size for s in sets])
-    steps = np.concatenate([np.diff(s, prepend=0.0) for s in sets])
+    # Each set's steps, all sets at once: the differences along the joined
+    # values, each set's first step being its first value (the value before is 0).
+    steps = np.diff(values, prepend=0.0)
+    starts = (np.cumsum(sizes) - sizes)[sizes > 0]
+    steps[starts] = values[starts]
     owner_rank = np.repeat(rank, sizes)
     lo = np.searchsorted(t * (1.0 + TOLERANCE), values, side="left")
     keep = lo <= owner_rank

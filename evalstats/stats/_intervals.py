@@ -764,6 +764,99 @@ def paired_diff_ci(
 
 
 # ---------------------------------------------------------------------------
+# Many intervals at once: one per case
+# ---------------------------------------------------------------------------
+
+
+def _each(ci: Interval, empty: Any, note_of: Any) -> list[Interval]:
+    """The array interval ``ci`` as one scalar :class:`Interval` per element, each
+    with the note the scalar call gives it (``note_of(i)`` where ``empty[i]``)."""
+    est, low, high = (np.atleast_1d(x).tolist() for x in (ci.estimate, ci.low, ci.high))
+    level, method, diff = ci.level, ci.method, ci.difference
+    out = [
+        Interval(e, lo, hi, level, method, diff) for e, lo, hi in zip(est, low, high, strict=True)
+    ]
+    for i in np.flatnonzero(empty).tolist():
+        out[i] = Interval(est[i], low[i], high[i], level, method, diff, note=note_of(i))
+    return out
+
+
+def _flat(named: dict[str, Any]) -> list[np.ndarray]:
+    """Counts as flat int64 arrays of one length, checked as :func:`_counts` checks them."""
+    arrays = [np.ravel(_validate.as_counts(name, value)) for name, value in named.items()]
+    if len({a.size for a in arrays}) > 1:
+        sizes = ", ".join(f"{n} has {a.size}" for n, a in zip(named, arrays, strict=True))
+        raise InvalidArgument(f"{sizes} counts; give one count of each per table")
+    return arrays
+
+
+def diff_cis(
+    successes_a: Any,
+    trials_a: Any,
+    successes_b: Any,
+    trials_b: Any,
+    *,
+    level: float = 0.95,
+    method: str = "newcombe",
+) -> list[Interval]:
+    """:func:`diff_ci` of each case, computed for all cases at once.
+
+    The arguments are sequences of one count per case; the result is one
+    scalar :class:`Interval` per case, the same floats and note as
+    ``diff_ci(successes_a[i], trials_a[i], successes_b[i], trials_b[i])``
+    (tests/test_intervals_many.py checks it), in one vectorised pass.
+
+    Examples
+    --------
+    >>> [str(ci) for ci in diff_cis([48, 1], [80, 2], [56, 2], [70, 2])]
+    ['+20% (+5% to +33%)', '+50% (−27% to +91%)']
+    """
+    ka, na, kb, nb = _flat(
+        {"successes_a": successes_a, "trials_a": trials_a, "successes_b": successes_b,
+         "trials_b": trials_b}
+    )  # fmt: skip
+    if ka.size == 0:
+        return []
+    ci = diff_ci(ka, na, kb, nb, level=level, method=method)
+    empty = (na == 0) | (nb == 0)
+    what = "nothing to estimate from, so the estimate is NaN and the interval is (-1, 1)"
+    return _each(ci, empty, lambda i: f"{_which_empty(na[i], nb[i])}: {what}")
+
+
+def paired_diff_cis(
+    both: Any,
+    only_a: Any,
+    only_b: Any,
+    neither: Any,
+    *,
+    level: float = 0.95,
+    method: str = "newcombe",
+) -> list[Interval]:
+    """:func:`paired_diff_ci` of each case's 2 x 2 table, computed for all cases at once.
+
+    The arguments are sequences of one count per case; the result is one
+    scalar :class:`Interval` per case, the same floats and note as
+    ``paired_diff_ci(both[i], only_a[i], only_b[i], neither[i])``
+    (tests/test_intervals_many.py checks it), in one vectorised pass.
+
+    Examples
+    --------
+    >>> [str(ci) for ci in paired_diff_cis([36, 0], [2, 1], [12, 3], [0, 0])]
+    ['+20% (+6% to +34%)', '+50% (−40% to +91%)']
+    """
+    a, b, c, d = _flat({"both": both, "only_a": only_a, "only_b": only_b, "neither": neither})
+    if a.size == 0:
+        return []
+    ci = paired_diff_ci(a, b, c, d, level=level, method=method)
+    empty = (a + b + c + d) == 0
+    note = (
+        "no pairs (both + only_a + only_b + neither = 0): nothing to estimate from, "
+        "so the estimate is NaN and the interval is (-1, 1)"
+    )
+    return _each(ci, empty, lambda i: note)
+
+
+# ---------------------------------------------------------------------------
 # Clustered samples: several runs of each case
 # ---------------------------------------------------------------------------
 

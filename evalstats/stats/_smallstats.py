@@ -73,6 +73,28 @@ def wilson_ci(successes: int, trials: int, level: float) -> Interval:
     return proportion_ci(successes, trials, level=level)
 
 
+def wilson_cis(successes: Sequence[int], trials: Sequence[int], level: float) -> list[Interval]:
+    """:func:`wilson_ci` of each case, for all cases at once, without numpy.
+
+    One interval per ``(successes[i], trials[i])``; each distinct pair of
+    counts is computed once (a table of 100,000 cases run a few times each
+    holds only a few dozen), so the result is the very interval
+    ``wilson_ci(successes[i], trials[i], level)`` gives, in time linear in
+    the cases (tests/test_intervals_many.py checks it).
+
+    >>> [str(ci) for ci in wilson_cis([3, 0, 3], [4, 0, 4], 0.95)]
+    ['75% (30% to 95%)', 'n/a (0% to 100%)', '75% (30% to 95%)']
+    """
+    made: dict[tuple[int, int], Interval] = {}
+    out = []
+    for key in zip(successes, trials, strict=True):
+        ci = made.get(key)
+        if ci is None:
+            ci = made[key] = wilson_ci(key[0], key[1], level)
+        out.append(ci)
+    return out
+
+
 def clustered_counts(
     passes: Sequence[int], runs: Sequence[int], level: float, *, method: str = "auto"
 ) -> ClusteredInterval:

@@ -1,0 +1,97 @@
+"""How fast are CSV tables read, against ``pandas.read_csv`` and a groupby?
+
+A long table of two variants (``case,variant,repeat,passed``, benchmarks/shapes.py)
+at 100,000 and (``--huge``) 1,000,000 rows, on 10,000 cases. Each figure is
+from fresh processes (median wall, median CPU time and peak RSS of ``--repeat``
+runs after a warm-up; benchmarks/report.py's measurement), with its ratio to
+the floor measured in the same run: a process that reads the same table with
+``pandas.read_csv`` (every cell as text, as the table reader reads it) and
+counts the passes of each (case, variant) with a groupby, which is what a
+report of the table needs at least. Goal: ``report`` and ``compare`` at most
+2x the floor's CPU.
+
+pandas is only the floor here (evalstats reads tables with the standard csv
+module); without pandas the floor is skipped, with a message, and the figures
+are printed alone.
+
+Measured on the 2-core development machine at a load average of about 10,
+medians of 2 runs, 100,000 rows (one run of this script):
+
+==========================  =========  ===========  ======  =============
+figure                      CPU        ratio to     peak    before
+                                       floor CPU            (same table)
+==========================  =========  ===========  ======  =============
+pandas.read_csv + groupby   0.626 s    1            140 MB
+report                      1.893 s    3.02x        129 MB  4.00x
+compare                     2.308 s    3.69x        147 MB  4.63x
+==========================  =========  ===========  ======  =============
+
+"before": this script's first run, with the table read by pandas and every
+schedule slot checked one call at a time (CPU 2.48 s and 2.87 s against a
+floor of 0.62 s). Not yet the 2x goal: what is left is per row, in Python,
+after the columns are read (0.125 s for the columns): a sample record per row,
+the imported run's manifest and schedule built from them, and the tally
+counting those records again.
+
+Usage::
+
+    python benchmarks/tables.py [--repeat 3] [--huge]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from report import OUT, cli, one, show  # noqa: E402
+from shapes import table_file  # noqa: E402
+
+CASES = 10_000
+
+_PANDAS = """
+import sys
+import pandas as pd
+frame = pd.read_csv(sys.argv[1], dtype=str, keep_default_na=False)
+passed = frame["passed"].map({"1": 1, "0": 0})
+frame.assign(passed=passed).groupby(["case", "variant"])["passed"].agg(["sum", "count"])
+"""
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each figure; medians")
+    parser.add_argument("--huge", action="store_true", help="also 1,000,000 rows")
+    args = parser.parse_args(argv)
+    OUT.mkdir(exist_ok=True)
+    here = Path(__file__).resolve().parent
+    has_pandas = importlib.util.find_spec("pandas") is not None
+    if not has_pandas:
+        print("pandas is not installed: the floor (pandas.read_csv + groupby) is skipped")
+    for rows in [100_000] + ([1_000_000] if args.huge else []):
+        subprocess.run(
+            [sys.executable, str(here / "shapes.py"), "table", str(rows), str(CASES)],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+        path = table_file(rows, CASES)
+        reps = args.repeat if rows < 1_000_000 else 1
+        print(f"{rows:,} rows, {CASES:,} cases ({path.stat().st_size / 1e6:.1f} MB)")
+        floor = None
+        if has_pandas:
+            floor = one(["-c", _PANDAS, str(path)], repeat=reps)
+            show("floor (pandas + groupby)", floor, None)
+        for name, command in (
+            ("report", cli("report", str(path))),
+            ("compare", cli("compare", str(path), "--a", "old", "--b", "new")),
+        ):
+            show(name, one(command, repeat=reps), floor, "2x its CPU" if floor else "")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
