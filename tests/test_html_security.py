@@ -10,12 +10,16 @@ from html.parser import HTMLParser
 
 import pytest
 from browser import Browser, fragment, needs_chromium
+from hypothesis import given
+from hypothesis import strategies as st
 from records import check, manifest, sample
 
+from evalstats._terminal import visible
 from evalstats.presenting._html import html_report, render_html
 from evalstats.presenting._markup import TAGS, shown
 from evalstats.presenting._page_script import SCRIPT
 from evalstats.results._file import Results
+from evalstats.results._recordable import recordable_text
 
 #: Each payload, if it ever ran, would set window.__pwned (or fetch, or navigate).
 HOSTILE = [
@@ -57,7 +61,9 @@ def _hostile_run() -> Results:
             for r in range(2):
                 ok = (r + len(v)) % 2 == 0
                 verdicts = [
-                    check("passed" if ok else "failed", next(pick), axis=next(pick), reason=next(pick)),
+                    check(
+                        "passed" if ok else "failed", next(pick), axis=next(pick), reason=next(pick)
+                    ),
                     check(
                         "failed",
                         next(pick),
@@ -74,7 +80,10 @@ def _hostile_run() -> Results:
                         checks=verdicts,
                         reason=next(pick),
                         answer=next(pick),
-                        prompt={"system": next(pick), "messages": [{"role": "user", "content": next(pick)}]},
+                        prompt={
+                            "system": next(pick),
+                            "messages": [{"role": "user", "content": next(pick)}],
+                        },
                         trace={"calls": [{"tool": next(pick), "result": next(pick)}]},
                         tokens={"input": 10, "output": 5},
                         model=next(pick),
@@ -226,9 +235,7 @@ def test_in_chromium_no_hostile_string_runs(hostile, tmp_path, policy):
                 assert browser.run("document.querySelectorAll('#rows .details').length") == 1
             # opening every row's details and side-by-side view draws every sample's strings
             browser.open(page, width=width)
-            browser.run(
-                "document.querySelectorAll('#rows button.open').forEach(b => b.click())"
-            )
+            browser.run("document.querySelectorAll('#rows button.open').forEach(b => b.click())")
             texts = browser.run("document.getElementById('rows').innerText")
             for s in hostile.samples:
                 drawn = [s["answer"], s["reason"], s["prompt"]["messages"][0]["content"]]
@@ -246,3 +253,12 @@ def test_in_chromium_no_hostile_string_runs(hostile, tmp_path, policy):
                 "[...document.querySelectorAll('#f-variant option')].map(o => o.text)"
             )
             assert options[1:] == [shown(v) for v in hostile.variants()]
+
+
+@given(st.text(st.characters(exclude_categories=()), max_size=60))
+def test_the_quick_path_of_shown_is_the_escaping(value):
+    # shown() skips the escaping for ASCII text with no control: the same result
+    assert shown(value) == visible(recordable_text(value)[0])
+    assert shown(value.encode("ascii", "ignore").decode()) == visible(
+        value.encode("ascii", "ignore").decode()
+    )

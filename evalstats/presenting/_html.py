@@ -957,20 +957,26 @@ def _prompt_text(prompt: Any) -> str | None:
 
 
 class _Table:
-    """Strings numbered in order of first use."""
+    """Strings, as the page shows them, numbered in order of first use."""
 
     def __init__(self) -> None:
-        self.index: dict[str, int] = {}
+        self.shown: list[str] = []
+        self.index: dict[str, int] = {}  # a string shown, or as given, to its number
 
     def __call__(self, value: Any) -> int:
-        key = shown(value)
-        found = self.index.get(key)
+        found = self.index.get(value) if type(value) is str else None
         if found is None:
-            found = self.index[key] = len(self.index)
+            key = shown(value)
+            found = self.index.get(key)
+            if found is None:
+                found = self.index[key] = len(self.shown)
+                self.shown.append(key)
+            if type(value) is str:
+                self.index[value] = found
         return found
 
     def names(self) -> list[str]:
-        return list(self.index)
+        return list(self.shown)
 
 
 def samples_data(res: Any, case_order: Sequence[str], limit: int) -> dict[str, Any]:

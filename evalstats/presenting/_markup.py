@@ -122,7 +122,14 @@ def shown(value: Any) -> str:
     >>> shown("abc\u202edef")
     'abc\\u202edef'
     """
-    return visible(recordable_text(str(value))[0])
+    text = value if type(value) is str else str(value)
+    if text.isascii() and (text.isprintable() or _ASCII_CONTROL.search(text) is None):
+        return text  # the common case, checked in C: nothing to escape
+    return visible(recordable_text(text)[0])
+
+
+#: The ASCII controls :func:`shown` writes as escapes (newlines and tabs are kept).
+_ASCII_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
 def join(parts: Iterable[Any], sep: str = "") -> Markup:
