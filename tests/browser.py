@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import fcntl
 import json
 import os
 import selectors
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -60,6 +60,19 @@ def fragment(**view: Any) -> str:
     return "#samples?" + "&".join(f"{k}={quote(str(v), safe='')}" for k, v in view.items())
 
 
+_LAUNCHER = """
+import fcntl, os, sys
+r, w = (fcntl.fcntl(int(fd), fcntl.F_DUPFD, 10) for fd in sys.argv[1:3])
+for fd in sys.argv[1:3]:
+    os.close(int(fd))
+os.dup2(r, 3)
+os.dup2(w, 4)
+os.close(r)
+os.close(w)
+os.execv(sys.argv[3], sys.argv[3:])
+"""
+
+
 class BrowserError(RuntimeError):
     pass
 
@@ -78,24 +91,22 @@ class Browser:
         self._profile = tempfile.TemporaryDirectory()
         to_chrome_r, self._to_chrome = os.pipe()
         self._from_chrome, from_chrome_w = os.pipe()
-        # The protocol's pipes are fds 3 (commands in) and 4 (replies out) of Chromium.
-
-        def pipes_as_3_and_4() -> None:
-            high_r = fcntl.fcntl(to_chrome_r, fcntl.F_DUPFD, 10)
-            high_w = fcntl.fcntl(from_chrome_w, fcntl.F_DUPFD, 10)
-            os.dup2(high_r, 3)
-            os.dup2(high_w, 4)
-
+        # The protocol's pipes are fds 3 (commands in) and 4 (replies out) of Chromium:
+        # a small launcher puts them there and becomes Chromium.
         self._proc = subprocess.Popen(
             [
+                sys.executable,
+                "-c",
+                _LAUNCHER,
+                str(to_chrome_r),
+                str(from_chrome_w),
                 CHROMIUM,
                 *FLAGS,
                 "--remote-debugging-pipe",
                 f"--user-data-dir={self._profile.name}",
                 "about:blank",
             ],
-            pass_fds=(3, 4),
-            preexec_fn=pipes_as_3_and_4,
+            pass_fds=(to_chrome_r, from_chrome_w),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

@@ -279,8 +279,10 @@ def test_every_section_of_report_json_has_its_place(rich, rich_reviews, rich_pag
     for key in doc:
         assert JSON_PLACES[key] in page.ids, key
     # and each shows what the text report says
-    assert rep.ranking and rep.ranking.split("\n")[0] in _section(rich_page, "ranking")
-    assert "Holm" in _section(rich_page, "ranking")
+    # with three variants the ranking heads the verdicts
+    verdict = _section(rich_page, "verdict")
+    assert rep.ranking and verdict.index('id="ranking"') < verdict.index('class="headline')
+    assert rep.ranking.split("\n")[0] in verdict and "Holm" in verdict
     tags = _section(rich_page, "tags")
     for t in rep.tags:
         assert t.tag in tags and str(t.clustered) in tags
@@ -560,3 +562,67 @@ def test_the_chromium_check_sees_console_messages(browser, tmp_path):
     browser.open(page)
     assert any("Content Security Policy" in m for m in browser.messages), browser.messages
     assert browser.run("document.title") != "ran"
+
+
+def test_a_sequential_run_shows_its_looks_and_their_figure(tmp_path, capsys):
+    from evalstats.cli import main
+    from evalstats.deciding._sequential import sequential_results
+
+    run = tmp_path / "r.jsonl"
+    argv = ["run", "shop", "--variant", "v1=standin:shop-v1", "--variant", "v2=standin:shop-v2"]
+    argv.append("--until-decided")
+    assert main([*argv, "--max-runs", "12", "--out", str(run), "--no-progress"]) == 0
+    capsys.readouterr()
+    res = read_results(run)
+    assert res.looks
+    text = render_html(res)
+    looks = _section(text, "sequential")
+    seq = sequential_results(res, "v1", "v2", about=res.looks[-1].get("about", "these_cases"))
+    assert str(seq).split("\n")[0] in looks
+    assert looks.count("<tr>") == 1 + len(res.looks)  # a row per look, under its head
+    for look in res.looks:
+        assert f'<td class="num">{look["pairs"]}</td>' in looks
+    assert text.count("<svg") == 3  # forest, paired differences and the sequential figure
+    verdict = _section(text, "verdict")  # the anytime-valid verdict first, the fixed-n one after
+    assert verdict.index("anytime-valid") < verdict.index("Difference B − A")
+    assert str(seq).split("\n")[0] in verdict
+    assert 'class="sequential"' in _section(text, "figures")
+
+
+def test_a_decided_verdict_says_so_and_an_unpaired_one_plans_runs():
+    from records import results
+
+    from evalstats.deciding._compare_results import compare_results
+
+    better = results(
+        {
+            "A": {f"c{i}": [r < 2 for r in range(6)] for i in range(6)},
+            "B": {f"c{i}": [r < 5 for r in range(6)] for i in range(6)},
+        }
+    )
+    assert compare_results(better, "A", "B").verdict == "b_better"
+    verdict = _section(render_html(better), "verdict")
+    assert "B better, about these cases" in verdict
+    assert "Decided at 95%: the interval lies wholly above 0." in verdict
+    assert "would usually" not in verdict.split("Beside it")[0]
+    # Unpaired (no schedule pairs the variants): runs of each variant are planned.
+    loose = results(
+        {
+            "A": {f"c{i}": [r < 3 for r in range(5)] for i in range(6)},
+            "B": {f"c{i}": [r < 4 for r in range(5)] for i in range(6)},
+        }
+    )
+    loose.manifest.pop("schedule")
+    cmp = compare_results(loose, "A", "B")
+    assert not cmp.paired and cmp.verdict == "cant_tell"
+    verdict = _section(render_html(loose), "verdict")
+    found = re.search(r"about ([\d,]+) runs of each variant would usually \(80%\)", verdict)
+    assert found, verdict
+    from evalstats.stats._compare import detectable_difference
+
+    n = int(found.group(1).replace(",", ""))
+    p = cmp.primary
+    rate = (p.successes_a + p.successes_b) / (p.trials_a + p.trials_b)
+    seen = abs(p.difference.estimate)
+    assert detectable_difference(n, n, rate=rate, level=0.95) <= seen
+    assert detectable_difference(int(n * 0.95), rate=rate, level=0.95) > seen

@@ -420,7 +420,7 @@ def _ranking_section(rep: Any) -> Markup:
     lines = rep.ranking.split("\n")
     return join(
         [
-            element("p", lines[0], cls="verdict"),
+            element("p", element("strong", lines[0])),
             *(_muted(line) for line in lines[1:]),
             _muted("Every pair compared, the p-values Holm-adjusted over the pairs."),
         ]
@@ -734,7 +734,7 @@ def _sequential_section(source: Any, names: Sequence[str], level: float) -> tupl
             (look.get("pairs"), "num"),
             (_number(look.get("evalue_b")), "num"),
             (_number(look.get("evalue_a")), "num"),
-            look.get("verdict"),
+            _VERDICT_WORDS.get(str(look.get("verdict")), look.get("verdict")),
         ]
         for i, look in enumerate(res.looks)
     ]
@@ -1112,7 +1112,6 @@ def _details(rep: Any, sequential: Markup, looked: bool) -> list[Markup]:
     """The sections a run may or may not have: each one it has, then one short list of
     those it has not (each item keeps its section's id)."""
     sections = [
-        ("ranking", "Ranking of the variants", bool(rep.ranking), _ranking_section(rep)),
         ("tags", "Per tag", bool(rep.tags), _tags_section(rep)),
         (
             "reviews",
@@ -1126,6 +1125,8 @@ def _details(rep: Any, sequential: Markup, looked: bool) -> list[Markup]:
         ("warnings", "Warnings", bool(rep.warnings), _warnings_section(rep)),
     ]
     out = [_section(anchor, title, body) for anchor, title, has, body in sections if has]
+    if not rep.ranking:  # with three or more variants the ranking heads the verdicts
+        sections.insert(0, ("ranking", "Ranking", False, _ranking_section(rep)))
     missing = [
         element("li", element("strong", title), ": ", _words_of(body), id=anchor)
         for anchor, title, has, body in sections
@@ -1195,7 +1196,41 @@ def render_html(
         f"{', '.join(names) or 'none'}; every interval at {100 * level:g}%."
     )
     verdicts = [_headline(c, level) for c in comparisons] or [_single_headline(rep)]
+    if rep.ranking:
+        verdicts.insert(
+            0,
+            element(
+                "div",
+                element("h3", "Ranking of the variants"),
+                _ranking_section(rep),
+                element("h3", "Each against the first"),
+                id="ranking",
+                cls="ranking",
+            ),
+        )
     seq_section, seq = _sequential_section(source, names, level)
+    if seq is not None and comparisons:
+        # A run looked at as it grew: the comparison valid however often one looked.
+        verdicts.insert(
+            1 if rep.ranking else 0,
+            element(
+                "div",
+                element(
+                    "p", f"{names[1]} (B) against {names[0]} (A), look by look", cls="pair-name"
+                ),
+                element(
+                    "strong",
+                    _VERDICT_WORDS.get(seq.verdict, seq.verdict) + ", anytime-valid",
+                    cls="verdict",
+                ),
+                element("p", str(seq).split("\n")[0]),
+                _muted(
+                    "Valid however often the run was looked at as it grew (its looks are below); "
+                    "the fixed-n verdict that follows is not."
+                ),
+                cls=f"headline {seq.verdict}",
+            ),
+        )
     figures = [
         element(
             "figure",
