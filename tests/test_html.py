@@ -626,3 +626,22 @@ def test_a_decided_verdict_says_so_and_an_unpaired_one_plans_runs():
     seen = abs(p.difference.estimate)
     assert detectable_difference(n, n, rate=rate, level=0.95) <= seen
     assert detectable_difference(int(n * 0.95), rate=rate, level=0.95) > seen
+
+
+def test_the_rates_corrected_by_a_random_review_are_on_the_page(tmp_path):
+    from test_reviewsample import _person
+
+    from evalstats.presenting._report import report
+    from evalstats.running._engine import run
+
+    results = tmp_path / "results.jsonl"
+    run("shop", ["v1=standin:shop-v1", "v2=standin:shop-v2"], runs=15, out=results, progress=False)
+    reviews = tmp_path / "reviews.jsonl"
+    _person(results, reviews, sample=25, seed=1)
+    rep = report(results, reviews=reviews)
+    assert rep.corrected is not None
+    section = _section(render_html(results, reviews=reviews), "reviews")
+    for line in rep.corrected.lines("95%"):
+        assert line.strip() in section
+    for r in rep.reviewed:
+        assert f"{r.passed}/{r.decided}" in section
