@@ -233,6 +233,12 @@ def test_the_verdict_comes_first(demo_results):
     if cmp.verdict == "cant_tell":
         assert _detectable_text(cmp.primary.detectable).capitalize() in verdict
     assert str(cmp.cases_like_these.difference) in verdict  # the other claim, beside it
+    # and what would decide that one: the planner's cases at the runs of this run
+    from evalstats.planning._power import case_model_from_results, plan
+
+    fitted = case_model_from_results(demo_results, variants=["v1", "v2"])
+    planned = plan(0, 0, model=fitted, repeats=fitted.repeats, experiments=1000)
+    assert f"about {planned.cases:,} cases × {fitted.repeats} runs would usually" in verdict
     per_case = _section(text, "per-case")
     for r in cmp.these_cases.cases:
         assert f"{r.passes_a}/{r.trials_a}" in per_case and str(r.difference) in per_case

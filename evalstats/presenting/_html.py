@@ -319,7 +319,32 @@ def _pairs_to_decide(primary: Any, level: float) -> tuple[int, str] | None:
     return hi, unit
 
 
-def _decide_line(cmp: Any, level: float) -> Markup:
+def _cases_plan(source: Any, cmp: Any, level: float) -> str:
+    """How many cases would usually decide the claim about cases like these, planned by
+    :func:`~evalstats.planning._power.plan` (the clustered comparison simulated on the
+    case model fitted from this run, at the rates seen); empty when it cannot be planned."""
+    from ..errors import InvalidArgument
+    from ..planning._power import case_model_from_results, plan
+
+    try:
+        fitted = case_model_from_results(source, variants=[cmp.a, cmp.b])
+        if fitted.p_a == fitted.p_b or fitted.cases is None or fitted.cases < 2:
+            return ""
+        runs = max(fitted.repeats or 1, 1)
+        found = plan(0, 0, model=fitted, repeats=runs, level=level, experiments=1000)
+    except InvalidArgument:
+        return ""
+    if not found.reachable or not found.cases:
+        return ""
+    return (
+        f"about {found.cases:,} cases × {runs} runs would usually (80%) decide it, if the "
+        f"rates are the {_pct(fitted.p_a)} and {_pct(fitted.p_b)} seen (planned by simulating "
+        f"the clustered comparison on the case model fitted from this run, icc "
+        f"{fitted.icc:.2g})"
+    )
+
+
+def _decide_line(cmp: Any, level: float, cases_plan: str) -> Markup:
     """What would decide a "can't tell yet", or what decided the verdict."""
     from ..stats._compare import _detectable_text
 
@@ -347,15 +372,20 @@ def _decide_line(cmp: Any, level: float) -> Markup:
                 f"If the true difference is the {_pct(primary.difference.estimate, signed=True)} "
                 f"seen, about {trials:,} {unit} would usually (80%) decide it."
             )
-    elif primary.about == "cases_like_these":
-        words.append("More cases narrow it; more runs of these cases alone narrow it less.")
+    elif primary.about == "cases_like_these" and cases_plan:
+        words.append(cases_plan[0].upper() + cases_plan[1:] + ".")
     return element("p", " ".join(words), cls="decide")
 
 
-def _headline(cmp: Any, level: float) -> Markup:
+def _headline(cmp: Any, level: float, source: Any = None) -> Markup:
     from ..stats._claims import claim_words
 
     primary = cmp.primary
+    undecided_like = any(
+        c is not None and c.about == "cases_like_these" and c.verdict == "cant_tell"
+        for c in (cmp.primary, cmp.cases_like_these)
+    )
+    cases_plan = _cases_plan(source, cmp, level) if source is not None and undecided_like else ""
     title = element("p", f"{cmp.b} (B) against {cmp.a} (A)", cls="pair-name")
     if primary is None:
         return element(
@@ -383,14 +413,20 @@ def _headline(cmp: Any, level: float) -> Markup:
             f" ({100 * level:g}% interval, {test}); the interval that agrees with the verdict.",
             cls="figure-line",
         ),
-        _decide_line(cmp, level),
+        _decide_line(cmp, level, cases_plan),
     ]
     other = cmp.cases_like_these if primary is cmp.these_cases else cmp.these_cases
     if other is not None and other is not primary:
+        plan_words = (
+            f"; {cases_plan}"
+            if cases_plan and other.about == "cases_like_these" and other.verdict == "cant_tell"
+            else ""
+        )
         parts.append(
             _muted(
                 f"Beside it, about {claim_words(other.about)} (not the claim decided): "
-                f"{_VERDICT_WORDS.get(other.verdict, other.verdict)}, {other.difference}."
+                f"{_VERDICT_WORDS.get(other.verdict, other.verdict)}, {other.difference}"
+                f"{plan_words}."
             )
         )
     if cmp.about_note:
@@ -1195,7 +1231,7 @@ def render_html(
         f"{rep.runs if rep.runs is not None else '?'} runs, variants "
         f"{', '.join(names) or 'none'}; every interval at {100 * level:g}%."
     )
-    verdicts = [_headline(c, level) for c in comparisons] or [_single_headline(rep)]
+    verdicts = [_headline(c, level, source) for c in comparisons] or [_single_headline(rep)]
     if rep.ranking:
         verdicts.insert(
             0,
