@@ -26,7 +26,7 @@ from evalstats.results._file import Results, read_results, sample_passed
 
 DATA = Path(__file__).parent / "data"
 
-TABLES = ("differences", "overall", "cases", "axes", "checks", "latency")
+TABLES = ("differences", "overall", "statuses", "cases", "axes", "checks", "latency")
 
 #: Attributes through which a page loads or sends something.
 FETCHING = {"src", "href", "xlink:href", "action", "formaction", "poster", "data", "srcset"}
@@ -443,6 +443,7 @@ def test_in_chromium_the_verdict_is_first_and_fits(browser, demo_page, rich_file
         assert layout["page"] <= layout["viewport"]
         assert layout["verdict"] <= layout["viewport"]
         assert layout["per-case"] <= layout["viewport"]
+        assert layout["rates"] <= layout["viewport"]  # the pass rates too, both claims
         first = browser.run(
             "(() => { const s = [...document.querySelectorAll('section')];"
             " return [s[0].id, s[0].getBoundingClientRect().top,"

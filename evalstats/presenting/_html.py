@@ -104,7 +104,10 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .headline .verdict { font-size: 1.3em; font-weight: 700; display: block; }
 .headline .pair-name { font-weight: 600; }
 .headline .figure-line { font-variant-numeric: tabular-nums; }
-table.differences { width: 100%; table-layout: fixed; }
+table.differences, table.overall { width: 100%; table-layout: fixed; }
+table.overall td { overflow-wrap: anywhere; }
+table.overall td.num { white-space: normal; }
+table.overall th:nth-child(2) { width: 4.5em; }
 table.differences th:nth-child(2), table.differences th:nth-child(3) { width: 3.9em; }
 table.differences th:nth-child(4) { width: 38%; }
 table.differences td { overflow-wrap: anywhere; }
@@ -521,16 +524,22 @@ def _differences(cmp: Any) -> Markup:
 
 def _overall_section(rep: Any) -> Markup:
     level = f"{100 * rep.level:g}%"
-    rows = []
+    rates = [
+        [
+            v.variant,
+            (f"{v.passes}/{v.measured}", "num"),
+            (v.per_trial, "num"),
+            (v.clustered, "num"),
+        ]
+        for v in rep.variants
+    ]
+    counts = []
     for v in rep.variants:
         flat = v.clustered.clusters >= 2 and v.clustered.se == 0.0
         deff = "n/a" if flat or math.isnan(v.design_effect) else f"{v.design_effect:.2f}"
-        rows.append(
+        counts.append(
             [
                 v.variant,
-                (f"{v.passes}/{v.measured}", "num"),
-                (v.per_trial, "num"),
-                (v.clustered, "num"),
                 (v.clustered.clusters, "num"),
                 (deff, "num"),
                 (v.completed, "num"),
@@ -539,18 +548,6 @@ def _overall_section(rep: Any) -> Markup:
                 (v.missing, "num"),
             ]
         )
-    head = [
-        "variant",
-        "passed",
-        f"these cases ({level} Wilson)",
-        f"cases like these ({level} clustered)",
-        "cases",
-        "design effect",
-        "completed",
-        "incomplete",
-        "unmeasured",
-        "not run",
-    ]
     note = _muted(
         '"These cases": how often these cases would pass if run again '
         '(every sample an independent trial). "Cases like these": how often cases like '
@@ -558,7 +555,39 @@ def _overall_section(rep: Any) -> Markup:
         "Incomplete samples count as failures; unmeasured ones (no answer from the "
         "service) are left out of the rates."
     )
-    return join([_table(head, rows, cls="overall"), note])
+    return join(
+        [
+            _table(
+                [
+                    "variant",
+                    "passed",
+                    f"these cases ({level} Wilson)",
+                    f"cases like these ({level} clustered)",
+                ],
+                rates,
+                cls="overall",
+                scroll=False,
+            ),
+            note,
+            _table(
+                [
+                    "variant",
+                    "cases",
+                    "design effect",
+                    "completed",
+                    "incomplete",
+                    "unmeasured",
+                    "not run",
+                ],
+                counts,
+                cls="statuses",
+            ),
+            _muted(
+                "The design effect says how much a case's runs agree with each other (1: no "
+                "more than independent trials)."
+            ),
+        ]
+    )
 
 
 def _tags_section(rep: Any) -> Markup:

@@ -13,9 +13,10 @@ drive the page with ``chromium --dump-dom``: ``#samples?variant=v2&failed=1``,
 ``&case=NAME``, ``&tag=T``, ``&status=incomplete``, ``&check=NAME`` (samples on
 which that check failed), ``&pair=CASE&repeat=3`` (the side-by-side view),
 ``&open=N`` (the Nth row shown, from 0, opened), ``&layout=1`` (how far right the
-verdicts and the per-case table reach, in ``data-layout``). The app element records how
-long the page took to open (``data-open-ms``, from the navigation's start to
-the first rows drawn) and to apply the fragment's filter (``data-filter-ms``).
+verdicts, the per-case table and the pass rates reach, in ``data-layout``).
+The app element records how long the page took to open (``data-open-ms``,
+from the navigation's start to the first rows drawn) and to apply the
+fragment's filter (``data-filter-ms``).
 """
 
 from __future__ import annotations
@@ -326,15 +327,16 @@ SCRIPT = r"""
     return true;
   }
   function measure() {
-    // How far right the verdicts and the per-case table reach, against the viewport.
+    // How far right the verdicts, the per-case table and the pass rates reach (a table
+    // that scrolls in its own box counts as its box), against the viewport.
     var out = ["viewport " + document.documentElement.clientWidth,
                "page " + document.documentElement.scrollWidth];
-    ["verdict", "per-case"].forEach(function (id) {
+    ["verdict", "per-case", "rates"].forEach(function (id) {
       var e = document.getElementById(id);
       if (!e) { return; }
       var right = e.getBoundingClientRect().right;
       e.querySelectorAll("*").forEach(function (c) {
-        right = Math.max(right, c.getBoundingClientRect().right);
+        if (!c.closest(".scroll")) { right = Math.max(right, c.getBoundingClientRect().right); }
       });
       out.push(id + " " + Math.ceil(right));
     });
