@@ -583,8 +583,8 @@ def _overall_section(rep: Any) -> Markup:
                 cls="statuses",
             ),
             _muted(
-                "The design effect says how much a case's runs agree with each other (1: no "
-                "more than independent trials)."
+                "Samples by status; the cases with a measured sample and the design effect "
+                "of the case-clustered interval, as the text report gives them."
             ),
         ]
     )
