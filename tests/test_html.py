@@ -652,3 +652,16 @@ def test_the_rates_corrected_by_a_random_review_are_on_the_page(tmp_path):
         assert line.strip() in section
     for r in rep.reviewed:
         assert f"{r.passed}/{r.decided}" in section
+
+
+def test_one_variant_or_nothing_measured_still_heads_the_page():
+    from records import results
+
+    one = _section(
+        render_html(results({"only": {"a": [True, False], "b": [True, True]}})), "verdict"
+    )
+    assert "one variant only, nothing to compare" in one and "passed 3 of 4" in one
+    assert "75% (30% to 95%)" in one  # Wilson, 3 of 4
+    none = results({"A": {"a": [None, None]}, "B": {"a": [None, None]}})
+    verdict = _section(render_html(none), "verdict")
+    assert "can't tell" in verdict and "nothing to compare" in verdict
