@@ -237,7 +237,8 @@ def test_the_verdict_comes_first(demo_results):
     from evalstats.planning._power import case_model_from_results, plan
 
     fitted = case_model_from_results(demo_results, variants=["v1", "v2"])
-    planned = plan(0, 0, model=fitted, repeats=fitted.repeats, experiments=1000)
+    model = type(fitted)(fitted.p_a, fitted.p_b, fitted.icc, fitted.spread)
+    planned = plan(0, 0, model=model, repeats=fitted.repeats, experiments=1000)
     assert f"about {planned.cases:,} cases × {fitted.repeats} runs would usually" in verdict
     per_case = _section(text, "per-case")
     for r in cmp.these_cases.cases:

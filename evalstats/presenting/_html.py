@@ -334,7 +334,10 @@ def _cases_plan(source: Any, cmp: Any, level: float) -> str:
         if fitted.p_a == fitted.p_b or fitted.cases is None or fitted.cases < 2:
             return ""
         runs = max(fitted.repeats or 1, 1)
-        found = plan(0, 0, model=fitted, repeats=runs, level=level, experiments=1000)
+        # The fit taken as the truth (as gate's advice takes it): the rates and how
+        # cases differ, without the pilot's own uncertainty.
+        model = type(fitted)(fitted.p_a, fitted.p_b, fitted.icc, fitted.spread)
+        found = plan(0, 0, model=model, repeats=runs, level=level, experiments=1000)
     except InvalidArgument:
         return ""
     if not found.reachable or not found.cases:
@@ -343,7 +346,7 @@ def _cases_plan(source: Any, cmp: Any, level: float) -> str:
         f"about {found.cases:,} cases × {runs} runs would usually (80%) decide it, if the "
         f"rates are the {_pct(fitted.p_a)} and {_pct(fitted.p_b)} seen (planned by simulating "
         f"the clustered comparison on the case model fitted from this run, icc "
-        f"{fitted.icc:.2g})"
+        f"{fitted.icc:.2g}, taken as the truth)"
     )
 
 
