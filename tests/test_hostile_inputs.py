@@ -40,7 +40,8 @@ from evalstats.cli import main
 from evalstats.demo.notes_agent import Proposal, ask_on_stdin
 from evalstats.errors import InvalidArgument
 from evalstats.presenting._html import render_html
-from evalstats.presenting._markup import TAGS, element, safe_href, text
+from evalstats.presenting._markup import TAGS, csp, element, inline_script, safe_href, text
+from evalstats.presenting._page_script import SCRIPT
 from evalstats.results._file import ResultsWriter
 
 DATA = Path(__file__).parent / "data"
@@ -141,30 +142,40 @@ def hostile_run(path: Path, names: list[str], *, answer: str = "an answer") -> P
 # --- 1. markup ----------------------------------------------------------------------------
 
 #: What the page itself is made of, beside the report's own elements.
-PAGE_TAGS = TAGS | {"html", "head", "meta", "title", "style", "body"}
+PAGE_TAGS = TAGS | {"html", "head", "meta", "title", "style", "body", "script"}
 #: matplotlib's SVG (as html.parser lower-cases it).
 SVG_TAGS = {"svg", "defs", "style", "g", "path", "use", "clippath", "rect", "text", "tspan"}
 OUR_METAS = [
     {"charset": "utf-8"},
-    {"name": "viewport", "content": "width=device-width, initial-scale=1"},
+    # nothing loads, and only the page's own script runs (allowed by its hash)
     {
         "http-equiv": "Content-Security-Policy",
-        "content": "default-src 'none'; style-src 'unsafe-inline'",
+        "content": re.search(r'content="([^"]*)"', csp(inline_script(SCRIPT)[1])).group(1),
     },
+    {"name": "viewport", "content": "width=device-width, initial-scale=1"},
 ]
 
 
 class _Elements(HTMLParser):
-    """Every element, attribute, comment and declaration of a page, and its text."""
+    """Every element, attribute, comment and declaration of a page, and its text; the
+    strings of the samples' data (JSON in a script no browser runs) count as its text."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.elements: list[tuple[str, dict[str, str | None]]] = []
         self.others: list[str] = []
         self.data: list[str] = []
+        self.scripts: list[str] = []
+        self._script = False
 
     def handle_starttag(self, tag, attrs):
         self.elements.append((tag, dict(attrs)))
+        self._script = tag == "script"
+        if self._script:
+            self.scripts.append("")
+
+    def handle_endtag(self, tag):
+        self._script = False
 
     handle_startendtag = handle_starttag
 
@@ -182,7 +193,20 @@ class _Elements(HTMLParser):
         self.others.append(f"declaration {data!r}")
 
     def handle_data(self, data):
-        self.data.append(data)
+        if self._script:
+            self.scripts[-1] += data
+        else:
+            self.data.append(data)
+
+
+def _strings(value) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
 
 
 def assert_nothing_came_from_data(page: str, payloads: list[str]) -> None:
@@ -203,7 +227,13 @@ def assert_nothing_came_from_data(page: str, payloads: list[str]) -> None:
             if name in ("href", "xlink:href"):
                 assert value.startswith("#"), (tag, name, value)
             assert EVIL not in value and "alert(" not in value and "javascript:" not in value
-    texts = "".join(parsed.data)
+    # Two scripts: the samples' data and the page's own, nothing else.
+    scripts = [attrs for tag, attrs in parsed.elements if tag == "script"]
+    assert scripts == [{"type": "application/json", "id": "samples-data"}, {}]
+    assert parsed.scripts[1] == SCRIPT
+    assert "<" not in parsed.scripts[0]  # no text in the data can end its element
+    data = json.loads(parsed.scripts[0])
+    texts = "".join(parsed.data) + "\n".join(_strings(data))
     for payload in payloads:
         assert visible(payload) in texts, payload  # shown, as the characters it is
 
@@ -221,7 +251,8 @@ def test_markup_in_every_field_shows_as_text_on_the_page(hostile_page):
 
 def test_the_page_has_its_own_elements_only(hostile_page):
     assert hostile_page.count("<svg") == 2  # the two figures, none from a name
-    assert "<script" not in hostile_page and "<iframe" not in hostile_page
+    assert hostile_page.count("<script") == 2  # the samples' data and the page's own
+    assert "<iframe" not in hostile_page
     assert "<base" not in hostile_page and "<img" not in hostile_page
 
 

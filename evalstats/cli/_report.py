@@ -35,7 +35,9 @@ def add(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--html",
         metavar="REPORT.html",
-        help="also write the whole report as one self-contained HTML file (a new file, 0600)",
+        help="also write the whole report as one self-contained HTML file (a new file, 0600): "
+        "the verdicts first, every section of the text report, the samples with filters and "
+        "a side-by-side view, the manifest in words",
     )
     add_force(p, "the figures in DIR and REPORT.html")
     p.add_argument(
@@ -86,7 +88,15 @@ def run(args: argparse.Namespace) -> int:
     if args.html:
         from ..presenting._html import html_report
 
-        page = html_report(source, args.html, level=args.level, force=args.force)
+        page = html_report(
+            source,
+            args.html,
+            level=args.level,
+            reviews=args.reviews,
+            about=args.about,
+            prices=prices,
+            force=args.force,
+        )
         print(f"evalstats: wrote {page}", file=sys.stderr)
     if args.json:
         print_json(result.to_dict(), "report", source)
