@@ -1441,6 +1441,19 @@ class Plan:
             "approximated_beyond": self.approximated_beyond,
         }
 
+    def _repr_html_(self) -> str:
+        """A notebook's display: the text ``print`` gives, its first line as the headline."""
+        from .._repr import result_html
+
+        head, _, rest = str(self).partition("\n")
+        return result_html(rest, headline=head)
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        """IPython's plain display: the text ``print`` gives."""
+        from .._repr import pretty
+
+        pretty(self, p, cycle)
+
 
 _SUGGESTED_REPEATS = (1, 3, 5, 10)
 
