@@ -299,3 +299,22 @@ def test_a_sequential_comparison_with_no_looks_draws_a_note():
     fig = sequential_figure(seq)
     assert "no looks yet" in [t.get_text() for t in fig.axes[0].texts]
     assert _outside(fig) == []
+
+
+# --- the power figure ------------------------------------------------------------------
+
+
+def test_the_power_figure_is_in_percent_and_in_the_palette():
+    from evalstats._palette import VARIANT_COLOURS
+    from evalstats.planning._power import power_figure
+
+    fig = power_figure(0.7, 0.9, [20, 40], methods=("newcombe", "mcnemar"))
+    ax = fig.axes[0]
+    fig.draw_without_rendering()
+    labels = [t.get_text() for t in _drawn_tick_labels(ax.yaxis)]
+    assert labels == ["0%", "20%", "40%", "60%", "80%", "100%"]
+    powers = [line for line in ax.get_lines() if line.get_label().endswith(" power")]
+    assert [to_hex(line.get_color()) for line in powers] == [c.lower() for c in VARIANT_COLOURS[:2]]
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)

@@ -351,6 +351,9 @@ class PowerCurve:
         ax.set_xlabel("trials per variant")
         ax.set_ylabel("probability of 'B is better'")
         ax.set_ylim(0, 1)
+        from matplotlib.ticker import PercentFormatter
+
+        ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))  # as the texts write it
         return ax
 
 
@@ -1857,6 +1860,9 @@ def power_figure(
     top = max(ns_marked)
     ns = np.arange(1, top + 1)
     fig, ax = plt.subplots(figsize=(7, 4.2))
+    from .._palette import VARIANT_COLOURS
+
+    ax.set_prop_cycle(color=list(VARIANT_COLOURS))  # the figures' one palette
     for m in methods:
         m = check_method(m, (*METHODS, "mcnemar"))
         if m == "mcnemar":
