@@ -220,6 +220,8 @@ def test_every_module_sits_in_a_stage() -> None:
         "evalstats.__main__",
         "evalstats._files",
         "evalstats._lazy",
+        "evalstats._palette",
+        "evalstats._repr",
         "evalstats._terminal",
         "evalstats._text",
         "evalstats._validate",

@@ -206,6 +206,22 @@ class ResultsComparison:
             "warnings": list(self.warnings),
         }
 
+    def _repr_html_(self) -> str:
+        """A notebook's display: the verdict and its interval in the verdict's colour,
+        then the text ``print`` gives."""
+        from .._repr import result_html, verdict_words
+
+        head = verdict_words(self.verdict)
+        if self.primary is not None and self.primary.trials_a and self.primary.trials_b:
+            head += f": {self.primary.difference}, about {claim_words(self.about)}"
+        return result_html(str(self), headline=head, verdict=self.verdict)
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        """IPython's plain display: the text ``print`` gives."""
+        from .._repr import pretty
+
+        pretty(self, p, cycle)
+
 
 def _looked_before(res: Any) -> tuple[str, ...]:
     """Why this fixed-n comparison may not hold its error rate: earlier looks."""

@@ -791,6 +791,21 @@ class SequentialComparison:
             "planned_for": None if self.planned_for is None else list(self.planned_for),
         }
 
+    def _repr_html_(self) -> str:
+        """A notebook's display: the verdict and its interval in the verdict's colour,
+        then the text ``print`` gives and the looks."""
+        from .._repr import result_html, verdict_words
+
+        head = f"{verdict_words(self.verdict)}: {self.difference}"
+        text = f"{self}\n{self.trajectory_text()}"
+        return result_html(text, headline=head, verdict=self.verdict)
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        """IPython's plain display: the text ``print`` gives."""
+        from .._repr import pretty
+
+        pretty(self, p, cycle)
+
 
 def _e(x: float) -> str:
     if not math.isfinite(x) or x >= 1e6:
@@ -1468,6 +1483,19 @@ class SequentialPlan:
             "fixed_power": self.fixed_power,
             "fixed_pairs": self.fixed_pairs,
         }
+
+    def _repr_html_(self) -> str:
+        """A notebook's display: the text ``print`` gives, its first line as the headline."""
+        from .._repr import result_html
+
+        head, _, rest = str(self).partition("\n")
+        return result_html(rest, headline=head)
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        """IPython's plain display: the text ``print`` gives."""
+        from .._repr import pretty
+
+        pretty(self, p, cycle)
 
 
 @refuses_scope

@@ -351,6 +351,9 @@ class PowerCurve:
         ax.set_xlabel("trials per variant")
         ax.set_ylabel("probability of 'B is better'")
         ax.set_ylim(0, 1)
+        from matplotlib.ticker import PercentFormatter
+
+        ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))  # as the texts write it
         return ax
 
 
@@ -1717,6 +1720,19 @@ class Plan:
             "reach": None if self.reach is None else self.reach.to_dict(),
         }
 
+    def _repr_html_(self) -> str:
+        """A notebook's display: the text ``print`` gives, its first line as the headline."""
+        from .._repr import result_html
+
+        head, _, rest = str(self).partition("\n")
+        return result_html(rest, headline=head)
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        """IPython's plain display: the text ``print`` gives."""
+        from .._repr import pretty
+
+        pretty(self, p, cycle)
+
 
 _SUGGESTED_REPEATS = (1, 3, 5, 10)
 
@@ -2409,6 +2425,9 @@ def power_figure(
     top = max(ns_marked)
     ns = np.arange(1, top + 1)
     fig, ax = plt.subplots(figsize=(7, 4.2))
+    from .._palette import VARIANT_COLOURS
+
+    ax.set_prop_cycle(color=list(VARIANT_COLOURS))  # the figures' one palette
     for m in methods:
         m = check_method(m, (*METHODS, "mcnemar"))
         if m == "mcnemar":

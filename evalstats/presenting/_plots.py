@@ -11,11 +11,20 @@ import contextlib
 import io
 import math
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._files import refuse_existing, write_output
+from .._palette import (
+    BETTER,
+    NEUTRAL,
+    OKABE_ITO,
+    VERDICT_MARKERS,
+    WORSE,
+    variant_colour,
+    verdict_colour,
+)
 from .._terminal import visible
 from .._text import clip
 from ..errors import InvalidArgument
@@ -34,9 +43,11 @@ __all__ = [
     "forest_plot",
     "paired_difference_figure",
     "paired_difference_plot",
+    "percent",
     "plain_text",
     "png_bytes",
     "report_plots",
+    "row_verdicts",
     "sequential_figure",
     "sequential_plot",
 ]
@@ -72,13 +83,96 @@ def drawn(value: Any) -> str:
     return clip(visible(recordable_text(str(value))[0], keep=""), LABEL_LIMIT, "…")
 
 
-def _figure(rows: int) -> Any:
+def percent(value: float, *, signed: bool = False) -> str:
+    """A tick's value as the text of the reports writes it: ``40%``; with
+    ``signed``, ``+25%``, ``0%`` and ``−25%`` (a minus sign, not a hyphen).
+
+    >>> percent(0.4), percent(-0.25, signed=True), percent(0.125, signed=True)
+    ('40%', '−25%', '+12.5%')
+    """
+    number = round(100.0 * float(value), 6)
+    text = f"{abs(number):g}%"
+    if number < 0:
+        return "−" + text
+    return ("+" + text) if signed and number > 0 else text
+
+
+def _percent_axis(axis: Any, *, signed: bool, step: float) -> None:
+    """Ticks of ``axis`` every ``step`` (a share of 1), labelled in percent."""
+    from matplotlib.ticker import FuncFormatter, MultipleLocator
+
+    axis.set_major_locator(MultipleLocator(step))
+    axis.set_major_formatter(FuncFormatter(lambda x, _pos: percent(x, signed=signed)))
+
+
+def _plain_log_axis(axis: Any) -> None:
+    """A log axis labelled ``0.01``, ``1``, ``100``: the default labels are mathtext,
+    which figures here draw as the characters they hold (see :func:`plain_text`)."""
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    axis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x:g}"))
+    axis.set_minor_formatter(NullFormatter())
+
+
+#: Inches of a figure's width: at least this, wider when its names need it.
+WIDTH = 7.5
+
+
+#: Inches the plot itself keeps, however long the names beside it.
+PLOT_WIDTH = 4.5
+
+
+def _figure(rows: int, *, names: Sequence[str] = (), legend: Sequence[str] = ()) -> Any:
+    """A bare figure for ``rows`` rows, wide enough for the longest of ``names`` (the
+    row labels) beside the plot and of ``legend`` (a legend's entries) to its right."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
     # About a third of an inch per row, within bounds: a suite of hundreds of cases gives a
     # tall figure, not one taller than image viewers handle.
     height = min(max(2.5, 0.32 * rows + 1.6), 60.0)
-    return Figure(figsize=(7.5, height), layout="constrained")
+    # A name of 60 characters takes about 5 inches at 10 points, 4.3 at "small" (a legend's).
+    labels = max((len(n) for n in names), default=0)
+    entries = max((len(n) for n in legend), default=0)
+    width = PLOT_WIDTH + 0.4 + 0.085 * labels + (0.072 * entries + 0.9 if legend else 0.0)
+    fig = Figure(figsize=(max(WIDTH, width), height), layout="constrained")
+    FigureCanvasAgg(fig)  # measured by _fit; saving picks its own canvas by format
+    return fig
+
+
+def _wrapped(text: str, fig: Any, *, points: float = 10.0) -> str:
+    """``text`` broken into lines that fit the width of ``fig`` at ``points``."""
+    import textwrap
+
+    # A character of DejaVu Sans is about 0.6 of its size wide on average.
+    chars = max(20, int(fig.get_figwidth() * 72 / (0.62 * points)) - 4)
+    return textwrap.fill(text, chars, break_long_words=True, break_on_hyphens=False)
+
+
+def _fit(fig: Any) -> Any:
+    """Grow ``fig`` until everything it draws lies inside it; returns ``fig``.
+
+    Constrained layout shrinks the plot to make room for labels, titles and
+    legends, but cannot make room that is not there: a long name would be cut
+    at the edge, or the plot squeezed until its ticks overlap. Each round
+    measures what the figure draws (its tight bounding box) and each plot's
+    width, and widens or heightens the figure by what sticks out or is missing.
+    """
+    for _ in range(6):
+        fig.draw_without_rendering()
+        tight = fig.get_tightbbox(fig.canvas.get_renderer())  # inches
+        width, height = fig.get_size_inches()
+        narrowest = min((ax.get_position().width * width for ax in fig.axes), default=PLOT_WIDTH)
+        wider = max(0.0, -tight.x0) + max(0.0, tight.x1 - width)
+        wider = max(wider, PLOT_WIDTH - 0.3 - narrowest)
+        taller = max(0.0, -tight.y0) + max(0.0, tight.y1 - height)
+        if wider < 0.005 and taller < 0.005:
+            break
+        fig.set_size_inches(
+            width + (wider + 0.15 if wider >= 0.005 else 0.0),
+            height + (taller + 0.15 if taller >= 0.005 else 0.0),
+        )
+    return fig
 
 
 def png_bytes(fig: Any, *, dpi: int = 110) -> bytes:
@@ -104,17 +198,29 @@ def _finite(x: Any) -> bool:
     return not math.isnan(float(x))
 
 
-def _bar(ax: Any, ci: Any, y: float, *, overall: bool, color: str) -> Any:
-    """One interval as a marker with error bars: a dot for a case, a diamond for all cases."""
+def _bar(
+    ax: Any,
+    ci: Any,
+    y: float,
+    *,
+    overall: bool,
+    color: str,
+    marker: str | None = None,
+    label: str | None = None,
+) -> Any:
+    """One interval as a marker with error bars: a dot for a case, a diamond for all
+    cases, unless ``marker`` is given; the overall rows are drawn heavier."""
     est = float(ci.estimate)
     return ax.errorbar(
         [est],
         [y],
         xerr=[[est - float(ci.low)], [float(ci.high) - est]],
-        fmt="D" if overall else "o",
+        fmt=marker or ("D" if overall else "o"),
         color=color,
         capsize=3,
-        markersize=4,
+        markersize=6 if overall else 5,
+        elinewidth=2.0 if overall else 1.2,
+        label=label,
     )
 
 
@@ -122,10 +228,11 @@ def forest_plot(report: Report, path: str | os.PathLike[str], *, force: bool = F
     """Draw each case's pass rate and interval for every variant into a PNG file.
 
     One row per case, one marker per variant (offset so that they do not
-    overlap), with the case's Wilson interval as a bar; two extra rows at the
-    bottom show each variant's overall rate with its per-trial interval (about
-    these cases) and its case-clustered interval (about cases like these).
-    Cases with no measured sample show no marker.
+    overlap, coloured from :data:`evalstats._palette.VARIANT_COLOURS`), with
+    the case's Wilson interval as a bar; two extra rows at the bottom show
+    each variant's overall rate with its per-trial interval (about these
+    cases) and its case-clustered interval (about cases like these). Rates
+    are in percent. Cases with no measured sample show no marker.
 
     Parameters
     ----------
@@ -149,13 +256,14 @@ def forest_figure(report: Report) -> Any:
     variants = [v.variant for v in report.variants]
     cases = list(report.case_ids)
     labels = [drawn(c) for c in cases] + ["all: these cases", "all: cases like these"]
-    fig = _figure(len(labels) * max(1, len(variants)) // 2 + len(labels))
+    names = [drawn(v) for v in variants]
+    rows = len(labels) * max(1, len(variants)) // 2 + len(labels)
+    fig = _figure(rows, names=labels, legend=names + ["variant"])
     ax = fig.add_subplot()
     step = 0.7 / max(len(variants), 1)
-    colours = [f"C{i}" for i in range(len(variants))]
     # The legend is given its entries: matplotlib would leave out a name starting with "_".
     handles: list[Any] = []
-    names: list[str] = []
+    shown: list[str] = []
     for j, v in enumerate(variants):
         offset = ((len(variants) - 1) / 2 - j) * step  # the first variant on top
         rows = {r.case: r for r in report.rows(v)}
@@ -166,27 +274,68 @@ def forest_figure(report: Report) -> Any:
             if ci is None or not _finite(ci.estimate):
                 continue
             bar = _bar(
-                ax, ci, len(labels) - 1 - i + offset, overall=i >= len(cases), color=colours[j]
+                ax,
+                ci,
+                len(labels) - 1 - i + offset,
+                overall=i >= len(cases),
+                color=variant_colour(j),
             )
-            if len(names) == j:
+            if len(shown) == j:
                 handles.append(bar)
-                names.append(drawn(v))
+                shown.append(names[j])
     ax.set_yticks(range(len(labels)), labels[::-1])
     ax.axhline(1.5, color="0.7", linewidth=0.8)
     ax.set_xlim(-0.02, 1.02)
-    ax.set_xlabel(f"pass rate ({100 * report.level:g}% interval)")
+    _percent_axis(ax.xaxis, signed=False, step=0.2)
+    ax.set_xlabel(_wrapped(f"pass rate ({100 * report.level:g}% interval)", fig))
     ax.set_title("pass rate per case")
     ax.grid(axis="x", color="0.9")
     if handles:  # none without variants
         ax.legend(
             handles,
-            names,
+            shown,
             loc="upper left",
             bbox_to_anchor=(1.01, 1.0),
             fontsize="small",
             title="variant",
         )
-    return fig
+    return _fit(fig)
+
+
+#: What the colour and marker of a row in the paired-difference figure say.
+VERDICT_WORDS = {
+    "b_better": "B clearly better",
+    "a_better": "B clearly worse",
+    "cant_tell": "can't tell",
+}
+
+
+def row_verdicts(comparison: ResultsComparison | Comparison) -> list[tuple[str, Any, str]]:
+    """The rows of :func:`paired_difference_figure`, top to bottom: each row's
+    label, its interval of B − A and the verdict the text gives for it.
+
+    A case's verdict is its flag (``B clearly worse`` or ``better`` in the
+    per-case table, adjusted for the number of cases); an overall row's is its
+    comparison's verdict (``these cases:`` and ``cases like these:`` in the
+    text), whose interval is the one drawn.
+    """
+    from ..stats._compare import Comparison
+
+    these: Comparison | None
+    like: Comparison | None
+    if isinstance(comparison, Comparison):
+        these, like = comparison, None
+    else:
+        these, like = comparison.these_cases, comparison.cases_like_these
+    out: list[tuple[str, Any, str]] = []
+    for r in these.cases if these is not None else ():
+        verdict = "a_better" if r.worse else "b_better" if r.better else "cant_tell"
+        out.append((drawn(r.case), r.difference, verdict))
+    if these is not None:
+        out.append(("all: these cases", these.difference, these.verdict))
+    if like is not None:
+        out.append(("all: cases like these", like.difference, like.verdict))
+    return out
 
 
 def paired_difference_plot(
@@ -197,11 +346,13 @@ def paired_difference_plot(
 ) -> Path:
     """Draw the per-case differences B - A with their intervals into a PNG file.
 
-    One row per case with the case's own interval of ``p_b - p_a`` (marked
-    when B got clearly worse or better), and at the bottom the overall
-    difference: about these cases (the paired score test's interval, which
-    excludes 0 exactly when its verdict is not "can't tell") and, when there
-    is one, about cases like these (the clustered interval). A vertical line
+    One row per case with the case's own interval of ``p_b - p_a``, and at the
+    bottom the overall difference: about these cases (the paired score test's
+    interval, which excludes 0 exactly when its verdict is not "can't tell")
+    and, when there is one, about cases like these (the clustered interval).
+    Each row has the colour and marker of the verdict the text gives for it
+    (:func:`row_verdicts`; colours from :mod:`evalstats._palette`), and a
+    legend says which is which. Differences are in percent; a vertical line
     marks 0.
 
     Parameters
@@ -226,45 +377,58 @@ def paired_difference_figure(comparison: ResultsComparison | Comparison) -> Any:
     """The figure :func:`paired_difference_plot` draws, as a matplotlib ``Figure``."""
     from ..stats._compare import Comparison
 
-    these: Comparison | None
-    like: Comparison | None
     if isinstance(comparison, Comparison):
-        these, like, title = comparison, None, "B − A per case"
+        title, level, cases = "B − A per case", comparison.level, len(comparison.cases)
     else:
-        these, like = comparison.these_cases, comparison.cases_like_these
         title = f"{drawn(comparison.b)} − {drawn(comparison.a)} per case"
-    rows = list(these.cases) if these is not None else []
-    overall = []
-    if these is not None:
-        overall.append(("all: these cases", these.difference))
-    if like is not None:
-        overall.append(("all: cases like these", like.difference))
-    labels = [drawn(r.case) for r in rows] + [name for name, _ in overall]
-    intervals = [r.difference for r in rows] + [ci for _, ci in overall]
-    fig = _figure(len(labels))
+        level = comparison.level
+        cases = len(comparison.these_cases.cases) if comparison.these_cases is not None else 0
+    rows = row_verdicts(comparison)
+    labels = [label for label, _, _ in rows]
+    fig = _figure(len(labels) + 1, names=labels, legend=list(VERDICT_WORDS.values()))
     ax = fig.add_subplot()
-    for i, ci in enumerate(intervals):
+    seen: set[str] = set()
+    for i, (_, ci, verdict) in enumerate(rows):
         if not _finite(ci.estimate):
             continue
-        worse = i < len(rows) and rows[i].worse
-        better = i < len(rows) and rows[i].better
-        colour = "C3" if worse else "C2" if better else "C0"
-        _bar(ax, ci, len(labels) - 1 - i, overall=i >= len(rows), color=colour)
+        _bar(
+            ax,
+            ci,
+            len(labels) - 1 - i,
+            overall=i >= cases,
+            color=verdict_colour(verdict),
+            marker=VERDICT_MARKERS[verdict],
+        )
+        seen.add(verdict)
     ax.axvline(0.0, color="0.4", linewidth=0.8)
-    if overall and rows:
-        ax.axhline(len(overall) - 0.5, color="0.7", linewidth=0.8)
+    if len(labels) > cases > 0:
+        ax.axhline(len(labels) - cases - 0.5, color="0.7", linewidth=0.8)
     ax.set_yticks(range(len(labels)), labels[::-1])
     ax.set_xlim(-1.02, 1.02)
-    level = these.level if these is not None else 0.95
-    ax.set_xlabel(
-        f"difference in pass rate, B − A ({100 * level:g}% interval; "
-        "red: B clearly worse, green: B clearly better)"
-    )
-    ax.set_title(title)
+    _percent_axis(ax.xaxis, signed=True, step=0.25)
+    ax.set_xlabel(_wrapped(f"difference in pass rate, B − A ({100 * level:g}% interval)", fig))
+    ax.set_title(_wrapped(title, fig, points=12))
     ax.grid(axis="x", color="0.9")
+    if seen:  # every verdict, drawn or not: the legend says what each colour means
+        from matplotlib.lines import Line2D
+
+        order = ("b_better", "a_better", "cant_tell")
+        keys = [
+            Line2D([], [], color=verdict_colour(v), marker=VERDICT_MARKERS[v], markersize=5)
+            for v in order
+        ]
+        ax.legend(
+            keys,
+            [VERDICT_WORDS[v] for v in order],
+            title="verdict (a case:\nits adjusted flag)",
+            title_fontsize="small",
+            loc="upper left",
+            bbox_to_anchor=(1.01, 1.0),
+            fontsize="small",
+        )
     if not labels:
         ax.text(0, 0.5, "no pairs to compare", ha="center", va="center")
-    return fig
+    return _fit(fig)
 
 
 def sequential_plot(
@@ -272,54 +436,117 @@ def sequential_plot(
 ) -> Path:
     """Draw a sequential comparison's trajectory into a PNG file.
 
-    Top: the e-values for "B better" and "A better" at every look against the
-    pairs so far, on a log scale, with the decision boundary 2 / (1 - level).
-    Bottom: the confidence sequence's interval of the difference at every
-    look, with 0 marked. A vertical line marks the look where the verdict was
-    reached. An existing file at ``path`` is refused unless ``force``.
+    Top: the e-values for "B better" and "A better" from the start (1 at 0
+    pairs) to the last look, a marker at every look, on a log scale, with the
+    decision boundary 2 / (1 - level) and the last look's e-value written
+    beside it. Bottom: the confidence sequence's interval of the difference at
+    every look, in percent, with 0 marked. A dotted line in the verdict's
+    colour marks the look where the verdict was reached. An existing file at
+    ``path`` is refused unless ``force``.
     """
     refuse_existing(path, force=force)
     return _save(sequential_figure(comparison), path, force=force)
 
 
+def _e_text(x: float) -> str:
+    """An e-value as the trajectory's table writes it."""
+    from ..deciding._sequential import _e
+
+    return _e(x)
+
+
 @plain_text()
 def sequential_figure(comparison: SequentialComparison) -> Any:
     """The figure :func:`sequential_plot` draws, as a matplotlib ``Figure``."""
-    from matplotlib.figure import Figure
-
     looks = comparison.trajectory
-    pairs = [look.pairs for look in looks]
-    fig = Figure(figsize=(7.5, 5.5), layout="constrained")
+    fig = _figure(13, legend=["95% confidence sequence"])  # 5.76 inches tall
     top, bottom = fig.subplots(2, 1, sharex=True)
     tiny = 1e-6  # a log axis cannot show 0
-    top.step(pairs, [max(look.evalue_b, tiny) for look in looks], where="post", label="B better")
-    top.step(pairs, [max(look.evalue_a, tiny) for look in looks], where="post", label="A better")
-    top.axhline(comparison.threshold, color="black", lw=1, ls="--", label="decision boundary")
+    # Each e-process starts at 1 before any pair; the lines run to the last look.
+    pairs = [0] + [look.pairs for look in looks]
+    marker = "o" if len(looks) <= 80 else None
+    for name, values, colour in (
+        ("B better", [look.evalue_b for look in looks], BETTER),
+        ("A better", [look.evalue_a for look in looks], WORSE),
+    ):
+        top.plot(
+            pairs,
+            [1.0] + [max(v, tiny) for v in values],
+            color=colour,
+            marker=marker,
+            markersize=3,
+            lw=1.4,
+            label=f"e-value, {name}",
+        )
+    top.axhline(
+        comparison.threshold,
+        color=NEUTRAL,
+        lw=1,
+        ls="--",
+        label=f"decision boundary ({comparison.threshold:g})",
+    )
     top.set_yscale("log")
+    _plain_log_axis(top.yaxis)
     top.set_ylabel("e-value")
-    top.legend(loc="upper left", fontsize=8)
     about = claim_words(comparison.about)
     verdict = {"b_better": "B better", "a_better": "A better"}.get(
         comparison.verdict, "can't tell yet"
     )
-    top.set_title(f"anytime-valid comparison ({about}): {verdict}")
-    bottom.fill_between(
-        pairs,
-        [look.low for look in looks],
-        [look.high for look in looks],
-        step="post",
-        alpha=0.3,
-        label=f"{100 * comparison.level:g}% confidence sequence",
-    )
-    bottom.step(pairs, [look.estimate for look in looks], where="post", color="black", lw=1)
-    bottom.axhline(0.0, color="grey", lw=1)
+    top.set_title(_wrapped(f"anytime-valid comparison ({about}): {verdict}", fig, points=12))
+    if looks:
+        last = looks[-1]
+        lead = max(last.evalue_b, last.evalue_a)
+        # Room above the boundary and the highest e-value for the last look's value.
+        values = [max(v, tiny) for look in looks for v in (look.evalue_b, look.evalue_a)]
+        top.set_ylim(min(min(values), 1.0) / 2.0, max(max(values), comparison.threshold) * 8.0)
+        top.annotate(
+            f"{_e_text(lead)} at {last.pairs} pairs",
+            (last.pairs, max(lead, tiny)),
+            xytext=(-4, 6),
+            textcoords="offset points",
+            ha="right",
+            fontsize=8,
+        )
+        at = [look.pairs for look in looks]
+        bottom.fill_between(
+            at,
+            [look.low for look in looks],
+            [look.high for look in looks],
+            color=OKABE_ITO["sky blue"],
+            alpha=0.35,
+            lw=0,
+            label=f"{100 * comparison.level:g}% confidence sequence",
+        )
+        bottom.plot(
+            at,
+            [look.estimate for look in looks],
+            color=NEUTRAL,
+            lw=1,
+            marker=marker,
+            markersize=2.5,
+            label="B − A so far",
+        )
+    else:
+        top.text(0.5, 0.5, "no looks yet", ha="center", va="center", transform=top.transAxes)
+    bottom.axhline(0.0, color="0.5", lw=1)
+    _percent_axis(bottom.yaxis, signed=True, step=0.25)
+    bottom.set_ylim(-1.05, 1.05)
     bottom.set_ylabel("B − A")
     bottom.set_xlabel("pairs")
-    bottom.legend(loc="upper right", fontsize=8)
     if comparison.decided_at is not None:
         for ax in (top, bottom):
-            ax.axvline(comparison.decided_at, color="tab:red", lw=1)
-    return fig
+            ax.axvline(
+                comparison.decided_at,
+                color=verdict_colour(comparison.verdict),
+                lw=1.2,
+                ls=":",
+                zorder=0,
+                label=f"decided after {comparison.decided_at} pairs" if ax is top else None,
+            )
+    top.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
+    if looks:
+        bottom.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
+    return _fit(fig)
 
 
 def report_plots(

@@ -596,6 +596,19 @@ class Report:
             lines.extend(self.cost.lines())
         return lines
 
+    def _repr_html_(self) -> str:
+        """A notebook's display: the text ``print`` gives, its first line as the headline."""
+        from .._repr import result_html
+
+        head, _, rest = str(self).partition("\n")
+        return result_html(rest, headline=head)
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        """IPython's plain display: the text ``print`` gives."""
+        from .._repr import pretty
+
+        pretty(self, p, cycle)
+
 
 def _seconds(x: float) -> str:
     """A duration with a unit that suits it: 1.23 s, 45.6 ms, 19 µs."""

@@ -751,6 +751,22 @@ class Comparison:
             "about_note": self.about_note,
         }
 
+    def _repr_html_(self) -> str:
+        """A notebook's display: the verdict and its interval in the verdict's colour,
+        then the text ``print`` gives."""
+        from .._repr import result_html, verdict_words
+
+        head = verdict_words(self.verdict)
+        if self.trials_a and self.trials_b:
+            head += f": {self.difference}"
+        return result_html(str(self), headline=head, verdict=self.verdict)
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        """IPython's plain display: the text ``print`` gives."""
+        from .._repr import pretty
+
+        pretty(self, p, cycle)
+
 
 def _pvalue_text(p: float) -> str:
     return "p<0.001" if p < 0.001 else f"p={p:.2g}"

@@ -158,6 +158,18 @@ class Interval:
             "note": self.note,
         }
 
+    def _repr_html_(self) -> str:
+        """A notebook's display: the interval, its level and its method."""
+        from .._repr import result_html
+
+        return result_html(f"{self}, {100 * self.level:g}% interval, {self.method}")
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        """IPython's plain display: the text ``print`` gives."""
+        from .._repr import pretty
+
+        pretty(self, p, cycle)
+
 
 # ---------------------------------------------------------------------------
 # Shared machinery
@@ -920,6 +932,9 @@ class ClusteredInterval(Interval):
             out[key] = None if math.isnan(value) else value
         out["clusters"] = self.clusters
         return out
+
+    # IPython prefers a subclass's own (dataclass) __repr__ to an inherited _repr_pretty_.
+    _repr_pretty_ = Interval._repr_pretty_
 
 
 def _outcomes(name: str, value: Any) -> np.ndarray:
