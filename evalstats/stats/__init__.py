@@ -18,6 +18,12 @@ Intervals
     cases_for_margin          The fewest cases whose clustered paired interval can show "within
                               margin"
 
+Mean scores
+-----------
+    ScoreInterval             An Interval for a mean score in [0, 1], printed as a score
+    score_mean_ci             Mean score over runs grouped by case, about these cases or cases
+                              like these (t/CR2, betting, bootstrap)
+
 Comparisons
 -----------
     Comparison                The outcome of comparing variant A with variant B
@@ -58,6 +64,7 @@ if TYPE_CHECKING:
         proportion_ci,
     )
     from ._ppi import ppi_diff, ppi_pass_rate
+    from ._scores import ScoreInterval, score_mean_ci
     from ._tango import paired_diff_pvalue
 
 __getattr__, __dir__ = face(__name__, __file__)
