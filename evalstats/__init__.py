@@ -12,10 +12,11 @@ all importable from ``evalstats`` itself, and load on first use, so that
 
 Statistics on counts (:mod:`evalstats.stats`)
 ---------------------------------------------
-    CaseModel, CaseRow, ClusteredInterval, Comparison, Interval, ScoreInterval, cases_for_margin,
-    clustered_mean_ci, clustered_paired_diff_ci, compare, compare_counts, detectable_difference,
+    CaseModel, CaseRow, ClusteredInterval, Comparison, Interval, ScoreCaseRow, ScoreComparison,
+    ScoreInterval, ScoreNonInferiority, cases_for_margin, clustered_mean_ci,
+    clustered_paired_diff_ci, compare, compare_counts, compare_scores, detectable_difference,
     diff_ci, paired_diff_ci, paired_diff_pvalue, ppi_diff, ppi_pass_rate, proportion_ci,
-    score_mean_ci
+    score_mean_ci, score_non_inferiority
 
 The results file (:mod:`evalstats.results`)
 -------------------------------------------

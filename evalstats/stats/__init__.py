@@ -23,6 +23,11 @@ Mean scores
     ScoreInterval             An Interval for a mean score in [0, 1], printed as a score
     score_mean_ci             Mean score over runs grouped by case, about these cases or cases
                               like these (t/CR2, betting, bootstrap)
+    ScoreComparison           Variant B's mean score against A's, paired by case and repeat
+    ScoreCaseRow              One case of a score comparison, with its Holm-adjusted flag
+    compare_scores            Compare two variants' mean scores from paired scores
+    ScoreNonInferiority       Whether B's mean score is shown within a margin of A's
+    score_non_inferiority     The non-inferiority gate on the mean score
 
 Comparisons
 -----------
@@ -64,6 +69,13 @@ if TYPE_CHECKING:
         proportion_ci,
     )
     from ._ppi import ppi_diff, ppi_pass_rate
+    from ._score_compare import (
+        ScoreCaseRow,
+        ScoreComparison,
+        ScoreNonInferiority,
+        compare_scores,
+        score_non_inferiority,
+    )
     from ._scores import ScoreInterval, score_mean_ci
     from ._tango import paired_diff_pvalue
 
