@@ -26,7 +26,7 @@ Running an eval (:mod:`evalstats.running`)
 ------------------------------------------
     Calibration, CalibrationFileError, Case, CaseCheck, INSPECTION_FAILURE, Limits, Prompt,
     Retries, RunOutcome, RunResult, Selection, Suite, Task, TaskResult, Trace, TraceError, Variant,
-    Verdict, Workspace, avoids, calibrate, check_from_spec, contains, contains_any,
+    Verdict, Workspace, avoids, calibrate, check_from_spec, contains, contains_any, covers,
     corrected_pass_rate, find_suite, has_terms, is_json_with, judged_by, links_within, load_suite,
     make_workspace, matches, observe, parse_variant, read_trace, required_action, review_only, run,
     run_cases, run_check, suite_from_cases, word_count

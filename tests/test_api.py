@@ -69,6 +69,7 @@ EXPECTED = [
     "contains",
     "contains_any",
     "corrected_pass_rate",
+    "covers",
     "detectable_difference",
     "diff_ci",
     "find_suite",
