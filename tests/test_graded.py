@@ -154,3 +154,46 @@ def test_records_without_scores_read_as_before_and_bad_scores_are_named(tmp_path
             read_results(bad)
         assert str(err.value).endswith(words.replace('\\"', '"'))
     assert Sample.__struct_fields__[-1] == "score"
+
+
+def test_the_report_shows_mean_scores_only_when_samples_carry_them(tmp_path: Path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    from evalstats.presenting._report import report
+    from evalstats.running._checks import contains
+    from evalstats.stats import score_mean_ci
+
+    words = ["x", "y", "z", "w"]
+    cases = [Case(f"c{i}", " ".join(words[: 1 + i % 4]), (covers(*words),)) for i in range(8)]
+    out = tmp_path / "r.jsonl"
+    run(cases, [Variant("v", lambda t: t)], runs=2, out=out, progress=False, timeout=None)
+    r = report(str(out))
+    (summary,) = r.scores
+    scores = [(1 + i % 4) / 4 for i in range(8) for _ in range(2)]
+    labels = [f"c{i}" for i in range(8) for _ in range(2)]
+    like = score_mean_ci(scores, labels, about="cases_like_these", seed=0)
+    assert summary.cases_like_these == like
+    assert summary.these_cases == score_mean_ci(scores, labels)
+    text = str(r)
+    assert f"    cases like these  {like}  betting: the mean over cases like these" in text
+    assert r.to_dict()["scores"][0]["samples"] == 16
+    shown = subprocess.run(
+        [sys.executable, "-m", "evalstats", "report", str(out), "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert json.loads(shown)["scores"][0]["cases_like_these"]["method"] == "betting"
+    plain = tmp_path / "p.jsonl"
+    run(
+        [Case("a", "x", (contains("x"),))],
+        [Variant("v", lambda t: t)],
+        runs=1,
+        out=plain,
+        progress=False,
+        timeout=None,
+    )
+    assert "scores" not in report(str(plain)).to_dict()
+    assert "mean scores" not in str(report(str(plain)))
