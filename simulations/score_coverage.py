@@ -26,8 +26,20 @@ a multiple of the t interval's; then the default (``method="auto"``,
 Goal of the default: coverage at least 94% in every cell, and a mean width
 at most 1.3 times the t interval's from 30 cases.
 
-Measured (1,000 experiments a cell, 5-300 cases x 1, 3, 10 repeats, seed 0):
-see the commit that set :data:`~evalstats.stats._scores.AUTO_RULE`.
+Measured (1,000 experiments a cell, 5, 10, 20, 30, 50, 100, 300 cases x 1, 3,
+10 repeats, seed 0, 45 minutes on one core). About cases like these, the
+default covers at least 94.0% (92.4 to 95.3) in every one of 63 cells
+(worst: bimodal, 300 cases x 3), and from 30 cases it is at most 1.18 times
+the t interval's width (skewed, 30 x 1; 1.00-1.06 from 50 cases). The t
+interval alone covers 81-85% on skewed scores at 5 cases, 88-92% at 10-30
+and 94-95% only at 300; the percentile and BCa bootstraps cover less than
+the t interval below 50 cases (73.9% and 77.6% at skewed 5 x 1); the
+studentized bootstrap covers 94.3-97.6% on skewed and bimodal scores from 5
+cases but 92.5-93.5% on 1-5 rubric scores at 5-10 cases; the betting
+interval covers 98.7-100% everywhere at 1.0-2.3 times the t width (1.4
+times at 300 cases). About these cases, the default covers at least 96.3%
+(94.9 to 97.3) in every cell; the t interval over runs alone covers 88.5%
+at 5 runs of skewed scores and at least 96.3% from 30 runs.
 
 Usage::
 
