@@ -20,8 +20,14 @@ and :func:`~evalstats.stats._score_compare.score_non_inferiority` judge it
    (each run 1 with probability q, else as A's), and how often the gate with
    margin 0.10 passes when B scores like A.
 
-Measured (2,000 experiments a cell, seed 0): see the commit that added this
-file and the docstring of :mod:`evalstats.stats._score_compare`.
+Measured (2,000 experiments a cell, 5-100 cases x 1, 3 repeats, seed 0).
+False "B better", the default (betting): at most 0.5% (MC upper 0.9%) about
+cases like these in 72 cells, at most 0.1% (0.3%) about these cases in 36;
+the t interval up to 3.7% (4.6%) and 3.1% (4.0%), the studentized
+bootstrap up to 6.1% (7.2%). The gate at its margin, about cases like
+these (the first 23 cells, skewed and bimodal): betting at most 0.4%
+(0.8%); the t interval 12.0% at 5 cases, 4.1-6.0% at 30 and 3.2-4.5% at
+100 cases of skewed scores; the studentized bootstrap alike.
 
 Usage::
 
