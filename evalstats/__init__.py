@@ -12,9 +12,11 @@ all importable from ``evalstats`` itself, and load on first use, so that
 
 Statistics on counts (:mod:`evalstats.stats`)
 ---------------------------------------------
-    CaseModel, CaseRow, ClusteredInterval, Comparison, Interval, cases_for_margin,
-    clustered_mean_ci, clustered_paired_diff_ci, compare, compare_counts, detectable_difference,
-    diff_ci, paired_diff_ci, paired_diff_pvalue, ppi_diff, ppi_pass_rate, proportion_ci
+    CaseModel, CaseRow, ClusteredInterval, Comparison, Interval, ScoreCaseRow, ScoreComparison,
+    ScoreInterval, ScoreNonInferiority, cases_for_margin, clustered_mean_ci,
+    clustered_paired_diff_ci, compare, compare_counts, compare_scores, detectable_difference,
+    diff_ci, paired_diff_ci, paired_diff_pvalue, ppi_diff, ppi_pass_rate, proportion_ci,
+    score_mean_ci, score_non_inferiority
 
 The results file (:mod:`evalstats.results`)
 -------------------------------------------
@@ -24,7 +26,7 @@ Running an eval (:mod:`evalstats.running`)
 ------------------------------------------
     Calibration, CalibrationFileError, Case, CaseCheck, INSPECTION_FAILURE, Limits, Prompt,
     Retries, RunOutcome, RunResult, Selection, Suite, Task, TaskResult, Trace, TraceError, Variant,
-    Verdict, Workspace, avoids, calibrate, check_from_spec, contains, contains_any,
+    Verdict, Workspace, avoids, calibrate, check_from_spec, contains, contains_any, covers,
     corrected_pass_rate, equals, find_suite, has_terms, is_json_with, json_schema, judged_by,
     links_within, load_suite, make_workspace, matches, observe, parse_variant, read_trace,
     required_action, review_only, run, run_cases, run_check, suite_from_cases, word_count

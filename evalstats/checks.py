@@ -1,8 +1,9 @@
 """The checks a case can hold, in a namespace of their own.
 
 A check is any callable ``check(answer) -> None | str | Verdict``: None passes,
-a string is the reason it failed, a :class:`Verdict` says ``passed``,
-``failed`` or ``unscored``. These build the common ones; every name here is
+a string is the reason it failed, a number in [0, 1] is a score, a
+:class:`Verdict` says ``passed``, ``failed`` or ``unscored`` (and may carry
+a score, :meth:`Verdict.scored`). These build the common ones; every name here is
 also importable from ``evalstats``.
 
 Text
@@ -11,6 +12,7 @@ Text
     contains_any              the answer contains at least one of several texts
     avoids                    the answer contains none of several phrases
     has_terms                 every term appears as a whole term
+    covers                    the share of terms the answer mentions, as a score in [0, 1]
     matches                   a regular expression is found in the answer
     word_count                the answer's number of words lies in a range
     is_json_with              the answer is a JSON object with the given keys
@@ -56,6 +58,7 @@ if TYPE_CHECKING:
         run_check,
         word_count,
     )
+    from .running._graded import covers
     from .running._judge import judged_by
     from .running._traces import required_action
 

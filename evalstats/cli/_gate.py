@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from ._options import (
     FILE_HELP,
@@ -19,6 +20,7 @@ EXAMPLES = (
     "evalstats gate results.jsonl --variant new --no-regression-vs old --margin 0.05",
     "evalstats gate results.jsonl --variant new --min-pass 0.8 --on lower-bound"
     " --every-case-passes",
+    "evalstats gate results.jsonl --variant new --min-score 0.75 --on lower-bound",
 )
 
 
@@ -30,6 +32,12 @@ def add(p: argparse.ArgumentParser) -> None:
         type=float,
         metavar="RATE",
         help="the least acceptable pass rate, such as 0.9",
+    )
+    p.add_argument(
+        "--min-score",
+        type=float,
+        metavar="SCORE",
+        help="the least acceptable mean score on the 0-1 scale, such as 0.75 (graded checks)",
     )
     p.add_argument(
         "--on",
@@ -73,10 +81,39 @@ def add(p: argparse.ArgumentParser) -> None:
     add_source_options(p)
 
 
+class _Both:
+    """The gate's result and the score gate's, shown together; passed when both pass."""
+
+    def __init__(self, rate: Any, score: Any) -> None:
+        self.rate, self.score = rate, score
+        self.passed = rate.passed and score.passed
+
+    def __str__(self) -> str:
+        return f"{self.rate}\n{self.score}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.rate.to_dict(), "passed": self.passed, "score_gate": self.score.to_dict()}
+
+
 def run(args: argparse.Namespace) -> int:
     from ..deciding._gate import gate
 
     source = load_run([args.file], args)
+    score = None
+    if args.min_score is not None:
+        from ..deciding._score_gate import score_gate
+
+        score = score_gate(
+            source,
+            variant=args.variant,
+            min_score=args.min_score,
+            on=args.on,
+            about=args.about,
+            level=args.level,
+        )
+        if args.min_pass is None and args.no_regression_vs is None:
+            show_result(score, args, source)
+            return 0 if score.passed else 1
     result = gate(
         source,
         variant=args.variant,
@@ -89,5 +126,7 @@ def run(args: argparse.Namespace) -> int:
         about=args.about,
         allow_unfinished=args.allow_unfinished,
     )
+    if score is not None:
+        result = _Both(result, score)
     show_result(result, args, source)
     return 0 if result.passed else 1

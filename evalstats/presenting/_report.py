@@ -40,6 +40,7 @@ from ..results._axiscount import AxisCount
 from ..stats._claims import check_about, refuses_scope
 from ..stats._intervals import ClusteredInterval, Interval
 from ..stats._smallstats import clustered_counts, wilson_ci, wilson_cis
+from ._score_report import ScoreSummary, score_lines, score_summaries
 
 __all__ = [
     "AxisCount",
@@ -397,6 +398,8 @@ class Report:
     ranking: str = ""
     cost: Any = None
     tags: tuple[TagSummary, ...] = ()
+    #: Mean scores per variant, when samples carry scores (graded checks).
+    scores: tuple[ScoreSummary, ...] = ()
 
     def variant(self, name: str) -> VariantSummary:
         """The summary of variant ``name``."""
@@ -427,6 +430,7 @@ class Report:
             "ranking": self.ranking,
             "tags": [t.to_dict() for t in self.tags],
             **({"cost": self.cost.to_dict()} if self.priced else {}),
+            **({"scores": [s.to_dict() for s in self.scores]} if self.scores else {}),
         }
 
     @property
@@ -439,6 +443,7 @@ class Report:
         lines = self._head_lines()
         for v in self.variants:
             lines += self._variant_lines(v, level)
+        lines += score_lines(self.scores, self.level)
         vwidth = max([len(v.variant) for v in self.variants] + [7])
         lines += self._case_lines(level, vwidth)
         lines += self._check_lines(level, vwidth)
@@ -796,6 +801,7 @@ def _report(
         ranking=_ranking(res, variants, level, about),
         cost=cost,
         tags=_tags(res, variants, case_ids, level),
+        scores=score_summaries(res, variants, level),
     )
 
 

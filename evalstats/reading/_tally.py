@@ -79,7 +79,7 @@ _ABSENT = msgspec.Raw(b"")
 _CHECK_FIELDS = ("check", "axis", "status", "reason", "not_inspected", "judge_unmeasured")
 _SAMPLE_FIELDS = (
     *("case", "variant", "repeat", "status", "trace", "checks"),
-    *("latency_s", "tokens", "workspace"),
+    *("latency_s", "tokens", "workspace", "score"),
 )
 _LAZY = {"trace": (msgspec.Raw, _NULL), "workspace": (msgspec.Raw, _ABSENT)}
 
@@ -264,6 +264,7 @@ class _Variant:
         "priced_in",
         "priced_out",
         "scheduled",
+        "scores",
         "tok_in",
         "tok_n",
         "tok_out",
@@ -289,6 +290,8 @@ class _Variant:
         # can be priced (evalstats.planning._cost)
         self.priced = self.priced_in = self.priced_out = 0
         self.scheduled = 0
+        # (case, repeat, score) of each measured sample that has a score
+        self.scores: list[tuple[str, int, float]] = []
         # observed, unchanged, marker seen, fixtures changed, private changed, files added
         self.containment = [0, 0, 0, 0, 0, 0]
 
@@ -446,6 +449,9 @@ class Tally:
                 v._judge_unmeasured += verdicts.judge_unmeasured
             passes = verdicts.passes
         cell.measured += 1
+        score = s.score
+        if score.__class__ is float:
+            v.scores.append((case, repeat, score))  # type: ignore[arg-type]
         if status == "completed":
             v.completed += 1
             # The counting rule of results.sample_passed (counting method "1"): a
@@ -599,6 +605,11 @@ class Tally:
             if measured:
                 out[case] = measured
         return out
+
+    def scores(self, variant: str) -> list[tuple[str, int, float]]:
+        """``(case, repeat, score)`` of each measured sample of ``variant`` with a score."""
+        v = self._variants.get(variant)
+        return [] if v is None else list(v.scores)
 
     def unmeasured(self, variant: str) -> int:
         """How many samples of ``variant`` were unmeasured (first records only)."""
@@ -911,6 +922,7 @@ def _memory_sample(record: Any, where: str, *, checked: bool = False) -> _Sample
             if "workspace" in record
             else _ABSENT
         ),
+        score=_float(record["score"]) if "score" in record else UNSET,
     )
 
 

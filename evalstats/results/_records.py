@@ -103,6 +103,13 @@ Count = Annotated[
     Annotated[int, Meta(ge=0)] | _NonFinite | None,
     Meta(description="must be a whole number or null"),
 ]
+#: A graded check's or a sample's score, mapped to [0, 1].
+Score = Annotated[float, Meta(ge=0.0, le=1.0, description="must be a number from 0 to 1")]
+#: A score as its check gave it, on its scale, and that scale (low, high).
+RawScore = Annotated[float, Meta(description="must be a number")]
+ScoreScale = Annotated[
+    list[float], Meta(min_length=2, max_length=2, description="must be a list [low, high]")
+]
 
 
 class Tokens(Struct, kw_only=True, gc=False):
@@ -121,7 +128,9 @@ class CheckVerdict(Struct, kw_only=True, gc=False):
     verdict: whether it is a judged check whose judge gave no verdict after
     retries. Neither is set on the other statuses, where it cannot be true.
     ``judge``: a judged check's evidence (the judge's prompt and reply), so
-    that a verdict can be audited.
+    that a verdict can be audited. ``score``, ``raw_score`` and ``scale``,
+    set by a graded check only: its score in [0, 1], and the score as given
+    on its scale (unset in files from pass/fail checks and older versions).
     """
 
     check: Label = None
@@ -131,6 +140,9 @@ class CheckVerdict(Struct, kw_only=True, gc=False):
     not_inspected: Flag | UnsetType = UNSET
     judge_unmeasured: Flag | UnsetType = UNSET
     judge: dict[str, Any] | UnsetType = UNSET
+    score: Score | UnsetType = UNSET
+    raw_score: RawScore | UnsetType = UNSET
+    scale: ScoreScale | UnsetType = UNSET
 
 
 class Sample(Struct, kw_only=True, tag="sample", tag_field="type"):
@@ -163,6 +175,9 @@ class Sample(Struct, kw_only=True, tag="sample", tag_field="type"):
     finished_at: str | None = None
     recording_notes: list[str] | UnsetType = UNSET
     workspace: Any = UNSET
+    #: The sample's score in [0, 1] from its graded checks (the suite's rule);
+    #: unset when no check gave a score (and in older files).
+    score: Score | UnsetType = UNSET
 
 
 class ManifestCase(Struct, kw_only=True, gc=False):
@@ -449,7 +464,7 @@ def sample_problem(record: Mapping[str, Any], *, written: bool = True) -> str | 
         found = _first_wrong(CheckVerdict, check, _READ_CHECK_FIELDS, f'checks[{i}]: "{{}}"'.format)
         if found is not None:
             return found
-    found = _first_wrong(Sample, record, ("latency_s",), '"{}"'.format)
+    found = _first_wrong(Sample, record, ("latency_s", "score"), '"{}"'.format)
     if found is not None:
         return found
     tokens = record.get("tokens")
@@ -527,7 +542,15 @@ _TYPES = {s: _field_types(s) for s in (Sample, CheckVerdict, Tokens, Manifest)}
 _ENTRIES = {"cases": CaseEntry, "variants": VariantEntry}
 _REQUIRED_SAMPLE = _required(Sample)
 #: The fields of a check verdict a reader counts.
-_READ_CHECK_FIELDS = ("check", "axis", "status", "reason", "not_inspected", "judge_unmeasured")
+_READ_CHECK_FIELDS = (
+    "check",
+    "axis",
+    "status",
+    "reason",
+    "not_inspected",
+    "judge_unmeasured",
+    "score",
+)
 #: What a sample record must fit to be written, and to be read.
 _WRITTEN_SAMPLE = derived(
     "_WrittenSample",
@@ -538,7 +561,7 @@ _WRITTEN_SAMPLE = derived(
 _READ_SAMPLE = derived(
     "_ReadSample",
     Sample,
-    (*_REQUIRED_SAMPLE, "latency_s", "tokens"),
+    (*_REQUIRED_SAMPLE, "latency_s", "tokens", "score"),
     {"checks": list[derived("_ReadCheck", CheckVerdict, _READ_CHECK_FIELDS)]},  # type: ignore[misc]
 )
 

@@ -27,6 +27,7 @@ Checks
     contains_any              A check that the answer contains at least one of texts
     avoids                    A check that the answer contains none of phrases (case-insensitive)
     has_terms                 A check that every one of terms appears as a whole term in the answer
+    covers                    A graded check: the share of terms the answer mentions, a score
     matches                   A check that the regular expression pattern is found in the answer
     word_count                A check that the answer has between low and high words, inclusive
     is_json_with              A check that the answer is a JSON object that has every key in keys
@@ -106,6 +107,7 @@ if TYPE_CHECKING:
         word_count,
     )
     from ._engine import RunOutcome, run
+    from ._graded import covers
     from ._judge import Calibration, CalibrationFileError, calibrate, corrected_pass_rate, judged_by
     from ._options import Limits, Retries, Selection
     from ._run_cases import RunResult, run_cases

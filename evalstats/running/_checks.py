@@ -101,6 +101,12 @@ class Verdict:
     #: What a model-graded check saw and said (the judge's prompt and raw reply),
     #: kept with the verdict in the sample record; not part of the verdict's value.
     evidence: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
+    #: A graded check's score in [0, 1] (None for a pass/fail check); see :meth:`scored`.
+    score: float | None = field(default=None, repr=False)
+    #: The score as the check gave it, on ``scale`` (None when not graded).
+    raw_score: float | None = field(default=None, repr=False)
+    #: The scale of ``raw_score``, ``(low, high)``; (0, 1) unless declared.
+    scale: tuple[float, float] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if self.status not in _STATUSES:
@@ -108,6 +114,51 @@ class Verdict:
                 f"status={self.status!r} is not one of {', '.join(_STATUSES)}"
                 f"{suggest(str(self.status), _STATUSES)}"
             )
+
+    @classmethod
+    def scored(
+        cls,
+        value: Any,
+        *,
+        scale: Any = (0, 1),
+        threshold: Any = None,
+        reason: str = "",
+    ) -> Verdict:
+        """A graded verdict: ``value`` on ``scale``, mapped linearly to a score in [0, 1].
+
+        The score as given is kept (``raw_score``, ``scale``). ``threshold``
+        (on the same scale) turns it into pass/fail for the pass rates:
+        passed when ``value >= threshold``; without one the verdict passes
+        only at the top of the scale (full marks). A value or threshold
+        outside the scale, NaN or not a number is refused in one line naming
+        it (``scale=(1, 5)``: ``score=7 is outside its scale (1, 5)``).
+
+        >>> v = Verdict.scored(4, scale=(1, 5), threshold=4)
+        >>> v.status, v.score, v.raw_score
+        ('passed', 0.75, 4.0)
+        >>> Verdict.scored(0.5).status
+        'failed'
+        """
+        low, high = _scale(scale)
+        raw = _on_scale("score", value, low, high)
+        cut = None if threshold is None else _on_scale("threshold", threshold, low, high)
+        score = (raw - low) / (high - low)
+        passed = raw >= cut if cut is not None else raw == high
+        if not passed and not reason:
+            shown = f"{raw:g}" if (low, high) != (0.0, 1.0) else f"{raw:.3g}"
+            where = f" of {low:g}-{high:g}" if (low, high) != (0.0, 1.0) else ""
+            reason = (
+                f"scored {shown}{where}, below the threshold {cut:g}"
+                if cut is not None
+                else f"scored {shown}{where}, not full marks"
+            )
+        return cls(
+            "passed" if passed else "failed",
+            "" if passed else reason,
+            score=score,
+            raw_score=raw,
+            scale=(low, high),
+        )
 
     @classmethod
     def passed(cls) -> Verdict:
@@ -123,13 +174,16 @@ class Verdict:
 
     @classmethod
     def of(cls, result: Any) -> Verdict:
-        """Wrap what a check returned: ``None`` passes, a string fails, a Verdict stays."""
+        """Wrap what a check returned: ``None`` passes, a string fails, a Verdict stays,
+        a float is a score in [0, 1] (:meth:`scored`; an int is refused as before)."""
         if isinstance(result, Verdict):
             return result
         if result is None:
             return cls.passed()
         if isinstance(result, str):
             return cls.failed(result or "failed")
+        if isinstance(result, float):
+            return cls.scored(result)
         raise TypeError(
             f"a check must return None, a str or a Verdict, not {type(result).__name__}"
         )
@@ -151,6 +205,41 @@ class Verdict:
     def not_inspected(self) -> bool:
         """A failure because there was nothing to inspect."""
         return self.is_failed and self.reason.startswith(INSPECTION_FAILURE)
+
+
+def _scale(scale: Any) -> tuple[float, float]:
+    """``scale`` checked: two finite numbers, low below high."""
+    import math
+
+    try:
+        low, high = (float(x) for x in scale)
+    except (TypeError, ValueError):
+        raise InvalidArgument(f"scale={scale!r} must be two numbers (low, high)") from None
+    if not (math.isfinite(low) and math.isfinite(high)) or not low < high:
+        raise InvalidArgument(f"scale={scale!r} must be two finite numbers, low below high")
+    return low, high
+
+
+def _on_scale(name: str, value: Any, low: float, high: float) -> float:
+    """``value`` as a float within [low, high], or one line naming ``name``."""
+    import math
+
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        try:
+            import numpy as np
+
+            if not isinstance(value, np.integer | np.floating):
+                raise TypeError
+        except TypeError:
+            raise InvalidArgument(
+                f"{name}={value!r} must be a number on the scale ({low:g}, {high:g})"
+            ) from None
+    x = float(value)
+    if math.isnan(x):
+        raise InvalidArgument(f"{name}=nan must be a number on the scale ({low:g}, {high:g})")
+    if not low <= x <= high:
+        raise InvalidArgument(f"{name}={x:g} is outside its scale ({low:g}, {high:g})")
+    return x
 
 
 # --- running a check -------------------------------------------------------
@@ -228,6 +317,8 @@ def run_check(check: Callable[[Any], Any], answer: Any) -> Verdict:
             f"{CHECK_ERROR}: {check_name(check)} returned {type(result).__name__}, "
             "not None, a str or a Verdict"
         )
+    except InvalidArgument as exc:  # a score outside [0, 1], or NaN
+        return Verdict.failed(f"{CHECK_ERROR}: {check_name(check)} returned {exc}")
 
 
 # --- the built-in checks ---------------------------------------------------

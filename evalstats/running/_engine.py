@@ -65,6 +65,7 @@ from ..errors import (
 from ..results._recordable import recordable
 from ..results._records import CheckVerdict, Manifest, Sample, Summary, Tokens, to_record
 from ._checks import Verdict, nothing_to_inspect, run_check, scoring_sample
+from ._graded import record_score
 from ._options import DEFAULT_TIMEOUT_S, Limits, Retries, Selection, _DefaultTimeout, gather
 from ._prices import without_prices
 from ._scoring import (
@@ -667,6 +668,7 @@ class _Engine:
             started_at=started_at,
             finished_at=_now(),
             recording_notes=notes if notes else UNSET,
+            score=record_score(verdicts, checks, status),
         )
 
     async def _score(

@@ -90,6 +90,10 @@ def verdict_record(
         not_inspected=verdict.not_inspected if status == "failed" else UNSET,
         judge_unmeasured=False if status == "unscored" else UNSET,
         judge=dict(kept) if kept else UNSET,
+        # a graded check's score, as given and mapped (see Verdict.scored)
+        score=verdict.score if getattr(verdict, "score", None) is not None else UNSET,
+        raw_score=verdict.raw_score if getattr(verdict, "raw_score", None) is not None else UNSET,
+        scale=list(verdict.scale) if getattr(verdict, "scale", None) is not None else UNSET,
     )
 
 

@@ -18,6 +18,17 @@ Intervals
     cases_for_margin          The fewest cases whose clustered paired interval can show "within
                               margin"
 
+Mean scores
+-----------
+    ScoreInterval             An Interval for a mean score in [0, 1], printed as a score
+    score_mean_ci             Mean score over runs grouped by case, about these cases or cases
+                              like these (t/CR2, betting, bootstrap)
+    ScoreComparison           Variant B's mean score against A's, paired by case and repeat
+    ScoreCaseRow              One case of a score comparison, with its Holm-adjusted flag
+    compare_scores            Compare two variants' mean scores from paired scores
+    ScoreNonInferiority       Whether B's mean score is shown within a margin of A's
+    score_non_inferiority     The non-inferiority gate on the mean score
+
 Comparisons
 -----------
     Comparison                The outcome of comparing variant A with variant B
@@ -58,6 +69,14 @@ if TYPE_CHECKING:
         proportion_ci,
     )
     from ._ppi import ppi_diff, ppi_pass_rate
+    from ._score_compare import (
+        ScoreCaseRow,
+        ScoreComparison,
+        ScoreNonInferiority,
+        compare_scores,
+        score_non_inferiority,
+    )
+    from ._scores import ScoreInterval, score_mean_ci
     from ._tango import paired_diff_pvalue
 
 __getattr__, __dir__ = face(__name__, __file__)
