@@ -23,6 +23,7 @@ EXAMPLES = (
     "evalstats run shop --variant v1=standin:shop-v1 --variant v2=standin:shop-v2"
     " --until-decided --max-runs 30 --out seq.jsonl",
     "evalstats run shop --variant v1=standin:shop-v1 --runs 10 --resume results.jsonl",
+    "evalstats run shop --variant v1=standin:shop-v1 --runs 10 --shard 2/4 --out shard-2.jsonl",
 )
 
 
@@ -132,6 +133,13 @@ def add(p: argparse.ArgumentParser) -> None:
         metavar="N",
         help="run only the first N (selected) cases, in file order",
     )
+    p.add_argument(
+        "--shard",
+        metavar="I/N",
+        help="run shard I of N: a fixed share of the selected cases (by a hash of their ids; "
+        "a case's pairs never split) into its own results file; evalstats merge joins the N "
+        "files into the whole run's",
+    )
     add_progress(p)
     p.add_argument(
         "--keep-workspaces",
@@ -164,6 +172,11 @@ def run(args: argparse.Namespace) -> int:
         out = args.extend
     if out is None:
         raise UsageError("evalstats run: give --out FILE (or --resume FILE to continue a run)")
+    if args.shard is not None and (args.until_decided or args.extend is not None):
+        raise UsageError(
+            "evalstats run: --shard goes without --until-decided and --extend (a shard is "
+            "one share of a fixed run; merge the shards, then extend the merged file)"
+        )
     variants = args.variant
     if args.prices:
         from ..planning._cost import priced_variants
@@ -216,6 +229,14 @@ def run(args: argparse.Namespace) -> int:
 def _run_with(args: argparse.Namespace, suite: Any, variants: Any, out: str, judge: Any) -> Any:
     from ..running._engine import run
 
+    options = run_options(args, judge)
+    if args.shard is not None:
+        import dataclasses
+
+        from ..running._shards import parse_shard
+
+        shard = parse_shard(args.shard)
+        options["selection"] = dataclasses.replace(options["selection"], shard=shard)
     return run(
         suite,
         variants,
@@ -223,7 +244,7 @@ def _run_with(args: argparse.Namespace, suite: Any, variants: Any, out: str, jud
         out=out,
         resume=args.resume is not None,
         extend=args.extend is not None,
-        **run_options(args, judge),
+        **options,
     )
 
 

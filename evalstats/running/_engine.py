@@ -74,6 +74,7 @@ from ._scoring import (
     not_inspected,
     verdict_record,
 )
+from ._shards import shard_cases, shard_record
 from ._tasks import CallableTask, Prompt, Task, TaskResult, as_task
 from ._variants import (
     PROVIDER_KINDS,
@@ -196,6 +197,10 @@ def iter_schedule(cases: Sequence[Any], variants: Sequence[Any], runs: int) -> I
     runs = whole_number("runs", runs)
     ids, names = _ids_and_names(cases, variants)
     return _slots(ids, names, runs)
+
+
+#: The schedule's walk, under a name a function's own ``iter_schedule`` may wrap.
+_iter_schedule = iter_schedule
 
 
 def _ids_and_names(cases: Sequence[Any], variants: Sequence[Any]) -> tuple[list[str], list[str]]:
@@ -770,6 +775,7 @@ async def run_async(
     suite, cases, variant_list = _cases_and_variants(
         suite_or_cases, variants, runs=runs, selection=chosen
     )
+    everyone, cases = _shard_of(cases, chosen.shard)
     tasks = list({id(v.task): v.task for v in variant_list}.values())
     await _prepare_tasks(tasks, retries=retries, backoff=float(backoff), seed=seed, timeout=timeout)
     manifest = _manifest(
@@ -785,9 +791,19 @@ async def run_async(
         selection=chosen.record(),
     )
     _record_options(manifest, judge=judge, until_decided=until_decided)
+    if chosen.shard is not None:
+        manifest["shard"] = shard_record(manifest, everyone, chosen.shard)
     by_variant = {v.name: {"completed": 0, "incomplete": 0, "unmeasured": 0} for v in variant_list}
     writer, skipped, count, pending = _open_writer(
-        out, manifest, cases, variant_list, runs, by_variant, resume=resume, extend=extend
+        out,
+        manifest,
+        cases,
+        variant_list,
+        runs,
+        by_variant,
+        resume=resume,
+        extend=extend,
+        everyone=everyone if chosen.shard is not None else None,
     )
     engine = _Engine(
         cases={c.id: c for c in cases},
@@ -858,6 +874,25 @@ def _record_options(
         manifest["until_decided"] = dict(until_decided)
 
 
+def _shard_of(
+    cases: tuple[Any, ...], shard: tuple[int, int] | None
+) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    """``(everyone, cases)``: the run's cases, and the ones this shard runs (all of them
+    when it is no shard)."""
+    if shard is None:
+        return cases, cases
+    return cases, shard_cases(cases, shard)
+
+
+def _shard_slots(
+    everyone: Sequence[Any], cases: Sequence[Any], variants: Sequence[Any], runs: int
+) -> Iterator[Slot]:
+    """The slots of the whole run's schedule over ``everyone`` that take ``cases``: their
+    pairs, positions and case indices as in one run."""
+    mine = {c if isinstance(c, str) else c.id for c in cases}
+    return (s for s in _iter_schedule(everyone, variants, runs) if s.case in mine)
+
+
 def _run_state(by_variant: dict[str, dict[str, int]], breaker: int | None) -> _State:
     """The run's counters and its circuit breaker (tripping after ``breaker`` unmeasured
     samples in a row), counting the unmeasured samples a resumed file already holds."""
@@ -876,9 +911,19 @@ def _open_writer(
     *,
     resume: bool,
     extend: bool,
+    everyone: Sequence[Any] | None = None,
 ) -> tuple[Any, int, int, Iterator[Slot]]:
     """Open the results file (new, resumed or extended): ``(writer, skipped, count,
-    pending)``, the samples already there, the number still to take and their slots."""
+    pending)``, the samples already there, the number still to take and their slots.
+
+    For a shard, ``everyone`` is the whole run's cases: its slots are the whole
+    schedule's slots of ``cases``."""
+
+    def iter_schedule(cases: Sequence[Any], variants: Sequence[Any], runs: int) -> Iterator[Slot]:
+        if everyone is None:
+            return _iter_schedule(cases, variants, runs)
+        return _shard_slots(everyone, cases, variants, runs)
+
     # The schedule is made afresh each time it is walked, never held: once
     # into the manifest, once (when resuming) to count what the file holds,
     # once as the samples are taken.
