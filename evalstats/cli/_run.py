@@ -24,6 +24,7 @@ EXAMPLES = (
     " --until-decided --max-runs 30 --out seq.jsonl",
     "evalstats run shop --variant v1=standin:shop-v1 --runs 10 --resume results.jsonl",
     "evalstats run shop --variant v1=standin:shop-v1 --runs 10 --shard 2/4 --out shard-2.jsonl",
+    "evalstats run shop --variant new=openai:gpt-4o-mini --runs 10 --batch --out batch.jsonl",
 )
 
 
@@ -140,6 +141,39 @@ def add(p: argparse.ArgumentParser) -> None:
         "a case's pairs never split) into its own results file; evalstats merge joins the N "
         "files into the whole run's",
     )
+    p.add_argument(
+        "--batch",
+        nargs="?",
+        type=int,
+        const=5_000,
+        default=None,
+        metavar="SIZE",
+        help="send the requests through the provider's batch API (openai:, anthropic:), "
+        "SIZE requests a batch at most (5000), within the provider's limits; each batch's id "
+        "is written to the results file before the run waits on it, so --resume polls it",
+    )
+    p.add_argument(
+        "--batch-poll-s",
+        type=float,
+        default=15.0,
+        metavar="S",
+        help="with --batch: seconds between looks at a batch (15)",
+    )
+    p.add_argument(
+        "--batch-time-limit-s",
+        type=float,
+        default=25 * 3600.0,
+        metavar="S",
+        help="with --batch: stop the run when a batch has not ended after S seconds; it is "
+        "left at the provider and --resume polls it again (90000, 25 hours)",
+    )
+    p.add_argument(
+        "--batches-in-flight",
+        type=int,
+        default=2,
+        metavar="N",
+        help="with --batch: batches submitted and not ended at once, per variant (2)",
+    )
     add_progress(p)
     p.add_argument(
         "--keep-workspaces",
@@ -172,6 +206,11 @@ def run(args: argparse.Namespace) -> int:
         out = args.extend
     if out is None:
         raise UsageError("evalstats run: give --out FILE (or --resume FILE to continue a run)")
+    if args.batch is not None and args.until_decided:
+        raise UsageError(
+            "evalstats run: --batch goes without --until-decided (a batch per round is not "
+            "supported yet); run a fixed --runs N with --batch"
+        )
     if args.shard is not None and (args.until_decided or args.extend is not None):
         raise UsageError(
             "evalstats run: --shard goes without --until-decided and --extend (a shard is "
@@ -237,6 +276,15 @@ def _run_with(args: argparse.Namespace, suite: Any, variants: Any, out: str, jud
 
         shard = parse_shard(args.shard)
         options["selection"] = dataclasses.replace(options["selection"], shard=shard)
+    if args.batch is not None:
+        from ..running.providers._batch import BatchOptions
+
+        options["batch"] = BatchOptions(
+            size=args.batch,
+            in_flight=args.batches_in_flight,
+            poll_s=args.batch_poll_s,
+            time_limit_s=args.batch_time_limit_s,
+        )
     return run(
         suite,
         variants,

@@ -33,6 +33,7 @@ again), and writes the summary with status ``"interrupted"``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import hashlib
 import inspect
@@ -752,6 +753,7 @@ async def run_async(
     progress: bool = True,
     judge: Mapping[str, Any] | None = None,
     until_decided: Mapping[str, Any] | None = None,
+    batch: Any = None,
     _handle_signals: bool = False,
     **options: Any,
 ) -> RunOutcome:
@@ -776,6 +778,8 @@ async def run_async(
         suite_or_cases, variants, runs=runs, selection=chosen
     )
     everyone, cases = _shard_of(cases, chosen.shard)
+    if batch is not None:
+        variant_list, concurrency, timeout = _batched(variant_list, batch)
     tasks = list({id(v.task): v.task for v in variant_list}.values())
     await _prepare_tasks(tasks, retries=retries, backoff=float(backoff), seed=seed, timeout=timeout)
     manifest = _manifest(
@@ -793,6 +797,10 @@ async def run_async(
     _record_options(manifest, judge=judge, until_decided=until_decided)
     if chosen.shard is not None:
         manifest["shard"] = shard_record(manifest, everyone, chosen.shard)
+    if batch is not None:
+        manifest["batch"] = batch.record()
+        if resume:
+            _retake_unanswered(out)
     by_variant = {v.name: {"completed": 0, "incomplete": 0, "unmeasured": 0} for v in variant_list}
     writer, skipped, count, pending = _open_writer(
         out,
@@ -805,6 +813,8 @@ async def run_async(
         extend=extend,
         everyone=everyone if chosen.shard is not None else None,
     )
+    if batch is not None:
+        _attach_batches(tasks, writer, out, resume=resume or extend)
     engine = _Engine(
         cases={c.id: c for c in cases},
         variants={v.name: v for v in variant_list},
@@ -872,6 +882,46 @@ def _record_options(
         manifest["judge"] = dict(judge)
     if until_decided is not None:
         manifest["until_decided"] = dict(until_decided)
+
+
+def _batched(variant_list: Sequence[Variant], options: Any) -> tuple[list[Variant], int, None]:
+    """The variants with their providers sending batches (``run --batch``), and the
+    concurrency and timeout of such a run: every request of the batches in flight
+    waits at once, and a batch's wait is bounded by its own time limit."""
+    from .providers._batch import BatchOptions, batched
+
+    if not isinstance(options, BatchOptions):
+        raise InvalidArgument(f"batch={options!r} must be a BatchOptions")
+    wrapped = [dataclasses.replace(v, task=batched(v.task, v.name, options)) for v in variant_list]
+    return wrapped, options.size * options.in_flight * len(wrapped), None
+
+
+def _retake_unanswered(out: str | Path) -> None:
+    """Before a batch run resumes: remove the unmeasured samples its batches gave no
+    answer for, so that they are taken again (the batch records keep which)."""
+    from ..results._file import drop_samples
+    from .providers._batch import unanswered_sample
+
+    if os.path.exists(out):
+        dropped = drop_samples(out, unanswered_sample)
+        if dropped:
+            line = f"evalstats: {out}: taking again {dropped} samples their batches did not answer"
+            print(visible(line, keep=""), file=sys.stderr)
+
+
+def _attach_batches(tasks: Sequence[Any], writer: Any, out: str | Path, *, resume: bool) -> None:
+    """Give each batching task the writer, and the batch records the file holds."""
+    recorded: list[dict[str, Any]] = []
+    if resume:
+        with open(out, "rb") as f:
+            for line in f:
+                if line.startswith(b'{"type":"batch"'):
+                    with contextlib.suppress(ValueError):
+                        recorded.append(json.loads(line))
+    for task in tasks:
+        attach = getattr(task, "attach", None)
+        if attach is not None:
+            attach(writer, recorded)
 
 
 def _shard_of(
