@@ -148,7 +148,7 @@ def add(p: argparse.ArgumentParser) -> None:
         const=5_000,
         default=None,
         metavar="SIZE",
-        help="send the requests through the provider's batch API (openai:, anthropic:), "
+        help="send the requests through the provider's batch API (openai:, anthropic:, gemini:), "
         "SIZE requests a batch at most (5000), within the provider's limits; each batch's id "
         "is written to the results file before the run waits on it, so --resume polls it",
     )

@@ -3,9 +3,12 @@
 ``run --batch [SIZE]`` sends each variant's requests through its provider's
 batch API (half the price, their own rate limits) instead of one request per
 sample: OpenAI's Batch API (a JSONL file uploaded with ``purpose=batch``,
-``POST /v1/batches``, results as JSONL keyed by ``custom_id`` in any order) and
+``POST /v1/batches``, results as JSONL keyed by ``custom_id`` in any order),
 Anthropic's Message Batches (``POST /v1/messages/batches`` with the requests
-inline, results JSONL of ``{custom_id, result: {type}}``).
+inline, results JSONL of ``{custom_id, result: {type}}``) and Gemini's
+``batchGenerateContent`` (inline requests, each with ``metadata.key``, under
+20 MB; the responses inline in the finished operation). An expired Gemini
+batch has no responses: all its requests are unanswered.
 
 How it fits the engine. Each variant's provider is wrapped in a
 :class:`BatchedTask`: the engine takes samples as usual, ``SIZE`` times the
@@ -409,7 +412,77 @@ class _AnthropicBatches(_API):
         await self.call("POST", f"/v1/messages/batches/{batch_id}/cancel")
 
 
-_APIS: dict[str, type[_API]] = {"openai": _OpenAIBatches, "anthropic": _AnthropicBatches}
+class _GeminiBatches(_API):
+    """Gemini's Batch API with inline requests (API reference, "Batch API":
+    ``models.batchGenerateContent``, ``batches.get``, ``batches.cancel``)."""
+
+    kind = "gemini"
+    max_count = 100_000
+    max_bytes = 20 * 10**6  # inline requests: the whole request under 20 MB
+
+    async def submit(
+        self, items: Sequence[tuple[str, str, Mapping[str, Any]]], key: str
+    ) -> tuple[str, str]:
+        path = items[0][1].replace(":generateContent", ":batchGenerateContent")
+        requests = [{"request": body, "metadata": {"key": cid}} for cid, _p, body in items]
+        created = await self.call(
+            "POST",
+            path,
+            json_body={
+                "batch": {
+                    "display_name": f"evalstats-{key}",
+                    "input_config": {"requests": {"requests": requests}},
+                }
+            },
+        )
+        name = str(created["name"])
+        state = (created.get("metadata") or {}).get("state")
+        return name.removeprefix("batches/"), str(state)
+
+    async def poll(self, batch_id: str) -> tuple[bool, str, Mapping[str, Any]]:
+        document = await self.call("GET", f"/batches/{batch_id}")
+        state = str((document.get("metadata") or {}).get("state"))
+        if state == "BATCH_STATE_FAILED":
+            error = document.get("error") or {}
+            raise ProviderError(
+                f"gemini: batch {batch_id} failed: {error.get('message') or 'no reason given'}"
+            )
+        return bool(document.get("done")), state, document
+
+    async def results(self, batch_id: str, document: Mapping[str, Any]) -> dict[str, _Outcome]:
+        out: dict[str, _Outcome] = {}
+        response = document.get("response") or {}
+        holder = response.get("inlinedResponses") or {}
+        entries = holder.get("inlinedResponses") if isinstance(holder, Mapping) else None
+        for entry in entries or ():
+            if not isinstance(entry, Mapping):
+                continue
+            meta = entry.get("metadata")
+            cid = meta.get("key") if isinstance(meta, Mapping) else None
+            if not isinstance(cid, str):
+                continue
+            if isinstance(entry.get("response"), Mapping):
+                out[cid] = _Outcome(data=entry["response"])
+                continue
+            error = entry.get("error") if isinstance(entry.get("error"), Mapping) else {}
+            code, message = error.get("code"), error.get("message")
+            why = f"error {code} in batch {batch_id}" + (f": {message}" if message else "")
+            # google.rpc codes: 3 invalid argument, 5 not found, 7 permission denied.
+            if code in (3, 5, 7, 400, 403, 404):
+                out[cid] = _Outcome(refused=why)
+            else:
+                out[cid] = _Outcome(unanswered=why)
+        return out
+
+    async def cancel(self, batch_id: str) -> None:
+        await self.call("POST", f"/batches/{batch_id}:cancel")
+
+
+_APIS: dict[str, type[_API]] = {
+    "openai": _OpenAIBatches,
+    "anthropic": _AnthropicBatches,
+    "gemini": _GeminiBatches,
+}
 
 #: The provider kinds with a batch API evalstats sends batches to.
 BATCH_KINDS: tuple[str, ...] = tuple(_APIS)
