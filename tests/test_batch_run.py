@@ -247,3 +247,18 @@ def test_gemini_batches_answer_as_generate_content_would(tmp_path: Path) -> None
     samples = read_results(out).samples
     assert len(samples) == 12 and all(answers[_key(s)] == s["answer"] for s in samples)
     assert all(s["tokens"]["input"] > 0 for s in samples)
+
+
+def test_a_batch_run_is_costed_at_half_the_listed_price(tmp_path: Path) -> None:
+    from evalstats.planning._cost import cost_summary
+
+    with serve(batch_delay_s=0.02) as server:
+        variants = [v + ",price_in=1,price_out=2" for v in _variants(server)]
+        batched, plain = tmp_path / "batched.jsonl", tmp_path / "plain.jsonl"
+        run("shop", variants, runs=2, out=batched, progress=False,
+            batch=BatchOptions(**FAST))  # fmt: skip
+        run("shop", variants, runs=2, out=plain, progress=False)
+    half, full = cost_summary(read_results(batched)), cost_summary(read_results(plain))
+    assert half.total == pytest.approx(full.total / 2) and full.total > 0
+    assert half.variants[0].prices.to_dict() == {"input": 0.5, "output": 1.0}
+    assert "at half for the batch API" in str(half)

@@ -6,9 +6,11 @@ in its spec, recorded in the manifest); a prices file maps model names to
 ``{input: ..., output: ...}``; a variant's own prices win over the file.
 
 A sample's cost is ``input * price_in / 1e6 + output * price_out / 1e6``
-from the ``tokens`` its record carries. A sample whose record has no token
-counts (a task that does not report them, an unmeasured call that never got
-an answer) has no cost: it is counted apart and said, never taken as zero.
+from the ``tokens`` its record carries; a run that used the providers' batch
+APIs (``run --batch``, recorded in its manifest) at half those prices. A
+sample whose record has no token counts (a task that does not report them, an
+unmeasured call that never got an answer) has no cost: it is counted apart and
+said, never taken as zero.
 """
 
 from __future__ import annotations
@@ -34,6 +36,11 @@ __all__ = [
     "priced_variants",
     "sample_cost",
 ]
+
+#: What the providers' batch APIs bill of the listed price (OpenAI's Batch API,
+#: Anthropic's Message Batches and Gemini's batch mode each list 50% off); a run
+#: with ``--batch`` is costed at this share of the prices it records.
+BATCH_DISCOUNT = 0.5
 
 #: Characters per token when a count has to be estimated from text (the usual
 #: rule of thumb for English with GPT tokenizers; OpenAI, "What are tokens and
@@ -405,6 +412,10 @@ def _summary(
             price, source = default, "an example price"
         else:
             price, source = None, None
+        if price is not None and isinstance(manifest.get("batch"), Mapping):
+            # run --batch: the providers' batch APIs bill half the listed price.
+            price = Prices(price.input * BATCH_DISCOUNT, price.output * BATCH_DISCOUNT)
+            source = f"{source}, at half for the batch API"
         rows.append(_variant_cost(name, model, price, source, *counted[name]))
     priced = [r for r in rows if r.prices is not None]
     known = [r.total for r in priced if r.total is not None]
