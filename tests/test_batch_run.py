@@ -262,3 +262,29 @@ def test_a_batch_run_is_costed_at_half_the_listed_price(tmp_path: Path) -> None:
     assert half.total == pytest.approx(full.total / 2) and full.total > 0
     assert half.variants[0].prices.to_dict() == {"input": 0.5, "output": 1.0}
     assert "at half for the batch API" in str(half)
+
+
+def test_interrupting_a_batch_run_cancels_its_batches(tmp_path: Path) -> None:
+    out = tmp_path / "r.jsonl"
+    with serve(batch_never_ends=True) as server:
+        process = _run_cli(server.base_url, out)
+        for _ in range(800):
+            if out.exists() and b'"state":"submitted"' in out.read_bytes():
+                break
+            time.sleep(0.025)
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+        assert process.returncode == 130, err.decode()
+        assert "cancelled" in err.decode() and "unfinished batch" in err.decode()
+        submitted = _submitted(out)
+        assert submitted
+        import httpx
+
+        for record in submitted:
+            batch = httpx.get(f"{server.base_url}/v1/batches/{record['id']}").json()
+            assert batch["status"] == "cancelled"
+        server.app.batches.knobs = BatchKnobs()
+        resumed = _run_cli(server.base_url, out, "--resume")
+        _, err = resumed.communicate(timeout=120)
+        assert resumed.returncode == 0, err.decode()
+    assert len({_key(s) for s in read_results(out).samples}) == 48

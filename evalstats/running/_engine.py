@@ -832,6 +832,8 @@ async def run_async(
         stop, cancelled, status, reason, elapsed = await _run_and_summarise(
             engine, writer, pending, count, state, bar, concurrency, skipped=skipped
         )
+        if batch is not None and status == "interrupted":
+            await _cancel_batches(tasks)
     finally:
         await _release(loop, installed, bar, engine, tasks)
     if cancelled:
@@ -907,6 +909,21 @@ def _retake_unanswered(out: str | Path) -> None:
         if dropped:
             line = f"evalstats: {out}: taking again {dropped} samples their batches did not answer"
             print(visible(line, keep=""), file=sys.stderr)
+
+
+async def _cancel_batches(tasks: Sequence[Any]) -> None:
+    """An interrupted batch run cancels its unfinished batches at the provider."""
+    cancelled = 0
+    for task in tasks:
+        cancel = getattr(task, "cancel_unfinished", None)
+        if cancel is not None:
+            cancelled += await cancel()
+    if cancelled:
+        print(
+            f"evalstats: cancelled {cancelled} unfinished batch{'es' * (cancelled > 1)} at the "
+            "provider; --resume takes what they did not answer",
+            file=sys.stderr,
+        )
 
 
 def _attach_batches(tasks: Sequence[Any], writer: Any, out: str | Path, *, resume: bool) -> None:

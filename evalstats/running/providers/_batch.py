@@ -613,6 +613,17 @@ class BatchedTask:
             answer=completion.answer, trace=trace, tokens=completion.tokens, model=completion.model
         )
 
+    async def cancel_unfinished(self) -> int:
+        """Cancel at the provider the batches this run submitted that have not ended (a run
+        interrupted); how many. Their answered requests are still read on resume."""
+        cancelled = 0
+        for batch_id, known in list(self.batches.items()):
+            if known.submitted and not known.ended:
+                with contextlib.suppress(ProviderError):
+                    await self.api.cancel(batch_id)
+                    cancelled += 1
+        return cancelled
+
     async def aclose(self) -> None:
         for task in [self._flusher, *self.watchers.values()]:
             if task is not None:
