@@ -44,7 +44,15 @@ def _same_sample(a: dict, b: dict) -> bool:
     return all(a[k] == b[k] for k in keep) and trace_a == b["trace"]
 
 
-def test_a_batch_run_takes_the_samples_a_run_without_batches_takes(tmp_path: Path) -> None:
+def _without(value, keys):
+    if isinstance(value, dict):
+        return {k: _without(v, keys) for k, v in value.items() if k not in keys}
+    if isinstance(value, list):
+        return [_without(v, keys) for v in value]
+    return value
+
+
+def test_a_batch_run_takes_the_samples_a_run_without_batches_takes(tmp_path: Path, capsys) -> None:
     with serve(batch_delay_s=0.05) as server:
         variants = _variants(server)
         batched, plain = tmp_path / "batched.jsonl", tmp_path / "plain.jsonl"
@@ -73,6 +81,14 @@ def test_a_batch_run_takes_the_samples_a_run_without_batches_takes(tmp_path: Pat
     assert a.manifest["batch"]["size"] == 10
     ended = [b for b in a.batches if b["state"] == "ended"]
     assert len(ended) == 6 and all(b["unanswered"] == [] for b in ended)
+    # The batch records are skipped by every reader of samples: the reports are the same
+    # (but for the latencies and the file's name).
+    reports = []
+    for path in (batched, plain):
+        assert main(["report", str(path), "--json"]) == 0
+        document = json.loads(capsys.readouterr().out)
+        reports.append(_without(document, ("latency_s", "path")))
+    assert reports[0] == reports[1]
 
 
 def test_anthropic_message_batches_answer_every_sample(tmp_path: Path) -> None:

@@ -1660,6 +1660,15 @@ def run(suite_or_cases: Any, variants: Sequence[Variant | str], **arguments: Any
         Set by :func:`evalstats.deciding._until_decided.run_until_decided`, which calls
         this once per round: recorded in the manifest, and it lets a resume
         add rounds (``runs`` may grow).
+    batch : BatchOptions, optional
+        Send the requests of the variants' providers (``openai:``,
+        ``anthropic:``, ``gemini:``) through their batch APIs
+        (:mod:`evalstats.running.providers._batch`): each batch recorded in
+        ``out`` before the run waits on it, polled again on resume; the run's
+        concurrency is every request of the batches in flight, and a batch's
+        wait is bounded by its own time limit instead of ``timeout``. The
+        options are recorded in the manifest under ``"batch"``. Refused for a
+        task without a batch API.
     extend : bool, optional
         Add to the finished (or interrupted) run in ``out``: grow it to
         ``runs`` repeats of every case, and run every repeat of the cases
