@@ -304,3 +304,20 @@ def test_interrupting_a_batch_run_cancels_its_batches(tmp_path: Path) -> None:
         _, err = resumed.communicate(timeout=120)
         assert resumed.returncode == 0, err.decode()
     assert len({_key(s) for s in read_results(out).samples}) == 48
+
+
+def test_until_decided_sends_each_round_in_its_own_batches(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "seq.jsonl"
+    with serve(batch_delay_s=0.02) as server:
+        v1, v2 = _variants(server)
+        argv = ["run", "shop", "--variant", v1, "--variant", v2, "--until-decided",
+                "--max-runs", "4", "--batch", "--batch-poll-s", "0.02", "--out", str(out),
+                "--no-progress"]  # fmt: skip
+        assert main(argv) == 0
+        made = server.app.batches.creations()["openai"]
+    results = read_results(out)
+    rounds = len(results.looks)
+    assert 1 <= rounds <= 4
+    # One batch per variant per round: each look waited for its round's answers.
+    assert made == 2 * rounds == len(_submitted(out))
+    assert len(results.samples) == 8 * rounds

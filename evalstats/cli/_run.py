@@ -206,11 +206,6 @@ def run(args: argparse.Namespace) -> int:
         out = args.extend
     if out is None:
         raise UsageError("evalstats run: give --out FILE (or --resume FILE to continue a run)")
-    if args.batch is not None and args.until_decided:
-        raise UsageError(
-            "evalstats run: --batch goes without --until-decided (a batch per round is not "
-            "supported yet); run a fixed --runs N with --batch"
-        )
     if args.shard is not None and (args.until_decided or args.extend is not None):
         raise UsageError(
             "evalstats run: --shard goes without --until-decided and --extend (a shard is "
@@ -276,15 +271,7 @@ def _run_with(args: argparse.Namespace, suite: Any, variants: Any, out: str, jud
 
         shard = parse_shard(args.shard)
         options["selection"] = dataclasses.replace(options["selection"], shard=shard)
-    if args.batch is not None:
-        from ..running.providers._batch import BatchOptions
-
-        options["batch"] = BatchOptions(
-            size=args.batch,
-            in_flight=args.batches_in_flight,
-            poll_s=args.batch_poll_s,
-            time_limit_s=args.batch_time_limit_s,
-        )
+    options.update(_batch_options(args))
     return run(
         suite,
         variants,
@@ -317,6 +304,7 @@ def _run_until_decided(
         resume=args.resume is not None,
         planned_for=planned_rates(args.planned_for),
         **run_options(args, judge),
+        **_batch_options(args),
     )
     print(result)
     if result.comparison is not None:
@@ -328,3 +316,21 @@ def _run_until_decided(
         )
         return 130
     return 0
+
+
+def _batch_options(args: argparse.Namespace) -> dict[str, Any]:
+    """``{"batch": BatchOptions(...)}`` with --batch; nothing without. With
+    --until-decided each round's requests go in their own batches, and the look
+    after the round waits for them."""
+    if args.batch is None:
+        return {}
+    from ..running.providers._batch import BatchOptions
+
+    return {
+        "batch": BatchOptions(
+            size=args.batch,
+            in_flight=args.batches_in_flight,
+            poll_s=args.batch_poll_s,
+            time_limit_s=args.batch_time_limit_s,
+        )
+    }
