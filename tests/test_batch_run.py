@@ -321,3 +321,43 @@ def test_until_decided_sends_each_round_in_its_own_batches(tmp_path: Path, capsy
     # One batch per variant per round: each look waited for its round's answers.
     assert made == 2 * rounds == len(_submitted(out))
     assert len(results.samples) == 8 * rounds
+
+
+def test_a_request_sent_again_is_polled_in_its_latest_batch_on_resume(tmp_path: Path) -> None:
+    # Expired in its first batch, sent again in a second that has not ended when the run
+    # stops: resumed, the run polls the second batch rather than paying for a third.
+    out = tmp_path / "r.jsonl"
+    with serve(batch_expire_rate=0.5) as server:
+        variants = _variants(server)[:1]
+        first = BatchOptions(size=50, time_limit_s=0.5, **FAST)
+        server.app.batches.knobs = BatchKnobs(expire_rate=0.5)
+        # The first batch ends expired at once; the second never ends.
+        original = server.app.batches._ended
+
+        def ended(batch):
+            return batch.number == 1 and original(batch)
+
+        server.app.batches._ended = ended
+        made = server.app.batches._new
+
+        def new(*args, **kwargs):  # only the first batch's requests expire
+            try:
+                return made(*args, **kwargs)
+            finally:
+                server.app.batches.knobs = BatchKnobs()
+
+        server.app.batches._new = new
+        with pytest.raises(ProviderError, match="has not ended"):
+            run("shop", variants, runs=2, out=out, progress=False, batch=first, backoff=0)
+        records = read_results(out).batches
+        assert [b["state"] for b in records if b["state"] != "submitting"] == [
+            "submitted", "ended", "submitted"
+        ]  # fmt: skip
+        assert server.app.batches.creations() == {"openai": 2}
+        server.app.batches._ended = original
+        server.app.batches.knobs = BatchKnobs()
+        done = run("shop", variants, runs=2, out=out, progress=False, resume=True,
+                   batch=BatchOptions(**FAST))  # fmt: skip
+        assert done.status == "finished"
+        assert server.app.batches.creations() == {"openai": 2}
+    assert len({_key(s) for s in read_results(out).samples}) == 8

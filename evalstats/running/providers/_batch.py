@@ -574,10 +574,11 @@ class BatchedTask:
             elif state in ("ended", "cancelled"):
                 known.ended = True
                 known.unanswered.update(record.get("unanswered") or ())
-        for known in self.batches.values():
+        for batch_id, known in self.batches.items():
             for cid in known.unanswered:
-                if self.known.get(cid) is not None and cid in known.requests:
-                    self.known.pop(cid, None)
+                # Unanswered there: sent again in a later batch, or to be sent again.
+                if self.known.get(cid) == batch_id:
+                    del self.known[cid]
 
     async def run(self, prompt: Any, *, seed: int) -> Any:
         from .._tasks import TaskResult
