@@ -608,6 +608,7 @@ class BatchedTask:
             completion, from_batch = await future
         finally:
             self.waiting.pop(cid, None)
+        self.tried.discard(cid)  # answered: nothing about it is kept
         trace = completion.trace()
         trace["batch"] = from_batch
         return TaskResult(
@@ -791,6 +792,9 @@ class BatchedTask:
         for cid in list(outcomes):
             if cid in self.waiting and self.known.get(cid) == batch_id:
                 self._resolve(batch_id, cid, outcomes.pop(cid))
+        known.requests.clear()  # answered or held: the ids are not needed again
+        if not outcomes:
+            self.held.pop(batch_id, None)
         self.watchers.pop(batch_id, None)
 
     def _resolve(self, batch_id: str, cid: str, outcome: _Outcome) -> None:
