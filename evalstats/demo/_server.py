@@ -1106,6 +1106,12 @@ class _HTTPServer(ThreadingHTTPServer):
         self.connections_accepted = 0
         super().__init__(address, _Handler)
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that went away mid-request (killed, timed out) is no server error."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
+
     def server_bind(self) -> None:
         # HTTPServer.server_bind looks the host name up (getfqdn), which can
         # stall without a network; the address is all that is needed here.
