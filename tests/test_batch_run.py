@@ -141,7 +141,9 @@ def test_expired_requests_are_unmeasured_and_resume_takes_them(tmp_path: Path, c
     assert not final.warnings
 
 
-def test_a_batch_that_never_ends_stops_at_the_time_limit_and_resumes(tmp_path: Path) -> None:
+def test_a_batch_that_never_ends_stops_at_the_time_limit_and_resumes(
+    tmp_path: Path, capsys
+) -> None:
     out = tmp_path / "r.jsonl"
     with serve(batch_never_ends=True) as server:
         variants = _variants(server)
@@ -155,6 +157,7 @@ def test_a_batch_that_never_ends_stops_at_the_time_limit_and_resumes(tmp_path: P
         server.app.batches.knobs = BatchKnobs()
         done = run("shop", variants, **options, resume=True, batch=BatchOptions(**FAST))
         assert done.status == "finished" and done.samples_written == 16
+        assert "not seen to end" not in capsys.readouterr().err
         assert server.app.batches.creations() == {"openai": 2}  # polled, not sent again
 
 
@@ -361,3 +364,18 @@ def test_a_request_sent_again_is_polled_in_its_latest_batch_on_resume(tmp_path: 
         assert done.status == "finished"
         assert server.app.batches.creations() == {"openai": 2}
     assert len({_key(s) for s in read_results(out).samples}) == 8
+
+
+def test_resuming_a_batch_run_without_batch_says_its_batches_go_unread(
+    tmp_path: Path, capsys
+) -> None:
+    out = tmp_path / "r.jsonl"
+    with serve(batch_never_ends=True) as server:
+        variants = _variants(server)
+        with pytest.raises(ProviderError, match="has not ended"):
+            run("shop", variants, runs=1, out=out, progress=False,
+                batch=BatchOptions(time_limit_s=0.2, **FAST))  # fmt: skip
+        capsys.readouterr()
+        run("shop", variants, runs=1, out=out, progress=False, resume=True)
+    err = capsys.readouterr().err
+    assert "lists 2 batches not seen to end" in err and "give --batch to poll them" in err

@@ -801,6 +801,8 @@ async def run_async(
         manifest["batch"] = batch.record()
         if resume:
             _retake_unanswered(out)
+    elif resume:
+        _warn_unpolled(out)
     by_variant = {v.name: {"completed": 0, "incomplete": 0, "unmeasured": 0} for v in variant_list}
     writer, skipped, count, pending = _open_writer(
         out,
@@ -909,6 +911,29 @@ def _retake_unanswered(out: str | Path) -> None:
         if dropped:
             line = f"evalstats: {out}: taking again {dropped} samples their batches did not answer"
             print(visible(line, keep=""), file=sys.stderr)
+
+
+def _warn_unpolled(out: str | Path) -> None:
+    """A batch run resumed without --batch: say that its unfinished batches go unread."""
+    started: set[str] = set()
+    if not os.path.exists(out):
+        return
+    with open(out, "rb") as f:
+        for line in f:
+            if line.startswith(b'{"type":"batch"'):
+                with contextlib.suppress(ValueError, AttributeError):
+                    record = json.loads(line)
+                    if record.get("state") == "submitted":
+                        started.add(record.get("id"))
+                    elif record.get("state") in ("ended", "cancelled"):
+                        started.discard(record.get("id"))
+    if started:
+        n = len(started)
+        line = (
+            f"evalstats: {out}: lists {n} batch{'es' * (n > 1)} not seen to end; resumed without "
+            "--batch, their requests are sent again one by one (give --batch to poll them)"
+        )
+        print(visible(line, keep=""), file=sys.stderr)
 
 
 async def _cancel_batches(tasks: Sequence[Any]) -> None:
