@@ -504,13 +504,24 @@ class DesignCost:
     calls: int | None
     cost_per_call: float
     total: float | None
+    #: Through a provider's batch API (``run --batch``): each call at half ``cost_per_call``.
+    batch: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return {"calls": self.calls, "cost_per_call": self.cost_per_call, "total": self.total}
+        out = {"calls": self.calls, "cost_per_call": self.cost_per_call, "total": self.total}
+        if self.batch:
+            out["batch"] = True
+        return out
 
     def __str__(self) -> str:
         if self.calls is None or self.total is None:
             return "Cost: unknown (the plan names no design of cases x repeats)"
+        if self.batch:
+            each = self.cost_per_call * BATCH_DISCOUNT
+            return (
+                f"Cost: {self.calls} calls x {_dollars(each)} (half of "
+                f"{_dollars(self.cost_per_call)}, through a batch API) = {_dollars(self.total)}."
+            )
         return (
             f"Cost: {self.calls} calls x {_dollars(self.cost_per_call)} = {_dollars(self.total)}."
         )
@@ -520,14 +531,17 @@ class DesignCost:
 MAX_COST_PER_CALL = 1_000.0
 
 
-def design_cost(calls: int | None, cost_per_call: Any) -> DesignCost:
+def design_cost(calls: int | None, cost_per_call: Any, *, batch: bool = False) -> DesignCost:
     """The cost of ``calls`` model calls (cases x repeats x variants) at
-    ``cost_per_call`` dollars each.
+    ``cost_per_call`` dollars each (half that with ``batch``: the calls go through
+    a provider's batch API, as ``run --batch`` sends them).
 
     Examples
     --------
     >>> str(design_cost(2 * 40 * 5, 0.002))
     'Cost: 400 calls x $0.002 = $0.80.'
+    >>> str(design_cost(2 * 40 * 5, 0.002, batch=True))
+    'Cost: 400 calls x $0.001 (half of $0.002, through a batch API) = $0.40.'
     """
     if isinstance(cost_per_call, bool) or not isinstance(cost_per_call, (int, float)):
         raise InvalidArgument(f"cost_per_call={cost_per_call!r} must be a number of dollars")
@@ -539,4 +553,5 @@ def design_cost(calls: int | None, cost_per_call: Any) -> DesignCost:
             "give the dollars one model call costs (such as 0.002)"
         )
     c = float(cost_per_call)
-    return DesignCost(calls, c, None if calls is None else calls * c)
+    each = c * BATCH_DISCOUNT if batch else c
+    return DesignCost(calls, c, None if calls is None else calls * each, bool(batch))
