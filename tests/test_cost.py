@@ -250,6 +250,15 @@ def test_plan_states_the_cost_of_its_design(capsys: pytest.CaptureFixture[str]) 
     assert doc["cost"] == {"calls": 400, "cost_per_call": 0.002, "total": pytest.approx(0.8)}
     assert main([*argv, "--cost-per-call", "0.002"]) == 0
     assert "Cost: 400 calls x $0.002 = $0.80." in capsys.readouterr().out
+    assert main([*argv, "--cost-per-call", "0.002", "--batch"]) == 0
+    assert "Cost: 400 calls x $0.001 (half of $0.002, through a batch API) = $0.40." in (
+        capsys.readouterr().out
+    )
+    assert main([*argv, "--cost-per-call", "0.002", "--batch", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["cost"]["batch"] is True and doc["cost"]["total"] == pytest.approx(0.4)
+    assert main([*argv, "--batch"]) == 2
+    assert "--batch goes with --cost-per-call" in capsys.readouterr().err
     assert main([*argv, "--cost-per-call", "-1"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "cost_per_call=-1.0" in err

@@ -63,8 +63,13 @@ VERBS: dict[str, tuple[str, str]] = {
         "_rescore",
     ),
     "merge": (
-        "join two runs of the same suite and variants into one results file",
+        "join two runs of the same suite and variants, or the shards of one run, into one "
+        "results file",
         "_merge",
+    ),
+    "batches": (
+        "list the provider batches a run --batch sent, and their states",
+        "_batches",
     ),
     "gate": (
         "exit 1 when a variant misses a pass-rate policy (for CI)",

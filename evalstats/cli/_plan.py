@@ -85,6 +85,12 @@ def add(p: argparse.ArgumentParser) -> None:
         help="what one sample costs: also state the design's cost (cases x repeats x "
         "variants x this)",
     )
+    p.add_argument(
+        "--batch",
+        action="store_true",
+        help="with --cost-per-call: the calls go through a provider's batch API (run --batch), "
+        "at half the price",
+    )
     add_sequential(p, "--repeats is the budget of runs per case", simulation=False)
     add_planned_for(p, "with --sequential and --icc 0; default --pa,--pb; none: no planned effect")
     add_level_and_json(p)
@@ -95,6 +101,8 @@ def add(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..planning._power import case_model_from_results, plan
 
+    if args.batch and args.cost_per_call is None:
+        raise UsageError("evalstats plan: --batch goes with --cost-per-call DOLLARS")
     if args.cost_per_call is not None:
         from ..planning._cost import design_cost
 
@@ -170,7 +178,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     from ..planning._cost import design_cost
 
-    cost = design_cost(result.calls, args.cost_per_call)
+    cost = design_cost(result.calls, args.cost_per_call, batch=args.batch)
     if args.json:
         print_json({**result.to_dict(), "cost": cost.to_dict()}, "plan", source)
     else:

@@ -25,6 +25,8 @@ EXAMPLES = (
     "evalstats run shop --variant v1=standin:shop-v1 --variant v2=standin:shop-v2"
     " --until-decided --max-runs 30 --out seq.jsonl",
     "evalstats run shop --variant v1=standin:shop-v1 --runs 10 --resume results.jsonl",
+    "evalstats run shop --variant v1=standin:shop-v1 --runs 10 --shard 2/4 --out shard-2.jsonl",
+    "evalstats run shop --variant new=openai:gpt-4o-mini --runs 10 --batch --out batch.jsonl",
 )
 
 
@@ -145,6 +147,46 @@ def add(p: argparse.ArgumentParser) -> None:
         metavar="N",
         help="run only the first N (selected) cases, in file order",
     )
+    p.add_argument(
+        "--shard",
+        metavar="I/N",
+        help="run shard I of N: a fixed share of the selected cases (by a hash of their ids; "
+        "a case's pairs never split) into its own results file; evalstats merge joins the N "
+        "files into the whole run's",
+    )
+    p.add_argument(
+        "--batch",
+        nargs="?",
+        type=int,
+        const=5_000,
+        default=None,
+        metavar="SIZE",
+        help="send the requests through the provider's batch API (openai:, anthropic:, gemini:), "
+        "SIZE requests a batch at most (5000), within the provider's limits; each batch's id "
+        "is written to the results file before the run waits on it, so --resume polls it",
+    )
+    p.add_argument(
+        "--batch-poll-s",
+        type=float,
+        default=15.0,
+        metavar="S",
+        help="with --batch: seconds between looks at a batch (15)",
+    )
+    p.add_argument(
+        "--batch-time-limit-s",
+        type=float,
+        default=25 * 3600.0,
+        metavar="S",
+        help="with --batch: stop the run when a batch has not ended after S seconds; it is "
+        "left at the provider and --resume polls it again (90000, 25 hours)",
+    )
+    p.add_argument(
+        "--batches-in-flight",
+        type=int,
+        default=2,
+        metavar="N",
+        help="with --batch: batches submitted and not ended at once, per variant (2)",
+    )
     add_progress(p)
     p.add_argument(
         "--keep-workspaces",
@@ -181,6 +223,11 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(
             "evalstats run: --force replaces --out FILE with a new run; it goes without "
             "--resume and --extend, which add to the file"
+        )
+    if args.shard is not None and (args.until_decided or args.extend is not None):
+        raise UsageError(
+            "evalstats run: --shard goes without --until-decided and --extend (a shard is "
+            "one share of a fixed run; merge the shards, then extend the merged file)"
         )
     variants = args.variant
     if args.prices:
@@ -305,6 +352,15 @@ def _summary(out: str) -> list[str]:
 def _run_with(args: argparse.Namespace, suite: Any, variants: Any, out: str, judge: Any) -> Any:
     from ..running._engine import run
 
+    options = run_options(args, judge)
+    if args.shard is not None:
+        import dataclasses
+
+        from ..running._shards import parse_shard
+
+        shard = parse_shard(args.shard)
+        options["selection"] = dataclasses.replace(options["selection"], shard=shard)
+    options.update(_batch_options(args))
     return run(
         suite,
         variants,
@@ -312,7 +368,7 @@ def _run_with(args: argparse.Namespace, suite: Any, variants: Any, out: str, jud
         out=out,
         resume=args.resume is not None,
         extend=args.extend is not None,
-        **run_options(args, judge),
+        **options,
     )
 
 
@@ -343,6 +399,7 @@ def _run_until_decided(
         resume=args.resume is not None,
         planned_for=planned_rates(args.planned_for),
         **run_options(args, judge),
+        **_batch_options(args),
     )
     if out != shown:  # written beside the old file, now at its name
         import dataclasses
@@ -358,3 +415,21 @@ def _run_until_decided(
         )
         return 130
     return 0
+
+
+def _batch_options(args: argparse.Namespace) -> dict[str, Any]:
+    """``{"batch": BatchOptions(...)}`` with --batch; nothing without. With
+    --until-decided each round's requests go in their own batches, and the look
+    after the round waits for them."""
+    if args.batch is None:
+        return {}
+    from ..running.providers._batch import BatchOptions
+
+    return {
+        "batch": BatchOptions(
+            size=args.batch,
+            in_flight=args.batches_in_flight,
+            poll_s=args.batch_poll_s,
+            time_limit_s=args.batch_time_limit_s,
+        )
+    }

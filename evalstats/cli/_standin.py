@@ -7,6 +7,7 @@ import argparse
 EXAMPLES = (
     "evalstats standin serve --port 8000",
     "evalstats standin serve --latency-ms 50:200 --error-rate 0.05",
+    "evalstats standin serve --batch-delay-s 5 --batch-expire-rate 0.1",
 )
 
 
@@ -52,6 +53,29 @@ def add(p: argparse.ArgumentParser) -> None:
         help="seed of the faults and of answers to requests without a seed (0)",
     )
     p.add_argument(
+        "--batch-delay-s",
+        type=float,
+        default=0.0,
+        help="seconds until a batch (OpenAI, Anthropic or Gemini batch API) ends (0)",
+    )
+    p.add_argument(
+        "--batch-error-rate",
+        type=float,
+        default=0.0,
+        help="share of batch requests that error (0)",
+    )
+    p.add_argument(
+        "--batch-expire-rate",
+        type=float,
+        default=0.0,
+        help="share of batch requests that expire; a batch holding one ends expired (0)",
+    )
+    p.add_argument(
+        "--batch-never-ends",
+        action="store_true",
+        help="batches stay in progress until cancelled (for tests of time limits)",
+    )
+    p.add_argument(
         "--notes",
         action="append",
         default=[],
@@ -76,4 +100,8 @@ def run(args: argparse.Namespace) -> int:
         hang_s=args.hang_s,
         seed=args.seed,
         notes=parse_notes_knobs(args.notes) if args.notes else None,
+        batch_delay_s=args.batch_delay_s,
+        batch_error_rate=args.batch_error_rate,
+        batch_expire_rate=args.batch_expire_rate,
+        batch_never_ends=args.batch_never_ends,
     )

@@ -31,6 +31,9 @@ Routes
 ``POST /api/show``, ``GET /api/tags``     model details, with a stable sha256 ``digest``
 ``GET /api/version``                      the server "version" (evalstats' own)
 ``GET /health``, ``GET /``                liveness
+``/v1/files``, ``/v1/batches``            OpenAI's batch API; Anthropic's message batches
+``/v1/messages/batches``, ``/v1beta/...`` and Gemini's batchGenerateContent (see
+                                          :mod:`evalstats.demo._standin_batches`)
 ========================================  ==============================================
 
 Each chat request gets a **fresh assistant**, seeded from the request's own
@@ -102,6 +105,7 @@ from ._shaping import (
     openai_shape,
 )
 from ._shop import SLIP_RATES, make_assistant
+from ._standin_batches import MAX_BATCH_BODY_BYTES, BatchKnobs, BatchService
 
 __all__ = [
     "ALL_MODELS",
@@ -325,6 +329,10 @@ class StandinApp:
         retry_after: int = 1,
         seed: int = 0,
         notes: NotesModel | None = None,
+        batch_delay_s: float = 0.0,
+        batch_error_rate: float = 0.0,
+        batch_expire_rate: float = 0.0,
+        batch_never_ends: bool = False,
     ) -> None:
         if notes is not None and not isinstance(notes, NotesModel):
             raise InvalidArgument(f"notes={notes!r} must be a NotesModel (the notes model's knobs)")
@@ -345,6 +353,14 @@ class StandinApp:
         self._rng = random.Random(f"evalstats.standin.server:{self.seed}")
         self._next_index = 0
         self._counts: Counter[tuple[str, int]] = Counter()
+        knobs = BatchKnobs(
+            delay_s=batch_delay_s,
+            error_rate=batch_error_rate,
+            expire_rate=batch_expire_rate,
+            never_ends=batch_never_ends,
+        )
+        #: The batch endpoints (:mod:`evalstats.demo._standin_batches`).
+        self.batches = BatchService(self.openai_answer, knobs, seed=self.seed)
         self._routes: dict[tuple[str, str], Callable[[bytes], StandinReply]] = {
             ("POST", "/v1/chat/completions"): self._openai_chat,
             ("GET", "/v1/models"): self._openai_models,
@@ -404,6 +420,9 @@ class StandinApp:
         return reply
 
     def _route(self, method: str, path: str, body: bytes) -> StandinReply:
+        batch = self.batches.route(method, path, body)
+        if batch is not None:
+            return StandinReply(batch.status, batch.body, batch.content_type)
         if method == "GET" and path.startswith("/v1/models/"):
             return self._openai_model(path.removeprefix("/v1/models/"))
         handler = self._routes.get((method, path))
@@ -417,16 +436,39 @@ class StandinApp:
 
     def _openai_chat(self, body: bytes) -> StandinReply:
         request = _json_object(body, api="openai")
-        model, messages, seed, stream = _openai_checked(request)
+        _model, _messages_, _seed, stream = _openai_checked(request)
+        _shape(lambda: openai_shape(request, _tools(request.get("tools"), api="openai")))
+        if _model == NOTES_MODEL:  # a conversation that cannot be read is a 400, undrawn
+            _neutral_messages(request["messages"], api="openai")
+        draw = self._draw()
+        if draw.fault in ("rate_limited", "server_error"):
+            return self._fault("openai", draw)
+        head, choices, usage = self._openai_answer(request, draw.index)
+        delay, kind = _delay(draw, self.hang_s)
+        if not stream:
+            document = _openai_completion(head, choices, usage)
+            return StandinReply(200, _dumps(document), delay_s=delay, kind=kind)
+        events = _openai_chunks(head, choices, usage, request.get("stream_options"))
+        sse = b"".join(b"data: " + _dumps(e) + b"\n\n" for e in events) + b"data: [DONE]\n\n"
+        return StandinReply(200, sse, "text/event-stream", delay_s=delay, kind=kind)
+
+    def openai_answer(self, request: dict[str, Any], index: int) -> dict[str, Any]:
+        """The ``chat.completion`` document for one chat request, with no fault and no delay
+        (a batch's request; ``index`` seeds a request without a seed). Raises the 400 or
+        404 the chat route would send, as an error with ``status`` and ``message``."""
+        head, choices, usage = self._openai_answer(request, index)
+        return _openai_completion(head, choices, usage)
+
+    def _openai_answer(
+        self, request: dict[str, Any], index: int
+    ) -> tuple[dict[str, Any], list[_Choice], dict[str, int]]:
+        model, messages, seed, _stream = _openai_checked(request)
         tools = _tools(request.get("tools"), api="openai")
         shape = _shape(lambda: openai_shape(request, tools))
         conversation = None
         if model == NOTES_MODEL:
             conversation = _neutral_messages(request["messages"], api="openai")
-        draw = self._draw()
-        if draw.fault in ("rate_limited", "server_error"):
-            return self._fault("openai", draw)
-        base = self._request_seed(draw.index) if seed is None else seed
+        base = self._request_seed(index) if seed is None else seed
         turns = [
             self._shaped_turn(
                 model, messages, conversation, request.get("tools"), tools, shape, base + i
@@ -448,13 +490,7 @@ class StandinApp:
             "model": model,
             "system_fingerprint": f"fp_{self._digest(model)[:10]}",
         }
-        delay, kind = _delay(draw, self.hang_s)
-        if not stream:
-            document = _openai_completion(head, choices, usage)
-            return StandinReply(200, _dumps(document), delay_s=delay, kind=kind)
-        events = _openai_chunks(head, choices, usage, request.get("stream_options"))
-        sse = b"".join(b"data: " + _dumps(e) + b"\n\n" for e in events) + b"data: [DONE]\n\n"
-        return StandinReply(200, sse, "text/event-stream", delay_s=delay, kind=kind)
+        return head, choices, usage
 
     def _openai_models(self, _body: bytes) -> StandinReply:
         return StandinReply(
@@ -1019,7 +1055,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             self._send(StandinReply(400, _dumps({"error": "bad Content-Length"})), started)
             return
-        if length > MAX_BODY_BYTES:
+        limit = MAX_BATCH_BODY_BYTES if _batch_route(self.path) else MAX_BODY_BYTES
+        if length > limit:
             self.close_connection = True
             self._send(StandinReply(413, _dumps({"error": "request body too large"})), started)
             return
@@ -1050,6 +1087,13 @@ class _Handler(BaseHTTPRequestHandler):
         """Quiet: a load test would otherwise print a line per request."""
 
 
+def _batch_route(path: str) -> bool:
+    """Whether a request goes to a batch route, which takes bodies up to 200 MB."""
+    return path.startswith(("/v1/files", "/v1/messages/batches")) or (
+        path.startswith("/v1beta/") and ":batchGenerateContent" in path
+    )
+
+
 class _HTTPServer(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 128  # a burst of 32+ connections must not overflow the backlog
@@ -1061,6 +1105,12 @@ class _HTTPServer(ThreadingHTTPServer):
         self._connections_lock = threading.Lock()
         self.connections_accepted = 0
         super().__init__(address, _Handler)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that went away mid-request (killed, timed out) is no server error."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
 
     def server_bind(self) -> None:
         # HTTPServer.server_bind looks the host name up (getfqdn), which can
@@ -1117,6 +1167,7 @@ class StandinServer:
         self.host = address
         self.port = int(self._httpd.server_address[1])
         self.base_url = f"http://{self.host}:{self.port}"
+        self.app.batches.base_url = self.base_url
         self._thread: threading.Thread | None = None
         self._stopped = False
 
@@ -1177,6 +1228,10 @@ def serve(
     retry_after: int = 1,
     seed: int = 0,
     notes: NotesModel | None = None,
+    batch_delay_s: float = 0.0,
+    batch_error_rate: float = 0.0,
+    batch_expire_rate: float = 0.0,
+    batch_never_ends: bool = False,
 ) -> StandinServer:
     """Serve the stand-ins over HTTP on a loopback address, in the background.
 
@@ -1208,6 +1263,11 @@ def serve(
         Seeds the fault draws and the answers of requests without a seed.
     notes : NotesModel, optional
         The behaviour knobs of the ``notes`` model (its defaults when None).
+    batch_delay_s, batch_error_rate, batch_expire_rate, batch_never_ends : optional
+        The batch endpoints' knobs: seconds until a batch ends, the probability that
+        a request errors or expires, and batches that never end (see
+        :mod:`evalstats.demo._standin_batches`; ``server.app.batches.creations()``
+        counts the batches created).
 
     Returns
     -------
@@ -1248,6 +1308,10 @@ def serve(
         retry_after=retry_after,
         seed=seed,
         notes=notes,
+        batch_delay_s=batch_delay_s,
+        batch_error_rate=batch_error_rate,
+        batch_expire_rate=batch_expire_rate,
+        batch_never_ends=batch_never_ends,
     )
     return server.start()
 

@@ -6,9 +6,11 @@ in its spec, recorded in the manifest); a prices file maps model names to
 ``{input: ..., output: ...}``; a variant's own prices win over the file.
 
 A sample's cost is ``input * price_in / 1e6 + output * price_out / 1e6``
-from the ``tokens`` its record carries. A sample whose record has no token
-counts (a task that does not report them, an unmeasured call that never got
-an answer) has no cost: it is counted apart and said, never taken as zero.
+from the ``tokens`` its record carries; a run that used the providers' batch
+APIs (``run --batch``, recorded in its manifest) at half those prices. A
+sample whose record has no token counts (a task that does not report them, an
+unmeasured call that never got an answer) has no cost: it is counted apart and
+said, never taken as zero.
 """
 
 from __future__ import annotations
@@ -35,6 +37,11 @@ __all__ = [
     "priced_variants",
     "sample_cost",
 ]
+
+#: What the providers' batch APIs bill of the listed price (OpenAI's Batch API,
+#: Anthropic's Message Batches and Gemini's batch mode each list 50% off); a run
+#: with ``--batch`` is costed at this share of the prices it records.
+BATCH_DISCOUNT = 0.5
 
 #: Characters per token when a count has to be estimated from text (the usual
 #: rule of thumb for English with GPT tokenizers; OpenAI, "What are tokens and
@@ -424,6 +431,10 @@ def _summary(
             price, source = default, "an example price"
         else:
             price, source = None, None
+        if price is not None and isinstance(manifest.get("batch"), Mapping):
+            # run --batch: the providers' batch APIs bill half the listed price.
+            price = Prices(price.input * BATCH_DISCOUNT, price.output * BATCH_DISCOUNT)
+            source = f"{source}, at half for the batch API"
         rows.append(_variant_cost(name, model, price, source, *counted[name]))
     priced = [r for r in rows if r.prices is not None]
     known = [r.total for r in priced if r.total is not None]
@@ -512,13 +523,24 @@ class DesignCost:
     calls: int | None
     cost_per_call: float
     total: float | None
+    #: Through a provider's batch API (``run --batch``): each call at half ``cost_per_call``.
+    batch: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return {"calls": self.calls, "cost_per_call": self.cost_per_call, "total": self.total}
+        out = {"calls": self.calls, "cost_per_call": self.cost_per_call, "total": self.total}
+        if self.batch:
+            out["batch"] = True
+        return out
 
     def __str__(self) -> str:
         if self.calls is None or self.total is None:
             return "Cost: unknown (the plan names no design of cases x repeats)"
+        if self.batch:
+            each = self.cost_per_call * BATCH_DISCOUNT
+            return (
+                f"Cost: {self.calls} calls x {_dollars(each)} (half of "
+                f"{_dollars(self.cost_per_call)}, through a batch API) = {_dollars(self.total)}."
+            )
         return (
             f"Cost: {self.calls} calls x {_dollars(self.cost_per_call)} = {_dollars(self.total)}."
         )
@@ -528,14 +550,17 @@ class DesignCost:
 MAX_COST_PER_CALL = 1_000.0
 
 
-def design_cost(calls: int | None, cost_per_call: Any) -> DesignCost:
+def design_cost(calls: int | None, cost_per_call: Any, *, batch: bool = False) -> DesignCost:
     """The cost of ``calls`` model calls (cases x repeats x variants) at
-    ``cost_per_call`` dollars each.
+    ``cost_per_call`` dollars each (half that with ``batch``: the calls go through
+    a provider's batch API, as ``run --batch`` sends them).
 
     Examples
     --------
     >>> str(design_cost(2 * 40 * 5, 0.002))
     'Cost: 400 calls x $0.002 = $0.80.'
+    >>> str(design_cost(2 * 40 * 5, 0.002, batch=True))
+    'Cost: 400 calls x $0.001 (half of $0.002, through a batch API) = $0.40.'
     """
     if isinstance(cost_per_call, bool) or not isinstance(cost_per_call, (int, float)):
         raise InvalidArgument(f"cost_per_call={cost_per_call!r} must be a number of dollars")
@@ -547,4 +572,5 @@ def design_cost(calls: int | None, cost_per_call: Any) -> DesignCost:
             "give the dollars one model call costs (such as 0.002)"
         )
     c = float(cost_per_call)
-    return DesignCost(calls, c, None if calls is None else calls * c)
+    each = c * BATCH_DISCOUNT if batch else c
+    return DesignCost(calls, c, None if calls is None else calls * each, bool(batch))

@@ -39,7 +39,7 @@ from ..results._comparability import comparability
 from ..results._file import Results, read_results
 from ..running._prices import without_prices
 
-__all__ = ["MergeOutcome", "merge_runs"]
+__all__ = ["MergeOutcome", "ShardsOutcome", "is_shard", "merge_runs", "merge_shards"]
 
 
 @dataclass(frozen=True)
@@ -331,3 +331,215 @@ def merge_runs(
         and all(_whole(x) for x in p["repeats"])
     )
     return MergeOutcome(path, len(samples), offset + runs_b, spans)
+
+
+# --- shards of one run --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ShardsOutcome:
+    """What :func:`merge_shards` wrote: ``out``, its sample records, the whole run's
+    cases, and the shards as ``(file name, index)``, in index order."""
+
+    out: str
+    samples: int
+    cases: int
+    count: int
+    parts: tuple[tuple[str, int], ...]
+
+    def __str__(self) -> str:
+        parts = ", ".join(f"{index}/{self.count} {name}" for name, index in self.parts)
+        return (
+            f"merged {self.count} shards into {self.out}: {self.cases} cases, "
+            f"{self.samples} samples ({parts})"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "out": self.out,
+            "samples": self.samples,
+            "cases": self.cases,
+            "shards": [{"file": n, "index": i, "count": self.count} for n, i in self.parts],
+        }
+
+
+def is_shard(run: Results) -> bool:
+    """Whether a results file is one shard of a run (``run --shard I/N``)."""
+    return isinstance(run.manifest.get("shard"), Mapping)
+
+
+#: What makes a run, compared between shards to say how two differ.
+_RUN_KEYS = ("runs", "seed", "include_holdout", "selection", "judge", "counting_method")
+
+
+def _shard_of(run: Results, label: str) -> tuple[int, int, int, str]:
+    """``(index, count, cases, run digest)`` of a shard's manifest, checked."""
+    shard = run.manifest.get("shard")
+    if not isinstance(shard, Mapping):
+        raise InvalidArgument(
+            f"{label}: is not a shard (its manifest has no shard); merge the files that "
+            "run --shard I/N wrote, or two whole runs as merge FIRST SECOND"
+        )
+    index, count, cases, digest = (shard.get(k) for k in ("index", "count", "cases", "run"))
+    if not (
+        _whole(index)
+        and _whole(count)
+        and _whole(cases)
+        and 1 <= index <= count
+        and isinstance(digest, str)
+    ):
+        raise InvalidArgument(f"{label}: its manifest's shard {shard!r} is not I of N shards")
+    return int(index), int(count), int(cases), digest
+
+
+def _how_runs_differ(a: Mapping[str, Any], b: Mapping[str, Any]) -> str:
+    """The first parts of two manifests that make them different runs, as a phrase."""
+    found = []
+    if (a.get("suite") or {}).get("sha256") != (b.get("suite") or {}).get("sha256"):
+        found.append("suite")
+    if canonical_json(_variants(a)) != canonical_json(_variants(b)):
+        found.append("variants")
+    found += [
+        f"{k} ({a.get(k)!r} and {b.get(k)!r})"
+        for k in _RUN_KEYS
+        if canonical_json(a.get(k)) != canonical_json(b.get(k))
+    ]
+    return ", ".join(found) or "the cases of the run"
+
+
+def merge_shards(
+    files: Sequence[Any], *, out: str | os.PathLike[str], force: bool = False
+) -> ShardsOutcome:
+    """Join the N shards of one run (``run --shard I/N``) into the whole run's file.
+
+    The shards must be one run: the same run digest (suite, cases, variants
+    without prices, runs, seed, holdout cases, selection, judge, counting
+    method) and shard count, each index once, no case in two shards and
+    every case of the run in one. The merged file is the one the whole run
+    would have written: its manifest is the first shard's with every case (in
+    the run's order) and the whole schedule, and ``sharded_from`` lists each
+    shard (file name, SHA-256, index, start time, machine, status); the
+    samples are the shards', in the order of the run's schedule.
+
+    Parameters
+    ----------
+    files : sequence of Results or path
+        The shards, in any order.
+    out : path
+        The merged file; created exclusively, never overwriting.
+    force : bool
+        Replace an existing ``out`` in one step once the merged file is whole.
+
+    Raises
+    ------
+    InvalidArgument
+        In one line, when a file is not a shard, the shards are of different
+        runs or counts, a shard is given twice or missing, or a case is in two
+        shards or in none.
+    ResultsFileError
+        When ``out`` exists, or a file cannot be read.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from evalstats.running._engine import run
+    >>> folder = tempfile.mkdtemp()
+    >>> paths = [os.path.join(folder, f"shard{i}.jsonl") for i in (1, 2)]
+    >>> for i, path in enumerate(paths, start=1):
+    ...     _ = run("shop", ["v1=standin:shop-v1"], runs=2, out=path, shard=(i, 2),
+    ...             progress=False)
+    >>> print(merge_shards(paths[::-1], out=os.path.join(folder, "all.jsonl")))
+    merged 2 shards into .../all.jsonl: 4 cases, 8 samples (1/2 shard1.jsonl, 2/2 shard2.jsonl)
+    """
+    if not isinstance(out, str | os.PathLike) or not os.fspath(out):
+        raise InvalidArgument(f"out={out!r} must be a file path")
+    from .._files import refuse_existing
+
+    shown = os.fspath(out)
+    refuse_existing(shown, force=force, error=ResultsFileError)
+    if isinstance(files, str | os.PathLike) or not files:
+        raise InvalidArgument("give the shards' results files, at least one")
+    runs = [_read(f, f"files[{i}]") for i, f in enumerate(files)]
+    labels = [_label(r, f"files[{i}]") for i, r in enumerate(runs)]
+    shards = [_shard_of(r, label) for r, label in zip(runs, labels, strict=True)]
+    first_index, count, total, digest = shards[0]
+    by_index: dict[int, int] = {}
+    for i, (index, n, cases, theirs) in enumerate(shards):
+        if theirs != digest or cases != total:
+            why = _how_runs_differ(runs[0].manifest, runs[i].manifest)
+            raise InvalidArgument(
+                f"{labels[0]} and {labels[i]} are shards of different runs (they differ in "
+                f"{why}); merge the shards of one run"
+            )
+        if n != count:
+            raise InvalidArgument(
+                f"{labels[0]} is shard {first_index} of {count} and {labels[i]} shard "
+                f"{index} of {n}; the shards of one run have one count"
+            )
+        if index in by_index:
+            raise InvalidArgument(
+                f"shard {index}/{count} is given twice ({labels[by_index[index]]} and {labels[i]})"
+            )
+        by_index[index] = i
+    missing = [i for i in range(1, count + 1) if i not in by_index]
+    if missing:
+        raise InvalidArgument(
+            f"shard{'s' * (len(missing) > 1)} {', '.join(f'{i}/{count}' for i in missing)} "
+            f"{'are' if len(missing) > 1 else 'is'} missing; merge all {count} shards of the run"
+        )
+    order = [by_index[i] for i in range(1, count + 1)]
+    where: dict[str, str] = {}
+    cases: dict[str, Any] = {}
+    schedule: list[list[Any]] = []
+    for i in order:
+        run, label = runs[i], labels[i]
+        for case in run.manifest.get("cases") or ():
+            cid = case.get("id") if isinstance(case, Mapping) else case
+            if cid in where:
+                raise InvalidArgument(f"case {cid!r} is in two shards ({where[cid]} and {label})")
+            where[cid] = label
+            cases[cid] = case
+        schedule += _schedule(run, label)
+    if len(cases) != total:
+        raise InvalidArgument(
+            f"the shards hold {len(cases)} cases, the run has {total}; a shard is not "
+            "the run's (was a case added or removed between them?)"
+        )
+    schedule.sort(key=lambda s: (int(s[2]), int(s[3])))
+    place: dict[str, int] = {}
+    for s in schedule:
+        place.setdefault(str(s[0]), int(s[2]) - int(s[1]) * total)
+    # In the whole run's schedule order, as one run taking one sample at a time writes
+    # them: the report lists checks and axes in the order it first meets them.
+    rank = {(str(s[0]), str(s[4]), int(s[1])): n for n, s in enumerate(schedule)}
+    samples = sorted(
+        (dict(s) for i in order for s in runs[i].samples),
+        key=lambda s: rank.get((s["case"], s["variant"], s["repeat"]), len(rank)),
+    )
+    manifest = {
+        k: v for k, v in runs[order[0]].manifest.items() if k not in ("type", "format", "shard")
+    }
+    manifest["cases"] = sorted(cases.values(), key=lambda c: place.get(_case_id(c), total))
+    manifest["schedule"] = schedule
+    manifest["sharded_from"] = [
+        {**_part(runs[i], labels[i], 0, 0), "shard": [shards[i][0], count]} for i in order
+    ]
+    for part in manifest["sharded_from"]:
+        del part["repeats"]
+    manifest["merged_at"] = _dt.datetime.now(_dt.UTC).isoformat(timespec="milliseconds")
+    from ._logs import write_results
+
+    merged = Results(
+        shown,
+        manifest,
+        tuple(samples),
+        _summary([(labels[i], runs[i]) for i in order], samples),
+        (),
+    )
+    path = write_results(merged, shown, force=force)
+    parts = tuple((labels[i], shards[i][0]) for i in order)
+    return ShardsOutcome(path, len(samples), total, count, parts)
+
+
+def _case_id(case: Any) -> str:
+    return str(case.get("id")) if isinstance(case, Mapping) else str(case)

@@ -10,6 +10,9 @@ A run writes one file, one JSON object per line, each with a ``"type"``:
 * ``{"type": "look", "round": ..., "pairs": ..., "verdict": ..., ...}`` after
   each round of a sequential run (``evalstats run --until-decided``): what the
   anytime-valid comparison said at that look;
+* ``{"type": "batch", "id": ..., "provider": ..., "state": ..., ...}`` when a run
+  sends its requests to a provider's batch API (``run --batch``): each batch as
+  it is submitted (before the run waits on it) and again as it ends;
 * ``{"type": "summary", "status": ..., ...}`` last, when the run ended normally
   or was interrupted cleanly.
 
@@ -72,6 +75,7 @@ from ._records import (
     CHECK_STATUSES,
     FORMAT_VERSION,
     SAMPLE_STATUSES,
+    BatchRecord,
     Look,
     Sample,
     manifest_problem,
@@ -439,6 +443,8 @@ class Results:
     summary: dict[str, Any] | None
     warnings: tuple[str, ...] = ()
     looks: tuple[dict[str, Any], ...] = ()
+    #: The ``batch`` records of a run that used a provider's batch API, in file order.
+    batches: tuple[dict[str, Any], ...] = ()
 
     def variants(self) -> tuple[str, ...]:
         """The variant names, in manifest order.
@@ -620,6 +626,7 @@ class _Scan:
         self.manifest: dict[str, Any] | None = None
         self.summary: dict[str, Any] | None = None
         self.looks: list[dict[str, Any]] = []
+        self.batches: list[dict[str, Any]] = []
         self.warnings: list[str] = []
         self.keep_end = 0
         self.keep_newline = True
@@ -712,6 +719,11 @@ class _Scan:
                     # kept, so that resuming never drops the trajectory.
                     self.looks.append(record)
                     self.keep_end, last = offset, line
+                elif kind == "batch":
+                    # A batch sent to a provider's batch API (run --batch): kept, so
+                    # that resuming polls it instead of submitting it again.
+                    self.batches.append(record)
+                    self.keep_end, last = offset, line
                 elif kind == "summary":
                     self.summary, summary_line = record, number
                 elif kind == "manifest":
@@ -719,7 +731,7 @@ class _Scan:
                 else:
                     raise ResultsFileError(
                         f"{shown}: line {number}: unknown record type {short_repr(kind)}"
-                        f"{suggest(str(kind), ('sample', 'look', 'summary'))}"
+                        f"{suggest(str(kind), ('sample', 'look', 'batch', 'summary'))}"
                     )
         self.keep_newline = last.endswith(b"\n") if last else True
         self._finish(pending)
@@ -856,6 +868,7 @@ def _read(
         summary=scan.summary,
         warnings=tuple(scan.warnings),
         looks=tuple(scan.looks),
+        batches=tuple(scan.batches),
     )
     return results, scan.keep_end, scan.keep_newline
 
@@ -1175,6 +1188,7 @@ class ResultsWriter:
             summary=None,
             warnings=tuple(warnings),
             looks=results.looks,
+            batches=results.batches,
         )
         return writer, resumed
 
@@ -1241,6 +1255,21 @@ class ResultsWriter:
         line.update(record)
         line["type"] = "look"
         self._write(_serialize(line, "look"))
+
+    def write_batch(self, record: Mapping[str, Any] | BatchRecord) -> None:
+        """Write one batch record (adding ``"type": "batch"``, as its first field); the
+        line reaches the operating system before this returns."""
+        if record.__class__ is BatchRecord:
+            record = to_record(record)  # type: ignore[arg-type]
+        elif not isinstance(record, Mapping):
+            raise InvalidArgument(f"record={record!r} must be a mapping")
+        for key in ("id", "provider", "variant", "state"):
+            if not isinstance(record.get(key), str):
+                raise InvalidArgument(f"cannot write the batch record: its {key!r} is not text")
+        line: dict[str, Any] = {"type": "batch"}
+        line.update(record)
+        line["type"] = "batch"
+        self._write(_serialize(line, "batch"))
 
     def close(self, summary: Mapping[str, Any] | None = None) -> None:
         """Write the summary line (adding ``"type": "summary"``), fsync and close.
@@ -1373,5 +1402,61 @@ def rewrite_manifest(
             raise
         _fsync_folder(shown)
         return results
+    finally:
+        os.close(fd)
+
+
+def drop_samples(path: str | os.PathLike[str], drop: Callable[[Mapping[str, Any]], bool]) -> int:
+    """Remove the sample records ``drop`` says to from a results file; how many it removed.
+
+    For a batch run resumed (``run --batch --resume``): the samples its batches
+    gave no answer for (expired, errored) are unmeasured, and are taken again,
+    each sample staying once in the file; the batch records keep which requests
+    went unanswered. As :func:`rewrite_manifest` does, the file is locked and read,
+    and (when there is something to drop) written again beside itself with
+    every other line byte for byte (a cut-off last line and the summary
+    dropped, as when resuming), fsynced and renamed over it in one step.
+    """
+    shown = os.fspath(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise ResultsFileError(f"{shown}: no such results file") from None
+    except OSError as error:
+        raise ResultsFileError(f"cannot open {shown}: {error.strerror or error}") from None
+    try:
+        _lock(fd, shown)
+        results, keep_end, _keep_newline = _read(path)
+        if not any(drop(s) for s in results.samples):
+            return 0
+        folder, name = os.path.split(os.path.abspath(shown))
+        temp = os.path.join(folder, f".{name}.{os.getpid()}.rewrite")
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+        try:
+            out = os.open(temp, flags, 0o600)
+        except OSError as error:
+            raise _cannot_create(temp, error) from None
+        dropped = 0
+        try:
+            os.fchmod(out, 0o600)
+            with os.fdopen(out, "wb") as new, open(path, "rb") as old:
+                new.write(old.readline())  # the manifest, as it is
+                while old.tell() < keep_end:
+                    line = old.readline()
+                    if line.startswith(b'{"type":"sample"'):
+                        record = _parse_line(line)
+                        if isinstance(record, dict) and drop(record):
+                            dropped += 1
+                            continue
+                    new.write(line if line.endswith(b"\n") else line + b"\n")
+                new.flush()
+                os.fsync(new.fileno())
+            os.replace(temp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+            raise
+        _fsync_folder(shown)
+        return dropped
     finally:
         os.close(fd)

@@ -1,4 +1,5 @@
-"""The records of a results file, defined once: manifest, sample, check verdict, look, summary.
+"""The records of a results file, defined once: manifest, sample, check verdict, look, batch,
+summary.
 
 These msgspec structs are the schema of the results file
 (:mod:`evalstats.results._file`). The engine builds its records as them and
@@ -38,12 +39,14 @@ from .._text import short_repr
 from .._validate import suggest
 
 __all__ = [
+    "BATCH_STATES",
     "CHECK_STATUSES",
     "FORMAT_VERSION",
     "INSPECTION_FAILURE",
     "MAX_RUNS",
     "NON_FINITE",
     "SAMPLE_STATUSES",
+    "BatchRecord",
     "CheckVerdict",
     "Look",
     "Manifest",
@@ -266,6 +269,35 @@ class Look(Struct, kw_only=True, tag="look", tag_field="type"):
     verdict: str
     decided_at: int | None = None
     planned_for: dict[str, Any] | None = None
+
+
+#: The states a batch record says its batch is in.
+BATCH_STATES = ("submitted", "ended", "cancelled")
+
+
+class BatchRecord(Struct, kw_only=True, tag="batch", tag_field="type"):
+    """A batch of requests sent to a provider's batch API (``run --batch``).
+
+    Written once with ``state="submitted"`` as soon as the provider has given
+    the batch its ``id`` and before the run waits on it, listing the
+    ``requests`` (their custom ids) it holds; so a run killed at any
+    moment and resumed polls the batch instead of submitting it again. Written
+    again with ``state="ended"`` (or ``"cancelled"``) when its results are in,
+    with the custom ids it gave no answer for (``unanswered``: expired,
+    errored or cancelled requests), whose samples are unmeasured and taken again
+    on resume. A reader of samples skips these records; files without them
+    read as before.
+    """
+
+    id: str
+    provider: str
+    variant: str
+    state: str = "submitted"
+    at: str | None = None
+    requests: list[str] | UnsetType = UNSET
+    answered: int | UnsetType = UNSET
+    unanswered: list[str] | UnsetType = UNSET
+    status: str | UnsetType = UNSET  # the provider's own word for the batch's state
 
 
 class Summary(Struct, kw_only=True, tag="summary", tag_field="type"):

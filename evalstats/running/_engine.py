@@ -77,6 +77,7 @@ from ._scoring import (
     not_inspected,
     verdict_record,
 )
+from ._shards import shard_cases, shard_record
 from ._tasks import CallableTask, Prompt, Task, TaskResult, as_task
 from ._variants import (
     PROVIDER_KINDS,
@@ -199,6 +200,10 @@ def iter_schedule(cases: Sequence[Any], variants: Sequence[Any], runs: int) -> I
     runs = whole_number("runs", runs)
     ids, names = _ids_and_names(cases, variants)
     return _slots(ids, names, runs)
+
+
+#: The schedule's walk, under a name a function's own ``iter_schedule`` may wrap.
+_iter_schedule = iter_schedule
 
 
 def _ids_and_names(cases: Sequence[Any], variants: Sequence[Any]) -> tuple[list[str], list[str]]:
@@ -756,6 +761,7 @@ async def run_async(
     progress: bool = True,
     judge: Mapping[str, Any] | None = None,
     until_decided: Mapping[str, Any] | None = None,
+    batch: Any = None,
     _handle_signals: bool = False,
     **options: Any,
 ) -> RunOutcome:
@@ -780,6 +786,9 @@ async def run_async(
         suite_or_cases, variants, runs=runs, selection=chosen
     )
     concurrency = limited.concurrency_for(v.task for v in variant_list)
+    everyone, cases = _shard_of(cases, chosen.shard)
+    if batch is not None:
+        variant_list, concurrency, timeout = _batched(variant_list, batch)
     tasks = list({id(v.task): v.task for v in variant_list}.values())
     await _prepare_tasks(tasks, retries=retries, backoff=float(backoff), seed=seed, timeout=timeout)
     manifest = _manifest(
@@ -795,10 +804,28 @@ async def run_async(
         selection=chosen.record(),
     )
     _record_options(manifest, judge=judge, until_decided=until_decided)
+    if chosen.shard is not None:
+        manifest["shard"] = shard_record(manifest, everyone, chosen.shard)
+    if batch is not None:
+        manifest["batch"] = batch.record()
+        if resume:
+            _retake_unanswered(out)
+    elif resume:
+        _warn_unpolled(out)
     by_variant = {v.name: {"completed": 0, "incomplete": 0, "unmeasured": 0} for v in variant_list}
     writer, skipped, count, pending = _open_writer(
-        out, manifest, cases, variant_list, runs, by_variant, resume=resume, extend=extend
+        out,
+        manifest,
+        cases,
+        variant_list,
+        runs,
+        by_variant,
+        resume=resume,
+        extend=extend,
+        everyone=everyone if chosen.shard is not None else None,
     )
+    if batch is not None:
+        _attach_batches(tasks, writer, out, resume=resume or extend)
     engine = _Engine(
         cases={c.id: c for c in cases},
         variants={v.name: v for v in variant_list},
@@ -817,6 +844,8 @@ async def run_async(
         stop, cancelled, status, reason, elapsed = await _run_and_summarise(
             engine, writer, pending, count, state, bar, concurrency, skipped=skipped
         )
+        if batch is not None and status == "interrupted":
+            await _cancel_batches(tasks)
     except BaseException:
         _remove_if_empty(out, state, fresh=fresh)
         raise
@@ -842,10 +871,21 @@ async def run_async(
 def _remove_if_empty(out: str | Path, state: _State, *, fresh: bool) -> None:
     """Remove the file of a new run that ended before writing a sample (a wrong
     model name, an interruption): it holds nothing to resume, and left behind it
-    would only refuse the next run to the same path."""
-    if fresh and state.written == 0:
+    would only refuse the next run to the same path. A file that holds a record
+    beside its manifest (a batch sent to a provider, which a resume polls instead
+    of paying for again) is kept."""
+    if fresh and state.written == 0 and not _holds_records(out):
         with contextlib.suppress(OSError):
             os.unlink(out)
+
+
+def _holds_records(out: str | Path) -> bool:
+    """Whether the results file at ``out`` has a line after its manifest."""
+    try:
+        with open(out, "rb") as f:
+            return sum(1 for line in f if line.strip()) > 1
+    except OSError:
+        return False
 
 
 def _cases_and_variants(
@@ -883,6 +923,103 @@ def _record_options(
         manifest["until_decided"] = dict(until_decided)
 
 
+def _batched(variant_list: Sequence[Variant], options: Any) -> tuple[list[Variant], int, None]:
+    """The variants with their providers sending batches (``run --batch``), and the
+    concurrency and timeout of such a run: every request of the batches in flight
+    waits at once, and a batch's wait is bounded by its own time limit."""
+    from .providers._batch import BatchOptions, batched
+
+    if not isinstance(options, BatchOptions):
+        raise InvalidArgument(f"batch={options!r} must be a BatchOptions")
+    wrapped = [dataclasses.replace(v, task=batched(v.task, v.name, options)) for v in variant_list]
+    return wrapped, options.size * options.in_flight * len(wrapped), None
+
+
+def _retake_unanswered(out: str | Path) -> None:
+    """Before a batch run resumes: remove the unmeasured samples its batches gave no
+    answer for, so that they are taken again (the batch records keep which)."""
+    from ..results._file import drop_samples
+    from .providers._batch import unanswered_sample
+
+    if os.path.exists(out):
+        dropped = drop_samples(out, unanswered_sample)
+        if dropped:
+            line = f"evalstats: {out}: taking again {dropped} samples their batches did not answer"
+            print(visible(line, keep=""), file=sys.stderr)
+
+
+def _warn_unpolled(out: str | Path) -> None:
+    """A batch run resumed without --batch: say that its unfinished batches go unread."""
+    started: set[str] = set()
+    if not os.path.exists(out):
+        return
+    with open(out, "rb") as f:
+        for line in f:
+            if line.startswith(b'{"type":"batch"'):
+                with contextlib.suppress(ValueError, AttributeError):
+                    record = json.loads(line)
+                    if record.get("state") == "submitted":
+                        started.add(record.get("id"))
+                    elif record.get("state") in ("ended", "cancelled"):
+                        started.discard(record.get("id"))
+    if started:
+        n = len(started)
+        line = (
+            f"evalstats: {out}: lists {n} batch{'es' * (n > 1)} not seen to end; resumed without "
+            "--batch, their requests are sent again one by one (give --batch to poll them)"
+        )
+        print(visible(line, keep=""), file=sys.stderr)
+
+
+async def _cancel_batches(tasks: Sequence[Any]) -> None:
+    """An interrupted batch run cancels its unfinished batches at the provider."""
+    cancelled = 0
+    for task in tasks:
+        cancel = getattr(task, "cancel_unfinished", None)
+        if cancel is not None:
+            cancelled += await cancel()
+    if cancelled:
+        print(
+            f"evalstats: cancelled {cancelled} unfinished batch{'es' * (cancelled > 1)} at the "
+            "provider; --resume takes what they did not answer",
+            file=sys.stderr,
+        )
+
+
+def _attach_batches(tasks: Sequence[Any], writer: Any, out: str | Path, *, resume: bool) -> None:
+    """Give each batching task the writer, and the batch records the file holds."""
+    recorded: list[dict[str, Any]] = []
+    if resume:
+        with open(out, "rb") as f:
+            for line in f:
+                if line.startswith(b'{"type":"batch"'):
+                    with contextlib.suppress(ValueError):
+                        recorded.append(json.loads(line))
+    for task in tasks:
+        attach = getattr(task, "attach", None)
+        if attach is not None:
+            attach(writer, recorded)
+
+
+def _shard_of(
+    cases: tuple[Any, ...], shard: tuple[int, int] | None
+) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    """``(everyone, cases)``: the run's cases, and the ones this shard runs (all of them
+    when it is no shard)."""
+    if shard is None:
+        return cases, cases
+    return cases, shard_cases(cases, shard)
+
+
+def _shard_slots(
+    everyone: Sequence[Any], cases: Sequence[Any], variants: Sequence[Any], runs: int
+) -> Iterator[Slot]:
+    """The slots of the whole run's schedule over ``everyone`` that take ``cases``: their
+    pairs, positions and case indices as in one run."""
+    mine = {c if isinstance(c, str) else c.id for c in cases}
+    return (s for s in _iter_schedule(everyone, variants, runs) if s.case in mine)
+
+
 def _run_state(by_variant: dict[str, dict[str, int]], breaker: int | None) -> _State:
     """The run's counters and its circuit breaker (tripping after ``breaker`` unmeasured
     samples in a row), counting the unmeasured samples a resumed file already holds."""
@@ -901,9 +1038,19 @@ def _open_writer(
     *,
     resume: bool,
     extend: bool,
+    everyone: Sequence[Any] | None = None,
 ) -> tuple[Any, int, int, Iterator[Slot]]:
     """Open the results file (new, resumed or extended): ``(writer, skipped, count,
-    pending)``, the samples already there, the number still to take and their slots."""
+    pending)``, the samples already there, the number still to take and their slots.
+
+    For a shard, ``everyone`` is the whole run's cases: its slots are the whole
+    schedule's slots of ``cases``."""
+
+    def iter_schedule(cases: Sequence[Any], variants: Sequence[Any], runs: int) -> Iterator[Slot]:
+        if everyone is None:
+            return _iter_schedule(cases, variants, runs)
+        return _shard_slots(everyone, cases, variants, runs)
+
     # The schedule is made afresh each time it is walked, never held: once
     # into the manifest, once (when resuming) to count what the file holds,
     # once as the samples are taken.
@@ -1575,6 +1722,15 @@ def run(suite_or_cases: Any, variants: Sequence[Variant | str], **arguments: Any
         Set by :func:`evalstats.deciding._until_decided.run_until_decided`, which calls
         this once per round: recorded in the manifest, and it lets a resume
         add rounds (``runs`` may grow).
+    batch : BatchOptions, optional
+        Send the requests of the variants' providers (``openai:``,
+        ``anthropic:``, ``gemini:``) through their batch APIs
+        (:mod:`evalstats.running.providers._batch`): each batch recorded in
+        ``out`` before the run waits on it, polled again on resume; the run's
+        concurrency is every request of the batches in flight, and a batch's
+        wait is bounded by its own time limit instead of ``timeout``. The
+        options are recorded in the manifest under ``"batch"``. Refused for a
+        task without a batch API.
     extend : bool, optional
         Add to the finished (or interrupted) run in ``out``: grow it to
         ``runs`` repeats of every case, and run every repeat of the cases

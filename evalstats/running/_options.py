@@ -67,13 +67,16 @@ class Selection:
     ``case_ids`` are shell-style patterns of case ids, ``tags`` the tags a
     case may carry (a case runs when it matches any), ``limit`` keeps the
     first that many, and ``include_holdout`` adds the cases marked
-    ``holdout``. See :meth:`~evalstats.Suite.select`.
+    ``holdout``. See :meth:`~evalstats.Suite.select`. ``shard``, ``(index,
+    count)`` with ``1 <= index <= count``, then keeps one of ``count``
+    shares of those cases (see :func:`~evalstats.running._shards.shard_cases`).
     """
 
     case_ids: tuple[str, ...] | None = None
     tags: tuple[str, ...] | None = None
     limit: int | None = None
     include_holdout: bool = False
+    shard: tuple[int, int] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "case_ids", _texts("case_ids", self.case_ids))
@@ -82,9 +85,14 @@ class Selection:
             object.__setattr__(self, "limit", whole_number("limit", self.limit))
         if not isinstance(self.include_holdout, bool):
             raise InvalidArgument(f"include_holdout={self.include_holdout!r} must be True or False")
+        if self.shard is not None:
+            from ._shards import check_shard
+
+            object.__setattr__(self, "shard", check_shard(self.shard))
 
     def record(self) -> dict[str, Any]:
-        """What the manifest records under ``"selection"``: only the parts given."""
+        """What the manifest records under ``"selection"``: only the parts given (the
+        shard is recorded apart, under the manifest's ``"shard"``)."""
         parts = (("cases", self.case_ids), ("tags", self.tags), ("limit", self.limit))
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in parts if v is not None}
 
@@ -156,6 +164,7 @@ _SHORTHAND = {
     "tags": (Selection, "tags"),
     "limit": (Selection, "limit"),
     "include_holdout": (Selection, "include_holdout"),
+    "shard": (Selection, "shard"),
     "backoff": (Retries, "backoff"),
     "stop_after_unmeasured": (Retries, "stop_after_unmeasured"),
     "concurrency": (Limits, "concurrency"),

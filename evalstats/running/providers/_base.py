@@ -734,12 +734,27 @@ class Provider:
         :class:`~evalstats.errors.TransientProviderError` or
         :class:`~evalstats.errors.ProviderError` as the module docstring says.
         """
+        method, path, body, settings_sent = self.prepared(prompt, seed=seed)
+        data = await self._send(method, path, body)
+        return self.completed(path, body, settings_sent, data)
+
+    def prepared(
+        self, prompt: Any, *, seed: int | None = None
+    ) -> tuple[str, str, dict[str, Any], dict[str, Any]]:
+        """``(method, path, body, settings_sent)``: the request :meth:`complete` would send
+        for ``prompt`` (a batch sends the same body), its settings checked."""
         system, messages = conversation(prompt)
         sent_seed = self._seed_to_send(seed)
         method, path, body = self._request(system, messages, sent_seed)
         settings_sent = self._settings_sent(body)
         self._verify_sent(settings_sent, sent_seed)
-        data = await self._send(method, path, body)
+        return method, path, body, settings_sent
+
+    def completed(
+        self, path: str, body: Mapping[str, Any], settings_sent: Mapping[str, Any], data: Any
+    ) -> Completion:
+        """The :class:`Completion` of the reply ``data`` to the request ``body`` sent to
+        ``path``, as :meth:`complete` returns it."""
         try:
             done = self._parse(data)
         except (AttributeError, TypeError, KeyError, IndexError, ValueError) as exc:
@@ -766,7 +781,7 @@ class Provider:
             model=model,
             stop_reason=stop_reason,
             request=request,
-            settings=settings_sent,
+            settings=dict(settings_sent),
             notes=tuple(notes),
         )
 
