@@ -118,7 +118,7 @@ def test_import_merge_and_rescore_replace_with_force(tmp_path: Path, capsys) -> 
     target.write_text("old\n", encoding="utf-8")
     verbs = {
         "merge": ["merge", str(a), str(b), "--out", str(target)],
-        "import": ["import", str(a), "--out", str(target)],
+        "import": ["import", str(a), "--variant", "v", "--out", str(target)],
         "rescore": ["rescore", str(a), "--suite", "shop", "--out", str(target)],
     }
     for verb, argv in verbs.items():
@@ -143,7 +143,7 @@ def test_rescore_with_force_may_replace_the_run_itself(tmp_path: Path) -> None:
     "argv",
     [
         ["run", *SHOP, "--variant", "v=standin:shop-v1", "--out", "{d}", "--force"],
-        ["import", "{a}", "--out", "{d}", "--force"],
+        ["import", "{a}", "--variant", "v", "--out", "{d}", "--force"],
         ["merge", "{a}", "{b}", "--out", "{d}", "--force"],
         ["rescore", "{a}", "--suite", "shop", "--out", "{d}", "--force"],
         ["report", "{a}", "--html", "{d}", "--force"],

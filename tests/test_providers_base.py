@@ -566,7 +566,14 @@ def test_a_run_through_the_engine_retries_rate_limits_and_records_the_trace(tmp_
     )
     out = tmp_path / "run.jsonl"
     outcome = engine.run(
-        CASES, [engine.Variant("v", p)], runs=3, out=out, progress=False, backoff=0.0, seed=4
+        CASES,
+        [engine.Variant("v", p)],
+        runs=3,
+        out=out,
+        progress=False,
+        backoff=0.0,
+        seed=4,
+        concurrency=1,
     )
     assert outcome.status == "finished"
     results = read_results(out)
@@ -604,9 +611,8 @@ def test_a_4xx_stops_the_run_and_nothing_secret_is_written(tmp_path):
         engine.run(CASES, [engine.Variant("v", p)], runs=1, out=out, progress=False)
     assert "openai: HTTP 401" in str(info.value)
     assert KEYS["OPENAI_API_KEY"] not in str(info.value)
-    results = read_results(out)
-    assert results.summary["status"] == "stopped"
-    assert all(key not in out.read_text() for key in KEYS.values())
+    # The run stopped before any sample: no file is left, so nothing secret either.
+    assert not out.exists()
 
 
 def test_anthropic_provider_has_no_seed_in_its_trace():

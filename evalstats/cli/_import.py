@@ -33,12 +33,17 @@ def run(args: argparse.Namespace) -> int:
     from .._files import refuse_existing
     from ..errors import InvalidArgument, ResultsFileError
     from ..reading._logs import detect_format, write_results
+    from ._options import subset
 
+    narrowed = subset(args) is not None
     for path in args.files:
+        if narrowed:
+            break  # part of an evalstats run, written as its own file, is what was asked
         if (getattr(args, "format", None) or detect_format(path)) in ("evalstats", "jsonl"):
             raise InvalidArgument(
                 f"{path}: is already an evalstats results file; give it to report, compare "
-                "or gate as it is (evalstats merge joins two runs)"
+                "or gate as it is (evalstats merge joins two runs; --case, --tag or --variant "
+                "with import writes part of it)"
             )
     refuse_existing(args.out, force=args.force, error=ResultsFileError)  # before reading
     source = load_run(args.files, args)

