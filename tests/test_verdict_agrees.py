@@ -102,3 +102,49 @@ def test_the_commands_print_intervals_that_agree_with_their_verdicts(tmp_path, c
         assert main(argv) == 0
         text = capsys.readouterr().out
         assert doc["primary"]["summary"] in text
+
+
+def _printed_limits(text: str) -> tuple[float, float]:
+    """The two limits of an interval as printed: '+18% (−7% to +39%)'."""
+    import re
+
+    inside = text[text.index("(") + 1 : text.rindex(")")]
+    low, high = (
+        float(x.replace("−", "-").replace("+", "").rstrip("%")) for x in inside.split(" to ")
+    )
+    assert re.fullmatch(r"[+−]?[\d.]+%", inside.split(" to ")[0].strip()), text
+    return low, high
+
+
+def _printed_agrees(verdict: str, text: str) -> bool:
+    low, high = _printed_limits(text)
+    return _agrees(verdict, low, high)
+
+
+@settings(max_examples=15, deadline=None)
+@given(paired_results(min_cases=2, max_cases=5, max_repeats=4), st.booleans())
+def test_the_page_prints_intervals_that_agree_with_their_verdicts(results, sampled):
+    # The HTML page's headline: the verdict, the difference with its interval as
+    # printed, and the other claim's verdict and interval beside it.
+    import html as html_lib
+    import re
+
+    from evalstats.presenting._html import render_html
+
+    a, b = results
+    runs = max(len(x) for x in [*a.values(), *b.values()])
+    page = render_html(records.results({"A": a, "B": b}, runs, missed="missed", sampled=sampled))
+    heads = re.findall(r'<div class="headline (\w+)">(.*?)</div>', page, flags=re.S)
+    assert heads
+    for verdict, body in heads:
+        body = html_lib.unescape(body)
+        printed = re.search(r"Difference B − A: <strong>([^<]+)</strong>", body)
+        if printed is None:  # nothing to compare: no interval printed
+            assert verdict == "cant_tell"
+            continue
+        assert _printed_agrees(verdict, printed.group(1)), (verdict, printed.group(1))
+        beside = re.search(r"not the claim decided\): ([^,]+), (.+?%\))", body)
+        if beside is not None:
+            words = {"B better": "b_better", "A better": "a_better"}
+            other = words.get(beside.group(1), "cant_tell")
+            assert _printed_agrees(other, beside.group(2)), beside.group(0)

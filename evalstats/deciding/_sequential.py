@@ -997,6 +997,7 @@ def sequential_compare(
         decision: VerdictName = "b_better" if crossed_b[i] else "a_better"
         verdicts[i:] = [decision] * (len(points) - i)
         decided_at = int(points[i])
+    low, high = _holding_the_estimate(low, high, estimate, verdicts)
     best = float(np.max(np.maximum(log_b, log_a)))
     pvalue = float(min(1.0, math.exp(bound - best) * alpha))
     trajectory = tuple(
@@ -1049,6 +1050,24 @@ def _running_intersection(low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray
     for i in range(1, len(lo)):
         new_lo, new_hi = max(lo[i], lo[i - 1]), min(hi[i], hi[i - 1])
         lo[i], hi[i] = (new_lo, new_hi) if new_lo <= new_hi else (lo[i - 1], hi[i - 1])
+    return lo, hi
+
+
+def _holding_the_estimate(
+    low: np.ndarray, high: np.ndarray, estimate: np.ndarray, verdicts: Sequence[str]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each look's interval widened to the estimate there, where that keeps it on
+    the verdict's side of 0 (a wider interval covers whenever the narrower one
+    does). Only where the data turned after a verdict (B better reached, the
+    estimate since fallen to 0 or below) does the estimate stay outside."""
+    lo, hi = np.array(low, dtype=float), np.array(high, dtype=float)
+    est = np.asarray(estimate, dtype=float)
+    v = np.asarray(verdicts)
+    known = np.isfinite(est)
+    widen_low = known & ((v != "b_better") | (est > 0))
+    widen_high = known & ((v != "a_better") | (est < 0))
+    lo = np.where(widen_low, np.minimum(lo, est), lo)
+    hi = np.where(widen_high, np.maximum(hi, est), hi)
     return lo, hi
 
 

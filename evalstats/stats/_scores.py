@@ -610,7 +610,10 @@ def _bootstrap(
     from scipy.stats import bootstrap
 
     sizes = np.bincount(codes, minlength=groups).astype(float)
-    sums = np.bincount(codes, weights=y, minlength=groups)
+    # Each case's scores summed in order of value, so that the sums (and the
+    # resamples' order statistics) are the same bits in any listing order.
+    by_value = np.lexsort((y, codes))
+    sums = np.bincount(codes[by_value], weights=y[by_value], minlength=groups)
     case_means = sums / sizes
     order = np.lexsort((sizes, case_means))  # the cases' listing order changes nothing
     sums, sizes, case_means = sums[order], sizes[order], case_means[order]
