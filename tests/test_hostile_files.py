@@ -303,7 +303,7 @@ PLANNED = {"a": {"c1": [True, False], "c2": [False, True]}, "b": {"c1": [True, T
     ],
     ids=["variant", "case", "repeat", "slot-not-scheduled"],
 )
-@pytest.mark.parametrize("verb", ["report", "compare", "gate"])
+@pytest.mark.parametrize("verb", ["report", "compare", "gate", "review"])
 def test_a_sample_the_manifest_does_not_plan_is_refused_naming_its_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: dict, named: str, verb: str
 ) -> None:
@@ -315,8 +315,10 @@ def test_a_sample_the_manifest_does_not_plan_is_refused_naming_its_line(
         "report": ["report", str(path)],
         "compare": ["compare", str(path), "--a", "a", "--b", "b"],
         "gate": ["gate", str(path), "--variant", "a", "--min-pass", "0.1"],
+        "review": ["review", str(path), "--out", str(tmp_path / "reviews.jsonl")],
     }[verb]
     err = one_line(argv, capsys, tmp_path)
+    assert not (tmp_path / "reviews.jsonl").exists()  # refused before the reviews file
     assert f"r.jsonl: line {len(samples) + 2}: a sample of {named}" in err or (
         f"line {len(samples) + 2}: a sample of" in err and named in err
     ), err

@@ -45,13 +45,15 @@ def add(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..presenting._review import review
+    from ..reading._source import RunSource
 
     cases = variants = None
     part = subset(args)
-    if part is not None:  # checked against the run before the reviews file is opened
-        from ..reading._source import RunSource
-
-        source = RunSource.open(args.file, subset=part)
+    # The run is counted before the reviews file is opened: a sample the
+    # manifest does not plan is refused here, as report and gate refuse it.
+    source = RunSource.open(args.file, subset=part)
+    source.tally()
+    if part is not None:
         source.results()
         state_selection(source)
         cases, variants = list(source.selected.cases), list(source.selected.variants)
