@@ -45,6 +45,19 @@ def test_report_by_tag_counts_only_the_tagged_cases(run_file: Path, capsys) -> N
     assert first == "selection: --tag 'orders': 1 of 3 cases"
 
 
+def test_the_page_of_a_narrowed_run_says_which_part_it_shows(
+    run_file: Path, tmp_path: Path, capsys
+) -> None:
+    page = tmp_path / "part.html"
+    assert main(["report", str(run_file), "--tag", "orders", "--html", str(page)]) == 0
+    text = page.read_text(encoding="utf-8")
+    lede = text[text.index('class="lede"') : text.index("</p>", text.index('class="lede"'))]
+    assert "Only part of the run: --tag &#x27;orders&#x27;: 1 of 3 cases." in lede, lede
+    whole = tmp_path / "whole.html"
+    assert main(["report", str(run_file), "--html", str(whole)]) == 0
+    assert "Only part of the run" not in whole.read_text(encoding="utf-8")
+
+
 def test_report_of_one_variant(run_file: Path, capsys) -> None:
     capsys.readouterr()
     assert main(["report", str(run_file), "--variant", "new", "--json"]) == 0

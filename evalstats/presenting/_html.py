@@ -1263,6 +1263,9 @@ def render_html(
         f"{rep.runs if rep.runs is not None else '?'} runs, variants "
         f"{', '.join(names) or 'none'}; every interval at {100 * level:g}%."
     )
+    selected = getattr(source, "selected", None)
+    if selected is not None:  # a narrowed run (--case, --tag, --variant) says so
+        lede += f" Only part of the run: {str(selected).removeprefix('selection: ')}."
     verdicts = [_headline(c, level, source) for c in comparisons] or [_single_headline(rep)]
     if rep.ranking:
         verdicts.insert(
