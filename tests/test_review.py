@@ -695,3 +695,56 @@ def test_a_review_that_cannot_be_written_is_one_line_and_keeps_the_rest(results,
     assert out.read_bytes().endswith(b"\n")
     session, _ = _run(results, str(out), "q\n")
     assert session.earlier == 1
+
+
+def test_review_with_force_starts_the_reviews_over(results, tmp_path, monkeypatch, capsys):
+    from evalstats.cli import main
+
+    out = tmp_path / "reviews.jsonl"
+    argv = ["review", results, "--out", str(out), "--case", "traversal"]
+    monkeypatch.setattr("sys.stdin", io.StringIO("f\nleaks the file\nq\n"))
+    assert main(argv) == 0
+    assert [r.verdict for r in read_reviews(out)] == ["fail"]
+    # Without --force the file is continued (the reviewed sample is skipped) ...
+    monkeypatch.setattr("sys.stdin", io.StringIO("q\n"))
+    assert main(argv) == 0
+    assert [r.verdict for r in read_reviews(out)] == ["fail"]
+    # ... with it the reviews start over, and the sample is shown again.
+    monkeypatch.setattr("sys.stdin", io.StringIO("p\n\nq\n"))
+    assert main([*argv, "--force"]) == 0
+    assert [r.verdict for r in read_reviews(out)] == ["pass"]
+    assert oct(out.stat().st_mode & 0o777) == "0o600"
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+    # A folder is not replaced.
+    folder = tmp_path / "d"
+    folder.mkdir()
+    capsys.readouterr()
+    assert main(["review", results, "--out", str(folder), "--force"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not a regular file" in err and folder.is_dir()
+
+
+def test_review_with_force_never_replaces_a_file_another_session_holds(
+    results, tmp_path, monkeypatch, capsys
+):
+    import os
+
+    from evalstats.cli import main
+    from evalstats.presenting._review import _BUSY
+    from evalstats.results._file import _lock
+
+    out = tmp_path / "reviews.jsonl"
+    argv = ["review", results, "--out", str(out), "--case", "traversal"]
+    monkeypatch.setattr("sys.stdin", io.StringIO("f\nleaks the file\nq\n"))
+    assert main(argv) == 0
+    before = out.read_bytes()
+    fd = os.open(out, os.O_RDWR)
+    try:
+        _lock(fd, str(out), busy=_BUSY)  # another session, still reviewing
+        capsys.readouterr()
+        monkeypatch.setattr("sys.stdin", io.StringIO("q\n"))
+        assert main([*argv, "--force"]) == 2
+        assert capsys.readouterr().err.count("\n") == 1
+    finally:
+        os.close(fd)
+    assert out.read_bytes() == before

@@ -22,6 +22,12 @@ def add(p: argparse.ArgumentParser) -> None:
         help="the reviews file: created if new, continued if it exists (reviewed "
         "samples are skipped)",
     )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="start the reviews over: replace an existing REVIEWS.jsonl by an empty one, in "
+        "one step (never while another review session holds it)",
+    )
     p.add_argument("--reviewer", metavar="NAME", help="recorded with each review")
     p.add_argument(
         "--blind",
@@ -66,5 +72,6 @@ def run(args: argparse.Namespace) -> int:
         blind=args.blind,
         seed=args.seed,
         sample=args.sample,
+        force=args.force,
     )
     return 0

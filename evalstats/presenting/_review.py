@@ -39,6 +39,7 @@ import errno
 import json
 import os
 import sys
+import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -466,6 +467,38 @@ def _now() -> str:
     return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
+def _start_over(shown: str) -> None:
+    """Replace the reviews file ``shown`` (if any) by an empty one, in one step.
+
+    Its lock is taken first, so reviews another session is still appending are
+    never replaced under it; a folder or anything else that is not a regular
+    file is refused."""
+    if not os.path.lexists(shown):
+        return
+    if os.path.islink(shown) or not os.path.isfile(shown):
+        raise ResultsFileError(f"{shown}: is not a regular file; --force replaces a reviews file")
+    try:
+        old = os.open(shown, os.O_RDWR | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise ResultsFileError(f"cannot open {shown}: {exc.strerror or exc}") from None
+    try:
+        _lock(old, shown, busy=_BUSY)
+        folder = os.path.dirname(shown) or "."
+        fd, temporary = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(shown)}.")
+        try:
+            os.fsync(fd)
+            os.close(fd)
+            os.replace(temporary, shown)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+            raise
+    except OSError as exc:
+        raise _cannot_create(shown, exc) from None
+    finally:
+        os.close(old)
+
+
 def _open_reviews(shown: str) -> tuple[int, list[Review]]:
     """Open the reviews file for appending: created exclusively, or continued."""
     flags = os.O_WRONLY | getattr(os, "O_CLOEXEC", 0)
@@ -561,6 +594,7 @@ def review(
     seed: int = 0,
     sample: int | None = None,
     variants: Sequence[str] | None = None,
+    force: bool = False,
 ) -> ReviewSession:
     """Walk a run's samples and record a person's verdict on each.
 
@@ -583,6 +617,9 @@ def review(
         The reviews file: created exclusively when new; when it exists, it is
         continued and the samples it reviews are skipped. Its reviews must all
         be of samples of ``results_path``.
+    force : bool, optional
+        Start the reviews over: an existing ``out_path`` is replaced by an
+        empty reviews file, in one step, before the first sample is shown.
     input, output : text streams, optional
         Where answers are read and samples shown (standard input and output).
     reviewer : str, optional
@@ -657,6 +694,8 @@ def review(
         random.Random(seed).shuffle(samples)
     instructions = _instructions(res.manifest)
     shown = os.fspath(out_path)
+    if force:
+        _start_over(shown)
     fd, earlier = _open_reviews(shown)
     try:
         if design is not None:
