@@ -80,7 +80,8 @@ def score_diff_interval(
 
     The score statistic falls as d rises, so each limit is where it crosses the
     normal quantile, found by bisection (60 steps, to 1e-18 of the bracket) on
-    [-1, estimate] and [estimate, 1]. Where the pooled z test rejects (or
+    [-1, estimate]; the high limit as the low one of A - B, so that swapping
+    A and B mirrors the interval exactly. Where the pooled z test rejects (or
     keeps) "no difference" the interval is made to exclude (or hold) 0 to
     within that tolerance, so it always agrees with the test's verdict:
     ``verdict`` (+1 B better, -1 A better, 0), as the caller's z test gave it,
@@ -100,19 +101,18 @@ def score_diff_interval(
     crit = float(ndtri(1.0 - (1.0 - level) / 2.0))
     est = kb / nb - ka / na
 
-    def bisect(lo: np.ndarray, hi: np.ndarray, above: bool) -> np.ndarray:
-        # above: the statistic at lo is >= crit (low limit); else <= -crit at hi.
+    def lower(ka: np.ndarray, na: np.ndarray, kb: np.ndarray, nb: np.ndarray) -> np.ndarray:
+        # Where the statistic, falling in d, meets the quantile on [-1, estimate].
+        lo, hi = np.full(ka.shape, -1.0), kb / nb - ka / na
         for _ in range(60):
             mid = 0.5 * (lo + hi)
-            z = score_diff_z(ka, na, kb, nb, mid)
-            outside = z >= crit if above else z > -crit
+            outside = score_diff_z(ka, na, kb, nb, mid) >= crit
             lo, hi = np.where(outside, mid, lo), np.where(outside, hi, mid)
-        return 0.5 * (lo + hi)
+        return np.where(score_diff_z(ka, na, kb, nb, -1.0) < crit, -1.0, 0.5 * (lo + hi))
 
-    low = bisect(np.full(est.shape, -1.0), est.copy(), True)
-    high = bisect(est.copy(), np.ones(est.shape), False)
-    low = np.where(score_diff_z(ka, na, kb, nb, -1.0) < crit, -1.0, low)
-    high = np.where(score_diff_z(ka, na, kb, nb, 1.0) > -crit, 1.0, high)
+    # The high limit is the low one of the difference the other way round, so
+    # that swapping A and B mirrors the interval to the last bit.
+    low, high = lower(ka, na, kb, nb), -lower(kb, nb, ka, na)
     if verdict is None:
         from scipy.special import ndtr
 
