@@ -690,3 +690,13 @@ def test_the_t_rule_would_reach_80_percent_on_20_cases_where_no_safe_rule_can():
     m = CaseModel(0.9, 0.97, 0.3)
     r = simulate_clustered(m, cases=20, repeats=18, experiments=2000, method="cr2", seed=3)
     assert 0.75 <= r.power.estimate <= 0.85
+
+
+def test_a_shift_no_logit_can_reach_is_refused_in_one_line() -> None:
+    # icc 0.99 at p_a = 2/3 piles A's rates at 0 and 1; past float precision
+    # 59% of the nodes are exactly 1, so no logit shift brings B's mean to 1/3
+    # (the bracket once doubled to infinity and gave brentq a NaN).
+    from evalstats.stats._casemodel import CaseModel
+
+    with pytest.raises(InvalidArgument, match=r"p_b=0.333333: A's case rates sit so near 0 and 1"):
+        CaseModel(2 / 3, 1 / 3, 0.99).shift()

@@ -249,9 +249,18 @@ def _solve_shift(nodes: np.ndarray, weights: np.ndarray, p_b: float, spread: flo
     def gap(s: float) -> float:
         return float((_shifted(qa, s, spread) * w).sum()) - p_b
 
+    # Past a shift of 2048 on the logit scale every rate a double can hold is 0
+    # or 1: the bracket stops there, before infinities make the gap NaN.
     lo, hi = -1.0, 1.0
-    while gap(lo) > 0:
+    while gap(lo) > 0 and lo > -2048.0:
         lo *= 2
-    while gap(hi) < 0:
+    while gap(hi) < 0 and hi < 2048.0:
         hi *= 2
+    if gap(lo) > 0 or gap(hi) < 0:
+        share = float(weights[nodes >= 1.0].sum() if gap(lo) > 0 else weights[nodes <= 0.0].sum())
+        raise InvalidArgument(
+            f"p_b={p_b:g}: A's case rates sit so near 0 and 1 ({100 * share:.3g}% of them at "
+            f"{'1' if gap(lo) > 0 else '0'} to machine precision, an icc near 1) that no shift "
+            "on the logit scale gives B that mean; the case model needs a lower icc"
+        )
     return float(brentq(gap, lo, hi, xtol=1e-12))
