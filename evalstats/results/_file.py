@@ -62,7 +62,7 @@ import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 import msgspec
 
@@ -1329,6 +1329,62 @@ _PRIVATE = object()
 _LOOK_REQUIRED = tuple(f.name for f in msgspec.structs.fields(Look) if f.required)
 
 
+@contextlib.contextmanager
+def _locked_read(path: str | os.PathLike[str]) -> Iterator[tuple[Results, int, bool]]:
+    """The results file ``path`` opened (regular files only), locked and read:
+    (what it holds, the end of its last whole record, whether that ends its line).
+    The lock is held until the block ends."""
+    shown = os.fspath(path)
+    try:
+        handle = open_input(path, what="a results file", error=ResultsFileError)
+    except FileNotFoundError:
+        raise ResultsFileError(f"{shown}: no such results file") from None
+    except IsADirectoryError:
+        raise ResultsFileError(f"{shown}: is a folder, not a results file") from None
+    except OSError as error:
+        raise ResultsFileError(f"cannot open {shown}: {error.strerror or error}") from None
+    fd = os.dup(handle.fileno())  # the lock is held on this descriptor, closed below
+    handle.close()
+    try:
+        _lock(fd, shown)
+        yield _read(path)
+    finally:
+        os.close(fd)
+
+
+_T = TypeVar("_T")
+
+
+def _replace_whole(path: str | os.PathLike[str], write: Callable[[IO[bytes], IO[bytes]], _T]) -> _T:
+    """Write a results file again beside itself and rename it over the old one.
+
+    ``write(new, old)`` copies what it keeps from the old file (open at its
+    start) into the new one (created exclusively, mode 0600); the new file is
+    then fsynced and renamed over the old in one step, so a crash leaves one
+    or the other, never a mix. What ``write`` returns is returned."""
+    shown = os.fspath(path)
+    folder, name = os.path.split(os.path.abspath(shown))
+    temp = os.path.join(folder, f".{name}.{os.getpid()}.rewrite")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    try:
+        out = os.open(temp, flags, 0o600)
+    except OSError as error:
+        raise _cannot_create(temp, error) from None
+    try:
+        os.fchmod(out, 0o600)
+        with os.fdopen(out, "wb") as new, open(path, "rb") as old:
+            kept = write(new, old)
+            new.flush()
+            os.fsync(new.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+    _fsync_folder(shown)
+    return kept
+
+
 def rewrite_manifest(
     path: str | os.PathLike[str],
     new_manifest: Callable[[Results], Mapping[str, Any] | None],
@@ -1346,20 +1402,7 @@ def rewrite_manifest(
 
     Returns what was read (before the rewrite).
     """
-    shown = os.fspath(path)
-    try:
-        handle = open_input(path, what="a results file", error=ResultsFileError)
-    except FileNotFoundError:
-        raise ResultsFileError(f"{shown}: no such results file") from None
-    except IsADirectoryError:
-        raise ResultsFileError(f"{shown}: is a folder, not a results file") from None
-    except OSError as error:
-        raise ResultsFileError(f"cannot open {shown}: {error.strerror or error}") from None
-    fd = os.dup(handle.fileno())  # the lock is held on this descriptor, closed below
-    handle.close()
-    try:
-        _lock(fd, shown)
-        results, keep_end, keep_newline = _read(path)
+    with _locked_read(path) as (results, keep_end, keep_newline):
         manifest = new_manifest(results)
         if manifest is None:
             return results
@@ -1369,41 +1412,22 @@ def rewrite_manifest(
         if problem is not None:
             raise InvalidArgument(f"manifest: {problem}")
         line = _serialize(record, "manifest")
-        with open(path, "rb") as old:
-            old.readline()  # the manifest line
-            start = old.tell()
-        folder, name = os.path.split(os.path.abspath(shown))
-        temp = os.path.join(folder, f".{name}.{os.getpid()}.rewrite")
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
-        try:
-            out = os.open(temp, flags, 0o600)
-        except OSError as error:
-            raise _cannot_create(temp, error) from None
-        try:
-            os.fchmod(out, 0o600)
-            with os.fdopen(out, "wb") as new, open(path, "rb") as old:
-                new.write(line)
-                old.seek(start)
-                left = max(0, keep_end - start)
-                while left:
-                    block = old.read(min(left, 1 << 20))
-                    if not block:
-                        break
-                    new.write(block)
-                    left -= len(block)
-                if not keep_newline:
-                    new.write(b"\n")
-                new.flush()
-                os.fsync(new.fileno())
-            os.replace(temp, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
-            raise
-        _fsync_folder(shown)
+
+        def write(new: IO[bytes], old: IO[bytes]) -> None:
+            new.write(line)
+            old.readline()  # the old manifest line
+            left = max(0, keep_end - old.tell())
+            while left:
+                block = old.read(min(left, 1 << 20))
+                if not block:
+                    break
+                new.write(block)
+                left -= len(block)
+            if not keep_newline:
+                new.write(b"\n")
+
+        _replace_whole(path, write)
         return results
-    finally:
-        os.close(fd)
 
 
 def drop_samples(path: str | os.PathLike[str], drop: Callable[[Mapping[str, Any]], bool]) -> int:
@@ -1417,46 +1441,21 @@ def drop_samples(path: str | os.PathLike[str], drop: Callable[[Mapping[str, Any]
     every other line byte for byte (a cut-off last line and the summary
     dropped, as when resuming), fsynced and renamed over it in one step.
     """
-    shown = os.fspath(path)
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-    except FileNotFoundError:
-        raise ResultsFileError(f"{shown}: no such results file") from None
-    except OSError as error:
-        raise ResultsFileError(f"cannot open {shown}: {error.strerror or error}") from None
-    try:
-        _lock(fd, shown)
-        results, keep_end, _keep_newline = _read(path)
+    with _locked_read(path) as (results, keep_end, _keep_newline):
         if not any(drop(s) for s in results.samples):
             return 0
-        folder, name = os.path.split(os.path.abspath(shown))
-        temp = os.path.join(folder, f".{name}.{os.getpid()}.rewrite")
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
-        try:
-            out = os.open(temp, flags, 0o600)
-        except OSError as error:
-            raise _cannot_create(temp, error) from None
-        dropped = 0
-        try:
-            os.fchmod(out, 0o600)
-            with os.fdopen(out, "wb") as new, open(path, "rb") as old:
-                new.write(old.readline())  # the manifest, as it is
-                while old.tell() < keep_end:
-                    line = old.readline()
-                    if line.startswith(b'{"type":"sample"'):
-                        record = _parse_line(line)
-                        if isinstance(record, dict) and drop(record):
-                            dropped += 1
-                            continue
-                    new.write(line if line.endswith(b"\n") else line + b"\n")
-                new.flush()
-                os.fsync(new.fileno())
-            os.replace(temp, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
-            raise
-        _fsync_folder(shown)
-        return dropped
-    finally:
-        os.close(fd)
+
+        def write(new: IO[bytes], old: IO[bytes]) -> int:
+            dropped = 0
+            new.write(old.readline())  # the manifest, as it is
+            while old.tell() < keep_end:
+                line = old.readline()
+                if line.startswith(b'{"type":"sample"'):
+                    record = _parse_line(line)
+                    if isinstance(record, dict) and drop(record):
+                        dropped += 1
+                        continue
+                new.write(line if line.endswith(b"\n") else line + b"\n")
+            return dropped
+
+        return _replace_whole(path, write)
