@@ -1034,6 +1034,7 @@ class ResultsWriter:
         self._syncer = _Syncer(fd, SYNC_INTERVAL_S)
         self._finalizer = weakref.finalize(self, self._syncer.stop)
         self.samples_written = 0
+        self.batches_written = 0
         self.closed = False
 
     # -- making one --
@@ -1270,6 +1271,7 @@ class ResultsWriter:
         line.update(record)
         line["type"] = "batch"
         self._write(_serialize(line, "batch"))
+        self.batches_written += 1
 
     def close(self, summary: Mapping[str, Any] | None = None) -> None:
         """Write the summary line (adding ``"type": "summary"``), fsync and close.

@@ -847,12 +847,12 @@ async def run_async(
         if batch is not None and status == "interrupted":
             await _cancel_batches(tasks)
     except BaseException:
-        _remove_if_empty(out, state, fresh=fresh)
+        _remove_if_empty(out, state, writer, fresh=fresh)
         raise
     finally:
         await _release(loop, installed, bar, engine, tasks)
     if status != "finished":
-        _remove_if_empty(out, state, fresh=fresh)
+        _remove_if_empty(out, state, writer, fresh=fresh)
     if cancelled:
         raise asyncio.CancelledError
     if stop is not None:
@@ -868,34 +868,15 @@ async def run_async(
     )
 
 
-def _remove_if_empty(out: str | Path, state: _State, *, fresh: bool) -> None:
+def _remove_if_empty(out: str | Path, state: _State, writer: Any, *, fresh: bool) -> None:
     """Remove the file of a new run that ended before writing a sample (a wrong
     model name, an interruption): it holds nothing to resume, and left behind it
-    would only refuse the next run to the same path. A file that holds a record
-    beside its manifest (a batch sent to a provider, which a resume polls instead
-    of paying for again) is kept."""
-    if fresh and state.written == 0 and not _holds_batches(out):
+    would only refuse the next run to the same path. A file the run wrote a batch
+    record to (a batch sent to a provider, which a resume polls instead of paying
+    for again) is kept."""
+    if fresh and state.written == 0 and writer.batches_written == 0:
         with contextlib.suppress(OSError):
             os.unlink(out)
-
-
-def _holds_batches(out: str | Path) -> bool:
-    """Whether the results file at ``out`` records a batch sent to a provider."""
-    from .._files import open_input
-
-    try:
-        with open_input(out, what="a results file", error=ResultsFileError) as f:
-            next(f, None)  # the manifest
-            for line in f:
-                try:
-                    record = json.loads(line)
-                except ValueError:
-                    continue
-                if isinstance(record, dict) and record.get("type") == "batch":
-                    return True
-    except (OSError, ResultsFileError):
-        return False
-    return False
 
 
 def _cases_and_variants(
