@@ -1265,7 +1265,7 @@ def render_html(
     )
     selected = getattr(source, "selected", None)
     if selected is not None:  # a narrowed run (--case, --tag, --variant) says so
-        lede += f" Only part of the run: {str(selected).removeprefix('selection: ')}."
+        lede += f" Only part of the run: {selected.described()}."
     verdicts = [_headline(c, level, source) for c in comparisons] or [_single_headline(rep)]
     if rep.ranking:
         verdicts.insert(

@@ -217,6 +217,10 @@ class Selected:
     variants_in_run: int
 
     def __str__(self) -> str:
+        return f"selection: {self.described()}"
+
+    def described(self) -> str:
+        """What was asked and what it kept: ``--tag 'orders': 1 of 3 cases``."""
         given = []
         for option, values in (
             ("--case", self.subset.cases),
@@ -228,7 +232,7 @@ class Selected:
         kept = f"{len(self.cases)} of {self.cases_in_run} cases"
         if self.subset.variants is not None:
             kept += f", {len(self.variants)} of {self.variants_in_run} variants"
-        return f"selection: {', '.join(given)}: {kept}"
+        return f"{', '.join(given)}: {kept}"
 
     def to_dict(self) -> dict[str, Any]:
         return {
