@@ -889,3 +889,34 @@ def test_task_kinds_is_a_registry_for_more_kinds(
     results = read_results(out)
     assert results.manifest["variants"][0]["task"]["model"] == "A-1042"
     assert [s["answer"] for s in results.samples] == ["A-1042: Where is A-1042?", "A-1042: Thanks!"]
+
+
+def test_run_works_inside_a_running_event_loop(tmp_path: Path) -> None:
+    # A Jupyter cell runs in an event loop: run() must not fail there with
+    # "asyncio.run() cannot be called from a running event loop".
+    out = tmp_path / "r.jsonl"
+
+    async def cell() -> Any:
+        return engine.run(
+            "shop", ["a=standin:shop-v1", "b=standin:shop-v2"], runs=2, out=out, progress=False
+        )
+
+    outcome = asyncio.run(cell())
+    assert outcome.status == "finished"
+    assert outcome.samples_written == 16
+    same = tmp_path / "same.jsonl"
+    engine.run("shop", ["a=standin:shop-v1", "b=standin:shop-v2"], runs=2, out=same, progress=False)
+    answers = [s["answer"] for s in read_results(out).samples]
+    assert answers == [s["answer"] for s in read_results(same).samples]
+
+
+def test_run_inside_a_loop_raises_what_the_run_raised(tmp_path: Path) -> None:
+    out = tmp_path / "r.jsonl"
+    out.write_text("not mine\n")
+
+    async def cell() -> Any:
+        return engine.run("shop", ["a=standin:shop-v1"], runs=1, out=out, progress=False)
+
+    with pytest.raises(ResultsFileError):
+        asyncio.run(cell())
+    assert out.read_text() == "not mine\n"

@@ -1769,6 +1769,16 @@ def run(suite_or_cases: Any, variants: Sequence[Variant | str], **arguments: Any
     >>> outcome.by_variant["new"]
     {'completed': 20, 'incomplete': 0, 'unmeasured': 0}
     """
+    if _loop_running():
+        # Called from code that already runs an event loop (a Jupyter cell, an
+        # async web handler): asyncio.run would refuse, so the run gets its own
+        # loop in a worker thread, and this call waits for it. Signals are the
+        # host's to handle there.
+        return _in_worker_thread(
+            lambda: asyncio.run(
+                run_async(suite_or_cases, variants, _handle_signals=False, **arguments)
+            )
+        )
     return asyncio.run(
         run_async(suite_or_cases, variants, _handle_signals=_in_main_thread(), **arguments)
     )
@@ -1787,3 +1797,32 @@ def _in_main_thread() -> bool:
     import threading
 
     return threading.current_thread() is threading.main_thread()
+
+
+def _loop_running() -> bool:
+    """Whether this thread is already running an event loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+def _in_worker_thread(call: Any) -> Any:
+    """``call()`` in a new thread, its result or exception returned here."""
+    import threading
+
+    box: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            box["result"] = call()
+        except BaseException as exc:  # handed back to the caller's thread
+            box["error"] = exc
+
+    worker = threading.Thread(target=work, name="evalstats-run")
+    worker.start()
+    worker.join()
+    if "error" in box:
+        raise box["error"]
+    return box["result"]
