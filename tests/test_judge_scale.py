@@ -305,3 +305,21 @@ def test_the_standin_judge_refuses_a_quality_off_zero_to_one() -> None:
     judge = make_judge(lambda a: 1.5, sensitivity=1.0, specificity=1.0)
     with pytest.raises(InvalidArgument, match=r"a quality must be True, False or a number"):
         judged_by(judge, "Good.", scale=(1, 5))("answer")
+
+
+@pytest.mark.parametrize("setting", ["scale=1-5", "threshold=4"])
+def test_a_scale_given_to_the_judge_on_the_command_line_says_where_it_belongs(
+    tmp_path, capsys, setting
+) -> None:
+    from evalstats.cli import main
+    from evalstats.running._judge_spec import judge_from_spec
+
+    with pytest.raises(InvalidArgument, match="is the check's, not the judge's"):
+        judge_from_spec(f"standin:judge,{setting}")
+    with pytest.raises(InvalidArgument, match="is the check's, not the judge's"):
+        judge_from_spec(f"openai:gpt-4o-mini,{setting}")
+    argv = ["run", "shop", "--variant", "v=standin:shop-v1", "--runs", "1", "--no-progress"]
+    argv += ["--judge", f"standin:judge,{setting}", "--out", str(tmp_path / "r.jsonl")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "declare it in the suite beside the rubric" in err
