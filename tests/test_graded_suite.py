@@ -427,3 +427,18 @@ def test_the_command_runs_a_scaled_judge_and_rescore_reuses_its_scores(tmp_path,
     assert [s["score"] for s in read_results(again).samples] == [
         s["score"] for s in results.samples
     ]
+
+
+def test_the_readme_s_graded_suite_loads_and_runs(tmp_path: Path) -> None:
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Graded scores", 1)[1].split("\n## ", 1)[0]
+    path = tmp_path / "refunds.yaml"
+    path.write_text(section.split("```yaml\n", 1)[1].split("```", 1)[0], encoding="utf-8")
+    judge = make_judge(lambda answer: "refund" in answer, sensitivity=1, specificity=1)
+    suite = load_suite(path, judge=judge)
+    assert suite.score == "mean" and [c.weight for c in suite.cases[0].checks] == [2.0, 1.0]
+    out = tmp_path / "r.jsonl"
+    run(suite, [Variant("echo", _echo)], runs=1, out=out, progress=False, timeout=None)
+    (sample,) = read_results(out).samples
+    # covers: "refund" of three terms (weight 2); the judge: 5 of 1-5 (weight 1)
+    assert sample["score"] == pytest.approx((2 * (1 / 3) + 1.0) / 3)
