@@ -442,3 +442,70 @@ def test_the_readme_s_graded_suite_loads_and_runs(tmp_path: Path) -> None:
     (sample,) = read_results(out).samples
     # covers: "refund" of three terms (weight 2); the judge: 5 of 1-5 (weight 1)
     assert sample["score"] == pytest.approx((2 * (1 / 3) + 1.0) / 3)
+
+
+PY_CHECKS = """\
+def broken_score(answer):
+    return float("nan")
+
+
+broken_score.graded = True
+
+
+def off_scale(answer):
+    return 1.5
+"""
+
+
+def test_a_python_check_giving_nan_or_a_score_off_its_scale_fails_naming_it(tmp_path) -> None:
+    (tmp_path / "checks.py").write_text(PY_CHECKS, encoding="utf-8")
+    suite = tmp_path / "s.yaml"
+    suite.write_text(
+        _CASE
+        + "      - {python: 'checks:broken_score', weight: 3}\n"
+        + "      - {python: 'checks:off_scale'}\n"
+        + "      - {covers: [p, q]}\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "r.jsonl"
+    run(load_suite(suite), [Variant("echo", _echo)], runs=1, out=out, progress=False, timeout=None)
+    (sample,) = read_results(out).samples
+    declared, undeclared, share = sample["checks"]
+    assert declared["status"] == "failed" and declared["score"] == 0.0
+    assert declared["reason"] == (
+        "the check itself raised: checks:broken_score returned score=nan must be a number "
+        "on the scale (0, 1)"
+    )
+    # not declared graded: a failure without a score, left out of the sample's score
+    assert undeclared["status"] == "failed" and "score" not in undeclared
+    assert undeclared["reason"].endswith("returned score=1.5 is outside its scale (0, 1)")
+    assert share["score"] == 0.5
+    assert sample["score"] == pytest.approx((3 * 0.0 + 1 * 0.5) / 4)
+
+
+def test_cases_from_a_table_weigh_their_checks(tmp_path: Path) -> None:
+    (tmp_path / "rows.csv").write_text(
+        "id,prompt,checks\n"
+        'a,refund in 14 days,"[{""covers"": [""refund"", ""receipt""], ""weight"": 3}]"\n'
+        "b,nothing here,\n",
+        encoding="utf-8",
+    )
+    suite = tmp_path / "t.yaml"
+    suite.write_text(
+        "name: t\nscore: mean\ncases:\n  from: rows.csv\n  checks:\n"
+        "    - {covers: ['14 days'], weight: 1}\n",
+        encoding="utf-8",
+    )
+    loaded = load_suite(suite)
+    assert [c.weight for c in loaded.case("a").checks] == [3.0, 1.0]
+    out = tmp_path / "r.jsonl"
+    run(loaded, [Variant("echo", _echo)], runs=1, out=out, progress=False, timeout=None)
+    scores = {s["case"]: s["score"] for s in read_results(out).samples}
+    assert scores == {"a": pytest.approx((3 * 0.5 + 1.0) / 4), "b": 0.0}
+    bad = tmp_path / "bad.csv"
+    bad.write_text('id,prompt,checks\na,p,"[{""covers"": [""x""], ""weight"": -1}]"\n')
+    suite.write_text(suite.read_text().replace("rows.csv", "bad.csv"), encoding="utf-8")
+    with pytest.raises(CaseFileError) as err:
+        load_suite(suite)
+    assert "checks[0].weight: must be a finite number, 0 or more, not -1" in str(err.value)
+    assert "\n" not in str(err.value)
