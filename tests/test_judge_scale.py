@@ -323,3 +323,29 @@ def test_a_scale_given_to_the_judge_on_the_command_line_says_where_it_belongs(
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "declare it in the suite beside the rubric" in err
+
+
+@given(st.text(), st.sampled_from(SCALES))
+def test_any_reply_gives_a_verdict_with_a_score_in_zero_to_one(reply: str, scale) -> None:
+    v = run_check(judged_by(_judge(reply), "Polite.", scale=scale), "An answer.")
+    assert v.status in ("passed", "failed") and 0.0 <= v.score <= 1.0
+    assert v.raw_score is None or scale[0] <= v.raw_score <= scale[1]
+    assert (v.raw_score is None) == v.reason.startswith("the judge gave no clear score")
+
+
+def test_an_unclear_score_is_recorded_as_zero_without_a_raw_score(tmp_path) -> None:
+    from evalstats.presenting._report import report
+    from evalstats.results._file import read_results
+    from evalstats.running._engine import Variant, run
+    from evalstats.running._suite import Case
+
+    check = judged_by(_judge("Somewhere between.\n3 or 4"), "Polite.", scale=(1, 5))
+    out = tmp_path / "r.jsonl"
+    run([Case("c", "p", (check,))], [Variant("v", str)], runs=2, out=out, progress=False)
+    for sample in read_results(out).samples:
+        (verdict,) = sample["checks"]
+        assert verdict["status"] == "failed" and verdict["score"] == 0.0
+        assert "raw_score" not in verdict and verdict["scale"] == [1.0, 5.0]
+        assert verdict["judge"]["reply"] == "Somewhere between.\n3 or 4"
+        assert sample["score"] == 0.0
+    assert report(str(out)).to_dict()["scores"][0]["samples"] == 2
