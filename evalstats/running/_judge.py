@@ -58,7 +58,8 @@ REASON_LIMIT = 240
 _ANSWER_OPEN = "\n<answer>\n"
 _ANSWER_CLOSE = "\n</answer>\n"
 
-_PROMPT = (
+#: A prompt up to what it asks for: the rubric and the answer.
+_PROMPT_HEAD = (
     "You are grading one answer written by an AI assistant against a rubric.\n"
     "\n"
     "Rubric:\n"
@@ -69,8 +70,10 @@ _PROMPT = (
     + "{answer}"
     + _ANSWER_CLOSE
     + "\n"
-    "Reason briefly, in two or three sentences, about whether the answer meets the "
-    "rubric. Then end with a final line that says only PASS or FAIL."
+)
+_PROMPT = (
+    _PROMPT_HEAD + "Reason briefly, in two or three sentences, about whether the answer meets "
+    "the rubric. Then end with a final line that says only PASS or FAIL."
 )
 
 #: The last paragraph of a prompt asking for a score on a scale (see :func:`judged_by`).
@@ -372,9 +375,8 @@ class JudgedCheck:
 
     def prompt(self, answer: str) -> str:
         """The prompt the judge is given for ``answer``."""
-        text = _PROMPT.format(rubric=self.rubric, answer=answer)
         if self.scale is None:
-            return text
+            return _PROMPT.format(rubric=self.rubric, answer=answer)
         low, high = self.scale
         whole = low.is_integer() and high.is_integer()
         ask = _SCALE_ASK.format(
@@ -382,7 +384,7 @@ class JudgedCheck:
             low=_scale_number(low),
             high=_scale_number(high),
         )
-        return text[: text.rindex("Reason briefly")] + ask
+        return _PROMPT_HEAD.format(rubric=self.rubric, answer=answer) + ask
 
     def __call__(self, answer: Any) -> Verdict:
         if answer is None or (isinstance(answer, str) and not answer.strip()):
