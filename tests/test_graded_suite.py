@@ -229,25 +229,29 @@ def test_an_unknown_score_rule_is_one_line_naming_the_field(tmp_path, value, wor
     assert str(err.value) == f"{path}: {_RULE},{words}"
 
 
-def test_the_command_says_it_in_one_line_and_exits_2(tmp_path: Path, capsys) -> None:
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        (
+            _CASE + "      - {covers: [a], weight: -2}\n",
+            'case "c": checks[0].weight: must be a finite number, 0 or more, not -2',
+        ),
+        ("score: median\n" + _CASE + "      - {covers: [a]}\n", 'score: must be "mean" or'),
+        (
+            _CASE + "      - {judged_by: {rubric: r, scale: [1, 5], threshold: 0}}\n",
+            'check "judged_by": threshold=0 is outside its scale (1, 5)',
+        ),
+    ],
+)
+def test_the_command_says_it_in_one_line_and_exits_2(tmp_path: Path, capsys, text, words) -> None:
     path = tmp_path / "bad.yaml"
-    path.write_text(_CASE + "      - {covers: [a], weight: -2}\n", encoding="utf-8")
-    code = main(
-        [
-            "run",
-            str(path),
-            "--variant",
-            "v=standin:shop-v1",
-            "--runs",
-            "1",
-            "--out",
-            str(tmp_path / "r.jsonl"),
-            "--no-progress",
-        ]
-    )
+    path.write_text(text, encoding="utf-8")
+    argv = ["run", str(path), "--variant", "v=standin:shop-v1", "--runs", "1"]
+    argv += ["--judge", "standin:judge", "--out", str(tmp_path / "r.jsonl"), "--no-progress"]
+    code = main(argv)
     err = capsys.readouterr().err.strip()
     assert code == 2 and "\n" not in err and "Traceback" not in err
-    assert 'case "c": checks[0].weight: must be a finite number, 0 or more, not -2' in err
+    assert words in err and str(path) in err
     assert not (tmp_path / "r.jsonl").exists()
 
 
