@@ -604,7 +604,8 @@ class CaseCheck:
         try:
             object.__setattr__(self, "weight", _check_weight(self.weight))
         except InvalidArgument as exc:
-            raise InvalidArgument(f"weight={self.weight!r} {exc}") from None
+            expected = str(exc).rsplit(", not ", 1)[0]  # the value is named first here
+            raise InvalidArgument(f"weight={self.weight!r} {expected}") from None
         if self.spec is not None:
             if not isinstance(self.spec, Mapping):
                 raise InvalidArgument(f"spec={self.spec!r} must be a mapping or None")
