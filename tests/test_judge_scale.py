@@ -349,3 +349,22 @@ def test_an_unclear_score_is_recorded_as_zero_without_a_raw_score(tmp_path) -> N
         assert verdict["judge"]["reply"] == "Somewhere between.\n3 or 4"
         assert sample["score"] == 0.0
     assert report(str(out)).to_dict()["scores"][0]["samples"] == 2
+
+
+def test_a_run_records_the_stand_in_judges_stated_mean_scores() -> None:
+    # simulations/standin_judge_scale.py at 300 repeats (2,000 there)
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "simulations" / "standin_judge_scale.py"
+    spec = importlib.util.spec_from_file_location("standin_judge_scale", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    rows = module.measure(300, 0.9, 0.8, seed=1)
+    assert [r["samples"] for r in rows] == [300] * 5
+    for r in rows:
+        t = math.floor(4 * r["quality"] + 0.5) / 4
+        p = 0.9 if r["quality"] >= 0.5 else 0.8
+        se = math.sqrt(p * (1 - p) / 300) * abs(2 * t - 1)  # the score is t or 1 - t
+        assert abs(r["mean"] - r["stated"]) <= 4.5 * se + 1e-12
+        assert r["low"] <= r["mean"] <= r["high"]
