@@ -257,6 +257,9 @@ def test_a_standin_judge_that_always_errs_gives_the_mirrored_point() -> None:
     assert [run_check(check, "x" + "+" * n).raw_score for n in range(5)] == [5, 4, 3, 2, 1]
     continuous = judged_by(judge, "Has pluses.", scale=(0, 2.5))
     assert run_check(continuous, "+").raw_score == pytest.approx(2.5 - 0.625)
+    # a point on a tiny scale is written in digits the parser reads, never an exponent
+    tiny = judged_by(judge, "Has pluses.", scale=(0, 0.0001))
+    assert run_check(tiny, "+").raw_score == pytest.approx(0.000075)
 
 
 def test_a_true_false_standin_judge_errs_on_a_scale_at_its_binary_rates() -> None:

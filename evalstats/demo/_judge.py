@@ -42,6 +42,23 @@ _SCORE_REASONS = {
 }
 
 
+def _point(quality: float, scale: tuple[float, float]) -> float:
+    low, high = scale
+    point = low + quality * (high - low)
+    if low.is_integer() and high.is_integer():
+        point = low + math.floor(point - low + 0.5)
+    return min(max(point, low), high)
+
+
+def _plain(value: float) -> str:
+    """A number as a judge writes it: digits and a point, never an exponent."""
+    from decimal import Decimal
+
+    if value.is_integer():
+        return str(int(value))
+    return format(Decimal(repr(value)), "f")
+
+
 class StandinJudge:
     """A judge ``prompt -> text`` that knows the truth and errs at set rates.
 
@@ -120,24 +137,17 @@ class StandinJudge:
     def true_point(self, answer: str, scale: tuple[float, float]) -> float:
         """The score the answer's quality names on ``scale`` (a whole number on a
         scale of whole numbers, rounded half up)."""
-        low, high = scale
-        point = low + self.quality(answer) * (high - low)
-        if low.is_integer() and high.is_integer():
-            point = low + math.floor(point - low + 0.5)
-        return min(max(point, low), high)
+        return _point(self.quality(answer), scale)
 
     def _scored(self, answer: str, prompt: str, scale: tuple[float, float]) -> str:
         """A reply with a score: the true point, or its mirror when the judge errs."""
         low, high = scale
-        point = self.true_point(answer, scale)
-        good = self.quality(answer) >= 0.5
+        quality = self.quality(answer)
+        point = _point(quality, scale)
         u, pick = self._uniforms(prompt)
-        right = u < (self.sensitivity if good else self.specificity)
+        right = u < (self.sensitivity if quality >= 0.5 else self.specificity)
         said = point if right else min(max(low + high - point, low), high)
-        whole = low.is_integer() and high.is_integer()
-        number = str(int(said)) if whole else repr(said)
-        top = str(int(high)) if whole else repr(high)
-        ending = _SCORE_ENDINGS[pick % len(_SCORE_ENDINGS)].format(number, top)
+        ending = _SCORE_ENDINGS[pick % len(_SCORE_ENDINGS)].format(_plain(said), _plain(high))
         return f"{_SCORE_REASONS[right]}\n{ending}"
 
     def __repr__(self) -> str:
