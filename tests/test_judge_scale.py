@@ -371,3 +371,16 @@ def test_a_run_records_the_stand_in_judges_stated_mean_scores() -> None:
         se = math.sqrt(p * (1 - p) / 300) * abs(2 * t - 1)  # the score is t or 1 - t
         assert abs(r["mean"] - r["stated"]) <= 4.5 * se + 1e-12
         assert r["low"] <= r["mean"] <= r["high"]
+
+
+def test_a_reply_obtained_apart_is_read_as_the_check_reads_its_own() -> None:
+    check = judged_by(_judge("unused"), "Polite.", scale=(1, 5), threshold=4)
+    prompt = check.prompt("Thanks.")
+    v = check.read_reply(prompt, "Kind.\nScore: 4")
+    assert (v.status, v.raw_score, v.evidence) == (
+        "passed",
+        4.0,
+        {"prompt": prompt, "reply": "Kind.\nScore: 4"},
+    )
+    plain = judged_by(_judge("unused"), "Polite.")
+    assert plain.read_reply(plain.prompt("Hi"), "Fine.\nPASS").status == "passed"

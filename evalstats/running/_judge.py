@@ -394,7 +394,13 @@ class JudgedCheck:
                 f"{INSPECTION_FAILURE}: the answer is {type(answer).__name__}, not text"
             )
         prompt = self.prompt(answer)
-        reply = self.judge(prompt)
+        return self.read_reply(prompt, self.judge(prompt))
+
+    def read_reply(self, prompt: str, reply: str) -> Verdict:
+        """The verdict a judge's ``reply`` to ``prompt`` gives, keeping both as evidence:
+        PASS or FAIL (:func:`parse_judgement`), or a score on the check's scale
+        (:func:`parse_score`). For replies obtained another way than by calling
+        ``judge`` (a batch of requests)."""
         evidence = {"prompt": prompt, "reply": reply}
         if self.scale is not None:
             if not isinstance(reply, str):
