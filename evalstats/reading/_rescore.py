@@ -247,6 +247,22 @@ def _score_sample(
     return out
 
 
+def _rescore_sample_score(record: dict[str, Any], checks: Any, weights: Any, rule: str) -> None:
+    """The record's ``score`` made again from its new verdicts, as the engine makes it
+    (the suite's rule, the checks' weights); removed when the new checks give none."""
+    from msgspec import UNSET
+
+    from ..running._graded import record_score
+
+    status = str(record.get("status"))
+    # a completed record's verdicts are one per check, in order (_score_sample)
+    score = record_score(record.get("checks") or [], checks, status, weights=weights, rule=rule)
+    if score is UNSET:
+        record.pop("score", None)
+    else:
+        record["score"] = score
+
+
 def _judged_verdicts(record: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """The record's judged verdicts by the prompt their judge was given."""
     out = {}
@@ -414,7 +430,7 @@ def _rescore(
     force: bool,
     reuse: bool,
 ) -> RescoreOutcome:
-    from ..running._scoring import checks_of, needs_trace
+    from ..running._scoring import checks_of, needs_trace, weights_of
     from ..running._suite import Suite, load_suite
     from ._logs import write_results
 
@@ -434,6 +450,7 @@ def _rescore(
         cases = {i: c for i, c in cases.items() if i in ran}
     changed = _check_same_inputs(run, {i: c.to_dict() for i, c in cases.items()})
     checks = {case_id: checks_of(case) for case_id, case in cases.items()}
+    weights = {case_id: weights_of(case) for case_id, case in cases.items()}
     samples = []
     rescored = differ = flips = now_pass = 0
     judged = {"again": 0, "reused": 0}
@@ -457,6 +474,7 @@ def _rescore(
         seed = sample_seed(run_seed, record["case"], record["repeat"], record["variant"])
         with scoring_sample(seed):
             new = _score_sample(record, case_checks, needs_trace, reuse=reuse, judged=judged)
+        _rescore_sample_score(new, case_checks, weights[record["case"]], suite.score)
         if record.get("status") == "completed":
             rescored += 1
             differ += _status_changed(record, new)
@@ -473,6 +491,8 @@ def _rescore(
         "path": suite.path,
         "sha256": suite.sha256,
     }
+    if suite.score != "mean":  # how the samples' scores were made, as a run records it
+        manifest["suite"]["score"] = suite.score
     history = list(manifest.get("rescored") or [])
     history.append(
         {

@@ -274,7 +274,8 @@ def run_check(check: Callable[[Any], Any], answer: Any) -> Verdict:
     still propagate), or that returns something other than ``None``, a string
     or a ``Verdict``, gives a *failed* verdict whose reason starts with
     :data:`CHECK_ERROR` and names the check and the error: a bug in one check
-    must not crash a whole run, and must not pass an answer either. The
+    must not crash a whole run, and must not pass an answer either (a check
+    declared graded, such as a judge asked for a score, then scores 0). The
     exception is :class:`~evalstats.errors.ProviderError` (from a model-graded
     check such as :func:`~evalstats.running._judge.judged_by`), which propagates: a
     judge that could not be reached has not judged the answer.
@@ -309,16 +310,27 @@ def run_check(check: Callable[[Any], Any], answer: Any) -> Verdict:
         # unmeasured, any other stops the run); it is not a failed answer.
         raise
     except Exception as exc:  # a check bug becomes a failure, not a crash
-        return Verdict.failed(f"{CHECK_ERROR}: {check_name(check)}: {type(exc).__name__}: {exc}")
+        return _check_error(
+            check, f"{CHECK_ERROR}: {check_name(check)}: {type(exc).__name__}: {exc}"
+        )
     try:
         return Verdict.of(result)
     except TypeError:
-        return Verdict.failed(
+        return _check_error(
+            check,
             f"{CHECK_ERROR}: {check_name(check)} returned {type(result).__name__}, "
-            "not None, a str or a Verdict"
+            "not None, a str or a Verdict",
         )
     except InvalidArgument as exc:  # a score outside [0, 1], or NaN
-        return Verdict.failed(f"{CHECK_ERROR}: {check_name(check)} returned {exc}")
+        return _check_error(check, f"{CHECK_ERROR}: {check_name(check)} returned {exc}")
+
+
+def _check_error(check: Callable[[Any], Any], reason: str) -> Verdict:
+    """The failure of a check that erred; a check declared graded also scores 0, as an
+    unclear judge's score does, so that its errors cannot lift a mean score by leaving it."""
+    if getattr(check, "graded", False) is True:
+        return Verdict("failed", reason, score=0.0)
+    return Verdict.failed(reason)
 
 
 # --- the built-in checks ---------------------------------------------------

@@ -76,6 +76,7 @@ from ._scoring import (
     needs_trace,
     not_inspected,
     verdict_record,
+    weights_of,
 )
 from ._shards import shard_cases, shard_record
 from ._tasks import CallableTask, Prompt, Task, TaskResult, as_task
@@ -469,6 +470,7 @@ class _Engine:
         retries: int,
         backoff: float,
         concurrency: int,
+        score_rule: str = "mean",
     ) -> None:
         self.cases = cases
         self.variants = variants
@@ -481,6 +483,9 @@ class _Engine:
         self.backoff = backoff
         self.rng = random.Random(f"evalstats.engine.backoff:{seed}")
         self.checks = {cid: checks_of(case) for cid, case in cases.items()}
+        # how a sample's score is made: the suite's rule and its checks' weights
+        self.score_rule = score_rule
+        self.weights = {cid: weights_of(case) for cid, case in cases.items()}
         self.blocking_checks = {
             cid: any(may_block(c) for c, _, _ in checks) for cid, checks in self.checks.items()
         }
@@ -673,7 +678,9 @@ class _Engine:
             started_at=started_at,
             finished_at=_now(),
             recording_notes=notes if notes else UNSET,
-            score=record_score(verdicts, checks, status),
+            score=record_score(
+                verdicts, checks, status, weights=self.weights[slot.case], rule=self.score_rule
+            ),
         )
 
     async def _score(
@@ -834,6 +841,7 @@ async def run_async(
         retries=retries,
         backoff=float(backoff),
         concurrency=concurrency,
+        score_rule=getattr(suite, "score", "mean"),
     )
     state = _run_state(by_variant, retrying.stop_after_unmeasured)
     bar = _progress(count, unmeasured=state.unmeasured, enabled=progress)

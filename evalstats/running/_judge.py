@@ -15,6 +15,7 @@ uncertainty of the calibration too.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import math
@@ -46,7 +47,9 @@ __all__ = [
     "corrected_pass_rate",
     "judged_by",
     "parse_judgement",
+    "parse_score",
     "read_calibration_file",
+    "scale_from_prompt",
 ]
 
 #: How much of the judge's reasoning a failure reason keeps.
@@ -55,7 +58,8 @@ REASON_LIMIT = 240
 _ANSWER_OPEN = "\n<answer>\n"
 _ANSWER_CLOSE = "\n</answer>\n"
 
-_PROMPT = (
+#: A prompt up to what it asks for: the rubric and the answer.
+_PROMPT_HEAD = (
     "You are grading one answer written by an AI assistant against a rubric.\n"
     "\n"
     "Rubric:\n"
@@ -66,8 +70,22 @@ _PROMPT = (
     + "{answer}"
     + _ANSWER_CLOSE
     + "\n"
-    "Reason briefly, in two or three sentences, about whether the answer meets the "
-    "rubric. Then end with a final line that says only PASS or FAIL."
+)
+_PROMPT = (
+    _PROMPT_HEAD + "Reason briefly, in two or three sentences, about whether the answer meets "
+    "the rubric. Then end with a final line that says only PASS or FAIL."
+)
+
+#: The last paragraph of a prompt asking for a score on a scale (see :func:`judged_by`).
+_SCALE_ASK = (
+    "Reason briefly, in two or three sentences, about how well the answer meets the "
+    "rubric. Then end with a final line that says only your score: {kind} from {low} "
+    "(does not meet the rubric at all) to {high} (meets it fully)."
+)
+# What a prompt made by judged_by says of its scale (read by stand-in judges).
+_SCALE_IN_PROMPT = re.compile(
+    r"says only your score: (?:a whole number|a number) from (\S+?) \(does not "
+    r"meet the rubric at all\) to (\S+?) \(meets it fully\)\.\s*\Z"
 )
 
 
@@ -154,6 +172,122 @@ def parse_judgement(text: str) -> Verdict:
     return Verdict.failed(f"the judge failed it: {reasoning or '(no reasoning given)'}")
 
 
+# --- reading a score on a scale ------------------------------------------------
+
+_NUMBER = r"[+-]?(?:[0-9]+(?:\.[0-9]+)?|\.[0-9]+)"
+_SCORE_LABEL = (
+    r"(?:(?:final|overall|my)\s+)?"
+    r"(?:score|rating|grade|verdict|answer|result|mark)"
+)
+# After emphasis is removed, a score line is: any punctuation (quote marks,
+# bullets, headings), an optional label such as "Score:", one number written
+# in ASCII digits (a sign or a point counts as the number's only when a digit
+# follows it), optionally "/ HIGH" or "out of HIGH", and nothing after it but
+# punctuation ("4." and "(4)" are read; "4-5", "3 or 4", "4%" and "4 because"
+# are not). The runs of punctuation match one character each way, so a long
+# line is read in linear time.
+_PUNCT = r"(?:[^\w+\-.%]|[+\-.](?![0-9.]))*"
+_SCORE_LINE = re.compile(
+    rf"^{_PUNCT}(?:{_SCORE_LABEL}(?:\s+is\b)?{_PUNCT})?"
+    rf"({_NUMBER})"
+    rf"(?:\s*(?:/|\bout\s+of\b)\s*({_NUMBER}))?"
+    r"[^\w+\-%]*$",
+    re.IGNORECASE,
+)
+
+
+def _scale_number(value: float) -> str:
+    """A scale's end as a prompt writes it: ``5``, ``0.5``."""
+    return str(int(value)) if value.is_integer() and abs(value) < 2**53 else repr(value)
+
+
+def _read_score_line(line: str, low: float, high: float) -> float | None:
+    """The number a line gives on ``[low, high]``, or None if it gives none clearly."""
+    line = _EMPHASIS.sub("", line).strip()
+    if len(line) > _VERDICT_LINE_LIMIT:
+        return None
+    match = _SCORE_LINE.match(line)
+    if match is None:
+        return None
+    value = float(match.group(1))
+    if match.group(2) is not None and float(match.group(2)) != high:
+        return None  # "4/10" on a scale that ends at 5: another scale
+    if not math.isfinite(value) or not low <= value <= high:
+        return None
+    return value
+
+
+def parse_score(text: str, scale: tuple[float, float]) -> float | None:
+    """Read a judge's score on ``scale``: the number on its last non-empty line, or None.
+
+    The score line is read as :func:`parse_judgement` reads a verdict line:
+    case, surrounding punctuation, markdown emphasis and quoting and a label
+    (``Score:``, ``Rating:``, ``Final score is``) are ignored, as is a
+    ``/HIGH`` or ``out of HIGH`` naming the scale's top. The number is
+    written in ASCII digits, with an optional sign and decimals; a clear
+    decimal within the scale (``3.5``) is taken as given even on a scale of
+    whole numbers, which the prompt asks for. Anything else is no score: two
+    numbers (``3 or 4``, ``3-4``), a number off the scale (``7``, ``4/10`` on
+    ``(1, 5)``), words after it (``4 because ...``), a score on any line but
+    the last. Never raises on text.
+
+    Parameters
+    ----------
+    text : str
+        The judge's whole reply.
+    scale : (float, float)
+        The scale's ``(low, high)``.
+
+    Returns
+    -------
+    float or None
+        The score as given, within ``[low, high]``; None when the reply gives
+        no clear score on the scale.
+
+    Examples
+    --------
+    >>> parse_score("Clear and complete.\\n**Score: 4/5**", (1, 5))
+    4.0
+    >>> parse_score("Mostly there.\\n3.5", (1, 5))
+    3.5
+    >>> parse_score("Hard to say.\\n3 or 4", (1, 5)) is None
+    True
+    >>> parse_score("Excellent.\\n9/10", (1, 5)) is None
+    True
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"a judge must return text, not {type(text).__name__}")
+    low, high = float(scale[0]), float(scale[1])
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not lines:
+        return None
+    return _read_score_line(lines[-1], low, high)
+
+
+def _parse_scored(text: str, scale: tuple[float, float], threshold: float | None) -> Verdict:
+    """A scaled judge's reply as a verdict: scored on the scale, or unclear."""
+    raw = parse_score(text, scale)
+    if raw is None:
+        lines = [line for line in text.splitlines() if line.strip()]
+        low, high = scale
+        said = f'it ended with "{_snippet(lines[-1], 80)}"' if lines else "its reply was empty"
+        # Unclear: a failure, as an unclear PASS/FAIL reply is, and the lowest
+        # score, so that unclear replies cannot lift a mean score by leaving it.
+        return Verdict(
+            "failed",
+            f"the judge gave no clear score from {low:g} to {high:g} ({said})",
+            score=0.0,
+            scale=(low, high),
+        )
+    verdict = Verdict.scored(raw, scale=scale, threshold=threshold)
+    if verdict.is_failed:
+        lines = [line for line in text.splitlines() if line.strip()]
+        reasoning = _snippet(" ".join(lines[:-1]), REASON_LIMIT)
+        if reasoning:
+            verdict = dataclasses.replace(verdict, reason=f"{verdict.reason}: {reasoning}")
+    return verdict
+
+
 # --- the check -----------------------------------------------------------------
 
 
@@ -180,23 +314,77 @@ def answer_from_prompt(prompt: str) -> str | None:
     return prompt[body:end] if end >= body else None
 
 
+def scale_from_prompt(prompt: str) -> tuple[float, float] | None:
+    """The scale a prompt made by :func:`judged_by` asks a score on, or None (PASS/FAIL).
+
+    Stand-in judges use this to answer in kind. Only the instructions after
+    the answer are read, so an answer cannot change the scale asked for.
+
+    Examples
+    --------
+    >>> check = judged_by(lambda prompt: "4", "Polite.", scale=(1, 5))
+    >>> scale_from_prompt(check.prompt("Thank you for waiting."))
+    (1.0, 5.0)
+    >>> scale_from_prompt(judged_by(lambda p: "PASS", "Polite.").prompt("Thanks.")) is None
+    True
+    """
+    if not isinstance(prompt, str):
+        return None
+    end = prompt.rfind(_ANSWER_CLOSE)
+    if end < 0:
+        return None
+    match = _SCALE_IN_PROMPT.search(prompt, end + len(_ANSWER_CLOSE))
+    if match is None:
+        return None
+    try:
+        low, high = float(match.group(1)), float(match.group(2))
+    except ValueError:
+        return None
+    return (low, high) if math.isfinite(low) and math.isfinite(high) and low < high else None
+
+
 class JudgedCheck:
-    """A check that asks a judge whether an answer meets a rubric.
+    """A check that asks a judge whether an answer meets a rubric, or how well.
 
     Made by :func:`judged_by`; call it with an answer to get a :class:`Verdict`.
+    ``scale`` is the scale a score is asked on (None: PASS or FAIL) and
+    ``threshold`` the score that passes; a check with a scale is graded.
     """
 
-    __slots__ = ("__name__", "judge", "name", "rubric")
+    __slots__ = ("__name__", "judge", "name", "rubric", "scale", "threshold")
 
-    def __init__(self, judge: Callable[[str], str], rubric: str, name: str) -> None:
+    def __init__(
+        self,
+        judge: Callable[[str], str],
+        rubric: str,
+        name: str,
+        scale: tuple[float, float] | None = None,
+        threshold: float | None = None,
+    ) -> None:
         self.judge = judge
         self.rubric = rubric
         self.name = name
         self.__name__ = name
+        self.scale = scale
+        self.threshold = threshold
+
+    @property
+    def graded(self) -> bool:
+        """Whether the check gives a score: when it asks for one on a scale."""
+        return self.scale is not None
 
     def prompt(self, answer: str) -> str:
         """The prompt the judge is given for ``answer``."""
-        return _PROMPT.format(rubric=self.rubric, answer=answer)
+        if self.scale is None:
+            return _PROMPT.format(rubric=self.rubric, answer=answer)
+        low, high = self.scale
+        whole = low.is_integer() and high.is_integer()
+        ask = _SCALE_ASK.format(
+            kind="a whole number" if whole else "a number",
+            low=_scale_number(low),
+            high=_scale_number(high),
+        )
+        return _PROMPT_HEAD.format(rubric=self.rubric, answer=answer) + ask
 
     def __call__(self, answer: Any) -> Verdict:
         if answer is None or (isinstance(answer, str) and not answer.strip()):
@@ -206,22 +394,52 @@ class JudgedCheck:
                 f"{INSPECTION_FAILURE}: the answer is {type(answer).__name__}, not text"
             )
         prompt = self.prompt(answer)
-        reply = self.judge(prompt)
+        return self.read_reply(prompt, self.judge(prompt))
+
+    def read_reply(self, prompt: str, reply: str) -> Verdict:
+        """The verdict a judge's ``reply`` to ``prompt`` gives, keeping both as evidence:
+        PASS or FAIL (:func:`parse_judgement`), or a score on the check's scale
+        (:func:`parse_score`). For replies obtained another way than by calling
+        ``judge`` (a batch of requests)."""
+        evidence = {"prompt": prompt, "reply": reply}
+        if self.scale is not None:
+            if not isinstance(reply, str):
+                raise TypeError(f"a judge must return text, not {type(reply).__name__}")
+            verdict = _parse_scored(reply, self.scale, self.threshold)
+            return dataclasses.replace(verdict, evidence=evidence)
         verdict = parse_judgement(reply)
-        return Verdict(verdict.status, verdict.reason, evidence={"prompt": prompt, "reply": reply})
+        return Verdict(verdict.status, verdict.reason, evidence=evidence)
 
     def __repr__(self) -> str:
-        return f"judged_by(rubric={_snippet(self.rubric, 60)!r}, name={self.name!r})"
+        scale = ""
+        if self.scale is not None:
+            scale = f", scale=({self.scale[0]:g}, {self.scale[1]:g})"
+            if self.threshold is not None:
+                scale += f", threshold={self.threshold:g}"
+        return f"judged_by(rubric={_snippet(self.rubric, 60)!r}{scale}, name={self.name!r})"
 
 
-def judged_by(judge: Callable[[str], str], rubric: str, *, name: str | None = None) -> JudgedCheck:
-    """A model-graded check: ask ``judge`` whether an answer meets ``rubric``.
+def judged_by(
+    judge: Callable[[str], str],
+    rubric: str,
+    *,
+    scale: tuple[float, float] | None = None,
+    threshold: float | None = None,
+    name: str | None = None,
+) -> JudgedCheck:
+    """A model-graded check: ask ``judge`` whether an answer meets ``rubric``, or how well.
 
     The judge is given a prompt holding the rubric and the answer, asked to
     reason briefly and to end with a line that says PASS or FAIL; that last
-    non-empty line decides (see :func:`parse_judgement`). A judge makes
-    mistakes: measure it with :func:`calibrate` before trusting its pass rates,
-    and correct them with :func:`corrected_pass_rate`.
+    non-empty line decides (see :func:`parse_judgement`). With ``scale``, the
+    judge is asked instead for a score on it (``scale=(1, 5)``: "a whole
+    number from 1 (does not meet the rubric at all) to 5 (meets it fully)"),
+    and the check is graded: its verdict is
+    :meth:`Verdict.scored(score, scale=scale, threshold=threshold)
+    <evalstats.running._checks.Verdict.scored>`, the score mapped to [0, 1]
+    and kept as given. A judge makes mistakes: measure it with
+    :func:`calibrate` before trusting its pass rates, and correct them with
+    :func:`corrected_pass_rate`.
 
     Parameters
     ----------
@@ -230,6 +448,14 @@ def judged_by(judge: Callable[[str], str], rubric: str, *, name: str | None = No
         :func:`evalstats.demo._judge.make_judge` offline.
     rubric : str
         What a good answer does, in plain words.
+    scale : (float, float), optional
+        Ask for a score from ``low`` to ``high`` instead of PASS or FAIL. The
+        reply's last non-empty line must give one number on the scale (see
+        :func:`parse_score`; a clear decimal such as ``3.5`` is taken as
+        given, even on a scale of whole numbers).
+    threshold : float, optional
+        With ``scale``: the score that passes, on the scale; without one, only
+        the top of the scale passes (as :meth:`~evalstats.running._checks.Verdict.scored`).
     name : str, optional
         The check's name in reports; by default ``judged_by`` and the start of
         the rubric.
@@ -244,11 +470,19 @@ def judged_by(judge: Callable[[str], str], rubric: str, *, name: str | None = No
         - PASS passes; FAIL fails with the judge's reasoning (shortened) as the
           reason; a reply without a clear verdict fails with ``the judge gave no
           clear verdict``.
+        - with ``scale``: the score given, passed or failed at ``threshold``;
+          a reply without one clear number on the scale (``3 or 4``, ``7`` on
+          ``(1, 5)``) fails with ``the judge gave no clear score``, as an
+          unclear PASS/FAIL reply does, and scores 0 (the bottom of the scale,
+          with no raw score, since the judge gave none), so that unclear
+          replies cannot lift a mean score by leaving it.
 
     Raises
     ------
     InvalidArgument
-        At construction, if ``judge`` is not callable or ``rubric`` is empty.
+        At construction, if ``judge`` is not callable or ``rubric`` is empty,
+        ``scale`` is not two finite numbers, low below high, or ``threshold``
+        is off the scale or given without one.
 
     Notes
     -----
@@ -275,6 +509,10 @@ def judged_by(judge: Callable[[str], str], rubric: str, *, name: str | None = No
     'the judge failed it: No order number.'
     >>> check("").reason
     'could not be inspected: the answer is empty'
+    >>> graded = judged_by(lambda prompt: "Clear.\\nScore: 4", "Polite.", scale=(1, 5), threshold=4)
+    >>> v = graded("Thank you for waiting.")
+    >>> v.status, v.score, v.raw_score
+    ('passed', 0.75, 4.0)
     """
     if not callable(judge):
         raise InvalidArgument(
@@ -286,7 +524,26 @@ def judged_by(judge: Callable[[str], str], rubric: str, *, name: str | None = No
         name = f"judged_by({_snippet(rubric, 40)!r})"
     elif not isinstance(name, str) or not name.strip():
         raise InvalidArgument(f"name={name!r} must be a non-empty string")
-    return JudgedCheck(judge, rubric.strip(), name)
+    checked_scale, cut = _judge_scale(scale, threshold)
+    return JudgedCheck(judge, rubric.strip(), name, checked_scale, cut)
+
+
+def _judge_scale(scale: Any, threshold: Any) -> tuple[tuple[float, float] | None, float | None]:
+    """A judge's scale and threshold checked at the door, in one line naming each."""
+    from ._checks import _on_scale, _scale
+
+    if scale is None:
+        if threshold is not None:
+            raise InvalidArgument(
+                f"threshold={threshold!r} needs a scale: give scale=(low, high) to ask the "
+                "judge for a score"
+            )
+        return None, None
+    if isinstance(scale, str | bytes):
+        raise InvalidArgument(f"scale={scale!r} must be two numbers (low, high)")
+    low, high = _scale(scale)
+    cut = None if threshold is None else _on_scale("threshold", threshold, low, high)
+    return (low, high), cut
 
 
 # --- calibration -----------------------------------------------------------------
@@ -700,7 +957,8 @@ def calibrate(
     Raises
     ------
     InvalidArgument
-        If ``check`` is not callable or both lists are empty. Exceptions
+        If ``check`` is not callable, is a judge asked for a score with no
+        threshold (calibration compares pass/fail), or both lists are empty. Exceptions
         raised by the check itself (such as a
         :class:`~evalstats.errors.TransientProviderError` from a judge)
         propagate: an answer that was never graded cannot be calibrated.
@@ -738,6 +996,7 @@ def calibrate(
     """
     if not callable(check):
         raise InvalidArgument(f"check={check!r} must be a callable check(answer)")
+    _refuse_scale_without_threshold(check)
     level = check_level(level)
     rule = _rule(min_sensitivity, min_specificity)
     good_list = _answers("good", good)
@@ -749,6 +1008,17 @@ def calibrate(
     judged = [(True, _run(check, a), _answer_text(a), "") for a in good_list]
     judged += [(False, _run(check, a), _answer_text(a), "") for a in bad_list]
     return _tally(judged, level, **rule)
+
+
+def _refuse_scale_without_threshold(check: Any) -> None:
+    """A judge asked for a score is calibrated on its pass/fail: it needs a threshold."""
+    if isinstance(check, JudgedCheck) and check.scale is not None and check.threshold is None:
+        low, high = check.scale
+        raise InvalidArgument(
+            f"check={check!r} asks for a score from {low:g} to {high:g} with no threshold, "
+            "so only full marks pass; give judged_by(..., threshold=...) to calibrate the "
+            "pass/fail it gives against the person's"
+        )
 
 
 def _rule(min_sensitivity: Any, min_specificity: Any) -> dict[str, float]:

@@ -7,6 +7,12 @@ for a server of one's own), or the offline stand-in judge
 ``standin:judge[,sensitivity=S][,specificity=P][,seed=N]`` (a judge kind
 registered by entry point in the group ``evalstats.judges``), which judges the
 shop stand-ins' replies and errs at the rates given (0.9 and 0.9 by default).
+
+A spec names the judge, not what it is asked: whether a check asks for PASS
+or FAIL or for a score on a scale is the check's, declared beside its rubric
+in the suite (``{"judged_by": {"rubric": ..., "scale": [1, 5], "threshold":
+4}}``), so one judge can grade a suite's pass/fail and scaled checks alike.
+A ``scale`` or ``threshold`` setting here is refused with that advice.
 """
 
 from __future__ import annotations
@@ -55,6 +61,7 @@ def judge_from_spec(spec: str) -> tuple[Callable[[str], str], dict[str, Any]]:
     kind, _, model = head.partition(":")
     kind, model = kind.strip(), model.strip()
     settings = _settings(spec, rest)
+    _refuse_check_settings(spec, settings)
     if kind not in PROVIDER_KINDS:
         factory = entry_point(JUDGE_GROUP, kind)
         if factory is not None:
@@ -75,3 +82,18 @@ def judge_from_spec(spec: str) -> tuple[Callable[[str], str], dict[str, Any]]:
         "settings": dict(provider.describe().get("settings") or {}),
     }
     return make_judge_from_provider(provider), description
+
+
+#: Settings that belong to a judged check, not to its judge.
+_CHECK_SETTINGS = ("scale", "threshold")
+
+
+def _refuse_check_settings(spec: str, settings: dict[str, str]) -> None:
+    """A scale or threshold given to a judge: say where it belongs, in one line."""
+    for key in _CHECK_SETTINGS:
+        if key in settings:
+            raise InvalidArgument(
+                f"judge={spec!r}: {key} is the check's, not the judge's: declare it in the "
+                'suite beside the rubric ({"judged_by": {"rubric": "...", "scale": [1, 5], '
+                '"threshold": 4}})'
+            )

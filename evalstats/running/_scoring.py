@@ -26,6 +26,7 @@ __all__ = [
     "needs_trace",
     "not_inspected",
     "verdict_record",
+    "weights_of",
 ]
 
 
@@ -49,6 +50,15 @@ def checks_of(case: Any) -> tuple[tuple[Callable[[Any], Any], str | None, str], 
         for spec in actions:
             action = required_action_from_spec(spec)
             out.append((action, "action", action.name))
+    return tuple(out)
+
+
+def weights_of(case: Any) -> tuple[float, ...]:
+    """The weight of each check of a case in its sample's score, as :func:`checks_of`
+    lists them: a :class:`~evalstats.running._suite.CaseCheck`'s ``weight``, else 1
+    (a ``(check, axis)`` pair, a required action, which gives no score)."""
+    out = [float(getattr(c, "weight", 1.0)) for c in case.checks]
+    out += [1.0] * len(getattr(case, "required_actions", None) or ())
     return tuple(out)
 
 

@@ -33,7 +33,9 @@ A suite file looks like this (YAML; JSON has the same fields)::
 Top-level fields: ``name`` (default: the file's stem), ``version`` (a string,
 a whole number or null), ``description``, ``sampled`` (true when the cases were
 drawn at random from real traffic: a verdict about cases like these is then
-the default) and ``cases``. Case fields: ``id``,
+the default), ``score`` (how a sample's score is made from its graded checks'
+scores: ``mean``, the weighted mean, by default, or ``min``, the lowest) and
+``cases``. Case fields: ``id``,
 exactly one of ``prompt`` and ``messages``, ``checks`` (at least one),
 ``fixtures`` (relative path -> text, files for a workspace),
 ``required_actions`` (tool calls a trace must show, such as ``{"tool":
@@ -46,7 +48,13 @@ A check is a declarative spec with one key naming a built-in check of
 ``{"word_count": [3, 25]}``) and an optional ``"axis"``, or
 ``{"judged_by": {"rubric": "..."}}`` (or ``{"judged_by": "rubric"}``), a
 model-graded check whose judge must be given to :func:`load_suite`, because a
-file cannot hold one.
+file cannot hold one; ``{"judged_by": {"rubric": "...", "scale": [1, 5],
+"threshold": 4}}`` asks the judge for a score on the scale instead of PASS or
+FAIL, and ``{"covers": ["refund", "14 days"]}`` (or ``{"covers": {"terms":
+[...], "threshold": 0.5}}``) scores the share of the terms an answer
+mentions. A check may carry a ``"weight"`` (a number, 0 or more; 1 by default):
+its share in the sample's score when the suite's ``score`` is ``mean``
+(a check that gives no score, pass/fail, has none to weigh).
 
 Every validation error raises :class:`~evalstats.errors.CaseFileError` naming
 the file, the case (by id, or by index when the id is unusable) and the field,
@@ -121,11 +129,11 @@ CASE_FIELDS = (
 )
 
 #: The top-level fields of a suite file.
-SUITE_FIELDS = ("name", "version", "description", "sampled", "cases")
+SUITE_FIELDS = ("name", "version", "description", "sampled", "score", "cases")
 
 _ROLES = ("system", "user", "assistant")
 _MESSAGE_FIELDS = ("role", "content")
-_JUDGED_BY_FIELDS = ("rubric", "name")
+_JUDGED_BY_FIELDS = ("rubric", "name", "scale", "threshold")
 _SUFFIXES = (".json", ".yaml", ".yml")
 
 
@@ -278,11 +286,12 @@ class _CaseInvalid(InvalidArgument):
 
 
 def _check_names() -> tuple[str, ...]:
-    return (*BUILTIN_CHECKS, "judged_by", "python")
+    return (*BUILTIN_CHECKS, "covers", "judged_by", "python")
 
 
-#: Keys of a check spec that are not the check: where it is counted and what it is called.
-_SPEC_EXTRAS = ("axis", "name")
+#: Keys of a check spec that are not the check: where it is counted, what it is called
+#: and its weight in the sample's score.
+_SPEC_EXTRAS = ("axis", "name", "weight")
 
 #: The folder a suite file being loaded is in: ``python`` checks are imported from it.
 _SUITE_DIR: ContextVar[Path | None] = ContextVar("evalstats_suite_dir", default=None)
@@ -304,10 +313,11 @@ class PythonCheck:
     failed verdict naming ``module:function`` (see
     :func:`~evalstats.running._checks.run_check`). A function with a true
     ``needs_trace`` attribute is given the sample's trace, as built-in trace
-    checks are.
+    checks are; one with a true ``graded`` attribute is declared graded (it
+    gives a score, so an incomplete sample of its case scores 0).
     """
 
-    __slots__ = ("__name__", "blocking", "function", "name", "needs_trace", "target")
+    __slots__ = ("__name__", "blocking", "function", "graded", "name", "needs_trace", "target")
 
     def __init__(self, target: str, function: Callable[..., Any]) -> None:
         self.target = target
@@ -315,6 +325,7 @@ class PythonCheck:
         self.name = self.__name__ = target
         self.needs_trace = getattr(function, "needs_trace", False) is True
         self.blocking = getattr(function, "blocking", False) is True
+        self.graded = getattr(function, "graded", False) is True
 
     def __call__(self, answer: Any) -> Any:
         return self.function(answer)
@@ -432,7 +443,43 @@ def _build_check(spec: Mapping[str, Any], judge: Callable[[str], str] | None) ->
         )
     if name == "judged_by":
         return _build_judged_by(spec[name], judge, spec.get("name"))
+    if name == "covers":
+        return _build_covers(spec[name])
     return check_from_spec({name: spec[name]})
+
+
+_COVERS_FIELDS = ("terms", "threshold")
+
+
+def _build_covers(value: Any) -> Callable[..., Any]:
+    """``{"covers": [terms]}``, ``{"covers": "term"}`` or ``{"covers": {"terms": [...],
+    "threshold": 0.5}}``: the graded check of the share of terms an answer mentions."""
+    from ._graded import covers
+
+    threshold = None
+    if isinstance(value, Mapping):
+        for key in value:
+            if key not in _COVERS_FIELDS:
+                raise InvalidArgument(
+                    f'check "covers": unknown field {_q(key)}{_did_you_mean(key, _COVERS_FIELDS)}; '
+                    f"known fields: {', '.join(_COVERS_FIELDS)}"
+                )
+        threshold = value.get("threshold")
+        if isinstance(threshold, bool) or not isinstance(threshold, int | float | None):
+            raise InvalidArgument(
+                f'check "covers": threshold: must be a number from 0 to 1, not {_shown(threshold)}'
+            )
+        value = value.get("terms")
+    terms = [value] if isinstance(value, str) else value
+    if not isinstance(terms, list | tuple) or not terms:
+        raise InvalidArgument(
+            'check "covers" takes the terms an answer should mention: a list of strings, '
+            f'such as ["refund", "14 days"], not {_kind(value)}'
+        )
+    try:
+        return covers(*terms, threshold=threshold)
+    except InvalidArgument as exc:
+        raise InvalidArgument(f'check "covers": {exc}') from None
 
 
 def _build_judged_by(
@@ -460,6 +507,7 @@ def _build_judged_by(
     name = value.get("name")
     if name is not None and (not isinstance(name, str) or not name.strip()):
         raise InvalidArgument('check "judged_by": "name" must be a non-empty string')
+    scale, threshold = _judged_scale(value)
     if judge is None:
         raise InvalidArgument(
             'check "judged_by" needs a judge, which a case file cannot hold: give one '
@@ -467,7 +515,47 @@ def _build_judged_by(
         )
     from ._judge import judged_by
 
-    return judged_by(judge, rubric, name=name)
+    return judged_by(judge, rubric, scale=scale, threshold=threshold, name=name)
+
+
+def _judged_scale(value: Mapping[str, Any]) -> tuple[Any, Any]:
+    """A ``judged_by`` spec's ``scale`` and ``threshold``, checked before any judge is."""
+    from ._judge import _judge_scale
+
+    scale, threshold = value.get("scale"), value.get("threshold")
+    if scale is not None and (
+        isinstance(scale, str | bytes | Mapping)
+        or not isinstance(scale, list | tuple)
+        or len(scale) != 2
+        or any(isinstance(x, bool) or not isinstance(x, int | float) for x in scale)
+    ):
+        raise InvalidArgument(
+            'check "judged_by": scale: must be a list of two numbers [low, high], such as '
+            f"[1, 5], not {_q(scale) if isinstance(scale, list | tuple) else _kind(scale)}"
+        )
+    if threshold is not None and (
+        isinstance(threshold, bool) or not isinstance(threshold, int | float)
+    ):
+        raise InvalidArgument(
+            f'check "judged_by": threshold: must be a number on the scale, not {_shown(threshold)}'
+        )
+    try:
+        _judge_scale(None if scale is None else tuple(scale), threshold)
+    except InvalidArgument as exc:
+        raise InvalidArgument(f'check "judged_by": {exc}') from None
+    return (None if scale is None else tuple(scale)), threshold
+
+
+def _check_weight(weight: Any) -> float:
+    """A check's weight: a finite number, 0 or more."""
+    import math
+
+    if isinstance(weight, bool) or not isinstance(weight, int | float):
+        raise InvalidArgument(f"must be a number, 0 or more, not {_shown(weight)}")
+    value = float(weight)
+    if not math.isfinite(value) or value < 0:
+        raise InvalidArgument(f"must be a finite number, 0 or more, not {_q(weight)}")
+    return value
 
 
 def _check_axis(axis: Any) -> str | None:
@@ -495,11 +583,17 @@ class CaseCheck:
     Python checks are equal when they are the same callable with the same
     axis. A ``judged_by`` check is identified by its spec: two such checks
     with the same rubric and different judges compare equal.
+
+    ``weight`` (1 by default; a finite number, 0 or more) is the check's
+    share in the sample's score when the suite's ``score`` rule is the
+    weighted mean (see :func:`~evalstats.running._graded.sample_score`); in a
+    spec it is the key ``"weight"``.
     """
 
     check: Callable[[Any], Any]
     axis: str | None = None
     spec: Mapping[str, Any] | None = None
+    weight: float = 1.0
 
     def __post_init__(self) -> None:
         if not callable(self.check):
@@ -507,10 +601,27 @@ class CaseCheck:
                 f"check={self.check!r} must be callable: check(answer) -> None | str | Verdict"
             )
         _check_axis(self.axis)
+        try:
+            object.__setattr__(self, "weight", _check_weight(self.weight))
+        except InvalidArgument as exc:
+            expected = str(exc).rsplit(", not ", 1)[0]  # the value is named first here
+            raise InvalidArgument(f"weight={self.weight!r} {expected}") from None
         if self.spec is not None:
             if not isinstance(self.spec, Mapping):
                 raise InvalidArgument(f"spec={self.spec!r} must be a mapping or None")
             spec = dict(self.spec)
+            if "weight" in spec:
+                # The spec as written in a file, weight included: take its weight.
+                try:
+                    written = _check_weight(spec.pop("weight"))
+                except InvalidArgument as exc:
+                    raise InvalidArgument(f"weight: {exc}") from None
+                if self.weight not in (1.0, written):
+                    raise InvalidArgument(
+                        f"spec={self.spec!r} has weight={written:g} but the check has "
+                        f"weight={self.weight:g}"
+                    )
+                object.__setattr__(self, "weight", written)
             axis = spec.pop("axis", None)
             if axis is not None and self.axis is None:
                 # The spec as written in a file, axis included: take its axis.
@@ -571,8 +682,15 @@ class CaseCheck:
                 plain_name("name", named)
             except InvalidArgument as exc:
                 raise InvalidArgument(f"name: {exc}") from None
+        weight = 1.0
+        if "weight" in spec:
+            try:
+                weight = _check_weight(spec["weight"])
+            except InvalidArgument as exc:
+                raise InvalidArgument(f"weight: {exc}") from None
         check = _build_check(spec, judge)
-        return cls(check, axis, {k: v for k, v in spec.items() if k != "axis"})
+        kept = {k: v for k, v in spec.items() if k not in ("axis", "weight")}
+        return cls(check, axis, kept, weight)
 
     @property
     def name(self) -> str:
@@ -591,8 +709,8 @@ class CaseCheck:
 
     def _key(self) -> tuple[Any, ...]:
         if self.spec is not None:
-            return ("spec", canonical_json(self.spec), self.axis)
-        return ("python", id(self.check), self.axis)
+            return ("spec", canonical_json(self.spec), self.axis, self.weight)
+        return ("python", id(self.check), self.axis, self.weight)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, CaseCheck):
@@ -603,12 +721,15 @@ class CaseCheck:
         return hash(self._key())
 
     def to_dict(self) -> dict[str, Any]:
-        """The spec with its axis, or ``{"python": name}`` for a Python callable."""
+        """The spec with its axis (and its weight, when not 1), or ``{"python": name}``
+        for a Python callable."""
         out: dict[str, Any] = (
             _json_copy(self.spec) if self.spec is not None else {"python": self.name}
         )
         if self.axis is not None:
             out["axis"] = self.axis
+        if self.weight != 1.0:
+            out["weight"] = int(self.weight) if self.weight.is_integer() else self.weight
         return out
 
 
@@ -707,6 +828,11 @@ def _norm_checks(checks: Any, judge: Callable[[str], str] | None = None) -> tupl
             if axis is not None and (not isinstance(axis, str) or not axis.strip()):
                 shown = _shown(axis)
                 raise _Problem(f"{where}.axis", f"must be a non-empty string, not {shown}")
+            if "weight" in item:
+                try:
+                    _check_weight(item["weight"])
+                except InvalidArgument as exc:
+                    raise _Problem(f"{where}.weight", str(exc)) from None
             try:
                 made = CaseCheck.from_spec(item, judge=judge)
             except InvalidArgument as exc:
@@ -735,6 +861,12 @@ def _norm_checks(checks: Any, judge: Callable[[str], str] | None = None) -> tupl
                 f'{item!r} must be a check spec such as {{"contains": "A-1042"}}, '
                 "a callable, or a (check, axis) pair",
             )
+    if all(c.weight == 0 for c in out):
+        raise _Problem(
+            "checks",
+            "every check has weight 0, so no sample could have a score; "
+            "give at least one a weight above 0",
+        )
     return tuple(out)
 
 
@@ -1046,9 +1178,22 @@ def case_from_dict(data: Mapping[str, Any], *, judge: Callable[[str], str] | Non
 # --- the suite ------------------------------------------------------------------
 
 
-def _cases_sha256(cases: Iterable[Case]) -> str:
-    text = canonical_json([c.to_dict() for c in cases])
+def _cases_sha256(cases: Iterable[Case], score: str = "mean") -> str:
+    listed = [c.to_dict() for c in cases]
+    # a rule other than the default is part of what the suite is (a resume compares it)
+    text = canonical_json(listed if score == "mean" else {"cases": listed, "score": score})
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _check_score_rule(score: Any) -> str:
+    from ._graded import SCORE_RULES
+
+    if not isinstance(score, str) or score not in SCORE_RULES:
+        raise InvalidArgument(
+            f"score={score!r} must be 'mean' or 'min' (how a sample's score is made from "
+            f"its checks' scores){suggest(str(score), SCORE_RULES)}"
+        )
+    return score
 
 
 @dataclass(frozen=True)
@@ -1073,6 +1218,10 @@ class Suite:
         Keyword-only: the cases were drawn at random from the traffic the
         assistant serves, so a verdict about cases like these is what the
         data support by default (see :func:`~evalstats.stats._claims.default_about`).
+    score : {"mean", "min"}, optional
+        Keyword-only: how a sample's score is made from its checks' scores,
+        the weighted mean (default, as promptfoo does) or the lowest (see
+        :func:`~evalstats.running._graded.sample_score`).
     """
 
     name: str
@@ -1083,6 +1232,7 @@ class Suite:
     _: KW_ONLY
     description: str = ""
     sampled: bool = False
+    score: str = "mean"
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
@@ -1116,9 +1266,10 @@ class Suite:
             raise InvalidArgument(f"description={self.description!r} must be a string")
         if not isinstance(self.sampled, bool):
             raise InvalidArgument(f"sampled={self.sampled!r} must be True or False")
+        _check_score_rule(self.score)
         object.__setattr__(self, "cases", cases)
         if self.sha256 is None:
-            object.__setattr__(self, "sha256", _cases_sha256(cases))
+            object.__setattr__(self, "sha256", _cases_sha256(cases, self.score))
 
     def select(
         self,
@@ -1190,7 +1341,9 @@ class Suite:
 
     def to_dict(self) -> dict[str, Any]:
         """``{"name", "version", "path", "sha256"}``: the suite entry of a results manifest,
-        with ``"sampled": true`` when the suite declares its cases sampled at random.
+        with ``"sampled": true`` when the suite declares its cases sampled at random,
+        and ``"score": "min"`` when a sample's score is its checks' lowest (the
+        weighted mean, the default, is not written).
 
         The cases go apart, as ``[case.to_dict() for case in suite.select(...)]``.
         """
@@ -1202,17 +1355,24 @@ class Suite:
         }
         if self.sampled:
             entry["sampled"] = True
+        if self.score != "mean":
+            entry["score"] = self.score
         return entry
 
 
 def suite_from_cases(
-    cases: Iterable[Case], *, name: str = "python suite", version: str | int | None = None
+    cases: Iterable[Case],
+    *,
+    name: str = "python suite",
+    version: str | int | None = None,
+    score: str = "mean",
 ) -> Suite:
     """A suite from Python :class:`Case` objects (``runner.Case`` is the same class).
 
     The suite has no path; its ``sha256`` is of the canonical JSON of
     ``[case.to_dict() for case in cases]``, in which a Python check appears
     only by name: two different callables with the same name hash alike.
+    ``score`` is the suite's rule for a sample's score (``"mean"`` or ``"min"``).
 
     Examples
     --------
@@ -1225,7 +1385,7 @@ def suite_from_cases(
         cases = cases.cases
     if isinstance(cases, str | bytes) or not isinstance(cases, Iterable):
         raise InvalidArgument(f"cases={cases!r} must be a list of Case objects")
-    return Suite(name, version, tuple(cases))
+    return Suite(name, version, tuple(cases), score=score)
 
 
 def suite_from_dict(
@@ -1297,6 +1457,14 @@ def _suite_from_document(
             f"{where}sampled: must be true or false (were the cases drawn at random from "
             f"real traffic?), not {shown}"
         )
+    score = document.get("score", "mean")
+    if score not in ("mean", "min"):
+        shown = _q(score) if isinstance(score, str) else _kind(score)
+        hint = _did_you_mean(score, ("mean", "min")) if isinstance(score, str) else ""
+        raise CaseFileError(
+            f'{where}score: must be "mean" or "min" (how a sample\'s score is made from its '
+            f"checks' scores), not {shown}{hint}"
+        )
     raw_cases = document.get("cases")
     if raw_cases is None:
         raise CaseFileError(f"{where}cases: missing: give a list of cases")
@@ -1321,7 +1489,14 @@ def _suite_from_document(
     if name_problem(name) is not None:
         raise CaseFileError(f"{where}name: {_q(name)} {name_problem(name)}")
     return Suite(
-        name, version, tuple(cases), path, sha256, description=description, sampled=sampled
+        name,
+        version,
+        tuple(cases),
+        path,
+        sha256,
+        description=description,
+        sampled=sampled,
+        score=score,
     )
 
 
