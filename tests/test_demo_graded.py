@@ -6,6 +6,7 @@ import importlib.util
 import itertools
 import json
 import math
+import shlex
 from pathlib import Path
 
 import pytest
@@ -37,6 +38,7 @@ from evalstats.stats._intervals import proportion_ci
 from evalstats.stats._score_compare import compare_scores
 from evalstats.stats._scores import score_mean_ci
 
+README = Path(__file__).resolve().parent.parent / "README.md"
 SHOP = [c.prompt for c in graded_cases()]
 # Messages of every kind: the shop's four, an order without its id, and one
 # the stand-in does not recognise.
@@ -287,6 +289,18 @@ def test_an_existing_results_file_is_one_line_and_exit_2(
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--force" in err
     assert (tmp_path / "results.jsonl").read_text() == "keep me\n"
+
+
+def test_the_readme_shows_what_the_graded_demo_prints(capsys: pytest.CaptureFixture[str]) -> None:
+    # The `$ evalstats demo --graded` block under "Graded scores" is the
+    # command's own (seeded) output, line for line.
+    text = README.read_text(encoding="utf-8")
+    section = text.split("## Graded scores", 1)[1].split("\n## ", 1)[0]
+    blocks = [b.split("```", 1)[0] for b in section.split("```text\n")[1:]]
+    (block,) = [b for b in blocks if b.startswith("$ evalstats demo --graded")]
+    command, _, shown = block.partition("\n")
+    assert main(shlex.split(command)[2:]) == 0
+    assert capsys.readouterr().out == shown, command
 
 
 # --- reduced-size simulations/graded_demo.py ----------------------------------
