@@ -17,6 +17,7 @@ from evalstats.cli import main
 from evalstats.demo._graded_demo import (
     GRADED_PAIRS,
     graded_cases,
+    paired_scores,
     run_graded_demo,
     true_difference,
 )
@@ -340,3 +341,19 @@ def test_twenty_runs_usually_decide_the_better_pair() -> None:
     # (simulations/graded_demo.py).
     counts = _simulation().tally("better", 20, range(2000, 2030))
     assert counts["b_better"] / counts["experiments"] >= 0.65, counts
+
+
+def test_pairs_follow_the_manifest_and_leave_out_a_slot_one_side_lost(tmp_path: Path) -> None:
+    from records import manifest, sample, write
+
+    scores = {"v1": {"z": [0.25, 0.5], "a": [1.0, 0.75]}, "v2": {"z": [0.5, 1.0], "a": [0.0, None]}}
+    rows = [
+        sample(case, v, r, s is not None, **({} if s is None else {"score": s}))
+        for v, by_case in scores.items()
+        for case, row in by_case.items()
+        for r, s in enumerate(row)
+    ]
+    path = write(tmp_path / "r.jsonl", manifest(["z", "a"], ["v1", "v2"], 2), rows)
+    a, b, labels = paired_scores(read_results(path), "v1", "v2")
+    assert labels == ["z", "z", "a"]  # the unmeasured (a, 1) of v2 leaves its pair out
+    assert (a, b) == ([0.25, 0.5, 1.0], [0.5, 1.0, 0.0])

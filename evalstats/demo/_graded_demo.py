@@ -397,15 +397,16 @@ def _run_engine(
 def paired_scores(results: Results, a: str, b: str) -> tuple[list[float], list[float], list[str]]:
     """The scores of ``a`` and ``b`` paired by (case, repeat), with each pair's case.
 
-    Pairs in case order of the manifest, then repeat; a slot that only one
-    variant scored (an unmeasured sample) is left out.
+    Pairs in the manifest's order of cases, then by repeat; a slot that only
+    one variant scored (an unmeasured sample) is left out.
     """
     from ..reading._source import RunSource
 
     tally = RunSource.of(results).tally()
     left = {(c, r): s for c, r, s in tally.scores(a)}
     right = {(c, r): s for c, r, s in tally.scores(b)}
-    order = {c: i for i, c in enumerate(dict.fromkeys(c for c, _ in left))}
+    listed = [c.get("id") for c in results.manifest.get("cases") or [] if isinstance(c, dict)]
+    order = {c: i for i, c in enumerate(dict.fromkeys([*listed, *(c for c, _ in left)]))}
     keys = sorted((k for k in left if k in right), key=lambda k: (order[k[0]], k[1]))
     return [left[k] for k in keys], [right[k] for k in keys], [k[0] for k in keys]
 
