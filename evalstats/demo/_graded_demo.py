@@ -36,9 +36,11 @@ from ._shop import COVER_RATES, make_graded_assistant, required_facts, true_mean
 
 __all__ = [
     "GRADED_PAIRS",
+    "GradedCaseRow",
     "GradedDemoResult",
     "GradedShopTask",
     "graded_cases",
+    "paired_scores",
     "run_graded_demo",
     "true_difference",
 ]
