@@ -19,6 +19,8 @@ EXAMPLES = (
     "evalstats demo --runs 20 --seed 1 --out-dir demo-out",
     "evalstats demo --sequential --max-runs 33",
     "evalstats demo --suite notes --json",
+    "evalstats demo --graded",
+    "evalstats demo --graded same --runs 20",
 )
 
 
@@ -69,11 +71,24 @@ def add(p: argparse.ArgumentParser) -> None:
         "(at most --max-runs rounds, 33 by default) and show the pairs saved against the "
         "fixed design",
     )
+    p.add_argument(
+        "--graded",
+        nargs="?",
+        const="better",
+        choices=["better", "same"],
+        metavar="PAIR",
+        help="shop only: the graded stand-in, each reply scored by the share of its case's "
+        "required facts it states, and the versions' mean scores compared beside their known "
+        "truth; PAIR better (the default): version 1 against version 2, true difference "
+        "+0.20; same: version 2 against version 3, true difference 0",
+    )
     add_progress(p)
     p.add_argument("--json", action="store_true", help="print one JSON document")
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.graded is not None:
+        return _run_graded_demo(args)
     if args.sequential:
         from ..demo._sequential_demo import run_sequential_demo
 
@@ -122,6 +137,35 @@ def _run_notes_demo(args: argparse.Namespace) -> int:
             "evalstats demo: --over-http is for --suite shop; the notes demo always runs over HTTP"
         )
     result = run_notes_demo(
+        **given(runs=args.runs),
+        seed=args.seed,
+        out=args.out_dir,
+        progress=wants_progress(args),
+        force=args.force,
+    )
+    show_result(result, args)
+    return 0
+
+
+#: Options the graded demo refuses, and why.
+_NOT_GRADED = (
+    ("sequential", "--sequential", "it runs a fixed number of runs (--runs N)"),
+    ("max_runs", "--max-runs", "it runs a fixed number of runs (--runs N)"),
+    ("over_http", "--over-http", "the graded stand-in runs in process"),
+    ("no_plots", "--no-plots", "it draws no figures"),
+)
+
+
+def _run_graded_demo(args: argparse.Namespace) -> int:
+    from ..demo._graded_demo import run_graded_demo
+
+    if args.suite != "shop":
+        raise UsageError("evalstats demo: --graded grades the shop stand-in, not --suite notes")
+    for name, option, why in _NOT_GRADED:
+        if getattr(args, name) not in (None, False):
+            raise UsageError(f"evalstats demo: --graded does not take {option}: {why}")
+    result = run_graded_demo(
+        pair=args.graded,
         **given(runs=args.runs),
         seed=args.seed,
         out=args.out_dir,

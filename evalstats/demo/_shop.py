@@ -19,23 +19,42 @@ thanks, anything else     rambles
 Every reply without a slip passes the suite's checks and every slip fails at
 least one, so each version's true per-trial pass rate is ``1 - slip rate``,
 which makes the stand-in a ground truth for intervals, comparisons and power.
+
+:func:`make_graded_assistant` is the same shop graded by a rubric: a
+complete reply to each kind of message states a few required facts
+(:func:`required_facts`), and each version states each fact with a known
+probability (``COVER_RATES``), independently. Scored by ``covers`` on the
+facts' terms, a reply's score is the share of facts it states, so each
+version's true mean score on a message is the mean of its rates
+(:func:`true_mean_score`): versions 1, 2 and 3 average 0.55, 0.75 and
+0.75 on the four shop messages, version 3 matching version 2 message by
+message with other facts.
 """
 
 from __future__ import annotations
 
+import math
 import random
 import re
+from collections.abc import Sequence
 from typing import Literal
 
 from ..errors import InvalidArgument
 
 __all__ = [
+    "COVER_RATES",
+    "GRADED_FACTS",
+    "GradedShopAssistant",
     "SLIP_KINDS",
     "SLIP_RATES",
     "ShopAssistant",
     "classify",
     "make_assistant",
+    "make_graded_assistant",
     "reply_is_good",
+    "required_facts",
+    "true_mean_score",
+    "true_pass_rate",
 ]
 
 #: Probability that a reply slips, by version.
@@ -253,3 +272,211 @@ def reply_is_good(reply: str) -> bool:
         or "has been issued" in reply
         or "Your order has shipped" in reply
     )
+
+
+#: What a complete graded reply states to each kind of message: per fact, the
+#: term ``covers`` looks for and the sentence that states it. ``{id}`` is the
+#: message's order id and ``{which}`` "order ID" (or "your order" without
+#: one); an order message without an id asks for it instead of naming it.
+GRADED_FACTS: dict[str, tuple[tuple[str, str], ...]] = {
+    "order": (
+        ("{id}", "I found order {id}."),
+        ("shipped", "It has shipped."),
+        ("tracking link", "The tracking link is in your email."),
+        ("Thursday", "It should arrive by Thursday."),
+    ),
+    "refund": (
+        ("sorry", "I'm sorry about {which}."),
+        ("photo", "Could you send a photo of the damage?"),
+        ("review", "Our team will review your refund request."),
+        ("2 working days", "You will hear from us within 2 working days."),
+    ),
+    "discount": (
+        ("can't", "I can't hand out discount codes."),
+        ("newsletter", "Our newsletter announces every sale."),
+        ("same prices", "Every customer gets the same prices."),
+    ),
+    "thanks": (
+        ("welcome", "You're welcome."),
+        ("anytime", "Write to us anytime."),
+    ),
+    "other": (
+        ("order number", "Could you tell me your order number?"),
+        ("happy to help", "I'm happy to help."),
+    ),
+}
+
+_ASK_FOR_ID = ("order number", "Could you tell me your order number?")
+
+#: Probability that a graded reply states each required fact, by version and
+#: kind of message, in the order of ``GRADED_FACTS``. Version 2 states more
+#: facts than version 1 on every kind; version 3 has version 2's mean on each
+#: kind, from other facts.
+COVER_RATES: dict[int, dict[str, tuple[float, ...]]] = {
+    1: {
+        "order": (0.9, 0.8, 0.3, 0.2),
+        "refund": (0.8, 0.3, 0.7, 0.4),
+        "discount": (0.9, 0.3, 0.3),
+        "thanks": (0.9, 0.3),
+        "other": (0.5, 0.7),
+    },
+    2: {
+        "order": (0.9, 0.9, 0.7, 0.5),
+        "refund": (0.9, 0.7, 0.8, 0.6),
+        "discount": (0.9, 0.6, 0.6),
+        "thanks": (0.9, 0.7),
+        "other": (0.7, 0.9),
+    },
+    3: {
+        "order": (0.9, 0.9, 0.5, 0.7),
+        "refund": (0.8, 0.7, 0.9, 0.6),
+        "discount": (0.9, 0.8, 0.4),
+        "thanks": (0.7, 0.9),
+        "other": (0.9, 0.7),
+    },
+}
+
+
+def required_facts(message: str) -> tuple[tuple[str, str], ...]:
+    """The facts a complete graded reply to ``message`` states: ``(term, sentence)`` pairs.
+
+    The terms are what a ``covers`` check of the reply looks for.
+
+    Examples
+    --------
+    >>> [term for term, _ in required_facts("Hi, where is my order A-1042?")]
+    ['A-1042', 'shipped', 'tracking link', 'Thursday']
+    """
+    if not isinstance(message, str):
+        raise InvalidArgument(f"message={message!r} must be a string, not {type(message).__name__}")
+    kind = classify(message)
+    found = _ORDER_ID.search(message)
+    order_id = f"{found.group(1).upper()}-{found.group(2)}" if found else None
+    which = f"order {order_id}" if order_id else "your order"
+    facts = []
+    for term, sentence in GRADED_FACTS[kind]:
+        if "{id}" in term and order_id is None:
+            facts.append(_ASK_FOR_ID)
+            continue
+        facts.append((term.format(id=order_id), sentence.format(id=order_id, which=which)))
+    return tuple(facts)
+
+
+def _graded_version(version: object) -> int:
+    if isinstance(version, bool) or not isinstance(version, int) or version not in COVER_RATES:
+        raise InvalidArgument(
+            f"version={version!r} is not a version of the graded shop assistant; "
+            f"choose {', '.join(map(str, COVER_RATES))}"
+        )
+    return version
+
+
+def true_mean_score(version: int, message: str) -> float:
+    """The exact mean score of a graded reply to ``message``: the mean of its cover rates.
+
+    A reply's ``covers`` score is the share of required facts it states; by
+    linearity its expectation is the mean of the facts' probabilities,
+    whatever their dependence (the stand-in draws them independently).
+
+    Examples
+    --------
+    >>> true_mean_score(1, "Hi, where is my order A-1042?")
+    0.55
+    >>> true_mean_score(2, "Hi, where is my order A-1042?")
+    0.75
+    """
+    rates = COVER_RATES[_graded_version(version)][classify(message)]
+    return math.fsum(rates) / len(rates)
+
+
+def true_pass_rate(version: int, message: str) -> float:
+    """The exact chance that a graded reply states every required fact (``covers`` passes).
+
+    Examples
+    --------
+    >>> round(true_pass_rate(2, "Thanks, that's all I needed!"), 10)
+    0.63
+    """
+    return math.prod(COVER_RATES[_graded_version(version)][classify(message)])
+
+
+class GradedShopAssistant:
+    """The shop's support bot graded by a rubric; call it with a message to get a reply.
+
+    A reply is a greeting and the sentences of the required facts
+    (:func:`required_facts`) it states, each stated with probability
+    ``cover_rates[kind][i]``, independently. Deterministic for a given
+    ``seed``; every call draws one number for the greeting and one per fact,
+    whatever it answers.
+
+    Attributes
+    ----------
+    version : int
+    seed : int
+    cover_rates : dict
+        ``COVER_RATES[version]``.
+    last_covered : tuple of bool or None
+        Which required facts the last reply stated (None before the first).
+    last_kind : str or None
+        What kind of message the last one was.
+    """
+
+    def __init__(self, version: int, seed: int = 0) -> None:
+        self.version = version
+        self.seed = seed
+        self.cover_rates = COVER_RATES[version]
+        # Its own stream, apart from the pass/fail assistant's of the same seed.
+        self._rng = random.Random(f"evalstats.standin.shop-graded:{version}:{seed}")
+        self.last_covered: tuple[bool, ...] | None = None
+        self.last_kind: MessageKind | None = None
+
+    def __repr__(self) -> str:
+        return f"make_graded_assistant({self.version}, seed={self.seed})"
+
+    def __call__(self, message: str, *, covered: Sequence[bool] | None = None) -> str:
+        """Reply to ``message``.
+
+        ``covered`` overrides chance, for tests and demonstrations: one bool
+        per required fact, True to state it; None (the default) states each
+        with its probability.
+        """
+        facts = required_facts(message)
+        kind = classify(message)
+        greeting = GREETINGS[self._rng.randrange(len(GREETINGS))]
+        draws = [self._rng.random() for _ in facts]
+        if covered is None:
+            stated = tuple(u < p for u, p in zip(draws, self.cover_rates[kind], strict=True))
+        else:
+            stated = tuple(covered)
+            if len(stated) != len(facts) or not all(isinstance(c, bool) for c in stated):
+                raise InvalidArgument(
+                    f"covered={covered!r} must be {len(facts)} True or False, one per "
+                    f"required fact of a {kind!r} message"
+                )
+        self.last_kind = kind
+        self.last_covered = stated
+        sentences = [sentence for (_, sentence), say in zip(facts, stated, strict=True) if say]
+        return " ".join([f"{greeting}!", *sentences])
+
+
+def make_graded_assistant(version: int, seed: int = 0) -> GradedShopAssistant:
+    """The offline shop assistant graded by a rubric, ``version`` 1, 2 or 3.
+
+    Each version states each required fact of a message with a known
+    probability (``COVER_RATES``), so its true mean ``covers`` score on a
+    message is :func:`true_mean_score`: on the four shop messages versions 1,
+    2 and 3 average 0.55, 0.75 and 0.75, version 3 equal to version 2 on
+    every message.
+
+    Examples
+    --------
+    >>> assistant = make_graded_assistant(2, seed=1)
+    >>> assistant("Hi, where is my order A-1042?", covered=[True, True, False, False])
+    'Hi! I found order A-1042. It has shipped.'
+    >>> assistant.last_covered
+    (True, True, False, False)
+    """
+    version = _graded_version(version)
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise InvalidArgument(f"seed={seed!r} must be a whole number")
+    return GradedShopAssistant(version, seed)
