@@ -127,7 +127,9 @@ def add(p: argparse.ArgumentParser) -> None:
         "--prices",
         metavar="PRICES.yaml",
         help="model name to {input: ..., output: ...} in dollars per million tokens, "
-        "recorded in the manifest for variants without price_in=/price_out= of their own",
+        "recorded in the manifest for variants without price_in=/price_out= of their own; "
+        "with --batch, a model's batch_input and batch_output, or its batch share of the "
+        "listed price (0 to 1), are recorded too (else a batch costs half)",
     )
     p.add_argument(
         "--case",
@@ -431,5 +433,21 @@ def _batch_options(args: argparse.Namespace) -> dict[str, Any]:
             in_flight=args.batches_in_flight,
             poll_s=args.batch_poll_s,
             time_limit_s=args.batch_time_limit_s,
+            prices=_batch_prices(args.prices),
         )
     }
+
+
+def _batch_prices(path: str | None) -> tuple[tuple[str, float, float], ...]:
+    """The batch prices ``--prices FILE`` gives, ``(model, input, output)``, for the
+    manifest of a --batch run."""
+    if not path:
+        return ()
+    from ..planning._cost import load_prices
+
+    return tuple(
+        (model, batch.input, batch.output)
+        for model, price in load_prices(path).items()
+        if price.has_batch
+        for batch in (price.batched(),)
+    )

@@ -120,7 +120,9 @@ class BatchOptions:
     ``in_flight`` batches submitted and not ended at once, per variant;
     ``poll_s`` seconds between looks at a batch; ``time_limit_s`` how long a
     session waits for a batch to end; ``linger_s`` how long a batch that is not
-    full waits for more requests.
+    full waits for more requests. ``prices`` are the batch prices a prices file
+    gives (``run --batch --prices``), ``(model, input, output)`` in dollars per
+    million tokens, recorded for the cost report.
     """
 
     size: int = 5_000
@@ -128,6 +130,7 @@ class BatchOptions:
     poll_s: float = 15.0
     time_limit_s: float = 25 * 3600.0
     linger_s: float = 0.5
+    prices: tuple[tuple[str, float, float], ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "size", whole_number("batch size", self.size))
@@ -143,15 +146,26 @@ class BatchOptions:
             object.__setattr__(self, name, float(value))
         if self.time_limit_s <= 0:
             raise InvalidArgument(f"time_limit_s={self.time_limit_s!r} must be more than 0")
+        from .._prices import Prices
+
+        checked = []
+        for entry in self.prices:
+            model, p_in, p_out = entry
+            price = Prices(p_in, p_out)  # refused as price_in=/price_out= when not prices
+            checked.append((str(model), price.input, price.output))
+        object.__setattr__(self, "prices", tuple(checked))
 
     def record(self) -> dict[str, Any]:
         """What the manifest records under ``"batch"``."""
-        return {
+        out: dict[str, Any] = {
             "size": self.size,
             "in_flight": self.in_flight,
             "poll_s": self.poll_s,
             "time_limit_s": self.time_limit_s,
         }
+        if self.prices:
+            out["prices"] = {m: {"input": i, "output": o} for m, i, o in self.prices}
+        return out
 
 
 # --- the wire: one class per batch API ---------------------------------------------------
