@@ -165,7 +165,8 @@ def add(p: argparse.ArgumentParser) -> None:
         metavar="SIZE",
         help="send the requests through the provider's batch API (openai:, anthropic:, gemini:), "
         "SIZE requests a batch at most (5000), within the provider's limits; each batch's id "
-        "is written to the results file before the run waits on it, so --resume polls it",
+        "is written to the results file before the run waits on it, so --resume polls it; "
+        "a --judge of those providers sends its calls in batches too",
     )
     p.add_argument(
         "--batch-poll-s",
