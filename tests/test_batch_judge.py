@@ -38,7 +38,8 @@ def _argv(base: str, out: Path, *extra: str, runs: int = 3, judge: str = "openai
     judge_url = url if judge == "openai" else base
     return [
         "run", SUITE, "--runs", str(runs), "--no-progress",
-        "--judge", f"{judge}:shop-judge,base_url={judge_url},seed=7",
+        "--judge", f"{judge}:shop-judge,base_url={judge_url}" + (
+            ",max_tokens=300" if judge == "anthropic" else ",seed=7"),
         "--variant", f"v1=openai:shop-v1,base_url={url}",
         "--variant", f"v2=openai:shop-v2,base_url={url}",
         "--out", str(out), *extra,
@@ -198,7 +199,7 @@ def test_kill_9_during_the_judges_batches_loses_nothing_and_pays_once(tmp_path):
                 if out.exists() and f'"variant":"{JUDGE_BATCHES}"'.encode() in out.read_bytes():
                     break
                 time.sleep(0.01)
-            time.sleep(rng.uniform(0.0, 0.5))
+            time.sleep(rng.uniform(0.0, 0.4))
             process.send_signal(signal.SIGKILL)
             process.wait(timeout=30)
             during += read_results(out).summary is None
@@ -219,3 +220,19 @@ def test_kill_9_during_the_judges_batches_loses_nothing_and_pays_once(tmp_path):
             made = server.app.batches.creations()["openai"] - before
             assert made == len(submitted), (moment, made, len(submitted))  # none twice
     assert during >= 2  # most kills fell while the judge's batches were out
+
+
+def test_an_anthropic_judge_sends_message_batches(tmp_path, capsys):
+    out = tmp_path / "r.jsonl"
+    with serve(batch_delay_s=0.02) as server:
+        assert main(_argv(server.base_url, out, *BATCH, runs=2, judge="anthropic")) == 0
+        made = server.app.batches.creations()
+    capsys.readouterr()
+    results = read_results(out)
+    judged = [b for b in results.batches if b["variant"] == JUDGE_BATCHES]
+    assert {b["provider"] for b in judged} == {"anthropic"}
+    assert made["anthropic"] == len([b for b in judged if b["state"] == "submitted"])
+    assert made["openai"] == 2  # the answers', one a variant
+    assert results.manifest["batch"]["judge"] == {"provider": "anthropic", "model": "shop-judge"}
+    assert len(results.samples) == 16
+    assert all(c["status"] in ("passed", "failed") for s in results.samples for c in s["checks"])
