@@ -818,7 +818,7 @@ async def run_async(
     if batch is not None:
         manifest["batch"] = batch.record()
         if judges:
-            # The judge's calls go in batches too: the cost report prices them so.
+            # The judge's calls go in batches too, billed at the batch price: recorded.
             manifest["batch"]["judge"] = next(iter(judges.values())).describe()
         if resume:
             _retake_unanswered(out)
