@@ -91,6 +91,13 @@ def add(p: argparse.ArgumentParser) -> None:
         help="with --cost-per-call: the calls go through a provider's batch API (run --batch), "
         "at half the price",
     )
+    p.add_argument(
+        "--batch-cost-per-call",
+        type=float,
+        metavar="DOLLARS",
+        help="with --cost-per-call: what one call costs through the provider's batch API, "
+        "when it bills other than half (implies --batch)",
+    )
     add_sequential(p, "--repeats is the budget of runs per case", simulation=False)
     add_planned_for(p, "with --sequential and --icc 0; default --pa,--pb; none: no planned effect")
     add_level_and_json(p)
@@ -103,10 +110,16 @@ def run(args: argparse.Namespace) -> int:
 
     if args.batch and args.cost_per_call is None:
         raise UsageError("evalstats plan: --batch goes with --cost-per-call DOLLARS")
+    if args.batch_cost_per_call is not None and args.cost_per_call is None:
+        raise UsageError(
+            "evalstats plan: --batch-cost-per-call goes with --cost-per-call DOLLARS (the "
+            "listed price, shown beside the batch price)"
+        )
     if args.cost_per_call is not None:
         from ..planning._cost import design_cost
 
-        design_cost(None, args.cost_per_call)  # a bad price is refused before planning
+        # A bad price is refused before planning.
+        design_cost(None, args.cost_per_call, batch_cost_per_call=args.batch_cost_per_call)
     if args.sequential:
         from ..deciding._sequential import sequential_plan
 
@@ -178,7 +191,12 @@ def run(args: argparse.Namespace) -> int:
         return 0
     from ..planning._cost import design_cost
 
-    cost = design_cost(result.calls, args.cost_per_call, batch=args.batch)
+    cost = design_cost(
+        result.calls,
+        args.cost_per_call,
+        batch=args.batch,
+        batch_cost_per_call=args.batch_cost_per_call,
+    )
     if args.json:
         print_json({**result.to_dict(), "cost": cost.to_dict()}, "plan", source)
     else:

@@ -50,7 +50,9 @@ def add(p: argparse.ArgumentParser) -> None:
         "--prices",
         metavar="PRICES.yaml",
         help="model name to {input: ..., output: ...} in dollars per million tokens; "
-        "a variant's own prices (price_in=, price_out=) win",
+        "a variant's own prices (price_in=, price_out=) win; a run --batch is priced at "
+        "the model's batch_input and batch_output, or its batch share of the listed price "
+        "(0 to 1), else at half",
     )
     add_about(
         p,

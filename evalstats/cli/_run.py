@@ -127,7 +127,9 @@ def add(p: argparse.ArgumentParser) -> None:
         "--prices",
         metavar="PRICES.yaml",
         help="model name to {input: ..., output: ...} in dollars per million tokens, "
-        "recorded in the manifest for variants without price_in=/price_out= of their own",
+        "recorded in the manifest for variants without price_in=/price_out= of their own; "
+        "with --batch, a model's batch_input and batch_output, or its batch share of the "
+        "listed price (0 to 1), are recorded too (else a batch costs half)",
     )
     p.add_argument(
         "--case",
@@ -163,7 +165,8 @@ def add(p: argparse.ArgumentParser) -> None:
         metavar="SIZE",
         help="send the requests through the provider's batch API (openai:, anthropic:, gemini:), "
         "SIZE requests a batch at most (5000), within the provider's limits; each batch's id "
-        "is written to the results file before the run waits on it, so --resume polls it",
+        "is written to the results file before the run waits on it, so --resume polls it; "
+        "a --judge of those providers sends its calls in batches too",
     )
     p.add_argument(
         "--batch-poll-s",
@@ -431,5 +434,21 @@ def _batch_options(args: argparse.Namespace) -> dict[str, Any]:
             in_flight=args.batches_in_flight,
             poll_s=args.batch_poll_s,
             time_limit_s=args.batch_time_limit_s,
+            prices=_batch_prices(args.prices),
         )
     }
+
+
+def _batch_prices(path: str | None) -> tuple[tuple[str, float, float], ...]:
+    """The batch prices ``--prices FILE`` gives, ``(model, input, output)``, for the
+    manifest of a --batch run."""
+    if not path:
+        return ()
+    from ..planning._cost import load_prices
+
+    return tuple(
+        (model, batch.input, batch.output)
+        for model, price in load_prices(path).items()
+        if price.has_batch
+        for batch in (price.batched(),)
+    )

@@ -7,6 +7,15 @@ the shop suite). A provider that talks to a real model over HTTP can talk to
 this server instead, so the whole path (requests, retries, timeouts, usage,
 model identity) is exercised against a model whose true quality is known.
 
+The model ``shop-judge`` (answered on the OpenAI routes and the batch
+routes, not listed, so the listings stay those of the assistants) is the
+offline stand-in judge of :func:`evalstats.demo._judge.make_judge` over HTTP:
+it grades the answer inside a :func:`~evalstats.running._judge.judged_by`
+prompt against the shop stand-ins' truth, passing a good answer with
+probability 0.9 and failing a bad one with probability 0.9, drawn from the
+request's seed and the prompt, so a judge request with a seed (``seed=N`` in
+the judge's settings) gets the same verdict every time, batched or not.
+
 The model ``notes`` is the tool-calling notes model of
 :mod:`evalstats.demo._notes` (its behaviour rates set by a
 :class:`~evalstats.demo._notes.NotesModel`, ``notes=`` here). It reads the
@@ -131,6 +140,9 @@ NOTES_MODEL = "notes"
 #: Every model the server answers as, in listing order.
 ALL_MODELS: tuple[str, ...] = (*MODELS, NOTES_MODEL)
 
+#: The stand-in judge over HTTP (answered, not listed): :func:`_judge_reply`.
+JUDGE_MODEL = "shop-judge"
+
 #: The largest request body the server reads (larger ones get 413).
 MAX_BODY_BYTES = 16 * 2**20
 
@@ -158,6 +170,11 @@ def model_digest(model: str, *, notes: NotesModel | None = None) -> str:
     if _base_name(model) == NOTES_MODEL:
         knobs = DEFAULT_NOTES_MODEL if notes is None else notes
         identity = f"evalstats.standin.notes:{knobs!r}"
+        return hashlib.sha256(identity.encode()).hexdigest()
+    if _base_name(model) == JUDGE_MODEL:
+        identity = (
+            f"evalstats.standin.judge:sensitivity={_JUDGE_RATE!r}:specificity={_JUDGE_RATE!r}"
+        )
         return hashlib.sha256(identity.encode()).hexdigest()
     version = MODELS.get(_base_name(model))
     if version is None:
@@ -519,7 +536,7 @@ class StandinApp:
         stream = request.get("stream", True)
         if not isinstance(stream, bool):
             raise _HTTPError(400, "json: cannot unmarshal stream: expected a boolean")
-        if _base_name(model) not in ALL_MODELS:
+        if _base_name(model) not in (*ALL_MODELS, JUDGE_MODEL):
             raise _HTTPError(404, f'model "{model}" not found, try pulling it first')
         shape = _shape(lambda: ollama_shape(request, options))
         conversation = tools = None
@@ -673,6 +690,9 @@ class StandinApp:
             offered = [] if shape.tool_choice == "none" else tools
             turn = notes_respond(conversation, offered, knobs=self.notes, seed=seed)
             text, calls = turn["content"], list(turn["tool_calls"])
+        elif model == JUDGE_MODEL:
+            last_user = next(t for role, t in reversed(messages) if role == "user")
+            text, calls = _judge_reply(last_user, seed), []
         else:
             last_user = next(t for role, t in reversed(messages) if role == "user")
             text, calls = make_assistant(MODELS[model], seed=seed)(last_user), []
@@ -1391,9 +1411,41 @@ def _openai_checked(request: dict[str, Any]) -> tuple[str, Any, int | None, bool
         raise _HTTPError(
             400, "Invalid type for 'stream': expected a boolean.", "invalid_type", "stream"
         )
-    if model not in ALL_MODELS:
+    if model not in ALL_MODELS and model != JUDGE_MODEL:
         raise _openai_not_found(model)
+    if model == JUDGE_MODEL:
+        last_user = next((t for role, t in reversed(messages) if role == "user"), "")
+        if _answer_in(last_user) is None:
+            raise _HTTPError(
+                400,
+                f"{JUDGE_MODEL} grades a judged_by prompt: the last user message has no "
+                "<answer> block",
+                "invalid_request_error",
+                "messages",
+            )
     return model, messages, seed, stream
+
+
+#: The stand-in judge's sensitivity and specificity.
+_JUDGE_RATE = 0.9
+
+
+def _answer_in(prompt: str) -> str | None:
+    from ..running._judge import answer_from_prompt
+
+    return answer_from_prompt(prompt)
+
+
+def _judge_reply(prompt: str, seed: int) -> str:
+    """The stand-in judge's reply to a judged_by prompt: reasoning, then PASS or FAIL,
+    drawn from ``seed`` and the prompt (a fresh judge per request)."""
+    from ._judge import make_judge
+    from ._shop import reply_is_good
+
+    judge = make_judge(
+        reply_is_good, sensitivity=_JUDGE_RATE, specificity=_JUDGE_RATE, seed=seed % 2**63
+    )
+    return judge(prompt)
 
 
 def _openai_choices(turns: Any) -> tuple[list[_Choice], int]:

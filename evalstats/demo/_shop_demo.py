@@ -206,9 +206,18 @@ def _cost_line(cost: Any) -> str:
     )
     return (
         f"At an example price of ${p_in:g} in and ${p_out:g} out per million tokens, this "
-        f"run would cost about {_dollars(cost.total)} ({tokens:,} tokens; {how}); "
-        "`evalstats report --prices FILE` prices a real run."
+        f"run would cost about {_dollars(cost.total)} ({tokens:,} tokens; {how}), "
+        f"{_batch_estimate(cost)}; `evalstats report --prices FILE` prices a real run."
     )
+
+
+def _batch_estimate(cost: Any) -> str:
+    """What the demo's run would cost through a provider's batch API."""
+    from ..planning._cost import Prices, _dollars
+
+    batch = Prices(*EXAMPLE_PRICES).batched()
+    total = sum(batch.cost(v.input_tokens, v.output_tokens) for v in cost.variants)
+    return f"or about {_dollars(total)} through a batch API (`run --batch`, at half the price)"
 
 
 def _names(methods: list[str]) -> str:

@@ -53,6 +53,8 @@ again in a later batch draws afresh):
   output, Anthropic ``errored``, a Gemini error status);
 * ``expire_rate``: the probability that a request expires; a batch with one
   ends as ``expired`` (Gemini: ``BATCH_STATE_EXPIRED``, with no responses);
+  with ``expire_prefix``, only requests whose ``custom_id`` starts with it
+  may expire (``"ej-"``: the judge's requests, ``"es-"``: the answers');
 * ``never_ends``: every batch stays in progress until it is cancelled.
 
 :meth:`BatchService.creations` counts the batches created, per API.
@@ -99,6 +101,7 @@ class BatchKnobs:
     error_rate: float = 0.0
     expire_rate: float = 0.0
     never_ends: bool = False
+    expire_prefix: str = ""
 
     def __post_init__(self) -> None:
         d = self.delay_s
@@ -113,6 +116,10 @@ class BatchKnobs:
         object.__setattr__(self, "expire_rate", as_rate("batch_expire_rate", self.expire_rate))
         if not isinstance(self.never_ends, bool):
             raise InvalidArgument(f"batch_never_ends={self.never_ends!r} must be True or False")
+        if not isinstance(self.expire_prefix, str):
+            raise InvalidArgument(
+                f"expire_prefix={self.expire_prefix!r} must be the start of a custom_id (text)"
+            )
 
 
 @dataclass(frozen=True)
@@ -330,6 +337,7 @@ class BatchService:
             outcome = (
                 "expired"
                 if u_expire < self.knobs.expire_rate
+                and custom_id.startswith(self.knobs.expire_prefix)
                 else "errored"
                 if u_error < self.knobs.error_rate
                 else "succeeded"

@@ -7,7 +7,9 @@ in its spec, recorded in the manifest); a prices file maps model names to
 
 A sample's cost is ``input * price_in / 1e6 + output * price_out / 1e6``
 from the ``tokens`` its record carries; a run that used the providers' batch
-APIs (``run --batch``, recorded in its manifest) at half those prices. A
+APIs (``run --batch``, recorded in its manifest) at the batch price: the one a
+prices file gives for the model (``batch_input``/``batch_output``, or a
+``batch`` share of the listed price), else half the listed price. A
 sample whose record has no token counts (a task that does not report them, an
 unmeasured call that never got an answer) has no cost: it is counted apart and
 said, never taken as zero.
@@ -23,9 +25,10 @@ from typing import Any
 
 from .._files import read_input, too_deep
 from ..errors import InvalidArgument
-from ..running._prices import Prices, _price
+from ..running._prices import BATCH_DISCOUNT, Prices, _price
 
 __all__ = [
+    "BATCH_DISCOUNT",
     "CostSummary",
     "DesignCost",
     "Prices",
@@ -37,11 +40,6 @@ __all__ = [
     "priced_variants",
     "sample_cost",
 ]
-
-#: What the providers' batch APIs bill of the listed price (OpenAI's Batch API,
-#: Anthropic's Message Batches and Gemini's batch mode each list 50% off); a run
-#: with ``--batch`` is costed at this share of the prices it records.
-BATCH_DISCOUNT = 0.5
 
 #: Characters per token when a count has to be estimated from text (the usual
 #: rule of thumb for English with GPT tokenizers; OpenAI, "What are tokens and
@@ -61,8 +59,18 @@ def load_prices(path: str | Path) -> dict[str, Prices]:
         gpt-4o-mini: {input: 0.15, output: 0.60}
         claude-3-5-haiku-latest: {input: 0.80, output: 4.00}
 
+    A model's batch price (what its provider's batch API bills, for a run with
+    ``--batch``) is either ``batch_input`` and ``batch_output`` in dollars per
+    million tokens, or ``batch``, the share of the listed prices (0 to 1)::
+
+        gpt-4o-mini: {input: 0.15, output: 0.60, batch_input: 0.075, batch_output: 0.30}
+        claude-3-5-haiku-latest: {input: 0.80, output: 4.00, batch: 0.5}
+
+    Without either, a batch costs half the listed price (:data:`BATCH_DISCOUNT`).
+
     Anything else (a missing or unknown key, a negative or non-numeric price,
-    a file that is not such a mapping) is refused with an
+    a batch share outside 0 to 1, ``batch`` beside ``batch_input``, a file that
+    is not such a mapping) is refused with an
     :class:`~evalstats.errors.InvalidArgument` naming ``prices=PATH``.
     """
     import yaml
@@ -106,22 +114,66 @@ def load_prices(path: str | Path) -> dict[str, Prices]:
             raise InvalidArgument(
                 f"{where}: {model}={entry!r} must be a mapping {{input: ..., output: ...}}"
             )
-        unknown = sorted(str(k) for k in entry if k not in ("input", "output"))
+        unknown = sorted(str(k) for k in entry if k not in _PRICE_KEYS)
         if unknown:
             raise InvalidArgument(
                 f"{where}: {model} has unknown key {unknown[0]!r}; keys are input, output "
-                "(dollars per million tokens)"
+                "(dollars per million tokens), and for the batch API batch_input and "
+                "batch_output, or batch (a share of the listed price)"
             )
         missing = [k for k in ("input", "output") if k not in entry]
         if missing:
             raise InvalidArgument(f"{where}: {model} lacks {missing[0]}")
         try:
-            out[model] = Prices(
-                _price(f"{model}.input", entry["input"]), _price(f"{model}.output", entry["output"])
-            )
+            out[model] = _entry_prices(model, entry)
         except InvalidArgument as exc:
             raise InvalidArgument(f"{where}: {exc}") from None
     return out
+
+
+#: The keys of one model's entry in a prices file.
+_PRICE_KEYS = ("input", "output", "batch_input", "batch_output", "batch")
+
+
+def _entry_prices(model: str, entry: Mapping[str, Any]) -> Prices:
+    """One model's entry of a prices file, its batch price included when given."""
+    listed_in = _price(f"{model}.input", entry["input"])
+    listed_out = _price(f"{model}.output", entry["output"])
+    if "batch" in entry:
+        if "batch_input" in entry or "batch_output" in entry:
+            raise InvalidArgument(
+                f"{model}.batch goes without batch_input and batch_output: give the batch "
+                "API's share of the listed price, or its prices, not both"
+            )
+        share = _batch_share(f"{model}.batch", entry["batch"])
+        return Prices(listed_in, listed_out, listed_in * share, listed_out * share)
+    given = [k for k in ("batch_input", "batch_output") if k in entry]
+    if len(given) == 1:
+        lacking = "batch_output" if given[0] == "batch_input" else "batch_input"
+        raise InvalidArgument(f"{model}.{given[0]} goes with {model}.{lacking}: give both")
+    if not given:
+        return Prices(listed_in, listed_out)
+    return Prices(
+        listed_in,
+        listed_out,
+        _price(f"{model}.batch_input", entry["batch_input"]),
+        _price(f"{model}.batch_output", entry["batch_output"]),
+    )
+
+
+def _batch_share(name: str, value: Any) -> float:
+    """``value`` as the share of the listed price a batch API bills: 0 to 1."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidArgument(
+            f"{name}={value!r} must be a number from 0 to 1 (the batch API's share of the "
+            "listed price, such as 0.5)"
+        )
+    if not math.isfinite(value) or not 0 <= value <= 1:
+        raise InvalidArgument(
+            f"{name}={value!r} must be from 0 to 1 (the batch API's share of the listed "
+            "price, such as 0.5)"
+        )
+    return float(value)
 
 
 def priced_variants(
@@ -431,10 +483,10 @@ def _summary(
             price, source = default, "an example price"
         else:
             price, source = None, None
-        if price is not None and isinstance(manifest.get("batch"), Mapping):
-            # run --batch: the providers' batch APIs bill half the listed price.
-            price = Prices(price.input * BATCH_DISCOUNT, price.output * BATCH_DISCOUNT)
-            source = f"{source}, at half for the batch API"
+        batch = manifest.get("batch")
+        if price is not None and isinstance(batch, Mapping):
+            recorded = _recorded_batch_price(batch, model)
+            price, source = _batch_price(price, source, table.get(model), recorded)
         rows.append(_variant_cost(name, model, price, source, *counted[name]))
     priced = [r for r in rows if r.prices is not None]
     known = [r.total for r in priced if r.total is not None]
@@ -446,6 +498,36 @@ def _summary(
         tuple(r.variant for r in rows if r.prices is None),
         any(r.estimated for r in rows),
     )
+
+
+def _recorded_batch_price(batch: Mapping[str, Any], model: Any) -> Prices | None:
+    """The batch price a ``run --batch --prices`` manifest records for ``model``."""
+    recorded = batch.get("prices")
+    entry = (
+        recorded.get(model) if isinstance(recorded, Mapping) and isinstance(model, str) else None
+    )
+    if not isinstance(entry, Mapping):
+        return None
+    try:
+        return Prices(entry.get("input"), entry.get("output"))  # type: ignore[arg-type]
+    except InvalidArgument:
+        return None
+
+
+def _batch_price(
+    price: Prices, source: str | None, listed: Prices | None, recorded: Prices | None = None
+) -> tuple[Prices, str]:
+    """The price of a ``run --batch`` variant: the batch price the prices file
+    gives for its model, else the one the run's manifest records for it, else the
+    one its own prices state, else half of them."""
+    if listed is not None and listed.has_batch:
+        return listed.batched(), "the prices file's batch price"
+    if recorded is not None:
+        return recorded, "the run's manifest, its batch price"
+    if price.has_batch:
+        return price.batched(), f"{source}, its batch price"
+    # The providers' batch APIs bill half the listed price.
+    return price.batched(), f"{source}, at half for the batch API"
 
 
 def _count_records(
@@ -523,18 +605,31 @@ class DesignCost:
     calls: int | None
     cost_per_call: float
     total: float | None
-    #: Through a provider's batch API (``run --batch``): each call at half ``cost_per_call``.
+    #: Through a provider's batch API (``run --batch``): each call at half ``cost_per_call``,
+    #: or at ``batch_cost_per_call`` when given.
     batch: bool = False
+    batch_cost_per_call: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        out = {"calls": self.calls, "cost_per_call": self.cost_per_call, "total": self.total}
+        out: dict[str, Any] = {
+            "calls": self.calls,
+            "cost_per_call": self.cost_per_call,
+            "total": self.total,
+        }
         if self.batch:
             out["batch"] = True
+        if self.batch_cost_per_call is not None:
+            out["batch_cost_per_call"] = self.batch_cost_per_call
         return out
 
     def __str__(self) -> str:
         if self.calls is None or self.total is None:
             return "Cost: unknown (the plan names no design of cases x repeats)"
+        if self.batch_cost_per_call is not None:
+            return (
+                f"Cost: {self.calls} calls x {_dollars(self.batch_cost_per_call)} (the batch "
+                f"price; {_dollars(self.cost_per_call)} listed) = {_dollars(self.total)}."
+            )
         if self.batch:
             each = self.cost_per_call * BATCH_DISCOUNT
             return (
@@ -550,10 +645,18 @@ class DesignCost:
 MAX_COST_PER_CALL = 1_000.0
 
 
-def design_cost(calls: int | None, cost_per_call: Any, *, batch: bool = False) -> DesignCost:
+def design_cost(
+    calls: int | None,
+    cost_per_call: Any,
+    *,
+    batch: bool = False,
+    batch_cost_per_call: Any = None,
+) -> DesignCost:
     """The cost of ``calls`` model calls (cases x repeats x variants) at
     ``cost_per_call`` dollars each (half that with ``batch``: the calls go through
-    a provider's batch API, as ``run --batch`` sends them).
+    a provider's batch API, as ``run --batch`` sends them; ``batch_cost_per_call``
+    is what a call costs there when the provider bills other than half, and
+    implies ``batch``).
 
     Examples
     --------
@@ -561,16 +664,26 @@ def design_cost(calls: int | None, cost_per_call: Any, *, batch: bool = False) -
     'Cost: 400 calls x $0.002 = $0.80.'
     >>> str(design_cost(2 * 40 * 5, 0.002, batch=True))
     'Cost: 400 calls x $0.001 (half of $0.002, through a batch API) = $0.40.'
+    >>> str(design_cost(2 * 40 * 5, 0.002, batch_cost_per_call=0.0012))
+    'Cost: 400 calls x $0.0012 (the batch price; $0.002 listed) = $0.48.'
     """
-    if isinstance(cost_per_call, bool) or not isinstance(cost_per_call, (int, float)):
-        raise InvalidArgument(f"cost_per_call={cost_per_call!r} must be a number of dollars")
-    if not math.isfinite(cost_per_call) or cost_per_call < 0:
-        raise InvalidArgument(f"cost_per_call={cost_per_call!r} must be a finite number >= 0")
-    if cost_per_call > MAX_COST_PER_CALL:
-        raise InvalidArgument(
-            f"cost_per_call={cost_per_call!r} is more than ${MAX_COST_PER_CALL:,.0f} a call; "
-            "give the dollars one model call costs (such as 0.002)"
-        )
-    c = float(cost_per_call)
+    c = _dollars_a_call("cost_per_call", cost_per_call)
+    if batch_cost_per_call is not None:
+        each = _dollars_a_call("batch_cost_per_call", batch_cost_per_call)
+        return DesignCost(calls, c, None if calls is None else calls * each, True, each)
     each = c * BATCH_DISCOUNT if batch else c
     return DesignCost(calls, c, None if calls is None else calls * each, bool(batch))
+
+
+def _dollars_a_call(name: str, value: Any) -> float:
+    """``value`` as the dollars one model call costs: finite, 0 to MAX_COST_PER_CALL."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidArgument(f"{name}={value!r} must be a number of dollars")
+    if not math.isfinite(value) or value < 0:
+        raise InvalidArgument(f"{name}={value!r} must be a finite number >= 0")
+    if value > MAX_COST_PER_CALL:
+        raise InvalidArgument(
+            f"{name}={value!r} is more than ${MAX_COST_PER_CALL:,.0f} a call; "
+            "give the dollars one model call costs (such as 0.002)"
+        )
+    return float(value)

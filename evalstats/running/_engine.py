@@ -64,7 +64,7 @@ from ..errors import (
 )
 from ..results._recordable import recordable
 from ..results._records import CheckVerdict, Manifest, Sample, Summary, Tokens, to_record
-from ._checks import Verdict, nothing_to_inspect, run_check, scoring_sample
+from ._checks import Verdict, nothing_to_inspect, run_check, sample_seed_now, scoring_sample
 from ._graded import record_score
 from ._options import DEFAULT_TIMEOUT_S, Limits, Retries, Selection, _DefaultTimeout, gather
 from ._prices import without_prices
@@ -493,6 +493,8 @@ class _Engine:
             cid: any(needs_trace(c) for c, _, _ in checks) for cid, checks in self.checks.items()
         }
         self.prompts: dict[tuple[str, str], Prompt] = {}
+        # run --batch: the judged checks whose judge sends its calls in batches, by id
+        self.batch_judged: dict[int, Any] = {}
         self.executor: ThreadPoolExecutor | None = None
         self.concurrency = concurrency
         self.said_wait_refused = False
@@ -712,8 +714,13 @@ class _Engine:
                     continue
 
             def make(
-                check: Callable[[Any], Any] = check, subject: Any = subject
+                check: Callable[[Any], Any] = check, subject: Any = subject, name: str = name
             ) -> Awaitable[Verdict]:
+                batched = self.batch_judged.get(id(check))
+                if batched is not None:
+                    # run --batch: the judge's call goes in a batch, awaited on the loop
+                    seed = sample_seed_now()
+                    return batched.verdict(check, subject, name, 0 if seed is None else seed)
                 if not blocking:
 
                     async def inline() -> Verdict:
@@ -794,8 +801,10 @@ async def run_async(
     )
     concurrency = limited.concurrency_for(v.task for v in variant_list)
     everyone, cases = _shard_of(cases, chosen.shard)
+    judges: dict[int, Any] = {}
     if batch is not None:
         variant_list, concurrency, timeout = _batched(variant_list, batch)
+        judges = _batched_judges(cases, batch)
     tasks = list({id(v.task): v.task for v in variant_list}.values())
     await _prepare_tasks(tasks, retries=retries, backoff=float(backoff), seed=seed, timeout=timeout)
     manifest = _manifest(
@@ -815,6 +824,9 @@ async def run_async(
         manifest["shard"] = shard_record(manifest, everyone, chosen.shard)
     if batch is not None:
         manifest["batch"] = batch.record()
+        if judges:
+            # The judge's calls go in batches too, billed at the batch price: recorded.
+            manifest["batch"]["judge"] = next(iter(judges.values())).describe()
         if resume:
             _retake_unanswered(out)
     elif resume:
@@ -832,6 +844,7 @@ async def run_async(
         everyone=everyone if chosen.shard is not None else None,
     )
     if batch is not None:
+        tasks += [j.task for j in judges.values()]
         _attach_batches(tasks, writer, out, resume=resume or extend)
     engine = _Engine(
         cases={c.id: c for c in cases},
@@ -843,6 +856,8 @@ async def run_async(
         concurrency=concurrency,
         score_rule=getattr(suite, "score", "mean"),
     )
+    if judges:
+        _use_batched_judges(engine, judges)
     state = _run_state(by_variant, retrying.stop_after_unmeasured)
     bar = _progress(count, unmeasured=state.unmeasured, enabled=progress)
     loop = asyncio.get_running_loop()
@@ -932,6 +947,59 @@ def _batched(variant_list: Sequence[Variant], options: Any) -> tuple[list[Varian
         raise InvalidArgument(f"batch={options!r} must be a BatchOptions")
     wrapped = [dataclasses.replace(v, task=batched(v.task, v.name, options)) for v in variant_list]
     return wrapped, options.size * options.in_flight * len(wrapped), None
+
+
+def _batched_judges(cases: Sequence[Any], options: Any) -> dict[int, Any]:
+    """The judges of the cases' judged checks that send their calls in batches too
+    (``run --batch`` with a judge whose provider has a batch API), by the id of the
+    judge they stand for. A provider's judge without one is said in one line and
+    left to call as before; an in-process judge makes no calls to batch."""
+    from ._judge import JudgedCheck
+    from .providers import ProviderJudge
+    from .providers._batch import batched_judge
+
+    out: dict[int, Any] = {}
+    said: set[int] = set()
+    for case in cases:
+        for check, _axis, _name in checks_of(case):
+            judge = check.judge if isinstance(check, JudgedCheck) else None
+            if judge is None or id(judge) in out or id(judge) in said:
+                continue
+            wrapped = batched_judge(judge, options)
+            if wrapped is not None:
+                out[id(judge)] = wrapped
+            elif isinstance(judge, ProviderJudge):
+                said.add(id(judge))
+                what = f"{judge.provider.kind}:{getattr(judge.provider, 'model', '')}"
+                line = (
+                    f"evalstats: the judge ({what}) has no batch API evalstats can use; "
+                    "its calls are sent one by one"
+                )
+                print(visible(line, keep=""), file=sys.stderr)
+    return out
+
+
+def _use_batched_judges(engine: _Engine, judges: Mapping[int, Any]) -> None:
+    """Score the engine's judged checks whose judge is batched through its batches: each
+    such check is scored as a copy asking the batched judge (the suite's own checks are
+    left as they are)."""
+    import copy
+
+    from ._judge import JudgedCheck
+
+    copies: dict[int, Any] = {}
+    for case_id, checks in engine.checks.items():
+        swapped = []
+        for check, axis, name in checks:
+            if isinstance(check, JudgedCheck) and id(check.judge) in judges:
+                if id(check) not in copies:
+                    twin = copy.copy(check)
+                    twin.judge = judges[id(check.judge)]
+                    copies[id(check)] = twin
+                    engine.batch_judged[id(twin)] = twin.judge
+                check = copies[id(check)]
+            swapped.append((check, axis, name))
+        engine.checks[case_id] = tuple(swapped)
 
 
 def _retake_unanswered(out: str | Path) -> None:
@@ -1735,7 +1803,10 @@ def run(suite_or_cases: Any, variants: Sequence[Variant | str], **arguments: Any
         concurrency is every request of the batches in flight, and a batch's
         wait is bounded by its own time limit instead of ``timeout``. The
         options are recorded in the manifest under ``"batch"``. Refused for a
-        task without a batch API.
+        task without a batch API. The suite's judged checks whose judge is a
+        provider's with a batch API send their judge's calls in batches too
+        (recorded under ``"batch"`` as ``"judge"``); another provider's judge
+        is said in one line and called as without batches.
     extend : bool, optional
         Add to the finished (or interrupted) run in ``out``: grow it to
         ``runs`` repeats of every case, and run every repeat of the cases

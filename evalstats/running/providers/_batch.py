@@ -40,6 +40,17 @@ the usual sample record, exactly once.
   them again. A request the provider refused (another 4xx) is a
   :class:`~evalstats.errors.ProviderError` and stops the run, as in a run
   without batches.
+* **The judge.** A judge named with ``--judge`` whose provider has a batch
+  API sends its calls in batches too (:class:`BatchedJudge`): its own queue,
+  its batches recorded under the name :data:`JUDGE_BATCHES`, each request's
+  ``custom_id`` ``ej-`` and a SHA-256 of the sample's seed and the check's
+  name (:func:`judge_custom_id`), so each reply joins back to one (sample,
+  check). A sample's record is written once, when its answer and every
+  verdict are in; killed in between, ``--resume`` reads the answer again
+  from its ended batch and polls the judge's batch. A judge request a batch
+  did not answer is retried in a later batch (``--retries``), as a failed
+  judge call is retried, and then leaves the check unscored and
+  ``judge_unmeasured``; ``--resume`` takes such samples again.
 * **Time limit.** A batch that has not ended ``time_limit_s`` after this
   session started waiting on it stops the run with a
   :class:`~evalstats.errors.ProviderError` saying so in one line; the batch is
@@ -50,6 +61,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
+import hashlib
 import json
 import math
 import random
@@ -70,11 +83,15 @@ from ._body import ReplyTooLarge, ReplyUnreadable, read_body
 
 __all__ = [
     "BATCH_KINDS",
+    "JUDGE_BATCHES",
     "BatchOptions",
     "BatchUnanswered",
+    "BatchedJudge",
     "BatchedTask",
     "batched",
+    "batched_judge",
     "custom_id",
+    "judge_custom_id",
     "unanswered_sample",
 ]
 
@@ -101,10 +118,34 @@ def custom_id(seed: int) -> str:
 
 
 def unanswered_sample(record: Mapping[str, Any]) -> bool:
-    """Whether a sample record is unmeasured because its batches gave it no answer."""
-    return record.get("status") == "unmeasured" and "BatchUnanswered: " in str(
-        record.get("reason") or ""
+    """Whether a sample record is unmeasured because its batches gave it no answer, or
+    has a judged check left without a verdict because the judge's batches gave none."""
+    if record.get("status") == "unmeasured":
+        return "BatchUnanswered: " in str(record.get("reason") or "")
+    checks = record.get("checks")
+    return isinstance(checks, list) and any(
+        isinstance(c, Mapping)
+        and c.get("judge_unmeasured") is True
+        and "BatchUnanswered: " in str(c.get("reason") or "")
+        for c in checks
     )
+
+
+def judge_custom_id(seed: int, check: str) -> str:
+    """The ``custom_id`` of the judge's request for the check named ``check`` of the
+    sample whose seed is ``seed``: ``ej-`` and 32 hex digits of their SHA-256.
+
+    Examples
+    --------
+    >>> judge_custom_id(255, "polite") == judge_custom_id(255, "polite")
+    True
+    >>> judge_custom_id(255, "polite") != judge_custom_id(255, "names the order")
+    True
+    >>> len(judge_custom_id(255, "polite"))
+    35
+    """
+    digest = hashlib.sha256(f"{int(seed):x}\0{check}".encode("utf-8", "surrogatepass"))
+    return "ej-" + digest.hexdigest()[:32]
 
 
 def _now() -> str:
@@ -120,7 +161,9 @@ class BatchOptions:
     ``in_flight`` batches submitted and not ended at once, per variant;
     ``poll_s`` seconds between looks at a batch; ``time_limit_s`` how long a
     session waits for a batch to end; ``linger_s`` how long a batch that is not
-    full waits for more requests.
+    full waits for more requests. ``prices`` are the batch prices a prices file
+    gives (``run --batch --prices``), ``(model, input, output)`` in dollars per
+    million tokens, recorded for the cost report.
     """
 
     size: int = 5_000
@@ -128,6 +171,7 @@ class BatchOptions:
     poll_s: float = 15.0
     time_limit_s: float = 25 * 3600.0
     linger_s: float = 0.5
+    prices: tuple[tuple[str, float, float], ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "size", whole_number("batch size", self.size))
@@ -143,15 +187,26 @@ class BatchOptions:
             object.__setattr__(self, name, float(value))
         if self.time_limit_s <= 0:
             raise InvalidArgument(f"time_limit_s={self.time_limit_s!r} must be more than 0")
+        from .._prices import Prices
+
+        checked = []
+        for entry in self.prices:
+            model, p_in, p_out = entry
+            price = Prices(p_in, p_out)  # refused as price_in=/price_out= when not prices
+            checked.append((str(model), price.input, price.output))
+        object.__setattr__(self, "prices", tuple(checked))
 
     def record(self) -> dict[str, Any]:
         """What the manifest records under ``"batch"``."""
-        return {
+        out: dict[str, Any] = {
             "size": self.size,
             "in_flight": self.in_flight,
             "poll_s": self.poll_s,
             "time_limit_s": self.time_limit_s,
         }
+        if self.prices:
+            out["prices"] = {m: {"input": i, "output": o} for m, i, o in self.prices}
+        return out
 
 
 # --- the wire: one class per batch API ---------------------------------------------------
@@ -583,8 +638,18 @@ class BatchedTask:
     async def run(self, prompt: Any, *, seed: int) -> Any:
         from .._tasks import TaskResult
 
+        completion, from_batch = await self.request(custom_id(seed), prompt, seed=seed)
+        trace = completion.trace()
+        trace["batch"] = from_batch
+        return TaskResult(
+            answer=completion.answer, trace=trace, tokens=completion.tokens, model=completion.model
+        )
+
+    async def request(self, cid: str, prompt: Any, *, seed: int | None) -> tuple[Any, str]:
+        """The provider's :class:`~evalstats.running.providers._base.Completion` for
+        ``prompt``, sent as request ``cid`` in a batch (or read from the batch the file
+        lists it in), and the id of the batch that answered it."""
         self._start()
-        cid = custom_id(seed)
         method, path, body, settings = self.provider.prepared(prompt, seed=seed)
         if cid in self.waiting:
             raise ProviderError(f"{self.provider.kind}: two samples share the request id {cid}")
@@ -609,11 +674,7 @@ class BatchedTask:
         finally:
             self.waiting.pop(cid, None)
         self.tried.discard(cid)  # answered: nothing about it is kept
-        trace = completion.trace()
-        trace["batch"] = from_batch
-        return TaskResult(
-            answer=completion.answer, trace=trace, tokens=completion.tokens, model=completion.model
-        )
+        return completion, from_batch
 
     async def cancel_unfinished(self) -> int:
         """Cancel at the provider the batches this run submitted that have not ended (a run
@@ -864,3 +925,96 @@ def batched(provider: Any, variant: str, options: BatchOptions) -> BatchedTask:
             f"takes the providers {', '.join(k + ':' for k in BATCH_KINDS)}"
         )
     return BatchedTask(provider, variant, options)
+
+
+# --- the judge ------------------------------------------------------------------------
+
+#: The name a judge's batches are recorded under, in place of a variant's (no variant
+#: can be named so: a variant's name has no parentheses).
+JUDGE_BATCHES = "(judge)"
+
+#: While the engine asks a batched judge: ``None`` when the check has yet to give its
+#: prompt, else the judge's reply to give it.
+_JUDGE_TURN: contextvars.ContextVar[list[str | None] | None] = contextvars.ContextVar(
+    "evalstats_judge_turn", default=None
+)
+
+
+class _JudgeAsked(ProviderError):
+    """A batched judge's prompt, raised out of the check so that the engine can send it
+    in a batch (a ProviderError, so that the check's wrapper lets it through)."""
+
+    def __init__(self, prompt: str) -> None:
+        super().__init__("the judge's prompt goes in a batch")
+        self.prompt = prompt
+
+
+class BatchedJudge:
+    """A provider's judge (``prompt -> text``) whose calls go through its batch API.
+
+    ``run --batch`` puts one in place of a judge named on the command line whose
+    provider has a batch API (``openai:``, ``anthropic:``, ``gemini:``). The engine
+    scores a judged check with :meth:`verdict`, on its event loop, in two steps: the
+    check is called with this judge, which raises its prompt instead of answering;
+    the prompt is sent as the request ``judge_custom_id(sample seed, check name)`` of
+    the judge's own batches (a :class:`BatchedTask` whose records are those of
+    :data:`JUDGE_BATCHES`); and the check is called again, the judge now giving the
+    batch's reply. So the check parses the reply as it parses a direct call's, no
+    worker thread waits on a batch, and a sample's record, written once when its
+    answer and every verdict are in, holds the verdicts a run without batches gives
+    for the same replies. Called outside :meth:`verdict` (a check called by hand),
+    it asks the provider directly.
+    """
+
+    def __init__(self, direct: Any, options: BatchOptions) -> None:
+        self.direct = direct
+        self.kind = direct.provider.kind
+        self.model = getattr(direct.provider, "model", "")
+        # Its own copy of the provider: its HTTP client lives on the engine's loop.
+        self.task = BatchedTask(direct.provider.fresh_copy(), JUDGE_BATCHES, options)
+
+    def __call__(self, prompt: str) -> str:
+        turn = _JUDGE_TURN.get()
+        if turn is None:
+            return str(self.direct(prompt))
+        if turn[0] is None:
+            raise _JudgeAsked(prompt)
+        return turn[0]
+
+    async def verdict(self, check: Any, subject: Any, name: str, seed: int) -> Any:
+        """The verdict of the judged ``check`` (named ``name``) on ``subject``, of the
+        sample whose seed is ``seed``, its judge's call sent in a batch."""
+        from .._checks import run_check
+
+        turn: list[str | None] = [None]
+        token = _JUDGE_TURN.set(turn)
+        try:
+            try:
+                # The check decides without its judge (an empty answer), or gives its prompt.
+                return run_check(check, subject)
+            except _JudgeAsked as asked:
+                prompt = asked.prompt
+            completion, _batch = await self.task.request(
+                judge_custom_id(seed, name), prompt, seed=None
+            )
+            turn[0] = completion.answer
+            return run_check(check, subject)
+        finally:
+            _JUDGE_TURN.reset(token)
+
+    def describe(self) -> dict[str, Any]:
+        """What the manifest records of the judge's batches."""
+        return {"provider": self.kind, "model": self.model}
+
+    def __repr__(self) -> str:
+        return f"BatchedJudge({self.direct!r})"
+
+
+def batched_judge(judge: Any, options: BatchOptions) -> BatchedJudge | None:
+    """``judge`` sending its calls in batches, when it is a provider's judge whose
+    provider has a batch API; else None (the judge is left as it is)."""
+    from . import ProviderJudge
+
+    if isinstance(judge, ProviderJudge) and judge.provider.kind in _APIS:
+        return BatchedJudge(judge, options)
+    return None
