@@ -9,7 +9,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import records
 
+from evalstats.cli import main
 from evalstats.errors import InvalidArgument
 from evalstats.planning import ScoreModel, fit_score_model, score_plan, score_power
 from evalstats.planning._score_plan import (
@@ -251,3 +253,107 @@ def test_a_large_pilot_recovers_the_model() -> None:
     assert fitted.within == pytest.approx(0.12, abs=0.005)
     # the copula's 0.8 between normal scores is a little less between the case means
     assert 0.7 < fitted.correlation < 0.82
+
+
+# --- the command ----------------------------------------------------------------------
+
+
+def _pilot(path: Path, *, scored: bool = True) -> Path:
+    rng = np.random.default_rng(0)
+    cases = [f"c{i}" for i in range(12)]
+    mu = rng.beta(3, 2, size=len(cases))
+    samples = []
+    for variant, shift in (("A", 0.0), ("B", 0.1)):
+        for i, case in enumerate(cases):
+            for r in range(3):
+                score = float(np.clip(mu[i] + shift + rng.normal(0, 0.1), 0, 1))
+                extra = {"score": score} if scored else {}
+                samples.append(records.sample(case, variant, r, score > 0.5, **extra))
+    manifest = records.manifest(cases, ["A", "B"], 3)
+    records.write(path, manifest, samples, {"type": "summary", "status": "finished"})
+    return path
+
+
+ARGS = ["--score-a", "0.6", "--score-b", "0.75", "--between", "0.15", "--within", "0.15"]
+
+
+def test_plan_with_scores_prints_the_model_the_design_and_its_power(capsys) -> None:
+    assert main(["plan", *ARGS, "--cases", "10", "--experiments", "1000"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("Plan to detect mean score 0.60 -> 0.75 with 80% power")
+    assert "(beta model, correlation 1 between A's and B's case means)" in out[0]
+    assert out[1].startswith("Run 10 cases x ") and "by simulation" in out[1]
+    assert out[-1].startswith("Designs found by simulating the score model (1000 experiments")
+    assert main(["plan", *ARGS, "--cases", "10", "--experiments", "1000", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["schema"] == "evalstats.plan/2" and doc["kind"] == "scores"
+    assert doc["cases"] == 10 and doc["model"]["between"] == 0.15
+    assert 0 <= doc["power"]["power"]["low"] <= doc["power"]["power"]["high"] <= 1
+
+
+def test_power_with_scores_prints_each_design(capsys) -> None:
+    argv = ["power", *ARGS, "--cases", "10", "20", "--repeats", "2", "--experiments", "500"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "10 cases x 2 runs per variant (40 calls)" in out
+    assert "20 cases x 2 runs per variant (80 calls)" in out
+    assert main([*argv, "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [d["cases"] for d in doc["designs"]] == [10, 20]
+
+
+def test_plan_from_a_scored_pilot_fits_its_spreads(tmp_path: Path, capsys) -> None:
+    pilot = _pilot(tmp_path / "pilot.jsonl")
+    argv = ["plan", "--from", str(pilot), "--score-b", "observed", "--repeats", "2"]
+    assert main([*argv, "--experiments", "1000"]) == 0
+    out = capsys.readouterr().out
+    assert "Fitted from a pilot of 12 cases (36 runs of A, 36 of B" in out
+    assert main([*argv, "--experiments", "1000", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    fitted = doc["model"]["pilot"]["fitted"]
+    assert 0.05 < fitted["within_a"] < 0.15  # runs were drawn with SD 0.1
+    assert doc["model"]["mean_b"] == pytest.approx(fitted["mean_b"])
+    assert main(["plan", "--from", str(pilot), "--score-b", "+0.2", "--experiments", "500"]) == 0
+    assert "-> " in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--score-a", "1.5", "--score-b", "0.7", "--between", "0.1", "--within", "0.1"],
+         "--score-a=1.5 must be a mean score in [0, 1]"),
+        (["--score-a", "0.6", "--score-b", "0.7", "--between", "-0.1", "--within", "0.1"],
+         "--between=-0.1 must be a standard deviation"),
+        (["--score-a", "0.6", "--score-b", "0.7", "--between", "0.45", "--within", "0.2"],
+         "--between=0.45 and --within=0.2 are impossible with --score-a=0.6"),
+        (["--score-a", "0.6", "--score-b", "0.7", "--between", "0.1"],
+         "missing --within"),
+        (["--score-a", "0.6", "--pb", "0.7", "--between", "0.1", "--within", "0.1"],
+         "--pb is for pass rates"),
+        (["--score-a", "0.6", "--score-b", "+0.5", "--between", "0.1", "--within", "0.1"],
+         "puts B above 1"),
+        (["--score-a", "0.6", "--score-b", "observed", "--between", "0.1", "--within", "0.1"],
+         "--score-b observed goes with --from"),
+        (["--score-a", "0.6", "--score-b", "0.7", "--between", "0.1", "--within", "0.1",
+          "--margin", "2"], "margin=2.0 must be above 0 and below 1"),
+    ],
+)  # fmt: skip
+def test_bad_score_options_are_one_line_and_exit_2(argv, message, capsys) -> None:
+    assert main(["plan", *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1, err
+
+
+def test_a_pilot_without_scores_and_mixed_options_are_refused(tmp_path: Path, capsys) -> None:
+    pilot = _pilot(tmp_path / "binary.jsonl", scored=False)
+    assert main(["plan", "--from", str(pilot), "--score-b", "observed"]) == 2
+    err = capsys.readouterr().err
+    assert f"--from {pilot}: no sample of variant 'A' carries a score" in err
+    assert err.count("\n") == 1
+    assert main(["power", *ARGS, "--trials", "20"]) == 2
+    assert "--trials is for pass rates" in capsys.readouterr().err
+    assert main(["power", "--pa", "0.7", "--pb", "0.9", "--trials", "20", "--cases", "4"]) == 2
+    assert "--cases goes with mean scores" in capsys.readouterr().err
+    assert main(["power", "--pa", "0.7"]) == 2
+    err = capsys.readouterr().err
+    assert "the following arguments are required: --pb, --trials" in err
