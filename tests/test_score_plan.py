@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import records
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from evalstats.cli import main
 from evalstats.errors import InvalidArgument
@@ -111,6 +113,50 @@ def test_score_decisions_equal_compare_scores_verdict(cases, repeats, about) -> 
                 else:
                     slow = score_non_inferiority(x, y, lab, about=about, margin=margin).passed
                 assert bool(fast[e]) == slow, (e, margin)
+
+
+scores = st.one_of(
+    st.sampled_from([0.0, 0.25, 0.5, 0.75, 1.0]),
+    st.floats(0.0, 1.0, allow_nan=False),
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(2, 6),
+    st.integers(1, 3),
+    st.data(),
+    st.sampled_from(["these_cases", "cases_like_these"]),
+    st.sampled_from([None, 0.05, 0.3]),
+)
+def test_score_decisions_equal_the_verdict_whatever_the_scores(
+    cases, repeats, data, about, margin
+) -> None:
+    shape = (2, cases, repeats)
+    size = 2 * cases * repeats
+    a = np.array(data.draw(st.lists(scores, min_size=size, max_size=size))).reshape(shape)
+    b = np.array(data.draw(st.lists(scores, min_size=size, max_size=size))).reshape(shape)
+    fast = score_decisions(a, b, about=about, margin=margin)
+    labels = np.repeat(np.arange(cases), repeats)
+    for e in range(2):
+        x, y = a[e].ravel(), b[e].ravel()
+        if margin is None:
+            slow = compare_scores(x, y, labels, about=about).verdict == "b_better"
+        else:
+            slow = score_non_inferiority(x, y, labels, about=about, margin=margin).passed
+        assert bool(fast[e]) == slow
+
+
+@given(st.floats(0.0, 1.0), st.floats(0.0, 0.6), st.floats(0.0, 0.6))
+def test_a_model_exists_exactly_when_its_variance_fits_in_0_1(mean, between, within) -> None:
+    room = mean * (1 - mean)
+    total = between**2 + within**2
+    try:
+        ScoreModel(mean, mean, between, within)
+    except InvalidArgument:
+        assert total >= room and total > 0
+    else:
+        assert total < room or total == 0
 
 
 # --- power ----------------------------------------------------------------------------
