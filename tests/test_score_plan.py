@@ -255,6 +255,18 @@ def test_a_gate_plan_counts_passes_of_the_non_inferiority_gate() -> None:
     assert "passing the gate at margin 0.1" in str(plan)
 
 
+def test_a_plan_about_cases_like_these_sizes_for_that_claim() -> None:
+    model = ScoreModel(0.6, 0.75, between=0.15, within=0.15)
+    plan = score_plan(model, about="cases_like_these", experiments=1000)
+    assert plan.reachable and plan.repeats == 1 and plan.about == "cases_like_these"
+    assert plan.power.power_cases_like_these.estimate >= 0.8
+    fp = plan.power.false_positive_cases_like_these
+    assert fp is not None and fp.estimate <= 0.025 + 2 * np.sqrt(0.025 * 0.975 / 1000)
+    text = str(plan).splitlines()
+    assert "about cases like these;" in text[0]
+    assert text[2].startswith("About these cases: power")
+
+
 # --- the pilot: one-way ANOVA ---------------------------------------------------------
 
 
@@ -335,6 +347,18 @@ def test_plan_with_scores_prints_the_model_the_design_and_its_power(capsys) -> N
     assert doc["schema"] == "evalstats.plan/2" and doc["kind"] == "scores"
     assert doc["cases"] == 10 and doc["model"]["between"] == 0.15
     assert 0 <= doc["power"]["power"]["low"] <= doc["power"]["power"]["high"] <= 1
+
+
+def test_plan_about_cases_like_these_and_about_alone(capsys) -> None:
+    argv = ["plan", *ARGS, "--about", "cases-like-these", "--experiments", "500", "--json"]
+    assert main(argv) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["about"] == "cases_like_these" and doc["repeats"] == 1
+    assert (
+        main(["plan", "--pa", "0.7", "--pb", "0.8", "--icc", "0.1", "--about", "these-cases"]) == 2
+    )
+    err = capsys.readouterr().err
+    assert "--about goes with mean scores" in err and err.count("\n") == 1
 
 
 def test_power_with_scores_prints_each_design(capsys) -> None:

@@ -86,11 +86,15 @@ def add_score_model(p: argparse.ArgumentParser, between: Any = None) -> None:
         help="with scores: plan for the non-inferiority gate at this margin on the [0, 1] "
         "scale (the chance it passes B)",
     )
+    if between is not None:  # plan: the claim the design is sized for
+        from ._options import add_about
+
+        add_about(p, "a score plan's design", "default these-cases; the other is shown beside")
 
 
 def wants_scores(args: argparse.Namespace) -> bool:
-    """Whether a score option was given."""
-    return any(getattr(args, name, None) is not None for name, _ in _SCORE)
+    """Whether a score option was given (``--about`` is one of plan's)."""
+    return any(getattr(args, name, None) is not None for name, _ in (*_SCORE, ("about", "")))
 
 
 def _refuse_binary(args: argparse.Namespace, verb: str) -> None:
@@ -200,6 +204,11 @@ def run_plan(args: argparse.Namespace) -> int:
     from ..planning._score_plan import score_plan
     from ._options import print_json, show_result, state_selection, subset
 
+    if all(getattr(args, name, None) is None for name, _ in _SCORE):
+        raise UsageError(
+            "evalstats plan: --about goes with mean scores (--score-a, --score-b, --between, "
+            "--within, or --from a scored pilot with --score-b)"
+        )
     _refuse_binary(args, "plan")
     if args.batch and args.cost_per_call is None:
         raise UsageError("evalstats plan: --batch goes with --cost-per-call DOLLARS")
@@ -230,6 +239,7 @@ def run_plan(args: argparse.Namespace) -> int:
         power=args.power,
         level=args.level,
         margin=args.margin,
+        about=args.about or "these_cases",
         experiments=args.experiments,
         seed=args.seed,
     )

@@ -466,7 +466,8 @@ class ScorePower:
     Monte-Carlo (Wilson) interval; ``power_cases_like_these`` the same about
     cases like these. ``false_positive_rate`` is the share saying "B better"
     about these cases when B scores as A on every case (None with a
-    margin), at most (1 - level) / 2 by the betting interval's guarantee.
+    margin), at most (1 - level) / 2 by the betting interval's guarantee,
+    and ``false_positive_cases_like_these`` the same about cases like these.
     """
 
     model: ScoreModel
@@ -479,6 +480,13 @@ class ScorePower:
     false_positive_rate: Interval | None
     margin: float | None = None
     seed: int = 0
+    false_positive_cases_like_these: Interval | None = None
+
+    def claimed(self, about: str) -> tuple[Interval, Interval | None]:
+        """The power and the false "B better" of the claim ``about``."""
+        if about == "these_cases":
+            return self.power, self.false_positive_rate
+        return self.power_cases_like_these, self.false_positive_cases_like_these
 
     @property
     def calls(self) -> int:
@@ -492,13 +500,15 @@ class ScorePower:
 
     def __str__(self) -> str:
         fp = self.false_positive_rate
+        fp_like = self.false_positive_cases_like_these
         lines = [
             f"{self.cases} cases x {_runs_word(self.repeats)} per variant ({self.calls} calls) "
             f"for mean scores {self.model}:",
             f"  about {claim_words('these_cases')}: {self._what()} {_ci(self.power)}"
             + ("" if fp is None else f', false "B better" {_ci(fp)}'),
             f"  about {claim_words('cases_like_these')}: {self._what()} "
-            f"{_ci(self.power_cases_like_these)}",
+            f"{_ci(self.power_cases_like_these)}"
+            + ("" if fp_like is None else f', false "B better" {_ci(fp_like)}'),
             f"By simulating the score model ({self.experiments} experiments, "
             f"{_rule_text(self.margin)}, level {self.level:g}); ranges are 95% Monte-Carlo "
             "intervals.",
@@ -519,6 +529,9 @@ class ScorePower:
             "power": self.power.to_dict(),
             "power_cases_like_these": self.power_cases_like_these.to_dict(),
             "false_positive_rate": None if fp is None else fp.to_dict(),
+            "false_positive_cases_like_these": None
+            if self.false_positive_cases_like_these is None
+            else self.false_positive_cases_like_these.to_dict(),
         }
 
 
@@ -584,10 +597,10 @@ def score_power(
     n = _experiments(experiments)
     seed = whole_number("seed", seed, minimum=0)
     hits = _hits(model, c, r, n, seed=seed, level=level, margin=m, claims=_CLAIMS)
-    fp = None
+    fp = fp_like = None
     if m is None:
-        null = _hits(model, c, r, n, seed=seed, level=level, margin=None, null=True)
-        fp = _mc(null["these_cases"], n)
+        null = _hits(model, c, r, n, seed=seed, level=level, margin=None, null=True, claims=_CLAIMS)
+        fp, fp_like = _mc(null["these_cases"], n), _mc(null["cases_like_these"], n)
     return ScorePower(
         model,
         c,
@@ -599,6 +612,7 @@ def score_power(
         fp,
         m,
         seed,
+        fp_like,
     )
 
 
@@ -637,12 +651,12 @@ class ScorePlan:
     """Cases and repeats for comparing two variants' mean scores.
 
     ``cases`` x ``repeats`` (per variant) is the design: the fewest of the
-    dimension searched whose simulated power (about these cases, the
-    default claim) reaches ``target``; ``power`` is that of a fresh
-    simulation of it (:class:`ScorePower`, with the power about cases like
-    these beside it). ``reachable`` is False when no design within the
-    search bounds reaches the target; ``power`` is then that of the largest
-    searched (or the given) design.
+    dimension searched whose simulated power about the claim ``about``
+    (these cases by default) reaches ``target``; ``power`` is that of a
+    fresh simulation of it (:class:`ScorePower`, with both claims' power).
+    ``reachable`` is False when no design within the search bounds reaches
+    the target; ``power`` is then that of the largest searched (or the
+    given) design.
     """
 
     model: ScoreModel
@@ -656,6 +670,7 @@ class ScorePlan:
     margin: float | None = None
     experiments: int = 4000
     bound: str = ""
+    about: str = "these_cases"
 
     @property
     def calls(self) -> int:
@@ -680,7 +695,7 @@ class ScorePlan:
             )
         return (
             f"Plan to detect {what} with {_pct(self.target)} power (level {self.level:g}), "
-            f"about {claim_words('these_cases')}; {spread} (beta model, correlation "
+            f"about {claim_words(self.about)}; {spread} (beta model, correlation "
             f"{m.correlation:.2g} between A's and B's case means)."
         )
 
@@ -701,19 +716,19 @@ class ScorePlan:
         if pilot:
             lines.append(pilot)
         what = "power" if self.margin is None else "chance to pass"
-        fp = p.false_positive_rate
+        power, fp = p.claimed(self.about)
+        other = "cases_like_these" if self.about == "these_cases" else "these_cases"
         fp_text = "" if fp is None else f', false "B better" {_ci(fp)}'
         design = f"{self.cases} cases x {_runs_word(self.repeats)} per variant ({self.calls} calls)"
         if self.reachable:
-            lines.append(f"Run {design}: {what} {_ci(p.power)} by simulation{fp_text}.")
+            lines.append(f"Run {design}: {what} {_ci(power)} by simulation{fp_text}.")
         else:
             lines.append(
-                f"{design[0].upper()}{design[1:]} give only {what} {_ci(p.power)} by "
+                f"{design[0].upper()}{design[1:]} give only {what} {_ci(power)} by "
                 f"simulation{fp_text}: {self.bound}"
             )
         lines.append(
-            f"About {claim_words('cases_like_these')}: {what} "
-            f"{_ci(p.power_cases_like_these)} with this design."
+            f"About {claim_words(other)}: {what} {_ci(p.claimed(other)[0])} with this design."
         )
         if self.reachable and self.fixed == "" and self.repeats == 1:
             lines.append(
@@ -730,6 +745,7 @@ class ScorePlan:
     def to_dict(self) -> dict[str, Any]:
         return {
             "kind": "scores",
+            "about": self.about,
             "model": self.model.to_dict(),
             "target": self.target,
             "level": self.level,
@@ -798,6 +814,7 @@ def score_plan(
     power: float = 0.8,
     level: float = 0.95,
     margin: float | None = None,
+    about: str = "these_cases",
     max_cases: int = 3000,
     max_repeats: int = 1000,
     experiments: int = 4000,
@@ -805,8 +822,8 @@ def score_plan(
 ) -> ScorePlan:
     """Cases and repeats for comparing mean scores with the target power, by simulation.
 
-    The comparison is ``compare_scores(..., method="auto")`` about these
-    cases (with ``margin``: ``score_non_inferiority``), judged on
+    The comparison is ``compare_scores(..., method="auto")`` about the
+    claim ``about`` (with ``margin``: ``score_non_inferiority``), judged on
     ``experiments`` simulated experiments of ``model`` per design
     (:func:`score_decisions`), with common random numbers across designs.
     Given ``repeats``, the plan finds the fewest cases; given ``cases``, the
@@ -833,6 +850,9 @@ def score_plan(
     margin : float, optional
         Plan for the non-inferiority gate at this margin instead (the
         chance that it passes B).
+    about : {"these_cases", "cases_like_these"}
+        The claim the design is sized for; the other's power is stated
+        beside it.
     max_cases, max_repeats : int
         Search bounds (and cases x repeats at most 6,000 runs per variant).
     experiments : int
@@ -849,9 +869,11 @@ def score_plan(
     (40, 3, True)
     """
     from .._validate import whole_number
+    from ..stats._claims import check_about
+    from ._power import _target
 
     model = _model(model)
-    from ._power import _target
+    about = check_about(about) or "these_cases"
 
     target = _target(power)
     level = check_level(level)
@@ -875,14 +897,21 @@ def score_plan(
         return score_power(model, c, r, level=level, margin=m, experiments=n, seed=s)
 
     def searched(c: int, r: int) -> float:
-        return _hits(model, c, r, n, seed=seed, level=level, margin=m)["these_cases"] / n
+        return _hits(model, c, r, n, seed=seed, level=level, margin=m, claims=(about,))[about] / n
 
     fixed = "both" if cases and repeats else "cases" if cases else "repeats" if repeats else ""
-    common = {"model": model, "target": target, "level": level, "margin": m, "experiments": n}
+    common = {
+        "model": model,
+        "target": target,
+        "level": level,
+        "margin": m,
+        "experiments": n,
+        "about": about,
+    }
     if cases is not None and repeats is not None:
         _check_design(cases, repeats)
         sim = judged(cases, repeats, seed + 1)
-        ok = float(sim.power.estimate) >= target
+        ok = float(sim.claimed(about)[0].estimate) >= target
         bound = "" if ok else "add cases or repeats."
         return ScorePlan(
             cases=cases, repeats=repeats, reachable=ok, power=sim, fixed=fixed, bound=bound,
@@ -919,14 +948,15 @@ def score_plan(
                 cases=design[0], repeats=design[1], reachable=False, power=sim, fixed=fixed,
                 bound=bound, **common,
             )  # fmt: skip
-        shortfall = target - float(sim.power.estimate)
+        shortfall = target - float(sim.claimed(about)[0].estimate)
         if shortfall <= 0 or round_ == _ROUNDS - 1:
             break
         goal += shortfall + math.sqrt(target * (1.0 - target) / n)
+    reached = float(sim.claimed(about)[0].estimate) >= target
+    short = "its fresh simulation fell short of the target; add cases."
     return ScorePlan(
-        cases=design[0], repeats=design[1], reachable=float(sim.power.estimate) >= target,
-        power=sim, fixed=fixed, bound="" if float(sim.power.estimate) >= target else
-        "its fresh simulation fell short of the target; add cases.", **common,
+        cases=design[0], repeats=design[1], reachable=reached, power=sim, fixed=fixed,
+        bound="" if reached else short, **common,
     )  # fmt: skip
 
 
