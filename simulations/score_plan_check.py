@@ -25,13 +25,28 @@ equals ``compare_scores``; ``--direct`` re-judges the first experiments by
 delivered power (true law), and the false "B better" with B = A on every case
 (one-sided, at most 2.5%).
 
-Measured (plan 8,000 experiments a design, delivered 20,000, seed 0)::
+Measured (plan 4,000 experiments a design, delivered 10,000, ``--direct
+200``, seed 0; 1,600 s on a loaded 2-core machine), stated and delivered
+power with their 95% Monte-Carlo intervals::
 
-    see the figures printed by ``python simulations/score_plan_check.py``
+    law      design      stated               delivered            false "B better"
+    skewed   30 x 15     80.3% (79.1-81.6)    82.0% (81.2-82.7)    0.1% (0.0-0.1)
+    skewed   439 x 1     80.0% (78.8-81.2)    81.2% (80.5-82.0)    0.0% (0.0-0.1)
+    bimodal  30 x 71     81.8% (80.6-83.0)    82.0% (81.2-82.7)    0.0% (0.0-0.1)
+    bimodal  2066 x 1    81.7% (80.5-82.9)    80.7% (79.9-81.5)    0.0% (0.0-0.0)
+    likert   30 x 21     84.8% (83.7-85.9)    84.7% (84.0-85.4)    0.0% (0.0-0.1)
+    likert   587 x 1     82.0% (80.8-83.2)    82.4% (81.6-83.1)    0.0% (0.0-0.1)
+
+Every design delivers its target (lowest 80.7%, MC interval 79.9-81.5) and
+its stated power within the two Monte-Carlo intervals (delivered less
+stated from -1.0 to +1.7 points), although none of these laws is the
+planner's beta model; ``compare_scores`` agreed with the vectorised
+decision on all 1,200 experiments re-judged. ``--quick`` (2,000 and 2,000):
+delivered 80.2-84.8% against stated 82.1-84.9%.
 
 Usage::
 
-    python simulations/score_plan_check.py [--experiments 20000] [--plan-experiments 8000]
+    python simulations/score_plan_check.py [--experiments 10000] [--plan-experiments 4000]
         [--seed 0] [--direct 200] [--quick]
 """
 
@@ -170,8 +185,8 @@ def check(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--experiments", type=int, default=20000)
-    parser.add_argument("--plan-experiments", type=int, default=8000)
+    parser.add_argument("--experiments", type=int, default=10000)
+    parser.add_argument("--plan-experiments", type=int, default=4000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--direct", type=int, default=200)
     parser.add_argument("--quick", action="store_true")
