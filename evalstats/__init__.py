@@ -37,8 +37,9 @@ Reading runs back (:mod:`evalstats.reading`)
 
 Planning (:mod:`evalstats.planning`)
 ------------------------------------
-    Plan, PowerCurve, PowerResult, PowerTable, fit_case_model, paired_power, plan, power,
-    power_curve, power_table, sample_size, simulate_power
+    Plan, PowerCurve, PowerResult, PowerTable, ScoreModel, ScorePlan, ScorePower, fit_case_model,
+    fit_score_model, paired_power, plan, power, power_curve, power_table, sample_size,
+    score_model_from_results, score_plan, score_power, simulate_power
 
 Deciding (:mod:`evalstats.deciding`)
 ------------------------------------

@@ -18,6 +18,7 @@ from ._options import (
     state_selection,
     subset,
 )
+from ._score_plan import add_score_model, wants_scores
 
 EXAMPLES = (
     "evalstats plan --pa 0.7 --pb 0.8 --icc 0.2",
@@ -25,6 +26,8 @@ EXAMPLES = (
     "evalstats plan --pa 0.7 --pb 0.9 --icc 0 --cases 4 --repeats 23 --sequential",
     "evalstats plan --from pilot.jsonl --pb +0.1 --repeats 3",
     "evalstats plan --from pilot.jsonl --pb +0.1 --tag orders --variant old --variant new",
+    "evalstats plan --score-a 0.6 --score-b 0.7 --between 0.15 --within 0.1 --cases 40",
+    "evalstats plan --from pilot.jsonl --score-b +0.05 --repeats 3",
 )
 
 
@@ -52,6 +55,7 @@ def add(p: argparse.ArgumentParser) -> None:
         help="plan from a pilot run, with what it leaves uncertain about A's rate and the "
         "icc (needs --pb): a results file, or another tool's log (see evalstats import)",
     )
+    add_score_model(p, how)
     p.add_argument("--cases", type=int, help="the cases you have")
     p.add_argument("--repeats", type=int, help="the runs per case and variant you can afford")
     p.add_argument(
@@ -106,6 +110,10 @@ def add(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if wants_scores(args):
+        from ._score_plan import run_plan
+
+        return run_plan(args)
     from ..planning._power import case_model_from_results, plan
 
     if args.batch and args.cost_per_call is None:

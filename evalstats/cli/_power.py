@@ -13,20 +13,22 @@ from ._options import (
     show_all,
     show_result,
 )
+from ._score_plan import add_power_design, add_score_model, refuse_scores_only, wants_scores
 
 EXAMPLES = (
     "evalstats power --pa 0.7 --pb 0.9 --trials 20 40 80",
     "evalstats power --pa 0.7 --pb 0.9 --trials 40 --method newcombe mcnemar --plot power.png",
     "evalstats power --pa 0.7 --pb 0.9 --trials 92 --sequential",
+    "evalstats power --score-a 0.6 --score-b 0.7 --between 0.15 --within 0.1 --cases 20 40 "
+    "--repeats 3",
 )
 
 
 def add(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--pa", type=float, required=True, help="true pass rate of A")
-    p.add_argument("--pb", type=float, required=True, help="true pass rate of B")
-    p.add_argument(
-        "--trials", type=int, nargs="+", required=True, help="trials per variant (one or more)"
-    )
+    # Required unless the score options are given (checked in run).
+    p.add_argument("--pa", type=float, help="true pass rate of A")
+    p.add_argument("--pb", type=float, help="true pass rate of B")
+    p.add_argument("--trials", type=int, nargs="+", help="trials per variant (one or more)")
     p.add_argument(
         "--method",
         nargs="+",
@@ -39,9 +41,22 @@ def add(p: argparse.ArgumentParser) -> None:
     add_sequential(p, "each --trials value is the budget in pairs")
     add_planned_for(p, "with --sequential; default --pa,--pb; none: no planned effect")
     p.add_argument("--json", action="store_true", help="print one JSON document")
+    add_score_model(p)
+    add_power_design(p)
 
 
 def run(args: argparse.Namespace) -> int:
+    if wants_scores(args):
+        from ._score_plan import run_power
+
+        return run_power(args)
+    missing = [o for n, o in (("pa", "--pa"), ("pb", "--pb"), ("trials", "--trials"))
+               if getattr(args, n) is None]  # fmt: skip
+    if missing:
+        raise UsageError(
+            f"evalstats power: the following arguments are required: {', '.join(missing)}"
+        )
+    refuse_scores_only(args, "power")
     from ..planning._power import power_figure, power_table
 
     if args.sequential:

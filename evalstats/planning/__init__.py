@@ -24,6 +24,16 @@ Plans for cases that differ
     Plan                      How many cases and repeats a paired, clustered eval needs
     fit_case_model            Estimate a CaseModel from a pilot run, so it can plan the real one
 
+Plans for graded scores
+-----------------------
+    score_plan                Cases and repeats for comparing mean scores, by simulating the rule
+    ScorePlan                 How many cases and repeats a comparison of mean scores needs
+    score_power               Simulated power of the mean-score comparison for a design
+    ScorePower                Simulated power of one design for a score model, both claims
+    ScoreModel                Mean scores and their spread between cases and within a case
+    fit_score_model           Fit a ScoreModel to a pilot's scores per case (one-way ANOVA)
+    score_model_from_results  Fit a ScoreModel from a pilot run whose samples carry scores
+
 Simulation
 ----------
     simulate_power            Monte-Carlo power of a whole eval of B against A, as a person would
@@ -50,6 +60,15 @@ if TYPE_CHECKING:
         power_curve,
         power_table,
         sample_size,
+    )
+    from ._score_plan import (
+        ScoreModel,
+        ScorePlan,
+        ScorePower,
+        fit_score_model,
+        score_model_from_results,
+        score_plan,
+        score_power,
     )
     from ._simulate import PowerResult, simulate_power
 

@@ -1,0 +1,308 @@
+"""The score options of ``evalstats plan`` and ``evalstats power``: planning for mean scores.
+
+``--score-a`` and ``--score-b`` (A's and B's mean scores in [0, 1]),
+``--between`` (the SD of case means), ``--within`` (the SD of a case's
+runs), ``--correlation`` and ``--margin`` describe a
+:class:`~evalstats.planning._score_plan.ScoreModel`; with ``plan --from``
+the model is fitted from a pilot whose samples carry scores.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ._options import UsageError
+
+#: The options of the pass-rate planner that a score plan does not take, and
+#: how they read on the command line.
+_BINARY = (
+    ("pa", "--pa"),
+    ("pb", "--pb"),
+    ("icc", "--icc"),
+    ("spread", "--spread"),
+    ("trials", "--trials"),
+    ("certainty", "--certainty"),
+    ("approximate", "--approximate"),
+    ("sequential", "--sequential"),
+    ("planned_for", "--planned-for"),
+    ("plot", "--plot"),
+)
+
+#: The score options, as attribute and option.
+_SCORE = (
+    ("score_a", "--score-a"),
+    ("score_b", "--score-b"),
+    ("between", "--between"),
+    ("within", "--within"),
+    ("correlation", "--correlation"),
+    ("margin", "--margin"),
+)
+
+_NAMES = {
+    "mean_a": "--score-a",
+    "mean_b": "--score-b",
+    "between": "--between",
+    "within": "--within",
+    "correlation": "--correlation",
+}
+
+
+def add_score_model(p: argparse.ArgumentParser, between: Any = None) -> None:
+    """The options of a score model (``between``: the group ``--between`` goes in)."""
+    p.add_argument(
+        "--score-a",
+        type=float,
+        metavar="MEAN",
+        help="plan for graded scores: A's mean score in [0, 1] (with --score-b, --between, "
+        "--within)",
+    )
+    p.add_argument(
+        "--score-b",
+        metavar="MEAN|+GAIN" + ("|observed" if between is not None else ""),
+        help="B's mean score in [0, 1], or a gain over A (+0.05)"
+        + (", or with --from observed (the pilot's own B)" if between is not None else ""),
+    )
+    (between if between is not None else p).add_argument(
+        "--between",
+        type=float,
+        metavar="SD",
+        help="with scores: the SD of case means (how much cases differ)",
+    )
+    p.add_argument(
+        "--within",
+        type=float,
+        metavar="SD",
+        help="with scores: the SD of a case's repeated runs",
+    )
+    p.add_argument(
+        "--correlation",
+        type=float,
+        help="with scores: correlation of A's and B's case means (1: cases rank alike)",
+    )
+    p.add_argument(
+        "--margin",
+        type=float,
+        help="with scores: plan for the non-inferiority gate at this margin on the [0, 1] "
+        "scale (the chance it passes B)",
+    )
+    if between is not None:  # plan: the claim the design is sized for
+        from ._options import add_about
+
+        add_about(p, "a score plan's design", "default these-cases; the other is shown beside")
+
+
+def wants_scores(args: argparse.Namespace) -> bool:
+    """Whether a score option was given (``--about`` is one of plan's)."""
+    return any(getattr(args, name, None) is not None for name, _ in (*_SCORE, ("about", "")))
+
+
+def _refuse_binary(args: argparse.Namespace, verb: str) -> None:
+    for name, option in _BINARY:
+        value = getattr(args, name, None)
+        if value not in (None, False):
+            raise UsageError(
+                f"evalstats {verb}: {option} is for pass rates; mean scores are planned with "
+                "--score-a, --score-b, --between and --within"
+            )
+
+
+def _mean_of_b(text: str | None, mean_a: float | None, *, pilot: bool) -> Any:
+    """--score-b as a mean, ("gain", g) or "observed"."""
+    if text is None:
+        raise UsageError(
+            "evalstats plan: give --score-b, B's mean score (0.7), a gain over A (+0.05)"
+            + (", or observed" if pilot else "")
+        )
+    t = text.strip()
+    if t.lower() == "observed":
+        if not pilot:
+            raise UsageError("evalstats plan: --score-b observed goes with --from (a pilot run)")
+        return "observed"
+    try:
+        value = float(t)
+    except ValueError:
+        raise UsageError(
+            f"--score-b={text!r} must be a mean score such as 0.7 or a gain such as +0.05"
+        ) from None
+    if t.startswith("+"):
+        if not 0.0 < value < 1.0:
+            raise UsageError(f"--score-b={text!r} must be a gain over A between +0 and +1")
+        if mean_a is None:
+            return ("gain", value)
+        if mean_a + value > 1.0:
+            raise UsageError(
+                f"--score-b={text!r} puts B above 1 with A's mean score {mean_a:g}: give a "
+                f"gain of at most +{1.0 - mean_a:.3g}"
+            )
+        return mean_a + value
+    return value
+
+
+def score_model(args: argparse.Namespace, verb: str) -> Any:
+    """The score model the options describe (``--from`` aside)."""
+    from ..planning._score_plan import ScoreModel
+
+    _refuse_binary(args, verb)
+    missing = [o for n, o in _SCORE[:4] if getattr(args, n, None) is None]
+    if missing:
+        raise UsageError(
+            f"evalstats {verb}: a score plan needs --score-a, --score-b, --between and "
+            f"--within (missing {', '.join(missing)})"
+        )
+    mean_b = _mean_of_b(args.score_b, args.score_a, pilot=False)
+    return ScoreModel(
+        args.score_a,
+        mean_b,
+        args.between,
+        args.within,
+        1.0 if args.correlation is None else args.correlation,
+        names=_NAMES,
+    )
+
+
+def _pilot_model(args: argparse.Namespace) -> tuple[Any, Any]:
+    from dataclasses import replace
+
+    from ..errors import InvalidArgument
+    from ..planning._score_plan import score_model_from_results
+    from ._options import load_run
+
+    if args.within is not None:
+        raise UsageError("evalstats plan: --within is fitted from --from FILE (the pilot); drop it")
+    want = _mean_of_b(args.score_b, None, pilot=True)
+    source = load_run([args.from_file], args)
+    try:
+        fitted = score_model_from_results(source, variants=args.variant)
+    except InvalidArgument as e:
+        raise InvalidArgument(f"--from {args.from_file}: {e}") from None
+    names = {
+        **_NAMES,
+        "between": "A's between-case SD (fitted)",
+        "within": "A's within-case SD (fitted)",
+        "between_b": "B's between-case SD (fitted)",
+        "within_b": "B's within-case SD (fitted)",
+    }
+    mean_a = fitted.mean_a if args.score_a is None else args.score_a
+    if want == "observed":
+        mean_b = fitted.mean_b
+    elif isinstance(want, tuple):
+        mean_b = mean_a + want[1]
+        if mean_b > 1.0:
+            raise UsageError(
+                f"--score-b={args.score_b!r} puts B above 1 with A's mean score {mean_a:.3g}"
+            )
+    else:
+        mean_b = want
+    correlation = fitted.correlation if args.correlation is None else args.correlation
+    model = replace(fitted, mean_a=mean_a, mean_b=mean_b, correlation=correlation, names=names)
+    return model, source
+
+
+def run_plan(args: argparse.Namespace) -> int:
+    """``evalstats plan`` with score options."""
+    from ..planning._score_plan import score_plan
+    from ._options import print_json, show_result, state_selection, subset
+
+    if all(getattr(args, name, None) is None for name, _ in _SCORE):
+        raise UsageError(
+            "evalstats plan: --about goes with mean scores (--score-a, --score-b, --between, "
+            "--within, or --from a scored pilot with --score-b)"
+        )
+    _refuse_binary(args, "plan")
+    if args.batch and args.cost_per_call is None:
+        raise UsageError("evalstats plan: --batch goes with --cost-per-call DOLLARS")
+    if args.cost_per_call is not None:
+        from ..planning._cost import design_cost
+
+        design_cost(None, args.cost_per_call)
+    source = None
+    if args.from_file:
+        model, source = _pilot_model(args)
+    else:
+        if subset(args) is not None:
+            raise UsageError(
+                "evalstats plan: --case, --tag and --variant choose part of --from FILE"
+            )
+        model = score_model(args, "plan")
+    if model.mean_b - model.mean_a + (args.margin or 0.0) <= 0.0:
+        what = "the pilot's B" if args.score_b.strip().lower() == "observed" else "--score-b"
+        raise UsageError(
+            f"evalstats plan: {what} ({model.mean_b:.3g}) is not above A ({model.mean_a:.3g})"
+            + ("" if args.margin is None else f" less --margin {args.margin:g}")
+            + ": nothing to detect; give the mean score B should reach (--score-b)"
+        )
+    result = score_plan(
+        model,
+        cases=args.cases,
+        repeats=args.repeats,
+        power=args.power,
+        level=args.level,
+        margin=args.margin,
+        about=args.about or "these_cases",
+        experiments=args.experiments,
+        seed=args.seed,
+    )
+    if args.cost_per_call is None:
+        show_result(result, args, source)
+        return 0
+    from ..planning._cost import design_cost
+
+    cost = design_cost(result.calls, args.cost_per_call, batch=args.batch)
+    if args.json:
+        print_json({**result.to_dict(), "cost": cost.to_dict()}, "plan", source)
+    else:
+        state_selection(source)
+        print(f"{result}\n{cost}")
+    return 0
+
+
+def add_power_design(p: argparse.ArgumentParser) -> None:
+    """``power``'s design options for scores."""
+    p.add_argument(
+        "--cases",
+        type=int,
+        nargs="+",
+        help="with scores: cases per variant (one or more; with --repeats)",
+    )
+    p.add_argument(
+        "--repeats", type=int, default=None, help="with scores: runs per case and variant (1)"
+    )
+
+
+def run_power(args: argparse.Namespace) -> int:
+    """``evalstats power`` with score options: each design's simulated power."""
+    from ..planning._score_plan import score_power
+    from ._options import print_json
+
+    model = score_model(args, "power")
+    if not args.cases:
+        raise UsageError("evalstats power: with scores give --cases (one or more)")
+    repeats = 1 if args.repeats is None else args.repeats
+    results = [
+        score_power(
+            model,
+            cases,
+            repeats,
+            level=args.level,
+            margin=args.margin,
+            experiments=args.experiments,
+            seed=args.seed,
+        )
+        for cases in args.cases
+    ]
+    if args.json:
+        print_json({"kind": "scores", "designs": [r.to_dict() for r in results]}, "power")
+    else:
+        print("\n\n".join(str(r) for r in results))
+    return 0
+
+
+def refuse_scores_only(args: argparse.Namespace, verb: str) -> None:
+    """A design option of scores given without the score model."""
+    for name, option in (("cases", "--cases"), ("repeats", "--repeats")):
+        if getattr(args, name, None) is not None:
+            raise UsageError(
+                f"evalstats {verb}: {option} goes with mean scores (--score-a, --score-b, "
+                "--between, --within); pass rates take --trials"
+            )
