@@ -1,0 +1,145 @@
+"""Mean scores in compare: the comparison beside the pass rates, both claims, on the
+command line and in --json."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from scored import scored_run, scores_of
+
+from evalstats.cli import main
+from evalstats.deciding._compare_results import compare_results
+from evalstats.stats._score_compare import compare_scores
+
+
+def _levels(seed: int, cases: int = 12, repeats: int = 3, shift: int = 1) -> dict:
+    rng = random.Random(seed)
+    a = {f"c{i}": [rng.choice([2, 3, 3, 4]) for _ in range(repeats)] for i in range(cases)}
+    b = {
+        f"c{i}": [max(1, min(5, rng.choice([2, 3, 3, 4]) + shift)) for _ in range(repeats)]
+        for i in range(cases)
+    }
+    return {"old": a, "new": b}
+
+
+@pytest.fixture(scope="module")
+def run12(tmp_path_factory) -> tuple[Path, dict]:
+    levels = _levels(1)
+    return scored_run(tmp_path_factory.mktemp("s") / "r.jsonl", levels), levels
+
+
+def test_the_printed_comparison_is_compare_scores_on_the_same_pairs(run12, capsys) -> None:
+    path, levels = run12
+    cases, a = scores_of(levels["old"])
+    _, b = scores_of(levels["new"])
+    # the reference: compare_scores on the scores the test lays out itself, pair by pair
+    these = compare_scores(a, b, cases, about="these_cases")
+    like = compare_scores(a, b, cases, about="cases_like_these")
+    got = compare_results(str(path), "old", "new").scores
+    assert got is not None and got.pairs == 36 and got.cases == 12 and got.unpaired == 0
+    assert got.these_cases.difference.to_dict() == these.difference.to_dict()
+    assert got.cases_like_these.difference.to_dict() == like.difference.to_dict()
+    assert got.verdict == these.verdict and got.about == "these_cases"
+    assert sorted(r.adjusted_pvalue for r in got.these_cases.cases) == sorted(
+        r.adjusted_pvalue for r in these.cases
+    )
+    assert main(["compare", str(path), "--a", "old", "--b", "new"]) == 0
+    out = capsys.readouterr().out
+    assert f"these cases:      {these}" in out
+    assert f"cases like these: {like}" in out
+    assert "score verdict: " in out
+    assert main(["compare", str(path), "--a", "old", "--b", "new", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)["scores"]
+    assert doc["these_cases"]["difference"]["low"] == these.difference.low
+    assert doc["cases_like_these"]["difference"]["high"] == like.difference.high
+    assert doc["verdict"] == these.verdict and doc["about"] == "these_cases"
+    assert doc["primary"] == doc["these_cases"]
+    assert len(doc["these_cases"]["case_rows"]) == 12
+    assert [r["case"] for r in doc["these_cases"]["case_rows"]] == list(levels["old"])
+
+
+def test_a_sampled_suite_makes_the_claim_about_cases_like_these(tmp_path: Path) -> None:
+    path = scored_run(tmp_path / "r.jsonl", _levels(2), sampled=True)
+    got = compare_results(str(path), "old", "new")
+    assert got.about == "cases_like_these" and got.scores.about == "cases_like_these"
+    assert got.scores.verdict == got.scores.cases_like_these.verdict
+    assert (
+        "score verdict: " in str(got)
+        and "about cases like these" in str(got).split("score verdict: ")[1].split("\n")[0]
+    )
+
+
+def test_the_pass_rate_part_is_unchanged_by_scores(tmp_path: Path) -> None:
+    # The same run with its scores taken away prints what it printed before
+    # scores existed: the scored run's output begins with exactly that text.
+    levels = _levels(3)
+    path = scored_run(tmp_path / "r.jsonl", levels)
+    bare = tmp_path / "bare.jsonl"
+    with open(path, encoding="utf-8") as f, open(bare, "w", encoding="utf-8") as g:
+        for line in f:
+            rec = json.loads(line)
+            rec.pop("score", None)
+            for c in rec.get("checks", []):
+                for k in ("score", "raw_score", "scale"):
+                    c.pop(k, None)
+            g.write(json.dumps(rec) + "\n")
+    plain = compare_results(str(bare), "old", "new")
+    scored = compare_results(str(path), "old", "new")
+    assert plain.scores is None and "mean score" not in str(plain)
+    assert str(scored).startswith(str(plain) + "\n\nmean scores (0 to 1)")
+    assert "scores" not in plain.to_dict()
+    assert {k: v for k, v in scored.to_dict().items() if k != "scores"} == plain.to_dict()
+
+
+def test_an_unmeasured_side_leaves_its_pair_out(tmp_path: Path) -> None:
+    levels = _levels(4, cases=6, repeats=2)
+    levels["new"]["c0"][1] = None
+    path = scored_run(tmp_path / "r.jsonl", levels)
+    got = compare_results(str(path), "old", "new").scores
+    assert got.pairs == 11 and got.unpaired == 1
+    assert "1 scored samples without a partner left out" in "\n".join(got.lines())
+
+
+def _agrees(verdict: str, low: float, high: float) -> bool:
+    if verdict == "b_better":
+        return low > 0
+    if verdict == "a_better":
+        return high < 0
+    return low <= 0 <= high
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.integers(2, 6),
+    st.integers(1, 4),
+    st.integers(-2, 2),
+    st.integers(0, 10_000),
+    st.booleans(),
+)
+def test_the_printed_verdict_agrees_with_its_interval_and_mirrors(
+    tmp_path: Path, cases: int, repeats: int, shift: int, seed: int, sampled: bool
+) -> None:
+    levels = _levels(seed, cases=cases, repeats=repeats, shift=shift)
+    path = scored_run(
+        tmp_path / f"r{seed}-{cases}-{repeats}-{shift}-{sampled}.jsonl", levels, sampled=sampled
+    )
+    ab = compare_results(str(path), "old", "new").scores
+    ba = compare_results(str(path), "new", "old").scores
+    for got in (ab, ba):
+        for c in (got.these_cases, got.cases_like_these, got.primary):
+            if c is not None:
+                assert _agrees(c.verdict, c.difference.low, c.difference.high)
+        text = "\n".join(got.lines())
+        assert f"{got.primary.difference}" in text
+    mirror = {"b_better": "a_better", "a_better": "b_better", "cant_tell": "cant_tell"}
+    assert ba.verdict == mirror[ab.verdict]
+    d, e = ab.these_cases.difference, ba.these_cases.difference
+    assert e.estimate == pytest.approx(-d.estimate, abs=1e-12)
+    assert ab.these_cases.mean_a == ba.these_cases.mean_b
