@@ -143,3 +143,83 @@ def test_the_printed_verdict_agrees_with_its_interval_and_mirrors(
     d, e = ab.these_cases.difference, ba.these_cases.difference
     assert e.estimate == pytest.approx(-d.estimate, abs=1e-12)
     assert ab.these_cases.mean_a == ba.these_cases.mean_b
+
+
+# --- several variants ---------------------------------------------------------------
+
+
+def _three(seed: int, cases: int = 10) -> dict:
+    rng = random.Random(seed)
+    return {
+        v: {f"c{i}": [min(5, rng.choice([2, 3, 3, 4]) + k) for _ in range(3)] for i in range(cases)}
+        for v, k in (("old", 0), ("mid", 1), ("new", 1), ("top", 2))
+    }
+
+
+def _pvalue(a, b, cases) -> float:
+    """The least alpha at which compare_scores' interval excludes 0, by bisection."""
+    lo, hi = 1e-4, 0.5  # the levels compare_scores takes: 0.5 to 0.9999
+    if compare_scores(a, b, cases, level=1.0 - hi).verdict == "cant_tell":
+        return 1.0
+    if compare_scores(a, b, cases, level=1.0 - lo).verdict != "cant_tell":
+        return lo
+    for _ in range(40):
+        mid = (lo + hi) / 2
+        if compare_scores(a, b, cases, level=1.0 - mid).verdict == "cant_tell":
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
+def test_several_variants_are_holm_adjusted_as_holm_on_the_intervals_p_values(
+    tmp_path: Path, capsys
+) -> None:
+    from statsmodels.stats.multitest import multipletests
+
+    from evalstats.deciding._several import compare_variants
+
+    # p-values about 0.027, 0.032 and 0.0003: Holm decides only the last, where
+    # unadjusted every one would be decided
+    levels = _three(7)
+    path = scored_run(tmp_path / "r.jsonl", levels)
+    many = compare_variants(str(path), baseline="old")
+    fam = many.scores
+    assert fam is not None and [(p.a, p.b) for p in fam.pairs] == [
+        ("old", "mid"),
+        ("old", "new"),
+        ("old", "top"),
+    ]
+    # reference: statsmodels' Holm on each pair's p-value, the least alpha at which
+    # its interval excludes 0 (found by bisection, independently of the step-down)
+    pvalues = []
+    for p in fam.pairs:
+        cases, a = scores_of(levels[p.a])
+        _, b = scores_of(levels[p.b])
+        pvalues.append(_pvalue(a, b, cases))
+    reject = multipletests(pvalues, alpha=0.05, method="holm")[0]
+    assert list(reject) == [False, False, True]
+    bare = compare_variants(str(path), baseline="old", adjust="none").scores
+    assert [p.verdict for p in bare.pairs] == ["b_better"] * 3
+    assert [p.verdict != "cant_tell" for p in fam.pairs] == list(reject)
+    for p in fam.pairs:
+        d = p.comparison.difference
+        assert _agrees(p.verdict, d.low, d.high) and p.comparison.level == p.level
+        assert 0.95 <= p.level <= 1 - 0.05 / 3 + 1e-12
+    assert main(["compare", str(path), "--baseline", "old", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)["scores"]
+    assert [q["verdict"] for q in doc["pairs"]] == [p.verdict for p in fam.pairs]
+    assert doc["means"]["old"] == pytest.approx(sum(scores_of(levels["old"])[1]) / 30)
+    unadjusted = compare_variants(str(path), all_pairs=True, adjust="none").scores
+    assert all(p.level == 0.95 for p in unadjusted.pairs) and len(unadjusted.pairs) == 6
+
+
+def test_several_variants_without_scores_are_as_before() -> None:
+    import records
+
+    from evalstats.deciding._several import compare_variants
+
+    run = records.results({v: {"x": [True, False] * 3, "y": [True] * 6} for v in ("p", "q", "r")})
+    many = compare_variants(run, baseline="p")
+    assert many.scores is None and "scores" not in many.to_dict()
+    assert "mean scores" not in str(many)

@@ -32,6 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ..errors import InvalidArgument
 from ..reading._views import PairedScores, paired_scores
 from ..stats._claims import MIN_CASES, claim_words, few_cases_note
 from ..stats._score_compare import ScoreComparison, compare_scores
@@ -303,6 +304,11 @@ def score_family(
         return compare_scores(p.a, p.b, p.cases, about=about, level=at)
 
     m = len(wanted)
+    if adjust != "none" and 1.0 - alpha / m > 0.9999:
+        raise InvalidArgument(
+            f"{m} score comparisons at level={level:g}: Holm's first step would need a "
+            "level above 0.9999; compare fewer variants or use adjust='none'"
+        )
     results: dict[int, tuple[ScoreComparison, float]] = {}
     if adjust == "none":
         results = {i: (judged(i, level), level) for i in range(m)}
