@@ -223,3 +223,76 @@ def test_several_variants_without_scores_are_as_before() -> None:
     many = compare_variants(run, baseline="p")
     assert many.scores is None and "scores" not in many.to_dict()
     assert "mean scores" not in str(many)
+
+
+# --- gate --no-regression-vs NAME --score-margin M -----------------------------------
+
+
+def test_the_score_no_regression_gate_is_score_non_inferiority_on_the_pairs(run12, capsys) -> None:
+    from evalstats.deciding._score_gate import score_no_regression
+    from evalstats.stats._score_compare import score_non_inferiority
+
+    path, levels = run12
+    cases, a = scores_of(levels["old"])
+    _, b = scores_of(levels["new"])
+    for claim in ("these_cases", "cases_like_these"):
+        ref = score_non_inferiority(a, b, cases, margin=0.1, about=claim)
+        got = score_no_regression(str(path), variant="new", vs="old", margin=0.1, about=claim)
+        assert got.primary.difference.to_dict() == ref.difference.to_dict()
+        assert got.passed == ref.passed == (ref.difference.low > -0.1)
+        assert got.beside is not None and got.beside.about != claim
+    base = ["gate", str(path), "--no-regression-vs"]
+    assert main([*base, "old", "--variant", "new", "--score-margin", "0.1"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("score gate passed: new against old") and "not the claim decided" in out
+    # old against new is worse by about 0.26: it fails (exit 1)
+    assert main([*base, "new", "--variant", "old", "--score-margin", "0.05", "--json"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["passed"] is False and doc["primary"]["difference"]["high"] < 0
+    # both gates: the pass rate's and the mean score's, passed only when both pass
+    both = [*base, "old", "--variant", "new", "--score-margin", "0.1", "--margin", "0.1"]
+    assert main([*both, "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["passed"] is True and doc["score_no_regression"]["passed"] is True
+    assert any("not worse than 'old' by more than 10%" in c for c in doc["checked"])
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (
+            ["--no-regression-vs", "old", "--score-margin", "3"],
+            "evalstats: error: score_margin=3.0 must be above 0 and below 1 (it is on the "
+            "0-1 score scale: one step of a 1-5 rubric is 0.25)",
+        ),
+        (
+            ["--no-regression-vs", "old", "--score-margin", "nan"],
+            "evalstats: error: score_margin=nan must be above 0 and below 1",
+        ),
+        (
+            ["--score-margin", "0.1"],
+            "evalstats gate: --score-margin goes with --no-regression-vs NAME",
+        ),
+    ],
+)
+def test_a_score_margin_on_the_wrong_scale_is_one_line(run12, capsys, extra, message) -> None:
+    path, _ = run12
+    assert main(["gate", str(path), "--variant", "new", *extra]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.strip() == message and captured.out == ""
+
+
+def test_a_score_margin_on_a_run_without_scores_is_refused(tmp_path: Path, capsys) -> None:
+    import records
+
+    path = tmp_path / "r.jsonl"
+    outcomes = {v: {"x": [True, False] * 3, "y": [True] * 6} for v in ("old", "new")}
+    manifest = records.manifest(["x", "y"], ["old", "new"], 6)
+    records.write(path, manifest, records.samples(outcomes), {"status": "finished"})
+    args = ["gate", str(path), "--variant", "new", "--no-regression-vs", "old"]
+    assert main([*args, "--score-margin", "0.1"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        "evalstats: error: 'new' and 'old' have no scored pairs: --score-margin needs "
+        "graded checks run by both on the same (case, repeat)"
+    )
