@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -296,3 +297,115 @@ def test_a_score_margin_on_a_run_without_scores_is_refused(tmp_path: Path, capsy
         "evalstats: error: 'new' and 'old' have no scored pairs: --score-margin needs "
         "graded checks run by both on the same (case, repeat)"
     )
+
+
+# --- ordinal levels: the tally's per-level counts and the report ----------------------
+
+
+def _expected_levels(levels: dict) -> dict[int, int]:
+    """The answers at each level, counted here from the levels the test laid out."""
+    out = {lv: 0 for lv in range(1, 6)}
+    for row in levels.values():
+        for lv in row:
+            if lv is not None:
+                out[lv] += 1
+    return out
+
+
+def test_the_report_shows_the_share_at_each_level_beside_the_mean(run12, capsys) -> None:
+    from evalstats.presenting._report import report
+    from evalstats.reading._source import RunSource
+    from evalstats.results._file import read_results
+
+    path, levels = run12
+    for source in (str(path), read_results(path)):  # the file's pass and the records'
+        tally = RunSource.of(source).tally()
+        for v in ("old", "new"):
+            want = _expected_levels(levels[v])
+            got = tally.levels(v)
+            assert {k[3]: n for k, n in got.items()} == {lv: n for lv, n in want.items() if n}
+            assert {k[:3] for k in got} == {("judge", 1.0, 5.0)}
+    rep = report(str(path))
+    for s in rep.scores:
+        (lc,) = s.levels
+        want = _expected_levels(levels[s.variant])
+        total = sum(want.values())
+        assert dict(lc.counts) == want and lc.total == total == 36
+        assert dict(lc.shares()) == {lv: n / total for lv, n in want.items()}
+        text = ", ".join(f"{lv}: {n} ({100 * n / total:.0f}%)" for lv, n in want.items())
+        assert f"levels of 'judge' (1 to 5): {text} of 36" in str(rep)
+        means = {
+            c: sum((lv - 1) / 4 for lv in row) / len(row) for c, row in levels[s.variant].items()
+        }
+        assert [c for c, *_ in s.by_case] == list(means)
+        assert [m for _, _, m, _, _ in s.by_case] == pytest.approx(list(means.values()))
+    assert "assumes equal steps" in str(rep)
+    assert main(["report", str(path), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    (old,) = [s for s in doc["scores"] if s["variant"] == "old"]
+    want = _expected_levels(levels["old"])
+    assert old["levels"][0]["counts"] == {str(k): n for k, n in want.items()}
+    assert old["levels"][0]["scale"] == [1, 5] and old["levels"][0]["between"] == 0
+    assert [r["case"] for r in old["by_case"]] == list(levels["old"])
+
+
+def test_levels_are_counted_on_every_path_of_the_reader(tmp_path: Path) -> None:
+    # Every sample's reason its own: after 1,024 samples the reader stops keeping
+    # checks seen before and decodes lines whole; the levels are counted the same.
+    import records
+
+    rng = random.Random(9)
+    want = {lv: 0 for lv in range(1, 6)}
+    samples = []
+    between = 0
+    for r in range(1300):
+        lv = rng.choice([1, 2, 3, 4, 5, 2.5])
+        if lv == 2.5:
+            between += 1
+        else:
+            want[lv] += 1
+        check = records.check(
+            "passed", "judge", reason=f"reason {r}", score=(lv - 1) / 4, raw_score=lv,
+            scale=(1, 5),
+        )  # fmt: skip
+        samples.append(records.sample(f"c{r % 13}", "v", r // 13, checks=[check]))
+    cases = [f"c{i}" for i in range(13)]
+    path = records.write(tmp_path / "r.jsonl", records.manifest(cases, ["v"], 100), samples)
+    from evalstats.presenting._score_report import level_counts
+    from evalstats.reading._source import RunSource
+
+    (lc,) = level_counts(RunSource.of(str(path)).tally(), "v")
+    assert dict(lc.counts) == want and lc.between == between
+    assert "between levels: " in lc.text()
+
+
+def test_a_continuous_scale_has_no_levels(tmp_path: Path) -> None:
+    import records
+
+    from evalstats.presenting._score_report import level_counts
+    from evalstats.reading._source import RunSource
+
+    def run(name: str, scale: tuple, raws: list) -> Any:
+        lo, hi = scale
+        samples = [
+            records.sample(
+                "c",
+                "v",
+                r,
+                checks=[
+                    records.check(
+                        "passed", "f", score=(x - lo) / (hi - lo), raw_score=x, scale=scale
+                    )
+                ],
+            )
+            for r, x in enumerate(raws)
+        ]
+        path = records.write(tmp_path / name, records.manifest(["c"], ["v"], len(raws)), samples)
+        return RunSource.of(str(path)).tally()
+
+    # a 0-1 scale has two levels only: a score on it is a share, not a level
+    assert run("a.jsonl", (0, 1), [0.25, 0.5, 1.0, 0.0]).levels("v") == {}
+    # a 0-10 scale of mostly fractional scores is continuous: no levels in the report
+    tally = run("b.jsonl", (0, 10), [7.3, 6.1, 8.0, 5.5])
+    assert tally.levels("v") == {("f", 0.0, 10.0, 8): 1, ("f", 0.0, 10.0, None): 3}
+    assert level_counts(tally, "v") == ()
