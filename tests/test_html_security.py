@@ -92,6 +92,20 @@ def _hostile_run() -> Results:
     return Results(None, m, tuple(records), {"status": "finished"}, ())
 
 
+def _scored(run: Results) -> Results:
+    """The hostile run with every sample scored by its first check, a judge's level on
+    1-5 (the check, the case and the variant named by hostile text): its page has the
+    mean scores, the levels and the score comparison."""
+    samples = []
+    for i, s in enumerate(run.samples):
+        s = {**s, "checks": [dict(c) for c in s["checks"]]}
+        level = 1 + i % 5
+        s["checks"][0].update(score=(level - 1) / 4, raw_score=float(level), scale=[1.0, 5.0])
+        s["score"] = (level - 1) / 4
+        samples.append(s)
+    return Results(None, run.manifest, tuple(samples), run.summary, ())
+
+
 @pytest.fixture(scope="module")
 def hostile():
     return _hostile_run()
@@ -145,6 +159,16 @@ SVG = {"svg", "defs", "style", "g", "path", "use", "clippath", "rect", "text", "
 
 
 def test_every_hostile_string_is_text_on_the_page(hostile_page):
+    _all_text(hostile_page)
+
+
+def test_every_hostile_string_is_text_on_the_page_of_scores(hostile):
+    page = render_html(_scored(hostile))
+    assert 'id="scores"' in page and "headline score" in page and "levels" in page
+    _all_text(page)
+
+
+def _all_text(hostile_page: str) -> None:
     parsed = _Elements()
     parsed.feed(hostile_page)
     parsed.close()
