@@ -433,3 +433,47 @@ def test_the_family_wise_error_of_identical_variants_stays_within_holm_s_goal() 
     run = module.draw(np.random.default_rng(3), 6)
     fam = score_family(run, [("base", v) for v in module.VARIANTS[1:]])
     assert [p.b for p in fam.pairs] == ["v1", "v2", "v3"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.one_of(st.integers(1, 5), st.just(3.5), st.none()), min_size=1, max_size=6),
+        min_size=1,
+        max_size=5,
+    )
+)
+def test_level_counts_add_up_to_the_scored_answers(rows) -> None:
+    # In memory, through the same tally: each level's count is the number of answers
+    # given it, the between ones apart, the shares summing to 1 when all are levels.
+    import records
+
+    from evalstats.presenting._score_report import level_counts
+    from evalstats.reading._source import RunSource
+    from evalstats.results._file import Results
+
+    samples = []
+    for i, row in enumerate(rows):
+        for r, lv in enumerate(row):
+            if lv is None:
+                samples.append(records.sample(f"c{i}", "v", r, None))
+                continue
+            check = records.check("passed", "judge", score=(lv - 1) / 4, raw_score=lv, scale=(1, 5))
+            samples.append(records.sample(f"c{i}", "v", r, checks=[check]))
+    runs = max(len(row) for row in rows)
+    manifest = records.manifest([f"c{i}" for i in range(len(rows))], ["v"], runs)
+    tally = RunSource.of(
+        Results(None, manifest, tuple(samples), {"status": "finished"}, ())
+    ).tally()
+    given_levels = [lv for row in rows for lv in row if lv is not None]
+    found = level_counts(tally, "v")
+    between = sum(1 for lv in given_levels if lv == 3.5)
+    if not given_levels or 2 * between > len(given_levels):
+        assert found == ()
+        return
+    (lc,) = found
+    assert lc.total == len(given_levels) and lc.between == between
+    for level, n in lc.counts:
+        assert n == sum(1 for lv in given_levels if lv == level)
+    if not between:
+        assert sum(x for _, x in lc.shares()) == pytest.approx(1.0)
