@@ -1,9 +1,11 @@
 """Counting a run in one pass: what ``report``, ``compare``, ``gate`` and ``plan`` read.
 
 :func:`_tally_file` reads a results file line by line and keeps only counts: per
-variant the sample statuses, latencies and tokens; per variant and case the
-outcome of each (case, repeat) slot (one byte each), the passes and the check
-verdicts by (check, axis, kind); the scheduled slots. Nothing of a sample
+variant the sample statuses, latencies and tokens, the measured samples'
+scores and the graded checks' levels on a discrete scale (a judge's 1-5);
+per variant and case the outcome of each (case, repeat) slot (one byte
+each), the passes and the check verdicts by (check, axis, kind); the
+scheduled slots. Nothing of a sample
 outlives its line, so a report's memory does not grow with the samples beyond
 those tables.
 
