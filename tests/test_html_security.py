@@ -286,3 +286,21 @@ def test_the_quick_path_of_shown_is_the_escaping(value):
     assert shown(value.encode("ascii", "ignore").decode()) == visible(
         value.encode("ascii", "ignore").decode()
     )
+
+
+@needs_chromium
+def test_in_chromium_no_hostile_string_runs_on_the_page_of_scores(hostile, tmp_path):
+    # The scored page without its Content-Security-Policy: the escaping alone keeps
+    # the hostile names in the mean-score headline, tables and figure as text.
+    page = html_report(_scored(hostile), tmp_path / "scored.html")
+    text = page.read_text(encoding="utf-8")
+    text, n = re.subn(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", text)
+    assert n == 1 and 'id="scores"' in text
+    page.write_text(text, encoding="utf-8")
+    with Browser() as browser:
+        browser.open(page, width=1280)
+        assert browser.messages == []
+        assert _pwned(browser) == []
+        shown_text = browser.run("document.getElementById('scores').innerText")
+        for c in hostile.manifest["cases"]:
+            assert shown(c["id"]) in shown_text or c["id"] in shown_text
