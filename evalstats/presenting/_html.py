@@ -1220,6 +1220,8 @@ def _words_of(muted: Markup) -> Markup:
 # both claims' intervals, the share of scores at each level of a discrete scale, the
 # per-case distribution (each case's mean and the range of its scores, sorted), and
 # each comparison's per-case rows with their Holm-adjusted flags.
+
+
 def _score_headline(cmp: Any, level: float) -> Markup:
     """The mean-score comparison of ``cmp`` (a ResultsComparison) as a headline, or
     nothing when its samples carry no scores."""
@@ -1396,7 +1398,7 @@ def _score_case_rows(comparisons: Sequence[Any]) -> list[Markup]:
     return out
 
 
-def _scores_section(rep: Any, comparisons: Sequence[Any], figure: Markup | None = None) -> Markup:
+def _scores_section(rep: Any, comparisons: Sequence[Any]) -> Markup:
     """The section ``scores`` of a run whose samples carry scores; nothing otherwise."""
     if not rep.scores:
         return Markup("")
@@ -1412,8 +1414,6 @@ def _scores_section(rep: Any, comparisons: Sequence[Any], figure: Markup | None 
         *_score_by_case_tables(rep),
         *_score_case_rows(comparisons),
     ]
-    if figure is not None:
-        body.append(figure)
     return _section("scores", "Mean scores", *body)
 
 
