@@ -46,8 +46,12 @@ def check(
     not_inspected: bool | None = None,
     judge_unmeasured: bool | None = None,
     judge: Mapping[str, Any] | None = None,
+    score: float | None = None,
+    raw_score: float | None = None,
+    scale: Sequence[float] | None = None,
 ) -> dict[str, Any]:
-    """A check verdict as a sample record holds it.
+    """A check verdict as a sample record holds it (``score``, ``raw_score`` and
+    ``scale``: a graded check's, set only when given).
 
     The flags default to what the engine records: on a failure, ``not_inspected``
     (whether its reason starts with ``could not be inspected``); on an unscored
@@ -67,6 +71,12 @@ def check(
     )
     if judge is not None:
         verdict.judge = dict(judge)
+    if score is not None:
+        verdict.score = float(score)
+    if raw_score is not None:
+        verdict.raw_score = float(raw_score)
+    if scale is not None:
+        verdict.scale = [float(x) for x in scale]
     return to_record(verdict)
 
 

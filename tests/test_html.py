@@ -17,12 +17,19 @@ from records import check, manifest, sample
 
 from evalstats.demo._shop_demo import run_demo
 from evalstats.errors import ResultsFileError
-from evalstats.presenting._html import JSON_PLACES, html_report, render_html, samples_data
+from evalstats.presenting._html import (
+    _VERDICT_WORDS,
+    JSON_PLACES,
+    html_report,
+    render_html,
+    samples_data,
+)
 from evalstats.presenting._markup import inline_script
 from evalstats.presenting._page_script import SCRIPT
 from evalstats.presenting._review import Review
 from evalstats.reading._logs import load_results
 from evalstats.results._file import Results, read_results, sample_passed
+from evalstats.stats._scores import _num
 
 DATA = Path(__file__).parent / "data"
 
@@ -666,3 +673,48 @@ def test_one_variant_or_nothing_measured_still_heads_the_page():
     none = results({"A": {"a": [None, None]}, "B": {"a": [None, None]}})
     verdict = _section(render_html(none), "verdict")
     assert "can't tell" in verdict and "nothing to compare" in verdict
+
+
+def test_every_section_of_a_scored_report_json_has_its_place(tmp_path):
+    # A run whose samples carry a judge's 1-5 levels: its mean scores, levels and
+    # per-case distribution (report --json "scores") are on the page, in the section
+    # JSON_PLACES names, and the mean-score comparison heads the verdicts.
+    from scored import scored_run
+
+    from evalstats.deciding._compare_results import compare_results
+    from evalstats.presenting._report import report
+
+    levels = {
+        "old": {f"c{i}": [2 + (i + r) % 3 for r in range(3)] for i in range(8)},
+        "new": {f"c{i}": [3 + (i * r) % 3 for r in range(3)] for i in range(8)},
+    }
+    path = scored_run(tmp_path / "r.jsonl", levels)
+    rep = report(str(path))
+    doc = rep.to_dict()
+    page_text = render_html(str(path))
+    page = _parse(page_text)
+    assert "scores" in doc and set(doc) <= set(JSON_PLACES)
+    for key in doc:
+        assert JSON_PLACES[key] in page.ids, key
+    scores = _section(page_text, "scores")
+    for s in rep.scores:
+        assert str(s.these_cases) in scores and str(s.cases_like_these) in scores
+        for lc in s.levels:
+            total = lc.total
+            for _, n in lc.counts:
+                assert f"{n} ({100 * n / total:.0f}%)" in scores
+        for case, n, mean, lo, hi in s.by_case:
+            row = f'<td>{case}</td><td class="num">{n}</td><td class="num">{_num(mean)}</td>'
+            assert row + f'<td class="num">{_num(lo)} to {_num(hi)}</td>' in scores
+    cmp = compare_results(str(path), "old", "new").scores
+    verdict = _section(page_text, "verdict")
+    assert f"mean score: {_VERDICT_WORDS[cmp.verdict]}, about these cases" in verdict
+    assert str(cmp.primary.difference) in verdict
+    assert str(cmp.cases_like_these.difference) in verdict
+    assert "mean score per case" in scores and "adjusted p" in scores
+    assert 'class="score"' in _section(page_text, "figures")
+
+
+def test_a_page_without_scores_has_no_score_parts(rich_page):
+    assert 'id="scores"' not in rich_page and "headline score" not in rich_page
+    assert "Mean score" not in rich_page

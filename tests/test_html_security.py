@@ -92,6 +92,20 @@ def _hostile_run() -> Results:
     return Results(None, m, tuple(records), {"status": "finished"}, ())
 
 
+def _scored(run: Results) -> Results:
+    """The hostile run with every sample scored by its first check, a judge's level on
+    1-5 (the check, the case and the variant named by hostile text): its page has the
+    mean scores, the levels and the score comparison."""
+    samples = []
+    for i, s in enumerate(run.samples):
+        s = {**s, "checks": [dict(c) for c in s["checks"]]}
+        level = 1 + i % 5
+        s["checks"][0].update(score=(level - 1) / 4, raw_score=float(level), scale=[1.0, 5.0])
+        s["score"] = (level - 1) / 4
+        samples.append(s)
+    return Results(None, run.manifest, tuple(samples), run.summary, ())
+
+
 @pytest.fixture(scope="module")
 def hostile():
     return _hostile_run()
@@ -145,6 +159,16 @@ SVG = {"svg", "defs", "style", "g", "path", "use", "clippath", "rect", "text", "
 
 
 def test_every_hostile_string_is_text_on_the_page(hostile_page):
+    _all_text(hostile_page)
+
+
+def test_every_hostile_string_is_text_on_the_page_of_scores(hostile):
+    page = render_html(_scored(hostile))
+    assert 'id="scores"' in page and "headline score" in page and "levels" in page
+    _all_text(page)
+
+
+def _all_text(hostile_page: str) -> None:
     parsed = _Elements()
     parsed.feed(hostile_page)
     parsed.close()
@@ -262,3 +286,21 @@ def test_the_quick_path_of_shown_is_the_escaping(value):
     assert shown(value.encode("ascii", "ignore").decode()) == visible(
         value.encode("ascii", "ignore").decode()
     )
+
+
+@needs_chromium
+def test_in_chromium_no_hostile_string_runs_on_the_page_of_scores(hostile, tmp_path):
+    # The scored page without its Content-Security-Policy: the escaping alone keeps
+    # the hostile names in the mean-score headline, tables and figure as text.
+    page = html_report(_scored(hostile), tmp_path / "scored.html")
+    text = page.read_text(encoding="utf-8")
+    text, n = re.subn(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", text)
+    assert n == 1 and 'id="scores"' in text
+    page.write_text(text, encoding="utf-8")
+    with Browser() as browser:
+        browser.open(page, width=1280)
+        assert browser.messages == []
+        assert _pwned(browser) == []
+        shown_text = browser.run("document.getElementById('scores').innerText")
+        for c in hostile.manifest["cases"]:
+            assert shown(c["id"]) in shown_text or c["id"] in shown_text

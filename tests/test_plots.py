@@ -318,3 +318,83 @@ def test_the_power_figure_is_in_percent_and_in_the_palette():
     import matplotlib.pyplot as plt
 
     plt.close(fig)
+
+
+# --- the mean-score figure ---------------------------------------------------------------
+
+
+def _scored_run(tmp_path, *, long: bool = False):
+    from scored import scored_run
+
+    name = "c-" + "x" * 70 if long else "c0"
+    # On the first case B scores 1 where A scores 5, 8 times: its sign-flip p-value is
+    # 2/256, clearly lower after Holm over 6 cases; elsewhere B is a step higher.
+    old = {name: [5] * 8, **{f"c{i}": [2 + (i + r) % 3 for r in range(8)] for i in range(1, 6)}}
+    new = {name: [1] * 8, **{f"c{i}": [3 + (i + r) % 3 for r in range(8)] for i in range(1, 6)}}
+    return scored_run(tmp_path / f"r{long}.jsonl", {"old": old, "new": new})
+
+
+def test_the_score_figure_colours_each_row_by_the_verdict_the_text_gives(tmp_path):
+    from evalstats.presenting._plots import score_figure, score_rows
+
+    path = _scored_run(tmp_path)
+    cmp = compare_results(str(path), "old", "new")
+    text = "\n".join(cmp.scores.lines())
+    expected = []
+    for r in cmp.scores.these_cases.cases:
+        line = next(x for x in text.splitlines() if x.startswith(f"  {r.case} "))
+        expected.append(
+            "a_better"
+            if line.endswith("B clearly lower")
+            else "b_better"
+            if line.endswith("B clearly higher")
+            else "cant_tell"
+        )
+    for head in ("these cases:", "cases like these:"):
+        line = next(x for x in text.splitlines() if x.startswith(head))
+        words = line.split(":", 1)[1].strip().split(":")[0]
+        expected.append({"B better": "b_better", "A better": "a_better"}.get(words, "cant_tell"))
+    assert expected[0] == "a_better" and "cant_tell" in expected
+    assert [v for _, _, v in score_rows(report(str(path)), cmp)] == expected
+    fig = score_figure(report(str(path)), cmp)
+    colours = _row_colours(fig)
+    assert [c for c, _ in colours] == [VERDICT_COLOURS[v].lower() for v in expected]
+    # on the 0-1 score scale the report prints, not in percent
+    ticks = [t.get_text() for t in _drawn_tick_labels(fig.axes[0].xaxis)]
+    assert (
+        ticks[0] == "−1" and "+0.5" in ticks and "0" in ticks and not any("%" in t for t in ticks)
+    )
+    assert _outside(fig) == []
+
+
+def test_the_score_figure_of_long_names_and_one_variant_cuts_nothing(tmp_path):
+    from scored import scored_run
+
+    from evalstats.presenting._plots import score_figure
+
+    path = _scored_run(tmp_path, long=True)
+    cmp = compare_results(str(path), "old", "new")
+    assert _outside(score_figure(report(str(path)), cmp)) == []
+    one = scored_run(tmp_path / "one.jsonl", {"v-" + "y" * 70: {"c": [1, 3, 5]}})
+    fig = score_figure(report(str(one)))
+    assert _outside(fig) == []
+    ticks = [t.get_text() for t in _drawn_tick_labels(fig.axes[0].xaxis)]
+    assert ticks == ["0", "0.25", "0.5", "0.75", "1"]
+
+
+def test_report_plots_draws_the_score_figure_only_for_scores(tmp_path):
+    from evalstats.cli import main
+
+    path = _scored_run(tmp_path)
+    assert main(["report", str(path), "--plots", str(tmp_path / "figs")]) == 0
+    assert (tmp_path / "figs" / "scores.png").read_bytes()[:4] == b"\x89PNG"
+    plain = tmp_path / "plain.jsonl"
+    import records
+
+    outcomes = {v: {"x": [True, False] * 2} for v in ("a", "b")}
+    records.write(plain, records.manifest(["x"], ["a", "b"], 4), records.samples(outcomes))
+    assert main(["report", str(plain), "--plots", str(tmp_path / "p")]) == 0
+    assert sorted(p.name for p in (tmp_path / "p").iterdir()) == [
+        "forest.png",
+        "paired-differences.png",
+    ]

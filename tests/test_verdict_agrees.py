@@ -148,3 +148,35 @@ def test_the_page_prints_intervals_that_agree_with_their_verdicts(results, sampl
             words = {"B better": "b_better", "A better": "a_better"}
             other = words.get(beside.group(1), "cant_tell")
             assert _printed_agrees(other, beside.group(2)), beside.group(0)
+
+
+@settings(
+    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.integers(2, 5), st.integers(1, 3), st.integers(-2, 2), st.integers(0, 1000))
+def test_the_printed_mean_score_verdict_agrees_with_its_interval(
+    tmp_path, capsys, cases, repeats, shift, seed
+):
+    # compare on a scored run (a judge's 1-5), on the command line: the score
+    # verdict is the side of 0 its printed interval lies on, both claims.
+    import random
+
+    from scored import scored_run
+
+    rng = random.Random(seed)
+    levels = {
+        "a": {f"c{i}": [rng.randint(2, 4) for _ in range(repeats)] for i in range(cases)},
+        "b": {
+            f"c{i}": [max(1, min(5, rng.randint(2, 4) + shift)) for _ in range(repeats)]
+            for i in range(cases)
+        },
+    }
+    path = scored_run(tmp_path / f"s{cases}-{repeats}-{shift}-{seed}.jsonl", levels)
+    assert main(["compare", str(path), "--a", "a", "--b", "b", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)["scores"]
+    for key in ("primary", "these_cases", "cases_like_these"):
+        c = doc[key]
+        if c is not None:
+            d = c["difference"]
+            assert _agrees(c["verdict"], d["low"], d["high"]), (key, c)
+    assert doc["verdict"] == doc["primary"]["verdict"]

@@ -7,6 +7,7 @@ from typing import Any
 
 from ._options import (
     FILE_HELP,
+    UsageError,
     add_about,
     add_level_and_json,
     add_source_options,
@@ -21,6 +22,7 @@ EXAMPLES = (
     "evalstats gate results.jsonl --variant new --min-pass 0.8 --on lower-bound"
     " --every-case-passes",
     "evalstats gate results.jsonl --variant new --min-score 0.75 --on lower-bound",
+    "evalstats gate results.jsonl --variant new --no-regression-vs old --score-margin 0.05",
 )
 
 
@@ -64,6 +66,14 @@ def add(p: argparse.ArgumentParser) -> None:
         help="with --no-regression-vs, required: how much worse still counts as no "
         "regression, such as 0.02 for 2 points (0: no worse at all, which needs a lot of data)",
     )
+    p.add_argument(
+        "--score-margin",
+        type=float,
+        metavar="M",
+        help="with --no-regression-vs: also (or, without --margin, only) require the mean "
+        "score not to be lower than NAME's by more than M on the 0-1 score scale, such as "
+        "0.05 (graded checks; one step of a 1-5 rubric is 0.25); --margin is for pass rates",
+    )
     add_about(
         p,
         "--on lower-bound and --no-regression-vs",
@@ -82,28 +92,36 @@ def add(p: argparse.ArgumentParser) -> None:
 
 
 class _Both:
-    """The gate's result and the score gate's, shown together; passed when both pass."""
+    """The gate's result and the score gates', shown together; passed when all pass.
 
-    def __init__(self, rate: Any, score: Any) -> None:
-        self.rate, self.score = rate, score
-        self.passed = rate.passed and score.passed
+    ``rate`` is the pass-rate gate's result, or None when only score gates
+    were asked for; ``scores`` maps each score gate's JSON key to its result.
+    """
+
+    def __init__(self, rate: Any, scores: dict[str, Any]) -> None:
+        self.rate, self.scores = rate, scores
+        self.passed = (rate is None or rate.passed) and all(s.passed for s in scores.values())
 
     def __str__(self) -> str:
-        return f"{self.rate}\n{self.score}"
+        parts = [] if self.rate is None else [str(self.rate)]
+        return "\n".join(parts + [str(s) for s in self.scores.values()])
 
     def to_dict(self) -> dict[str, Any]:
-        return {**self.rate.to_dict(), "passed": self.passed, "score_gate": self.score.to_dict()}
+        head = {} if self.rate is None else self.rate.to_dict()
+        return {**head, "passed": self.passed, **{k: s.to_dict() for k, s in self.scores.items()}}
 
 
 def run(args: argparse.Namespace) -> int:
     from ..deciding._gate import gate
 
+    if args.score_margin is not None and args.no_regression_vs is None:
+        raise UsageError("evalstats gate: --score-margin goes with --no-regression-vs NAME")
     source = load_run([args.file], args)
-    score = None
+    scores: dict[str, Any] = {}
     if args.min_score is not None:
         from ..deciding._score_gate import score_gate
 
-        score = score_gate(
+        scores["score_gate"] = score_gate(
             source,
             variant=args.variant,
             min_score=args.min_score,
@@ -111,22 +129,44 @@ def run(args: argparse.Namespace) -> int:
             about=args.about,
             level=args.level,
         )
-        if args.min_pass is None and args.no_regression_vs is None:
-            show_result(score, args, source)
-            return 0 if score.passed else 1
+    if args.score_margin is not None:
+        from ..deciding._score_gate import score_no_regression
+
+        scores["score_no_regression"] = score_no_regression(
+            source,
+            variant=args.variant,
+            vs=args.no_regression_vs,
+            margin=args.score_margin,
+            about=args.about,
+            level=args.level,
+        )
+    rate_asked = args.min_pass is not None or (
+        args.no_regression_vs is not None and (args.score_margin is None or args.margin is not None)
+    )
+    if scores and not rate_asked:
+        if len(scores) == 1:
+            (only,) = scores.values()
+            show_result(only, args, source)
+            return 0 if only.passed else 1
+        both = _Both(None, scores)
+        show_result(both, args, source)
+        return 0 if both.passed else 1
     result = gate(
         source,
         variant=args.variant,
         min_pass=args.min_pass,
         on=args.on,
         every_case_passes=args.every_case_passes,
-        no_regression_vs=args.no_regression_vs,
+        # --no-regression-vs with --score-margin alone gates the mean score only
+        no_regression_vs=args.no_regression_vs
+        if args.margin is not None or args.score_margin is None
+        else None,
         margin=args.margin,
         level=args.level,
         about=args.about,
         allow_unfinished=args.allow_unfinished,
     )
-    if score is not None:
-        result = _Both(result, score)
+    if scores:
+        result = _Both(result, scores)
     show_result(result, args, source)
     return 0 if result.passed else 1

@@ -44,6 +44,7 @@ from ..stats._compare import (
     _compare_unpaired,
     compare_counts,
 )
+from ._score_results import ResultsScoreComparison, compare_result_scores
 
 __all__ = ["ResultsComparison", "compare_results"]
 
@@ -94,6 +95,10 @@ class ResultsComparison:
         Unmeasured samples of each variant.
     reason : str
         Why a comparison is missing, when one is.
+    scores : ResultsScoreComparison or None
+        The mean scores compared, B - A, both claims, when paired samples
+        carry scores (graded checks); None otherwise, and the output is
+        that of a run of pass/fail checks.
     """
 
     a: str
@@ -112,6 +117,8 @@ class ResultsComparison:
     warnings: tuple[str, ...] = ()
     about: str = "these_cases"
     about_note: str = ""
+    #: The mean scores compared, when the samples carry scores (graded checks).
+    scores: ResultsScoreComparison | None = None
 
     @property
     def verdict(self) -> str:
@@ -179,6 +186,8 @@ class ResultsComparison:
                     f"  {r.case:<{width}}  {f'{r.passes_a}/{r.trials_a}':>7}  "
                     f"{f'{r.passes_b}/{r.trials_b}':>7}  {r.difference}{flag}"
                 )
+        if self.scores is not None:
+            lines += self.scores.lines()
         return lines_text(lines)  # a name holding a newline cannot forge a line
 
     def to_dict(self) -> dict[str, Any]:
@@ -204,6 +213,7 @@ class ResultsComparison:
             "worse_cases": list(self.worse_cases),
             "reason": self.reason,
             "warnings": list(self.warnings),
+            **({"scores": self.scores.to_dict()} if self.scores is not None else {}),
         }
 
     def _repr_html_(self) -> str:
@@ -276,7 +286,10 @@ def compare_results(
     adjusted for the number of cases by the discrete Holm method (see
     :func:`evalstats.stats._compare.compare`), and the per-case line says when
     no case can be flagged at the repeats run; the per-case intervals are
-    exploratory.
+    exploratory. When the samples carry scores (graded checks), the mean
+    scores are compared beside the pass rates
+    (:func:`~evalstats.deciding._score_results.compare_result_scores`), about
+    the claim the pass-rate verdict makes.
 
     Parameters
     ----------
@@ -389,6 +402,7 @@ def compare_results(
         reason="; ".join(reasons),
         about=claim_of(method),
         about_note=note,
+        scores=compare_result_scores(res, a, b, about=claim_of(method), level=level),
         **common,  # type: ignore[arg-type]
     )
 

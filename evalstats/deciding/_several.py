@@ -11,7 +11,9 @@ score test, Tango's), or about cases like these (each pair's clustered test,
 whose p-value agrees with its interval; see
 :mod:`evalstats.stats._clustered_pvalues`) when the suite declares its cases
 sampled at random and every pair is paired over at least 5 cases. The ranking
-by the other claim is given beside it.
+by the other claim is given beside it. When the samples carry scores, the
+same pairs' mean scores are compared beside, Holm-adjusted on their intervals
+(:func:`~evalstats.deciding._score_results.score_family`).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from ..reading._views import (
 )
 from ..stats._claims import check_about, claim_words, refuses_scope
 from ..stats._intervals import _pct
+from ._score_results import ScoreFamily, score_family
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -160,6 +163,10 @@ class MultipleComparison:
     beside : str
         The ranking by the other claim, or why it has none; it decides
         nothing.
+    scores : ScoreFamily or None
+        The same pairs' mean scores compared, Holm-adjusted on their
+        intervals (:func:`~evalstats.deciding._score_results.score_family`),
+        when the samples carry scores; None otherwise.
     """
 
     pairs: tuple[PairComparison, ...]
@@ -170,6 +177,7 @@ class MultipleComparison:
     about: str = "these_cases"
     about_note: str = ""
     beside: str = ""
+    scores: ScoreFamily | None = None
 
     def _about(self) -> str:
         return f"about {claim_words(self.about)}"
@@ -249,6 +257,8 @@ class MultipleComparison:
         lines.append(self.ranking())
         if self.beside:
             lines.append(f"beside: {self.beside}")
+        if self.scores is not None:
+            lines += self.scores.lines()
         return lines_text(lines)  # a name holding a newline cannot forge a line
 
     def to_dict(self) -> dict[str, Any]:
@@ -263,6 +273,7 @@ class MultipleComparison:
             "ranking": self.ranking(),
             "beside": self.beside,
             "summary": str(self),
+            **({"scores": self.scores.to_dict()} if self.scores is not None else {}),
         }
 
 
@@ -378,7 +389,10 @@ def compare_variants(
         beside = (
             f"about {claim_words(other)}, no ranking: {missing.b!r} against {missing.a!r}: {why}"
         )
-    return MultipleComparison(tuple(pairs), baseline, adjust, level, rates, chosen, note, beside)
+    scores = score_family(res, wanted, about=chosen, level=level, adjust=adjust)
+    return MultipleComparison(
+        tuple(pairs), baseline, adjust, level, rates, chosen, note, beside, scores
+    )
 
 
 def _family(

@@ -73,6 +73,7 @@ JSON_PLACES = {
     "ranking": "ranking",
     "tags": "tags",
     "cost": "cost",
+    "scores": "scores",
 }
 
 _CSS = """
@@ -1211,6 +1212,222 @@ def _words_of(muted: Markup) -> Markup:
     return Markup(found.group(1)) if found else muted
 
 
+# --- mean scores (a run whose samples carry scores) ---------------------------------------
+#
+# Beside each pass-rate headline, the mean-score comparison's headline (its verdict
+# about the claim decided, the interval that agrees with it, what would decide it,
+# the other claim beside it); and a section "scores": each variant's mean score with
+# both claims' intervals, the share of scores at each level of a discrete scale, the
+# per-case distribution (each case's mean and the range of its scores, sorted), and
+# each comparison's per-case rows with their Holm-adjusted flags.
+
+
+def _score_headline(cmp: Any, level: float) -> Markup:
+    """The mean-score comparison of ``cmp`` (a ResultsComparison) as a headline, or
+    nothing when its samples carry no scores."""
+    from ..stats._claims import claim_words
+    from ..stats._scores import _num
+
+    sc = getattr(cmp, "scores", None)
+    if sc is None:
+        return Markup("")
+    primary = sc.primary
+    verdict = _VERDICT_WORDS.get(sc.verdict, sc.verdict)
+    parts = [
+        element("p", f"{cmp.b} (B) against {cmp.a} (A), mean score (0 to 1)", cls="pair-name"),
+        element("strong", f"mean score: {verdict}, about {claim_words(sc.about)}", cls="verdict"),
+        element(
+            "p",
+            "Mean score B − A: ",
+            element("strong", str(primary.difference)),
+            f" ({100 * level:g}% interval, {primary.method}); the interval that agrees with "
+            f"the verdict. A {_num(primary.mean_a)}, B {_num(primary.mean_b)} over "
+            f"{sc.pairs} pairs of {sc.cases} cases.",
+            cls="figure-line",
+        ),
+    ]
+    if sc.verdict == "cant_tell":
+        if primary.detectable is None:
+            words = "No difference in [−1, 1] would usually be detected at these pairs."
+        else:
+            words = (
+                f"To decide: these pairs would usually detect a difference of "
+                f"{_num(primary.detectable)} or more; a smaller one takes more pairs."
+            )
+        parts.append(element("p", words))
+    other = sc.cases_like_these if primary is sc.these_cases else sc.these_cases
+    if other is not None and other is not primary:
+        parts.append(
+            _muted(
+                f"Beside it, about {claim_words(other.about)} (not the claim decided): "
+                f"{_VERDICT_WORDS.get(other.verdict, other.verdict)}, {other.difference} "
+                f"({other.method})."
+            )
+        )
+    elif sc.reason:
+        parts.append(_muted(sc.reason + "."))
+    flagged = [(r.case, "lower") for r in sc.these_cases.cases if r.worse]
+    flagged += [(r.case, "higher") for r in sc.these_cases.cases if r.better]
+    if flagged:
+        parts.append(
+            _muted(
+                "B clearly "
+                + "; ".join(f"{how} on {case}" for case, how in flagged)
+                + " (each case's sign-flip test, Holm-adjusted)."
+            )
+        )
+    return element("div", *parts, cls=f"headline score {sc.verdict}")
+
+
+def _score_means_table(rep: Any) -> Markup:
+    from ..stats._claims import MIN_CASES
+
+    level = f"{100 * rep.level:g}%"
+    rows = []
+    for s in rep.scores:
+        like = s.cases_like_these
+        rows.append(
+            [
+                s.variant,
+                (s.samples, "num"),
+                (s.cases, "num"),
+                (f"{s.these_cases} {s.these_cases.method}", "num"),
+                (
+                    f"{like} {like.method}" + (" (few cases)" if s.cases < MIN_CASES else ""),
+                    "num",
+                ),
+            ]
+        )
+    return _table(
+        [
+            "variant",
+            "scored samples",
+            "cases",
+            f"these cases ({level})",
+            f"cases like these ({level})",
+        ],
+        rows,
+        cls="scores",
+        scroll=False,
+    )
+
+
+def _score_levels_tables(rep: Any) -> list[Markup]:
+    out: list[Markup] = []
+    for s in rep.scores:
+        for lc in s.levels:
+            name = "a check" if lc.check is None else lc.check
+            head = ["variant", "check", *(str(lv) for lv, _ in lc.counts)]
+            cells: list[Any] = [s.variant, name]
+            total = lc.total
+            for _, n in lc.counts:
+                cells.append((f"{n} ({100 * n / total:.0f}%)" if total else "0", "num"))
+            if lc.between:
+                head.append("between levels")
+                cells.append((f"{lc.between} ({100 * lc.between / total:.0f}%)", "num"))
+            out.append(_table(head, [cells], cls="levels", scroll=True))
+    if out:
+        out.append(
+            _muted(
+                "Answers at each level of the scale (count and share of the scored answers). "
+                "A mean over levels assumes equal steps between them; two variants' shares "
+                "can rank them differently from their means."
+            )
+        )
+    return out
+
+
+def _score_by_case_tables(rep: Any) -> list[Markup]:
+    from ..stats._scores import _num
+
+    out: list[Markup] = []
+    for s in rep.scores:
+        ranked = sorted(s.by_case, key=lambda r: (r[2], r[0]))
+        rows = [
+            [case, (n, "num"), (_num(mean), "num"), (f"{_num(lo)} to {_num(hi)}", "num")]
+            for case, n, mean, lo, hi in ranked
+        ]
+        out.append(element("h3", f"{s.variant}: per case, lowest mean first"))
+        out.append(
+            _table(["case", "scored samples", "mean", "lowest to highest"], rows, cls="by-case")
+        )
+    return out
+
+
+def _score_case_rows(comparisons: Sequence[Any]) -> list[Markup]:
+    from ..stats._scores import _num
+
+    out: list[Markup] = []
+    for cmp in comparisons:
+        sc = getattr(cmp, "scores", None)
+        if sc is None:
+            continue
+        rows = []
+        for r in sc.these_cases.cases:
+            flag = (
+                element("span", "B clearly lower", cls="flag worse")
+                if r.worse
+                else element("span", "B clearly higher", cls="flag better")
+                if r.better
+                else ""
+            )
+            rows.append(
+                [
+                    r.case,
+                    (r.pairs, "num"),
+                    (_num(r.mean_a), "num"),
+                    (_num(r.mean_b), "num"),
+                    (join([_num(r.mean_b - r.mean_a, signed=True), " ", flag]), "num"),
+                    (f"{r.adjusted_pvalue:.3g}", "num"),
+                ]
+            )
+        out.append(element("h3", f"{cmp.b} (B) − {cmp.a} (A), mean score per case"))
+        out.append(
+            _table(
+                ["case", "pairs", "A", "B", "B − A", "adjusted p"],
+                rows,
+                cls="score-differences",
+            )
+        )
+        out.append(
+            _muted(
+                "Flags: each case's sign-flip test of its mean difference, Holm-adjusted "
+                "over the cases."
+            )
+        )
+    return out
+
+
+def _scores_section(rep: Any, comparisons: Sequence[Any]) -> Markup:
+    """The section ``scores`` of a run whose samples carry scores; nothing otherwise."""
+    if not rep.scores:
+        return Markup("")
+    body: list[Any] = [
+        _score_means_table(rep),
+        _muted(
+            '"These cases": the mean these cases would score if run again. "Cases like '
+            'these": the mean over cases drawn the way these were. Scores are on 0 to 1 '
+            "(a scale such as 1 to 5 mapped linearly); incomplete samples score 0, "
+            "unmeasured ones are left out."
+        ),
+        *_score_levels_tables(rep),
+        *_score_by_case_tables(rep),
+        *_score_case_rows(comparisons),
+    ]
+    return _section("scores", "Mean scores", *body)
+
+
+def _score_caption(rep: Any, comparisons: Sequence[Any]) -> str:
+    """What the mean-score figure shows."""
+    cmp = comparisons[0] if comparisons else None
+    if cmp is not None and cmp.scores is not None:
+        return (
+            f"Mean score {cmp.b} − {cmp.a} per case (its sign-flip flag, Holm-adjusted) and "
+            f"over all cases with its {100 * rep.level:g}% interval, both claims."
+        )
+    return f"Mean score per case and over all cases with its {100 * rep.level:g}% interval."
+
+
 def render_html(
     results: Any,
     *,
@@ -1266,7 +1483,9 @@ def render_html(
     selected = getattr(source, "selected", None)
     if selected is not None:  # a narrowed run (--case, --tag, --variant) says so
         lede += f" Only part of the run: {selected.described()}."
-    verdicts = [_headline(c, level, source) for c in comparisons] or [_single_headline(rep)]
+    verdicts = [
+        join([_headline(c, level, source), _score_headline(c, level)]) for c in comparisons
+    ] or [_single_headline(rep)]
     if rep.ranking:
         verdicts.insert(
             0,
@@ -1323,6 +1542,17 @@ def render_html(
                 cls="paired",
             )
         )
+    if rep.scores:
+        from ._plots import score_figure
+
+        figures.append(
+            element(
+                "figure",
+                _svg(score_figure(rep, comparisons[0] if comparisons else None)),
+                element("figcaption", _score_caption(rep, comparisons)),
+                cls="score",
+            )
+        )
     if seq is not None:
         figures.append(
             element(
@@ -1348,6 +1578,7 @@ def render_html(
             ),
         ),
         _section("rates", "Pass rates", _overall_section(rep)),
+        _scores_section(rep, comparisons),
         *_details(rep, seq_section, seq is not None),
         _section("figures", "Figures", *figures),
         _section("cases", "Per case and variant", _cases_section(rep)),

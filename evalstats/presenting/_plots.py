@@ -48,6 +48,8 @@ __all__ = [
     "png_bytes",
     "report_plots",
     "row_verdicts",
+    "score_figure",
+    "score_rows",
     "sequential_figure",
     "sequential_plot",
 ]
@@ -431,6 +433,117 @@ def paired_difference_figure(comparison: ResultsComparison | Comparison) -> Any:
     return _fit(fig)
 
 
+def _score_tick(x: float, *, signed: bool) -> str:
+    """A tick of a score axis, written as the reports write scores: ``0.25``, ``+0.5``."""
+    text = f"{round(x, 6):g}".replace("-", "−")
+    return "+" + text if signed and round(x, 6) > 0 else text
+
+
+class _Point:
+    """A value drawn as an interval of no width (a case's mean difference)."""
+
+    def __init__(self, x: float) -> None:
+        self.estimate = self.low = self.high = x
+
+
+def score_rows(report: Report, comparison: Any = None) -> list[tuple[str, Any, str]]:
+    """The rows of :func:`score_figure`, top to bottom: label, interval, verdict.
+
+    With a score comparison (``comparison.scores``, B against A): each case's
+    mean difference B − A (no interval: its verdict is its Holm-adjusted
+    sign-flip flag), then the difference over all cases about these cases and
+    about cases like these, each with its interval and verdict (the text's).
+    Without one: each variant's mean score over all cases, both claims, with
+    verdict ``cant_tell`` (nothing is compared).
+    """
+    sc = getattr(comparison, "scores", None)
+    out: list[tuple[str, Any, str]] = []
+    if sc is not None:
+        for r in sc.these_cases.cases:
+            verdict = "a_better" if r.worse else "b_better" if r.better else "cant_tell"
+            out.append((drawn(r.case), _Point(r.mean_b - r.mean_a), verdict))
+        out.append(("all: these cases", sc.these_cases.difference, sc.these_cases.verdict))
+        if sc.cases_like_these is not None:
+            like = sc.cases_like_these
+            out.append(("all: cases like these", like.difference, like.verdict))
+        return out
+    for s in report.scores:
+        out.append((f"{drawn(s.variant)}: these cases", s.these_cases, "cant_tell"))
+        out.append((f"{drawn(s.variant)}: cases like these", s.cases_like_these, "cant_tell"))
+    return out
+
+
+@plain_text()
+def score_figure(report: Report, comparison: Any = None) -> Any:
+    """The mean-score figure of a run whose samples carry scores.
+
+    With ``comparison`` (a :class:`ResultsComparison` whose ``scores`` is
+    set): the mean score B − A per case and over all cases, both claims, each
+    row in the colour and marker of its verdict (:func:`score_rows`; colours
+    from :mod:`evalstats._palette`), on the 0-1 score scale the report prints
+    (a difference from −1 to +1); otherwise each variant's mean score with both
+    claims' intervals. Names are drawn as plain text and the figure grown until
+    no text is cut.
+    """
+    from matplotlib.ticker import FuncFormatter, MultipleLocator
+
+    rows = score_rows(report, comparison)
+    diff = getattr(comparison, "scores", None) is not None
+    cases = sum(1 for _, ci, _ in rows if isinstance(ci, _Point))
+    labels = [label for label, _, _ in rows]
+    fig = _figure(len(labels) + 1, names=labels, legend=list(VERDICT_WORDS.values()))
+    ax = fig.add_subplot()
+    for i, (_, ci, verdict) in enumerate(rows):
+        if not _finite(ci.estimate):
+            continue
+        _bar(
+            ax,
+            ci,
+            len(labels) - 1 - i,
+            overall=i >= cases,
+            color=verdict_colour(verdict),
+            marker=VERDICT_MARKERS[verdict],
+        )
+    if labels:
+        ax.set_yticks(range(len(labels)), labels[::-1])
+    if diff:
+        ax.axvline(0.0, color="0.4", linewidth=0.8)
+        if len(labels) > cases > 0:
+            ax.axhline(len(labels) - cases - 0.5, color="0.7", linewidth=0.8)
+        ax.set_xlim(-1.02, 1.02)
+        title = f"{drawn(comparison.b)} − {drawn(comparison.a)}: mean score per case"
+        what = f"difference in mean score, B − A, on 0 to 1 ({100 * report.level:g}% interval)"
+    else:
+        ax.set_xlim(-0.02, 1.02)
+        title = "mean score per variant"
+        what = f"mean score on 0 to 1 ({100 * report.level:g}% interval)"
+    ax.xaxis.set_major_locator(MultipleLocator(0.25))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: _score_tick(x, signed=diff)))
+    ax.set_xlabel(_wrapped(what, fig))
+    ax.set_title(_wrapped(title, fig, points=12))
+    ax.grid(axis="x", color="0.9")
+    if diff:
+        from matplotlib.lines import Line2D
+
+        order = ("b_better", "a_better", "cant_tell")
+        keys = [
+            Line2D([], [], color=verdict_colour(v), marker=VERDICT_MARKERS[v], markersize=5)
+            for v in order
+        ]
+        ax.legend(
+            keys,
+            [VERDICT_WORDS[v] for v in order],
+            title="verdict (a case:\nits adjusted flag)",
+            title_fontsize="small",
+            loc="upper left",
+            bbox_to_anchor=(1.01, 1.0),
+            fontsize="small",
+        )
+    if not labels:
+        ax.text(0.5, 0.5, "no scores", ha="center", va="center")
+    return _fit(fig)
+
+
 def sequential_plot(
     comparison: SequentialComparison, path: str | os.PathLike[str], *, force: bool = False
 ) -> Path:
@@ -559,7 +672,8 @@ def report_plots(
     a path. ``forest.png`` always; ``paired-differences.png`` when the run has at
     least two variants, comparing the second (B) with the first (A) in
     manifest order, as :func:`evalstats.deciding._compare_results.compare_results` does; and
-    ``sequential.png`` (see :func:`sequential_plot`) for a sequential run,
+    ``scores.png`` (see :func:`score_figure`) when the samples carry scores;
+    and ``sequential.png`` (see :func:`sequential_plot`) for a sequential run,
     one with ``look`` records.
 
     Every figure is drawn before any file is written, and a figure already in
@@ -585,6 +699,9 @@ def report_plots(
     if len(names) >= 2:
         cmp = comparison(source, names[0], names[1], level)
         figures["paired-differences.png"] = lambda _: paired_difference_figure(cmp)
+    if rep.scores:
+        cmp_s = comparison(source, names[0], names[1], level) if len(names) >= 2 else None
+        figures["scores.png"] = lambda r: score_figure(r, cmp_s)
     if res.looks and len(names) >= 2:
         # A sequential run (run --until-decided): its trajectory, judged as it was.
         from ..deciding._sequential import sequential_results

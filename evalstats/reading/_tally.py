@@ -1,9 +1,11 @@
 """Counting a run in one pass: what ``report``, ``compare``, ``gate`` and ``plan`` read.
 
 :func:`_tally_file` reads a results file line by line and keeps only counts: per
-variant the sample statuses, latencies and tokens; per variant and case the
-outcome of each (case, repeat) slot (one byte each), the passes and the check
-verdicts by (check, axis, kind); the scheduled slots. Nothing of a sample
+variant the sample statuses, latencies and tokens, the measured samples'
+scores and the graded checks' levels on a discrete scale (a judge's 1-5);
+per variant and case the outcome of each (case, repeat) slot (one byte
+each), the passes and the check verdicts by (check, axis, kind); the
+scheduled slots. Nothing of a sample
 outlives its line, so a report's memory does not grow with the samples beyond
 those tables.
 
@@ -76,7 +78,10 @@ _ABSENT = msgspec.Raw(b"")
 # only for the samples that carry them.
 
 #: The fields of a check verdict and of a sample the counts read.
-_CHECK_FIELDS = ("check", "axis", "status", "reason", "not_inspected", "judge_unmeasured")
+_CHECK_FIELDS = (
+    *("check", "axis", "status", "reason", "not_inspected", "judge_unmeasured"),
+    *("raw_score", "scale"),
+)
 _SAMPLE_FIELDS = (
     *("case", "variant", "repeat", "status", "trace", "checks"),
     *("latency_s", "tokens", "workspace", "score"),
@@ -135,7 +140,8 @@ class _Verdicts:
     passed, failed, not_inspected, a failure with nothing to inspect, or
     unscored), in the order of the checks; ``passes`` whether some check was scored
     and none failed; ``judge_unmeasured`` how many unscored checks the judge
-    gave no verdict on.
+    gave no verdict on; ``levels`` the levels of the graded checks on a
+    discrete scale (see :func:`_level_key`), with how many of them.
 
     The samples of a case often carry the very same checks, byte for byte (the
     same checks passing, or failing for the same reasons), so reading a file
@@ -146,24 +152,53 @@ class _Verdicts:
     when its counts are read (see :class:`_Variant`), not at every sample.
     """
 
-    __slots__ = ("judge_unmeasured", "kept", "keys", "passes")
+    __slots__ = ("judge_unmeasured", "kept", "keys", "levels", "passes")
 
     def __init__(self, case: str, checks: Iterable[_Check]) -> None:
         counts: dict[tuple[str, Any, Any, str], int] = {}
-        self.passes, self.judge_unmeasured = _count_checks(case, checks, counts)
+        levels: dict[tuple[Any, float, float, int | None], int] = {}
+        self.passes, self.judge_unmeasured = _count_checks(case, checks, counts, levels)
         self.keys = tuple(counts.items())  # (key, how many of the checks have it)
+        self.levels = tuple(levels.items())
         self.kept = False
 
 
+#: The most steps a scale may have for its scores to be counted by level.
+MAX_LEVELS = 10
+
+
+def _level_key(c: _Check) -> tuple[Any, float, float, int | None] | None:
+    """``(check, low, high, level)`` of a graded check scored on a discrete scale:
+    whole-numbered bounds 2 to :data:`MAX_LEVELS` apart (a judge's 1-5), its raw
+    score the level, or None for a raw score between the levels; None for any other
+    check (pass/fail, or a scale of continuous scores)."""
+    scale = c.scale
+    if scale.__class__ is not list:
+        return None
+    low, high = scale  # type: ignore[misc]
+    if not (low.is_integer() and high.is_integer() and 2 <= high - low <= MAX_LEVELS):
+        return None
+    raw: float = c.raw_score  # type: ignore[assignment]
+    level = int(raw) if raw.is_integer() and low <= raw <= high else None
+    return (c.check, low, high, level)
+
+
 def _count_checks(
-    case: str, checks: Iterable[_Check], counts: dict[tuple[str, Any, Any, str], int]
+    case: str,
+    checks: Iterable[_Check],
+    counts: dict[tuple[str, Any, Any, str], int],
+    levels: dict[tuple[Any, float, float, int | None], int],
 ) -> tuple[bool, int]:
-    """Add one sample's checks to ``counts`` (see :class:`_Verdicts`); whether the
-    sample passes (some check scored, none failed), and how many unscored checks the
-    judge gave no verdict on."""
+    """Add one sample's checks to ``counts`` and their levels to ``levels`` (see
+    :class:`_Verdicts`); whether the sample passes (some check scored, none failed),
+    and how many unscored checks the judge gave no verdict on."""
     scored = failed = False
     judge_unmeasured = 0
     for c in checks:
+        if c.raw_score.__class__ is float:
+            lk = _level_key(c)
+            if lk is not None:
+                levels[lk] = levels.get(lk, 0) + 1
         kind: str = c.status
         if kind == "passed":
             scored = True
@@ -260,6 +295,7 @@ class _Variant:
         "containment",
         "incomplete",
         "latencies",
+        "_levels",
         "priced",
         "priced_in",
         "priced_out",
@@ -292,15 +328,20 @@ class _Variant:
         self.scheduled = 0
         # (case, repeat, score) of each measured sample that has a score
         self.scores: list[tuple[str, int, float]] = []
+        # (check, low, high, level) -> graded checks at that level (see _level_key)
+        self._levels: dict[tuple[Any, float, float, int | None], int] = {}
         # observed, unchanged, marker seen, fixtures changed, private changed, files added
         self.containment = [0, 0, 0, 0, 0, 0]
 
     def _fold(self) -> None:
         """Add the verdicts of the samples counted by their kept verdicts."""
         counts = self._verdicts
+        levels = self._levels
         for verdicts, n in self.carried.items():
             for key, k in verdicts.keys:
                 counts[key] += k * n
+            for lk, k in verdicts.levels:
+                levels[lk] = levels.get(lk, 0) + k * n
             self._judge_unmeasured += n * verdicts.judge_unmeasured
         self.carried.clear()
 
@@ -317,6 +358,14 @@ class _Variant:
         if self.carried:
             self._fold()
         return self._judge_unmeasured
+
+    @property
+    def levels(self) -> dict[tuple[Any, float, float, int | None], int]:
+        """``(check, low, high, level) -> graded checks`` on a discrete scale (level
+        None: a raw score between the levels), measured samples only."""
+        if self.carried:
+            self._fold()
+        return self._levels
 
 
 def _grow(buffer: bytearray, index: int) -> None:
@@ -426,7 +475,7 @@ class Tally:
             return
         counts = v._verdicts
         if verdicts is None:  # the checks as decoded (a _Sample's), counted as they are
-            passes, judge_unmeasured = _count_checks(case, s.checks, counts)  # type: ignore[arg-type]
+            passes, judge_unmeasured = _count_checks(case, s.checks, counts, v._levels)  # type: ignore[arg-type]
             if judge_unmeasured:
                 v._judge_unmeasured += judge_unmeasured
         elif verdicts.kept:
@@ -445,6 +494,10 @@ class Tally:
         else:
             for key, k in verdicts.keys:
                 counts[key] = counts.get(key, 0) + k
+            if verdicts.levels:
+                levels = v._levels
+                for lk, k in verdicts.levels:
+                    levels[lk] = levels.get(lk, 0) + k
             if verdicts.judge_unmeasured:
                 v._judge_unmeasured += verdicts.judge_unmeasured
             passes = verdicts.passes
@@ -610,6 +663,14 @@ class Tally:
         """``(case, repeat, score)`` of each measured sample of ``variant`` with a score."""
         v = self._variants.get(variant)
         return [] if v is None else list(v.scores)
+
+    def levels(self, variant: str) -> dict[tuple[Any, float, float, int | None], int]:
+        """``(check, low, high, level) -> how many`` of ``variant``'s graded checks on a
+        discrete scale (whole-numbered bounds 2 to 10 apart, such as a judge's 1-5)
+        gave that level, over its measured samples; level None counts raw scores
+        between the levels."""
+        v = self._variants.get(variant)
+        return {} if v is None else dict(v.levels)
 
     def unmeasured(self, variant: str) -> int:
         """How many samples of ``variant`` were unmeasured (first records only)."""
@@ -909,6 +970,8 @@ def _memory_sample(record: Any, where: str, *, checked: bool = False) -> _Sample
                 reason=c.get("reason"),
                 not_inspected=c.get("not_inspected", UNSET),
                 judge_unmeasured=c.get("judge_unmeasured") is True,
+                raw_score=_float(c["raw_score"]) if "raw_score" in c else UNSET,
+                scale=[float(x) for x in c["scale"]] if "scale" in c else UNSET,
             )
             for c in record["checks"]
         ],

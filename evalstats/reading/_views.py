@@ -119,3 +119,43 @@ def variant_rates(
         clustered=clustered_counts([c.passes for c in cells], [c.measured for c in cells], level),
         by_case=tuple(by_case),
     )
+
+
+# --- scores ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PairedScores:
+    """Two variants' scores paired by (case, repeat), in suite order of the cases.
+
+    ``cases``, ``a`` and ``b`` are position by position one pair: the case,
+    A's score and B's score of the same (case, repeat). ``unpaired`` counts the
+    scored samples whose other side has no score (unmeasured, not run, or no
+    graded check gave one).
+    """
+
+    cases: tuple[str, ...]
+    a: tuple[float, ...]
+    b: tuple[float, ...]
+    unpaired: int
+
+    @property
+    def n_cases(self) -> int:
+        return len(set(self.cases))
+
+
+def paired_scores(res: Tally, a: str, b: str) -> PairedScores:
+    """The scores of ``a`` and ``b`` paired by (case, repeat) (see :class:`PairedScores`)."""
+    rows_a = {(c, r): s for c, r, s in res.scores(a)}
+    rows_b = {(c, r): s for c, r, s in res.scores(b)}
+    order = {c: i for i, c in enumerate(_case_ids(res))}
+    keys = sorted(
+        (k for k in rows_a if k in rows_b), key=lambda k: (order.get(k[0], len(order)), k)
+    )
+    unpaired = len(rows_a) + len(rows_b) - 2 * len(keys)
+    return PairedScores(
+        tuple(c for c, _ in keys),
+        tuple(rows_a[k] for k in keys),
+        tuple(rows_b[k] for k in keys),
+        unpaired,
+    )
