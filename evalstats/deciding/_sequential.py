@@ -687,6 +687,10 @@ class SequentialComparison:
     planned_for : (float, float) or None
         The pass rates (p_a, p_b) the e-process was planned for (see
         :func:`planned_prior`); None for the default mixture.
+    on : {"pass", "score"}
+        What is compared: pass rates, or mean scores (see
+        :func:`evalstats.deciding._score_sequential.sequential_score_compare`,
+        where ``only_a`` and ``only_b`` count the pairs A, B scored higher).
     """
 
     verdict: VerdictName
@@ -705,15 +709,18 @@ class SequentialComparison:
     trajectory: tuple[Look, ...] = ()
     reason: str = field(default="")
     planned_for: tuple[float, float] | None = None
+    on: str = "pass"
 
     @property
     def threshold(self) -> float:
         """The e-value a direction must reach for a verdict.
 
-        2 / (1 - level) about cases like these; about these cases 2 / ((1 - s)
-        (1 - level)), s the share of 1 - level the interval spends on the
-        discordance rate (40.4 at 95%).
+        2 / (1 - level) about cases like these and for mean scores; about these
+        cases' pass rates 2 / ((1 - s) (1 - level)), s the share of 1 - level
+        the interval spends on the discordance rate (40.4 at 95%).
         """
+        if self.on == "score":
+            return 2.0 / (1.0 - self.level)
         return math.exp(_log_bound(self.about, 1.0 - self.level))
 
     @property
@@ -726,6 +733,8 @@ class SequentialComparison:
             self.verdict
         ]
         about = claim_words(self.about)
+        if self.on == "score":
+            about += ", mean score"
         if self.planned_for is not None:
             about += f", planned for {self.planned_for[0]:g} -> {self.planned_for[1]:g}"
         p = "p<0.001" if self.pvalue < 0.001 else f"p={self.pvalue:.2g}"
@@ -757,12 +766,22 @@ class SequentialComparison:
                 gap = True
                 continue
             gap = False
-            ci = Interval(look.estimate, look.low, look.high, self.level, "", difference=True)
+            ci = self._look_interval(look)
             mark = "  <- decided" if look.pairs == self.decided_at else ""
             lines.append(
                 f"{look.pairs:>7}  {_e(look.evalue_b):>10}  {_e(look.evalue_a):>10}  {ci}{mark}"
             )
         return "\n".join(lines)
+
+    def _look_interval(self, look: Look) -> Interval:
+        """A look's interval, printed as the comparison's own is (points or a score)."""
+        if self.on == "score":
+            from ..stats._scores import ScoreInterval
+
+            return ScoreInterval(
+                look.estimate, look.low, look.high, self.level, "", difference=True
+            )
+        return Interval(look.estimate, look.low, look.high, self.level, "", difference=True)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict; ``summary`` holds ``str(self)``."""
@@ -789,6 +808,7 @@ class SequentialComparison:
             "trajectory": [look.to_dict() for look in self.trajectory],
             "reason": self.reason,
             "planned_for": None if self.planned_for is None else list(self.planned_for),
+            **({"on": self.on} if self.on != "pass" else {}),
         }
 
     def _repr_html_(self) -> str:
@@ -1090,7 +1110,8 @@ def _cases_trajectory(
     argument starts at the first complete round) and the interval is [-1, 1].
     """
     counts = np.empty((len(points), cases), dtype=np.int64)
-    sums = np.empty((len(points), cases), dtype=np.int64)
+    # integer pass/fail differences are summed exactly; scores' as floats
+    sums = np.empty((len(points), cases), dtype=np.result_type(diff.dtype, np.int64))
     for c in range(cases):
         where = np.flatnonzero(case_idx == c)
         n_c = np.searchsorted(where, points, side="left")
