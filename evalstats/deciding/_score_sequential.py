@@ -445,7 +445,7 @@ def _scores_of(res: Any, variant: str) -> list[tuple[str, int, float]]:
 
 
 def score_crossings(
-    differences: Any, *, level: float = 0.95, null: float = 0.0, every: int = 1
+    differences: Any, *, level: float = 0.95, null: Any = 0.0, every: int = 1
 ) -> tuple[np.ndarray, np.ndarray]:
     """Where simulated experiments' score e-processes first reach the verdict's bound.
 
@@ -457,6 +457,7 @@ def score_crossings(
     same e-processes and bound as :func:`sequential_score_compare`. With
     ``null`` the true mean difference, a crossing is a look whose interval
     misses it: the coverage over every look is the share with verdict 0.
+    ``null`` may also give each experiment its own value (shape (experiments,)).
     """
     d = np.asarray(differences, dtype=float)
     experiments, pairs = d.shape
@@ -465,11 +466,12 @@ def score_crossings(
     step = max(1, _BLOCK // max(1, pairs * bets.size))
     stopped = np.empty(experiments, dtype=np.int64)
     verdict = np.empty(experiments, dtype=np.int8)
+    nulls = np.broadcast_to(np.asarray(null, dtype=float), (experiments,))
     for start in range(0, experiments, step):
         part = d[start : start + step]
         hits = []
         for direction in (1, -1):
-            y = _scaled(part, null, direction)
+            y = _scaled(part, nulls[start : start + step, None], direction)
             with np.errstate(divide="ignore"):
                 logs = np.cumsum(np.log1p(y[..., None] * bets), axis=1)
             log_e = _log_mean_exp(logs)[:, every - 1 :: every]
