@@ -180,8 +180,8 @@ def _score_interval(
     def keeps_high(m: np.ndarray) -> np.ndarray:
         return _log_evalue_at(values, counts, m, -1) < bound
 
-    low = _bisect(rejects_low, np.full(looks, -1.0), np.full(looks, 1.0), iterations=46)
-    high = _bisect(keeps_high, np.full(looks, -1.0), np.full(looks, 1.0), iterations=46)
+    low = _bisect(rejects_low, np.full(looks, -1.0), np.full(looks, 1.0), iterations=40)
+    high = _bisect(keeps_high, np.full(looks, -1.0), np.full(looks, 1.0), iterations=40)
     low = np.where(verdict_b, np.maximum(low, np.nextafter(0.0, 1.0)), np.minimum(low, 0.0))
     high = np.where(verdict_a, np.minimum(high, np.nextafter(0.0, -1.0)), np.maximum(high, 0.0))
     return low, high
@@ -432,11 +432,15 @@ def _scores_of(res: Any, variant: str) -> list[tuple[str, int, float]]:
     if callable(scores):
         return list(scores(variant))
     out = []
-    for s in res.samples:
+    seen: set[tuple[str, int]] = set()
+    for s in res.samples:  # the first record of a slot counts, as for pass/fail
+        key = (str(s.get("case")), s.get("repeat"))
+        if s.get("variant") != variant or key in seen:
+            continue
+        seen.add(key)
         score = s.get("score")
         if (
-            s.get("variant") == variant
-            and s.get("status") != "unmeasured"
+            s.get("status") != "unmeasured"
             and isinstance(score, int | float)
             and not isinstance(score, bool)
         ):
