@@ -397,3 +397,28 @@ def test_a_file_and_its_tally_give_the_same_score_comparison(tmp_path: Path) -> 
     from_file = sequential_score_results(read_results(out), "A", "B")
     from_tally = sequential_score_results(RunSource.open(out), "A", "B")
     assert from_file.to_dict() == from_tally.to_dict()
+
+
+@pytest.mark.parametrize("levels", [None, 5])  # continuous scores; five levels
+def test_both_ways_of_counting_give_the_evalues_of_the_pairs_so_far(levels) -> None:
+    from evalstats.deciding._score_sequential import _Looks
+
+    rng = np.random.default_rng(5)
+    raw = rng.random((2, 15, 4))
+    if levels:
+        raw = np.round(raw * (levels - 1)) / (levels - 1)
+    a = {f"c{i}": list(raw[0, :, i]) for i in range(4)}
+    b = {f"c{i}": list(np.clip(raw[1, :, i] + 0.15, 0, 1)) for i in range(4)}
+    diffs = np.array([b[f"c{i}"][r] - a[f"c{i}"][r] for r in range(15) for i in range(4)])
+    points = np.arange(4, 61, 4)
+    assert _Looks(diffs, points).by_counts == bool(levels)  # the path under test
+    c = sequential_score_compare(a, b)
+    plain = log_evalue_scores(diffs)[points - 1]
+    assert [np.log(lk.evalue_b) for lk in c.trajectory] == pytest.approx(plain, abs=1e-10)
+    # The first look's interval (no intersection yet) inverts the e-values, on its wide side.
+    first = c.trajectory[0]
+    bound = math.log(40.0)
+    assert log_evalue_scores(diffs[:4], null=first.low)[-1] >= bound - 1e-9
+    assert log_evalue_scores(diffs[:4], null=first.low + 1e-7)[-1] < bound
+    assert log_evalue_scores(diffs[:4], null=first.high, direction=-1)[-1] >= bound - 1e-9
+    assert log_evalue_scores(diffs[:4], null=first.high - 1e-7, direction=-1)[-1] < bound

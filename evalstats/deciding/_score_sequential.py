@@ -70,7 +70,6 @@ from ._sequential import (
     Look,
     SequentialComparison,
     VerdictName,
-    _bisect,
     _cases_trajectory,
     _holding_the_estimate,
     _look_points,
@@ -157,9 +156,87 @@ def _log_evalue_at(
     return out
 
 
+class _Looks:
+    """The pairs so far at each look, and the score e-processes there against any null.
+
+    Few distinct differences (Likert-like or pass/fail-like scores): the counts of
+    each distinct difference at each look, so a look costs (distinct values x bets).
+    Many (continuous scores): each look's own prefix of the pairs. Whichever is less.
+    """
+
+    def __init__(self, diff: np.ndarray, points: np.ndarray) -> None:
+        self.diff, self.points = diff, points
+        self.values, codes = np.unique(diff, return_inverse=True)
+        size = len(self.values)
+        self.by_counts = len(points) * size <= int(points.sum())
+        self.counts = np.zeros((len(points), size)) if self.by_counts else None
+        if self.counts is not None:
+            running, done = np.zeros(size), 0
+            for i, p in enumerate(points):
+                running += np.bincount(codes[done:p], minlength=size)
+                self.counts[i], done = running, int(p)
+        self.mean = np.cumsum(diff)[points - 1] / points
+
+    def log_evalue(self, null: np.ndarray, direction: int, rows: np.ndarray) -> np.ndarray:
+        """The log e-process of looks ``rows`` against their own ``null`` values."""
+        if self.counts is not None:
+            return _log_evalue_at(self.values, self.counts[rows], null, direction)
+        bets = _bets()
+        out = np.empty(len(rows))
+        for k, r in enumerate(rows):
+            y = _scaled(self.diff[: self.points[r]], null[k], direction)
+            with np.errstate(divide="ignore"):
+                out[k] = _log_mean_exp(np.log1p(y[:, None] * bets).sum(axis=0))
+        return out
+
+
+def _falling_root(
+    f: Any, lo: np.ndarray, hi: np.ndarray, *, keep: str, tol: float = 1e-10
+) -> np.ndarray:
+    """Where each row's falling function ``f(x, rows)`` crosses 0 between ``lo`` and ``hi``.
+
+    ``f(x, rows)`` gives the function of the rows ``rows`` (an index array) at
+    ``x``; it must fall in x. Rows positive at ``hi`` give ``hi``, rows not
+    positive at ``lo`` give ``lo``. The rest are narrowed by the Illinois
+    variant of false position (Dowell & Jarratt 1971), with a bisection step
+    wherever false position stalls at an end, to a bracket of ``tol``;
+    the end returned is ``keep`` (``"lo"``, where f is still positive, or
+    ``"hi"``), so a confidence limit errs on the wide side.
+    """
+    lo, hi = np.array(lo, dtype=float), np.array(hi, dtype=float)
+    every = np.arange(len(lo))
+    f_lo, f_hi = f(lo, every), f(hi, every)
+    out = np.where(f_hi > 0, hi, lo)
+    bracketed = (f_lo > 0) & (f_hi <= 0)
+    todo = np.flatnonzero(bracketed)
+    side = np.zeros(len(lo), dtype=np.int8)  # which end moved last (1 low, -1 high)
+    for _ in range(200):
+        todo = todo[hi[todo] - lo[todo] > tol]
+        if not todo.size:
+            break
+        a, b, fa, fb = lo[todo], hi[todo], f_lo[todo], f_hi[todo]
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            x = b - fb * (b - a) / (fb - fa)
+        mid = 0.5 * (a + b)
+        stalled = ~np.isfinite(x) | (x <= a) | (x >= b)
+        x = np.where(stalled, mid, x)
+        fx = f(x, todo)
+        up = fx > 0  # the root lies above x
+        # Illinois: the end that stays twice in a row has its value halved.
+        keep_hi = up & (side[todo] == 1)
+        keep_lo = ~up & (side[todo] == -1)
+        f_hi[todo] = np.where(keep_hi, 0.5 * fb, f_hi[todo])
+        f_lo[todo] = np.where(keep_lo, 0.5 * fa, f_lo[todo])
+        lo[todo] = np.where(up, x, a)
+        f_lo[todo] = np.where(up, fx, f_lo[todo])
+        hi[todo] = np.where(up, b, x)
+        f_hi[todo] = np.where(up, f_hi[todo], fx)
+        side[todo] = np.where(up, 1, -1)
+    return np.where(bracketed, lo if keep == "lo" else hi, out)
+
+
 def _score_interval(
-    values: np.ndarray,
-    counts: np.ndarray,
+    looks: _Looks,
     bound: float,
     verdict_b: np.ndarray,
     verdict_a: np.ndarray,
@@ -167,21 +244,39 @@ def _score_interval(
     """The null values neither e-process rejects at ``bound``, at every look.
 
     K+ falls as the null rises, so the low limit is where it falls below the
-    bound; K- rises, so the high limit is where it reaches it. A limit on the
-    wrong side of 0 for the verdict at 0 is a bisection tolerance and is set
-    to 0 (or just past it), so the interval excludes 0 exactly when a verdict
-    has been reached.
+    bound; K- rises, so the high limit is where it reaches it. At the mean
+    difference so far both are at most 1 (the bets' factors average to 1 there,
+    and a product of positive numbers is at most the power of their mean), so
+    the low limit lies in [-1, mean] and the high one in [mean, 1]. A limit on
+    the wrong side of 0 for the verdict at 0 is a root-finding tolerance and
+    is set to 0 (or just past it), so the interval excludes 0 exactly when a
+    verdict has been reached.
     """
-    looks = counts.shape[0]
+    edge = 1.0 - 1e-12
+    mean = np.clip(looks.mean, -edge, edge)  # all pairs at -1 or at 1: a limit at the end
 
-    def rejects_low(m: np.ndarray) -> np.ndarray:
-        return _log_evalue_at(values, counts, m, 1) >= bound
+    def low_side(m: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        return looks.log_evalue(m, 1, rows) - bound
 
-    def keeps_high(m: np.ndarray) -> np.ndarray:
-        return _log_evalue_at(values, counts, m, -1) < bound
+    def high_side(m: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        return bound - looks.log_evalue(m, -1, rows)
 
-    low = _bisect(rejects_low, np.full(looks, -1.0), np.full(looks, 1.0), iterations=40)
-    high = _bisect(keeps_high, np.full(looks, -1.0), np.full(looks, 1.0), iterations=40)
+    # Found in log(1 + m) and -log(1 - m), in which the e-values are nearly linear
+    # where they are steepest (near the ends); both grow with m, so each side still falls.
+    def low_log(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        return low_side(np.expm1(x), rows)
+
+    def high_log(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        return high_side(-np.expm1(-x), rows)
+
+    tiny = math.log(1.0 - edge)
+    # Each limit is taken on its wide side of the root: the low one where K+ still
+    # rejects, the high one where K- already does.
+    low_x = _falling_root(low_log, np.full(mean.shape, tiny), np.log1p(mean), keep="lo")
+    high_x = _falling_root(high_log, -np.log1p(-mean), np.full(mean.shape, -tiny), keep="hi")
+    low, high = np.expm1(low_x), -np.expm1(-high_x)
+    low = np.where(low <= -edge, -1.0, low)
+    high = np.where(high >= edge, 1.0, high)
     low = np.where(verdict_b, np.maximum(low, np.nextafter(0.0, 1.0)), np.minimum(low, 0.0))
     high = np.where(verdict_a, np.minimum(high, np.nextafter(0.0, -1.0)), np.maximum(high, 0.0))
     return low, high
@@ -283,15 +378,12 @@ def sequential_score_compare(
     bound = math.log(2.0 / alpha)
     reason = ""
     if about == "these_cases":
-        values, codes = np.unique(diff, return_inverse=True)
-        seen = np.zeros((len(diff), len(values)), dtype=np.int64)
-        seen[np.arange(len(diff)), codes] = 1
-        counts = np.cumsum(seen, axis=0)[points - 1].astype(float)
-        zero = np.zeros(len(points))
-        log_b = _log_evalue_at(values, counts, zero, 1)
-        log_a = _log_evalue_at(values, counts, zero, -1)
-        low, high = _score_interval(values, counts, bound, log_b >= bound, log_a >= bound)
-        estimate = np.cumsum(diff)[points - 1] / points
+        at = _Looks(diff, points)
+        zero, every = np.zeros(len(points)), np.arange(len(points))
+        log_b = at.log_evalue(zero, 1, every)
+        log_a = at.log_evalue(zero, -1, every)
+        low, high = _score_interval(at, bound, log_b >= bound, log_a >= bound)
+        estimate = at.mean
         method = "betting confidence sequence"
     else:
         estimate, low, high, log_b, log_a, started = _cases_trajectory(
