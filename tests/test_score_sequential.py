@@ -422,3 +422,21 @@ def test_both_ways_of_counting_give_the_evalues_of_the_pairs_so_far(levels) -> N
     assert log_evalue_scores(diffs[:4], null=first.low + 1e-7)[-1] < bound
     assert log_evalue_scores(diffs[:4], null=first.high, direction=-1)[-1] >= bound - 1e-9
     assert log_evalue_scores(diffs[:4], null=first.high - 1e-7, direction=-1)[-1] < bound
+
+
+@settings(max_examples=30, deadline=None)
+@given(score_tables(), st.randoms(use_true_random=False))
+def test_looks_after_rounds_do_not_depend_on_the_order_cases_are_listed_in(tables, rnd) -> None:
+    # Fixed bets: a round's factors multiply in any order, so the e-values at the ends of
+    # rounds, and the verdict and interval, are the same whatever the case order.
+    a, b = tables
+    order = list(a)
+    rnd.shuffle(order)
+    c = sequential_score_compare(a, b)
+    d = sequential_score_compare({k: a[k] for k in order}, {k: b[k] for k in order})
+    assert d.verdict == c.verdict and d.decided_at == c.decided_at
+    assert [lk.evalue_b for lk in d.trajectory] == pytest.approx(
+        [lk.evalue_b for lk in c.trajectory], rel=1e-9
+    )
+    assert d.difference.low == pytest.approx(c.difference.low, abs=1e-8)
+    assert d.difference.high == pytest.approx(c.difference.high, abs=1e-8)

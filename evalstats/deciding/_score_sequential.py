@@ -12,8 +12,8 @@ the "B better" e-process is the wealth of betting on d - m,
     K+(m) = (1/G) sum_j prod_i (1 + b_j (d_i - m) / (1 + m)),
 
 averaged over G = 64 bets b_j = 0.9 (j + 1/2) / G fixed in advance (the
-device of :func:`evalstats.stats._scores.fixed_bet_limits`, Waudby-Smith &
-Ramdas 2024, section 5.7, with a uniform grid of bets in place of a geometric
+device of :func:`evalstats.stats._scores.fixed_bet_limits`, after Waudby-Smith &
+Ramdas 2024, with a uniform grid of bets in place of a geometric
 one); every factor is at least 1 - b_j > 0. "A better" bets on m - d:
 K-(m) = (1/G) sum_j prod_i (1 + b_j (m - d_i) / (1 - m)). Its guarantees:
 
@@ -330,7 +330,11 @@ def sequential_score_compare(
         The confidence level; each direction spends (1 - level) / 2.
     looks : sequence of int, optional
         The numbers of pairs at which the data were looked at (increasing); by
-        default after every round.
+        default after every round. Looks inside a round keep the guarantee
+        when A and B score alike on every case; when B is better on some
+        cases and worse on others, only looks at the ends of rounds do (see
+        the module docstring). At the ends of rounds the result does not
+        depend on the order the cases are listed in.
 
     Returns
     -------

@@ -718,7 +718,9 @@ def report(
         counts by status; latency median and 95th percentile over all samples;
         token totals. Per variant, when samples carry workspace observations
         (``cmd:`` tasks), containment counts; with ``reviews``, the reviewed
-        task-success rates.
+        task-success rates. For a run made with ``run --until-decided`` whose
+        looks record their times, its rounds and the wall time of each
+        (:mod:`evalstats.presenting._rounds`).
 
     Notes
     -----
