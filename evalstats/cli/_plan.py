@@ -24,6 +24,8 @@ EXAMPLES = (
     "evalstats plan --pa 0.7 --pb 0.8 --icc 0.2",
     "evalstats plan --pa 0.7 --pb 0.8 --icc 0.2 --cases 40 --cost-per-call 0.002",
     "evalstats plan --pa 0.7 --pb 0.9 --icc 0 --cases 4 --repeats 23 --sequential",
+    "evalstats plan --pa 0.7 --pb 0.9 --icc 0 --cases 4 --repeats 23 --sequential --batch"
+    " --batch-turnaround 1h",
     "evalstats plan --from pilot.jsonl --pb +0.1 --repeats 3",
     "evalstats plan --from pilot.jsonl --pb +0.1 --tag orders --variant old --variant new",
     "evalstats plan --score-a 0.6 --score-b 0.7 --between 0.15 --within 0.1 --cases 40",
@@ -104,6 +106,7 @@ def add(p: argparse.ArgumentParser) -> None:
     )
     add_sequential(p, "--repeats is the budget of runs per case", simulation=False)
     add_planned_for(p, "with --sequential and --icc 0; default --pa,--pb; none: no planned effect")
+    add_sequential_batch(p)
     add_level_and_json(p)
     add_subset(p)  # of the pilot (--from)
     add_source_options(p)
@@ -116,13 +119,16 @@ def run(args: argparse.Namespace) -> int:
         return run_plan(args)
     from ..planning._power import case_model_from_results, plan
 
-    if args.batch and args.cost_per_call is None:
-        raise UsageError("evalstats plan: --batch goes with --cost-per-call DOLLARS")
+    if args.batch and args.cost_per_call is None and not args.sequential:
+        raise UsageError(
+            "evalstats plan: --batch goes with --cost-per-call DOLLARS (or --sequential)"
+        )
     if args.batch_cost_per_call is not None and args.cost_per_call is None:
         raise UsageError(
             "evalstats plan: --batch-cost-per-call goes with --cost-per-call DOLLARS (the "
             "listed price, shown beside the batch price)"
         )
+    turnaround = _batch_turnaround(args)
     if args.cost_per_call is not None:
         from ..planning._cost import design_cost
 
@@ -155,6 +161,10 @@ def run(args: argparse.Namespace) -> int:
             planned_for=planned_for,
             looks="round",  # as run --until-decided looks
         )
+        if args.batch:
+            import dataclasses
+
+            planned = dataclasses.replace(planned, batched=True, turnaround_s=turnaround)
         show_result(planned, args)
         return 0
     if args.planned_for is not None:
@@ -211,6 +221,40 @@ def run(args: argparse.Namespace) -> int:
         state_selection(source)
         print(f"{result}\n{cost}")
     return 0
+
+
+def add_sequential_batch(p: argparse.ArgumentParser) -> None:
+    """``--batch-turnaround``: with --sequential --batch, a batch's expected turnaround."""
+    p.add_argument(
+        "--batch-turnaround",
+        metavar="DURATION",
+        help="with --sequential --batch: how long a batch takes to come back (such as 1h, "
+        "30m, 90s, 2d; a number is seconds): the plan states the expected wall time of "
+        "the rounds to a verdict",
+    )
+
+
+_UNITS = {"s": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0, "d": 86400.0}
+
+
+def _batch_turnaround(args: argparse.Namespace) -> float | None:
+    """--batch-turnaround in seconds, checked: with --sequential --batch, positive."""
+    text = args.batch_turnaround
+    if text is None:
+        return None
+    if not (args.sequential and args.batch):
+        raise UsageError("evalstats plan: --batch-turnaround goes with --sequential --batch")
+    import math
+    import re
+
+    found = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*(s|m|min|h|d)?\s*", text)
+    seconds = float(found.group(1)) * _UNITS[found.group(2) or "s"] if found else math.nan
+    if not (seconds > 0 and math.isfinite(seconds)):
+        raise UsageError(
+            f"evalstats plan: --batch-turnaround={text!r} must be a positive duration such as "
+            "1h, 30m, 90s or 2d"
+        )
+    return seconds
 
 
 def _rate_of_b(text: str, p_a: float) -> float:

@@ -24,6 +24,8 @@ EXAMPLES = (
     " --variant new=openai:gpt-4o-mini,temperature=0.2 --runs 5 --concurrency 8 --out new.jsonl",
     "evalstats run shop --variant v1=standin:shop-v1 --variant v2=standin:shop-v2"
     " --until-decided --max-runs 30 --out seq.jsonl",
+    "evalstats run graded.json --variant v1=standin:shop-v1 --variant v2=standin:shop-v2"
+    " --until-decided --on score --max-runs 30 --out seq.jsonl",
     "evalstats run shop --variant v1=standin:shop-v1 --runs 10 --resume results.jsonl",
     "evalstats run shop --variant v1=standin:shop-v1 --runs 10 --shard 2/4 --out shard-2.jsonl",
     "evalstats run shop --variant new=openai:gpt-4o-mini --runs 10 --batch --out batch.jsonl",
@@ -69,6 +71,7 @@ def add(p: argparse.ArgumentParser) -> None:
         "--level", type=float, default=0.95, help="with --until-decided: confidence level (0.95)"
     )
     add_planned_for(p, "with --until-decided; default none")
+    add_until_decided_on(p)
     p.add_argument("--out", metavar="FILE", help="the results file to create (JSONL)")
     add_force(
         p,
@@ -248,6 +251,8 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError("evalstats run: --max-runs goes with --until-decided")
         if args.planned_for is not None:
             raise UsageError("evalstats run: --planned-for goes with --until-decided")
+        if args.on is not None:
+            raise UsageError("evalstats run: --on goes with --until-decided")
     suite: Any = args.suite
     judge: Any = None
     described = None
@@ -401,6 +406,7 @@ def _run_until_decided(
         level=args.level,
         resume=args.resume is not None,
         planned_for=planned_rates(args.planned_for),
+        on=_until_decided_on(args),
         **run_options(args, judge),
         **_batch_options(args),
     )
@@ -418,6 +424,29 @@ def _run_until_decided(
         )
         return 130
     return 0
+
+
+def add_until_decided_on(p: argparse.ArgumentParser) -> None:
+    """``--on pass|score``: what --until-decided's looks compare."""
+    p.add_argument(
+        "--on",
+        choices=("pass", "score"),
+        default=None,
+        help="with --until-decided: what each look compares, the pass rates (pass, the "
+        "default) or, for a suite with graded checks, the mean scores (score: the "
+        "anytime-valid betting comparison of the paired score differences)",
+    )
+
+
+def _until_decided_on(args: argparse.Namespace) -> str:
+    """--on, checked against --planned-for (a planned effect is of pass rates)."""
+    on = args.on or "pass"
+    if on == "score" and args.planned_for is not None:
+        raise UsageError(
+            "evalstats run: --planned-for plans the pass-rate comparison; --on score goes "
+            "without it"
+        )
+    return on
 
 
 def _batch_options(args: argparse.Namespace) -> dict[str, Any]:

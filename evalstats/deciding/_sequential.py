@@ -687,6 +687,10 @@ class SequentialComparison:
     planned_for : (float, float) or None
         The pass rates (p_a, p_b) the e-process was planned for (see
         :func:`planned_prior`); None for the default mixture.
+    on : {"pass", "score"}
+        What is compared: pass rates, or mean scores (see
+        :func:`evalstats.deciding._score_sequential.sequential_score_compare`,
+        where ``only_a`` and ``only_b`` count the pairs A, B scored higher).
     """
 
     verdict: VerdictName
@@ -705,15 +709,18 @@ class SequentialComparison:
     trajectory: tuple[Look, ...] = ()
     reason: str = field(default="")
     planned_for: tuple[float, float] | None = None
+    on: str = "pass"
 
     @property
     def threshold(self) -> float:
         """The e-value a direction must reach for a verdict.
 
-        2 / (1 - level) about cases like these; about these cases 2 / ((1 - s)
-        (1 - level)), s the share of 1 - level the interval spends on the
-        discordance rate (40.4 at 95%).
+        2 / (1 - level) about cases like these and for mean scores; about these
+        cases' pass rates 2 / ((1 - s) (1 - level)), s the share of 1 - level
+        the interval spends on the discordance rate (40.4 at 95%).
         """
+        if self.on == "score":
+            return 2.0 / (1.0 - self.level)
         return math.exp(_log_bound(self.about, 1.0 - self.level))
 
     @property
@@ -726,6 +733,8 @@ class SequentialComparison:
             self.verdict
         ]
         about = claim_words(self.about)
+        if self.on == "score":
+            about += ", mean score"
         if self.planned_for is not None:
             about += f", planned for {self.planned_for[0]:g} -> {self.planned_for[1]:g}"
         p = "p<0.001" if self.pvalue < 0.001 else f"p={self.pvalue:.2g}"
@@ -757,12 +766,22 @@ class SequentialComparison:
                 gap = True
                 continue
             gap = False
-            ci = Interval(look.estimate, look.low, look.high, self.level, "", difference=True)
+            ci = self._look_interval(look)
             mark = "  <- decided" if look.pairs == self.decided_at else ""
             lines.append(
                 f"{look.pairs:>7}  {_e(look.evalue_b):>10}  {_e(look.evalue_a):>10}  {ci}{mark}"
             )
         return "\n".join(lines)
+
+    def _look_interval(self, look: Look) -> Interval:
+        """A look's interval, printed as the comparison's own is (points or a score)."""
+        if self.on == "score":
+            from ..stats._scores import ScoreInterval
+
+            return ScoreInterval(
+                look.estimate, look.low, look.high, self.level, "", difference=True
+            )
+        return Interval(look.estimate, look.low, look.high, self.level, "", difference=True)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict; ``summary`` holds ``str(self)``."""
@@ -789,6 +808,7 @@ class SequentialComparison:
             "trajectory": [look.to_dict() for look in self.trajectory],
             "reason": self.reason,
             "planned_for": None if self.planned_for is None else list(self.planned_for),
+            **({"on": self.on} if self.on != "pass" else {}),
         }
 
     def _repr_html_(self) -> str:
@@ -1090,7 +1110,8 @@ def _cases_trajectory(
     argument starts at the first complete round) and the interval is [-1, 1].
     """
     counts = np.empty((len(points), cases), dtype=np.int64)
-    sums = np.empty((len(points), cases), dtype=np.int64)
+    # integer pass/fail differences are summed exactly; scores' as floats
+    sums = np.empty((len(points), cases), dtype=np.result_type(diff.dtype, np.int64))
     for c in range(cases):
         where = np.flatnonzero(case_idx == c)
         n_c = np.searchsorted(where, points, side="left")
@@ -1454,11 +1475,34 @@ class SequentialPlan:
     fixed_pairs : int or None
         Pairs the fixed design needs to reach the sequential design's power
         (None when it needs more than 20 times the budget).
+    batched : bool
+        Whether the rounds go through a provider's batch API (``run
+        --until-decided --batch``): then each round is a batch per variant.
+    turnaround_s : float or None
+        With ``batched``, a batch's expected turnaround in seconds: the
+        expected wall time is then the rounds times it.
+
+    With a look after every round (``looks="round"``, as ``run --until-decided``
+    looks), :attr:`rounds` gives the rounds run to a verdict (or the budget):
+    their mean with a 95% Monte Carlo interval, and their median and 90th
+    percentile, each with a 95% Monte Carlo interval from the order
+    statistics of the simulated experiments.
     """
 
     simulation: SequentialPower
     fixed_power: float | None
     fixed_pairs: int | None
+    batched: bool = False
+    turnaround_s: float | None = None
+
+    @property
+    def rounds(self) -> dict[str, Any] | None:
+        """Rounds run (to a verdict, or the whole budget) by simulation; None unless the
+        simulation looked after every round."""
+        s = self.simulation
+        if s.settings.get("looks") != "round" or not len(s.stopped):
+            return None
+        return _round_figures(np.asarray(s.stopped) // int(s.settings["cases"]))
 
     def __str__(self) -> str:
         s = self.simulation
@@ -1490,18 +1534,59 @@ class SequentialPlan:
                 f"  the fixed design needs {self.fixed_pairs} pairs for the same power; the "
                 f"sequential one uses {ratio:.2f} of that on average"
             )
+        lines += self._round_lines()
         lines.append(
             f"  ({s.experiments} simulated experiments, seed {s.settings['seed']}; ranges are "
             "95% Monte Carlo intervals)"
         )
         return "\n".join(lines)
 
+    def _round_lines(self) -> list[str]:
+        """The rounds (looks) to a verdict and, with batches, the batches and wall time."""
+        r = self.rounds
+        if r is None:
+            return []
+        mean, median, p90 = r["mean"], r["median"], r["p90"]
+        lines = [
+            f"  rounds (looks) to a verdict or the budget of {self.simulation.settings['runs']}: "
+            f"mean {mean['estimate']:.1f} ({mean['low']:.1f} to {mean['high']:.1f}), median "
+            f"{median['estimate']:g} ({median['low']:g} to {median['high']:g}), 90th percentile "
+            f"{p90['estimate']:g} ({p90['low']:g} to {p90['high']:g})"
+        ]
+        if self.batched:
+            lines.append(
+                "  with --batch each round is one batch per variant, sent together (more when "
+                f"a round holds more requests than --batch SIZE): {2 * mean['estimate']:.1f} "
+                "batches on average"
+            )
+            if self.turnaround_s is not None:
+                t = self.turnaround_s
+                lines.append(
+                    f"  at {_hours(t)} a batch, wall time mean {_hours(mean['estimate'] * t)} "
+                    f"({_hours(mean['low'] * t)} to {_hours(mean['high'] * t)}), median "
+                    f"{_hours(median['estimate'] * t)}, 90th percentile "
+                    f"{_hours(p90['estimate'] * t)}"
+                )
+        return lines
+
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "simulation": self.simulation.to_dict(),
             "fixed_power": self.fixed_power,
             "fixed_pairs": self.fixed_pairs,
         }
+        rounds = self.rounds
+        if rounds is not None:
+            out["rounds"] = rounds
+            if self.batched:
+                out["batches_per_round"] = 2
+                out["batch_turnaround_s"] = self.turnaround_s
+                if self.turnaround_s is not None:
+                    out["wall_time_s"] = {
+                        k: {q: v * self.turnaround_s for q, v in rounds[k].items()}
+                        for k in ("mean", "median", "p90")
+                    }
+        return out
 
     def _repr_html_(self) -> str:
         """A notebook's display: the text ``print`` gives, its first line as the headline."""
@@ -1515,6 +1600,42 @@ class SequentialPlan:
         from .._repr import pretty
 
         pretty(self, p, cycle)
+
+
+def _round_figures(rounds: np.ndarray) -> dict[str, Any]:
+    """Mean, median and 90th percentile of simulated rounds, each with a 95% Monte Carlo
+    interval: mean +- 1.96 SE, and for a quantile q the order statistics of ranks
+    Binomial(n, q)'s 2.5% and 97.5% points (distribution-free)."""
+    from scipy.stats import binom
+
+    x = np.sort(np.asarray(rounds, dtype=float))
+    n = len(x)
+    mean = float(x.mean())
+    half = 1.959963984540054 * float(x.std(ddof=1)) / math.sqrt(n) if n > 1 else math.nan
+
+    def quantile(q: float) -> dict[str, float]:
+        lo = int(binom.ppf(0.025, n, q))
+        hi = int(binom.ppf(0.975, n, q))
+        return {
+            "estimate": float(np.quantile(x, q, method="inverted_cdf")),
+            "low": float(x[max(lo - 1, 0)]),
+            "high": float(x[min(hi, n - 1)]),
+        }
+
+    return {
+        "mean": {"estimate": mean, "low": mean - half, "high": mean + half},
+        "median": quantile(0.5),
+        "p90": quantile(0.9),
+    }
+
+
+def _hours(seconds: float) -> str:
+    """A planned wall time: 45 min, 3.5 h, 2.1 days."""
+    if seconds < 3600:
+        return f"{seconds / 60:.3g} min"
+    if seconds < 48 * 3600:
+        return f"{seconds / 3600:.3g} h"
+    return f"{seconds / 86400:.3g} days"
 
 
 @refuses_scope

@@ -8,6 +8,15 @@ stops at the first look with a verdict, or when the budget of ``max_runs``
 rounds is spent. Looking after every round is what the e-processes allow: the
 chance of a false verdict stays within 1 - level however many looks.
 
+With ``on="score"`` the look compares the variants' mean scores instead
+(:mod:`evalstats.deciding._score_sequential`): for a suite with graded checks,
+whose samples carry a score in [0, 1]. Pass/fail is the default, so a suite
+with graded checks still decides on pass rates unless asked.
+
+Each look record says when the round started and when the look was taken
+(``started_at``, ``at``) and, under ``--batch``, how many batches the round
+sent (``batches``): the report's wall time per round.
+
 Resuming continues where the run stopped: a round cut short is completed by
 the engine's resume, the e-process is recomputed from the samples (so nothing
 is counted twice), and a round that already has its look is not looked at
@@ -22,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._validate import check_level, whole_number
+from .._validate import check_level, check_method, whole_number
 from ..errors import InvalidArgument
 from ..results._file import ResultsWriter, read_results
 from ..stats._claims import check_about, refuses_scope
@@ -75,9 +84,24 @@ class SequentialRun:
         }
 
 
-def _look_record(rounds: int, seq: SequentialComparison) -> dict[str, Any]:
+def _now() -> str:
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def _look_record(
+    rounds: int,
+    seq: SequentialComparison,
+    *,
+    started_at: str | None = None,
+    batches: int = 0,
+) -> dict[str, Any]:
     """What a look records: enough to redraw the trajectory and to recompute it
-    (the claim, level and planned effect that chose the e-process)."""
+    (the claim, level and planned effect that chose the e-process, and what
+    was compared when not pass rates), and when: ``started_at`` the round's
+    start in the session that ran it, ``at`` the look; ``batches`` the batches
+    the round sent, when it sent any."""
 
     def num(x: float) -> float | None:
         return float(x) if math.isfinite(x) else None
@@ -95,7 +119,21 @@ def _look_record(rounds: int, seq: SequentialComparison) -> dict[str, Any]:
         "verdict": seq.verdict,
         "decided_at": seq.decided_at,
         "planned_for": planned_record(seq.planned_for),
+        **({"on": seq.on} if seq.on != "pass" else {}),
+        "started_at": started_at,
+        "at": _now(),
+        **({"batches": batches} if batches else {}),
     }
+
+
+def _comparison(res: Any, about: str, level: float, planned: Any, on: str) -> SequentialComparison:
+    """The anytime-valid comparison of the file's first two variants, on what was asked."""
+    a, b = res.variants()[:2]
+    if on == "score":
+        from ._score_sequential import sequential_score_results
+
+        return sequential_score_results(res, a, b, about=about, level=level)
+    return sequential_results(res, a, b, about=about, level=level, planned_for=planned)
 
 
 def _variant_count(variants: Any) -> int:
@@ -115,6 +153,7 @@ def run_until_decided(
     level: float = 0.95,
     resume: bool = False,
     planned_for: tuple[float, float] | None = None,
+    on: str = "pass",
     **run_options: Any,
 ) -> SequentialRun:
     """Run two variants round by round until the anytime-valid comparison decides.
@@ -141,6 +180,11 @@ def run_until_decided(
         --sequential``): the e-process then concentrates on that effect (see
         :func:`evalstats.deciding._sequential.planned_prior`). Recorded in the manifest
         and in every look; a resume must give the same.
+    on : {"pass", "score"}
+        What the look compares: pass rates, or mean scores (a suite with
+        graded checks; see
+        :func:`evalstats.deciding._score_sequential.sequential_score_compare`).
+        Recorded in the manifest when ``"score"``; a resume must give the same.
     **run_options
         Passed to :func:`evalstats.running._engine.run` (``concurrency``, ``timeout``,
         ``retries``, ``seed``, ``include_holdout``, ``progress``, ...).
@@ -161,6 +205,12 @@ def run_until_decided(
             "use about='these_cases', or run a larger suite and compare it once"
         )
     planned = _planned_about(_planned_for(planned_for), about)
+    on = check_method(on, ("pass", "score"), name="on")
+    if on == "score" and planned is not None:
+        raise InvalidArgument(
+            f"planned_for={planned_for!r} plans the pass/fail e-process; on='score' bets on "
+            "the score differences without a planned effect"
+        )
     count = _variant_count(variants)
     if count != 2:
         raise InvalidArgument(
@@ -174,6 +224,7 @@ def run_until_decided(
         "about": about,
         "level": level,
         "planned_for": planned_record(planned),
+        **({"on": on} if on != "pass" else {}),
     }
     path = str(out)
     start = 1
@@ -193,14 +244,20 @@ def run_until_decided(
                     f"{key}={shown!r} differs from the run's {was!r}; "
                     "a sequential run keeps the claim, level and planned effect it started with"
                 )
+        if recorded.get("on", "pass") != on:
+            raise InvalidArgument(
+                f"on={on!r} differs from the run's {recorded.get('on', 'pass')!r}; a sequential "
+                "run keeps comparing what it started comparing"
+            )
         rounds = [int(look["round"]) for look in res.looks if isinstance(look.get("round"), int)]
         start = max(rounds, default=0) + 1
         if res.looks and res.looks[-1].get("verdict") != "cant_tell":
-            a, b = res.variants()[:2]
-            done = sequential_results(res, a, b, about=about, level=level, planned_for=planned)
+            done = _comparison(res, about, level, planned, on)
             return SequentialRun(path, "decided", start - 1, max_runs, done)
     seq: SequentialComparison | None = None
+    batches_before = _batches_submitted(read_results(path).batches) if resume else 0
     for r in range(start, max_runs + 1):
+        started_at = _now()
         outcome = run(
             suite_or_cases,
             variants,
@@ -213,10 +270,11 @@ def run_until_decided(
         if outcome.status != "finished":
             return SequentialRun(path, outcome.status, r - 1, max_runs, seq, outcome.reason)
         res = read_results(path)
-        a, b = res.variants()[:2]
-        seq = sequential_results(res, a, b, about=about, level=level, planned_for=planned)
+        seq = _comparison(res, about, level, planned, on)
+        sent = _batches_submitted(res.batches) - batches_before
+        batches_before += sent
         writer, _ = ResultsWriter.resume(path)
-        writer.write_look(_look_record(r, seq))
+        writer.write_look(_look_record(r, seq, started_at=started_at, batches=sent))
         decided = seq.verdict != "cant_tell"
         if decided or r == max_runs:
             summary = dict(res.summary or {"status": "finished"})
@@ -233,6 +291,10 @@ def run_until_decided(
         writer.close(None)
     # Resumed with nothing left to run (the budget was already spent).
     res = read_results(path)
-    a, b = res.variants()[:2]
-    last = sequential_results(res, a, b, about=about, level=level, planned_for=planned)
+    last = _comparison(res, about, level, planned, on)
     return SequentialRun(path, "budget", start - 1, max_runs, last)
+
+
+def _batches_submitted(records: Sequence[Mapping[str, Any]]) -> int:
+    """How many batches the records say were submitted (each batch's id once)."""
+    return len({r.get("id") for r in records if r.get("state") == "submitted"})

@@ -642,9 +642,12 @@ def sequential_figure(comparison: SequentialComparison) -> Any:
     else:
         top.text(0.5, 0.5, "no looks yet", ha="center", va="center", transform=top.transAxes)
     bottom.axhline(0.0, color="0.5", lw=1)
-    _percent_axis(bottom.yaxis, signed=True, step=0.25)
+    if getattr(comparison, "on", "pass") == "score":  # mean scores: in score units
+        bottom.set_ylabel("B − A (mean score)")
+    else:
+        _percent_axis(bottom.yaxis, signed=True, step=0.25)
+        bottom.set_ylabel("B − A")
     bottom.set_ylim(-1.05, 1.05)
-    bottom.set_ylabel("B − A")
     bottom.set_xlabel("pairs")
     if comparison.decided_at is not None:
         for ax in (top, bottom):
@@ -708,7 +711,12 @@ def report_plots(
 
         last = res.looks[-1]
         about = last.get("about", last.get("scope", "these_cases"))  # "scope": older files
-        seq = sequential_results(source, names[0], names[1], about=about, level=level)
+        if last.get("on") == "score":  # run --until-decided --on score
+            from ..deciding._score_sequential import sequential_score_results
+
+            seq = sequential_score_results(source, names[0], names[1], about=about, level=level)
+        else:
+            seq = sequential_results(source, names[0], names[1], about=about, level=level)
         figures["sequential.png"] = lambda _: sequential_figure(seq)
     for name in figures:
         if os.path.lexists(folder / name) and not force:

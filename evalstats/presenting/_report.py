@@ -40,6 +40,7 @@ from ..results._axiscount import AxisCount
 from ..stats._claims import check_about, refuses_scope
 from ..stats._intervals import ClusteredInterval, Interval
 from ..stats._smallstats import clustered_counts, wilson_ci, wilson_cis
+from ._rounds import RoundTime, round_lines, round_times
 from ._score_report import ScoreSummary, score_lines, score_summaries
 
 __all__ = [
@@ -400,6 +401,8 @@ class Report:
     tags: tuple[TagSummary, ...] = ()
     #: Mean scores per variant, when samples carry scores (graded checks).
     scores: tuple[ScoreSummary, ...] = ()
+    #: A sequential run's rounds and the wall time of each (``run --until-decided``).
+    rounds: tuple[RoundTime, ...] = ()
 
     def variant(self, name: str) -> VariantSummary:
         """The summary of variant ``name``."""
@@ -431,6 +434,7 @@ class Report:
             "tags": [t.to_dict() for t in self.tags],
             **({"cost": self.cost.to_dict()} if self.priced else {}),
             **({"scores": [s.to_dict() for s in self.scores]} if self.scores else {}),
+            **({"rounds": [r.to_dict() for r in self.rounds]} if self.rounds else {}),
         }
 
     @property
@@ -448,6 +452,7 @@ class Report:
         lines += self._case_lines(level, vwidth)
         lines += self._check_lines(level, vwidth)
         lines += self._review_and_other_lines(level, vwidth)
+        lines += round_lines(self.rounds)
         return lines_text(lines)  # a name holding a newline cannot forge a line
 
     def _head_lines(self) -> list[str]:
@@ -713,7 +718,9 @@ def report(
         counts by status; latency median and 95th percentile over all samples;
         token totals. Per variant, when samples carry workspace observations
         (``cmd:`` tasks), containment counts; with ``reviews``, the reviewed
-        task-success rates.
+        task-success rates. For a run made with ``run --until-decided`` whose
+        looks record their times, its rounds and the wall time of each
+        (:mod:`evalstats.presenting._rounds`).
 
     Notes
     -----
@@ -802,6 +809,7 @@ def _report(
         cost=cost,
         tags=_tags(res, variants, case_ids, level),
         scores=score_summaries(res, variants, level),
+        rounds=round_times(res.looks),
     )
 
 

@@ -253,7 +253,11 @@ class Look(Struct, kw_only=True, tag="look", tag_field="type"):
 
     ``about`` is the claim (``scope`` in files written before it had that
     name); the e-values, the estimate and its confidence-sequence bounds are
-    enough to redraw the trajectory.
+    enough to redraw the trajectory. ``on`` is ``"score"`` when the look compared
+    mean scores (unset: pass rates). ``started_at`` is when the round began in
+    the session that ran it and ``at`` when the look was taken (ISO 8601, UTC),
+    ``batches`` the batches the round sent (``run --batch``); files written
+    before looks had them read as before, without a wall time per round.
     """
 
     round: int | None = None
@@ -269,6 +273,10 @@ class Look(Struct, kw_only=True, tag="look", tag_field="type"):
     verdict: str
     decided_at: int | None = None
     planned_for: dict[str, Any] | None = None
+    on: str | UnsetType = UNSET
+    started_at: str | None | UnsetType = UNSET
+    at: str | None | UnsetType = UNSET
+    batches: int | UnsetType = UNSET
 
 
 #: The states a batch record says its batch is in.
