@@ -15,23 +15,32 @@ module); without pandas the floor is skipped, with a message, and the figures
 are printed alone.
 
 Measured on the 2-core development machine at a load average of about 10,
-medians of 2 runs, 100,000 rows (one run of this script):
+medians of 3 runs at 100,000 rows, one run at 1,000,000 (one run of this
+script, ``--repeat 3 --huge``):
 
 ==========================  =========  ===========  ======  =============
 figure                      CPU        ratio to     peak    before
                                        floor CPU            (same table)
 ==========================  =========  ===========  ======  =============
-pandas.read_csv + groupby   0.626 s    1            140 MB
-report                      1.893 s    3.02x        129 MB  4.00x
-compare                     2.308 s    3.69x        147 MB  4.63x
+100,000 rows
+pandas.read_csv + groupby   0.641 s    1            141 MB
+report                      1.787 s    2.79x        114 MB  3.02x
+compare                     2.236 s    3.49x        133 MB  3.69x
+1,000,000 rows
+pandas.read_csv + groupby   1.171 s    1            271 MB
+report                      10.137 s   8.66x        712 MB
+compare                     10.591 s   9.04x        721 MB
 ==========================  =========  ===========  ======  =============
 
-"before": this script's first run, with the table read by pandas and every
-schedule slot checked one call at a time (CPU 2.48 s and 2.87 s against a
-floor of 0.62 s). Not yet the 2x goal: what is left is per row, in Python,
-after the columns are read (0.125 s for the columns): a sample record per row,
-the imported run's manifest and schedule built from them, and the tally
-counting those records again.
+"before": the figures of the run before the rows were placed column by
+column (the first run of this script, with pandas reading the table and every
+schedule slot checked one call at a time, gave 4.00x and 4.63x). Not yet the
+2x goal. At 100,000 rows, in CPU seconds of one process: the columns 0.12,
+the sample records and the manifest built from them 0.28, the tally 0.47
+(0.2 of it the records made into the tally's structs, 0.18 counting them),
+the report's statistics and text about 1.0. At 1,000,000 rows (50 repeats
+of each case and variant) placing the rows takes 1.6, the records 1.0, the
+tally 3.4; all of it is per row, in Python, and grows faster than the floor.
 
 Usage::
 

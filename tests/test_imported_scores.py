@@ -19,7 +19,7 @@ import math
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evalstats.cli import main
@@ -592,3 +592,62 @@ def test_readme_commands_on_graded_logs_show_mean_scores(capsys, monkeypatch):
         code, out, err = _cli(capsys, *argv[1:])
         assert code == 0, err
         assert "mean scores (0 to 1, 95% intervals)" in out
+
+
+# --- a table placed column by column is the table placed record by record -----------
+
+_ROW = st.tuples(
+    st.sampled_from(["q1", "q2", "007", "q 4"]),
+    st.sampled_from(["old", "new", "mid"]),
+    st.integers(0, 3),
+    st.sampled_from(["1", "0", "yes", "", "0.25", "0.75"]),
+    st.sampled_from(["", "0.5", "1.25"]),
+)
+
+
+def _record_by_record(monkeypatch):
+    """Make the table reader place its rows as every other reader does (build's own
+    loop) and leave its records to be checked by the tally."""
+    from evalstats.reading import _log_table
+
+    plain = _log_table.build
+    monkeypatch.setattr(_log_table, "_placed", lambda *args: None)
+    monkeypatch.setattr(
+        _log_table, "build", lambda *a, **k: plain(*a, **{**k, "placed": None, "built": False})
+    )
+
+
+@settings(max_examples=30, deadline=None)
+@given(rows=st.lists(_ROW, min_size=1, max_size=14), repeat_column=st.booleans())
+def test_a_table_placed_by_column_reads_as_placed_by_record(rows, repeat_column, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("t")
+    path = folder / "t.csv"
+    header = ["case", "variant", "passed", "latency_s"] + (["repeat"] if repeat_column else [])
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        out = csv.writer(f)
+        out.writerow(header)
+        for case, variant, repeat, passed, latency in rows:
+            out.writerow([case, variant, passed, latency] + ([repeat] if repeat_column else []))
+    verbs = [["report", path, "--json"], ["report", path], ["compare", path, "--json"]]
+
+    import contextlib
+    import io
+
+    def run_all():
+        texts = []
+        for argv in verbs:
+            buffer = io.StringIO()
+            with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(io.StringIO()):
+                code = main([str(a) for a in argv] + ["--pass-threshold", "0.5"])
+            texts.append((code, buffer.getvalue()))
+        try:
+            res = load_results(path, pass_threshold=0.5)
+        except Exception as error:  # the same refusal either way
+            return texts, str(error)
+        return texts, (res.manifest, res.samples, res.warnings)
+
+    fast = run_all()
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _record_by_record(monkeypatch)
+        slow = run_all()
+    assert fast == slow

@@ -419,6 +419,8 @@ def build(
     extra: Mapping[str, Any] | None = None,
     case_fields: Mapping[str, Mapping[str, Any]] | None = None,
     scores: tuple[str, tuple[float, float], bool] | None = None,
+    placed: tuple[list[list[Any]], dict[str, None], int | None] | None = None,
+    built: bool = False,
 ) -> Results:
     """The :class:`Results` of an imported log.
 
@@ -428,7 +430,11 @@ def build(
     (what identifies its input and target, for pairing logs of two tasks);
     ``scores``, for a log whose samples carry scores, what they are, their
     scale and whether it was declared (``--scale``): the manifest's
-    ``imported`` and the warnings say so.
+    ``imported`` and the warnings say so. ``placed``, from a reader that
+    placed its samples itself (each with its ``pair`` and ``position``, no
+    (case, variant, repeat) twice): the schedule, the cases in order and
+    ``runs``, as :func:`_place` finds them. ``built``: the records and
+    manifest fit the schema by construction, so the tally reads them unchecked.
     The schedule lists each variant's (case, repeat) slots; the pair
     number is the index of the (case, repeat) slot and the position the
     variant's index, since foreign logs do not record the order the samples ran.
@@ -436,38 +442,11 @@ def build(
     from ..results._file import COUNTING_METHOD, FORMAT_VERSION, Results
 
     shown = os.fspath(path)
-    names = [str(v["name"]) for v in variants]
-    position = {name: i for i, name in enumerate(names)}
-    cases: dict[str, None] = {}
-    pairs: dict[tuple[str, int], int] = {}
-    schedule = []
-    seen: set[tuple[str, str, int]] = set()
     notes = list(warnings)
-    for s in samples:
-        key = (s["case"], s["variant"], s["repeat"])
-        if key in seen:
-            notes.append(
-                f"a second sample for case {key[0]!r}, variant {key[1]!r}, repeat {key[2]}; "
-                "the first one counts"
-            )
-            continue
-        seen.add(key)
-        cases.setdefault(s["case"], None)
-        slot = (s["case"], s["repeat"])
-        pair = pairs.setdefault(slot, len(pairs))
-        s["pair"] = pair
-        s["position"] = position.get(s["variant"], 0)
-        schedule.append([s["case"], s["repeat"], pair, s["position"], s["variant"]])
-    repeats: dict[tuple[str, str], int] = {}
-    for s in samples:
-        repeats[(s["case"], s["variant"])] = max(
-            repeats.get((s["case"], s["variant"]), 0), s["repeat"] + 1
-        )
-    # ``runs`` only when every (case, variant) has the same number of repeats: a
-    # reader pads each case to ``runs`` repeats and counts the rest as not run,
-    # which for an unbalanced foreign log would invent missing samples.
-    counts = set(repeats.values())
-    runs = counts.pop() if len(counts) == 1 else None
+    if placed is None:
+        schedule, cases, runs = _place(samples, [str(v["name"]) for v in variants], notes)
+    else:
+        schedule, cases, runs = placed
     manifest: dict[str, Any] = {
         "type": "manifest",
         "format": FORMAT_VERSION,
@@ -498,10 +477,54 @@ def build(
     else:
         summary = {"type": "summary", "status": "interrupted", "reason": reason}
         notes.append(f"the {tool} run did not finish" + (f": {reason}" if reason else ""))
-    return Results(
+    results = Results(
         path=shown,
         manifest=manifest,
         samples=tuple(samples),
         summary=summary,
         warnings=tuple(notes),
     )
+    if built:
+        # Read by the tally as they are (see reading._tally._tally_results); set past
+        # the frozen dataclass, so that equality and printing stay those of Results.
+        object.__setattr__(results, "built", True)
+    return results
+
+
+def _place(
+    samples: list[dict[str, Any]], names: list[str], notes: list[str]
+) -> tuple[list[list[Any]], dict[str, None], int | None]:
+    """Each sample's ``pair`` and ``position`` set, and the schedule, the cases in
+    order and ``runs`` (see :func:`build`); a second sample of a (case, variant,
+    repeat) is noted and left out of the schedule."""
+    position = {name: i for i, name in enumerate(names)}
+    cases: dict[str, None] = {}
+    pairs: dict[tuple[str, int], int] = {}
+    schedule = []
+    seen: set[tuple[str, str, int]] = set()
+    for s in samples:
+        key = (s["case"], s["variant"], s["repeat"])
+        if key in seen:
+            notes.append(
+                f"a second sample for case {key[0]!r}, variant {key[1]!r}, repeat {key[2]}; "
+                "the first one counts"
+            )
+            continue
+        seen.add(key)
+        cases.setdefault(s["case"], None)
+        slot = (s["case"], s["repeat"])
+        pair = pairs.setdefault(slot, len(pairs))
+        s["pair"] = pair
+        s["position"] = position.get(s["variant"], 0)
+        schedule.append([s["case"], s["repeat"], pair, s["position"], s["variant"]])
+    repeats: dict[tuple[str, str], int] = {}
+    for s in samples:
+        repeats[(s["case"], s["variant"])] = max(
+            repeats.get((s["case"], s["variant"]), 0), s["repeat"] + 1
+        )
+    # ``runs`` only when every (case, variant) has the same number of repeats: a
+    # reader pads each case to ``runs`` repeats and counts the rest as not run,
+    # which for an unbalanced foreign log would invent missing samples.
+    counts = set(repeats.values())
+    runs = counts.pop() if len(counts) == 1 else None
+    return schedule, cases, runs

@@ -241,7 +241,7 @@ def read_table(
     pass_name = str(found["pass"])
     rule = PassRule(pass_threshold, what=f"column {pass_name!r}")
     scores = _scores(frame, found, declared, shown)
-    samples, variants_of = _samples(frame, found, rule, pass_name, stem, shown, scores)
+    samples, variants_of, placed = _samples(frame, found, rule, pass_name, stem, shown, scores)
     variants = dict.fromkeys(variants_of)
     case_ids = list(dict.fromkeys(s["case"] for s in samples))
     return build(
@@ -256,6 +256,8 @@ def read_table(
         scores=None
         if scores is None
         else (f"column {str(found.get('score', pass_name))!r}", scores[1], declared is not None),
+        placed=placed,
+        built=True,
     )
 
 
@@ -371,10 +373,10 @@ def _samples(
     stem: str,
     shown: str,
     scores: Any = None,
-) -> tuple[list[dict[str, Any]], list[str]]:
-    """One sample record per row, and the variant of each row; with ``scores``
-    (each row's raw score and the scale), a measured row's check and record carry
-    its score."""
+) -> tuple[list[dict[str, Any]], list[str], Any]:
+    """One sample record per row, the variant of each row, and where they were placed
+    (see :func:`_placed`); with ``scores`` (each row's raw score and the scale), a
+    measured row's check and record carry its score."""
     n = len(frame)
 
     # Each distinct value is converted once (a table of 100,000 rows has few
@@ -413,32 +415,81 @@ def _samples(
         latencies = converted("latency_s", _latency_of(found["latency_s"]))
     answers = [_text(v) or None for v in frame[found["answer"]]] if "answer" in found else None
     models = converted("model", lambda v: _text(v) or None) if "model" in found else None
+    placed = _placed(cases, variants_of, repeats)
     no_value = f"no value in column {pass_name!r}"
     samples: list[dict[str, Any]] = []
+    append = samples.append
     raws, scale = scores if scores is not None else (None, None)
-    scored: dict[tuple[int, float], dict[str, Any]] = {}  # one check per verdict and score
-    for i in range(n):
-        verdict = verdicts[i]
-        record: dict[str, Any] = {"case": cases[i], "variant": variants_of[i], "repeat": repeats[i]}
+    # One list of checks per verdict (and score), shared by the records that have it
+    # (records are read-only, as a results file's are read).
+    lists: dict[Any, list[dict[str, Any]]] = {}
+    none: list[dict[str, Any]] = []
+    pairs, positions = placed[3] if placed is not None else (None, None)
+    for i, (case, variant, repeat, verdict) in enumerate(
+        zip(cases, variants_of, repeats, verdicts, strict=True)
+    ):
         if verdict is None:
-            record.update(status="unmeasured", reason=no_value, checks=[])
-        elif raws is not None and raws[i] is not None:
-            key = (id(verdict), raws[i])
-            graded = scored.get(key)
-            if graded is None:
-                graded = scored[key] = with_score(dict(verdict), raws[i], scale)
-            record.update(status="completed", reason=None, checks=[graded])
-            record["score"] = graded["score"]
+            record = {
+                "case": case,
+                "variant": variant,
+                "repeat": repeat,
+                "status": "unmeasured",
+                "reason": no_value,
+                "checks": none,
+            }
         else:
-            record.update(status="completed", reason=None, checks=[verdict])
+            raw = None if raws is None else raws[i]
+            key = id(verdict) if raw is None else (id(verdict), raw)
+            checks = lists.get(key)
+            if checks is None:
+                graded = verdict if raw is None else with_score(dict(verdict), raw, scale)
+                checks = lists[key] = [graded]
+            record = {
+                "case": case,
+                "variant": variant,
+                "repeat": repeat,
+                "status": "completed",
+                "reason": None,
+                "checks": checks,
+            }
+            if raw is not None:
+                record["score"] = checks[0]["score"]
         if latencies is not None and latencies[i] is not None:
             record["latency_s"] = latencies[i]
         if answers is not None:
             record["answer"] = answers[i]
         if models is not None:
             record["model"] = models[i]
-        samples.append(record)
-    return samples, variants_of
+        if pairs is not None:
+            record["pair"] = pairs[i]
+            record["position"] = positions[i]
+        append(record)
+    return samples, variants_of, None if placed is None else placed[:3]
+
+
+def _placed(cases: list[str], variants_of: list[str], repeats: list[int]) -> Any:
+    """What :func:`~evalstats.reading._log_common.build` would find of the rows, found
+    column by column: the schedule, the cases in order, ``runs``, and each row's
+    pair and position; None when a (case, variant, repeat) has two rows (``build``
+    then notes the second and places the rest itself)."""
+    keys = set(zip(cases, variants_of, repeats, strict=True))
+    if len(keys) != len(cases):
+        return None
+    slots = list(zip(cases, repeats, strict=True))
+    index: dict[tuple[str, int], int] = dict.fromkeys(slots)  # type: ignore[arg-type]
+    for k, slot in enumerate(index):
+        index[slot] = k  # pairs numbered in order of first appearance
+    pairs = list(map(index.__getitem__, slots))
+    order = {v: k for k, v in enumerate(dict.fromkeys(variants_of))}
+    positions = list(map(order.__getitem__, variants_of))
+    schedule = list(map(list, zip(cases, repeats, pairs, positions, variants_of, strict=True)))
+    top: dict[tuple[str, str], int] = {}
+    for key, repeat in zip(zip(cases, variants_of, strict=True), repeats, strict=True):
+        if top.get(key, -1) < repeat:
+            top[key] = repeat
+    counts = {r + 1 for r in top.values()}
+    runs = counts.pop() if len(counts) == 1 else None
+    return schedule, dict.fromkeys(cases), runs, (pairs, positions)
 
 
 def _repeat_of(value: Any) -> int:

@@ -931,7 +931,11 @@ def _float(value: Any) -> Any:
     return float(value) if isinstance(value, int) else value
 
 
-def _memory_manifest(manifest: Any) -> Tally:
+def _memory_manifest(manifest: Any, *, checked: bool = False) -> Tally:
+    if checked:  # built to the schema (an imported log's): counted as it is
+        t = Tally(None, {k: v for k, v in manifest.items() if k != "schedule"})
+        t._schedule(manifest.get("schedule") or ())
+        return t
     if not isinstance(manifest, Mapping):
         raise InvalidArgument(f"manifest={manifest!r} must be a mapping")
     # The schedule's slots are checked in one conversion (each slot against the
@@ -1063,8 +1067,11 @@ def _refuse_unplanned(t: Tally, shown: str, lines: Iterable[Any] | None) -> None
 
 def _tally_results(res: Results, *, checked: bool = False) -> Tally:
     """Count a :class:`Results` in memory (its reader has warned about duplicates);
-    ``checked``: its records were checked as they were read from its file."""
-    t = _memory_manifest(res.manifest)
+    ``checked``: its records were checked as they were read from its file, or
+    built to the schema by the reader of another tool's log (``res.built``)."""
+    built = getattr(res, "built", False) is True
+    checked = checked or built
+    t = _memory_manifest(res.manifest, checked=built)
     t.path = None if res.path is None else str(res.path)
     for i, record in enumerate(res.samples):
         sample = _memory_sample(record, f"sample {i}", checked=checked)
