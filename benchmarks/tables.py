@@ -23,24 +23,25 @@ figure                      CPU        ratio to     peak    before
                                        floor CPU            (same table)
 ==========================  =========  ===========  ======  =============
 100,000 rows
-pandas.read_csv + groupby   0.641 s    1            141 MB
-report                      1.787 s    2.79x        114 MB  3.02x
-compare                     2.236 s    3.49x        133 MB  3.69x
+pandas.read_csv + groupby   0.696 s    1            141 MB
+report                      1.557 s    2.24x        112 MB  3.02x
+compare                     1.976 s    2.84x        131 MB  3.69x
 1,000,000 rows
-pandas.read_csv + groupby   1.171 s    1            271 MB
-report                      10.137 s   8.66x        712 MB
-compare                     10.591 s   9.04x        721 MB
+pandas.read_csv + groupby   1.192 s    1            276 MB
+report                      8.019 s    6.73x        735 MB
+compare                     8.277 s    6.95x        744 MB
 ==========================  =========  ===========  ======  =============
 
 "before": the figures of the run before the rows were placed column by
 column (the first run of this script, with pandas reading the table and every
-schedule slot checked one call at a time, gave 4.00x and 4.63x). Not yet the
-2x goal. At 100,000 rows, in CPU seconds of one process: the columns 0.12,
-the sample records and the manifest built from them 0.28, the tally 0.47
+schedule slot checked one call at a time, gave 4.00x and 4.63x). The floor's
+own CPU varies by about 10% between runs on this machine. Not yet the 2x
+goal. At 100,000 rows, in CPU seconds of one process: the columns 0.12, the
+sample records and the manifest built from them about 0.15, the tally 0.4
 (0.2 of it the records made into the tally's structs, 0.18 counting them),
 the report's statistics and text about 1.0. At 1,000,000 rows (50 repeats
-of each case and variant) placing the rows takes 1.6, the records 1.0, the
-tally 3.4; all of it is per row, in Python, and grows faster than the floor.
+of each case and variant) reading the table into records takes about 3
+and the tally about 3.4: per row, in Python, growing faster than the floor.
 
 Usage::
 

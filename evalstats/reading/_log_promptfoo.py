@@ -14,8 +14,10 @@ A log whose assertions are graded (some assertion's ``score`` is not 0 or 1:
 ``scale=``, keeps the scores: each assertion's check carries its ``score``
 (and its ``threshold`` where the assertion has one), and each sample
 promptfoo's own ``score`` of the answer (the weighted mean of its
-assertions'); an answer that ended in an error scores 0. promptfoo's scores
-lie from 0 to 1; one outside is refused unless ``scale=`` says its scale.
+assertions'); an answer that ended in an error scores 0. An assertion whose
+verdict promptfoo's overall one overrules (unscored, see below) keeps its
+score, which promptfoo's score of the answer counts. promptfoo's scores lie
+from 0 to 1; one outside is refused unless ``scale=`` says its scale.
 """
 
 from __future__ import annotations

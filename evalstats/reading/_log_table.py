@@ -472,24 +472,32 @@ def _placed(cases: list[str], variants_of: list[str], repeats: list[int]) -> Any
     column by column: the schedule, the cases in order, ``runs``, and each row's
     pair and position; None when a (case, variant, repeat) has two rows (``build``
     then notes the second and places the rest itself)."""
-    keys = set(zip(cases, variants_of, repeats, strict=True))
-    if len(keys) != len(cases):
-        return None
-    slots = list(zip(cases, repeats, strict=True))
-    index: dict[tuple[str, int], int] = dict.fromkeys(slots)  # type: ignore[arg-type]
-    for k, slot in enumerate(index):
-        index[slot] = k  # pairs numbered in order of first appearance
-    pairs = list(map(index.__getitem__, slots))
+    # Cases and variants as whole numbers, slots and rows as one number each, so that
+    # every set and mapping below hashes integers rather than tuples of text.
+    ordered = dict.fromkeys(cases)
+    code = {c: k for k, c in enumerate(ordered)}
     order = {v: k for k, v in enumerate(dict.fromkeys(variants_of))}
     positions = list(map(order.__getitem__, variants_of))
+    width, runs_at_most = len(order), max(repeats) + 1
+    case_codes = list(map(code.__getitem__, cases))
+    slot_ids = [c * runs_at_most + r for c, r in zip(case_codes, repeats, strict=True)]
+    row_ids = [s * width + p for s, p in zip(slot_ids, positions, strict=True)]
+    if len(set(row_ids)) != len(row_ids):
+        return None
+    index = dict.fromkeys(slot_ids)
+    for k, slot in enumerate(index):
+        index[slot] = k  # pairs numbered in order of first appearance
+    pairs = list(map(index.__getitem__, slot_ids))
     schedule = list(map(list, zip(cases, repeats, pairs, positions, variants_of, strict=True)))
-    top: dict[tuple[str, str], int] = {}
-    for key, repeat in zip(zip(cases, variants_of, strict=True), repeats, strict=True):
+    top: dict[int, int] = {}  # the highest repeat of each (case, variant)
+    for key, repeat in zip(
+        [c * width + p for c, p in zip(case_codes, positions, strict=True)], repeats, strict=True
+    ):
         if top.get(key, -1) < repeat:
             top[key] = repeat
     counts = {r + 1 for r in top.values()}
     runs = counts.pop() if len(counts) == 1 else None
-    return schedule, dict.fromkeys(cases), runs, (pairs, positions)
+    return schedule, ordered, runs, (pairs, positions)
 
 
 def _repeat_of(value: Any) -> int:
