@@ -104,6 +104,18 @@ def test_inspect_numeric_scores_are_kept_and_averaged(capsys):
 
 
 @needs_inspect
+def test_inspect_eval_and_json_logs_keep_the_same_scores():
+    eval_log = load_results(F1_LOG.with_suffix(".eval"), pass_threshold=0.5)
+    json_log = load_results(F1_LOG, pass_threshold=0.5)
+
+    def scored(res):
+        return [(s["case"], s["repeat"], s["score"], s["checks"][0]) for s in res.samples]
+
+    assert scored(eval_log) == scored(json_log)
+    assert eval_log.manifest["imported"]["scores"] == json_log.manifest["imported"]["scores"]
+
+
+@needs_inspect
 def test_inspect_partial_credit_is_read_as_value_to_float_reads_it(capsys):
     from inspect_ai.scorer import value_to_float
 

@@ -9,7 +9,8 @@ advance (see ANSWERS), scored three ways, one log each (JSON format, so that
 the tests can read the raw values without Inspect):
 
 - ``scores/scores_f1.json``: Inspect's own ``f1()`` scorer (token F1, a number
-  from 0 to 1);
+  from 0 to 1), and the same run again as ``scores/scores_f1.eval``, Inspect's
+  zipped format (no sample errs in it, so nothing needs scrubbing);
 - ``scores/scores_cpi.json``: a scorer giving partial credit, ``C`` for the
   target exactly, ``P`` for an answer that contains it among other words,
   ``I`` otherwise;
@@ -26,6 +27,7 @@ changed.
 import glob
 import json
 import os
+import shutil
 import tempfile
 
 from inspect_ai import Task, eval
@@ -114,7 +116,7 @@ def answers(fails: bool):
     return output
 
 
-def run(name: str, the_scorer, out: str, *, fails: bool = False) -> None:
+def run(name: str, the_scorer, out: str, *, fails: bool = False, fmt: str = "json") -> None:
     task = Task(
         name=name,
         dataset=[Sample(id=i, input=q, target=t) for i, q, t in QUESTIONS],
@@ -129,14 +131,17 @@ def run(name: str, the_scorer, out: str, *, fails: bool = False) -> None:
             task,
             model=model,
             log_dir=folder,
-            log_format="json",
+            log_format=fmt,
             max_connections=1,
             max_samples=1,
             display="none",
             fail_on_error=False,
             retry_on_error=0,
         )
-        (log,) = glob.glob(os.path.join(folder, "*.json"))
+        (log,) = glob.glob(os.path.join(folder, f"*.{fmt}"))
+        if fmt == "eval":
+            shutil.copyfile(log, out)
+            return
         with open(log, encoding="utf-8") as f:
             doc = json.load(f)
         with open(out, "w", encoding="utf-8") as f:
@@ -158,5 +163,6 @@ def _scrubbed(value):
 
 if __name__ == "__main__":
     run("quiz_f1", f1(), "scores/scores_f1.json")
+    run("quiz_f1", f1(), "scores/scores_f1.eval", fmt="eval")
     run("quiz_cpi", partial_credit(), "scores/scores_cpi.json")
     run("quiz_rubric", rubric(), "scores/scores_rubric.json", fails=True)
