@@ -23,25 +23,29 @@ figure                      CPU        ratio to     peak    before
                                        floor CPU            (same table)
 ==========================  =========  ===========  ======  =============
 100,000 rows
-pandas.read_csv + groupby   0.696 s    1            141 MB
-report                      1.557 s    2.24x        112 MB  3.02x
-compare                     1.976 s    2.84x        131 MB  3.69x
+pandas.read_csv + groupby   0.640 s    1            141 MB
+report                      1.465 s    2.29x        112 MB  3.02x
+compare                     1.862 s    2.91x        131 MB  3.69x
 1,000,000 rows
-pandas.read_csv + groupby   1.192 s    1            276 MB
-report                      8.019 s    6.73x        735 MB
-compare                     8.277 s    6.95x        744 MB
+pandas.read_csv + groupby   1.195 s    1            280 MB
+report                      7.044 s    5.89x        735 MB  (8.66x)
+compare                     7.892 s    6.60x        743 MB  (9.04x)
 ==========================  =========  ===========  ======  =============
 
-"before": the figures of the run before the rows were placed column by
-column (the first run of this script, with pandas reading the table and every
-schedule slot checked one call at a time, gave 4.00x and 4.63x). The floor's
+"before": at 100,000 rows the figures of the run before the rows were placed
+column by column and the tally read the table's records as built (the first
+run of this script, with pandas reading the table and every schedule slot
+checked one call at a time, gave 4.00x and 4.63x); in brackets, the first
+measurement at 1,000,000 rows, made once the rows were placed column by
+column but before the placement used integer keys and the tally converted
+the records in chunks. The floor's
 own CPU varies by about 10% between runs on this machine. Not yet the 2x
-goal. At 100,000 rows, in CPU seconds of one process: the columns 0.12, the
-sample records and the manifest built from them about 0.15, the tally 0.4
-(0.2 of it the records made into the tally's structs, 0.18 counting them),
+goal. At 100,000 rows, in CPU seconds of one process: the columns 0.10, the
+sample records and the manifest built from them about 0.15, the tally 0.40
+(the records made into the tally's structs, 8,192 at a time, and counted),
 the report's statistics and text about 1.0. At 1,000,000 rows (50 repeats
 of each case and variant) reading the table into records takes about 3
-and the tally about 3.4: per row, in Python, growing faster than the floor.
+and the tally about 3: per row, in Python, growing faster than the floor.
 
 Usage::
 

@@ -663,3 +663,19 @@ def test_a_table_placed_by_column_reads_as_placed_by_record(rows, repeat_column,
         _record_by_record(monkeypatch)
         slow = run_all()
     assert fast == slow
+
+
+def test_a_built_table_is_counted_the_same_a_chunk_at_a_time(tmp_path, monkeypatch):
+    from evalstats.reading import _tally
+
+    path = tmp_path / "t.csv"
+    rows = [f"c{k % 7},{'ab'[k % 2]},{k // 14},{k % 3 % 2},{k / 10}\n" for k in range(40)]
+    path.write_text("case,variant,repeat,passed,latency_s\n" + "".join(rows), encoding="utf-8")
+    res = load_results(path)
+    assert getattr(res, "built", False) is True
+    whole = _tally._tally_results(res)
+    monkeypatch.setattr(_tally, "_CONVERTED", 3)  # 40 records in 14 chunks
+    chunked = _tally._tally_results(res)
+    for v in ("a", "b"):
+        assert chunked.outcomes(v) == whole.outcomes(v) == res.outcomes(v)
+        assert chunked.counts(v).completed == whole.counts(v).completed == 20

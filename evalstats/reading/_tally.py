@@ -1065,6 +1065,10 @@ def _refuse_unplanned(t: Tally, shown: str, lines: Iterable[Any] | None) -> None
     )
 
 
+#: How many built records are made into structs at once (their memory stays flat).
+_CONVERTED = 8192
+
+
 def _tally_results(res: Results, *, checked: bool = False) -> Tally:
     """Count a :class:`Results` in memory (its reader has warned about duplicates);
     ``checked``: its records were checked as they were read from its file, or
@@ -1073,9 +1077,12 @@ def _tally_results(res: Results, *, checked: bool = False) -> Tally:
     checked = checked or built
     t = _memory_manifest(res.manifest, checked=built)
     t.path = None if res.path is None else str(res.path)
-    if built:  # made into the tally's structs in one conversion, as a file's lines are
-        for i, sample in enumerate(msgspec.convert(res.samples, list[_Sample])):  # type: ignore[valid-type]
-            t._add(sample, i, None)
+    if built:  # made into the tally's structs a chunk at a time, as a file's lines are
+        samples = res.samples
+        for start in range(0, len(samples), _CONVERTED):
+            chunk = msgspec.convert(samples[start : start + _CONVERTED], list[_Sample])  # type: ignore[valid-type]
+            for i, sample in enumerate(chunk, start):
+                t._add(sample, i, None)
     else:
         for i, record in enumerate(res.samples):
             sample = _memory_sample(record, f"sample {i}", checked=checked)
