@@ -15,23 +15,37 @@ module); without pandas the floor is skipped, with a message, and the figures
 are printed alone.
 
 Measured on the 2-core development machine at a load average of about 10,
-medians of 2 runs, 100,000 rows (one run of this script):
+medians of 3 runs at 100,000 rows, one run at 1,000,000 (one run of this
+script, ``--repeat 3 --huge``):
 
 ==========================  =========  ===========  ======  =============
 figure                      CPU        ratio to     peak    before
                                        floor CPU            (same table)
 ==========================  =========  ===========  ======  =============
-pandas.read_csv + groupby   0.626 s    1            140 MB
-report                      1.893 s    3.02x        129 MB  4.00x
-compare                     2.308 s    3.69x        147 MB  4.63x
+100,000 rows
+pandas.read_csv + groupby   0.640 s    1            141 MB
+report                      1.465 s    2.29x        112 MB  3.02x
+compare                     1.862 s    2.91x        131 MB  3.69x
+1,000,000 rows
+pandas.read_csv + groupby   1.195 s    1            280 MB
+report                      7.044 s    5.89x        735 MB  (8.66x)
+compare                     7.892 s    6.60x        743 MB  (9.04x)
 ==========================  =========  ===========  ======  =============
 
-"before": this script's first run, with the table read by pandas and every
-schedule slot checked one call at a time (CPU 2.48 s and 2.87 s against a
-floor of 0.62 s). Not yet the 2x goal: what is left is per row, in Python,
-after the columns are read (0.125 s for the columns): a sample record per row,
-the imported run's manifest and schedule built from them, and the tally
-counting those records again.
+"before": at 100,000 rows the figures of the run before the rows were placed
+column by column and the tally read the table's records as built (the first
+run of this script, with pandas reading the table and every schedule slot
+checked one call at a time, gave 4.00x and 4.63x); in brackets, the first
+measurement at 1,000,000 rows, made once the rows were placed column by
+column but before the placement used integer keys and the tally converted
+the records in chunks. The floor's
+own CPU varies by about 10% between runs on this machine. Not yet the 2x
+goal. At 100,000 rows, in CPU seconds of one process: the columns 0.10, the
+sample records and the manifest built from them about 0.15, the tally 0.40
+(the records made into the tally's structs, 8,192 at a time, and counted),
+the report's statistics and text about 1.0. At 1,000,000 rows (50 repeats
+of each case and variant) reading the table into records takes about 3
+and the tally about 3: per row, in Python, growing faster than the floor.
 
 Usage::
 

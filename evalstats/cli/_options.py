@@ -256,7 +256,13 @@ def add_source_options(p: argparse.ArgumentParser) -> None:
         "--columns",
         metavar="ROLE=NAME,...",
         help="for CSV/Parquet: which column is which, such as case=item,variant=prompt "
-        "(roles: case, variant, repeat, pass, latency_s, answer, model)",
+        "(roles: case, variant, repeat, pass, score, latency_s, answer, model)",
+    )
+    g.add_argument(
+        "--scale",
+        metavar="LOW,HIGH",
+        help="the scale of the log's scores, such as 1,5: each is mapped to 0 to 1 and kept "
+        "beside pass/fail (default: scores from 0 to 1 as they are; others need it)",
     )
     g.add_argument("--scorer", metavar="NAME", help="for Inspect logs: the scorer that decides")
     g.add_argument(
@@ -310,6 +316,7 @@ def source_options(args: argparse.Namespace) -> dict[str, Any]:
         "columns": args.columns,
         "scorer": args.scorer,
         "metric": args.metric,
+        "scale": args.scale,
     }
 
 

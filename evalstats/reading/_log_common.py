@@ -142,6 +142,164 @@ def check_threshold(pass_threshold: Any) -> float | None:
     return float(pass_threshold)
 
 
+#: Score values that are words, and the score each stands for, as Inspect's
+#: ``value_to_float`` maps them (``C`` 1, ``P`` 0.5, ``I`` and ``N`` 0, yes and
+#: true 1, no and false 0), with the other pass/fail words the pass rule reads.
+SCORE_WORDS: dict[str, float] = {
+    **dict.fromkeys(TRUE_WORDS, 1.0),
+    **dict.fromkeys(FALSE_WORDS, 0.0),
+    "p": 0.5,
+}
+
+
+def score_number(value: Any) -> float | None:
+    """The number an imported score value stands for, or None when it stands for none.
+
+    A boolean is 1 or 0, a number itself (NaN and infinities too, for the
+    caller to refuse), a word of :data:`SCORE_WORDS` (any case) its worth, and
+    text that is a number that number, as Inspect's ``value_to_float`` reads
+    them; anything else (other text, a list, an object) is None.
+
+    >>> [score_number(v) for v in (True, 3, "P", " c ", "0.25", "maybe", [1])]
+    [1.0, 3.0, 0.5, 1.0, 0.25, None, None]
+    """
+    if isinstance(value, bool):
+        return 1.0 if value else 0.0
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        word = value.strip().lower()
+        if word in SCORE_WORDS:
+            return SCORE_WORDS[word]
+        try:
+            return float(word)
+        except ValueError:
+            return None
+    return None
+
+
+def check_scale(scale: Any) -> tuple[float, float] | None:
+    """``scale`` (``"1,5"`` or a pair of numbers) as a finite ``(low, high)`` with
+    ``low < high``, or None.
+
+    >>> check_scale("1,5"), check_scale((0, 100)), check_scale(None)
+    ((1.0, 5.0), (0.0, 100.0), None)
+    """
+    if scale is None:
+        return None
+    parts: Any = scale.split(",") if isinstance(scale, str) else scale
+    try:
+        if isinstance(parts, str | bytes) or len(parts) != 2:
+            raise ValueError
+        if any(isinstance(x, bool) for x in parts):
+            raise ValueError
+        low, high = (float(x) for x in parts)
+    except (TypeError, ValueError):
+        raise InvalidArgument(f"scale={scale!r} must be two numbers LOW,HIGH such as 1,5") from None
+    if not (math.isfinite(low) and math.isfinite(high)) or low >= high:
+        raise InvalidArgument(
+            f"scale={scale!r} must be two finite numbers LOW,HIGH with LOW below HIGH, such as 1,5"
+        )
+    return low, high
+
+
+def check_threshold_on_scale(threshold: float | None, scale: tuple[float, float] | None) -> None:
+    """Refuse a pass threshold outside the declared scale (no score could reach it, or
+    every score would)."""
+    if threshold is None or scale is None:
+        return
+    low, high = scale
+    if not low <= threshold <= high:
+        raise InvalidArgument(
+            f"pass_threshold={threshold:g} is outside scale={low:g},{high:g}; a threshold "
+            "is on the scores' own scale"
+        )
+
+
+class OffScale(ValueError):
+    """A score value that does not fit the scale: the ``index`` of the value, and the
+    ``problem`` in words; its text is ``"{place}: {problem}"``."""
+
+    def __init__(self, index: int, place: str, problem: str) -> None:
+        super().__init__(f"{place}: {problem}")
+        self.index, self.problem = index, problem
+
+
+def score_scale(
+    numbers: Sequence[float],
+    *,
+    scale: tuple[float, float] | None,
+    asked: bool,
+    what: str,
+    place: Any,
+    words: Sequence[bool] | None = None,
+) -> tuple[float, float] | None:
+    """The scale of a log's score values, or None when the log keeps no scores.
+
+    ``numbers`` are the values (as :func:`score_number` reads them) of the
+    scored samples or checks, ``place(i)`` says where the ``i``-th is (``sample
+    'q1', epoch 2``), ``words[i]`` whether it was a word (``C``, ``P``). A log
+    keeps its scores when ``asked`` (a declared ``scale``, a score column) or
+    when some value is not 0 or 1 (a binary log's pass rate is its mean score
+    already). The scale is the declared one, else 0 to 1 when every value lies
+    in it; a value outside 0 to 1 on no declared scale, outside the declared
+    scale, not finite, or a word on a scale other than 0 to 1 raises
+    :class:`OffScale` naming its place and ``what`` it is.
+
+    >>> score_scale([0.0, 1.0], scale=None, asked=False, what="x", place=str)
+    >>> score_scale([0.5, 1.0], scale=None, asked=False, what="x", place=str)
+    (0.0, 1.0)
+    >>> score_scale([7.0], scale=None, asked=False, what="x", place=str)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    evalstats.reading._log_common.OffScale: 0: x is 7, outside 0 to 1, ...
+    """
+    graded = asked or any(x != 0.0 and x != 1.0 for x in numbers)
+    if not graded:
+        return None
+    low, high = scale if scale is not None else (0.0, 1.0)
+    for i, x in enumerate(numbers):
+        if words is not None and words[i] and (low, high) != (0.0, 1.0):
+            problem = (
+                f"{what} is a word worth {x:g} on 0 to 1, but the scale is {low:g} to "
+                f"{high:g} (--scale)"
+            )
+        elif low <= x <= high:
+            continue
+        elif not math.isfinite(x):
+            problem = f"{what} is {x!r}, not a finite score"
+        elif scale is None:
+            problem = (
+                f"{what} is {x:g}, outside 0 to 1, and the file does not say its scale; give "
+                "--scale LOW,HIGH (scale=), such as --scale 1,5"
+            )
+        else:
+            problem = f"{what} is {x:g}, outside its scale {low:g} to {high:g} (--scale)"
+        raise OffScale(i, str(place(i)), problem)
+    return low, high
+
+
+def with_score(record: dict[str, Any], raw: float, scale: tuple[float, float]) -> dict[str, Any]:
+    """``record`` (a check or sample record) with the score of ``raw`` on ``scale``:
+    ``score`` mapped linearly to [0, 1], ``raw_score`` and ``scale`` as given."""
+    low, high = scale
+    record["score"] = min(1.0, max(0.0, (raw - low) / (high - low)))
+    record["raw_score"] = raw
+    record["scale"] = [low, high]
+    return record
+
+
+def scores_note(what: str, scale: tuple[float, float], declared: bool) -> str:
+    """The warning that says where an imported run's scores come from."""
+    low, high = scale
+    if (low, high) == (0.0, 1.0):
+        return f"each sample's score is {what}, from 0 to 1"
+    return (
+        f"each sample's score is {what} on its scale {low:g} to {high:g}"
+        f"{' (--scale)' if declared else ''}, mapped to 0 to 1"
+    )
+
+
 class PassRule:
     """Turns one score value into pass (True), fail (False), or raises.
 
@@ -183,6 +341,8 @@ class PassRule:
             if word in FALSE_WORDS:
                 self.used.add("word")
                 return False
+            if word == "p":  # Inspect's PARTIAL: a score of 0.5, as a number decides
+                return self._partial(value)
             try:
                 number = float(word)
             except ValueError:
@@ -195,6 +355,14 @@ class PassRule:
             f"{self.what} is {short_repr(value)}, which is neither a number, a boolean nor a "
             "pass/fail word"
         )
+
+    def _partial(self, value: Any) -> bool:
+        if self.threshold is None:
+            raise ValueError(
+                f"{self.what} is {value!r}, partial credit (0.5), not a pass or a fail; give "
+                "--pass-threshold (pass_threshold=) to say which scores pass"
+            )
+        return self(0.5)
 
     def describe(self) -> str:
         """Which rule decided, in words."""
@@ -250,13 +418,23 @@ def build(
     warnings: Sequence[str] = (),
     extra: Mapping[str, Any] | None = None,
     case_fields: Mapping[str, Mapping[str, Any]] | None = None,
+    scores: tuple[str, tuple[float, float], bool] | None = None,
+    placed: tuple[list[list[Any]], dict[str, None], int | None] | None = None,
+    built: bool = False,
 ) -> Results:
     """The :class:`Results` of an imported log.
 
     ``samples`` are sample records (without ``"type"``), ``variants`` the
     manifest's variant objects (each with a ``"name"``) in the order to show
     them; ``case_fields`` what the manifest lists of each case beside its id
-    (what identifies its input and target, for pairing logs of two tasks).
+    (what identifies its input and target, for pairing logs of two tasks);
+    ``scores``, for a log whose samples carry scores, what they are, their
+    scale and whether it was declared (``--scale``): the manifest's
+    ``imported`` and the warnings say so. ``placed``, from a reader that
+    placed its samples itself (each with its ``pair`` and ``position``, no
+    (case, variant, repeat) twice): the schedule, the cases in order and
+    ``runs``, as :func:`_place` finds them. ``built``: the records and
+    manifest fit the schema by construction, so the tally reads them unchecked.
     The schedule lists each variant's (case, repeat) slots; the pair
     number is the index of the (case, repeat) slot and the position the
     variant's index, since foreign logs do not record the order the samples ran.
@@ -264,13 +442,66 @@ def build(
     from ..results._file import COUNTING_METHOD, FORMAT_VERSION, Results
 
     shown = os.fspath(path)
-    names = [str(v["name"]) for v in variants]
+    notes = list(warnings)
+    if placed is None:
+        schedule, cases, runs = _place(samples, [str(v["name"]) for v in variants], notes)
+    else:
+        schedule, cases, runs = placed
+    manifest: dict[str, Any] = {
+        "type": "manifest",
+        "format": FORMAT_VERSION,
+        "counting_method": COUNTING_METHOD,
+        "imported": {
+            "tool": tool,
+            "version": tool_version,
+            "file": os.path.basename(shown),
+            "pass_rule": pass_rule,
+            **(extra or {}),
+            **({} if scores is None else {"scores": {"of": scores[0], "scale": list(scores[1])}}),
+        },
+        "suite": dict(suite),
+        "cases": [{"id": c, **(case_fields or {}).get(c, {})} for c in cases],
+        "include_holdout": False,
+        "variants": [dict(v) for v in variants],
+        "runs": runs,
+        "schedule": schedule,
+        "machine": UNRECORDED_MACHINE,
+    }
+    notes.insert(0, f"imported from {tool}: a sample passes when {pass_rule}")
+    if scores is not None:
+        notes.insert(1, scores_note(*scores))
+    notes.append(MACHINE_NOTE)
+    summary: dict[str, Any] | None
+    if finished:
+        summary = {"type": "summary", "status": "finished"}
+    else:
+        summary = {"type": "summary", "status": "interrupted", "reason": reason}
+        notes.append(f"the {tool} run did not finish" + (f": {reason}" if reason else ""))
+    results = Results(
+        path=shown,
+        manifest=manifest,
+        samples=tuple(samples),
+        summary=summary,
+        warnings=tuple(notes),
+    )
+    if built:
+        # Read by the tally as they are (see reading._tally._tally_results); set past
+        # the frozen dataclass, so that equality and printing stay those of Results.
+        object.__setattr__(results, "built", True)
+    return results
+
+
+def _place(
+    samples: list[dict[str, Any]], names: list[str], notes: list[str]
+) -> tuple[list[list[Any]], dict[str, None], int | None]:
+    """Each sample's ``pair`` and ``position`` set, and the schedule, the cases in
+    order and ``runs`` (see :func:`build`); a second sample of a (case, variant,
+    repeat) is noted and left out of the schedule."""
     position = {name: i for i, name in enumerate(names)}
     cases: dict[str, None] = {}
     pairs: dict[tuple[str, int], int] = {}
     schedule = []
     seen: set[tuple[str, str, int]] = set()
-    notes = list(warnings)
     for s in samples:
         key = (s["case"], s["variant"], s["repeat"])
         if key in seen:
@@ -296,37 +527,4 @@ def build(
     # which for an unbalanced foreign log would invent missing samples.
     counts = set(repeats.values())
     runs = counts.pop() if len(counts) == 1 else None
-    manifest: dict[str, Any] = {
-        "type": "manifest",
-        "format": FORMAT_VERSION,
-        "counting_method": COUNTING_METHOD,
-        "imported": {
-            "tool": tool,
-            "version": tool_version,
-            "file": os.path.basename(shown),
-            "pass_rule": pass_rule,
-            **(extra or {}),
-        },
-        "suite": dict(suite),
-        "cases": [{"id": c, **(case_fields or {}).get(c, {})} for c in cases],
-        "include_holdout": False,
-        "variants": [dict(v) for v in variants],
-        "runs": runs,
-        "schedule": schedule,
-        "machine": UNRECORDED_MACHINE,
-    }
-    notes.insert(0, f"imported from {tool}: a sample passes when {pass_rule}")
-    notes.append(MACHINE_NOTE)
-    summary: dict[str, Any] | None
-    if finished:
-        summary = {"type": "summary", "status": "finished"}
-    else:
-        summary = {"type": "summary", "status": "interrupted", "reason": reason}
-        notes.append(f"the {tool} run did not finish" + (f": {reason}" if reason else ""))
-    return Results(
-        path=shown,
-        manifest=manifest,
-        samples=tuple(samples),
-        summary=summary,
-        warnings=tuple(notes),
-    )
+    return schedule, cases, runs

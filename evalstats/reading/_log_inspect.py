@@ -5,9 +5,18 @@ case, ``epoch - 1`` the repeat, the log's model the variant. The pass is the
 value of one scorer (the log's first, or ``scorer=``), read by
 :class:`~evalstats.reading._log_common.PassRule`: ``C`` (CORRECT), ``1`` and
 ``True`` pass; ``I``, ``N``, ``0`` and ``False`` fail; other numbers pass when
-they reach ``pass_threshold``. A sample that ended in an error or hit a limit
+they reach ``pass_threshold``; ``P`` (partial credit) is 0.5 and passes only
+by the threshold too. A sample that ended in an error or hit a limit
 is incomplete (it stays in the denominator as a failure), and a log whose
 run ended in an error says so, with the error's message.
+
+A scorer whose values are graded (a number other than 0 and 1, or ``P``)
+keeps them as scores beside pass/fail, read as Inspect's ``value_to_float``
+reads them (``C`` 1, ``P`` 0.5, ``I`` and ``N`` 0, numbers as they are): on 0
+to 1, or on the ``scale=`` given (``--scale 1,5``), which a number outside 0
+to 1 needs. The check and the sample record carry the score in [0, 1], the
+value as given and its scale; an incomplete sample scores 0, an unscored one
+has no score.
 
 The manifest records what identifies each sample (a digest of its input and
 of its target) and the log's task, task arguments and model, so that logs of
@@ -24,7 +33,18 @@ import os
 from typing import Any
 
 from ..results._file import Results
-from ._log_common import PassRule, build, check, file_error, suite_digest
+from ._log_common import (
+    SCORE_WORDS,
+    PassRule,
+    build,
+    check,
+    check_scale,
+    file_error,
+    score_number,
+    score_scale,
+    suite_digest,
+    with_score,
+)
 
 EXTRA = 'pip install "evalstats-honest[inspect]"'
 
@@ -74,16 +94,20 @@ def read_inspect(
     *,
     pass_threshold: float | None = None,
     scorer: str | None = None,
+    scale: object = None,
 ) -> Results:
     """Read an Inspect AI log into :class:`~evalstats.results._file.Results`."""
     shown = os.fspath(path)
+    declared = check_scale(scale)
     log = _read_log(shown)
     samples_in = _samples_of(log, shown)
     spec = log.eval
     chosen = _chosen_scorer(log, samples_in, scorer, shown)
-    rule = PassRule(pass_threshold, what=f"scorer {chosen!r}'s value")
+    what = f"scorer {chosen!r}'s value"
+    found = _scale(samples_in, chosen, declared, what, shown)
+    rule = PassRule(pass_threshold, what=what)
     model = str(spec.model)
-    records = [_record(s, chosen, rule, model, shown) for s in samples_in]
+    records = [_record(s, chosen, rule, model, shown, found) for s in samples_in]
     status = getattr(log, "status", None)
     packages = getattr(spec, "packages", None) or {}
     config = getattr(spec, "config", None)
@@ -112,7 +136,47 @@ def read_inspect(
             "model": model,
         },
         case_fields=_case_fields(samples_in),
+        scores=None if found is None else (f"scorer {chosen!r}'s value", found, bool(declared)),
     )
+
+
+def _measured(s: Any) -> bool:
+    return getattr(s, "error", None) is None and getattr(s, "limit", None) is None
+
+
+def _scale(
+    samples_in: Any, chosen: str, declared: Any, what: str, shown: str
+) -> tuple[float, float] | None:
+    """The scale of the chosen scorer's values, or None when they are pass/fail only
+    (see :func:`~evalstats.reading._log_common.score_scale`)."""
+    numbers: list[float] = []
+    words: list[bool] = []
+    places: list[Any] = []
+    for s in samples_in:
+        score = (s.scores or {}).get(chosen)
+        if score is None or not _measured(s):
+            continue
+        number = score_number(score.value)
+        if number is None:
+            continue  # neither a number nor a word: the pass rule refuses it, naming it
+        numbers.append(number)
+        value = score.value
+        words.append(
+            isinstance(value, bool)
+            or (isinstance(value, str) and value.strip().lower() in SCORE_WORDS)
+        )
+        places.append(s)
+    try:
+        return score_scale(
+            numbers,
+            scale=declared,
+            asked=declared is not None,
+            what=what,
+            place=lambda i: f"sample {str(places[i].id)!r}, epoch {places[i].epoch}",
+            words=words,
+        )
+    except ValueError as problem:
+        raise file_error(shown, str(problem)) from None
 
 
 def _error_message(log: Any) -> str:
@@ -192,8 +256,11 @@ def _chosen_scorer(log: Any, samples_in: Any, scorer: str | None, shown: str) ->
     return scorer
 
 
-def _record(s: Any, chosen: str, rule: PassRule, model: str, shown: str) -> dict[str, Any]:
-    """One sample record: its status and the chosen scorer's check, answer, timing, tokens."""
+def _record(
+    s: Any, chosen: str, rule: PassRule, model: str, shown: str, scale: Any
+) -> dict[str, Any]:
+    """One sample record: its status and the chosen scorer's check, answer, timing,
+    tokens; and with a ``scale``, the score of the check and the sample."""
     case = str(s.id)
     repeat = int(s.epoch or 1) - 1
     record: dict[str, Any] = {"case": case, "variant": model, "repeat": repeat}
@@ -209,6 +276,8 @@ def _record(s: Any, chosen: str, rule: PassRule, model: str, shown: str) -> dict
         record.update(
             status="incomplete", reason=reason, checks=[check(chosen, False, reason=reason)]
         )
+        if scale is not None:
+            record["score"] = 0.0  # every applicable check fails
     elif score is None:
         record.update(
             status="completed",
@@ -216,9 +285,10 @@ def _record(s: Any, chosen: str, rule: PassRule, model: str, shown: str) -> dict
             checks=[check(chosen, None, reason=f"scorer {chosen!r} did not score this sample")],
         )
     else:
-        record.update(
-            status="completed", reason=None, checks=[_scored(s, score, chosen, rule, shown)]
-        )
+        verdict = _scored(s, score, chosen, rule, shown)
+        record.update(status="completed", reason=None, checks=[verdict])
+        if scale is not None:
+            record["score"] = with_score(verdict, _number(score.value), scale)["score"]
     output = getattr(s, "output", None)
     record["answer"] = getattr(output, "completion", None) if output is not None else None
     latency = getattr(s, "total_time", None)
@@ -245,6 +315,12 @@ def _scored(s: Any, score: Any, chosen: str, rule: PassRule, shown: str) -> Any:
         if score.explanation and score.explanation != score.answer:
             why += f": {str(score.explanation).strip()[:300]}"
     return check(chosen, passed, reason=why)
+
+
+def _number(value: Any) -> float:
+    number = score_number(value)
+    assert number is not None  # the pass rule refused any value that is not a score
+    return number
 
 
 def _suite(spec: Any, samples_in: Any, chosen: str) -> dict[str, Any]:

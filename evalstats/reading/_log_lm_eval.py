@@ -10,6 +10,14 @@ filter, ``exact_match,flexible-extract`` as the harness spells its results).
 When the harness wrote several filters, the first one seen is used unless the
 metric names one. The model is taken from the aggregated results file
 (``results_<date>.json`` in the same folder) when there is one.
+
+A continuous metric (``metric="f1"``: some value is not 0 or 1) is kept as
+each sample's score beside pass/fail, on 0 to 1, or on the ``scale=`` given,
+which a value outside 0 to 1 needs (``--scale 0,100`` for a BLEU in percent).
+The chosen metric decides the pass as well: a binary one (``exact_match``)
+as it is, a continuous one only with ``pass_threshold`` (a sample passes when
+its value is at least the threshold, on the metric's own scale); without a
+threshold a continuous metric is refused, asking for one.
 """
 
 from __future__ import annotations
@@ -24,7 +32,19 @@ from typing import Any
 from .._files import open_input
 from ..errors import ResultsFileError
 from ..results._file import Results
-from ._log_common import PassRule, build, check, file_error, opening, suite_digest
+from ._log_common import (
+    OffScale,
+    PassRule,
+    build,
+    check,
+    check_scale,
+    file_error,
+    opening,
+    score_number,
+    score_scale,
+    suite_digest,
+    with_score,
+)
 
 _BOOKKEEPING = frozenset(
     {
@@ -105,9 +125,11 @@ def read_lm_eval(
     *,
     pass_threshold: float | None = None,
     metric: str | None = None,
+    scale: Any = None,
 ) -> Results:
     """Read an lm-evaluation-harness samples file into :class:`~evalstats.results._file.Results`."""
     shown = os.fspath(path)
+    declared = check_scale(scale)
     want_metric, _, want_filter = (metric or "").partition(",")
     lines: list[tuple[int, dict[str, Any]]] = []
     with (
@@ -158,6 +180,7 @@ def read_lm_eval(
             )
         chosen = found[0]
     rule = PassRule(pass_threshold, what=f"metric {chosen!r}")
+    found = _scale(lines, chosen, chosen_filter, declared, shown)
     task, date = _task_and_date(shown)
     aggregated, aggregated_name = _aggregated(shown, date)
     model, spec = _model(aggregated)
@@ -182,18 +205,22 @@ def read_lm_eval(
         why = ""
         if not passed:
             why = f"{chosen}={line[chosen]!r}: answer {answer!r}, target {line.get('target')!r}"
-        records.append(
-            {
-                "case": case,
-                "variant": model,
-                "repeat": 0,
-                "status": "completed",
-                "reason": None,
-                "checks": [check(chosen, passed, reason=why)],
-                "answer": answer,
-                "model": model,
-            }
-        )
+        verdict = check(chosen, passed, reason=why)
+        record = {
+            "case": case,
+            "variant": model,
+            "repeat": 0,
+            "status": "completed",
+            "reason": None,
+            "checks": [verdict],
+            "answer": answer,
+            "model": model,
+        }
+        if found is not None:
+            number = score_number(line[chosen])
+            assert number is not None  # the pass rule refused any value that is not one
+            record["score"] = with_score(verdict, number, found)["score"]
+        records.append(record)
     task_name = task or os.path.splitext(os.path.basename(shown))[0]
     versions = (aggregated or {}).get("versions") if aggregated else None
     return build(
@@ -216,4 +243,47 @@ def read_lm_eval(
         warnings=()
         if aggregated is not None
         else ("no aggregated results file (results_<date>.json) beside it: the model is unknown",),
+        scores=None if found is None else (f"metric {chosen!r}", found, declared is not None),
     )
+
+
+def _scale(
+    lines: list[tuple[int, dict[str, Any]]],
+    chosen: str,
+    chosen_filter: str,
+    declared: Any,
+    shown: str,
+) -> tuple[float, float] | None:
+    """The scale of the chosen metric's values, or None when they are 0 and 1 only
+    (see :func:`~evalstats.reading._log_common.score_scale`). Only numbers count
+    (``true`` and ``false`` too); in a metric that keeps its scores a value of
+    text is refused (the harness writes numbers), and one of another kind is left
+    for the pass rule to refuse, naming its line."""
+    numbers: list[float] = []
+    places: list[str] = []
+    texts: list[tuple[int, Any]] = []
+    for number, line in lines:
+        if str(line.get("filter", "none")) != chosen_filter or chosen not in line:
+            continue
+        value = line[chosen]
+        if isinstance(value, int | float):  # bool too: it is a pass or a fail
+            numbers.append(float(value))
+            places.append(f"line {number} (doc_id {line['doc_id']!r})")
+        elif isinstance(value, str):
+            texts.append((number, value))
+    try:
+        found = score_scale(
+            numbers,
+            scale=declared,
+            asked=declared is not None,
+            what=f"metric {chosen!r}",
+            place=places.__getitem__,
+        )
+    except OffScale as problem:
+        raise file_error(shown, str(problem)) from None
+    if found is not None and texts:
+        number, value = texts[0]
+        raise file_error(
+            shown, f"line {number}: metric {chosen!r} is {value!r}, text, not a number"
+        )
+    return found

@@ -8,6 +8,16 @@ there are several of each), each test a case, and with ``--repeat N`` the
 N copies of a test (promptfoo numbers them ``testIdx = test * N + r``) the
 repeats. ``success`` is the pass; the assertion results are the checks. An
 answer that ended in an error (``failureReason`` 2) is incomplete.
+
+A log whose assertions are graded (some assertion's ``score`` is not 0 or 1:
+``rouge-n``, a ``javascript`` returning a number, ...), or read with
+``scale=``, keeps the scores: each assertion's check carries its ``score``
+(and its ``threshold`` where the assertion has one), and each sample
+promptfoo's own ``score`` of the answer (the weighted mean of its
+assertions'); an answer that ended in an error scores 0. An assertion whose
+verdict promptfoo's overall one overrules (unscored, see below) keeps its
+score, which promptfoo's score of the answer counts. promptfoo's scores lie
+from 0 to 1; one outside is refused unless ``scale=`` says its scale.
 """
 
 from __future__ import annotations
@@ -21,14 +31,18 @@ from .._text import clip, short_repr
 from ..errors import ResultsFileError
 from ..results._file import Results
 from ._log_common import (
+    OffScale,
     build,
     check,
+    check_scale,
     file_error,
     json_line,
     opening,
+    score_scale,
     strict_bool,
     strict_index,
     suite_digest,
+    with_score,
 )
 
 #: Versions of the ``results`` object this reader knows (promptfoo 0.4x to 0.12x).
@@ -77,19 +91,33 @@ def _assertion_name(component: dict[str, Any]) -> str:
     return f"{kind}({_short(value)})" if value is not None else kind
 
 
-def _checks(entry: dict[str, Any], success: bool) -> list[dict[str, Any]]:
+def _components(entry: dict[str, Any]) -> list[dict[str, Any]]:
     grading = entry.get("gradingResult") or {}
-    components = [c for c in grading.get("componentResults") or [] if isinstance(c, dict)]
+    return [c for c in grading.get("componentResults") or [] if isinstance(c, dict)]
+
+
+def _checks(entry: dict[str, Any], success: bool, scale: Any = None) -> list[dict[str, Any]]:
+    grading = entry.get("gradingResult") or {}
+    components = _components(entry)
     checks = []
     all_passed = True
     for c in components:
         passed = c["pass"]  # true or false (checked by _entries)
         all_passed &= passed
         reason = "" if passed else str(c.get("reason") or "failed")
-        checks.append(check(_assertion_name(c), passed, reason=reason, axis="assertion"))
+        verdict = check(_assertion_name(c), passed, reason=reason, axis="assertion")
+        if scale is not None and "score" in c:
+            with_score(verdict, float(c["score"]), scale)
+            threshold = (c.get("assertion") or {}).get("threshold")
+            if _number(threshold):
+                verdict["threshold"] = float(threshold)
+        checks.append(verdict)
     if not components:
         reason = "" if success else str(grading.get("reason") or entry.get("error") or "failed")
-        return [check("success", success, reason=reason)]
+        verdict = check("success", success, reason=reason)
+        if scale is not None and _number(entry.get("score")):
+            with_score(verdict, float(entry["score"]), scale)
+        return [verdict]
     if all_passed != success:
         # promptfoo's overall verdict can differ from its parts (a threshold on an
         # assert-set, weights); its ``success`` decides, the parts stay as notes.
@@ -106,9 +134,12 @@ def _checks(entry: dict[str, Any], success: bool) -> list[dict[str, Any]]:
     return checks
 
 
-def read_promptfoo(path: str | os.PathLike[str], *, pass_threshold: float | None = None) -> Results:
+def read_promptfoo(
+    path: str | os.PathLike[str], *, pass_threshold: float | None = None, scale: Any = None
+) -> Results:
     """Read a promptfoo ``results.json`` into :class:`~evalstats.results._file.Results`."""
     shown = os.fspath(path)
+    declared = check_scale(scale)
     if pass_threshold is not None:
         from ..errors import InvalidArgument
 
@@ -126,6 +157,7 @@ def read_promptfoo(path: str | os.PathLike[str], *, pass_threshold: float | None
     repeat = _repeat(doc, config, shown)
     names = _Names(entries, inner.get("prompts") or [])
     labels = _case_labels(entries, repeat)
+    found = _scale(entries, declared, where)
     variant_specs: dict[str, dict[str, Any]] = {}
     records: list[dict[str, Any]] = []
     for e in sorted(entries, key=lambda e: (e["promptIdx"], e["testIdx"])):
@@ -143,7 +175,7 @@ def read_promptfoo(path: str | os.PathLike[str], *, pass_threshold: float | None
             },
         )
         test, rep = divmod(e["testIdx"], repeat)
-        records.append(_record(e, labels[test], variant, rep))
+        records.append(_record(e, labels[test], variant, rep, found))
     meta = doc.get("metadata") or {}
     description = config.get("description") or os.path.splitext(os.path.basename(shown))[0]
     return build(
@@ -158,7 +190,59 @@ def read_promptfoo(path: str | os.PathLike[str], *, pass_threshold: float | None
         variants=list(variant_specs.values()),
         pass_rule="promptfoo's own verdict (success) says so; the assertion results are the checks",
         extra={"eval_id": doc.get("evalId"), "repeat": repeat},
+        scores=None
+        if found is None
+        else ("promptfoo's score of the answer", found, declared is not None),
     )
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _scale(
+    entries: list[dict[str, Any]], declared: Any, where: _Entries
+) -> tuple[float, float] | None:
+    """The scale of the log's scores, or None when it keeps none: every assertion
+    (or, without assertion results, every answer) scored 0 or 1 and no scale was
+    declared, a pass/fail log whose pass rates say it all. In a log that keeps
+    its scores, a score that is not a number (text, null: promptfoo writes NaN as
+    null) or lies off the scale is refused, naming its entry and field."""
+    numbers: list[float] = []
+    places: list[tuple[int, str]] = []
+    wrong: list[tuple[int, str, Any]] = []
+    graded = declared is not None
+
+    def add(i: int, field: str, value: Any, decides: bool) -> None:
+        nonlocal graded
+        if not _number(value):
+            wrong.append((i, field, value))
+            return
+        numbers.append(float(value))
+        places.append((i, field))
+        graded = graded or (decides and value not in (0, 1))
+
+    for i, e in enumerate(entries):
+        if _failed(e):
+            continue
+        components = _components(e)
+        for j, c in enumerate(components):
+            if "score" in c:
+                add(i, f"gradingResult.componentResults[{j}].score", c["score"], True)
+        if "score" in e:
+            add(i, "score", e["score"], not components)
+    if not graded:
+        return None
+    if wrong:
+        i, field, value = wrong[0]
+        raise where.error(i, f"{field} is {short_repr(value)}, not a number")
+    try:
+        return score_scale(
+            numbers, scale=declared, asked=True, what="the score", place=places.__getitem__
+        )
+    except OffScale as problem:
+        i, field = places[problem.index]
+        raise where.error(i, f"{field}: {problem.problem}") from None
 
 
 def _entries(
@@ -304,24 +388,38 @@ def _case_labels(entries: list[dict[str, Any]], repeat: int) -> dict[int, str]:
     return labels
 
 
-def _record(e: dict[str, Any], case: str, variant: str, rep: int) -> dict[str, Any]:
-    """One sample record: status and checks, answer, latency and tokens."""
+def _failed(e: dict[str, Any]) -> bool:
+    """Whether the answer ended in an error (promptfoo's ``failureReason`` 2, or an
+    error without an answer): an incomplete sample."""
+    response = e.get("response") or {}
+    output = response.get("output") if isinstance(response, dict) else None
+    return e.get("failureReason") == 2 or bool(e.get("error") and output is None)
+
+
+def _record(
+    e: dict[str, Any], case: str, variant: str, rep: int, scale: Any = None
+) -> dict[str, Any]:
+    """One sample record: status and checks, answer, latency and tokens; with a
+    ``scale``, the scores of the checks and of the answer."""
     success = e["success"]  # true or false (checked by _entries)
-    failure = e.get("failureReason")
     response = e.get("response") or {}
     output = response.get("output") if isinstance(response, dict) else None
     if output is not None and not isinstance(output, str):
         output = json.dumps(output, ensure_ascii=False)
     record: dict[str, Any] = {"case": case, "variant": variant, "repeat": rep}
-    if failure == 2 or (e.get("error") and output is None):
+    if _failed(e):
         reason = "error: " + _short(e.get("error") or "the provider failed", 300)
         record.update(
             status="incomplete",
             reason=reason,
             checks=[check("success", False, reason=reason)],
         )
+        if scale is not None:
+            record["score"] = 0.0  # every applicable check fails
     else:
-        record.update(status="completed", reason=None, checks=_checks(e, success))
+        record.update(status="completed", reason=None, checks=_checks(e, success, scale))
+        if scale is not None and "score" in e:
+            record["score"] = with_score({}, float(e["score"]), scale)["score"]
     record["answer"] = output
     latency = e.get("latencyMs")
     if isinstance(latency, int | float) and not isinstance(latency, bool) and latency >= 0:

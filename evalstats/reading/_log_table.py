@@ -8,15 +8,23 @@ Columns, found by name (case-insensitive) unless mapped with ``columns=``
 * ``repeat`` (optional, else the rows of each (case, variant) are numbered in
   file order);
 * the pass column: the first of ``passed``, ``pass``, ``correct``, ``score``
-  (a mapped ``pass=`` column wins). Booleans, 1/0 and words such as
-  yes/no/true/false/C/I are read as pass/fail; other numbers need
-  ``pass_threshold``. An empty cell is a sample that was not measured;
+  (a mapped ``pass=`` column wins; without any, the ``score=`` column). Booleans,
+  1/0 and words such as yes/no/true/false/C/I are read as pass/fail; other
+  numbers need ``pass_threshold``. An empty cell is a sample that was not
+  measured;
+* ``score`` (only as mapped, ``--columns score=rating``): each sample's score,
+  a number (or ``C``/``P``/``I``, 1, 0.5 and 0) on 0 to 1, or on the
+  ``scale=`` given (``--scale 1,5``), which a number outside 0 to 1 needs; it is
+  mapped to [0, 1] and kept as given beside pass/fail. An empty cell is a
+  sample without a score. A pass column of graded numbers (some not 0 or 1)
+  is kept as the score too, when no score column is mapped;
 * optional ``latency_s`` (or ``latency``): seconds, a finite number of at
   least 0 or empty; ``answer``, ``model``.
 
 A cell of the wrong type (a pass value that is neither a pass/fail word nor a
-number, a repeat that is not a whole number, a latency that is not seconds) is
-refused with one line naming the file, the row and the column.
+number, a score that is not a number, a repeat that is not a whole number, a
+latency that is not seconds) or a score off its scale is refused with one
+line naming the file, the row and the column.
 """
 
 from __future__ import annotations
@@ -32,11 +40,24 @@ from .._files import check_input, open_input
 from ..errors import InvalidArgument, ResultsFileError
 from ..results._file import Results
 from ..results._records import MAX_RUNS
-from ._log_common import PassRule, build, check, file_error, suite_digest
+from ._log_common import (
+    SCORE_WORDS,
+    OffScale,
+    PassRule,
+    build,
+    check,
+    check_scale,
+    file_error,
+    score_number,
+    score_scale,
+    suite_digest,
+    with_score,
+)
 
-ROLES = ("case", "variant", "repeat", "pass", "latency_s", "answer", "model")
+ROLES = ("case", "variant", "repeat", "pass", "score", "latency_s", "answer", "model")
 PASS_COLUMNS = ("passed", "pass", "correct", "score")
-_ALIASES = {"latency_s": ("latency_s", "latency"), "pass": PASS_COLUMNS}
+#: The names each role's column is found by; a score column only as mapped.
+_ALIASES = {"latency_s": ("latency_s", "latency"), "pass": PASS_COLUMNS, "score": ()}
 
 
 def parse_columns(spec: Any) -> dict[str, str]:
@@ -206,10 +227,12 @@ def read_table(
     format: str = "csv",
     pass_threshold: float | None = None,
     columns: Any = None,
+    scale: Any = None,
 ) -> Results:
     """Read a long table of outcomes into :class:`~evalstats.results._file.Results`."""
     shown = os.fspath(path)
     mapping = parse_columns(columns)
+    declared = check_scale(scale)
     frame = _frame(shown, format)
     if len(frame) == 0:
         raise file_error(shown, "the table has no rows")
@@ -217,7 +240,8 @@ def read_table(
     stem = os.path.splitext(os.path.basename(shown))[0] or "table"
     pass_name = str(found["pass"])
     rule = PassRule(pass_threshold, what=f"column {pass_name!r}")
-    samples, variants_of = _samples(frame, found, rule, pass_name, stem, shown)
+    scores = _scores(frame, found, declared, shown)
+    samples, variants_of, placed = _samples(frame, found, rule, pass_name, stem, shown, scores)
     variants = dict.fromkeys(variants_of)
     case_ids = list(dict.fromkeys(s["case"] for s in samples))
     return build(
@@ -229,7 +253,78 @@ def read_table(
         variants=[{"name": v, "task": {"kind": format, "variant": v}} for v in variants],
         pass_rule=f"column {pass_name!r} says so ({rule.describe()})",
         extra={"columns": {role: str(c) for role, c in found.items()}},
+        scores=None
+        if scores is None
+        else (f"column {str(found.get('score', pass_name))!r}", scores[1], declared is not None),
+        placed=placed,
+        built=True,
     )
+
+
+def _scores(
+    frame: Any, found: dict[str, Any], declared: Any, shown: str
+) -> tuple[list[float | None], tuple[float, float]] | None:
+    """Each row's score as given (None: an empty cell) and the scale, or None when the
+    table keeps no scores: no score column is mapped and the pass column's numbers
+    are 0 and 1 only."""
+    asked = "score" in found
+    name = found["score"] if asked else found["pass"]
+    if asked:
+        convert: Any = _score_of(name)
+    else:
+
+        def convert(value: Any) -> float | None:
+            if _text(value) == "":
+                return None  # not measured
+            return score_number(value if not isinstance(value, str) else value.strip())
+
+    cells = frame[name]
+    raws = _mapped(cells, convert, shown)
+    distinct = [x for x in dict.fromkeys(raws) if x is not None]
+    what = f"column {str(name)!r}"
+    try:
+        found_scale = score_scale(
+            distinct,
+            scale=declared,
+            asked=asked or declared is not None,
+            what=what,
+            place=lambda i: f"row {raws.index(distinct[i]) + 2}",
+        )
+    except OffScale as problem:
+        raise file_error(shown, str(problem)) from None
+    if found_scale is not None and found_scale != (0.0, 1.0):
+        # C, P, I and yes/no are scores from 0 to 1, not numbers on another scale
+        for cell in dict.fromkeys(cells):
+            if _is_word(cell):
+                row = cells.index(cell)
+                low, high = found_scale
+                raise file_error(
+                    shown,
+                    f"row {row + 2}: {what} is {_text(cell)!r}, a word worth "
+                    f"{raws[row]:g} on 0 to 1, but the scale is {low:g} to {high:g} (--scale)",
+                )
+    return None if found_scale is None else (raws, found_scale)
+
+
+def _is_word(value: Any) -> bool:
+    return isinstance(value, bool) or (
+        isinstance(value, str) and value.strip().lower() in SCORE_WORDS
+    )
+
+
+def _score_of(column: Any) -> Any:
+    """The number of a score cell: empty is none; text that is not a number (nor a
+    score word, C/P/I) is refused."""
+
+    def convert(value: Any) -> float | None:
+        if _text(value) == "":
+            return None
+        number = score_number(value if not isinstance(value, str) else value.strip())
+        if number is None:
+            raise ValueError(f"column {column!r} is {_text(value)!r}, not a number")
+        return number
+
+    return convert
 
 
 def _found_columns(frame: Any, mapping: dict[str, str], shown: str) -> dict[str, Any]:
@@ -254,6 +349,8 @@ def _found_columns(frame: Any, mapping: dict[str, str], shown: str) -> dict[str,
             if alias in by_lower:
                 found[role] = by_lower[alias]
                 break
+    if "pass" not in found and "score" in found:
+        found["pass"] = found["score"]  # the score column decides, by the pass rule
     for role, label in (
         ("case", "a case column"),
         ("pass", "a pass column (passed, pass, correct or score)"),
@@ -269,9 +366,17 @@ def _found_columns(frame: Any, mapping: dict[str, str], shown: str) -> dict[str,
 
 
 def _samples(
-    frame: Any, found: dict[str, Any], rule: PassRule, pass_name: str, stem: str, shown: str
-) -> tuple[list[dict[str, Any]], list[str]]:
-    """One sample record per row, and the variant of each row."""
+    frame: Any,
+    found: dict[str, Any],
+    rule: PassRule,
+    pass_name: str,
+    stem: str,
+    shown: str,
+    scores: Any = None,
+) -> tuple[list[dict[str, Any]], list[str], Any]:
+    """One sample record per row, the variant of each row, and where they were placed
+    (see :func:`_placed`); with ``scores`` (each row's raw score and the scale), a
+    measured row's check and record carry its score."""
     n = len(frame)
 
     # Each distinct value is converted once (a table of 100,000 rows has few
@@ -310,23 +415,89 @@ def _samples(
         latencies = converted("latency_s", _latency_of(found["latency_s"]))
     answers = [_text(v) or None for v in frame[found["answer"]]] if "answer" in found else None
     models = converted("model", lambda v: _text(v) or None) if "model" in found else None
+    placed = _placed(cases, variants_of, repeats)
     no_value = f"no value in column {pass_name!r}"
     samples: list[dict[str, Any]] = []
-    for i in range(n):
-        verdict = verdicts[i]
-        record: dict[str, Any] = {"case": cases[i], "variant": variants_of[i], "repeat": repeats[i]}
+    append = samples.append
+    raws, scale = scores if scores is not None else (None, None)
+    # One list of checks per verdict (and score), shared by the records that have it
+    # (records are read-only, as a results file's are read).
+    lists: dict[Any, list[dict[str, Any]]] = {}
+    none: list[dict[str, Any]] = []
+    pairs, positions = placed[3] if placed is not None else (None, None)
+    for i, (case, variant, repeat, verdict) in enumerate(
+        zip(cases, variants_of, repeats, verdicts, strict=True)
+    ):
         if verdict is None:
-            record.update(status="unmeasured", reason=no_value, checks=[])
+            record = {
+                "case": case,
+                "variant": variant,
+                "repeat": repeat,
+                "status": "unmeasured",
+                "reason": no_value,
+                "checks": none,
+            }
         else:
-            record.update(status="completed", reason=None, checks=[verdict])
+            raw = None if raws is None else raws[i]
+            key = id(verdict) if raw is None else (id(verdict), raw)
+            checks = lists.get(key)
+            if checks is None:
+                graded = verdict if raw is None else with_score(dict(verdict), raw, scale)
+                checks = lists[key] = [graded]
+            record = {
+                "case": case,
+                "variant": variant,
+                "repeat": repeat,
+                "status": "completed",
+                "reason": None,
+                "checks": checks,
+            }
+            if raw is not None:
+                record["score"] = checks[0]["score"]
         if latencies is not None and latencies[i] is not None:
             record["latency_s"] = latencies[i]
         if answers is not None:
             record["answer"] = answers[i]
         if models is not None:
             record["model"] = models[i]
-        samples.append(record)
-    return samples, variants_of
+        if pairs is not None:
+            record["pair"] = pairs[i]
+            record["position"] = positions[i]
+        append(record)
+    return samples, variants_of, None if placed is None else placed[:3]
+
+
+def _placed(cases: list[str], variants_of: list[str], repeats: list[int]) -> Any:
+    """What :func:`~evalstats.reading._log_common.build` would find of the rows, found
+    column by column: the schedule, the cases in order, ``runs``, and each row's
+    pair and position; None when a (case, variant, repeat) has two rows (``build``
+    then notes the second and places the rest itself)."""
+    # Cases and variants as whole numbers, slots and rows as one number each, so that
+    # every set and mapping below hashes integers rather than tuples of text.
+    ordered = dict.fromkeys(cases)
+    code = {c: k for k, c in enumerate(ordered)}
+    order = {v: k for k, v in enumerate(dict.fromkeys(variants_of))}
+    positions = list(map(order.__getitem__, variants_of))
+    width, runs_at_most = len(order), max(repeats) + 1
+    case_codes = list(map(code.__getitem__, cases))
+    slot_ids = [c * runs_at_most + r for c, r in zip(case_codes, repeats, strict=True)]
+    row_ids = [s * width + p for s, p in zip(slot_ids, positions, strict=True)]
+    if len(set(row_ids)) != len(row_ids):
+        return None
+    index = dict.fromkeys(slot_ids)
+    for k, slot in enumerate(index):
+        index[slot] = k  # pairs numbered in order of first appearance
+    pairs = list(map(index.__getitem__, slot_ids))
+    schedule = list(map(list, zip(cases, repeats, pairs, positions, variants_of, strict=True)))
+    top: dict[int, int] = {}  # the highest repeat of each (case, variant)
+    for key, repeat in zip(
+        [c * width + p for c, p in zip(case_codes, positions, strict=True)], repeats, strict=True
+    ):
+        if top.get(key, -1) < repeat:
+            top[key] = repeat
+    counts = {r + 1 for r in top.values()}
+    runs = counts.pop() if len(counts) == 1 else None
+    return schedule, ordered, runs, (pairs, positions)
 
 
 def _repeat_of(value: Any) -> int:

@@ -31,7 +31,15 @@ from typing import IO, TYPE_CHECKING, Any
 from .._files import check_input, open_input, place_file, too_deep
 from .._validate import suggest
 from ..errors import InvalidArgument, ResultsFileError
-from ._log_common import check_threshold, file_error, opening, suite_digest, unique_names
+from ._log_common import (
+    check_scale,
+    check_threshold,
+    check_threshold_on_scale,
+    file_error,
+    opening,
+    suite_digest,
+    unique_names,
+)
 
 if TYPE_CHECKING:
     from ..results._file import Results
@@ -204,6 +212,7 @@ def load_results(
     columns: Any = None,
     scorer: str | None = None,
     metric: str | None = None,
+    scale: Any = None,
 ) -> Results:
     """Read a results file or another tool's log into :class:`~evalstats.results._file.Results`.
 
@@ -222,12 +231,22 @@ def load_results(
         For Inspect logs: the scorer whose value decides (the log's first by default).
     metric : str, optional
         For lm-eval samples: the metric (and optionally ``,filter``) that decides.
+    scale : str or pair of numbers, optional
+        The scale of the log's scores, ``"1,5"`` or ``(1, 5)``: each score is
+        mapped linearly from it to [0, 1] and kept as given beside. Without it
+        scores from 0 to 1 are taken as they are and others are refused, asking
+        for it. Given, the log's scores are kept even when they are all 0 or 1.
 
     Returns
     -------
     Results
         For a foreign log, ``warnings`` begins with the rule that decided a
         pass, and the manifest's ``imported`` says where the data came from.
+        A log whose scores are graded (some score is not 0 or 1: an Inspect
+        scorer's numbers or ``P`` partial credit, promptfoo's graded
+        assertions, an lm-eval metric such as F1, a table's score column) keeps
+        them beside pass/fail: each check and sample record carries ``score``
+        in [0, 1], ``raw_score`` and ``scale`` (see each reader).
 
     Examples
     --------
@@ -251,6 +270,7 @@ def load_results(
             columns=columns,
             scorer=scorer,
             metric=metric,
+            scale=scale,
         )
 
 
@@ -262,9 +282,12 @@ def _load(
     columns: Any,
     scorer: str | None,
     metric: str | None,
+    scale: Any,
 ) -> Results:
     shown = os.fspath(path)
     threshold = check_threshold(pass_threshold)
+    declared = check_scale(scale)
+    check_threshold_on_scale(threshold, declared)
     if format is None:
         fmt = detect_format(shown)
     else:
@@ -293,34 +316,39 @@ def _load(
                 f"pass_threshold={pass_threshold!r} is for imported scores; an evalstats "
                 "results file already says which samples passed"
             )
+        if declared is not None:
+            raise InvalidArgument(
+                f"scale={scale!r} is for imported scores; an evalstats results file "
+                "records each score with its scale"
+            )
         from ..results._file import read_results
 
         return read_results(shown)
     try:
-        return _read_log(shown, fmt, threshold, columns, scorer, metric)
+        return _read_log(shown, fmt, threshold, columns, scorer, metric, declared)
     except RecursionError:
         # A document nested past the JSON parser, in whichever reader met it.
         raise ResultsFileError(too_deep(shown, f"a log ({fmt})")) from None
 
 
 def _read_log(
-    shown: str, fmt: str, threshold: Any, columns: Any, scorer: Any, metric: Any
+    shown: str, fmt: str, threshold: Any, columns: Any, scorer: Any, metric: Any, scale: Any
 ) -> Results:
     if fmt == "inspect":
         from ._log_inspect import read_inspect
 
-        return read_inspect(shown, pass_threshold=threshold, scorer=scorer)
+        return read_inspect(shown, pass_threshold=threshold, scorer=scorer, scale=scale)
     if fmt == "promptfoo":
         from ._log_promptfoo import read_promptfoo
 
-        return read_promptfoo(shown, pass_threshold=threshold)
+        return read_promptfoo(shown, pass_threshold=threshold, scale=scale)
     if fmt == "lm-eval":
         from ._log_lm_eval import read_lm_eval
 
-        return read_lm_eval(shown, pass_threshold=threshold, metric=metric)
+        return read_lm_eval(shown, pass_threshold=threshold, metric=metric, scale=scale)
     from ._log_table import read_table
 
-    return read_table(shown, format=fmt, pass_threshold=threshold, columns=columns)
+    return read_table(shown, format=fmt, pass_threshold=threshold, columns=columns, scale=scale)
 
 
 def merge(runs: Sequence[Results]) -> Results:

@@ -994,7 +994,11 @@ def _float(value: Any) -> Any:
     return float(value) if isinstance(value, int) else value
 
 
-def _memory_manifest(manifest: Any) -> Tally:
+def _memory_manifest(manifest: Any, *, checked: bool = False) -> Tally:
+    if checked:  # built to the schema (an imported log's): counted as it is
+        t = Tally(None, {k: v for k, v in manifest.items() if k != "schedule"})
+        t._schedule(manifest.get("schedule") or ())
+        return t
     if not isinstance(manifest, Mapping):
         raise InvalidArgument(f"manifest={manifest!r} must be a mapping")
     # The schedule's slots are checked in one conversion (each slot against the
@@ -1124,14 +1128,28 @@ def _refuse_unplanned(t: Tally, shown: str, lines: Iterable[Any] | None) -> None
     )
 
 
+#: How many built records are made into structs at once (their memory stays flat).
+_CONVERTED = 8192
+
+
 def _tally_results(res: Results, *, checked: bool = False) -> Tally:
     """Count a :class:`Results` in memory (its reader has warned about duplicates);
-    ``checked``: its records were checked as they were read from its file."""
-    t = _memory_manifest(res.manifest)
+    ``checked``: its records were checked as they were read from its file, or
+    built to the schema by the reader of another tool's log (``res.built``)."""
+    built = getattr(res, "built", False) is True
+    checked = checked or built
+    t = _memory_manifest(res.manifest, checked=built)
     t.path = None if res.path is None else str(res.path)
-    for i, record in enumerate(res.samples):
-        sample = _memory_sample(record, f"sample {i}", checked=checked)
-        t._add(sample, i, None)
+    if built:  # made into the tally's structs a chunk at a time, as a file's lines are
+        samples = res.samples
+        for start in range(0, len(samples), _CONVERTED):
+            chunk = msgspec.convert(samples[start : start + _CONVERTED], list[_Sample])  # type: ignore[valid-type]
+            for i, sample in enumerate(chunk, start):
+                t._add(sample, i, None)
+    else:
+        for i, record in enumerate(res.samples):
+            sample = _memory_sample(record, f"sample {i}", checked=checked)
+            t._add(sample, i, None)
     t.summary = res.summary
     t.looks = tuple(res.looks)
     if _unplanned(t) is not None:
