@@ -33,3 +33,103 @@ def test_the_margin_floor_at_the_documented_margins():
     assert (cases_for_margin(0.10), cases_for_margin(0.05), cases_for_margin(0.02)) == (41, 83, 211)
     assert _cases_for_margin(0.0, 0.95) is None
     assert MAX_MARGIN_CASES == 100_000
+
+
+# --- the planner's simulation: multisets judged once, experiments in chunks ------
+
+
+def _counts(rng, rows, cases, repeats):
+    q = rng.beta(2.0, 2.0, size=(rows, 1))
+    a = rng.binomial(repeats, q, size=(rows, cases))
+    b = rng.binomial(repeats, np.clip(q + 0.15, 0.0, 1.0), size=(rows, cases))
+    return a, b
+
+
+@pytest.mark.parametrize("only_b_better", [True, False])
+@pytest.mark.parametrize(
+    ("rows", "cases", "repeats"),
+    [(1500, 40, 1), (800, 25, 3), (300, 9, 1), (200, 60, 2), (120, 4, 40), (60, 12, 1 << 20)],
+)
+def test_decisions_judged_once_per_multiset_are_betting_signs_row_by_row(
+    rows, cases, repeats, only_b_better, monkeypatch
+):
+    from evalstats.planning import _simulate
+    from evalstats.stats._intervals import betting_signs
+
+    a, b = _counts(np.random.default_rng(rows + cases), rows, cases, repeats)
+    expected = betting_signs(
+        (b - a) / repeats, 0.95, threshold=_simulate._DECIDED, only_above=only_b_better
+    )
+    memo: dict = {}
+    got = _simulate.clustered_decisions(
+        a, b, repeats, level=0.95, only_b_better=only_b_better, memo=memo
+    )
+    np.testing.assert_array_equal(got, expected)
+    # judged a few experiments at a time, with the verdicts already kept
+    monkeypatch.setattr(_simulate, "_JUDGED", 7 * cases)
+    again = _simulate.clustered_decisions(
+        a, b, repeats, level=0.95, only_b_better=only_b_better, memo=memo
+    )
+    np.testing.assert_array_equal(again, expected)
+    if repeats < 10:
+        assert 0 < len(memo) < rows  # experiments that share a multiset were judged once
+
+
+def _direct(model, seed, experiments, cases, repeats):
+    """found_better the long way: every block's rates drawn at once, the counts of
+    one or two runs (or the rates themselves) from the nodes' own seeds, all the
+    experiments judged at once by betting_signs."""
+    from evalstats.planning._simulate import _COLUMNS, _DECIDED, _UNLIMITED
+    from evalstats.stats._intervals import betting_signs
+
+    ka, kb = [], []
+    for j in range(-(-cases // _COLUMNS)):
+        qa, qb = model.draw(
+            np.random.default_rng(np.random.SeedSequence([seed, 1, j])), (experiments, _COLUMNS)
+        )
+        if repeats == "inf":
+            ka.append(np.rint(qa * _UNLIMITED))
+            kb.append(np.rint(qb * _UNLIMITED))
+            continue
+        g = np.random.default_rng(np.random.SeedSequence([seed, 2, j, 1]))
+        a1, b1 = g.binomial(1, qa), g.binomial(1, qb)
+        if repeats == 2:
+            g = np.random.default_rng(np.random.SeedSequence([seed, 2, j, 2]))
+            a1, b1 = a1 + g.binomial(1, qa), b1 + g.binomial(1, qb)
+        ka.append(a1)
+        kb.append(b1)
+    r = _UNLIMITED if repeats == "inf" else repeats
+    d = (np.concatenate(kb, axis=1) - np.concatenate(ka, axis=1))[:, :cases] / r
+    return betting_signs(d, 0.95, threshold=_DECIDED, only_above=True) == 1
+
+
+@pytest.mark.parametrize("repeats", [1, 2, "inf"])
+def test_the_design_simulator_in_chunks_is_the_simulation_at_once(repeats, monkeypatch):
+    import math
+
+    from evalstats.planning import _simulate
+    from evalstats.stats._casemodel import CaseModel
+
+    model = CaseModel(0.6, 0.75, 0.2, 0.3)
+    r = math.inf if repeats == "inf" else repeats
+    expected = _direct(model, 5, 700, 37, repeats)
+    sim = _simulate.DesignPowers(model, experiments=700, level=0.95, seed=5)
+    np.testing.assert_array_equal(sim.found_better(37, r), expected)
+    monkeypatch.setattr(_simulate, "_JUDGED", 50 * 37)  # 14 chunks of 50 experiments
+    fresh = _simulate.DesignPowers(model, experiments=700, level=0.95, seed=5)
+    np.testing.assert_array_equal(fresh.found_better(37, r), expected)
+
+
+def test_the_design_simulator_is_the_same_whatever_was_asked_before():
+    import math
+
+    from evalstats.planning._simulate import DesignPowers
+    from evalstats.stats._casemodel import CaseModel
+
+    model = CaseModel(0.5, 0.7, 0.3)
+    first = DesignPowers(model, experiments=400, level=0.95, seed=2)
+    asked = [(20, 3), (33, 1), (20, 4), (20, 3), (40, math.inf), (33, 6), (17, 5)]
+    seen = [first.hits(c, r) for c, r in asked]
+    for (c, r), hits in zip(asked, seen, strict=True):
+        alone = DesignPowers(model, experiments=400, level=0.95, seed=2)
+        assert alone.hits(c, r) == hits
