@@ -133,3 +133,46 @@ def test_the_design_simulator_is_the_same_whatever_was_asked_before():
     for (c, r), hits in zip(asked, seen, strict=True):
         alone = DesignPowers(model, experiments=400, level=0.95, seed=2)
         assert alone.hits(c, r) == hits
+
+
+# --- compare's pairs: cases counted side by side ----------------------------------
+
+
+@pytest.mark.parametrize("chunk", [1 << 14, 16, 5])
+def test_pairs_counted_side_by_side_are_the_pairs_counted_case_by_case(chunk, monkeypatch):
+    from evalstats.deciding import _compare_results as cr
+
+    rng = np.random.default_rng(chunk)
+    ids = [f"c{k}" for k in range(60)]
+    scheduled, recorded = {}, {}
+    for case in ids:
+        n = int(rng.integers(1, 12))
+        scheduled[case] = bytes(rng.choice([0, 1], size=n, p=[0.1, 0.9]).astype(np.uint8))
+        for v in ("A", "B"):
+            m = int(rng.integers(0, n + 3))  # short of the schedule, or past it
+            recorded[(v, case)] = bytes(rng.integers(0, 5, size=m).astype(np.uint8))
+    del scheduled["c7"]  # a case listed but not scheduled
+
+    def codes(variant, case):
+        return recorded[(variant, case)]
+
+    # the long way: each case's own key counts, in the order of the cases listed
+    order = sorted(scheduled, key=[c for c in ids if c in scheduled].index)
+    cases, tables, unmeasured, missing = [], [], 0, 0
+    for case in order:
+        by = cr._case_keys(scheduled[case], codes("A", case), codes("B", case))[1:]
+        by = by.reshape(4, 4)
+        unmeasured += int(by[3, :].sum() + by[:3, 3].sum())
+        missing += int(by[0, :3].sum() + by[1:3, 0].sum())
+        table = (int(by[1, 1]), int(by[1, 2]), int(by[2, 1]), int(by[2, 2]))
+        if sum(table):
+            cases.append(case)
+            tables.append(table)
+    monkeypatch.setattr(cr, "_CHUNK", chunk)
+    got = cr._pairs(scheduled, codes, "A", "B", list(reversed(ids)) + ["c7"])
+    expected_order = sorted(scheduled, key=list(reversed(ids)).index)
+    assert list(got.cases) == [c for c in expected_order if c in cases]
+    by_case = dict(zip(cases, tables, strict=True))
+    assert list(got.tables) == [by_case[c] for c in got.cases]
+    assert (got.dropped_unmeasured, got.dropped_missing) == (unmeasured, missing)
+    assert all(type(x) is int for t in got.tables for x in t)
