@@ -176,3 +176,21 @@ def test_pairs_counted_side_by_side_are_the_pairs_counted_case_by_case(chunk, mo
     assert list(got.tables) == [by_case[c] for c in got.cases]
     assert (got.dropped_unmeasured, got.dropped_missing) == (unmeasured, missing)
     assert all(type(x) is int for t in got.tables for x in t)
+
+
+def test_the_verdicts_kept_in_the_process_are_the_verdicts(monkeypatch):
+    from evalstats.planning import _simulate
+    from evalstats.stats._intervals import betting_signs
+
+    a, b = _counts(np.random.default_rng(11), 900, 30, 1)
+    expected = betting_signs(b - a, 0.9, threshold=_simulate._DECIDED, only_above=True)
+    monkeypatch.setattr(_simulate, "_VERDICTS", {})
+    for _ in range(2):  # judged, then read from the kept verdicts
+        got = _simulate.clustered_decisions(a, b, 1, level=0.9, only_b_better=True)
+        np.testing.assert_array_equal(got, expected)
+    assert 0 < len(_simulate._VERDICTS[(30, 1, 0.9, True)]) < 900
+    monkeypatch.setattr(_simulate, "_KEPT_VERDICTS", 10)  # emptied as it fills
+    got = _simulate.clustered_decisions(a[:300], b[:300], 1, level=0.9, only_b_better=True)
+    np.testing.assert_array_equal(got, expected[:300])
+    got = _simulate.clustered_decisions(a, b, 1, level=0.9, only_b_better=True)
+    np.testing.assert_array_equal(got, expected)

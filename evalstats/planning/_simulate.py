@@ -120,21 +120,36 @@ def clustered_decisions(
     multiset of an experiment's differences, which with few repeats take few
     values (-1, 0 and 1 at one repeat): experiments with the same multiset are
     judged once (:func:`_betting_decisions`), and ``memo`` (for one number of
-    cases, repeats, level and side) keeps the verdicts of multisets already
-    judged. Experiments are judged :data:`_JUDGED` values at a time.
+    cases, repeats, level and side; by default one kept per process for each,
+    :func:`_verdicts`) keeps the verdicts of multisets already judged.
+    Experiments are judged :data:`_JUDGED` values at a time.
     """
     from ..stats._intervals import AUTO_METHOD, clustered_limits
 
     if method == "auto":
         method = AUTO_METHOD
     if method == "betting":
-        return _betting_decisions(
-            passes_a, passes_b, repeats, level, only_b_better, {} if memo is None else memo
-        )
+        if memo is None:
+            memo = _verdicts(passes_a.shape[-1], repeats, level, only_b_better)
+        return _betting_decisions(passes_a, passes_b, repeats, level, only_b_better, memo)
     # widened to int64 as they are subtracted (no copies of the counts)
     d = np.subtract(passes_b, passes_a, dtype=np.int64, casting="unsafe") / repeats
     low, high = clustered_limits(d, level, difference=True, method=method)
     return np.where(low > _DECIDED, 1, np.where(high < -_DECIDED, -1, 0)).astype(np.int8)
+
+
+#: The verdicts of multisets of differences judged in this process, per (cases,
+#: repeats, level, side): a verdict is a function of those alone. Emptied when
+#: it holds more than _KEPT_VERDICTS (about 100 bytes each).
+_VERDICTS: dict[tuple[int, int, float, bool], dict[bytes, int]] = {}
+_KEPT_VERDICTS = 200_000
+
+
+def _verdicts(cases: int, repeats: int, level: float, only_above: bool) -> dict[bytes, int]:
+    """The kept verdicts of one number of cases, repeats, level and side."""
+    if sum(len(v) for v in _VERDICTS.values()) > _KEPT_VERDICTS:
+        _VERDICTS.clear()
+    return _VERDICTS.setdefault((cases, repeats, float(level), only_above), {})
 
 
 def _betting_decisions(
@@ -341,6 +356,12 @@ class DesignPowers:
     (unlimited repeats). ``model`` needs only ``draw(rng, size)``, as
     :class:`CaseModel` has it: a mixture whose rows come from different case
     models (:class:`evalstats.planning._pilot.Mixture`) works the same way.
+
+    It keeps only each block's pass counts (a byte a case and variant up to
+    255 repeats), never its case rates, which are drawn again from the
+    block's seed when a count needs them; a design is judged
+    :data:`_JUDGED` values at a time, so that its working memory does not
+    grow with the experiments.
     """
 
     def __init__(self, model: CaseModel, *, experiments: int, level: float, seed: int = 0) -> None:
@@ -352,8 +373,6 @@ class DesignPowers:
         # unsigned type that holds them; the case rates are drawn again from
         # their seed when a count needs them (they are 8 bytes a value).
         self._counts: list[dict[int, tuple[np.ndarray, np.ndarray]]] = []
-        # per (cases, repeats): the verdicts of the multisets of differences judged
-        self._memos: dict[tuple[int, int], dict[bytes, int]] = {}
         self.evaluations = 0
 
     def _block(self, j: int) -> tuple[np.ndarray, np.ndarray]:
@@ -437,14 +456,13 @@ class DesignPowers:
         else:
             parts = [self._nested(j, r) for j in range(blocks)]
         self.evaluations += 1
-        memo = self._memos.setdefault((cases, r), {})
         out = np.empty(self.experiments, dtype=bool)
         step = max(1, _JUDGED // cases)
         for start in range(0, self.experiments, step):
             rows = slice(start, min(start + step, self.experiments))
             ka = np.concatenate([p[0][rows] for p in parts], axis=1)[:, :cases]
             kb = np.concatenate([p[1][rows] for p in parts], axis=1)[:, :cases]
-            d = clustered_decisions(ka, kb, r, level=self.level, only_b_better=True, memo=memo)
+            d = clustered_decisions(ka, kb, r, level=self.level, only_b_better=True)
             out[rows] = d == 1
         return out
 
