@@ -235,7 +235,11 @@ def measure(argv: list[str], *, repeat: int, envs: Sequence[dict[str, str]] = ()
     for i in range(repeat + 1):
         for k, env in enumerate(envs):
             start = time.perf_counter()
-            child = subprocess.Popen([sys.executable, *argv], stdout=subprocess.DEVNULL, env=env)
+            # run from the files' folder: a child started from the repository
+            # root would import its evalstats first, whatever PYTHONPATH says
+            child = subprocess.Popen(
+                [sys.executable, *argv], stdout=subprocess.DEVNULL, env=env, cwd=OUT
+            )
             _, status, usage = os.wait4(child.pid, 0)
             elapsed = time.perf_counter() - start
             code = os.waitstatus_to_exitcode(status)
