@@ -437,11 +437,13 @@ class DesignPowers:
         return drawn[repeats]
 
     def _unlimited(self, j: int) -> tuple[np.ndarray, np.ndarray]:
-        """Block j's case rates as counts of :data:`_UNLIMITED` runs (not kept)."""
+        """Block j's case rates as counts of :data:`_UNLIMITED` runs (not kept): A's
+        all 0 (one byte each, broadcast) and B's less A's, so that their difference
+        is the difference of the two counts in four bytes a value."""
         qa, qb = self._block(j)
-        return _small(np.rint(qa * _UNLIMITED), _UNLIMITED), _small(
-            np.rint(qb * _UNLIMITED), _UNLIMITED
-        )
+        kb = np.rint(qb * _UNLIMITED).astype(np.int32)
+        kb -= np.rint(qa * _UNLIMITED).astype(np.int32)
+        return np.broadcast_to(np.zeros(1, dtype=np.uint8), kb.shape), kb
 
     def found_better(self, cases: int, repeats: float) -> np.ndarray:
         """Whether B is found better, experiment by experiment (booleans, in order).
