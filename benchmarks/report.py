@@ -235,7 +235,11 @@ def measure(argv: list[str], *, repeat: int, envs: Sequence[dict[str, str]] = ()
     for i in range(repeat + 1):
         for k, env in enumerate(envs):
             start = time.perf_counter()
-            child = subprocess.Popen([sys.executable, *argv], stdout=subprocess.DEVNULL, env=env)
+            # run from the files' folder: a child started from the repository
+            # root would import its evalstats first, whatever PYTHONPATH says
+            child = subprocess.Popen(
+                [sys.executable, *argv], stdout=subprocess.DEVNULL, env=env, cwd=OUT
+            )
             _, status, usage = os.wait4(child.pid, 0)
             elapsed = time.perf_counter() - start
             code = os.waitstatus_to_exitcode(status)
@@ -342,6 +346,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=OUT, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.make:
+        # The engine imports httpx, which imports the standard library's http:
+        # this folder (which holds benchmarks/http.py) must not shadow it.
+        here = Path(__file__).resolve().parent
+        sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != here]
         out = args.out
         out.mkdir(parents=True, exist_ok=True)
         base_file(out), large_file(args.samples, out)

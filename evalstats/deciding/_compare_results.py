@@ -575,28 +575,72 @@ def _pairs(
     whatever the number of pairs.
     """
     order = {c: i for i, c in enumerate(case_ids)}
-    cases: list[str] = []
-    tables: list[Table] = []
-    dropped_unmeasured = dropped_missing = 0
-    for case in sorted(scheduled, key=lambda c: order.get(c, len(order))):
-        on = scheduled[case]
-        ca, cb = codes(a, case), codes(b, case)
-        keys = np.zeros(17, dtype=np.int64)
-        for start in range(0, len(on), _CHUNK):
-            stop = min(start + _CHUNK, len(on))
-            key = _classes(ca, start, stop) * np.uint8(4)
-            key += _classes(cb, start, stop)
-            key += np.uint8(1)
-            key *= np.frombuffer(on, dtype=np.uint8, count=stop - start, offset=start) != 0
-            keys += np.bincount(key, minlength=17)
-        by = keys[1:].reshape(4, 4)  # by[class_a, class_b]
-        dropped_unmeasured += int(by[3, :].sum() + by[:3, 3].sum())
-        dropped_missing += int(by[0, :3].sum() + by[1:3, 0].sum())
-        table = (int(by[1, 1]), int(by[1, 2]), int(by[2, 1]), int(by[2, 2]))
-        if sum(table):
-            cases.append(case)
-            tables.append(table)
+    ordered = sorted(scheduled, key=lambda c: order.get(c, len(order)))
+    counts = np.zeros((len(ordered), 17), dtype=np.int64)
+    group: list[int] = []  # cases counted together, up to _CHUNK repeats in all
+    size = 0
+    for k, case in enumerate(ordered):
+        n = len(scheduled[case])
+        if n > _CHUNK:
+            counts[k] = _case_keys(scheduled[case], codes(a, case), codes(b, case))
+            continue
+        if size + n > _CHUNK:
+            _group_keys(group, ordered, scheduled, codes, a, b, counts)
+            group, size = [], 0
+        group.append(k)
+        size += n
+    _group_keys(group, ordered, scheduled, codes, a, b, counts)
+    by = counts[:, 1:].reshape(-1, 4, 4)  # by[case, class_a, class_b]
+    dropped_unmeasured = int(by[:, 3, :].sum() + by[:, :3, 3].sum())
+    dropped_missing = int(by[:, 0, :3].sum() + by[:, 1:3, 0].sum())
+    found = np.stack([by[:, 1, 1], by[:, 1, 2], by[:, 2, 1], by[:, 2, 2]], axis=1)
+    kept = np.flatnonzero(found.sum(axis=1) > 0)
+    cases = [ordered[k] for k in kept.tolist()]
+    tables: list[Table] = [tuple(row) for row in found[kept].tolist()]  # type: ignore[misc]
     return _Pairs(tuple(cases), tuple(tables), dropped_unmeasured, dropped_missing)
+
+
+def _case_keys(on: bytes, ca: bytes, cb: bytes) -> np.ndarray:
+    """The 17 key counts of one case's scheduled repeats, ``_CHUNK`` repeats at a time."""
+    keys = np.zeros(17, dtype=np.int64)
+    for start in range(0, len(on), _CHUNK):
+        stop = min(start + _CHUNK, len(on))
+        key = _classes(ca, start, stop) * np.uint8(4)
+        key += _classes(cb, start, stop)
+        key += np.uint8(1)
+        key *= np.frombuffer(on, dtype=np.uint8, count=stop - start, offset=start) != 0
+        keys += np.bincount(key, minlength=17)
+    return keys
+
+
+def _group_keys(
+    group: list[int],
+    ordered: Sequence[str],
+    scheduled: Mapping[str, bytes],
+    codes: Callable[[str, str], bytes],
+    a: str,
+    b: str,
+    counts: np.ndarray,
+) -> None:
+    """The key counts of a group of cases (their repeats side by side), into ``counts``."""
+    if not group:
+        return
+    on = [scheduled[ordered[k]] for k in group]
+    sizes = [len(x) for x in on]
+    sides = []
+    for variant in (a, b):
+        parts = [
+            codes(variant, ordered[k])[:n].ljust(n, b"\0")
+            for k, n in zip(group, sizes, strict=True)
+        ]
+        sides.append(np.frombuffer(b"".join(parts).translate(_CLASS), dtype=np.uint8))
+    key = sides[0] * np.uint8(4)
+    key += sides[1]
+    key += np.uint8(1)
+    key *= np.frombuffer(b"".join(on), dtype=np.uint8) != 0
+    place = np.repeat(np.arange(len(group), dtype=np.int64) * 17, sizes)
+    found = np.bincount(place + key, minlength=17 * len(group)).reshape(len(group), 17)
+    counts[group] = found
 
 
 def _classes(codes: bytes, start: int, stop: int) -> np.ndarray:

@@ -653,13 +653,23 @@ class Posterior:
                 np.where(spread, b, 1.0)[:, None],
                 size=(m, cases),
             )
-            qa = np.where(spread[:, None], qa, d.p_a[:, None])
-            z = rng.standard_normal((m, cases)) * self.spread if self.spread else 0.0
+            np.copyto(qa, d.p_a[:, None], where=~spread[:, None])
+            # qb = expit(logit(qa) + shift + z), worked out in one array
             with np.errstate(divide="ignore"):
-                qb = expit(logit(qa) + d.shift[:, None] + z)
+                qb = logit(qa)
+            qb += d.shift[:, None]
+            if self.spread:
+                z = rng.standard_normal((m, cases))
+                z *= self.spread
+                qb += z
+                del z
+            expit(qb, out=qb)
             ya = rng.binomial(repeats, qa)
+            del qa
             yb = rng.binomial(repeats, qb)
+            del qb
             verdicts = clustered_decisions(ya, yb, repeats, level=level, only_b_better=True)
+            del ya, yb
             hits += int(np.count_nonzero(verdicts == 1))
             done += m
         return hits

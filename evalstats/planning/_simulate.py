@@ -83,6 +83,11 @@ _BLOCK = 20_000  # experiments drawn at once (bounds memory: block x cases float
 _DECIDED = 1e-12
 
 
+#: Values (experiments x cases) judged at once: the betting rule's copies and
+#: sorts of a judgement are this many floats each, whatever the experiments.
+_JUDGED = 1 << 20
+
+
 def clustered_decisions(
     passes_a: np.ndarray,
     passes_b: np.ndarray,
@@ -92,6 +97,7 @@ def clustered_decisions(
     rng: np.random.Generator | None = None,
     method: str = "auto",
     only_b_better: bool = False,
+    memo: dict[bytes, int] | None = None,
 ) -> np.ndarray:
     """+1/-1/0 verdicts of the clustered paired comparison, one per experiment.
 
@@ -110,18 +116,92 @@ def clustered_decisions(
     (one evaluation of the betting capital per side instead of a bisection),
     so that the planner can afford to simulate it. With ``only_b_better``
     the betting rule's "A better" side is not evaluated (those rows are 0),
-    for callers that count only "B better".
+    for callers that count only "B better". Its decision depends only on the
+    multiset of an experiment's differences, which with few repeats take few
+    values (-1, 0 and 1 at one repeat): experiments with the same multiset are
+    judged once (:func:`_betting_decisions`), and ``memo`` (for one number of
+    cases, repeats, level and side; by default one kept per process for each,
+    :func:`_verdicts`) keeps the verdicts of multisets already judged.
+    Experiments are judged :data:`_JUDGED` values at a time.
     """
-    from ..stats._intervals import AUTO_METHOD, betting_signs, clustered_limits
+    from ..stats._intervals import AUTO_METHOD, clustered_limits
 
-    # widened to int64 as they are subtracted (no copies of the counts)
-    d = np.subtract(passes_b, passes_a, dtype=np.int64, casting="unsafe") / repeats
     if method == "auto":
         method = AUTO_METHOD
     if method == "betting":
-        return betting_signs(d, level, threshold=_DECIDED, only_above=only_b_better)
+        if memo is None:
+            memo = _verdicts(passes_a.shape[-1], repeats, level, only_b_better)
+        return _betting_decisions(passes_a, passes_b, repeats, level, only_b_better, memo)
+    # widened to int64 as they are subtracted (no copies of the counts)
+    d = np.subtract(passes_b, passes_a, dtype=np.int64, casting="unsafe") / repeats
     low, high = clustered_limits(d, level, difference=True, method=method)
     return np.where(low > _DECIDED, 1, np.where(high < -_DECIDED, -1, 0)).astype(np.int8)
+
+
+#: The verdicts of multisets of differences judged in this process, per (cases,
+#: repeats, level, side): a verdict is a function of those alone. Emptied when
+#: it holds more than _KEPT_VERDICTS (about 100 bytes each).
+_VERDICTS: dict[tuple[int, int, float, bool], dict[bytes, int]] = {}
+_KEPT_VERDICTS = 200_000
+
+
+def _verdicts(cases: int, repeats: int, level: float, only_above: bool) -> dict[bytes, int]:
+    """The kept verdicts of one number of cases, repeats, level and side."""
+    if sum(len(v) for v in _VERDICTS.values()) > _KEPT_VERDICTS:
+        _VERDICTS.clear()
+    return _VERDICTS.setdefault((cases, repeats, float(level), only_above), {})
+
+
+def _betting_decisions(
+    passes_a: np.ndarray,
+    passes_b: np.ndarray,
+    repeats: int,
+    level: float,
+    only_above: bool,
+    memo: dict[bytes, int],
+) -> np.ndarray:
+    """:func:`clustered_decisions` by the betting rule, each multiset of differences once.
+
+    Row by row the same as ``betting_signs(d, level, threshold=_DECIDED,
+    only_above=only_above)`` on all the rows at once: each row's decision is
+    computed by the same operations whatever the other rows, and depends only
+    on the multiset of its values (tests/test_fast_paths.py).
+    """
+    from ..stats._intervals import betting_signs
+
+    rows, cases = passes_a.shape
+    out = np.empty(rows, dtype=np.int8)
+    width = 2 * repeats + 1
+    # A multiset is a row's count of each difference -R..R, when that is no
+    # longer than the row itself.
+    counted = width <= max(2 * cases, 64)
+    step = max(1, _JUDGED // max(cases, 1))
+    for start in range(0, rows, step):
+        stop = min(start + step, rows)
+        diff = np.subtract(
+            passes_b[start:stop], passes_a[start:stop], dtype=np.int64, casting="unsafe"
+        )
+        if not counted:
+            out[start:stop] = betting_signs(
+                diff / repeats, level, threshold=_DECIDED, only_above=only_above
+            )
+            continue
+        n = stop - start
+        codes = diff + (repeats + np.arange(n, dtype=np.int64)[:, None] * width)
+        hist = np.bincount(codes.ravel(), minlength=n * width).reshape(n, width)
+        hist = hist.astype(np.int32 if cases >= 1 << 15 else np.int16)
+        uniq, first, back = np.unique(hist, axis=0, return_index=True, return_inverse=True)
+        keys = [row.tobytes() for row in uniq]
+        signs = np.array([memo.get(k, 2) for k in keys], dtype=np.int8)
+        new = np.flatnonzero(signs == 2)
+        if new.size:
+            judged = betting_signs(
+                diff[first[new]] / repeats, level, threshold=_DECIDED, only_above=only_above
+            )
+            signs[new] = judged
+            memo.update(zip([keys[i] for i in new], judged.tolist(), strict=True))
+        out[start:stop] = signs[back.ravel()]
+    return out
 
 
 def _clustered_hits(
@@ -251,6 +331,12 @@ _UNLIMITED = 1 << 20
 _COLUMNS = 16
 
 
+def _small(counts: np.ndarray, most: int) -> np.ndarray:
+    """Counts of at most ``most`` in the smallest unsigned integer type that holds them."""
+    kind = np.uint8 if most <= 0xFF else np.uint16 if most <= 0xFFFF else np.uint32
+    return counts.astype(kind)
+
+
 class DesignPowers:
     """Simulated power of many (cases, repeats) designs under one case model.
 
@@ -270,6 +356,12 @@ class DesignPowers:
     (unlimited repeats). ``model`` needs only ``draw(rng, size)``, as
     :class:`CaseModel` has it: a mixture whose rows come from different case
     models (:class:`evalstats.planning._pilot.Mixture`) works the same way.
+
+    It keeps only each block's pass counts (a byte a case and variant up to
+    255 repeats), never its case rates, which are drawn again from the
+    block's seed when a count needs them; a design is judged
+    :data:`_JUDGED` values at a time, so that its working memory does not
+    grow with the experiments.
     """
 
     def __init__(self, model: CaseModel, *, experiments: int, level: float, seed: int = 0) -> None:
@@ -277,20 +369,16 @@ class DesignPowers:
         self.experiments = check_experiments(experiments)
         self.level = check_level(level)
         self.seed = whole_number("seed", seed, minimum=0)
-        self._rates: list[tuple[np.ndarray, np.ndarray]] = []  # per column block
-        # per (column block): {repeats: (passes_a, passes_b)}
+        # per column block: {repeats: (passes_a, passes_b)}, in the smallest
+        # unsigned type that holds them; the case rates are drawn again from
+        # their seed when a count needs them (they are 8 bytes a value).
         self._counts: list[dict[int, tuple[np.ndarray, np.ndarray]]] = []
-        # per repeats: the blocks' counts side by side, as far as drawn
-        self._joined: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         self.evaluations = 0
 
     def _block(self, j: int) -> tuple[np.ndarray, np.ndarray]:
-        while len(self._rates) <= j:
-            k = len(self._rates)
-            rng = np.random.default_rng(np.random.SeedSequence([self.seed, 1, k]))
-            self._rates.append(self.model.draw(rng, (self.experiments, _COLUMNS)))
-            self._counts.append({})
-        return self._rates[j]
+        """Block j's case rates under A and B (drawn from the block's own seed)."""
+        rng = np.random.default_rng(np.random.SeedSequence([self.seed, 1, j]))
+        return self.model.draw(rng, (self.experiments, _COLUMNS))
 
     def _nested(self, j: int, repeats: int) -> tuple[np.ndarray, np.ndarray]:
         """Block j's pass counts after ``repeats`` runs, nested across repeats.
@@ -302,9 +390,10 @@ class DesignPowers:
         the passes at both ends (their exact conditional distribution for
         exchangeable runs), and so on down to ``repeats``. Every node has its
         own seed and one parent interval, so a count is the same whatever was
-        asked before it.
+        asked before it (and whatever was kept of those asked before).
         """
-        qa, qb = self._block(j)
+        while len(self._counts) <= j:
+            self._counts.append({})
         drawn = self._counts[j]
         if repeats in drawn:
             return drawn[repeats]
@@ -315,20 +404,21 @@ class DesignPowers:
         top = 1
         while top < repeats:
             top *= 2
+        rates: tuple[np.ndarray, np.ndarray] | None = None
         r = 1
         while r <= top:
             if r not in drawn:
+                if rates is None:
+                    rates = self._block(j)
+                qa, qb = rates
                 g = rng(r)
                 if r == 1:
-                    drawn[1] = (
-                        g.binomial(1, qa).astype(np.int32),
-                        g.binomial(1, qb).astype(np.int32),
-                    )
+                    drawn[1] = (_small(g.binomial(1, qa), 1), _small(g.binomial(1, qb), 1))
                 else:
                     half = drawn[r // 2]
                     drawn[r] = (
-                        (half[0] + g.binomial(r // 2, qa)).astype(np.int32),
-                        (half[1] + g.binomial(r // 2, qb)).astype(np.int32),
+                        _small(half[0] + g.binomial(r // 2, qa), r),
+                        _small(half[1] + g.binomial(r // 2, qb), r),
                     )
             r *= 2
         lo, hi = top // 2, top
@@ -338,37 +428,45 @@ class DesignPowers:
                 g = rng(mid)
                 pair = []
                 for v in (0, 1):
-                    k_lo, k_hi = drawn[lo][v], drawn[hi][v]
+                    k_lo, k_hi = drawn[lo][v].astype(np.int64), drawn[hi][v].astype(np.int64)
                     good = k_hi - k_lo
                     extra = g.hypergeometric(good, (hi - lo) - good, mid - lo)
-                    pair.append((k_lo + extra).astype(np.int32))
+                    pair.append(_small(k_lo + extra, mid))
                 drawn[mid] = (pair[0], pair[1])
             lo, hi = (lo, mid) if repeats < mid else (mid, hi)
         return drawn[repeats]
 
-    def _columns(self, cases: int, repeats: float) -> tuple[np.ndarray, np.ndarray, int]:
-        blocks = -(-cases // _COLUMNS)
-        r = _UNLIMITED if math.isinf(repeats) else int(repeats)
-        have = self._joined.get(r)
-        if have is None or have[0].shape[1] < cases:
-            if math.isinf(repeats):
-                parts = [self._block(j) for j in range(blocks)]
-                ka = np.concatenate([np.rint(p[0] * _UNLIMITED) for p in parts], axis=1)
-                kb = np.concatenate([np.rint(p[1] * _UNLIMITED) for p in parts], axis=1)
-            else:
-                parts = [self._nested(j, r) for j in range(blocks)]
-                ka = np.concatenate([p[0] for p in parts], axis=1)
-                kb = np.concatenate([p[1] for p in parts], axis=1)
-            have = self._joined[r] = (ka, kb)
-        return have[0][:, :cases], have[1][:, :cases], r
+    def _unlimited(self, j: int) -> tuple[np.ndarray, np.ndarray]:
+        """Block j's case rates as counts of :data:`_UNLIMITED` runs (not kept): A's
+        all 0 (one byte each, broadcast) and B's less A's, so that their difference
+        is the difference of the two counts in four bytes a value."""
+        qa, qb = self._block(j)
+        kb = np.rint(qb * _UNLIMITED).astype(np.int32)
+        kb -= np.rint(qa * _UNLIMITED).astype(np.int32)
+        return np.broadcast_to(np.zeros(1, dtype=np.uint8), kb.shape), kb
 
     def found_better(self, cases: int, repeats: float) -> np.ndarray:
-        """Whether B is found better, experiment by experiment (booleans, in order)."""
-        ka, kb, r = self._columns(cases, repeats)
-        rng = np.random.default_rng(np.random.SeedSequence([self.seed, 3, cases]))
+        """Whether B is found better, experiment by experiment (booleans, in order).
+
+        The experiments are judged :data:`_JUDGED` values at a time, from the
+        blocks' counts (their case rates as counts for unlimited repeats).
+        """
+        blocks = -(-cases // _COLUMNS)
+        r = _UNLIMITED if math.isinf(repeats) else int(repeats)
+        if math.isinf(repeats):
+            parts = [self._unlimited(j) for j in range(blocks)]
+        else:
+            parts = [self._nested(j, r) for j in range(blocks)]
         self.evaluations += 1
-        d = clustered_decisions(ka, kb, r, level=self.level, rng=rng, only_b_better=True)
-        return np.asarray(d == 1)
+        out = np.empty(self.experiments, dtype=bool)
+        step = max(1, _JUDGED // cases)
+        for start in range(0, self.experiments, step):
+            rows = slice(start, min(start + step, self.experiments))
+            ka = np.concatenate([p[0][rows] for p in parts], axis=1)[:, :cases]
+            kb = np.concatenate([p[1][rows] for p in parts], axis=1)[:, :cases]
+            d = clustered_decisions(ka, kb, r, level=self.level, only_b_better=True)
+            out[rows] = d == 1
+        return out
 
     def hits(self, cases: int, repeats: float) -> int:
         """Experiments (of ``self.experiments``) in which B is found better."""

@@ -1,0 +1,196 @@
+"""Shortcuts taken for speed give exactly what the long way gives, to the last bit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from evalstats.stats._intervals import (
+    MAX_MARGIN_CASES,
+    _cases_for_margin,
+    cases_for_margin,
+    clustered_limits,
+)
+
+
+@pytest.mark.parametrize("level", [0.9, 0.95, 0.99])
+def test_the_margin_floor_is_the_lower_limit_of_cases_that_all_tie(level):
+    # The long way: clustered_limits on n cases whose differences are all 0,
+    # averaged over every order of them, for each n in turn.
+    margins = (0.9, 0.5, 0.3, 0.1, 0.05)
+    lows = {
+        n: float(clustered_limits(np.zeros((1, n)), level, difference=True)[0][0])
+        for n in range(2, 130)
+    }
+    for margin in margins:
+        expected = next((n for n, low in lows.items() if low > -margin), None)
+        assert expected is not None
+        assert cases_for_margin(margin, level) == expected
+
+
+def test_the_margin_floor_at_the_documented_margins():
+    # The docstring's figures, and gate's 2-point margin (README).
+    assert (cases_for_margin(0.10), cases_for_margin(0.05), cases_for_margin(0.02)) == (41, 83, 211)
+    assert _cases_for_margin(0.0, 0.95) is None
+    assert MAX_MARGIN_CASES == 100_000
+
+
+# --- the planner's simulation: multisets judged once, experiments in chunks ------
+
+
+def _counts(rng, rows, cases, repeats):
+    q = rng.beta(2.0, 2.0, size=(rows, 1))
+    a = rng.binomial(repeats, q, size=(rows, cases))
+    b = rng.binomial(repeats, np.clip(q + 0.15, 0.0, 1.0), size=(rows, cases))
+    return a, b
+
+
+@pytest.mark.parametrize("only_b_better", [True, False])
+@pytest.mark.parametrize(
+    ("rows", "cases", "repeats"),
+    [(1500, 40, 1), (800, 25, 3), (300, 9, 1), (200, 60, 2), (120, 4, 40), (60, 12, 1 << 20)],
+)
+def test_decisions_judged_once_per_multiset_are_betting_signs_row_by_row(
+    rows, cases, repeats, only_b_better, monkeypatch
+):
+    from evalstats.planning import _simulate
+    from evalstats.stats._intervals import betting_signs
+
+    a, b = _counts(np.random.default_rng(rows + cases), rows, cases, repeats)
+    expected = betting_signs(
+        (b - a) / repeats, 0.95, threshold=_simulate._DECIDED, only_above=only_b_better
+    )
+    memo: dict = {}
+    got = _simulate.clustered_decisions(
+        a, b, repeats, level=0.95, only_b_better=only_b_better, memo=memo
+    )
+    np.testing.assert_array_equal(got, expected)
+    # judged a few experiments at a time, with the verdicts already kept
+    monkeypatch.setattr(_simulate, "_JUDGED", 7 * cases)
+    again = _simulate.clustered_decisions(
+        a, b, repeats, level=0.95, only_b_better=only_b_better, memo=memo
+    )
+    np.testing.assert_array_equal(again, expected)
+    if repeats < 10:
+        assert 0 < len(memo) < rows  # experiments that share a multiset were judged once
+
+
+def _direct(model, seed, experiments, cases, repeats):
+    """found_better the long way: every block's rates drawn at once, the counts of
+    one or two runs (or the rates themselves) from the nodes' own seeds, all the
+    experiments judged at once by betting_signs."""
+    from evalstats.planning._simulate import _COLUMNS, _DECIDED, _UNLIMITED
+    from evalstats.stats._intervals import betting_signs
+
+    ka, kb = [], []
+    for j in range(-(-cases // _COLUMNS)):
+        qa, qb = model.draw(
+            np.random.default_rng(np.random.SeedSequence([seed, 1, j])), (experiments, _COLUMNS)
+        )
+        if repeats == "inf":
+            ka.append(np.rint(qa * _UNLIMITED))
+            kb.append(np.rint(qb * _UNLIMITED))
+            continue
+        g = np.random.default_rng(np.random.SeedSequence([seed, 2, j, 1]))
+        a1, b1 = g.binomial(1, qa), g.binomial(1, qb)
+        if repeats == 2:
+            g = np.random.default_rng(np.random.SeedSequence([seed, 2, j, 2]))
+            a1, b1 = a1 + g.binomial(1, qa), b1 + g.binomial(1, qb)
+        ka.append(a1)
+        kb.append(b1)
+    r = _UNLIMITED if repeats == "inf" else repeats
+    d = (np.concatenate(kb, axis=1) - np.concatenate(ka, axis=1))[:, :cases] / r
+    return betting_signs(d, 0.95, threshold=_DECIDED, only_above=True) == 1
+
+
+@pytest.mark.parametrize("repeats", [1, 2, "inf"])
+def test_the_design_simulator_in_chunks_is_the_simulation_at_once(repeats, monkeypatch):
+    import math
+
+    from evalstats.planning import _simulate
+    from evalstats.stats._casemodel import CaseModel
+
+    model = CaseModel(0.6, 0.75, 0.2, 0.3)
+    r = math.inf if repeats == "inf" else repeats
+    expected = _direct(model, 5, 700, 37, repeats)
+    sim = _simulate.DesignPowers(model, experiments=700, level=0.95, seed=5)
+    np.testing.assert_array_equal(sim.found_better(37, r), expected)
+    monkeypatch.setattr(_simulate, "_JUDGED", 50 * 37)  # 14 chunks of 50 experiments
+    fresh = _simulate.DesignPowers(model, experiments=700, level=0.95, seed=5)
+    np.testing.assert_array_equal(fresh.found_better(37, r), expected)
+
+
+def test_the_design_simulator_is_the_same_whatever_was_asked_before():
+    import math
+
+    from evalstats.planning._simulate import DesignPowers
+    from evalstats.stats._casemodel import CaseModel
+
+    model = CaseModel(0.5, 0.7, 0.3)
+    first = DesignPowers(model, experiments=400, level=0.95, seed=2)
+    asked = [(20, 3), (33, 1), (20, 4), (20, 3), (40, math.inf), (33, 6), (17, 5)]
+    seen = [first.hits(c, r) for c, r in asked]
+    for (c, r), hits in zip(asked, seen, strict=True):
+        alone = DesignPowers(model, experiments=400, level=0.95, seed=2)
+        assert alone.hits(c, r) == hits
+
+
+# --- compare's pairs: cases counted side by side ----------------------------------
+
+
+@pytest.mark.parametrize("chunk", [1 << 14, 16, 5])
+def test_pairs_counted_side_by_side_are_the_pairs_counted_case_by_case(chunk, monkeypatch):
+    from evalstats.deciding import _compare_results as cr
+
+    rng = np.random.default_rng(chunk)
+    ids = [f"c{k}" for k in range(60)]
+    scheduled, recorded = {}, {}
+    for case in ids:
+        n = int(rng.integers(1, 12))
+        scheduled[case] = bytes(rng.choice([0, 1], size=n, p=[0.1, 0.9]).astype(np.uint8))
+        for v in ("A", "B"):
+            m = int(rng.integers(0, n + 3))  # short of the schedule, or past it
+            recorded[(v, case)] = bytes(rng.integers(0, 5, size=m).astype(np.uint8))
+    del scheduled["c7"]  # a case listed but not scheduled
+
+    def codes(variant, case):
+        return recorded[(variant, case)]
+
+    # the long way: each case's own key counts, in the order of the cases listed
+    order = sorted(scheduled, key=[c for c in ids if c in scheduled].index)
+    cases, tables, unmeasured, missing = [], [], 0, 0
+    for case in order:
+        by = cr._case_keys(scheduled[case], codes("A", case), codes("B", case))[1:]
+        by = by.reshape(4, 4)
+        unmeasured += int(by[3, :].sum() + by[:3, 3].sum())
+        missing += int(by[0, :3].sum() + by[1:3, 0].sum())
+        table = (int(by[1, 1]), int(by[1, 2]), int(by[2, 1]), int(by[2, 2]))
+        if sum(table):
+            cases.append(case)
+            tables.append(table)
+    monkeypatch.setattr(cr, "_CHUNK", chunk)
+    got = cr._pairs(scheduled, codes, "A", "B", list(reversed(ids)) + ["c7"])
+    expected_order = sorted(scheduled, key=list(reversed(ids)).index)
+    assert list(got.cases) == [c for c in expected_order if c in cases]
+    by_case = dict(zip(cases, tables, strict=True))
+    assert list(got.tables) == [by_case[c] for c in got.cases]
+    assert (got.dropped_unmeasured, got.dropped_missing) == (unmeasured, missing)
+    assert all(type(x) is int for t in got.tables for x in t)
+
+
+def test_the_verdicts_kept_in_the_process_are_the_verdicts(monkeypatch):
+    from evalstats.planning import _simulate
+    from evalstats.stats._intervals import betting_signs
+
+    a, b = _counts(np.random.default_rng(11), 900, 30, 1)
+    expected = betting_signs(b - a, 0.9, threshold=_simulate._DECIDED, only_above=True)
+    monkeypatch.setattr(_simulate, "_VERDICTS", {})
+    for _ in range(2):  # judged, then read from the kept verdicts
+        got = _simulate.clustered_decisions(a, b, 1, level=0.9, only_b_better=True)
+        np.testing.assert_array_equal(got, expected)
+    assert 0 < len(_simulate._VERDICTS[(30, 1, 0.9, True)]) < 900
+    monkeypatch.setattr(_simulate, "_KEPT_VERDICTS", 10)  # emptied as it fills
+    got = _simulate.clustered_decisions(a[:300], b[:300], 1, level=0.9, only_b_better=True)
+    np.testing.assert_array_equal(got, expected[:300])
+    got = _simulate.clustered_decisions(a, b, 1, level=0.9, only_b_better=True)
+    np.testing.assert_array_equal(got, expected)
