@@ -1601,7 +1601,8 @@ def render_html(
         script,
         Markup("</body></html>\n"),
     ]
-    return join(parts, "\n")
+    # a section a run does not have (its scores, when no sample carries one) is left out whole
+    return join([p for p in parts if p], "\n")
 
 
 def html_report(
