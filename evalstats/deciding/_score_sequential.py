@@ -67,14 +67,11 @@ from .._validate import check_level
 from ..errors import InvalidArgument
 from ..stats._claims import check_about, refuses_scope
 from ._sequential import (
-    Look,
     SequentialComparison,
-    VerdictName,
     _cases_trajectory,
-    _holding_the_estimate,
     _look_points,
+    _looks,
     _round_robin,
-    _running_intersection,
 )
 
 __all__ = [
@@ -396,31 +393,7 @@ def sequential_score_compare(
         if not started[-1]:
             reason = "not every case has a pair yet, so nothing is known about cases like these"
         method = "betting confidence sequence"
-    low, high = _running_intersection(low, high)
-    crossed_b, crossed_a = log_b >= bound, log_a >= bound
-    first = np.flatnonzero(crossed_b | crossed_a)
-    verdicts: list[VerdictName] = ["cant_tell"] * len(points)
-    decided_at = None
-    if first.size:
-        i = int(first[0])
-        decision: VerdictName = "b_better" if crossed_b[i] else "a_better"
-        verdicts[i:] = [decision] * (len(points) - i)
-        decided_at = int(points[i])
-    low, high = _holding_the_estimate(low, high, estimate, verdicts)
-    best = float(np.max(np.maximum(log_b, log_a)))
-    pvalue = float(min(1.0, math.exp(bound - best) * alpha))
-    trajectory = tuple(
-        Look(
-            pairs=int(points[i]),
-            evalue_b=float(np.exp(log_b[i])),
-            evalue_a=float(np.exp(log_a[i])),
-            estimate=float(estimate[i]),
-            low=float(low[i]),
-            high=float(high[i]),
-            verdict=verdicts[i],
-        )
-        for i in range(len(points))
-    )
+    trajectory, decided_at, pvalue = _looks(points, log_b, log_a, bound, alpha, estimate, low, high)
     from ..stats._scores import ScoreInterval
 
     last = trajectory[-1]

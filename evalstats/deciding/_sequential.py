@@ -1005,8 +1005,48 @@ def sequential_compare(
         if not started[-1]:
             reason = "not every case has a pair yet, so nothing is known about cases like these"
         method = "betting confidence sequence"
+    trajectory, decided_at, pvalue = _looks(
+        points, log_b, log_a, _log_bound(about, alpha), alpha, estimate, low, high
+    )
+    last = trajectory[-1]
+    n = int(points[-1])
+    used = diff[:n]
+    return SequentialComparison(
+        verdict=last.verdict,
+        evalue_b=last.evalue_b,
+        evalue_a=last.evalue_a,
+        pvalue=pvalue,
+        difference=Interval(last.estimate, last.low, last.high, level, method, difference=True),
+        about=about,
+        level=level,
+        pairs=n,
+        looks=len(points),
+        cases=len(cases),
+        only_a=int(np.sum(used < 0)),
+        only_b=int(np.sum(used > 0)),
+        decided_at=decided_at,
+        trajectory=trajectory,
+        reason=reason,
+        planned_for=planned,
+    )
+
+
+def _looks(
+    points: np.ndarray,
+    log_b: np.ndarray,
+    log_a: np.ndarray,
+    bound: float,
+    alpha: float,
+    estimate: np.ndarray,
+    low: np.ndarray,
+    high: np.ndarray,
+) -> tuple[tuple[Look, ...], int | None, float]:
+    """Every look of an anytime-valid comparison, from its log e-values and its
+    confidence sequence: the verdict from the first look where a side's e-value
+    reaches ``bound`` on (it stands once reached), the interval intersected over
+    the looks and held to the estimate where that keeps the verdict's side of 0.
+    Returns the looks, the pairs at the deciding look (None) and the p-value."""
     low, high = _running_intersection(low, high)
-    bound = _log_bound(about, alpha)
     crossed_b = log_b >= bound
     crossed_a = log_a >= bound
     first = np.flatnonzero(crossed_b | crossed_a)
@@ -1032,27 +1072,7 @@ def sequential_compare(
         )
         for i in range(len(points))
     )
-    last = trajectory[-1]
-    n = int(points[-1])
-    used = diff[:n]
-    return SequentialComparison(
-        verdict=last.verdict,
-        evalue_b=last.evalue_b,
-        evalue_a=last.evalue_a,
-        pvalue=pvalue,
-        difference=Interval(last.estimate, last.low, last.high, level, method, difference=True),
-        about=about,
-        level=level,
-        pairs=n,
-        looks=len(points),
-        cases=len(cases),
-        only_a=int(np.sum(used < 0)),
-        only_b=int(np.sum(used > 0)),
-        decided_at=decided_at,
-        trajectory=trajectory,
-        reason=reason,
-        planned_for=planned,
-    )
+    return trajectory, decided_at, pvalue
 
 
 def _running_intersection(low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
