@@ -412,25 +412,31 @@ def paired_difference_figure(comparison: ResultsComparison | Comparison) -> Any:
     ax.set_title(_wrapped(title, fig, points=12))
     ax.grid(axis="x", color="0.9")
     if seen:  # every verdict, drawn or not: the legend says what each colour means
-        from matplotlib.lines import Line2D
-
-        order = ("b_better", "a_better", "cant_tell")
-        keys = [
-            Line2D([], [], color=verdict_colour(v), marker=VERDICT_MARKERS[v], markersize=5)
-            for v in order
-        ]
-        ax.legend(
-            keys,
-            [VERDICT_WORDS[v] for v in order],
-            title="verdict (a case:\nits adjusted flag)",
-            title_fontsize="small",
-            loc="upper left",
-            bbox_to_anchor=(1.01, 1.0),
-            fontsize="small",
-        )
+        _verdict_legend(ax)
     if not labels:
         ax.text(0, 0.5, "no pairs to compare", ha="center", va="center")
     return _fit(fig)
+
+
+def _verdict_legend(ax: Any) -> None:
+    """The legend of a figure coloured by verdict: every verdict, drawn or not, so
+    that it says what each colour means."""
+    from matplotlib.lines import Line2D
+
+    order = ("b_better", "a_better", "cant_tell")
+    keys = [
+        Line2D([], [], color=verdict_colour(v), marker=VERDICT_MARKERS[v], markersize=5)
+        for v in order
+    ]
+    ax.legend(
+        keys,
+        [VERDICT_WORDS[v] for v in order],
+        title="verdict (a case:\nits adjusted flag)",
+        title_fontsize="small",
+        loc="upper left",
+        bbox_to_anchor=(1.01, 1.0),
+        fontsize="small",
+    )
 
 
 def _score_tick(x: float, *, signed: bool) -> str:
@@ -523,22 +529,7 @@ def score_figure(report: Report, comparison: Any = None) -> Any:
     ax.set_title(_wrapped(title, fig, points=12))
     ax.grid(axis="x", color="0.9")
     if diff:
-        from matplotlib.lines import Line2D
-
-        order = ("b_better", "a_better", "cant_tell")
-        keys = [
-            Line2D([], [], color=verdict_colour(v), marker=VERDICT_MARKERS[v], markersize=5)
-            for v in order
-        ]
-        ax.legend(
-            keys,
-            [VERDICT_WORDS[v] for v in order],
-            title="verdict (a case:\nits adjusted flag)",
-            title_fontsize="small",
-            loc="upper left",
-            bbox_to_anchor=(1.01, 1.0),
-            fontsize="small",
-        )
+        _verdict_legend(ax)
     if not labels:
         ax.text(0.5, 0.5, "no scores", ha="center", va="center")
     return _fit(fig)
