@@ -69,9 +69,8 @@ from ..stats._claims import check_about, refuses_scope
 from ._sequential import (
     SequentialComparison,
     _cases_trajectory,
-    _look_points,
+    _in_round_order,
     _looks,
-    _round_robin,
 )
 
 __all__ = [
@@ -362,19 +361,8 @@ def sequential_score_compare(
             "and scores_b must have the same cases with the same numbers of repeats"
         )
     cases = list(a)
-    if about == "cases_like_these" and len(cases) < 2:
-        raise InvalidArgument(
-            f"about='cases_like_these' needs at least 2 cases, got {len(cases)}; "
-            "use about='these_cases'"
-        )
-    lengths = [len(a[c]) for c in cases]
-    case_idx, rep = _round_robin(cases, lengths)
-    points = _look_points(looks, case_idx, rep)
-    xa = np.concatenate([a[c] for c in cases])
-    xb = np.concatenate([b[c] for c in cases])
-    start = np.concatenate([[0], np.cumsum(lengths)[:-1]])
-    flat = start[case_idx] + rep
-    diff = xb[flat] - xa[flat]
+    case_idx, points, xa, xb = _in_round_order(cases, a, b, looks, about)
+    diff = xb - xa
     alpha = 1.0 - level
     bound = math.log(2.0 / alpha)
     reason = ""

@@ -975,19 +975,8 @@ def sequential_compare(
     about = check_about(about) or "these_cases"
     planned = _planned_about(planned_for, about)
     cases, a, b = _paired_outcomes(results_a, results_b)
-    if about == "cases_like_these" and len(cases) < 2:
-        raise InvalidArgument(
-            f"about='cases_like_these' needs at least 2 cases, got {len(cases)}; "
-            "use about='these_cases'"
-        )
-    lengths = [len(a[c]) for c in cases]
-    case_idx, rep = _round_robin(cases, lengths)
-    points = _look_points(looks, case_idx, rep)
-    xa = np.concatenate([a[c] for c in cases])
-    xb = np.concatenate([b[c] for c in cases])
-    start = np.concatenate([[0], np.cumsum(lengths)[:-1]])
-    flat = start[case_idx] + rep  # position of each round-robin pair in xa / xb
-    diff = xb[flat].astype(np.int64) - xa[flat].astype(np.int64)
+    case_idx, points, xa, xb = _in_round_order(cases, a, b, looks, about)
+    diff = xb.astype(np.int64) - xa.astype(np.int64)
     alpha = 1.0 - level
     reason = ""
     if about == "these_cases":
@@ -1029,6 +1018,27 @@ def sequential_compare(
         reason=reason,
         planned_for=planned,
     )
+
+
+def _in_round_order(
+    cases: Sequence[str], a: Mapping[str, Any], b: Mapping[str, Any], looks: Any, about: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The pairs of ``a`` and ``b`` (per case, by repeat) taken round by round: each
+    pair's case index, the looks' numbers of pairs, and A's and B's values in that
+    order. About cases like these it takes at least 2 cases."""
+    if about == "cases_like_these" and len(cases) < 2:
+        raise InvalidArgument(
+            f"about='cases_like_these' needs at least 2 cases, got {len(cases)}; "
+            "use about='these_cases'"
+        )
+    lengths = [len(a[c]) for c in cases]
+    case_idx, rep = _round_robin(cases, lengths)
+    points = _look_points(looks, case_idx, rep)
+    xa = np.concatenate([a[c] for c in cases])
+    xb = np.concatenate([b[c] for c in cases])
+    start = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    flat = start[case_idx] + rep  # position of each round-robin pair in xa / xb
+    return case_idx, points, xa[flat], xb[flat]
 
 
 def _looks(
