@@ -389,19 +389,7 @@ def paired_difference_figure(comparison: ResultsComparison | Comparison) -> Any:
     labels = [label for label, _, _ in rows]
     fig = _figure(len(labels) + 1, names=labels, legend=list(VERDICT_WORDS.values()))
     ax = fig.add_subplot()
-    seen: set[str] = set()
-    for i, (_, ci, verdict) in enumerate(rows):
-        if not _finite(ci.estimate):
-            continue
-        _bar(
-            ax,
-            ci,
-            len(labels) - 1 - i,
-            overall=i >= cases,
-            color=verdict_colour(verdict),
-            marker=VERDICT_MARKERS[verdict],
-        )
-        seen.add(verdict)
+    seen = _verdict_bars(ax, rows, cases)
     ax.axvline(0.0, color="0.4", linewidth=0.8)
     if len(labels) > cases > 0:
         ax.axhline(len(labels) - cases - 0.5, color="0.7", linewidth=0.8)
@@ -416,6 +404,25 @@ def paired_difference_figure(comparison: ResultsComparison | Comparison) -> Any:
     if not labels:
         ax.text(0, 0.5, "no pairs to compare", ha="center", va="center")
     return _fit(fig)
+
+
+def _verdict_bars(ax: Any, rows: Sequence[Any], cases: int) -> set[str]:
+    """Each ``(label, interval, verdict)`` row drawn top down in its verdict's colour and
+    marker, the rows after the first ``cases`` as overall ones; the verdicts drawn."""
+    seen: set[str] = set()
+    for i, (_, ci, verdict) in enumerate(rows):
+        if not _finite(ci.estimate):
+            continue
+        _bar(
+            ax,
+            ci,
+            len(rows) - 1 - i,
+            overall=i >= cases,
+            color=verdict_colour(verdict),
+            marker=VERDICT_MARKERS[verdict],
+        )
+        seen.add(verdict)
+    return seen
 
 
 def _verdict_legend(ax: Any) -> None:
@@ -499,17 +506,7 @@ def score_figure(report: Report, comparison: Any = None) -> Any:
     labels = [label for label, _, _ in rows]
     fig = _figure(len(labels) + 1, names=labels, legend=list(VERDICT_WORDS.values()))
     ax = fig.add_subplot()
-    for i, (_, ci, verdict) in enumerate(rows):
-        if not _finite(ci.estimate):
-            continue
-        _bar(
-            ax,
-            ci,
-            len(labels) - 1 - i,
-            overall=i >= cases,
-            color=verdict_colour(verdict),
-            marker=VERDICT_MARKERS[verdict],
-        )
+    _verdict_bars(ax, rows, cases)
     if labels:
         ax.set_yticks(range(len(labels)), labels[::-1])
     if diff:
