@@ -335,6 +335,20 @@ def _pilot(path: Path, *, scored: bool = True) -> Path:
 ARGS = ["--score-a", "0.6", "--score-b", "0.75", "--between", "0.15", "--within", "0.15"]
 
 
+def test_plan_with_scores_costs_its_calls_at_the_batch_price_given(capsys) -> None:
+    argv = ["plan", *ARGS, "--cases", "10", "--experiments", "1000", "--cost-per-call", "0.002"]
+    assert main([*argv, "--json"]) == 0
+    calls = json.loads(capsys.readouterr().out)["cost"]["calls"]
+    assert main([*argv, "--batch-cost-per-call", "0.0012"]) == 0
+    last = capsys.readouterr().out.splitlines()[-1]
+    # calls x the batch price, worked by hand: the listed price shown beside it
+    assert last == (
+        f"Cost: {calls} calls x $0.0012 (the batch price; $0.002 listed) = ${calls * 0.0012:.2f}."
+    )
+    assert main(["plan", *ARGS, "--cases", "10", "--batch-cost-per-call", "0.0012"]) == 2
+    assert "--batch-cost-per-call goes with --cost-per-call" in capsys.readouterr().err
+
+
 def test_plan_with_scores_prints_the_model_the_design_and_its_power(capsys) -> None:
     assert main(["plan", *ARGS, "--cases", "10", "--experiments", "1000"]) == 0
     out = capsys.readouterr().out.splitlines()

@@ -13,12 +13,10 @@ from ._options import (
     add_subset,
     load_run,
     planned_rates,
-    print_json,
     show_result,
-    state_selection,
     subset,
 )
-from ._score_plan import add_score_model, wants_scores
+from ._score_plan import add_score_model, show_plan, wants_scores
 
 EXAMPLES = (
     "evalstats plan --pa 0.7 --pb 0.8 --icc 0.2",
@@ -204,23 +202,7 @@ def run(args: argparse.Namespace) -> int:
         experiments=args.experiments,
         seed=args.seed,
     )
-    if args.cost_per_call is None:
-        show_result(result, args, source)
-        return 0
-    from ..planning._cost import design_cost
-
-    cost = design_cost(
-        result.calls,
-        args.cost_per_call,
-        batch=args.batch,
-        batch_cost_per_call=args.batch_cost_per_call,
-    )
-    if args.json:
-        print_json({**result.to_dict(), "cost": cost.to_dict()}, "plan", source)
-    else:
-        state_selection(source)
-        print(f"{result}\n{cost}")
-    return 0
+    return show_plan(result, args, source)
 
 
 def add_sequential_batch(p: argparse.ArgumentParser) -> None:

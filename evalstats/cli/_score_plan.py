@@ -202,7 +202,7 @@ def _pilot_model(args: argparse.Namespace) -> tuple[Any, Any]:
 def run_plan(args: argparse.Namespace) -> int:
     """``evalstats plan`` with score options."""
     from ..planning._score_plan import score_plan
-    from ._options import print_json, show_result, state_selection, subset
+    from ._options import subset
 
     if all(getattr(args, name, None) is None for name, _ in _SCORE):
         raise UsageError(
@@ -212,10 +212,20 @@ def run_plan(args: argparse.Namespace) -> int:
     _refuse_binary(args, "plan")
     if args.batch and args.cost_per_call is None:
         raise UsageError("evalstats plan: --batch goes with --cost-per-call DOLLARS")
+    if args.batch_cost_per_call is not None and args.cost_per_call is None:
+        raise UsageError(
+            "evalstats plan: --batch-cost-per-call goes with --cost-per-call DOLLARS (the "
+            "listed price, shown beside the batch price)"
+        )
     if args.cost_per_call is not None:
         from ..planning._cost import design_cost
 
-        design_cost(None, args.cost_per_call)
+        design_cost(
+            None,
+            args.cost_per_call,
+            batch=args.batch,
+            batch_cost_per_call=args.batch_cost_per_call,
+        )
     source = None
     if args.from_file:
         model, source = _pilot_model(args)
@@ -243,12 +253,25 @@ def run_plan(args: argparse.Namespace) -> int:
         experiments=args.experiments,
         seed=args.seed,
     )
+    return show_plan(result, args, source)
+
+
+def show_plan(result: Any, args: argparse.Namespace, source: Any) -> int:
+    """A plan printed (text or ``--json``), with its cost when ``--cost-per-call`` is
+    given: through a batch API with ``--batch``, at ``--batch-cost-per-call`` when given."""
+    from ._options import print_json, show_result, state_selection
+
     if args.cost_per_call is None:
         show_result(result, args, source)
         return 0
     from ..planning._cost import design_cost
 
-    cost = design_cost(result.calls, args.cost_per_call, batch=args.batch)
+    cost = design_cost(
+        result.calls,
+        args.cost_per_call,
+        batch=args.batch,
+        batch_cost_per_call=args.batch_cost_per_call,
+    )
     if args.json:
         print_json({**result.to_dict(), "cost": cost.to_dict()}, "plan", source)
     else:
