@@ -136,3 +136,15 @@ def test_a_run_without_scores_is_one_line_exit_2(tmp_path: Path, capsys) -> None
     err = capsys.readouterr().err
     assert "no sample carries a score" in err and err.count("\n") == 1
     assert main(["compare", str(path), *SEQ]) == 0  # pass rates still compare
+
+
+def test_a_selection_compares_its_cases_only(run, capsys) -> None:
+    path, levels = run
+    keep = ("c1", "c2")
+    want = sequential_score_compare(
+        {c: _scores(levels["old"])[c] for c in keep}, {c: _scores(levels["new"])[c] for c in keep}
+    )
+    argv = ["compare", str(path), *SEQ, "--on", "score", "--case", "c1", "--case", "c2"]
+    assert main(argv) == 0
+    selection, first, *_ = capsys.readouterr().out.splitlines()
+    assert selection.startswith("selection: ") and first == str(want)
