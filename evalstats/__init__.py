@@ -45,7 +45,8 @@ Deciding (:mod:`evalstats.deciding`)
 ------------------------------------
     GateResult, MultipleComparison, NonInferiority, ResultsComparison, SequentialComparison,
     changed_since, compare_results, compare_runs, compare_variants, gate, non_inferiority,
-    sequential_compare, sequential_plan, sequential_results
+    sequential_compare, sequential_plan, sequential_results, sequential_score_compare,
+    sequential_score_results
 
 Presenting (:mod:`evalstats.presenting`)
 ----------------------------------------

@@ -128,6 +128,8 @@ EXPECTED = [
     "sequential_compare",
     "sequential_plan",
     "sequential_results",
+    "sequential_score_compare",
+    "sequential_score_results",
     "simulate_power",
     "suite_from_cases",
     "word_count",

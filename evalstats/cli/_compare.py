@@ -25,6 +25,7 @@ EXAMPLES = (
     "evalstats compare results.jsonl --a old --b new",
     "evalstats compare results.jsonl --a old --b new --about cases-like-these",
     "evalstats compare results.jsonl --a old --b new --sequential --plot looks.png",
+    "evalstats compare graded.jsonl --a old --b new --sequential --on score",
     "evalstats compare results.jsonl --baseline old",
     "evalstats compare results.jsonl --a old --b new --case 'order*'",
 )
@@ -80,6 +81,14 @@ def add(p: argparse.ArgumentParser) -> None:
         "with its trajectory (a look after every round)",
     )
     p.add_argument(
+        "--on",
+        choices=("pass", "score"),
+        default=None,
+        help="with --sequential: what is compared, the pass rates (pass, the default) or, for "
+        "a run whose samples carry scores, the mean scores (score: the anytime-valid betting "
+        "comparison of the paired score differences)",
+    )
+    p.add_argument(
         "--plot", metavar="FILE.png", help="with --sequential: draw the trajectory into FILE.png"
     )
     add_force(p, "FILE.png")
@@ -101,19 +110,31 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(
                 "evalstats compare: --sequential compares two variants: give --a and --b"
             )
+        if args.on == "score" and args.planned_for is not None:
+            raise UsageError(
+                "evalstats compare: --planned-for plans the pass-rate comparison; --on score "
+                "goes without it"
+            )
         if args.plot:
             from .._files import refuse_existing
 
             refuse_existing(args.plot, force=args.force)  # before the file is read
         source = load_run(args.files, args)
-        seq = sequential_results(
-            source,
-            args.a,
-            args.b,
-            about=args.about or "these_cases",
-            level=args.level,
-            planned_for=planned_rates(args.planned_for),
-        )
+        if args.on == "score":
+            from ..deciding._score_sequential import sequential_score_results
+
+            seq = sequential_score_results(
+                source, args.a, args.b, about=args.about or "these_cases", level=args.level
+            )
+        else:
+            seq = sequential_results(
+                source,
+                args.a,
+                args.b,
+                about=args.about or "these_cases",
+                level=args.level,
+                planned_for=planned_rates(args.planned_for),
+            )
         if args.plot:
             from ..presenting._plots import sequential_plot
 
@@ -128,6 +149,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.plot or args.planned_for is not None:
         raise UsageError("evalstats compare: --plot and --planned-for go with --sequential")
+    if args.on is not None:
+        raise UsageError("evalstats compare: --on goes with --sequential")
     if args.force:
         raise UsageError("evalstats compare: --force goes with --sequential --plot FILE.png")
     several = args.baseline is not None or args.all_pairs

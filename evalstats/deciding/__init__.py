@@ -26,7 +26,12 @@ Looking as data arrive
     sequential_compare        Compare two variants with a verdict valid however often one looks
     sequential_results        The anytime-valid comparison of variant b with a in a results file
     sequential_plan           Power within a budget and pairs to a verdict of the sequential design
-    SequentialComparison      The anytime-valid comparison of A and B after the latest look
+    sequential_score_compare  Compare two variants' mean scores with a verdict valid however often
+                              one looks
+    sequential_score_results  The anytime-valid comparison of variant b's mean score with a's in a
+                              results file
+    SequentialComparison      The anytime-valid comparison of A and B after the latest look (pass
+                              rates, or mean scores with ``on="score"``)
 
 Runs over time
 --------------
@@ -45,6 +50,7 @@ if TYPE_CHECKING:
     from ._compare_results import ResultsComparison, compare_results
     from ._gate import GateResult, NonInferiority, gate, non_inferiority
     from ._previous_runs import changed_since, compare_runs
+    from ._score_sequential import sequential_score_compare, sequential_score_results
     from ._sequential import (
         SequentialComparison,
         sequential_compare,

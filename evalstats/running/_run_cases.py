@@ -3,7 +3,9 @@
 ``run_cases(task, cases, runs=10)`` calls ``task(prompt) -> str`` for every case
 and repeat, runs **every** check on every answer (so two problems in one answer
 are both recorded), and returns a :class:`RunResult` that gives per-case
-outcomes, pass counts, the most common problems and per-axis counts.
+outcomes, pass counts, the most common problems and per-axis counts, and, when
+graded checks (:func:`~evalstats.running._graded.covers`, a scaled judge) give
+scores, each sample's score and each case's mean score.
 
 Rules of meaning (see the design card):
 
@@ -15,6 +17,12 @@ Rules of meaning (see the design card):
 * **Incomplete samples stay in the denominator.** A task that raises, or
   returns an empty answer or no text, gives an ``incomplete`` sample; after a
   raise every check fails with the exception's message.
+* **A sample's score is the engine's.** Its checks' scores by the suite's
+  ``score`` rule (``mean``, weighted by the checks' weights, or ``min``; see
+  :func:`~evalstats.running._graded.sample_score`), as
+  :func:`~evalstats.running._graded.record_score` makes it for a results
+  file: None when no check gave one (or the sample is unmeasured), 0 for an
+  incomplete sample of a case with a graded check.
 
 :class:`Case` is :class:`evalstats.running._suite.Case`; :func:`load_cases` reads a
 suite file through :func:`evalstats.running._suite.load_suite` and
@@ -25,7 +33,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -34,7 +42,9 @@ from ..errors import InvalidArgument, ProviderError, TransientProviderError
 from ..results._axiscount import AxisCount
 from ..results._file import sample_passed
 from ._checks import INSPECTION_FAILURE, Verdict, check_name, run_check
-from ._suite import Case, find_suite, load_suite
+from ._graded import record_score
+from ._scoring import weights_of
+from ._suite import Case, Suite, find_suite, load_suite
 
 __all__ = [
     "AxisCount",
@@ -78,7 +88,9 @@ class Sample:
     ``"unmeasured"`` when the task or a model-graded check met a transient
     service failure (:class:`~evalstats.errors.TransientProviderError`): no
     verdict, and no place in any pass rate. ``error`` holds the exception's
-    type and message when something raised.
+    type and message when something raised. ``score`` is the sample's score
+    in [0, 1] from its graded checks (None when no check gave one), made as
+    the engine makes a sample record's ``score``.
     """
 
     case: str
@@ -88,6 +100,7 @@ class Sample:
     status: SampleStatus
     variant: str = "default"
     error: str | None = None
+    score: float | None = None
 
     @property
     def scored(self) -> bool:
@@ -121,6 +134,7 @@ class Sample:
             "answer": self.answer,
             "error": self.error,
             "checks": [r.to_dict() for r in self.checks],
+            **({"score": self.score} if self.score is not None else {}),
         }
 
 
@@ -151,6 +165,27 @@ class RunResult:
             if sample.status != "unmeasured":
                 out[sample.case].append(sample.passed)
         return out
+
+    def scores(self) -> dict[str, list[float]]:
+        """Each case's sample scores in repeat order, of the samples that have one.
+
+        Empty lists throughout when no check gives a score (pass/fail checks only).
+        """
+        out: dict[str, list[float]] = {case: [] for case in self.cases}
+        for sample in sorted(self.samples, key=lambda s: s.repeat):
+            if sample.score is not None:
+                out[sample.case].append(sample.score)
+        return out
+
+    def mean_scores(self) -> dict[str, float | None]:
+        """``{case: mean of its sample scores}``; None for a case no sample of which has one."""
+        return {case: (sum(row) / len(row) if row else None) for case, row in self.scores().items()}
+
+    @property
+    def mean_score(self) -> float | None:
+        """The mean of the cases' mean scores (each case weighs alike); None without scores."""
+        means = [m for m in self.mean_scores().values() if m is not None]
+        return sum(means) / len(means) if means else None
 
     def pass_counts(self) -> dict[str, tuple[int, int]]:
         """``{case: (passes, measured samples)}``; incomplete samples count, unmeasured not."""
@@ -231,6 +266,8 @@ class RunResult:
         unmeasured = self.unmeasured()
         unscored = self.unscored_samples()
         problems = self.problem_counts()
+        means = self.mean_scores()
+        scored = any(m is not None for m in means.values())
         return {
             "variant": self.variant,
             "runs": self.runs,
@@ -247,16 +284,18 @@ class RunResult:
                     "problems": [
                         {"reason": r, "count": n} for r, n in problems[case].most_common()
                     ],
+                    **({"mean_score": means[case]} if scored else {}),
                 }
                 for case in self.cases
             ],
             "axes": {axis: c.to_dict() for axis, c in self.axis_counts().items()},
+            **({"mean_score": self.mean_score} if scored else {}),
             "samples": [s.to_dict() for s in self.samples],
         }
 
 
 def run_cases(
-    task: Task, cases: Iterable[Case], *, runs: int, variant: str = "default"
+    task: Task, cases: Iterable[Case] | Suite, *, runs: int, variant: str = "default"
 ) -> RunResult:
     """Run ``task`` on every case ``runs`` times and score every answer.
 
@@ -276,8 +315,11 @@ def run_cases(
     task : callable
         ``task(prompt) -> str``, for example an assistant from
         :func:`evalstats.demo._shop.make_assistant`.
-    cases : iterable of Case
-        With unique ids, for example :func:`load_shop_cases`.
+    cases : iterable of Case, or Suite
+        With unique ids, for example :func:`load_shop_cases`. A
+        :class:`~evalstats.running._suite.Suite` runs its cases (holdout cases
+        left out) and makes each sample's score by its ``score`` rule, as the
+        engine does; cases alone are scored by the weighted mean.
     runs : int
         Repeats per case, at least 1.
     variant : str, optional
@@ -297,12 +339,25 @@ def run_cases(
     [('has 58 words, more than 25', 1)]
     >>> result.passes, result.trials
     (19, 20)
+
+    A graded check gives each sample a score, weighted by the checks' weights:
+
+    >>> from evalstats.running._graded import covers
+    >>> from evalstats.running._suite import CaseCheck
+    >>> case = Case("c", "p", (CaseCheck(covers("a", "b"), weight=3), covers("c")))
+    >>> graded = run_cases(lambda p: "a and c", [case], runs=2)
+    >>> [s.score for s in graded.samples], graded.mean_scores()
+    ([0.625, 0.625], {'c': 0.625})
     """
     if not callable(task):
         raise InvalidArgument(f"task={task!r} must be callable: task(prompt) -> str")
     runs = whole_number("runs", runs)
     if not isinstance(variant, str) or not variant:
         raise InvalidArgument(f"variant={variant!r} must be a non-empty string")
+    rule = "mean"
+    if isinstance(cases, Suite):
+        rule = cases.score  # checked by the suite
+        cases = cases.select()
     case_list = list(cases)
     if not case_list:
         raise InvalidArgument("cases is empty; give at least one case")
@@ -322,7 +377,7 @@ def run_cases(
     samples: list[Sample] = []
     for repeat in range(runs):
         for case in case_list:
-            samples.append(_run_one(task, case, repeat, variant))
+            samples.append(_run_one(task, case, repeat, variant, rule))
     return RunResult(
         samples=tuple(samples),
         cases=tuple(c.id for c in case_list),
@@ -331,7 +386,25 @@ def run_cases(
     )
 
 
-def _run_one(task: Task, case: Case, repeat: int, variant: str) -> Sample:
+def _scored(sample: Sample, case: Case, rule: str) -> Sample:
+    """``sample`` with its score, made from its checks as the engine makes a record's."""
+    if sample.status == "unmeasured":
+        return sample
+    checks = [(c, axis) for c, axis in case.checks]
+    # the case's own checks: run_cases runs no required actions (they give no score)
+    weights = weights_of(case)[: len(checks)]
+    verdicts = [r.verdict for r in sample.checks]
+    score = record_score(verdicts, checks, sample.status, weights=weights, rule=rule)
+    if not isinstance(score, float):  # unset: no check gave a score
+        return sample
+    return replace(sample, score=score)
+
+
+def _run_one(task: Task, case: Case, repeat: int, variant: str, rule: str = "mean") -> Sample:
+    return _scored(_answered(task, case, repeat, variant), case, rule)
+
+
+def _answered(task: Task, case: Case, repeat: int, variant: str) -> Sample:
     assert case.prompt is not None  # run_cases refuses conversations
     try:
         answer = task(case.prompt)
