@@ -679,3 +679,78 @@ def test_a_built_table_is_counted_the_same_a_chunk_at_a_time(tmp_path, monkeypat
     for v in ("a", "b"):
         assert chunked.outcomes(v) == whole.outcomes(v) == res.outcomes(v)
         assert chunked.counts(v).completed == whole.counts(v).completed == 20
+
+
+# --- a built log's records are counted by their shared checks as one by one ------------
+
+_BUILT_CHECKS = [
+    [{"check": "p", "axis": None, "status": "passed", "reason": ""}],
+    [{"check": "p", "axis": None, "status": "failed", "reason": "p=0"}],
+    [{"check": "p", "axis": "a", "status": "failed", "reason": "could not be inspected"}],
+    [{"check": "j", "axis": None, "status": "unscored", "reason": "", "judge_unmeasured": True}],
+    [
+        {"check": "g", "axis": None, "status": "passed", "reason": "", "score": 0.75}
+        | {"raw_score": 4.0, "scale": [1.0, 5.0]},
+        {"check": "p", "axis": None, "status": "failed", "reason": "p=0"},
+    ],
+    [
+        {"check": "g", "axis": None, "status": "failed", "reason": "", "score": 0.3}
+        | {"raw_score": 2.2, "scale": [1.0, 5.0]}
+    ],
+]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    rows=st.lists(
+        st.tuples(
+            st.sampled_from(["c1", "c2", "c3"]),
+            st.sampled_from(["a", "b"]),
+            st.integers(0, 3),
+            st.sampled_from(["completed", "incomplete", "unmeasured"]),
+            st.integers(0, len(_BUILT_CHECKS) - 1),
+            st.booleans(),  # the list of checks shared, or a copy of its own
+        ),
+        min_size=1,
+        max_size=30,
+    )
+)
+def test_a_built_log_is_counted_by_its_shared_checks_as_one_by_one(rows):
+    import copy
+
+    from evalstats.reading import _tally
+    from evalstats.reading._log_common import build
+
+    samples = []
+    for case, variant, repeat, status, k, shared in rows:
+        checks = _BUILT_CHECKS[k] if shared else copy.deepcopy(_BUILT_CHECKS[k])
+        samples.append(
+            {"case": case, "variant": variant, "repeat": repeat, "status": status}
+            | {"reason": None if status == "completed" else "x"}
+            | {"checks": [] if status == "unmeasured" else checks}
+        )
+
+    def made(built):
+        return build(
+            "t.log",
+            copy.copy([dict(s) for s in samples]) if not built else samples,
+            tool="t",
+            tool_version=None,
+            suite={"name": "t"},
+            variants=[{"name": "a"}, {"name": "b"}],
+            pass_rule="p",
+            built=built,
+        )
+
+    fast, slow = (_tally._tally_results(made(b)) for b in (True, False))
+    for v in ("a", "b"):
+        if v not in slow._variants:
+            continue
+        f, s = fast.counts(v), slow.counts(v)
+        assert list(f.verdicts.items()) == list(s.verdicts.items())
+        assert list(f.levels.items()) == list(s.levels.items())
+        assert f.judge_unmeasured == s.judge_unmeasured
+        assert (f.completed, f.incomplete) == (s.completed, s.incomplete)
+        assert f.unmeasured == s.unmeasured
+        assert fast.outcomes(v) == slow.outcomes(v)
+        assert list(f.scores) == list(s.scores)

@@ -101,6 +101,11 @@ _Sample = derived(
 _FileSample = derived(
     "_FileSample", Sample, _SAMPLE_FIELDS, {**_LAZY, "checks": msgspec.Raw}, gc=False
 )
+#: A record built by another tool's reader, as the tally's struct: its checks kept as
+#: the very list the record holds (records that share one share its verdicts).
+_BuiltSample = derived(
+    "_BuiltSample", Sample, _SAMPLE_FIELDS, {**_LAZY, "checks": (Any, None)}, gc=False
+)
 _Summary = derived("_Summary", Summary, ())
 _Slot = get_args(Slot)[0]
 
@@ -1132,6 +1137,14 @@ def _refuse_unplanned(t: Tally, shown: str, lines: Iterable[Any] | None) -> None
 _CONVERTED = 8192
 
 
+def _built_verdicts(case: str, checks: Any) -> _Verdicts:
+    """The verdicts of a built record's checks, kept (see :class:`_Verdicts`) unless
+    they have levels, which are then counted at every sample, in the order seen."""
+    verdicts = _Verdicts(case, msgspec.convert(checks, list[_Check]))  # type: ignore[valid-type]
+    verdicts.kept = not verdicts.levels
+    return verdicts
+
+
 def _tally_results(res: Results, *, checked: bool = False) -> Tally:
     """Count a :class:`Results` in memory (its reader has warned about duplicates);
     ``checked``: its records were checked as they were read from its file, or
@@ -1142,10 +1155,19 @@ def _tally_results(res: Results, *, checked: bool = False) -> Tally:
     t.path = None if res.path is None else str(res.path)
     if built:  # made into the tally's structs a chunk at a time, as a file's lines are
         samples = res.samples
+        # Such a reader shares one list of checks among the records that have the
+        # same verdict (see reading._log_table), so the verdicts of each case and
+        # list are counted once (the lists live as long as ``samples``).
+        seen: dict[tuple[str, int], _Verdicts] = {}
         for start in range(0, len(samples), _CONVERTED):
-            chunk = msgspec.convert(samples[start : start + _CONVERTED], list[_Sample])  # type: ignore[valid-type]
+            chunk = msgspec.convert(samples[start : start + _CONVERTED], list[_BuiltSample])  # type: ignore[valid-type]
             for i, sample in enumerate(chunk, start):
-                t._add(sample, i, None)
+                checks = sample.checks
+                key = (sample.case, id(checks))
+                verdicts = seen.get(key)
+                if verdicts is None:
+                    verdicts = seen[key] = _built_verdicts(sample.case, checks)
+                t._add(sample, i, verdicts)
     else:
         for i, record in enumerate(res.samples):
             sample = _memory_sample(record, f"sample {i}", checked=checked)
@@ -1333,7 +1355,7 @@ class _Lines:
             return _slow_record(self.shown, line, number)
         verdicts = _Verdicts(decoded.case, checks)
         if len(self.seen) < MEMO:
-            verdicts.kept = True
+            verdicts.kept = not verdicts.levels
             self.seen[key] = verdicts
         self.misses += 1
         if self.misses % self.JUDGE_EVERY == 0 and self.hits < 2 * self.misses:
