@@ -1137,12 +1137,32 @@ def _refuse_unplanned(t: Tally, shown: str, lines: Iterable[Any] | None) -> None
 _CONVERTED = 8192
 
 
-def _built_verdicts(case: str, checks: Any) -> _Verdicts:
-    """The verdicts of a built record's checks, kept (see :class:`_Verdicts`) unless
-    they have levels, which are then counted at every sample, in the order seen."""
-    verdicts = _Verdicts(case, msgspec.convert(checks, list[_Check]))  # type: ignore[valid-type]
+def _built_verdicts(case: str, checks: list[Any]) -> _Verdicts:
+    """The verdicts of a built record's checks (as the tally's structs), kept (see
+    :class:`_Verdicts`) unless they have levels, which are then counted at every
+    sample, in the order seen."""
+    verdicts = _Verdicts(case, checks)
     verdicts.kept = not verdicts.levels
     return verdicts
+
+
+def _add_built(t: Tally, samples: Sequence[Any], seen: dict[tuple[str, int], _Verdicts]) -> None:
+    """Count built records, :data:`_CONVERTED` at a time, by the verdicts ``seen``
+    of each case and list of checks."""
+    add = t._add
+    structs: dict[int, list[Any]] = {}  # each list of checks, as the tally's structs
+    for start in range(0, len(samples), _CONVERTED):
+        chunk = msgspec.convert(samples[start : start + _CONVERTED], list[_BuiltSample])  # type: ignore[valid-type]
+        for i, sample in enumerate(chunk, start):
+            checks = sample.checks
+            key = (sample.case, id(checks))
+            verdicts = seen.get(key)
+            if verdicts is None:
+                made = structs.get(key[1])
+                if made is None:
+                    made = structs[key[1]] = msgspec.convert(checks, list[_Check])  # type: ignore[valid-type]
+                verdicts = seen[key] = _built_verdicts(sample.case, made)
+            add(sample, i, verdicts)
 
 
 def _tally_results(res: Results, *, checked: bool = False) -> Tally:
@@ -1159,15 +1179,8 @@ def _tally_results(res: Results, *, checked: bool = False) -> Tally:
         # same verdict (see reading._log_table), so the verdicts of each case and
         # list are counted once (the lists live as long as ``samples``).
         seen: dict[tuple[str, int], _Verdicts] = {}
-        for start in range(0, len(samples), _CONVERTED):
-            chunk = msgspec.convert(samples[start : start + _CONVERTED], list[_BuiltSample])  # type: ignore[valid-type]
-            for i, sample in enumerate(chunk, start):
-                checks = sample.checks
-                key = (sample.case, id(checks))
-                verdicts = seen.get(key)
-                if verdicts is None:
-                    verdicts = seen[key] = _built_verdicts(sample.case, checks)
-                t._add(sample, i, verdicts)
+        with _gc_paused():  # no cycles (see results._gc_paused)
+            _add_built(t, samples, seen)
     else:
         for i, record in enumerate(res.samples):
             sample = _memory_sample(record, f"sample {i}", checked=checked)
