@@ -636,3 +636,22 @@ def test_scalar_wilson_is_the_array_wilson_to_the_last_bit(trials, data, level):
         float(many.high[0]),
     )
     assert one.note == "" and one.method == "wilson"
+
+
+@given(
+    xs=st.lists(
+        st.one_of(
+            st.floats(-2.0, 2.0),
+            st.just(math.nan),
+            st.sampled_from([0.0, -0.0, 1.0, -1.0, 0.5, 0.995, 0.0004, 1e-300]),
+        ),
+        max_size=20,
+    ),
+    signed=st.booleans(),
+)
+def test_a_kept_percentage_reads_as_one_formatted_anew(xs, signed):
+    from evalstats.stats._intervals import _pct, _pct_text
+
+    for x in xs + xs + [np.float64(x) for x in xs]:
+        assert _pct(x, signed=signed) == _pct_text(x, signed=signed)
+    assert _pct(np.array(0.25)) == _pct_text(np.array(0.25)) == "25%"
