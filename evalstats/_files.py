@@ -27,9 +27,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
 import stat
-import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO
@@ -253,6 +251,8 @@ def write_output(
     refuse_existing(shown, force=force, error=error)
     folder = os.path.dirname(shown) or "."
     name = os.path.basename(shown)
+    import tempfile  # only for a file written: reading verbs do without it (and random)
+
     try:
         fd, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".part", dir=folder)
     except OSError as exc:
@@ -330,6 +330,8 @@ def replacing(
     if not (force and os.path.lexists(shown)):
         yield shown
         return
+    import secrets
+
     folder = os.path.dirname(shown) or "."
     temporary = os.path.join(folder, f".{os.path.basename(shown)}.{secrets.token_hex(6)}.part")
     try:

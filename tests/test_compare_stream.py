@@ -126,6 +126,33 @@ def test_compare_and_gate_do_not_import_scipy_stats(run_file, argv):
     assert "scipy.stats was imported" not in done.stderr
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["compare", "{f}", "--a", "A", "--b", "B"],
+        GATE,
+    ],
+)
+def test_compare_and_gate_of_unscored_samples_import_no_score_or_writing_modules(run_file, argv):
+    # Samples without scores have no mean scores to compare, and a verb that
+    # only reads writes no file (tempfile imports random, secrets hmac).
+    unused = ["evalstats.deciding._score_results", "evalstats.stats._score_compare", "tempfile"]
+    code = (
+        "import sys\n"
+        "from evalstats.cli._main import main\n"
+        "code = main(sys.argv[1:])\n"
+        f"found = [m for m in {unused!r} if m in sys.modules]\n"
+        "assert not found, f'imported: {found}'\n"
+        "sys.exit(code)\n"
+    )
+    argv = [a.format(f=run_file) for a in argv]
+    done = subprocess.run(
+        [sys.executable, "-c", code, *argv], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode in (0, 1), done.stderr
+    assert "imported:" not in done.stderr, done.stderr
+
+
 def test_the_noncentral_t_tail_is_scipy_stats_nct_sf():
     # Reference: scipy.stats.nct.sf and t.isf computing the same quantities.
     from scipy.special import stdtrit

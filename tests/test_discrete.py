@@ -382,3 +382,41 @@ def test_repeats_to_flag_is_the_first_with_eighty_percent() -> None:
     assert flags_note([(10, 10)] * 3, level=0.95, paired=True, adjusted=True) == ""
     note = flags_note([(2, 3), (3, 2)], level=0.9, paired=False, adjusted=True)
     assert note.startswith("with at most 3 repeats per case no single case can be flagged at 90%")
+
+
+def test_the_attainable_values_up_to_a_bound_are_the_first_of_them():
+    import math
+
+    from evalstats.stats._discrete import mcnemar_attainable, mcnemar_attainable_upto
+
+    for d in [*range(0, 60), 1074, 1075, 1076, 1200, 2100]:
+        every = mcnemar_attainable(d).tolist()
+        assert mcnemar_attainable_upto(d, math.inf).tolist() == every
+        for bound in (0.0, 1e-300, 1e-6, 0.01, 0.3, 1.0):
+            part = mcnemar_attainable_upto(d, bound).tolist()
+            assert part == [v for v in every if v <= bound] or part == every[:1]
+
+
+def test_the_discrete_adjustments_with_the_values_up_to_the_largest_pvalue():
+    # What compare's per-case flags rely on (evalstats.stats._compare._paired_rows).
+    from evalstats.stats._compare import _mcnemar_pvalue
+    from evalstats.stats._discrete import (
+        TOLERANCE,
+        adjust_discrete,
+        mcnemar_attainable,
+        mcnemar_attainable_upto,
+    )
+
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        m = int(rng.integers(1, 7))
+        splits = [
+            (int(b), int(c)) for b, c in rng.integers(0, rng.choice([5, 40, 700]), size=(m, 2))
+        ]
+        p = [float(_mcnemar_pvalue(b, c)) for b, c in splits]
+        bound = max(p) * (1.0 + TOLERANCE)
+        every = [mcnemar_attainable(b + c) for b, c in splits]
+        part = [mcnemar_attainable_upto(b + c, bound) for b, c in splits]
+        for method in ("discrete_holm", "tarone"):
+            expected = adjust_discrete(p, every, method=method)
+            np.testing.assert_array_equal(adjust_discrete(p, part, method=method), expected)

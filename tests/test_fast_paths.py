@@ -194,3 +194,36 @@ def test_the_verdicts_kept_in_the_process_are_the_verdicts(monkeypatch):
     np.testing.assert_array_equal(got, expected[:300])
     got = _simulate.clustered_decisions(a, b, 1, level=0.9, only_b_better=True)
     np.testing.assert_array_equal(got, expected)
+
+
+# --- the difference the clustered rule would detect: no draws when none can pass --
+
+
+@pytest.mark.parametrize("level", [0.8, 0.9, 0.95])
+@pytest.mark.parametrize("cases", [2, 3, 4, 5, 6])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_detectable_difference_without_draws_is_the_one_the_draws_give(
+    level, cases, seed, monkeypatch
+):
+    from types import SimpleNamespace
+
+    from evalstats.stats import _compare
+
+    rng = np.random.default_rng(seed)
+    per_case = np.round(rng.uniform(-0.3, 0.6, size=cases), 3)
+    if seed == 2:
+        per_case[:] = per_case[0]  # no spread between the cases
+        per_case[-1] += 0.01
+    difference = SimpleNamespace(method="betting", se=0.1, df=cases - 1)
+    got = _compare._clustered_rule_detectable(difference, per_case, level, 0.8)
+    monkeypatch.setattr(_compare, "_no_resample_better", lambda centred, level: False)
+    drawn = _compare._clustered_rule_detectable(difference, per_case, level, 0.8)
+    assert got == drawn or (np.isnan(got) and np.isnan(drawn))
+
+
+def test_no_resample_is_better_with_four_cases_at_95_and_some_can_be_with_more():
+    from evalstats.stats._compare import _no_resample_better
+
+    assert _no_resample_better(np.array([-0.1, 0.0, 0.05, 0.05]), 0.95)
+    assert not _no_resample_better(np.zeros(5), 0.8)  # all +1 at a shift of 1: better
+    assert not _no_resample_better(np.zeros(6), 0.95)  # 462 multisets: left to the draws

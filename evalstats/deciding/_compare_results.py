@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -44,7 +44,9 @@ from ..stats._compare import (
     _compare_unpaired,
     compare_counts,
 )
-from ._score_results import ResultsScoreComparison, compare_result_scores
+
+if TYPE_CHECKING:
+    from ._score_results import ResultsScoreComparison
 
 __all__ = ["ResultsComparison", "compare_results"]
 
@@ -402,9 +404,21 @@ def compare_results(
         reason="; ".join(reasons),
         about=claim_of(method),
         about_note=note,
-        scores=compare_result_scores(res, a, b, about=claim_of(method), level=level),
+        scores=_result_scores(res, a, b, about=claim_of(method), level=level),
         **common,  # type: ignore[arg-type]
     )
+
+
+def _result_scores(
+    res: Any, a: str, b: str, *, about: str, level: float
+) -> ResultsScoreComparison | None:
+    """The mean scores compared beside the pass rates, or None when a side has no
+    score to pair: then the mean scores' modules are not even imported."""
+    if not (res.scores(a) and res.scores(b)):
+        return None
+    from ._score_results import compare_result_scores
+
+    return compare_result_scores(res, a, b, about=about, level=level)
 
 
 def _check_request(

@@ -468,10 +468,12 @@ def _clustered_rule_detectable(
         return _t_detectable(se, float(difference.df), level, target)
     # sorted, so that the resamples (and the figure) do not depend on the order of the cases
     diffs = np.sort(np.asarray(case_differences, dtype=float))
-    rng = np.random.default_rng(0)
     # Centred and scaled by sqrt(G / (G - 1)), so that the resamples' variance
     # is the unbiased one of the observed differences.
     centred = (diffs - diffs.mean()) * math.sqrt(diffs.size / (diffs.size - 1))
+    if _no_resample_better(centred, level):
+        return math.nan  # what the resamples find, without drawing them
+    rng = np.random.default_rng(0)
     base = centred[rng.integers(0, diffs.size, size=(400, diffs.size))]
 
     def power_at(d: float) -> float:
@@ -489,6 +491,34 @@ def _clustered_rule_detectable(
         else:
             lo = mid
     return hi
+
+
+#: Up to this many multisets of the cases' differences (G <= 5 cases), whether any
+#: resample could be called B better at a shift of 1 is checked on them all first.
+_MULTISETS = 400
+
+
+def _no_resample_better(centred: np.ndarray, level: float) -> bool:
+    """Whether no resample of the centred differences, shifted by 1, can be called
+    B better, so that the power at every shift is 0 and the rule detects nothing.
+
+    A resample's decision depends only on the multiset of its values (see
+    :func:`~evalstats.stats._intervals.betting_signs`), and a resample of G
+    values is one of the C(2G - 1, G) multisets of G of them: when none of
+    those is called better, no draw is, and the draws (and numpy.random) are
+    not needed. Checked only when there are at most :data:`_MULTISETS` of
+    them (at most 5 cases, where at 95% nothing can be told); otherwise False.
+    """
+    from itertools import combinations_with_replacement
+
+    from ._intervals import betting_never_above
+
+    g = centred.size
+    if math.comb(2 * g - 1, g) > _MULTISETS:
+        return False
+    every = np.array(list(combinations_with_replacement(range(g), g)), dtype=np.intp)
+    shifted = np.clip(centred[every] + 1.0, -1.0, 1.0)  # as power_at(1.0) makes them
+    return betting_never_above(shifted, level, threshold=1e-12)
 
 
 def _t_detectable(se: float, df: float, level: float, target: float) -> float:
@@ -1583,7 +1613,7 @@ def _paired_rows(
     one vectorised pass (:func:`~evalstats.stats._intervals.paired_diff_cis`),
     the p-values and their attainable sets once per distinct split of the
     discordant pairs (a case's test depends on nothing else)."""
-    from ._discrete import mcnemar_attainable
+    from ._discrete import TOLERANCE, mcnemar_attainable_upto
     from ._intervals import paired_diff_cis
 
     if not tables:
@@ -1591,18 +1621,21 @@ def _paired_rows(
     both, only_a, only_b, neither = (list(column) for column in zip(*tables, strict=True))
     diffs = paired_diff_cis(both, only_a, only_b, neither, level=level, method="newcombe")
     pvalues: dict[tuple[int, int], float] = {}
+    for _, b, c, _ in tables:
+        if (b, c) not in pvalues:
+            pvalues[(b, c)] = float(_mcnemar_pvalue(b, c))
+    # The discrete adjustments count no attainable value above the largest
+    # p-value (times 1 + TOLERANCE): the sets are computed up to it.
+    bound = max(pvalues.values()) * (1.0 + TOLERANCE)
     sets: dict[int, np.ndarray] = {}
     rows = []
     attainable = []
     for case, (a, b, c, d), diff in zip(cases, tables, diffs, strict=True):
-        case_p = pvalues.get((b, c))
-        if case_p is None:
-            case_p = pvalues[(b, c)] = float(_mcnemar_pvalue(b, c))
         found = sets.get(b + c)
         if found is None:
-            found = sets[b + c] = mcnemar_attainable(b + c)
+            found = sets[b + c] = mcnemar_attainable_upto(b + c, bound)
         pairs = a + b + c + d
-        rows.append(_row(case, a + b, pairs, a + c, pairs, diff, case_p))
+        rows.append(_row(case, a + b, pairs, a + c, pairs, diff, pvalues[(b, c)]))
         attainable.append(found)
     return rows, attainable
 

@@ -1283,8 +1283,7 @@ def betting_signs(
     if not 0.0 <= threshold < 1.0:
         raise InvalidArgument(f"threshold={threshold!r} must be in [0, 1)")
     alpha = (1.0 - level) / 2.0
-    half = 2.0 ** (_BISECTIONS - 1)
-    point = (half + math.floor(threshold * half) + 1.0) / (2.0 * half)
+    point = _above_point(threshold)
     flat = x.reshape(-1, x.shape[-1])
     unit = (flat + 1.0) / 2.0
     mean = flat.mean(axis=-1)
@@ -1293,6 +1292,29 @@ def betting_signs(
         return above.astype(np.int8).reshape(x.shape[:-1])
     below = _rejected_at(1.0 - unit, alpha, point, mean < -threshold)
     return np.where(above, 1, np.where(below, -1, 0)).astype(np.int8).reshape(x.shape[:-1])
+
+
+def _above_point(threshold: float) -> float:
+    """The grid point of the rescaled mean at which the betting test must reject
+    for the lower limit to be above ``threshold`` (see :func:`betting_signs`)."""
+    half = 2.0 ** (_BISECTIONS - 1)
+    return (half + math.floor(threshold * half) + 1.0) / (2.0 * half)
+
+
+def betting_never_above(d: Any, level: float, *, threshold: float = 0.0) -> bool:
+    """Whether no row of differences ``d`` in [-1, 1] has a betting lower limit above
+    ``threshold``: :func:`betting_signs` gives no row +1, whatever the rows' means.
+
+    Only the betting test is evaluated (not the cap at the mean, which can
+    only take a +1 away), so the answer holds for the rows' values in any
+    order, their means summed in any order too.
+    """
+    x = np.asarray(d, dtype=float)
+    flat = x.reshape(-1, x.shape[-1])
+    keep = np.ones(flat.shape[0], dtype=bool)
+    return not _rejected_at(
+        (flat + 1.0) / 2.0, (1.0 - level) / 2.0, _above_point(threshold), keep
+    ).any()
 
 
 def betting_limits(
