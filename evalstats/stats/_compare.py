@@ -1613,7 +1613,7 @@ def _paired_rows(
     one vectorised pass (:func:`~evalstats.stats._intervals.paired_diff_cis`),
     the p-values and their attainable sets once per distinct split of the
     discordant pairs (a case's test depends on nothing else)."""
-    from ._discrete import TOLERANCE, mcnemar_attainable_upto
+    from ._discrete import mcnemar_attainable
     from ._intervals import paired_diff_cis
 
     if not tables:
@@ -1621,21 +1621,18 @@ def _paired_rows(
     both, only_a, only_b, neither = (list(column) for column in zip(*tables, strict=True))
     diffs = paired_diff_cis(both, only_a, only_b, neither, level=level, method="newcombe")
     pvalues: dict[tuple[int, int], float] = {}
-    for _, b, c, _ in tables:
-        if (b, c) not in pvalues:
-            pvalues[(b, c)] = float(_mcnemar_pvalue(b, c))
-    # The discrete adjustments count no attainable value above the largest
-    # p-value (times 1 + TOLERANCE): the sets are computed up to it.
-    bound = max(pvalues.values()) * (1.0 + TOLERANCE)
     sets: dict[int, np.ndarray] = {}
     rows = []
     attainable = []
     for case, (a, b, c, d), diff in zip(cases, tables, diffs, strict=True):
+        case_p = pvalues.get((b, c))
+        if case_p is None:
+            case_p = pvalues[(b, c)] = float(_mcnemar_pvalue(b, c))
         found = sets.get(b + c)
         if found is None:
-            found = sets[b + c] = mcnemar_attainable_upto(b + c, bound)
+            found = sets[b + c] = mcnemar_attainable(b + c)
         pairs = a + b + c + d
-        rows.append(_row(case, a + b, pairs, a + c, pairs, diff, pvalues[(b, c)]))
+        rows.append(_row(case, a + b, pairs, a + c, pairs, diff, case_p))
         attainable.append(found)
     return rows, attainable
 

@@ -43,7 +43,6 @@ __all__ = [
     "flag_power",
     "flags_note",
     "mcnemar_attainable",
-    "mcnemar_attainable_upto",
     "repeats_to_flag",
     "smallest_pvalue",
 ]
@@ -76,43 +75,6 @@ def _mcnemar_attainable(discordant: int) -> tuple[float, ...]:
         # 2 * P(X <= k), X ~ Binomial(d, 1/2): one correctly rounded division
         out.append(min(1.0, (2 * total) / (1 << discordant)))
     return tuple(sorted(set(out)))
-
-
-@functools.lru_cache(maxsize=4096)
-def _mcnemar_attainable_upto(discordant: int, bound: float) -> tuple[float, ...]:
-    if discordant == 0:
-        return (1.0,)
-    out: list[float] = []
-    total, term = 0, 1  # term = C(d, k)
-    whole = 1 << discordant
-    tiny = discordant - 1075  # 2 P(X <= k) below 2**-1075 rounds to 0.0
-    for k in range(discordant // 2 + 1):
-        total += term
-        term = term * (discordant - k) // (k + 1)
-        twice = 2 * total
-        value = 0.0 if twice.bit_length() <= tiny else min(1.0, twice / whole)
-        if value > bound and out:
-            break  # the values only grow with k
-        if not out or value != out[-1]:
-            out.append(value)
-    return tuple(out)
-
-
-def mcnemar_attainable_upto(discordant: int, bound: float) -> np.ndarray:
-    """The values of :func:`mcnemar_attainable` up to ``bound`` (and the smallest).
-
-    They ascend with k, so the loop stops at the first one above ``bound``.
-    :func:`adjust_discrete` never counts an attainable value above the largest
-    p-value it adjusts times ``1 + TOLERANCE``: with that as ``bound`` its
-    result is the same as with every value, to the last bit
-    (tests/test_discrete.py).
-
-    Examples
-    --------
-    >>> mcnemar_attainable_upto(5, 0.4).tolist()
-    [0.0625, 0.375]
-    """
-    return np.array(_mcnemar_attainable_upto(int(discordant), float(bound)))
 
 
 def mcnemar_attainable(discordant: int) -> np.ndarray:
