@@ -95,10 +95,12 @@ compare was within 1.5x. Neither leaves a second thread running
 
 Since then neither imports numpy.random (and with it secrets) when no
 multiset of the cases' differences can be told better (at most 5 cases),
-nor the mean scores' modules when no sample has a score, nor tempfile;
-and the per-case attainable p-values of the discrete Holm flags are
-computed only up to the largest p-value (compare_results after the tally:
-33 ms -> 19 ms). On 100,000 samples, this tree alternating run by run with
+nor the mean scores' modules when no sample has a score, nor tempfile.
+(The figures below also had the per-case attainable p-values computed
+only up to the largest p-value, compare_results after the tally 33 ms ->
+19 ms; that cut was withdrawn, as each row carries its case's whole set,
+which adds back about 14 ms: about 0.03 to each ratio to the orjson loop,
+compare about 1.36x and gate about 1.41x.) On 100,000 samples, this tree alternating run by run with
 main's, medians of 9 runs at a load average of about 1 (the orjson loop
 0.534 s of CPU in the first run; in the second a burst of load hit the
 floor's runs, so only the ratios to main are read from it):
@@ -112,7 +114,7 @@ gate (min-pass, vs old)       0.738 s 1.38x   0.777 s 1.46x   0.950, 0.961
 
 (an earlier run of 7, orjson loop 0.540 s: compare 1.32x against main's
 1.37x.) What is left above ``report`` is importing numpy (about 0.06 s),
-which report does not, and the two comparisons' own 19 ms.
+which report does not, and the two comparisons' own 33 ms.
 
 Usage::
 
