@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from importing import HAVE_INSPECT, cli, needs_inspect, one_line_error
 
 from evalstats.cli import main
 from evalstats.errors import InvalidArgument
@@ -36,41 +37,14 @@ PROMPTFOO = DATA / "promptfoo" / "promptfoo-graded.json"
 LM_EVAL = next((DATA / "lm_eval_graded").glob("samples_*.jsonl"))
 EXPECTED = DATA / "imports_expected"
 
-try:
-    import inspect_ai.log  # noqa: F401
-
-    HAVE_INSPECT = True
-except ImportError:  # pragma: no cover - the inspect extra is optional
-    HAVE_INSPECT = False
-needs_inspect = pytest.mark.skipif(
-    not HAVE_INSPECT, reason='inspect_ai is not installed (pip install ".[inspect]")'
-)
-
-
-def _cli(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def _one_line_error(capsys, *argv, naming):
-    code, out, err = _cli(capsys, *argv)
-    assert code == 2, (out, err)
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    assert "Traceback" not in err
-    for part in naming:
-        assert str(part) in lines[0], lines[0]
-    return lines[0]
-
 
 def _mean_scores(capsys, *argv):
     """``report --json``'s mean score of each variant, and the text report's lines."""
-    code, out, _ = _cli(capsys, "report", *argv, "--json")
+    code, out, _ = cli(capsys, "report", *argv, "--json")
     assert code == 0
     doc = json.loads(out)
     means = {s["variant"]: s for s in doc["scores"]}
-    code, text, _ = _cli(capsys, "report", *argv)
+    code, text, _ = cli(capsys, "report", *argv)
     assert code == 0
     return means, text
 
@@ -135,7 +109,7 @@ def test_inspect_partial_credit_is_read_as_value_to_float_reads_it(capsys):
 
 @needs_inspect
 def test_inspect_partial_credit_without_a_threshold_asks_for_one(capsys, tmp_path):
-    line = _one_line_error(
+    line = one_line_error(
         capsys,
         "import",
         CPI_LOG,
@@ -149,7 +123,7 @@ def test_inspect_partial_credit_without_a_threshold_asks_for_one(capsys, tmp_pat
 
 @needs_inspect
 def test_inspect_rubric_needs_its_scale_and_is_mapped_from_it(capsys, tmp_path):
-    _one_line_error(
+    one_line_error(
         capsys,
         "report",
         RUBRIC_LOG,
@@ -173,7 +147,7 @@ def test_inspect_rubric_needs_its_scale_and_is_mapped_from_it(capsys, tmp_path):
     bad = next(s for s in res.samples if s["status"] == "incomplete")
     assert bad["score"] == 0.0 and "score" not in bad["checks"][0]
     # a declared scale the values do not fit, and a threshold off the scale
-    _one_line_error(
+    one_line_error(
         capsys,
         "report",
         RUBRIC_LOG,
@@ -183,7 +157,7 @@ def test_inspect_rubric_needs_its_scale_and_is_mapped_from_it(capsys, tmp_path):
         "4",
         naming=[RUBRIC_LOG, "sample 'q1', epoch 1", "is 5, outside its scale 0 to 4"],
     )
-    _one_line_error(
+    one_line_error(
         capsys,
         "report",
         RUBRIC_LOG,
@@ -209,7 +183,7 @@ def test_inspect_bad_score_values_name_the_sample(value, problem, capsys, tmp_pa
     doc["samples"][2]["scores"]["f1"]["value"] = value
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(doc), encoding="utf-8")  # NaN as Python's json writes it
-    _one_line_error(
+    one_line_error(
         capsys,
         "report",
         bad,
@@ -223,7 +197,7 @@ def test_inspect_bad_score_values_name_the_sample(value, problem, capsys, tmp_pa
 def test_a_cut_off_graded_inspect_log_is_one_line(capsys, tmp_path):
     bad = tmp_path / "cut.json"
     bad.write_bytes(RUBRIC_LOG.read_bytes()[:6000])
-    _one_line_error(
+    one_line_error(
         capsys,
         "report",
         bad,
@@ -306,7 +280,7 @@ def _broken_promptfoo(tmp_path, change):
 )
 def test_promptfoo_bad_scores_name_the_line_and_field(change, problem, capsys, tmp_path):
     bad = _broken_promptfoo(tmp_path, change)
-    line = _one_line_error(capsys, "report", bad, naming=[bad, "results.results[3].", problem])
+    line = one_line_error(capsys, "report", bad, naming=[bad, "results.results[3].", problem])
     assert "line " in line
 
 
@@ -315,7 +289,7 @@ def test_promptfoo_scores_off_zero_to_one_take_a_scale(tmp_path, capsys):
         e["score"] = 2.0  # a provider of scores on 0 to 2, say
 
     bad = _broken_promptfoo(tmp_path, shift)
-    _one_line_error(capsys, "report", bad, naming=["--scale LOW,HIGH"])
+    one_line_error(capsys, "report", bad, naming=["--scale LOW,HIGH"])
     res = load_results(bad, scale="0,2")
     assert sum(s.get("score") == 1.0 for s in res.samples) == 1
 
@@ -323,7 +297,7 @@ def test_promptfoo_scores_off_zero_to_one_take_a_scale(tmp_path, capsys):
 def test_a_cut_off_graded_promptfoo_file_is_one_line(capsys, tmp_path):
     bad = tmp_path / "cut.json"
     bad.write_bytes(PROMPTFOO.read_bytes()[:9000])
-    _one_line_error(
+    one_line_error(
         capsys, "report", bad, "--format", "promptfoo", naming=[bad, "is not valid JSON"]
     )
 
@@ -351,7 +325,7 @@ def test_lm_eval_binary_metric_keeps_no_score_and_continuous_needs_a_threshold(c
     res = load_results(LM_EVAL)  # em, the first metric: 1 or 0
     assert all("score" not in s for s in res.samples)
     assert "scores" not in res.manifest["imported"]
-    _one_line_error(
+    one_line_error(
         capsys,
         "report",
         LM_EVAL,
@@ -374,7 +348,7 @@ def test_lm_eval_bad_metric_values_name_the_line(value, problem, capsys, tmp_pat
     lines[3]["f1"] = value
     bad = tmp_path / LM_EVAL.name
     bad.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
-    _one_line_error(
+    one_line_error(
         capsys,
         "report",
         bad,
@@ -401,7 +375,7 @@ def test_lm_eval_a_percent_metric_is_read_on_its_scale(tmp_path, capsys):
 def test_a_cut_off_lm_eval_file_is_one_line(capsys, tmp_path):
     bad = tmp_path / LM_EVAL.name
     bad.write_text(LM_EVAL.read_text(encoding="utf-8")[:-40], encoding="utf-8")
-    _one_line_error(
+    one_line_error(
         capsys,
         "report",
         bad,
@@ -482,14 +456,14 @@ def test_bad_score_cells_name_the_row_and_column(cell, extra, problem, tmp_path,
     rows[2][3] = cell
     path = _table(tmp_path, rows)
     argv = ["--columns", "case=item,variant=prompt,pass=ok,score=rating"]
-    _one_line_error(
+    one_line_error(
         capsys, "report", path, *argv, *(extra or ["--scale", "1,5"]), naming=[path, problem]
     )
 
 
 def test_a_table_of_graded_scores_without_a_scale_asks_for_one(tmp_path, capsys):
     path = _table(tmp_path, RATED)
-    _one_line_error(
+    one_line_error(
         capsys,
         "report",
         path,
@@ -526,12 +500,12 @@ def test_a_parquet_score_column(tmp_path):
 
 def test_scale_is_for_imported_logs_only(tmp_path, capsys):
     results = tmp_path / "r.jsonl"
-    code, _, _ = _cli(capsys, "import", DATA / "table" / "table.csv", "--out", results)
+    code, _, _ = cli(capsys, "import", DATA / "table" / "table.csv", "--out", results)
     assert code == 0
-    _one_line_error(
+    one_line_error(
         capsys, "report", results, "--scale", "1,5", naming=["scale='1,5' is for imported"]
     )
-    _one_line_error(capsys, "report", results, "--scale", "5,1", naming=["LOW below HIGH"])
+    one_line_error(capsys, "report", results, "--scale", "5,1", naming=["LOW below HIGH"])
 
 
 # --- the rules ----------------------------------------------------------------------
@@ -601,7 +575,7 @@ def test_readme_commands_on_graded_logs_show_mean_scores(capsys, monkeypatch):
     for argv in commands:
         if not HAVE_INSPECT and any("data/inspect/" in a for a in argv):
             continue
-        code, out, err = _cli(capsys, *argv[1:])
+        code, out, err = cli(capsys, *argv[1:])
         assert code == 0, err
         assert "mean scores (0 to 1, 95% intervals)" in out
 

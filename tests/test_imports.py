@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from importing import HAVE_INSPECT, cli, needs_inspect, one_line_error
 
-from evalstats.cli import main
 from evalstats.deciding._compare_results import compare_results
 from evalstats.errors import InvalidArgument, ResultsFileError
 from evalstats.reading._log_common import PassRule
@@ -33,37 +33,11 @@ PROMPTFOO = DATA / "promptfoo" / "promptfoo-results.json"
 LM_EVAL = next((DATA / "lm_eval").glob("samples_*.jsonl"))
 TABLE = DATA / "table" / "table.csv"
 
-try:
-    import inspect_ai.log  # noqa: F401
-
-    HAVE_INSPECT = True
-except ImportError:
-    HAVE_INSPECT = False
-needs_inspect = pytest.mark.skipif(
-    not HAVE_INSPECT, reason='inspect_ai is not installed (pip install ".[inspect]")'
-)
-
-
-def _cli(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def _one_line_error(capsys, *argv, naming):
-    code, out, err = _cli(capsys, *argv)
-    assert code == 2, (out, err)
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    assert "Traceback" not in err
-    assert str(naming) in lines[0]
-    return lines[0]
-
 
 def _import_error(capsys, tmp_path, path, *extra):
     """Import ``path``: exit 2 with one line naming it, and no output file."""
     out = tmp_path / "imported.jsonl"
-    line = _one_line_error(capsys, "import", path, "--out", out, *extra, naming=path)
+    line = one_line_error(capsys, "import", path, "--out", out, *extra, naming=path)
     assert not out.exists()
     return line
 
@@ -466,7 +440,7 @@ def test_pass_rule_threshold_is_at_least(score, threshold):
 
 def test_import_writes_our_jsonl_0600_and_never_overwrites(tmp_path, capsys):
     out = tmp_path / "r.jsonl"
-    code, stdout, err = _cli(capsys, "import", PROMPTFOO, "--out", out)
+    code, stdout, err = cli(capsys, "import", PROMPTFOO, "--out", out)
     assert code == 0, err
     assert "18 samples, 3 cases, variants terse, polite" in stdout
     assert "promptfoo's own verdict" in err
@@ -477,7 +451,7 @@ def test_import_writes_our_jsonl_0600_and_never_overwrites(tmp_path, capsys):
         assert back.outcomes(v) == res.outcomes(v)
     assert back.manifest["imported"]["pass_rule"].startswith("promptfoo's own verdict")
     before = out.read_bytes()
-    line = _one_line_error(capsys, "import", TABLE, "--out", out, naming=out)
+    line = one_line_error(capsys, "import", TABLE, "--out", out, naming=out)
     assert "already exists" in line
     assert out.read_bytes() == before
 
@@ -588,7 +562,7 @@ def test_readme_says_the_pypi_evalstats_is_another_project():
 
 @needs_inspect
 def test_compare_two_inspect_files_on_the_command_line(capsys):
-    code, out, err = _cli(capsys, "compare", INSPECT_A, INSPECT_B)
+    code, out, err = cli(capsys, "compare", INSPECT_A, INSPECT_B)
     assert code == 0, err
     assert "B=mockllm/b against A=mockllm/a" in out
     assert "paired by (case, repeat): 15 pairs" in out
@@ -597,40 +571,40 @@ def test_compare_two_inspect_files_on_the_command_line(capsys):
 def test_compare_needs_names_when_a_run_has_more_than_two_variants(tmp_path, capsys):
     path = tmp_path / "t.csv"
     path.write_text("case,variant,passed\nx,a,1\nx,b,0\nx,c,1\n")
-    line = _one_line_error(capsys, "compare", path, naming="'a', 'b', 'c'")
+    line = one_line_error(capsys, "compare", path, naming="'a', 'b', 'c'")
     assert "--a and --b" in line
-    code, out, _ = _cli(capsys, "compare", path, "--a", "c", "--b", "a")
+    code, out, _ = cli(capsys, "compare", path, "--a", "c", "--b", "a")
     assert code == 0 and "B=a against A=c" in out
 
 
 def test_every_analysis_verb_reads_foreign_files(tmp_path, capsys):
-    code, out, _ = _cli(capsys, "report", PROMPTFOO)
+    code, out, _ = cli(capsys, "report", PROMPTFOO)
     assert code == 0 and "variant terse: 6 of 9 measured samples passed" in out
-    code, out, _ = _cli(
+    code, out, _ = cli(
         capsys, "gate", LM_EVAL, "--variant", "example-org/tiny-model", "--min-pass", "0.6"
     )
     assert code == 0 and "63%" in out
-    code, out, _ = _cli(
+    code, out, _ = cli(
         capsys, "gate", LM_EVAL, "--variant", "example-org/tiny-model", "--min-pass", "0.7"
     )
     assert code == 1
-    code, out, _ = _cli(capsys, "compare-runs", TABLE, TABLE, "--json")
+    code, out, _ = cli(capsys, "compare-runs", TABLE, TABLE, "--json")
     assert code == 0 and json.loads(out)
-    code, out, _ = _cli(capsys, "plan", "--from", TABLE, "--pb", "0.95", "--json")
+    code, out, _ = cli(capsys, "plan", "--from", TABLE, "--pb", "0.95", "--json")
     assert code == 0 and json.loads(out)["cases"] > 0
-    code, out, err = _cli(capsys, "report", TABLE, "--plots", tmp_path / "fig")
+    code, out, err = cli(capsys, "report", TABLE, "--plots", tmp_path / "fig")
     assert code == 0 and (tmp_path / "fig" / "forest.png").exists()
     # A pass option for a format that has none is refused, not ignored.
-    line = _one_line_error(capsys, "report", PROMPTFOO, "--pass-threshold", "0.5", naming="0.5")
+    line = one_line_error(capsys, "report", PROMPTFOO, "--pass-threshold", "0.5", naming="0.5")
     assert "promptfoo decides each test's pass itself" in line
 
 
 def test_report_writes_html_and_never_overwrites(tmp_path, capsys):
     out = tmp_path / "r.html"
-    code, _, err = _cli(capsys, "report", TABLE, "--html", out)
+    code, _, err = cli(capsys, "report", TABLE, "--html", out)
     assert code == 0 and f"wrote {out}" in err
     before = out.read_bytes()
-    line = _one_line_error(capsys, "report", TABLE, "--html", out, naming=out)
+    line = one_line_error(capsys, "report", TABLE, "--html", out, naming=out)
     assert "already exists" in line
     assert out.read_bytes() == before
 

@@ -12,31 +12,14 @@ import shutil
 from pathlib import Path
 
 import pytest
+from importing import cli, needs_inspect
 
-from evalstats.cli import main
 from evalstats.deciding._compare_results import compare_results
 from evalstats.errors import ResultsFileError
 from evalstats.reading._logs import load_results, merge
 
 DATA = Path(__file__).resolve().parent / "data" / "inspect"
 IMPORTED = DATA / "imported"
-
-try:
-    import inspect_ai.log  # noqa: F401
-
-    HAVE_INSPECT = True
-except ImportError:  # pragma: no cover - the inspect extra is optional
-    HAVE_INSPECT = False
-
-needs_inspect = pytest.mark.skipif(
-    not HAVE_INSPECT, reason='inspect_ai is not installed (pip install ".[inspect]")'
-)
-
-
-def _cli(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def _imported(*stems: str):
@@ -92,22 +75,22 @@ def test_one_task_with_two_arguments_is_named_by_the_argument() -> None:
 
 def test_the_names_are_what_a_command_takes(capsys) -> None:
     files = [IMPORTED / "quiz_terse.jsonl", IMPORTED / "quiz_polite.jsonl"]
-    code, out, err = _cli(capsys, "compare", *files, "--a", "quiz_polite", "--b", "quiz_terse")
+    code, out, err = cli(capsys, "compare", *files, "--a", "quiz_polite", "--b", "quiz_terse")
     assert code == 0, err
     assert "B=quiz_terse against A=quiz_polite" in out
     assert "paired by (case, repeat): 15 pairs" in out
-    code, out, err = _cli(
+    code, out, err = cli(
         capsys, "compare", *files, "--a", "quiz_terse", "--b", "quiz_polite", "--sequential"
     )
     assert code == 0, err
     assert "15 pairs" in out
-    code, out, err = _cli(capsys, "compare", *files, "--a", "quiz_terse", "--b", "quiz_changed")
+    code, out, err = cli(capsys, "compare", *files, "--a", "quiz_terse", "--b", "quiz_changed")
     assert code == 2 and err.count("\n") == 1 and "'quiz_changed' is not a variant" in err
 
 
 def test_the_refusal_on_the_command_line_is_one_line(capsys) -> None:
     files = [IMPORTED / "quiz_terse.jsonl", IMPORTED / "quiz_changed.jsonl"]
-    code, _, err = _cli(capsys, "compare", *files)
+    code, _, err = cli(capsys, "compare", *files)
     assert code == 2 and err.count("\n") == 1
     assert "another target for 'q3'" in err
 
@@ -117,13 +100,13 @@ def test_the_refusal_on_the_command_line_is_one_line(capsys) -> None:
 
 @needs_inspect
 def test_a_folder_of_logs_is_read_as_a_set(capsys) -> None:
-    code, out, err = _cli(capsys, "compare", DATA / "prompts", "--json")
+    code, out, err = cli(capsys, "compare", DATA / "prompts", "--json")
     assert code == 0, err
     doc = json.loads(out)
     # In name order: quiz_polite.eval, then quiz_terse.eval.
     assert (doc["a"], doc["b"]) == ("quiz_polite", "quiz_terse")
     assert doc["these_cases"]["trials_a"] == 15
-    code, out, err = _cli(capsys, "report", DATA / "prompts", "--variant", "quiz_terse")
+    code, out, err = cli(capsys, "report", DATA / "prompts", "--variant", "quiz_terse")
     assert code == 0, err
     assert out.startswith("selection: --variant 'quiz_terse'") and "variants quiz_terse" in out
 
@@ -131,7 +114,7 @@ def test_a_folder_of_logs_is_read_as_a_set(capsys) -> None:
 @needs_inspect
 def test_a_folder_without_logs_is_one_line(tmp_path, capsys) -> None:
     (tmp_path / "notes.txt").write_text("not a log")
-    code, _, err = _cli(capsys, "report", tmp_path)
+    code, _, err = cli(capsys, "report", tmp_path)
     assert code == 2 and err.count("\n") == 1 and "no Inspect AI log" in err
 
 
@@ -150,7 +133,7 @@ def test_the_logs_read_as_their_imports() -> None:
 
 @needs_inspect
 def test_an_errored_log_says_it_errored(capsys) -> None:
-    code, _, err = _cli(capsys, "report", DATA / "quiz_error.eval")
+    code, _, err = cli(capsys, "report", DATA / "quiz_error.eval")
     assert code == 2 and err.count("\n") == 1
     assert "the Inspect run ended in an error" in err
     assert "the tool server refused the connection" in err
