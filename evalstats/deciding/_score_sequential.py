@@ -69,8 +69,8 @@ from ..stats._claims import check_about, refuses_scope
 from ._sequential import (
     SequentialComparison,
     _cases_trajectory,
+    _comparison,
     _in_round_order,
-    _looks,
 )
 
 __all__ = [
@@ -381,37 +381,28 @@ def sequential_score_compare(
         if not started[-1]:
             reason = "not every case has a pair yet, so nothing is known about cases like these"
         method = "betting confidence sequence"
-    trajectory, decided_at, pvalue = _looks(points, log_b, log_a, bound, alpha, estimate, low, high)
     from ..stats._scores import ScoreInterval
 
-    last = trajectory[-1]
-    n = int(points[-1])
-    used = diff[:n]
-    return SequentialComparison(
-        verdict=last.verdict,
-        evalue_b=last.evalue_b,
-        evalue_a=last.evalue_a,
-        pvalue=pvalue,
-        difference=ScoreInterval(
-            last.estimate,
-            last.low,
-            last.high,
+    return _comparison(
+        points,
+        (log_b, log_a),
+        (estimate, low, high),
+        diff,
+        bound=bound,
+        interval=lambda est, lo, hi, pairs: ScoreInterval(
+            est,
+            lo,
+            hi,
             level,
             method,
             difference=True,
             about=about,
             cases=len(cases),
-            runs=n,
+            runs=pairs,
         ),
         about=about,
         level=level,
-        pairs=n,
-        looks=len(points),
         cases=len(cases),
-        only_a=int(np.sum(used < 0)),
-        only_b=int(np.sum(used > 0)),
-        decided_at=decided_at,
-        trajectory=trajectory,
         reason=reason,
         on="score",
     )

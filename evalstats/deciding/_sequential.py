@@ -76,7 +76,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -994,27 +994,16 @@ def sequential_compare(
         if not started[-1]:
             reason = "not every case has a pair yet, so nothing is known about cases like these"
         method = "betting confidence sequence"
-    trajectory, decided_at, pvalue = _looks(
-        points, log_b, log_a, _log_bound(about, alpha), alpha, estimate, low, high
-    )
-    last = trajectory[-1]
-    n = int(points[-1])
-    used = diff[:n]
-    return SequentialComparison(
-        verdict=last.verdict,
-        evalue_b=last.evalue_b,
-        evalue_a=last.evalue_a,
-        pvalue=pvalue,
-        difference=Interval(last.estimate, last.low, last.high, level, method, difference=True),
+    return _comparison(
+        points,
+        (log_b, log_a),
+        (estimate, low, high),
+        diff,
+        bound=_log_bound(about, alpha),
+        interval=lambda est, lo, hi, _pairs: Interval(est, lo, hi, level, method, difference=True),
         about=about,
         level=level,
-        pairs=n,
-        looks=len(points),
         cases=len(cases),
-        only_a=int(np.sum(used < 0)),
-        only_b=int(np.sum(used > 0)),
-        decided_at=decided_at,
-        trajectory=trajectory,
         reason=reason,
         planned_for=planned,
     )
@@ -1041,21 +1030,33 @@ def _in_round_order(
     return case_idx, points, xa[flat], xb[flat]
 
 
-def _looks(
+def _comparison(
     points: np.ndarray,
-    log_b: np.ndarray,
-    log_a: np.ndarray,
+    log_evalues: tuple[np.ndarray, np.ndarray],
+    sequence: tuple[np.ndarray, np.ndarray, np.ndarray],
+    diff: np.ndarray,
+    *,
     bound: float,
-    alpha: float,
-    estimate: np.ndarray,
-    low: np.ndarray,
-    high: np.ndarray,
-) -> tuple[tuple[Look, ...], int | None, float]:
-    """Every look of an anytime-valid comparison, from its log e-values and its
-    confidence sequence: the verdict from the first look where a side's e-value
-    reaches ``bound`` on (it stands once reached), the interval intersected over
-    the looks and held to the estimate where that keeps the verdict's side of 0.
-    Returns the looks, the pairs at the deciding look (None) and the p-value."""
+    interval: Callable[[float, float, float, int], Interval],
+    about: str,
+    level: float,
+    cases: int,
+    reason: str,
+    **fields: Any,
+) -> SequentialComparison:
+    """An anytime-valid comparison from its looks' log e-values (B's, A's) and its
+    confidence sequence (estimate, low, high) at each look's ``points`` pairs.
+
+    The verdict comes from the first look where a side's e-value reaches
+    ``bound`` (it stands once reached); the interval is intersected over the
+    looks and held to the estimate where that keeps the verdict's side of 0;
+    ``interval(estimate, low, high, pairs)`` makes the last look's printed
+    interval. ``diff`` are the pairs' differences B - A in round order;
+    ``fields`` go to :class:`SequentialComparison` as they are.
+    """
+    log_b, log_a = log_evalues
+    estimate, low, high = sequence
+    alpha = 1.0 - level
     low, high = _running_intersection(low, high)
     crossed_b = log_b >= bound
     crossed_a = log_a >= bound
@@ -1069,7 +1070,6 @@ def _looks(
         decided_at = int(points[i])
     low, high = _holding_the_estimate(low, high, estimate, verdicts)
     best = float(np.max(np.maximum(log_b, log_a)))
-    pvalue = float(min(1.0, math.exp(bound - best) * alpha))
     trajectory = tuple(
         Look(
             pairs=int(points[i]),
@@ -1082,7 +1082,27 @@ def _looks(
         )
         for i in range(len(points))
     )
-    return trajectory, decided_at, pvalue
+    last = trajectory[-1]
+    n = int(points[-1])
+    used = diff[:n]
+    return SequentialComparison(
+        verdict=last.verdict,
+        evalue_b=last.evalue_b,
+        evalue_a=last.evalue_a,
+        pvalue=float(min(1.0, math.exp(bound - best) * alpha)),
+        difference=interval(last.estimate, last.low, last.high, n),
+        about=about,
+        level=level,
+        pairs=n,
+        looks=len(points),
+        cases=cases,
+        only_a=int(np.sum(used < 0)),
+        only_b=int(np.sum(used > 0)),
+        decided_at=decided_at,
+        trajectory=trajectory,
+        reason=reason,
+        **fields,
+    )
 
 
 def _running_intersection(low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
