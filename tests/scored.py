@@ -7,11 +7,24 @@ as the engine maps it, ``(level - 1) / 4``.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import records
+
+
+def random_levels(seed: int, *, cases: int, repeats: int, shift: int = 1) -> dict:
+    """Levels on 1-5 for variants ``old`` and ``new``, by case and repeat: A's drawn
+    from 2, 3, 3, 4 and B's from the same raised by ``shift`` (kept within 1-5)."""
+    rng = random.Random(seed)
+    a = {f"c{i}": [rng.choice([2, 3, 3, 4]) for _ in range(repeats)] for i in range(cases)}
+    b = {
+        f"c{i}": [max(1, min(5, rng.choice([2, 3, 3, 4]) + shift)) for _ in range(repeats)]
+        for i in range(cases)
+    }
+    return {"old": a, "new": b}
 
 
 def level_sample(case: str, variant: str, repeat: int, level: int | None, **fields: Any) -> dict:

@@ -3,27 +3,20 @@ finished run, on the command line and in --json, equal to the library's."""
 
 from __future__ import annotations
 
+import functools
 import json
-import random
 from pathlib import Path
 
 import pytest
 import records
-from scored import scored_run
+from scored import random_levels, scored_run
 
 from evalstats.cli import main
 from evalstats.deciding._score_sequential import sequential_score_compare
 from evalstats.deciding._sequential import sequential_results
 
-
-def _levels(seed: int, cases: int = 8, repeats: int = 6, shift: int = 1) -> dict:
-    rng = random.Random(seed)
-    a = {f"c{i}": [rng.choice([2, 3, 3, 4]) for _ in range(repeats)] for i in range(cases)}
-    b = {
-        f"c{i}": [max(1, min(5, rng.choice([2, 3, 3, 4]) + shift)) for _ in range(repeats)]
-        for i in range(cases)
-    }
-    return {"old": a, "new": b}
+#: this file's runs: 8 cases x 6 repeats unless a test says otherwise
+_levels = functools.partial(random_levels, cases=8, repeats=6)
 
 
 def _scores(levels: dict) -> dict[str, list[float]]:

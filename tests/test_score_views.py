@@ -3,6 +3,7 @@ command line and in --json."""
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 from pathlib import Path
@@ -12,22 +13,15 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from scored import scored_run, scores_of
+from scored import random_levels, scored_run, scores_of
 
 from evalstats.cli import main
 from evalstats.deciding._compare_results import compare_results
 from evalstats.deciding._score_results import score_family
 from evalstats.stats._score_compare import compare_scores
 
-
-def _levels(seed: int, cases: int = 12, repeats: int = 3, shift: int = 1) -> dict:
-    rng = random.Random(seed)
-    a = {f"c{i}": [rng.choice([2, 3, 3, 4]) for _ in range(repeats)] for i in range(cases)}
-    b = {
-        f"c{i}": [max(1, min(5, rng.choice([2, 3, 3, 4]) + shift)) for _ in range(repeats)]
-        for i in range(cases)
-    }
-    return {"old": a, "new": b}
+#: this file's runs: 12 cases x 3 repeats unless a test says otherwise
+_levels = functools.partial(random_levels, cases=12, repeats=3)
 
 
 @pytest.fixture(scope="module")
