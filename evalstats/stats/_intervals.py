@@ -60,24 +60,18 @@ def _ndim(x: Any) -> int:
 
 #: The texts of the proportions formatted so far (a report formats the same few
 #: rates thousands of times: one per case and variant), by (value, signed).
-_PCT_TEXTS: dict[tuple[Any, bool], str] = {}
-_PCT_KEPT = 1 << 16
-
-
 def _pct(x: float, *, signed: bool = False) -> str:
     """:func:`_pct_text`, kept for the values formatted before (equal values, the
     same text: 0.0 and -0.0 both read 0%)."""
-    key = (x, signed)
     try:
-        text = _PCT_TEXTS.get(key)
+        return _pct_kept(x, signed)
     except TypeError:  # not hashable (an array of one value)
         return _pct_text(x, signed=signed)
-    if text is None:
-        text = _pct_text(x, signed=signed)
-        if len(_PCT_TEXTS) >= _PCT_KEPT:
-            _PCT_TEXTS.clear()
-        _PCT_TEXTS[key] = text
-    return text
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _pct_kept(x: float, signed: bool) -> str:
+    return _pct_text(x, signed=signed)
 
 
 def _pct_text(x: float, *, signed: bool = False) -> str:
