@@ -1889,19 +1889,7 @@ def _loop_running() -> bool:
 
 def _in_worker_thread(call: Any) -> Any:
     """``call()`` in a new thread, its result or exception returned here."""
-    import threading
+    from concurrent.futures import ThreadPoolExecutor
 
-    box: dict[str, Any] = {}
-
-    def work() -> None:
-        try:
-            box["result"] = call()
-        except BaseException as exc:  # handed back to the caller's thread
-            box["error"] = exc
-
-    worker = threading.Thread(target=work, name="evalstats-run")
-    worker.start()
-    worker.join()
-    if "error" in box:
-        raise box["error"]
-    return box["result"]
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="evalstats-run") as pool:
+        return pool.submit(call).result()
