@@ -16,7 +16,7 @@ from ._options import (
     show_result,
     subset,
 )
-from ._score_plan import add_score_model, show_plan, wants_scores
+from ._score_plan import add_score_model, check_cost, show_plan, wants_scores
 
 EXAMPLES = (
     "evalstats plan --pa 0.7 --pb 0.8 --icc 0.2",
@@ -117,21 +117,8 @@ def run(args: argparse.Namespace) -> int:
         return run_plan(args)
     from ..planning._power import case_model_from_results, plan
 
-    if args.batch and args.cost_per_call is None and not args.sequential:
-        raise UsageError(
-            "evalstats plan: --batch goes with --cost-per-call DOLLARS (or --sequential)"
-        )
-    if args.batch_cost_per_call is not None and args.cost_per_call is None:
-        raise UsageError(
-            "evalstats plan: --batch-cost-per-call goes with --cost-per-call DOLLARS (the "
-            "listed price, shown beside the batch price)"
-        )
+    check_cost(args, sequential=True)
     turnaround = _batch_turnaround(args)
-    if args.cost_per_call is not None:
-        from ..planning._cost import design_cost
-
-        # A bad price is refused before planning.
-        design_cost(None, args.cost_per_call, batch_cost_per_call=args.batch_cost_per_call)
     if args.sequential:
         from ..deciding._sequential import sequential_plan
 

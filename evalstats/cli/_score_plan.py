@@ -210,22 +210,7 @@ def run_plan(args: argparse.Namespace) -> int:
             "--within, or --from a scored pilot with --score-b)"
         )
     _refuse_binary(args, "plan")
-    if args.batch and args.cost_per_call is None:
-        raise UsageError("evalstats plan: --batch goes with --cost-per-call DOLLARS")
-    if args.batch_cost_per_call is not None and args.cost_per_call is None:
-        raise UsageError(
-            "evalstats plan: --batch-cost-per-call goes with --cost-per-call DOLLARS (the "
-            "listed price, shown beside the batch price)"
-        )
-    if args.cost_per_call is not None:
-        from ..planning._cost import design_cost
-
-        design_cost(
-            None,
-            args.cost_per_call,
-            batch=args.batch,
-            batch_cost_per_call=args.batch_cost_per_call,
-        )
+    check_cost(args, sequential=False)
     source = None
     if args.from_file:
         model, source = _pilot_model(args)
@@ -254,6 +239,26 @@ def run_plan(args: argparse.Namespace) -> int:
         seed=args.seed,
     )
     return show_plan(result, args, source)
+
+
+def check_cost(args: argparse.Namespace, *, sequential: bool) -> None:
+    """``plan``'s cost options checked before anything is planned: ``--batch`` and
+    ``--batch-cost-per-call`` go with ``--cost-per-call`` (``--batch`` also with
+    ``--sequential``, when the plan can be sequential), and a bad price is refused."""
+    if args.batch and args.cost_per_call is None and not (sequential and args.sequential):
+        raise UsageError(
+            "evalstats plan: --batch goes with --cost-per-call DOLLARS"
+            + (" (or --sequential)" if sequential else "")
+        )
+    if args.batch_cost_per_call is not None and args.cost_per_call is None:
+        raise UsageError(
+            "evalstats plan: --batch-cost-per-call goes with --cost-per-call DOLLARS (the "
+            "listed price, shown beside the batch price)"
+        )
+    if args.cost_per_call is not None:
+        from ..planning._cost import design_cost
+
+        design_cost(None, args.cost_per_call, batch_cost_per_call=args.batch_cost_per_call)
 
 
 def show_plan(result: Any, args: argparse.Namespace, source: Any) -> int:
