@@ -335,7 +335,7 @@ def load_run(paths: Sequence[str], args: argparse.Namespace, *, records: bool = 
     One evalstats results file is read as the source needs it: counted as it is
     read, or with ``records`` read whole once; anything else is read into a Results.
     """
-    from ..reading._logs import load_results, log_files, merge
+    from ..reading._logs import load_results, load_run, log_files, merge
     from ..reading._source import RunSource
 
     paths = [found for path in paths for found in log_files(path)]  # a folder of logs: its logs
@@ -344,6 +344,8 @@ def load_run(paths: Sequence[str], args: argparse.Namespace, *, records: bool = 
     part = subset(args)
     if len(paths) == 1 and plain:
         return RunSource.open(paths[0], records=records, subset=part)  # the file opened once
+    if len(paths) == 1:
+        return RunSource(load_run(paths[0], **options), subset=part)
     runs = [load_results(path, **options) for path in paths]
     return RunSource(merge(runs), subset=part)
 

@@ -148,6 +148,9 @@ def _csv_columns(f: Any) -> _Columns:
     if not text.strip():
         raise ValueError("No columns to parse from file")
     sep = max((",", ";", "\t"), key=header.count)
+    plain = _plain_columns(text, sep)
+    if plain is not None:
+        return plain
     reader = csv.reader(io.StringIO(text), delimiter=sep)
     names = next(reader)
     width = len(names)
@@ -156,6 +159,32 @@ def _csv_columns(f: Any) -> _Columns:
         rows = _even(csv.reader(io.StringIO(text), delimiter=sep), width)
     cells = [list(column) for column in zip(*rows, strict=True)] if rows else [[] for _ in names]
     return _Columns(_numbered(names), cells, len(rows))
+
+
+def _plain_columns(text: str, sep: str) -> _Columns | None:
+    """The columns of a CSV text that no quote, carriage return or NUL can make
+    other than it looks, read by splitting it on ``sep`` and new lines (what the
+    csv module reads of it, but at a few string operations for the whole
+    text); None when the text has any of those, or a line (a blank one too)
+    whose number of cells is not the header's, which the csv module reads."""
+    import numpy as np
+
+    if '"' in text or "\r" in text or "\0" in text:
+        return None
+    body = text[:-1] if text.endswith("\n") else text
+    # Every line must hold as many separators as the header: counted with numpy
+    # on the encoded text (separators and new lines are single bytes in UTF-8).
+    data = np.frombuffer(body.encode("utf-8", "surrogatepass"), np.uint8)
+    ends = np.flatnonzero(data == 10)
+    seps = np.flatnonzero(data == ord(sep))
+    per_line = np.diff(np.searchsorted(seps, ends), prepend=0, append=seps.size)
+    width = int(per_line[0]) + 1
+    if width < 2 or bool((per_line != width - 1).any()):
+        return None
+    cells = body.replace("\n", sep).split(sep)
+    names = cells[:width]
+    rows = len(cells) // width - 1
+    return _Columns(_numbered(names), [cells[width + k :: width] for k in range(width)], rows)
 
 
 def _even(reader: Any, width: int) -> list[list[str]]:
@@ -230,6 +259,21 @@ def read_table(
     scale: Any = None,
 ) -> Results:
     """Read a long table of outcomes into :class:`~evalstats.results._file.Results`."""
+    return table_run(
+        path, format=format, pass_threshold=pass_threshold, columns=columns, scale=scale
+    ).results()
+
+
+def table_run(
+    path: str | os.PathLike[str],
+    *,
+    format: str = "csv",
+    pass_threshold: float | None = None,
+    columns: Any = None,
+    scale: Any = None,
+) -> TableRun:
+    """Read a long table into its checked columns (see :class:`TableRun`): every cell
+    of the wrong type is refused here, before any view reads the run."""
     shown = os.fspath(path)
     mapping = parse_columns(columns)
     declared = check_scale(scale)
@@ -241,24 +285,132 @@ def read_table(
     pass_name = str(found["pass"])
     rule = PassRule(pass_threshold, what=f"column {pass_name!r}")
     scores = _scores(frame, found, declared, shown)
-    samples, variants_of, placed = _samples(frame, found, rule, pass_name, stem, shown, scores)
-    variants = dict.fromkeys(variants_of)
-    case_ids = list(dict.fromkeys(s["case"] for s in samples))
-    return build(
-        shown,
-        samples,
-        tool=format,
-        tool_version=None,
-        suite={"name": stem, "sha256": suite_digest([format, case_ids])},
-        variants=[{"name": v, "task": {"kind": format, "variant": v}} for v in variants],
-        pass_rule=f"column {pass_name!r} says so ({rule.describe()})",
-        extra={"columns": {role: str(c) for role, c in found.items()}},
-        scores=None
-        if scores is None
-        else (f"column {str(found.get('score', pass_name))!r}", scores[1], declared is not None),
-        placed=placed,
-        built=True,
+    rows = _rows(frame, found, rule, pass_name, stem, shown)
+    return TableRun(shown, format, found, stem, rule.describe(), scores, declared, rows)
+
+
+class TableRun:
+    """A table read into its checked columns: what a view of it reads.
+
+    :meth:`tally` counts the columns as they are, one variant at a time with
+    numpy, into the very :class:`~evalstats.reading._tally.Tally` that counting
+    the records would give; :meth:`results` builds the records and the manifest
+    (one sample record a row) the first time a view asks for them. ``path`` is
+    the table as given.
+    """
+
+    def __init__(
+        self,
+        shown: str,
+        fmt: str,
+        found: dict[str, Any],
+        stem: str,
+        rule: str,
+        scores: Any,
+        declared: Any,
+        rows: _Rows,
+    ) -> None:
+        self.path = shown
+        self._fmt, self._found, self._stem, self._rule = fmt, found, stem, rule
+        self._scores, self._declared, self._rows = scores, declared, rows
+        self._results: Results | None = None
+
+    def _build(self, samples: list[dict[str, Any]], placed: Any) -> Results:
+        rows, fmt, pass_name = self._rows, self._fmt, self._rows.pass_name
+        scores = self._scores
+        return build(
+            self.path,
+            samples,
+            tool=fmt,
+            tool_version=None,
+            suite={"name": self._stem, "sha256": suite_digest([fmt, rows.case_ids])},
+            variants=[{"name": v, "task": {"kind": fmt, "variant": v}} for v in rows.variants],
+            pass_rule=f"column {pass_name!r} says so ({self._rule})",
+            extra={"columns": {role: str(c) for role, c in self._found.items()}},
+            scores=None
+            if scores is None
+            else (
+                f"column {str(self._found.get('score', pass_name))!r}",
+                scores[1],
+                self._declared is not None,
+            ),
+            placed=placed,
+            built=True,
+        )
+
+    def results(self) -> Results:
+        """The run as records: a sample record for each row, and the manifest."""
+        if self._results is None:
+            from ..results._file import _gc_paused
+
+            rows = self._rows
+            with _gc_paused():  # many small records and no cycles
+                samples = _records(rows, self._scores)
+                runs = rows.runs
+                placed = (
+                    None if runs is False else (_schedule(rows), dict.fromkeys(rows.case_ids), runs)
+                )
+                self._results = self._build(samples, placed)
+        return self._results
+
+    def tally(self) -> Any:
+        """The counts of the run, from its columns (from its records when a (case,
+        variant, repeat) has two rows, which ``build`` notes and counts the first of)."""
+        from ._tally import _tally_results, tally_columns
+
+        rows = self._rows
+        if rows.runs is False:
+            return _tally_results(self.results(), checked=True)
+        head = self._build([], ([], dict.fromkeys(rows.case_ids), rows.runs))  # no schedule
+        raws, scale = self._scores if self._scores is not None else (None, None)
+        return tally_columns(
+            head,
+            rows.case_ids,
+            rows.variants,
+            rows.codes,
+            rows.positions,
+            rows.repeats,
+            rows.verdicts,
+            rows.verdict_codes,
+            raws=raws,
+            scale=scale,
+            latencies=rows.latencies,
+        )
+
+
+class _Rows:
+    """A table's columns, each cell checked and converted, as numpy arrays of one
+    entry a row: ``codes`` (the index of the row's case in ``case_ids``, the
+    cases in order of first appearance), ``positions`` (that of its variant in
+    ``variants``), ``repeats``, ``verdict_codes`` (that of its check record in
+    ``verdicts``, the distinct ones, None for a row not measured);
+    ``latencies`` (the distinct seconds, None for none, and each row's index
+    among them) or None; ``answers`` and ``models`` as lists, or None; ``runs``
+    the repeats of every (case, variant), None when they differ, False when a
+    (case, variant, repeat) has two rows."""
+
+    __slots__ = (
+        "answers",
+        "case_ids",
+        "codes",
+        "latencies",
+        "models",
+        "pass_name",
+        "positions",
+        "repeats",
+        "runs",
+        "variants",
+        "verdict_codes",
+        "verdicts",
     )
+
+    def __init__(self, **columns: Any) -> None:
+        for name, value in columns.items():
+            setattr(self, name, value)
+
+    def column(self, values: list[Any], codes: Any) -> list[Any]:
+        """A column's cell of each row, from its distinct ``values`` and ``codes``."""
+        return list(map(values.__getitem__, codes.tolist()))
 
 
 def _scores(
@@ -365,25 +517,18 @@ def _found_columns(frame: Any, mapping: dict[str, str], shown: str) -> dict[str,
     return found
 
 
-def _samples(
-    frame: Any,
-    found: dict[str, Any],
-    rule: PassRule,
-    pass_name: str,
-    stem: str,
-    shown: str,
-    scores: Any = None,
-) -> tuple[list[dict[str, Any]], list[str], Any]:
-    """One sample record per row, the variant of each row, and where they were placed
-    (see :func:`_placed`); with ``scores`` (each row's raw score and the scale), a
-    measured row's check and record carry its score."""
-    n = len(frame)
+def _rows(
+    frame: Any, found: dict[str, Any], rule: PassRule, pass_name: str, stem: str, shown: str
+) -> _Rows:
+    """Each column of the table checked and converted (see :class:`_Rows`).
 
-    # Each distinct value is converted once (a table of 100,000 rows has few
-    # distinct cases, repeats and pass values), and a bad one is reported at
-    # the first row that holds it.
-    def converted(role: str, convert: Any) -> list[Any]:
-        return _mapped(frame[found[role]], convert, shown)
+    Each distinct cell is converted once (a table of 100,000 rows has few
+    distinct cases, repeats and pass values), and a bad one is reported at the
+    first row that holds it.
+    """
+    import numpy as np
+
+    n = len(frame)
 
     def non_empty(role: str) -> Any:
         def convert(value: Any) -> str:
@@ -403,20 +548,53 @@ def _samples(
         passed = rule(value if not isinstance(value, str) else value.strip())
         return passed_check if passed else check(pass_name, False, reason=f"{pass_name}={text}")
 
-    cases = converted("case", non_empty("case"))
-    variants_of = converted("variant", non_empty("variant")) if "variant" in found else [stem] * n
-    verdicts = converted("pass", outcome)
-    if "repeat" in found:
-        repeats = converted("repeat", _repeat_of)
+    case_ids, codes = _coded(frame[found["case"]], non_empty("case"), shown)
+    if "variant" in found:
+        variants, positions = _coded(frame[found["variant"]], non_empty("variant"), shown)
     else:
-        repeats = _counted_repeats(cases, variants_of)
+        variants, positions = [stem], np.zeros(n, np.int64)
+    verdicts, verdict_codes = _coded(frame[found["pass"]], outcome, shown, key=id)
+    if "repeat" in found:
+        values, which = _coded(frame[found["repeat"]], _repeat_of, shown)
+        repeats = np.array(values, np.int64)[which]
+    else:
+        repeats = _counted_repeats(codes * len(variants) + positions)
     latencies = None
     if "latency_s" in found:
-        latencies = converted("latency_s", _latency_of(found["latency_s"]))
+        latencies = _coded(frame[found["latency_s"]], _latency_of(found["latency_s"]), shown)
     answers = [_text(v) or None for v in frame[found["answer"]]] if "answer" in found else None
-    models = converted("model", lambda v: _text(v) or None) if "model" in found else None
-    placed = _placed(cases, variants_of, repeats)
-    no_value = f"no value in column {pass_name!r}"
+    models = (
+        _mapped(frame[found["model"]], lambda v: _text(v) or None, shown)
+        if "model" in found
+        else None
+    )
+    return _Rows(
+        case_ids=case_ids,
+        codes=codes,
+        variants=variants,
+        positions=positions,
+        verdicts=verdicts,
+        verdict_codes=verdict_codes,
+        repeats=repeats,
+        latencies=latencies,
+        answers=answers,
+        models=models,
+        pass_name=pass_name,
+        runs=_runs(codes, positions, repeats, len(case_ids), len(variants)),
+    )
+
+
+def _records(rows: _Rows, scores: Any = None) -> list[dict[str, Any]]:
+    """One sample record per row, each with its ``pair`` and ``position`` unless a
+    (case, variant, repeat) has two rows; with ``scores`` (each row's raw score and
+    the scale), a measured row's check and record carry its score."""
+    cases = rows.column(rows.case_ids, rows.codes)
+    variants_of = rows.column(rows.variants, rows.positions)
+    verdicts = rows.column(rows.verdicts, rows.verdict_codes)
+    repeats = rows.repeats.tolist()
+    latencies = None if rows.latencies is None else rows.column(*rows.latencies)
+    answers, models = rows.answers, rows.models
+    no_value = f"no value in column {rows.pass_name!r}"
     samples: list[dict[str, Any]] = []
     append = samples.append
     raws, scale = scores if scores is not None else (None, None)
@@ -424,7 +602,9 @@ def _samples(
     # (records are read-only, as a results file's are read).
     lists: dict[Any, list[dict[str, Any]]] = {}
     none: list[dict[str, Any]] = []
-    pairs, positions = placed[3] if placed is not None else (None, None)
+    pairs = positions = None
+    if rows.runs is not False:
+        pairs, positions = _pairs(rows).tolist(), rows.positions.tolist()
     for i, (case, variant, repeat, verdict) in enumerate(
         zip(cases, variants_of, repeats, verdicts, strict=True)
     ):
@@ -464,40 +644,80 @@ def _samples(
             record["pair"] = pairs[i]
             record["position"] = positions[i]
         append(record)
-    return samples, variants_of, None if placed is None else placed[:3]
+    return samples
 
 
-def _placed(cases: list[str], variants_of: list[str], repeats: list[int]) -> Any:
-    """What :func:`~evalstats.reading._log_common.build` would find of the rows, found
-    column by column: the schedule, the cases in order, ``runs``, and each row's
-    pair and position; None when a (case, variant, repeat) has two rows (``build``
-    then notes the second and places the rest itself)."""
-    # Cases and variants as whole numbers, slots and rows as one number each, so that
-    # every set and mapping below hashes integers rather than tuples of text.
-    ordered = dict.fromkeys(cases)
-    code = {c: k for k, c in enumerate(ordered)}
-    order = {v: k for k, v in enumerate(dict.fromkeys(variants_of))}
-    positions = list(map(order.__getitem__, variants_of))
-    width, runs_at_most = len(order), max(repeats) + 1
-    case_codes = list(map(code.__getitem__, cases))
-    slot_ids = [c * runs_at_most + r for c, r in zip(case_codes, repeats, strict=True)]
-    row_ids = [s * width + p for s, p in zip(slot_ids, positions, strict=True)]
-    if len(set(row_ids)) != len(row_ids):
-        return None
-    index = dict.fromkeys(slot_ids)
-    for k, slot in enumerate(index):
-        index[slot] = k  # pairs numbered in order of first appearance
-    pairs = list(map(index.__getitem__, slot_ids))
-    schedule = list(map(list, zip(cases, repeats, pairs, positions, variants_of, strict=True)))
-    top: dict[int, int] = {}  # the highest repeat of each (case, variant)
-    for key, repeat in zip(
-        [c * width + p for c, p in zip(case_codes, positions, strict=True)], repeats, strict=True
-    ):
-        if top.get(key, -1) < repeat:
-            top[key] = repeat
-    counts = {r + 1 for r in top.values()}
-    runs = counts.pop() if len(counts) == 1 else None
-    return schedule, ordered, runs, (pairs, positions)
+def _runs(codes: Any, positions: Any, repeats: Any, cases: int, variants: int) -> Any:
+    """The repeats of every (case, variant) when they are the same, else None; False
+    when a (case, variant, repeat) has two rows (``build`` then notes the second
+    and places the rest itself)."""
+    import numpy as np
+
+    keys = codes * variants + positions  # the (case, variant) of each row
+    most = int(repeats.max()) + 1
+    if not _distinct(keys * most + repeats, cases * variants * most):
+        return False
+    top = np.full(cases * variants, -1, np.int64)  # the highest repeat of each key
+    np.maximum.at(top, keys, repeats)
+    counts = np.unique(top[top >= 0])
+    return int(counts[0]) + 1 if counts.size == 1 else None
+
+
+def _dense(ids: Any, size: int) -> bool:
+    """Whether ids below ``size`` are few enough to count in an array of that size."""
+    return size <= 4 * ids.size + 4096
+
+
+def _distinct(ids: Any, size: int) -> bool:
+    """Whether the whole numbers ``ids`` (each below ``size``) are all different."""
+    import numpy as np
+
+    if _dense(ids, size):
+        return int(np.bincount(ids, minlength=1).max()) <= 1
+    return bool(np.unique(ids).size == ids.size)
+
+
+def _first_seen(ids: Any, size: int) -> Any:
+    """Each of ``ids`` (whole numbers below ``size``) numbered by the order in which
+    its value first appears: 0 for the first value, 1 for the next new one, ..."""
+    import numpy as np
+
+    n = ids.size
+    if _dense(ids, size):
+        first = np.full(size, n, np.int64)
+        np.minimum.at(first, ids, np.arange(n))
+        present = np.flatnonzero(first < n)
+        number = np.empty(size, np.int64)
+        number[present[np.argsort(first[present], kind="stable")]] = np.arange(present.size)
+        return number[ids]
+    _, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
+    number = np.empty(first.size, np.int64)
+    number[np.argsort(first, kind="stable")] = np.arange(first.size)
+    return number[inverse.reshape(-1)]
+
+
+def _pairs(rows: _Rows) -> Any:
+    """Each row's pair: the number of its (case, repeat) slot, in order of first
+    appearance, as :func:`~evalstats.reading._log_common.build` numbers them."""
+    most = int(rows.repeats.max()) + 1
+    return _first_seen(rows.codes * most + rows.repeats, len(rows.case_ids) * most)
+
+
+def _schedule(rows: _Rows) -> list[list[Any]]:
+    """The manifest's schedule: a slot ``[case, repeat, pair, position, variant]`` a row."""
+    return list(
+        map(
+            list,
+            zip(
+                rows.column(rows.case_ids, rows.codes),
+                rows.repeats.tolist(),
+                _pairs(rows).tolist(),
+                rows.positions.tolist(),
+                rows.column(rows.variants, rows.positions),
+                strict=True,
+            ),
+        )
+    )
 
 
 def _repeat_of(value: Any) -> int:
@@ -528,15 +748,53 @@ def _latency_of(column: Any) -> Any:
     return convert
 
 
-def _counted_repeats(cases: list[str], variants_of: list[str]) -> list[int]:
-    """Without a repeat column, the rows of a (case, variant) are its repeats 0, 1, ..."""
-    counters: dict[tuple[str, str], int] = {}
-    repeats = []
-    for case, variant in zip(cases, variants_of, strict=True):
-        r = counters.get((case, variant), 0)
-        counters[(case, variant)] = r + 1
-        repeats.append(r)
+def _counted_repeats(keys: Any) -> Any:
+    """Without a repeat column, the rows of each (case, variant) (one of ``keys`` a
+    row) are its repeats 0, 1, ... in row order."""
+    import numpy as np
+
+    n = keys.size
+    order = np.argsort(keys, kind="stable")  # each key's rows together, in row order
+    ordered = keys[order]
+    starts = np.ones(n, bool)
+    starts[1:] = ordered[1:] != ordered[:-1]
+    start = np.maximum.accumulate(np.where(starts, np.arange(n), 0))
+    repeats = np.empty(n, np.int64)
+    repeats[order] = np.arange(n) - start
     return repeats
+
+
+def _coded(
+    values: list[Any], convert: Any, shown: str, *, key: Any = None
+) -> tuple[list[Any], Any]:
+    """``convert`` of each value of a column, as the distinct results in order of
+    first appearance and each row's index among them (a numpy array); results
+    told apart by ``key`` (default: by value). Each distinct cell is converted
+    once; a value ``convert`` refuses is reported at the first row that holds it."""
+    import numpy as np
+
+    results: list[Any] = []
+    index: dict[Any, int] = {}
+    try:
+        distinct: dict[Any, Any] = dict.fromkeys(values)
+    except TypeError:  # a cell Parquet gives as a list or a mapping
+        codes = []
+        for v in values:
+            out = _convert(convert, v, values, shown)
+            k = out if key is None else key(out)
+            if k not in index:
+                index[k] = len(results)
+                results.append(out)
+            codes.append(index[k])
+        return results, np.array(codes, np.int64)
+    for value in distinct:
+        out = _convert(convert, value, values, shown)
+        k = out if key is None else key(out)
+        if k not in index:
+            index[k] = len(results)
+            results.append(out)
+        distinct[value] = index[k]
+    return results, np.fromiter(map(distinct.__getitem__, values), np.int64, len(values))
 
 
 def _mapped(values: list[Any], convert: Any, shown: str) -> list[Any]:

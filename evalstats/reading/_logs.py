@@ -263,7 +263,7 @@ def load_results(
     from ..results._file import _gc_paused
 
     with _gc_paused():  # many small records and no cycles: see results._gc_paused
-        return _load(
+        run = _load(
             path,
             format=format,
             pass_threshold=pass_threshold,
@@ -272,6 +272,21 @@ def load_results(
             metric=metric,
             scale=scale,
         )
+    from ._log_table import TableRun
+
+    return run.results() if isinstance(run, TableRun) else run  # type: ignore[no-any-return]
+
+
+def load_run(path: str | os.PathLike[str], **options: Any) -> Any:
+    """What :func:`load_results` reads, but a table (CSV, Parquet) as its checked
+    columns (a :class:`~evalstats.reading._log_table.TableRun`, which a
+    :class:`~evalstats.reading._source.RunSource` counts without building its
+    records, and builds them only for a view that lists samples)."""
+    from ..results._file import _gc_paused
+
+    defaults = dict.fromkeys(("format", "pass_threshold", "columns", "scorer", "metric", "scale"))
+    with _gc_paused():
+        return _load(path, **{**defaults, **options})
 
 
 def _load(
@@ -283,7 +298,8 @@ def _load(
     scorer: str | None,
     metric: str | None,
     scale: Any,
-) -> Results:
+) -> Any:
+    """A Results, or for a table its :class:`~evalstats.reading._log_table.TableRun`."""
     shown = os.fspath(path)
     threshold = check_threshold(pass_threshold)
     declared = check_scale(scale)
@@ -333,7 +349,7 @@ def _load(
 
 def _read_log(
     shown: str, fmt: str, threshold: Any, columns: Any, scorer: Any, metric: Any, scale: Any
-) -> Results:
+) -> Any:
     if fmt == "inspect":
         from ._log_inspect import read_inspect
 
@@ -346,9 +362,9 @@ def _read_log(
         from ._log_lm_eval import read_lm_eval
 
         return read_lm_eval(shown, pass_threshold=threshold, metric=metric, scale=scale)
-    from ._log_table import read_table
+    from ._log_table import table_run
 
-    return read_table(shown, format=fmt, pass_threshold=threshold, columns=columns, scale=scale)
+    return table_run(shown, format=fmt, pass_threshold=threshold, columns=columns, scale=scale)
 
 
 def merge(runs: Sequence[Results]) -> Results:

@@ -292,6 +292,7 @@ class RunSource:
         "_results",
         "_source",
         "_subset",
+        "_table",
         "_tally",
         "path",
         "selected",
@@ -304,6 +305,7 @@ class RunSource:
         self._tally: Tally | None = None
         self._made: dict[Hashable, Any] = {}
         self._opened: IO[bytes] | None = None
+        self._table: Any = None  # a table read into its columns (reading._log_table)
         if subset is not None and not isinstance(subset, Subset):
             raise InvalidArgument(f"subset={subset!r} must be a Subset or None")
         self._subset = None if subset is None or subset.everything else subset
@@ -314,6 +316,12 @@ class RunSource:
             self.path, self._results = source.path, source
             if self._subset is not None:
                 self._results, self.selected = self._subset.apply(source)
+        elif _is_table(source):
+            self.path = source.path
+            if self._subset is not None:
+                self._results, self.selected = self._subset.apply(source.results())
+            else:
+                self._table = source
         elif self._subset is not None:
             raise InvalidArgument(
                 "subset= narrows a results file or a Results, not counts or records in memory"
@@ -350,12 +358,12 @@ class RunSource:
         cannot be read or is none of the formats
         (:func:`~evalstats.reading._logs.detect_format`).
         """
-        from ._logs import load_results, open_detected
+        from ._logs import load_run, open_detected
 
         found, f = open_detected(path)
         if found != "evalstats":
             f.close()
-            return cls(load_results(path, format=found), subset=subset)
+            return cls(load_run(path, format=found), subset=subset)
         source = cls(path, records=records, subset=subset)
         source._opened = f
         if source._subset is not None:
@@ -370,7 +378,9 @@ class RunSource:
     def tally(self) -> Tally:
         """The counts of the run, counted the first time they are asked for."""
         if self._tally is None:
-            if self._results is not None:
+            if self._table is not None:  # counted from its columns
+                self._tally = self._table.tally()
+            elif self._results is not None:
                 # Records this source read from its file were checked as they were read.
                 read = not isinstance(self._source, Results)
                 self._tally = _tally_results(self._results, checked=read)
@@ -390,6 +400,9 @@ class RunSource:
         ``need`` (what needs them).
         """
         if self._results is None:
+            if self._table is not None:
+                self._results = self._table.results()
+                return self._results
             if self.path is None:
                 raise InvalidArgument(f"{need}: give the results file or a Results")
             self._results = _read(self.path, self._file())[0]
@@ -407,6 +420,14 @@ class RunSource:
     def __repr__(self) -> str:
         what = self.path if self.path is not None else type(self._source).__name__
         return f"<RunSource {what!r}>"
+
+
+def _is_table(source: Any) -> bool:
+    """Whether ``source`` is a table read into its columns (without importing its
+    reader for every other kind of source)."""
+    from ._log_table import TableRun
+
+    return isinstance(source, TableRun)
 
 
 def tally(source: Any) -> Tally:

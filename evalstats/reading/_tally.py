@@ -28,6 +28,7 @@ flow through it unchanged. Which one counts a run is said once, by
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from array import array
@@ -258,6 +259,32 @@ class _Latencies:
                 blocks = array("d")
                 self.other.append(blocks)
             blocks.append(seconds)
+
+    def extend(self, seconds: Any) -> None:
+        """Keep each of ``seconds`` (a numpy array of floats), as :meth:`append` would,
+        in order."""
+        import numpy as np
+
+        if array("I").itemsize != 4:  # a platform whose unsigned int is not 4 bytes
+            for x in seconds.tolist():
+                self.append(x)
+            return
+        us = np.rint(seconds * 1e6)
+        micro = (seconds >= 0.0) & (seconds < 4294.967296) & (us < 4_294_967_296.0)
+        micro &= us / 1e6 == seconds
+        for blocks, values, code in (
+            (self.micro, us[micro].astype(np.uint32), "I"),
+            (self.other, seconds[~micro].astype(np.float64), "d"),
+        ):
+            start = 0
+            while start < values.size:
+                block = blocks[-1]
+                if len(block) == self.BLOCK:
+                    block = array(code)
+                    blocks.append(block)
+                stop = min(values.size, start + self.BLOCK - len(block))
+                block.frombytes(values[start:stop].tobytes())
+                start = stop
 
     def __len__(self) -> int:
         return sum(map(len, self.micro)) + sum(map(len, self.other))
@@ -1553,3 +1580,157 @@ class _SlotKey(msgspec.Struct):
     case: Any = None
     variant: Any = None
     repeat: Any = None
+
+
+def tally_columns(
+    head: Results,
+    case_ids: list[str],
+    variants: list[str],
+    codes: Any,
+    positions: Any,
+    repeats: Any,
+    verdicts: Sequence[Mapping[str, Any] | None],
+    verdict_codes: Any,
+    *,
+    raws: Sequence[float | None] | None = None,
+    scale: tuple[float, float] | None = None,
+    latencies: tuple[list[float | None], Any] | None = None,
+) -> Tally:
+    """Count a long table from its columns: the :class:`Tally` its records would give.
+
+    Each row is a scheduled slot and its sample, no (case, variant, repeat)
+    twice. As numpy integer arrays of one entry a row: ``codes`` the index of
+    the row's case in ``case_ids`` (the cases in order of first appearance),
+    ``positions`` that of its variant in ``variants`` (in order of first
+    appearance), ``repeats`` its repeat, ``verdict_codes`` that of its one
+    check record in ``verdicts`` (None: a sample not measured). ``raws[i]`` is
+    row i's score on ``scale`` (None: no score); ``latencies`` the distinct
+    seconds (None: none) and each row's index among them. ``head`` is the
+    run's :class:`Results` without samples: its path, manifest (its schedule is
+    not read), summary and warnings. Each variant's outcomes are placed in a
+    grid of cases by repeats at once, and its verdicts counted by (case, kind);
+    keys and lists keep the order the records would give them.
+    """
+    import numpy as np
+
+    t = Tally(head.path, {k: v for k, v in head.manifest.items() if k != "schedule"})
+    t.summary = head.summary
+    t.looks = tuple(head.looks)
+    t.has_schedule = len(codes) > 0
+    t._scheduled_cases = dict.fromkeys(case_ids)
+    t._sample_cases = dict.fromkeys(case_ids)
+    # What each distinct verdict counts as, found by counting it as a record's check:
+    # its outcome code, and its (check, axis, kind) as a number (-1: not measured).
+    labels: list[tuple[Any, Any, str]] = []
+    outcome_of, label_of = [], []
+    for verdict in verdicts:
+        if verdict is None:
+            outcome_of.append(_UNMEASURED)
+            label_of.append(-1)
+            continue
+        made = msgspec.convert([verdict], list[_Check])  # type: ignore[valid-type]
+        counted: dict[tuple[str, Any, Any, str], int] = {}
+        passes, _ = _count_checks("", made, counted, {})
+        ((_, *label),) = counted
+        if tuple(label) not in labels:
+            labels.append(tuple(label))  # type: ignore[arg-type]
+        outcome_of.append(_PASSED if passes else _FAILED)
+        label_of.append(labels.index(tuple(label)))  # type: ignore[arg-type]
+    outcome = np.array(outcome_of, np.uint8)[verdict_codes]
+    label = np.array(label_of, np.int64)[verdict_codes]
+    seconds = None
+    if latencies is not None:
+        values, which = latencies
+        seconds = np.array([math.nan if x is None else x for x in values], float)[which]
+    listed = None
+    if raws is not None:
+        listed = (codes.tolist(), repeats.tolist(), [verdicts[k] for k in verdict_codes.tolist()])
+    for p, name in enumerate(variants):
+        rows = np.flatnonzero(positions == p)
+        v = t._variant(name)
+        _count_variant(v, case_ids, codes[rows], repeats[rows], outcome[rows], label[rows], labels)
+        if seconds is not None:
+            mine = seconds[rows]
+            v.latencies.extend(mine[~np.isnan(mine)])
+        if listed is not None:
+            _count_scores(v, rows.tolist(), case_ids, *listed, raws, scale)  # type: ignore[arg-type]
+    return _finish(t, head.warnings)
+
+
+def _count_variant(
+    v: _Variant,
+    case_ids: list[str],
+    codes: Any,
+    repeats: Any,
+    outcome: Any,
+    label: Any,
+    labels: list[tuple[Any, Any, str]],
+) -> None:
+    """One variant's rows (in row order) counted into ``v`` (see :func:`tally_columns`)."""
+    import numpy as np
+
+    present, first = np.unique(codes, return_index=True)
+    order = present[np.argsort(first, kind="stable")]  # its cases, in order of first row
+    local = np.empty(int(order.max()) + 1, np.int64)
+    local[order] = np.arange(order.size)
+    row_of = local[codes]
+    width = int(repeats.max()) + 1
+    grid = np.zeros((order.size, width), np.uint8)
+    grid[row_of, repeats] = outcome
+    planned = np.zeros((order.size, width), np.uint8)
+    planned[row_of, repeats] = 1
+    passes = np.count_nonzero(grid == _PASSED, axis=1).tolist()
+    failed = np.count_nonzero(grid == _FAILED, axis=1).tolist()
+    missing = np.count_nonzero(grid == _UNMEASURED, axis=1).tolist()
+    outcomes, scheduled = grid.tobytes(), planned.tobytes()
+    cells = v.cells
+    for k, case in enumerate(map(case_ids.__getitem__, order.tolist())):
+        cell = cells[case] = _Cell()
+        cell.outcome = bytearray(outcomes[k * width : (k + 1) * width])
+        cell.scheduled = bytearray(scheduled[k * width : (k + 1) * width])
+        cell.passes = passes[k]
+        cell.measured = passes[k] + failed[k]
+        cell.unmeasured = missing[k]
+    v.scheduled = int(codes.size)
+    v.unmeasured = sum(missing)
+    v.completed = sum(passes) + sum(failed)
+    # Verdicts by (case, check, axis, kind), in the order of their first row.
+    measured = np.flatnonzero(label >= 0)
+    keys = row_of[measured] * len(labels) + label[measured]
+    found, first, counts = np.unique(keys, return_index=True, return_counts=True)
+    ranked = np.argsort(first, kind="stable")
+    verdicts = v._verdicts
+    for key, n in zip(found[ranked].tolist(), counts[ranked].tolist(), strict=True):
+        case_row, which = divmod(key, len(labels))
+        check, axis, kind = labels[which]
+        verdicts[(case_ids[int(order[case_row])], check, axis, kind)] = n
+
+
+def _count_scores(
+    v: _Variant,
+    rows: list[int],
+    case_ids: list[str],
+    codes: list[int],
+    repeats: list[int],
+    verdicts: Sequence[Mapping[str, Any] | None],
+    raws: Sequence[float | None],
+    scale: tuple[float, float] | None,
+) -> None:
+    """The scores of one variant's measured rows, and their levels on a discrete
+    scale, as their records would add them."""
+    from ._log_common import with_score
+
+    low, high = scale  # type: ignore[misc]
+    span = high - low
+    discrete = low.is_integer() and high.is_integer() and 2 <= span <= MAX_LEVELS
+    for i in rows:
+        raw = raws[i]
+        verdict = verdicts[i]
+        if raw is None or verdict is None:
+            continue
+        score = with_score({}, raw, (low, high))["score"]
+        v.scores.append((case_ids[codes[i]], repeats[i], score))
+        if discrete:
+            level = int(raw) if raw.is_integer() and low <= raw <= high else None
+            lk = (verdict.get("check"), low, high, level)
+            v._levels[lk] = v._levels.get(lk, 0) + 1
