@@ -109,9 +109,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from report import OUT, cli, one, show  # noqa: E402
-from shapes import table_file  # noqa: E402
-
-CASES = 10_000
+from tables import tables  # noqa: E402
 
 #: Replaces the measured process by the other interpreter, without our tree on
 #: its path (benchmarks/report.py's children get it through PYTHONPATH).
@@ -185,7 +183,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--huge", action="store_true", help="also 1,000,000 rows")
     args = parser.parse_args(argv)
     OUT.mkdir(exist_ok=True)
-    here = Path(__file__).resolve().parent
     other = None
     if args.other_python is None:
         print("no --other-python: the other evalstats' figures are skipped")
@@ -195,15 +192,7 @@ def main(argv: list[str] | None = None) -> int:
             other = args.other_python
             print(f"the other evalstats {version}, run by {other}")
     print(f"load average {_load()}")
-    for rows in [100_000] + ([1_000_000] if args.huge else []):
-        subprocess.run(
-            [sys.executable, str(here / "shapes.py"), "table", str(rows), str(CASES)],
-            check=True,
-            stdout=subprocess.DEVNULL,
-        )
-        path = table_file(rows, CASES)
-        reps = args.repeat if rows < 1_000_000 else 1
-        print(f"{rows:,} rows, {CASES:,} cases ({path.stat().st_size / 1e6:.1f} MB)")
+    for path, reps in tables(args.huge, args.repeat):
         theirs = None
         if other is not None:
             said = subprocess.run(

@@ -10,7 +10,7 @@ counts the passes of each (case, variant) with a groupby, which is what a
 report of the table needs at least. Goal: ``report`` and ``compare`` at most
 2x the floor's CPU.
 
-pandas is only the floor here (evalstats reads tables with the standard csv
+pandas is only the floor here (evalstats reads tables by splitting them or with the csv
 module); without pandas the floor is skipped, with a message, and the figures
 are printed alone.
 
@@ -104,6 +104,7 @@ import argparse
 import importlib.util
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -122,25 +123,32 @@ frame.assign(passed=passed).groupby(["case", "variant"])["passed"].agg(["sum", "
 """
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=3, help="runs of each figure; medians")
-    parser.add_argument("--huge", action="store_true", help="also 1,000,000 rows")
-    args = parser.parse_args(argv)
-    OUT.mkdir(exist_ok=True)
+def tables(huge: bool, repeat: int) -> Iterator[tuple[Path, int]]:
+    """The benchmark's tables, made when missing (100,000 rows, and with ``huge``
+    1,000,000), each with the runs to measure it by (one at 1,000,000 rows), said
+    as each begins."""
     here = Path(__file__).resolve().parent
-    has_pandas = importlib.util.find_spec("pandas") is not None
-    if not has_pandas:
-        print("pandas is not installed: the floor (pandas.read_csv + groupby) is skipped")
-    for rows in [100_000] + ([1_000_000] if args.huge else []):
+    for rows in [100_000] + ([1_000_000] if huge else []):
         subprocess.run(
             [sys.executable, str(here / "shapes.py"), "table", str(rows), str(CASES)],
             check=True,
             stdout=subprocess.DEVNULL,
         )
         path = table_file(rows, CASES)
-        reps = args.repeat if rows < 1_000_000 else 1
         print(f"{rows:,} rows, {CASES:,} cases ({path.stat().st_size / 1e6:.1f} MB)")
+        yield path, repeat if rows < 1_000_000 else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each figure; medians")
+    parser.add_argument("--huge", action="store_true", help="also 1,000,000 rows")
+    args = parser.parse_args(argv)
+    OUT.mkdir(exist_ok=True)
+    has_pandas = importlib.util.find_spec("pandas") is not None
+    if not has_pandas:
+        print("pandas is not installed: the floor (pandas.read_csv + groupby) is skipped")
+    for path, reps in tables(args.huge, args.repeat):
         floor = None
         if has_pandas:
             floor = one(["-c", _PANDAS, str(path)], repeat=reps)
