@@ -227,3 +227,16 @@ def test_no_resample_is_better_with_four_cases_at_95_and_some_can_be_with_more()
     assert _no_resample_better(np.array([-0.1, 0.0, 0.05, 0.05]), 0.95)
     assert not _no_resample_better(np.zeros(5), 0.8)  # all +1 at a shift of 1: better
     assert not _no_resample_better(np.zeros(6), 0.95)  # 462 multisets: left to the draws
+
+
+@pytest.mark.parametrize(("p_a", "icc"), [(0.7, 0.001), (0.5, 0.004), (0.98, 0.3), (0.02, 0.6)])
+def test_the_case_models_quantile_nodes_are_scipys_beta_ppf(p_a, icc):
+    from scipy.stats import beta
+
+    from evalstats.stats._casemodel import _QUAD_SMOOTH, CaseModel
+
+    model = CaseModel(p_a, p_a, icc)
+    nodes, _ = model._nodes()
+    u = (np.arange(_QUAD_SMOOTH) + 0.5) / _QUAD_SMOOTH
+    s = 1 / icc - 1
+    np.testing.assert_array_equal(nodes, beta.ppf(u, p_a * s, (1 - p_a) * s))
