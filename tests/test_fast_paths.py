@@ -240,3 +240,18 @@ def test_the_case_models_quantile_nodes_are_scipys_beta_ppf(p_a, icc):
     u = (np.arange(_QUAD_SMOOTH) + 0.5) / _QUAD_SMOOTH
     s = 1 / icc - 1
     np.testing.assert_array_equal(nodes, beta.ppf(u, p_a * s, (1 - p_a) * s))
+
+
+@pytest.mark.parametrize(("cases", "repeats"), [(5, 1), (40, 1), (12, 2), (600, 3), (3, 9)])
+def test_a_multisets_key_names_it_exactly(cases, repeats):
+    from evalstats.planning._simulate import _multiset_keys
+
+    rng = np.random.default_rng(cases * repeats)
+    diff = rng.integers(-repeats, repeats + 1, size=(3000, cases))
+    diff[1::2] = rng.permuted(diff[::2], axis=1)  # every other row a shuffle of the one before
+    keys = _multiset_keys(diff, repeats)
+    rows = [tuple(sorted(row)) for row in diff.tolist()]
+    pairs = rng.integers(0, diff.shape[0], size=(20_000, 2))
+    for i, j in pairs.tolist() + [(k, k + 1) for k in range(0, diff.shape[0], 2)]:
+        assert (keys[i] == keys[j]) == (rows[i] == rows[j])
+    assert _multiset_keys(np.zeros((2, 600), dtype=np.int64), 4) is None  # 601**8 > 2**63

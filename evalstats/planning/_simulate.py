@@ -97,7 +97,7 @@ def clustered_decisions(
     rng: np.random.Generator | None = None,
     method: str = "auto",
     only_b_better: bool = False,
-    memo: dict[bytes, int] | None = None,
+    memo: dict[Any, int] | None = None,
 ) -> np.ndarray:
     """+1/-1/0 verdicts of the clustered paired comparison, one per experiment.
 
@@ -141,11 +141,11 @@ def clustered_decisions(
 #: The verdicts of multisets of differences judged in this process, per (cases,
 #: repeats, level, side): a verdict is a function of those alone. Emptied when
 #: it holds more than _KEPT_VERDICTS (about 100 bytes each).
-_VERDICTS: dict[tuple[int, int, float, bool], dict[bytes, int]] = {}
+_VERDICTS: dict[tuple[int, int, float, bool], dict[Any, int]] = {}
 _KEPT_VERDICTS = 200_000
 
 
-def _verdicts(cases: int, repeats: int, level: float, only_above: bool) -> dict[bytes, int]:
+def _verdicts(cases: int, repeats: int, level: float, only_above: bool) -> dict[Any, int]:
     """The kept verdicts of one number of cases, repeats, level and side."""
     if sum(len(v) for v in _VERDICTS.values()) > _KEPT_VERDICTS:
         _VERDICTS.clear()
@@ -158,49 +158,83 @@ def _betting_decisions(
     repeats: int,
     level: float,
     only_above: bool,
-    memo: dict[bytes, int],
+    memo: dict[Any, int],
 ) -> np.ndarray:
     """:func:`clustered_decisions` by the betting rule, each multiset of differences once.
 
     Row by row the same as ``betting_signs(d, level, threshold=_DECIDED,
     only_above=only_above)`` on all the rows at once: each row's decision is
     computed by the same operations whatever the other rows, and depends only
-    on the multiset of its values (tests/test_fast_paths.py).
+    on the multiset of its values (tests/test_fast_paths.py). Judged
+    :data:`_JUDGED` values at a time (:func:`_judged`).
     """
-    from ..stats._intervals import betting_signs
-
     rows, cases = passes_a.shape
     out = np.empty(rows, dtype=np.int8)
-    width = 2 * repeats + 1
-    # A multiset is a row's count of each difference -R..R, when that is no
-    # longer than the row itself.
-    counted = width <= max(2 * cases, 64)
     step = max(1, _JUDGED // max(cases, 1))
     for start in range(0, rows, step):
         stop = min(start + step, rows)
         diff = np.subtract(
             passes_b[start:stop], passes_a[start:stop], dtype=np.int64, casting="unsafe"
         )
-        if not counted:
-            out[start:stop] = betting_signs(
-                diff / repeats, level, threshold=_DECIDED, only_above=only_above
-            )
-            continue
-        n = stop - start
+        out[start:stop] = _judged(diff, repeats, level, only_above, memo)
+    return out
+
+
+def _multiset_keys(diff: np.ndarray, repeats: int) -> np.ndarray | None:
+    """One integer per row of differences -R..R that names the row's multiset exactly,
+    or None when the keys would not fit in 64 bits.
+
+    The key is the row's count of each difference as the digits of a number in
+    base cases + 1 (a count is at most the number of cases), the count of the
+    largest difference left out: the counts add up to the number of cases.
+    """
+    cases = diff.shape[1]
+    width = 2 * repeats + 1
+    base = cases + 1
+    if base ** (width - 1) > np.iinfo(np.int64).max:
+        return None
+    # the digit of difference v at index v (a negative index counts from the end)
+    digits = [base ** (v + repeats) for v in range(repeats)] + [0]
+    digits += [base ** (v + repeats) for v in range(-repeats, 0)]
+    keys: np.ndarray = np.take(np.array(digits, dtype=np.int64), diff).sum(axis=1)
+    return keys
+
+
+def _judged(
+    diff: np.ndarray, repeats: int, level: float, only_above: bool, memo: dict[Any, int]
+) -> np.ndarray:
+    """The betting rule's verdicts (int8) on rows of difference counts (of ``repeats``
+    runs a case), each multiset judged once, and only when ``memo`` lacks it."""
+    from ..stats._intervals import betting_signs
+
+    n, cases = diff.shape
+    width = 2 * repeats + 1
+    # A multiset is a row's count of each difference -R..R, when that is no
+    # longer than the row itself.
+    if width > max(2 * cases, 64):
+        out: np.ndarray = betting_signs(
+            diff / repeats, level, threshold=_DECIDED, only_above=only_above
+        )
+        return out
+    found = _multiset_keys(diff, repeats)
+    if found is not None:
+        uniq, first, back = np.unique(found, return_index=True, return_inverse=True)
+        keys: list[Any] = uniq.tolist()
+    else:
         codes = diff + (repeats + np.arange(n, dtype=np.int64)[:, None] * width)
         hist = np.bincount(codes.ravel(), minlength=n * width).reshape(n, width)
         hist = hist.astype(np.int32 if cases >= 1 << 15 else np.int16)
         uniq, first, back = np.unique(hist, axis=0, return_index=True, return_inverse=True)
         keys = [row.tobytes() for row in uniq]
-        signs = np.array([memo.get(k, 2) for k in keys], dtype=np.int8)
-        new = np.flatnonzero(signs == 2)
-        if new.size:
-            judged = betting_signs(
-                diff[first[new]] / repeats, level, threshold=_DECIDED, only_above=only_above
-            )
-            signs[new] = judged
-            memo.update(zip([keys[i] for i in new], judged.tolist(), strict=True))
-        out[start:stop] = signs[back.ravel()]
+    signs = np.array([memo.get(k, 2) for k in keys], dtype=np.int8)
+    new = np.flatnonzero(signs == 2)
+    if new.size:
+        judged = betting_signs(
+            diff[first[new]] / repeats, level, threshold=_DECIDED, only_above=only_above
+        )
+        signs[new] = judged
+        memo.update(zip([keys[i] for i in new], judged.tolist(), strict=True))
+    out = signs[back.ravel()]
     return out
 
 
@@ -331,6 +365,16 @@ _UNLIMITED = 1 << 20
 _COLUMNS = 16
 
 
+def _differences(
+    parts: Sequence[tuple[np.ndarray, np.ndarray]], rows: slice, cases: int
+) -> np.ndarray:
+    """B's counts less A's (int64) on ``rows`` of the first ``cases`` columns of the
+    blocks ``parts``."""
+    a = np.concatenate([p[0][rows] for p in parts], axis=1)
+    b = np.concatenate([p[1][rows] for p in parts], axis=1)
+    return np.subtract(b[:, :cases], a[:, :cases], dtype=np.int64)
+
+
 def _small(counts: np.ndarray, most: int) -> np.ndarray:
     """Counts of at most ``most`` in the smallest unsigned integer type that holds them."""
     kind = np.uint8 if most <= 0xFF else np.uint16 if most <= 0xFFFF else np.uint32
@@ -459,13 +503,12 @@ class DesignPowers:
             parts = [self._nested(j, r) for j in range(blocks)]
         self.evaluations += 1
         out = np.empty(self.experiments, dtype=bool)
+        memo = _verdicts(cases, r, self.level, True)
         step = max(1, _JUDGED // cases)
         for start in range(0, self.experiments, step):
             rows = slice(start, min(start + step, self.experiments))
-            ka = np.concatenate([p[0][rows] for p in parts], axis=1)[:, :cases]
-            kb = np.concatenate([p[1][rows] for p in parts], axis=1)[:, :cases]
-            d = clustered_decisions(ka, kb, r, level=self.level, only_b_better=True)
-            out[rows] = d == 1
+            diff = _differences(parts, rows, cases)
+            out[rows] = _judged(diff, r, self.level, True, memo) == 1
         return out
 
     def hits(self, cases: int, repeats: float) -> int:
