@@ -103,21 +103,66 @@ def _direct(model, seed, experiments, cases, repeats):
     return betting_signs(d, 0.95, threshold=_DECIDED, only_above=True) == 1
 
 
+def _mixture(spread):
+    """Case models drawn from a pilot's posterior, 30 experiments each."""
+    from evalstats.planning._pilot import Mixture, Posterior, wanted
+    from evalstats.stats._casemodel import PilotCounts
+
+    counts = ((2, 3), (1, 3), (3, 3), (0, 3), (2, 3), (3, 3), (1, 3), (2, 3))
+    pilot = PilotCounts(counts, counts, tuple((min(y + 1, 3), n) for y, n in counts))
+    posterior = Posterior(pilot, wanted("+0.15"), p_a=None, spread=spread, seed=3)
+    return Mixture(posterior.draw(20, 2), 30, spread)
+
+
+def _models():
+    from evalstats.stats._casemodel import CaseModel
+
+    return {
+        "spread": CaseModel(0.6, 0.75, 0.2, 0.3),
+        "no spread": CaseModel(0.6, 0.75, 0.2),
+        "identical cases": CaseModel(0.6, 0.75, 0.0),
+        "mixture": _mixture(0.0),
+        "mixture with spread": _mixture(0.4),
+    }
+
+
+@pytest.mark.parametrize("model", list(_models()))
 @pytest.mark.parametrize("repeats", [1, 2, "inf"])
-def test_the_design_simulator_in_chunks_is_the_simulation_at_once(repeats, monkeypatch):
+def test_the_design_simulator_in_chunks_is_the_simulation_at_once(repeats, model, monkeypatch):
+    # Without spread, unlimited repeats draw each block's rates a slice of
+    # experiments at a time, as they are judged: the same rates as at once.
     import math
 
     from evalstats.planning import _simulate
-    from evalstats.stats._casemodel import CaseModel
 
-    model = CaseModel(0.6, 0.75, 0.2, 0.3)
+    model = _models()[model]
     r = math.inf if repeats == "inf" else repeats
-    expected = _direct(model, 5, 700, 37, repeats)
-    sim = _simulate.DesignPowers(model, experiments=700, level=0.95, seed=5)
+    n = 600 if not hasattr(model, "per_model") else model.experiments
+    expected = _direct(model, 5, n, 37, repeats)
+    sim = _simulate.DesignPowers(model, experiments=n, level=0.95, seed=5)
     np.testing.assert_array_equal(sim.found_better(37, r), expected)
-    monkeypatch.setattr(_simulate, "_JUDGED", 50 * 37)  # 14 chunks of 50 experiments
-    fresh = _simulate.DesignPowers(model, experiments=700, level=0.95, seed=5)
+    monkeypatch.setattr(_simulate, "_JUDGED", 50 * 37)  # 12 chunks of 50 experiments
+    fresh = _simulate.DesignPowers(model, experiments=n, level=0.95, seed=5)
     np.testing.assert_array_equal(fresh.found_better(37, r), expected)
+
+
+def test_a_mixtures_rates_drawn_in_slices_are_its_rates_drawn_at_once():
+    # without spread: a spread's normal draws would come after all the Beta draws
+    mixture = _mixture(0.0)
+    rows = mixture.experiments
+    qa, qb = mixture.draw(np.random.default_rng(8), (rows, 16))
+    g = np.random.default_rng(8)
+    parts = [mixture.draw_rows(g, slice(s, min(s + 70, rows)), 16) for s in range(0, rows, 70)]
+    np.testing.assert_array_equal(np.concatenate([p[0] for p in parts]), qa)
+    np.testing.assert_array_equal(np.concatenate([p[1] for p in parts]), qb)
+    # and at once they are the case model's rates written out
+    from scipy.special import expit, logit
+
+    g = np.random.default_rng(8)
+    a = g.beta(mixture._a, mixture._b, (rows, 16))
+    a = np.where(mixture._spread_rows[:, None], a, mixture._p_a)
+    np.testing.assert_array_equal(a, qa)
+    np.testing.assert_array_equal(expit(logit(a) + mixture._shift), qb)
 
 
 def test_the_design_simulator_is_the_same_whatever_was_asked_before():
@@ -255,3 +300,16 @@ def test_a_multisets_key_names_it_exactly(cases, repeats):
     for i, j in pairs.tolist() + [(k, k + 1) for k in range(0, diff.shape[0], 2)]:
         assert (keys[i] == keys[j]) == (rows[i] == rows[j])
     assert _multiset_keys(np.zeros((2, 600), dtype=np.int64), 4) is None  # 601**8 > 2**63
+
+
+@pytest.mark.parametrize("most", [1, 2, 3, 4, 7, 15, 16, 255, 256, 70_000])
+def test_packed_pass_counts_unpack_to_the_counts_kept_whole(most):
+    from evalstats.planning._simulate import _COLUMNS, _pack, _small, _unpack
+
+    counts = np.random.default_rng(most).integers(0, most + 1, size=(301, _COLUMNS))
+    packed = _pack(counts, most)
+    whole = _small(counts, most)
+    assert packed.nbytes <= whole.nbytes
+    np.testing.assert_array_equal(_unpack(packed, most), whole)
+    assert _unpack(packed, most).dtype == whole.dtype
+    np.testing.assert_array_equal(_unpack(packed, most, slice(40, 97)), whole[40:97])

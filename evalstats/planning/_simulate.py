@@ -366,19 +366,63 @@ _COLUMNS = 16
 
 
 def _differences(
-    parts: Sequence[tuple[np.ndarray, np.ndarray]], rows: slice, cases: int
+    parts: Sequence[tuple[np.ndarray, np.ndarray]], most: int, rows: slice, cases: int
 ) -> np.ndarray:
     """B's counts less A's (int64) on ``rows`` of the first ``cases`` columns of the
-    blocks ``parts``."""
-    a = np.concatenate([p[0][rows] for p in parts], axis=1)
-    b = np.concatenate([p[1][rows] for p in parts], axis=1)
+    blocks ``parts``, kept as :func:`_pack` keeps counts of at most ``most``."""
+    a = _unpack(np.concatenate([p[0][rows] for p in parts], axis=1), most)
+    b = _unpack(np.concatenate([p[1][rows] for p in parts], axis=1), most)
     return np.subtract(b[:, :cases], a[:, :cases], dtype=np.int64)
+
+
+def _unlimited_counts(qa: np.ndarray, qb: np.ndarray) -> np.ndarray:
+    """Case rates as counts of :data:`_UNLIMITED` runs, B's less A's (four bytes a value)."""
+    kb = np.rint(qb * _UNLIMITED).astype(np.int32)
+    kb -= np.rint(qa * _UNLIMITED).astype(np.int32)
+    return kb
 
 
 def _small(counts: np.ndarray, most: int) -> np.ndarray:
     """Counts of at most ``most`` in the smallest unsigned integer type that holds them."""
     kind = np.uint8 if most <= 0xFF else np.uint16 if most <= 0xFFFF else np.uint32
     return counts.astype(kind)
+
+
+def _bits(most: int) -> int:
+    """The bits a count of at most ``most`` is kept in: 1, 2 or 4 (several to a
+    byte), else 8 or more (:func:`_small`)."""
+    return next((b for b in (1, 2, 4) if most < 1 << b), 8)
+
+
+def _pack(counts: np.ndarray, most: int) -> np.ndarray:
+    """A block's counts (rows, :data:`_COLUMNS`) of at most ``most``, kept in
+    :func:`_bits` bits each: at one run a byte holds eight cases."""
+    bits = _bits(most)
+    if bits == 8:
+        return _small(counts, most)
+    if bits == 1:
+        return np.packbits(counts.astype(np.uint8), axis=1, bitorder="little")
+    per = 8 // bits
+    values = counts.astype(np.uint8).reshape(counts.shape[0], -1, per)
+    packed = values[:, :, 0].copy()
+    for i in range(1, per):
+        packed |= values[:, :, i] << np.uint8(bits * i)
+    return packed
+
+
+def _unpack(packed: np.ndarray, most: int, rows: slice = slice(None)) -> np.ndarray:
+    """The counts :func:`_pack` kept, of ``rows`` (as :func:`_small` gives them);
+    blocks packed side by side unpack side by side."""
+    bits = _bits(most)
+    part = packed[rows]
+    if bits == 8:
+        return part
+    if bits == 1:
+        return np.unpackbits(part, axis=1, bitorder="little")
+    per = 8 // bits
+    shifts = np.arange(per, dtype=np.uint8) * np.uint8(bits)
+    values = (part[:, :, None] >> shifts) & np.uint8((1 << bits) - 1)
+    return values.reshape(part.shape[0], -1)
 
 
 class DesignPowers:
@@ -401,11 +445,13 @@ class DesignPowers:
     :class:`CaseModel` has it: a mixture whose rows come from different case
     models (:class:`evalstats.planning._pilot.Mixture`) works the same way.
 
-    It keeps only each block's pass counts (a byte a case and variant up to
-    255 repeats), never its case rates, which are drawn again from the
-    block's seed when a count needs them; a design is judged
-    :data:`_JUDGED` values at a time, so that its working memory does not
-    grow with the experiments.
+    It keeps only each block's pass counts (:func:`_pack`: a bit a case and
+    variant at one run, two bits up to 3 runs, four up to 15, a byte up to
+    255), never its case rates, which are drawn again from the block's seed
+    when a count needs them; a design is judged :data:`_JUDGED` values at a
+    time, so that its working memory does not grow with the experiments.
+    The rates of unlimited repeats are drawn as they are judged, a slice of
+    experiments at a time, when the model has no spread (:meth:`_by_rows`).
     """
 
     def __init__(self, model: CaseModel, *, experiments: int, level: float, seed: int = 0) -> None:
@@ -413,9 +459,9 @@ class DesignPowers:
         self.experiments = check_experiments(experiments)
         self.level = check_level(level)
         self.seed = whole_number("seed", seed, minimum=0)
-        # per column block: {repeats: (passes_a, passes_b)}, in the smallest
-        # unsigned type that holds them; the case rates are drawn again from
-        # their seed when a count needs them (they are 8 bytes a value).
+        # per column block: {repeats: (passes_a, passes_b)}, packed (_pack);
+        # the case rates are drawn again from their seed when a count needs
+        # them (they are 8 bytes a value).
         self._counts: list[dict[int, tuple[np.ndarray, np.ndarray]]] = []
         self.evaluations = 0
 
@@ -436,14 +482,23 @@ class DesignPowers:
         own seed and one parent interval, so a count is the same whatever was
         asked before it (and whatever was kept of those asked before).
         """
+        drawn = self._packed(j, repeats)
+        return _unpack(drawn[repeats][0], repeats), _unpack(drawn[repeats][1], repeats)
+
+    def _packed(self, j: int, repeats: int) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+        """Block j's kept counts (:func:`_pack`), with those after ``repeats`` runs
+        among them (see :meth:`_nested`)."""
         while len(self._counts) <= j:
             self._counts.append({})
         drawn = self._counts[j]
         if repeats in drawn:
-            return drawn[repeats]
+            return drawn
 
         def rng(node: int) -> np.random.Generator:
             return np.random.default_rng(np.random.SeedSequence([self.seed, 2, j, node]))
+
+        def counts(r: int) -> tuple[np.ndarray, np.ndarray]:
+            return _unpack(drawn[r][0], r), _unpack(drawn[r][1], r)
 
         top = 1
         while top < repeats:
@@ -457,12 +512,12 @@ class DesignPowers:
                 qa, qb = rates
                 g = rng(r)
                 if r == 1:
-                    drawn[1] = (_small(g.binomial(1, qa), 1), _small(g.binomial(1, qb), 1))
+                    drawn[1] = (_pack(g.binomial(1, qa), 1), _pack(g.binomial(1, qb), 1))
                 else:
-                    half = drawn[r // 2]
+                    half = counts(r // 2)
                     drawn[r] = (
-                        _small(half[0] + g.binomial(r // 2, qa), r),
-                        _small(half[1] + g.binomial(r // 2, qb), r),
+                        _pack(half[0] + g.binomial(r // 2, qa), r),
+                        _pack(half[1] + g.binomial(r // 2, qb), r),
                     )
             r *= 2
         lo, hi = top // 2, top
@@ -472,42 +527,58 @@ class DesignPowers:
                 g = rng(mid)
                 pair = []
                 for v in (0, 1):
-                    k_lo, k_hi = drawn[lo][v].astype(np.int64), drawn[hi][v].astype(np.int64)
+                    k_lo, k_hi = counts(lo)[v].astype(np.int64), counts(hi)[v].astype(np.int64)
                     good = k_hi - k_lo
                     extra = g.hypergeometric(good, (hi - lo) - good, mid - lo)
-                    pair.append(_small(k_lo + extra, mid))
+                    pair.append(_pack(k_lo + extra, mid))
                 drawn[mid] = (pair[0], pair[1])
             lo, hi = (lo, mid) if repeats < mid else (mid, hi)
-        return drawn[repeats]
+        return drawn
 
     def _unlimited(self, j: int) -> tuple[np.ndarray, np.ndarray]:
         """Block j's case rates as counts of :data:`_UNLIMITED` runs (not kept): A's
-        all 0 (one byte each, broadcast) and B's less A's, so that their difference
-        is the difference of the two counts in four bytes a value."""
-        qa, qb = self._block(j)
-        kb = np.rint(qb * _UNLIMITED).astype(np.int32)
-        kb -= np.rint(qa * _UNLIMITED).astype(np.int32)
+        all 0 (one byte each, broadcast) and B's less A's (:func:`_unlimited_counts`)."""
+        kb = _unlimited_counts(*self._block(j))
         return np.broadcast_to(np.zeros(1, dtype=np.uint8), kb.shape), kb
+
+    def _by_rows(self) -> bool:
+        """Whether a block's rates can be drawn a slice of experiments at a time, in
+        order, the same as at once: without spread, from a model that draws slices."""
+        return getattr(self.model, "spread", None) == 0 and hasattr(self.model, "draw_rows")
 
     def found_better(self, cases: int, repeats: float) -> np.ndarray:
         """Whether B is found better, experiment by experiment (booleans, in order).
 
         The experiments are judged :data:`_JUDGED` values at a time, from the
-        blocks' counts (their case rates as counts for unlimited repeats).
+        blocks' counts. For unlimited repeats, their case rates as counts,
+        drawn for each slice of experiments as it is judged (:meth:`_by_rows`;
+        else every block's at once).
         """
         blocks = -(-cases // _COLUMNS)
         r = _UNLIMITED if math.isinf(repeats) else int(repeats)
-        if math.isinf(repeats):
-            parts = [self._unlimited(j) for j in range(blocks)]
-        else:
-            parts = [self._nested(j, r) for j in range(blocks)]
         self.evaluations += 1
         out = np.empty(self.experiments, dtype=bool)
         memo = _verdicts(cases, r, self.level, True)
         step = max(1, _JUDGED // cases)
+        if math.isinf(repeats) and self._by_rows():
+            seeds = [np.random.SeedSequence([self.seed, 1, j]) for j in range(blocks)]
+            gens = [np.random.default_rng(s) for s in seeds]
+            for start in range(0, self.experiments, step):
+                rows = slice(start, min(start + step, self.experiments))
+                diff = np.empty((rows.stop - rows.start, cases), dtype=np.int64)
+                for j, g in enumerate(gens):
+                    lo, hi = j * _COLUMNS, min((j + 1) * _COLUMNS, cases)
+                    counts = _unlimited_counts(*self.model.draw_rows(g, rows, _COLUMNS))
+                    diff[:, lo:hi] = counts[:, : hi - lo]
+                out[rows] = _judged(diff, r, self.level, True, memo) == 1
+            return out
+        if math.isinf(repeats):
+            parts = [self._unlimited(j) for j in range(blocks)]
+        else:
+            parts = [self._packed(j, r)[r] for j in range(blocks)]
         for start in range(0, self.experiments, step):
             rows = slice(start, min(start + step, self.experiments))
-            diff = _differences(parts, rows, cases)
+            diff = _differences(parts, r, rows, cases)
             out[rows] = _judged(diff, r, self.level, True, memo) == 1
         return out
 

@@ -192,6 +192,17 @@ class CaseModel:
         qb = _shifted(qa, self.shift(), 0.0, extra=z)
         return qa, qb
 
+    def draw_rows(
+        self, rng: np.random.Generator, rows: slice, cases: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The case rates of experiments ``rows`` (a slice) of ``cases`` cases each.
+
+        With no spread, consecutive slices drawn in order from one generator
+        are the rates :meth:`draw` gives all at once (its Beta draws are taken
+        row after row; a spread's normal draws come after all of them).
+        """
+        return self.draw(rng, (rows.stop - rows.start, cases))
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "p_a": self.p_a,
