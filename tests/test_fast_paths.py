@@ -313,3 +313,27 @@ def test_packed_pass_counts_unpack_to_the_counts_kept_whole(most):
     np.testing.assert_array_equal(_unpack(packed, most), whole)
     assert _unpack(packed, most).dtype == whole.dtype
     np.testing.assert_array_equal(_unpack(packed, most, slice(40, 97)), whole[40:97])
+
+
+@pytest.mark.parametrize("cases", [1, 15, 16, 17, 40, 129])
+def test_the_keys_of_one_run_from_packed_counts_are_the_multisets_keys(cases):
+    from evalstats.planning._simulate import (
+        _COLUMNS,
+        _differences,
+        _keys_of_one_run,
+        _multiset_keys,
+        _pack,
+    )
+
+    rng = np.random.default_rng(cases)
+    blocks = -(-cases // _COLUMNS)
+    parts = [
+        (
+            _pack(rng.integers(0, 2, (500, _COLUMNS)), 1),
+            _pack(rng.integers(0, 2, (500, _COLUMNS)), 1),
+        )
+        for _ in range(blocks)
+    ]
+    rows = slice(30, 470)
+    expected = _multiset_keys(_differences(parts, 1, rows, cases), 1)
+    np.testing.assert_array_equal(_keys_of_one_run(parts, rows, cases), expected)

@@ -218,24 +218,77 @@ def _judged(
         return out
     found = _multiset_keys(diff, repeats)
     if found is not None:
-        uniq, first, back = np.unique(found, return_index=True, return_inverse=True)
-        keys: list[Any] = uniq.tolist()
-    else:
-        codes = diff + (repeats + np.arange(n, dtype=np.int64)[:, None] * width)
-        hist = np.bincount(codes.ravel(), minlength=n * width).reshape(n, width)
-        hist = hist.astype(np.int32 if cases >= 1 << 15 else np.int16)
-        uniq, first, back = np.unique(hist, axis=0, return_index=True, return_inverse=True)
-        keys = [row.tobytes() for row in uniq]
+        return _judged_by_keys(found, lambda rows: diff[rows], repeats, level, only_above, memo)
+    codes = diff + (repeats + np.arange(n, dtype=np.int64)[:, None] * width)
+    hist = np.bincount(codes.ravel(), minlength=n * width).reshape(n, width)
+    hist = hist.astype(np.int32 if cases >= 1 << 15 else np.int16)
+    uniq, first, back = np.unique(hist, axis=0, return_index=True, return_inverse=True)
+    keys = [row.tobytes() for row in uniq]
+    return _verdicts_of(
+        keys, first, back, lambda rows: diff[rows], repeats, level, only_above, memo
+    )
+
+
+def _judged_by_keys(
+    found: np.ndarray,
+    rows_of: Callable[[np.ndarray], np.ndarray],
+    repeats: int,
+    level: float,
+    only_above: bool,
+    memo: dict[Any, int],
+) -> np.ndarray:
+    """:func:`_judged` from the rows' :func:`_multiset_keys`; ``rows_of(indices)``
+    gives the difference counts of those rows, when a multiset is new."""
+    uniq, first, back = np.unique(found, return_index=True, return_inverse=True)
+    return _verdicts_of(uniq.tolist(), first, back, rows_of, repeats, level, only_above, memo)
+
+
+def _verdicts_of(
+    keys: list[Any],
+    first: np.ndarray,
+    back: np.ndarray,
+    rows_of: Callable[[np.ndarray], np.ndarray],
+    repeats: int,
+    level: float,
+    only_above: bool,
+    memo: dict[Any, int],
+) -> np.ndarray:
+    """Each row's verdict: row i has multiset ``keys[back[i]]``, first met at row
+    ``first[back[i]]``; those ``memo`` lacks are judged on that row and kept."""
+    from ..stats._intervals import betting_signs
+
     signs = np.array([memo.get(k, 2) for k in keys], dtype=np.int8)
     new = np.flatnonzero(signs == 2)
     if new.size:
         judged = betting_signs(
-            diff[first[new]] / repeats, level, threshold=_DECIDED, only_above=only_above
+            rows_of(first[new]) / repeats, level, threshold=_DECIDED, only_above=only_above
         )
         signs[new] = judged
         memo.update(zip([keys[i] for i in new], judged.tolist(), strict=True))
-    out = signs[back.ravel()]
+    out: np.ndarray = signs[back.ravel()]
     return out
+
+
+#: Passes in each byte value (the counts of one run are kept a bit a case).
+_ONES = np.array([bin(i).count("1") for i in range(256)], dtype=np.uint8)
+
+
+def _keys_of_one_run(
+    parts: Sequence[tuple[np.ndarray, np.ndarray]], rows: slice, cases: int
+) -> np.ndarray:
+    """:func:`_multiset_keys` of the differences of one run a case, from the blocks'
+    packed counts (:func:`_pack`): the cases where only B passed and only A passed,
+    counted eight at a time, of the first ``cases`` columns."""
+    a = np.concatenate([p[0][rows] for p in parts], axis=1)
+    b = np.concatenate([p[1][rows] for p in parts], axis=1)
+    kept = np.zeros(a.shape[1] * 8, dtype=np.uint8)
+    kept[:cases] = 1
+    mask = np.packbits(kept, bitorder="little")
+    only_b = _ONES[b & ~a & mask].sum(axis=1, dtype=np.int64)
+    only_a = _ONES[a & ~b & mask].sum(axis=1, dtype=np.int64)
+    # the counts of -1 and 0 as the digits (see _multiset_keys; +1's is left out)
+    keys: np.ndarray = only_a + (cases - only_a - only_b) * (cases + 1)
+    return keys
 
 
 def _clustered_hits(
@@ -366,10 +419,11 @@ _COLUMNS = 16
 
 
 def _differences(
-    parts: Sequence[tuple[np.ndarray, np.ndarray]], most: int, rows: slice, cases: int
+    parts: Sequence[tuple[np.ndarray, np.ndarray]], most: int, rows: Any, cases: int
 ) -> np.ndarray:
-    """B's counts less A's (int64) on ``rows`` of the first ``cases`` columns of the
-    blocks ``parts``, kept as :func:`_pack` keeps counts of at most ``most``."""
+    """B's counts less A's (int64) on ``rows`` (a slice or indices) of the first
+    ``cases`` columns of the blocks ``parts``, kept as :func:`_pack` keeps counts of
+    at most ``most``."""
     a = _unpack(np.concatenate([p[0][rows] for p in parts], axis=1), most)
     b = _unpack(np.concatenate([p[1][rows] for p in parts], axis=1), most)
     return np.subtract(b[:, :cases], a[:, :cases], dtype=np.int64)
@@ -578,8 +632,16 @@ class DesignPowers:
             parts = [self._packed(j, r)[r] for j in range(blocks)]
         for start in range(0, self.experiments, step):
             rows = slice(start, min(start + step, self.experiments))
-            diff = _differences(parts, r, rows, cases)
-            out[rows] = _judged(diff, r, self.level, True, memo) == 1
+            if r == 1:  # keyed from the packed counts; only new multisets unpacked
+
+                def rows_of(found: np.ndarray, start: int = start) -> np.ndarray:
+                    return _differences(parts, 1, found + start, cases)
+
+                keys = _keys_of_one_run(parts, rows, cases)
+                verdicts = _judged_by_keys(keys, rows_of, 1, self.level, True, memo)
+            else:
+                verdicts = _judged(_differences(parts, r, rows, cases), r, self.level, True, memo)
+            out[rows] = verdicts == 1
         return out
 
     def hits(self, cases: int, repeats: float) -> int:
