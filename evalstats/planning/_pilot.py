@@ -177,6 +177,7 @@ def _fisher(n: int, mu: np.ndarray, rho: np.ndarray) -> np.ndarray:
     ds = -1.0 / r**2
     common = digamma(a + b) - digamma(a + b + n)
     da0, db0 = digamma(a), digamma(b)
+    ln_beta = betaln(a, b)
     info = np.zeros(np.broadcast(mu, rho).shape + (2, 2))
     for y in range(n + 1):
         logp = (
@@ -184,7 +185,7 @@ def _fisher(n: int, mu: np.ndarray, rho: np.ndarray) -> np.ndarray:
             - gammaln(y + 1.0)
             - gammaln(n - y + 1.0)
             + betaln(a + y, b + n - y)
-            - betaln(a, b)
+            - ln_beta
         )
         p = np.exp(logp)
         ga = digamma(a + y) - da0 + common
