@@ -48,7 +48,15 @@ def _counts(rng, rows, cases, repeats):
 @pytest.mark.parametrize("only_b_better", [True, False])
 @pytest.mark.parametrize(
     ("rows", "cases", "repeats"),
-    [(1500, 40, 1), (800, 25, 3), (300, 9, 1), (200, 60, 2), (120, 4, 40), (60, 12, 1 << 20)],
+    [
+        (1500, 40, 1),
+        (800, 25, 3),
+        (300, 9, 1),
+        (200, 60, 2),
+        (300, 6, 12),  # keys past 64 bits (7**24): the histogram's rows name multisets
+        (120, 4, 40),
+        (60, 12, 1 << 20),
+    ],
 )
 def test_decisions_judged_once_per_multiset_are_betting_signs_row_by_row(
     rows, cases, repeats, only_b_better, monkeypatch
@@ -73,6 +81,8 @@ def test_decisions_judged_once_per_multiset_are_betting_signs_row_by_row(
     np.testing.assert_array_equal(again, expected)
     if repeats < 10:
         assert 0 < len(memo) < rows  # experiments that share a multiset were judged once
+    kinds = {type(k) for k in memo}
+    assert kinds <= ({bytes} if (cases + 1) ** (2 * repeats) >= 2**63 else {int})
 
 
 def _direct(model, seed, experiments, cases, repeats):
