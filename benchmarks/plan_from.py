@@ -11,44 +11,55 @@ measurement this script shares):
    x 80 experiments): goal at most 2x the report's time.
 2. The same plan with ``--experiments`` at half and at twice the default
    (8,000): the peak memory must not grow with the simulation count beyond
-   a fixed chunk (the design simulator judges its experiments
-   ``_JUDGED`` values at a time and keeps only their pass counts, a byte a
-   case and variant; the assurance draws its experiments in blocks of at
-   most 2,000,000 values).
+   a fixed chunk (the design simulator keeps only its pass counts, packed
+   in as few bits as they need: a bit a case and variant at one run; it
+   judges its experiments ``_JUDGED`` values at a time, and without spread
+   draws the case rates of unlimited repeats a slice of experiments at a
+   time as it judges them; the assurance draws its experiments in blocks
+   of at most 2,000,000 values).
 
 With ``--against REF`` every figure is also measured on the tree of that git
 revision, runs alternating with this tree's, and printed with the ratio of
 this tree's median to that revision's.
 
-Measured on the 2-core development machine at a load average of about 2,
-one run of each figure (``--repeat 1 --against main``), this tree against
-the revision before the simulator kept only pass counts, judged each
-multiset of differences once and judged its experiments in chunks:
+Measured on the 2-core development machine at a load average of about 1.3
+(1.38 as it started, 1.18 as it ended), one run of each figure (``--repeat 1 --against
+main``), this tree against the revision before the pass counts were
+packed, the keys of multisets were integers and scipy.stats was left
+unimported:
 
 ==============================  ==================  ==================  ===========
 figure                          this tree           before              CPU, peak
                                 CPU, peak           CPU, peak           ratio
 ==============================  ==================  ==================  ===========
-report                          0.586 s, 30 MB      0.584 s, 30 MB      1.00x
-plan --from --pb +0.1           10.05 s, 260 MB     16.41 s, 1,024 MB   0.61x 0.25x
-  --experiments 4000            6.36 s, 206 MB      9.00 s, 594 MB      0.71x 0.35x
-  --experiments 16000           17.06 s, 333 MB     30.29 s, 1,902 MB   0.56x 0.18x
+report                          0.608 s, 30 MB      0.606 s, 30 MB      1.00x
+plan --from --pb +0.1           9.44 s, 190 MB      10.32 s, 228 MB     0.91x 0.83x
+  --experiments 4000            5.99 s, 185 MB      6.58 s, 206 MB      0.91x 0.90x
+  --experiments 16000           15.81 s, 192 MB     17.33 s, 268 MB     0.91x 0.71x
 ==============================  ==================  ==================  ===========
 
-So ``plan --from`` takes 17x the report's CPU (28x before): the goal of 2x
-is not met. Its peak grew 1.62x from 4,000 to 16,000 experiments (3.20x
-before). Then the counts of unlimited repeats (on which the plan's
-ceiling is judged) were kept as one difference in four bytes a value
-instead of two counts: one run each, at a load of about 2.5, 9.48 s of
-CPU at 231 MB (default), 5.95 s at 209 MB (4,000 experiments) and 16.47 s
-at 273 MB (16,000): the peak 1.30x from 4,000 to 16,000 experiments. What is left
-of the memory that grows with experiments is the pass counts the design
-simulator keeps for its common random numbers (a byte a case, variant and
-experiment; 200 case models x 160 experiments of 567 cases at 16,000),
-and of the time: drawing the case rates and runs (about a third, the
-same draws as before, so that plans are unchanged), judging the betting
-rule on the distinct multisets (about a third), reading the file (0.6 s),
-the posterior on its grid (0.4 s) and the assurance's fresh experiments.
+The peak at 16,000 experiments is 1.04x the one at 4,000 (1.30x before):
+what remains of the growth is the packed pass counts (a bit a case,
+variant and experiment at one run: the search's 200 case models x 160
+experiments of 567 cases take 4.5 MB at 16,000), and the fixed part is the betting
+rule's working arrays for the multisets judged at once and the
+assurance's blocks. So ``plan --from`` takes 15.5x the report's CPU
+(17x before): the goal of 2x is out of reach without changing the
+random numbers, which every plan printed and tested comes from. Where
+its 9.5 s go (one run, timed by function, at a load of about 1.2): 5.2 s
+drawing random numbers that must stay the same (1.9 s the design
+simulator's case rates, Beta draws and their logit shift, of which
+0.6 s draws again for the ceiling's unlimited repeats what was drawn
+for the search, rather than keeping 4 bytes a value; 1.8 s its binomial
+pass counts; 1.5 s the assurance's own experiments), 2.1 s the betting
+rule on the 44,000 multisets of differences met for the first time
+(each judged once, by betting_signs), 0.9 s reading the file and
+fitting the case model, 0.4 s keying multisets, 0.3 s the posterior on
+its grid, 0.6 s the rest. Before, the keys of multisets were rows of a
+histogram found by np.unique over rows (about 1.3 s under cProfile,
+against 0.35 s), the case model's nodes imported scipy.stats (0.4 s),
+the pass counts took a byte a value, and unlimited repeats kept every
+block's case rates as four-byte counts at once.
 
 Usage::
 

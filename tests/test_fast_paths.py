@@ -48,7 +48,15 @@ def _counts(rng, rows, cases, repeats):
 @pytest.mark.parametrize("only_b_better", [True, False])
 @pytest.mark.parametrize(
     ("rows", "cases", "repeats"),
-    [(1500, 40, 1), (800, 25, 3), (300, 9, 1), (200, 60, 2), (120, 4, 40), (60, 12, 1 << 20)],
+    [
+        (1500, 40, 1),
+        (800, 25, 3),
+        (300, 9, 1),
+        (200, 60, 2),
+        (300, 6, 12),  # keys past 64 bits (7**24): the histogram's rows name multisets
+        (120, 4, 40),
+        (60, 12, 1 << 20),
+    ],
 )
 def test_decisions_judged_once_per_multiset_are_betting_signs_row_by_row(
     rows, cases, repeats, only_b_better, monkeypatch
@@ -73,6 +81,8 @@ def test_decisions_judged_once_per_multiset_are_betting_signs_row_by_row(
     np.testing.assert_array_equal(again, expected)
     if repeats < 10:
         assert 0 < len(memo) < rows  # experiments that share a multiset were judged once
+    kinds = {type(k) for k in memo}
+    assert kinds <= ({bytes} if (cases + 1) ** (2 * repeats) >= 2**63 else {int})
 
 
 def _direct(model, seed, experiments, cases, repeats):
@@ -103,21 +113,66 @@ def _direct(model, seed, experiments, cases, repeats):
     return betting_signs(d, 0.95, threshold=_DECIDED, only_above=True) == 1
 
 
+def _mixture(spread):
+    """Case models drawn from a pilot's posterior, 30 experiments each."""
+    from evalstats.planning._pilot import Mixture, Posterior, wanted
+    from evalstats.stats._casemodel import PilotCounts
+
+    counts = ((2, 3), (1, 3), (3, 3), (0, 3), (2, 3), (3, 3), (1, 3), (2, 3))
+    pilot = PilotCounts(counts, counts, tuple((min(y + 1, 3), n) for y, n in counts))
+    posterior = Posterior(pilot, wanted("+0.15"), p_a=None, spread=spread, seed=3)
+    return Mixture(posterior.draw(20, 2), 30, spread)
+
+
+def _models():
+    from evalstats.stats._casemodel import CaseModel
+
+    return {
+        "spread": CaseModel(0.6, 0.75, 0.2, 0.3),
+        "no spread": CaseModel(0.6, 0.75, 0.2),
+        "identical cases": CaseModel(0.6, 0.75, 0.0),
+        "mixture": _mixture(0.0),
+        "mixture with spread": _mixture(0.4),
+    }
+
+
+@pytest.mark.parametrize("model", list(_models()))
 @pytest.mark.parametrize("repeats", [1, 2, "inf"])
-def test_the_design_simulator_in_chunks_is_the_simulation_at_once(repeats, monkeypatch):
+def test_the_design_simulator_in_chunks_is_the_simulation_at_once(repeats, model, monkeypatch):
+    # Without spread, unlimited repeats draw each block's rates a slice of
+    # experiments at a time, as they are judged: the same rates as at once.
     import math
 
     from evalstats.planning import _simulate
-    from evalstats.stats._casemodel import CaseModel
 
-    model = CaseModel(0.6, 0.75, 0.2, 0.3)
+    model = _models()[model]
     r = math.inf if repeats == "inf" else repeats
-    expected = _direct(model, 5, 700, 37, repeats)
-    sim = _simulate.DesignPowers(model, experiments=700, level=0.95, seed=5)
+    n = 600 if not hasattr(model, "per_model") else model.experiments
+    expected = _direct(model, 5, n, 37, repeats)
+    sim = _simulate.DesignPowers(model, experiments=n, level=0.95, seed=5)
     np.testing.assert_array_equal(sim.found_better(37, r), expected)
-    monkeypatch.setattr(_simulate, "_JUDGED", 50 * 37)  # 14 chunks of 50 experiments
-    fresh = _simulate.DesignPowers(model, experiments=700, level=0.95, seed=5)
+    monkeypatch.setattr(_simulate, "_JUDGED", 50 * 37)  # 12 chunks of 50 experiments
+    fresh = _simulate.DesignPowers(model, experiments=n, level=0.95, seed=5)
     np.testing.assert_array_equal(fresh.found_better(37, r), expected)
+
+
+def test_a_mixtures_rates_drawn_in_slices_are_its_rates_drawn_at_once():
+    # without spread: a spread's normal draws would come after all the Beta draws
+    mixture = _mixture(0.0)
+    rows = mixture.experiments
+    qa, qb = mixture.draw(np.random.default_rng(8), (rows, 16))
+    g = np.random.default_rng(8)
+    parts = [mixture.draw_rows(g, slice(s, min(s + 70, rows)), 16) for s in range(0, rows, 70)]
+    np.testing.assert_array_equal(np.concatenate([p[0] for p in parts]), qa)
+    np.testing.assert_array_equal(np.concatenate([p[1] for p in parts]), qb)
+    # and at once they are the case model's rates written out
+    from scipy.special import expit, logit
+
+    g = np.random.default_rng(8)
+    a = g.beta(mixture._a, mixture._b, (rows, 16))
+    a = np.where(mixture._spread_rows[:, None], a, mixture._p_a)
+    np.testing.assert_array_equal(a, qa)
+    np.testing.assert_array_equal(expit(logit(a) + mixture._shift), qb)
 
 
 def test_the_design_simulator_is_the_same_whatever_was_asked_before():
@@ -227,3 +282,68 @@ def test_no_resample_is_better_with_four_cases_at_95_and_some_can_be_with_more()
     assert _no_resample_better(np.array([-0.1, 0.0, 0.05, 0.05]), 0.95)
     assert not _no_resample_better(np.zeros(5), 0.8)  # all +1 at a shift of 1: better
     assert not _no_resample_better(np.zeros(6), 0.95)  # 462 multisets: left to the draws
+
+
+@pytest.mark.parametrize(("p_a", "icc"), [(0.7, 0.001), (0.5, 0.004), (0.98, 0.3), (0.02, 0.6)])
+def test_the_case_models_quantile_nodes_are_scipys_beta_ppf(p_a, icc):
+    from scipy.stats import beta
+
+    from evalstats.stats._casemodel import _QUAD_SMOOTH, CaseModel
+
+    model = CaseModel(p_a, p_a, icc)
+    nodes, _ = model._nodes()
+    u = (np.arange(_QUAD_SMOOTH) + 0.5) / _QUAD_SMOOTH
+    s = 1 / icc - 1
+    np.testing.assert_array_equal(nodes, beta.ppf(u, p_a * s, (1 - p_a) * s))
+
+
+@pytest.mark.parametrize(("cases", "repeats"), [(5, 1), (40, 1), (12, 2), (600, 3), (3, 9)])
+def test_a_multisets_key_names_it_exactly(cases, repeats):
+    from evalstats.planning._simulate import _multiset_keys
+
+    rng = np.random.default_rng(cases * repeats)
+    diff = rng.integers(-repeats, repeats + 1, size=(3000, cases))
+    diff[1::2] = rng.permuted(diff[::2], axis=1)  # every other row a shuffle of the one before
+    keys = _multiset_keys(diff, repeats)
+    rows = [tuple(sorted(row)) for row in diff.tolist()]
+    pairs = rng.integers(0, diff.shape[0], size=(20_000, 2))
+    for i, j in pairs.tolist() + [(k, k + 1) for k in range(0, diff.shape[0], 2)]:
+        assert (keys[i] == keys[j]) == (rows[i] == rows[j])
+    assert _multiset_keys(np.zeros((2, 600), dtype=np.int64), 4) is None  # 601**8 > 2**63
+
+
+@pytest.mark.parametrize("most", [1, 2, 3, 4, 7, 15, 16, 255, 256, 70_000])
+def test_packed_pass_counts_unpack_to_the_counts_kept_whole(most):
+    from evalstats.planning._simulate import _COLUMNS, _pack, _small, _unpack
+
+    counts = np.random.default_rng(most).integers(0, most + 1, size=(301, _COLUMNS))
+    packed = _pack(counts, most)
+    whole = _small(counts, most)
+    assert packed.nbytes <= whole.nbytes
+    np.testing.assert_array_equal(_unpack(packed, most), whole)
+    assert _unpack(packed, most).dtype == whole.dtype
+    np.testing.assert_array_equal(_unpack(packed, most, slice(40, 97)), whole[40:97])
+
+
+@pytest.mark.parametrize("cases", [1, 15, 16, 17, 40, 129])
+def test_the_keys_of_one_run_from_packed_counts_are_the_multisets_keys(cases):
+    from evalstats.planning._simulate import (
+        _COLUMNS,
+        _differences,
+        _keys_of_one_run,
+        _multiset_keys,
+        _pack,
+    )
+
+    rng = np.random.default_rng(cases)
+    blocks = -(-cases // _COLUMNS)
+    parts = [
+        (
+            _pack(rng.integers(0, 2, (500, _COLUMNS)), 1),
+            _pack(rng.integers(0, 2, (500, _COLUMNS)), 1),
+        )
+        for _ in range(blocks)
+    ]
+    rows = slice(30, 470)
+    expected = _multiset_keys(_differences(parts, 1, rows, cases), 1)
+    np.testing.assert_array_equal(_keys_of_one_run(parts, rows, cases), expected)

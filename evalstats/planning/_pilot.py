@@ -177,6 +177,7 @@ def _fisher(n: int, mu: np.ndarray, rho: np.ndarray) -> np.ndarray:
     ds = -1.0 / r**2
     common = digamma(a + b) - digamma(a + b + n)
     da0, db0 = digamma(a), digamma(b)
+    ln_beta = betaln(a, b)
     info = np.zeros(np.broadcast(mu, rho).shape + (2, 2))
     for y in range(n + 1):
         logp = (
@@ -184,7 +185,7 @@ def _fisher(n: int, mu: np.ndarray, rho: np.ndarray) -> np.ndarray:
             - gammaln(y + 1.0)
             - gammaln(n - y + 1.0)
             + betaln(a + y, b + n - y)
-            - betaln(a, b)
+            - ln_beta
         )
         p = np.exp(logp)
         ga = digamma(a + y) - da0 + common
@@ -400,16 +401,31 @@ class Mixture:
         return self.models * self.per_model
 
     def draw(self, rng: np.random.Generator, size: tuple[int, ...]) -> tuple[np.ndarray, Any]:
-        from scipy.special import expit, logit
-
         rows, cases = size
         if rows != self.experiments:
             raise InvalidArgument(f"size={size!r} must have {self.experiments} rows")
-        qa = rng.beta(self._a, self._b, size=size)
-        qa = np.where(self._spread_rows[:, None], qa, self._p_a)
-        z = rng.standard_normal(size) * self.spread if self.spread else 0.0
+        return self.draw_rows(rng, slice(0, rows), cases)
+
+    def draw_rows(
+        self, rng: np.random.Generator, rows: slice, cases: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The case rates of the experiments ``rows`` (a slice of them), drawn from ``rng``.
+
+        With no spread, consecutive slices drawn in order from one generator
+        are the rates :meth:`draw` gives all at once (its Beta draws are taken
+        row after row; a spread's normal draws come after all of them).
+        """
+        from scipy.special import expit, logit
+
+        size = (rows.stop - rows.start, cases)
+        qa = rng.beta(self._a[rows], self._b[rows], size=size)
+        np.copyto(qa, self._p_a[rows], where=~self._spread_rows[rows, None])
         with np.errstate(divide="ignore"):
-            qb = expit(logit(qa) + self._shift + z)
+            qb = logit(qa)
+        qb += self._shift[rows]
+        if self.spread:
+            qb += rng.standard_normal(size) * self.spread
+        expit(qb, out=qb)
         return qa, qb
 
     def powers(self, found_better: np.ndarray) -> np.ndarray:

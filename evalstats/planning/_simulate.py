@@ -97,7 +97,7 @@ def clustered_decisions(
     rng: np.random.Generator | None = None,
     method: str = "auto",
     only_b_better: bool = False,
-    memo: dict[bytes, int] | None = None,
+    memo: dict[Any, int] | None = None,
 ) -> np.ndarray:
     """+1/-1/0 verdicts of the clustered paired comparison, one per experiment.
 
@@ -141,11 +141,11 @@ def clustered_decisions(
 #: The verdicts of multisets of differences judged in this process, per (cases,
 #: repeats, level, side): a verdict is a function of those alone. Emptied when
 #: it holds more than _KEPT_VERDICTS (about 100 bytes each).
-_VERDICTS: dict[tuple[int, int, float, bool], dict[bytes, int]] = {}
+_VERDICTS: dict[tuple[int, int, float, bool], dict[Any, int]] = {}
 _KEPT_VERDICTS = 200_000
 
 
-def _verdicts(cases: int, repeats: int, level: float, only_above: bool) -> dict[bytes, int]:
+def _verdicts(cases: int, repeats: int, level: float, only_above: bool) -> dict[Any, int]:
     """The kept verdicts of one number of cases, repeats, level and side."""
     if sum(len(v) for v in _VERDICTS.values()) > _KEPT_VERDICTS:
         _VERDICTS.clear()
@@ -158,50 +158,137 @@ def _betting_decisions(
     repeats: int,
     level: float,
     only_above: bool,
-    memo: dict[bytes, int],
+    memo: dict[Any, int],
 ) -> np.ndarray:
     """:func:`clustered_decisions` by the betting rule, each multiset of differences once.
 
     Row by row the same as ``betting_signs(d, level, threshold=_DECIDED,
     only_above=only_above)`` on all the rows at once: each row's decision is
     computed by the same operations whatever the other rows, and depends only
-    on the multiset of its values (tests/test_fast_paths.py).
+    on the multiset of its values (tests/test_fast_paths.py). Judged
+    :data:`_JUDGED` values at a time (:func:`_judged`).
     """
-    from ..stats._intervals import betting_signs
-
     rows, cases = passes_a.shape
     out = np.empty(rows, dtype=np.int8)
-    width = 2 * repeats + 1
-    # A multiset is a row's count of each difference -R..R, when that is no
-    # longer than the row itself.
-    counted = width <= max(2 * cases, 64)
     step = max(1, _JUDGED // max(cases, 1))
     for start in range(0, rows, step):
         stop = min(start + step, rows)
         diff = np.subtract(
             passes_b[start:stop], passes_a[start:stop], dtype=np.int64, casting="unsafe"
         )
-        if not counted:
-            out[start:stop] = betting_signs(
-                diff / repeats, level, threshold=_DECIDED, only_above=only_above
-            )
-            continue
-        n = stop - start
-        codes = diff + (repeats + np.arange(n, dtype=np.int64)[:, None] * width)
-        hist = np.bincount(codes.ravel(), minlength=n * width).reshape(n, width)
-        hist = hist.astype(np.int32 if cases >= 1 << 15 else np.int16)
-        uniq, first, back = np.unique(hist, axis=0, return_index=True, return_inverse=True)
-        keys = [row.tobytes() for row in uniq]
-        signs = np.array([memo.get(k, 2) for k in keys], dtype=np.int8)
-        new = np.flatnonzero(signs == 2)
-        if new.size:
-            judged = betting_signs(
-                diff[first[new]] / repeats, level, threshold=_DECIDED, only_above=only_above
-            )
-            signs[new] = judged
-            memo.update(zip([keys[i] for i in new], judged.tolist(), strict=True))
-        out[start:stop] = signs[back.ravel()]
+        out[start:stop] = _judged(diff, repeats, level, only_above, memo)
     return out
+
+
+def _multiset_keys(diff: np.ndarray, repeats: int) -> np.ndarray | None:
+    """One integer per row of differences -R..R that names the row's multiset exactly,
+    or None when the keys would not fit in 64 bits.
+
+    The key is the row's count of each difference as the digits of a number in
+    base cases + 1 (a count is at most the number of cases), the count of the
+    largest difference left out: the counts add up to the number of cases.
+    """
+    cases = diff.shape[1]
+    width = 2 * repeats + 1
+    base = cases + 1
+    if base ** (width - 1) > np.iinfo(np.int64).max:
+        return None
+    # the digit of difference v at index v (a negative index counts from the end)
+    digits = [base ** (v + repeats) for v in range(repeats)] + [0]
+    digits += [base ** (v + repeats) for v in range(-repeats, 0)]
+    keys: np.ndarray = np.take(np.array(digits, dtype=np.int64), diff).sum(axis=1)
+    return keys
+
+
+def _judged(
+    diff: np.ndarray, repeats: int, level: float, only_above: bool, memo: dict[Any, int]
+) -> np.ndarray:
+    """The betting rule's verdicts (int8) on rows of difference counts (of ``repeats``
+    runs a case), each multiset judged once, and only when ``memo`` lacks it."""
+    from ..stats._intervals import betting_signs
+
+    n, cases = diff.shape
+    width = 2 * repeats + 1
+    # A multiset is a row's count of each difference -R..R, when that is no
+    # longer than the row itself.
+    if width > max(2 * cases, 64):
+        out: np.ndarray = betting_signs(
+            diff / repeats, level, threshold=_DECIDED, only_above=only_above
+        )
+        return out
+    found = _multiset_keys(diff, repeats)
+    if found is not None:
+        return _judged_by_keys(found, lambda rows: diff[rows], repeats, level, only_above, memo)
+    codes = diff + (repeats + np.arange(n, dtype=np.int64)[:, None] * width)
+    hist = np.bincount(codes.ravel(), minlength=n * width).reshape(n, width)
+    hist = hist.astype(np.int32 if cases >= 1 << 15 else np.int16)
+    uniq, first, back = np.unique(hist, axis=0, return_index=True, return_inverse=True)
+    keys = [row.tobytes() for row in uniq]
+    return _verdicts_of(
+        keys, first, back, lambda rows: diff[rows], repeats, level, only_above, memo
+    )
+
+
+def _judged_by_keys(
+    found: np.ndarray,
+    rows_of: Callable[[np.ndarray], np.ndarray],
+    repeats: int,
+    level: float,
+    only_above: bool,
+    memo: dict[Any, int],
+) -> np.ndarray:
+    """:func:`_judged` from the rows' :func:`_multiset_keys`; ``rows_of(indices)``
+    gives the difference counts of those rows, when a multiset is new."""
+    uniq, first, back = np.unique(found, return_index=True, return_inverse=True)
+    return _verdicts_of(uniq.tolist(), first, back, rows_of, repeats, level, only_above, memo)
+
+
+def _verdicts_of(
+    keys: list[Any],
+    first: np.ndarray,
+    back: np.ndarray,
+    rows_of: Callable[[np.ndarray], np.ndarray],
+    repeats: int,
+    level: float,
+    only_above: bool,
+    memo: dict[Any, int],
+) -> np.ndarray:
+    """Each row's verdict: row i has multiset ``keys[back[i]]``, first met at row
+    ``first[back[i]]``; those ``memo`` lacks are judged on that row and kept."""
+    from ..stats._intervals import betting_signs
+
+    signs = np.array([memo.get(k, 2) for k in keys], dtype=np.int8)
+    new = np.flatnonzero(signs == 2)
+    if new.size:
+        judged = betting_signs(
+            rows_of(first[new]) / repeats, level, threshold=_DECIDED, only_above=only_above
+        )
+        signs[new] = judged
+        memo.update(zip([keys[i] for i in new], judged.tolist(), strict=True))
+    out: np.ndarray = signs[back.ravel()]
+    return out
+
+
+#: Passes in each byte value (the counts of one run are kept a bit a case).
+_ONES = np.array([bin(i).count("1") for i in range(256)], dtype=np.uint8)
+
+
+def _keys_of_one_run(
+    parts: Sequence[tuple[np.ndarray, np.ndarray]], rows: slice, cases: int
+) -> np.ndarray:
+    """:func:`_multiset_keys` of the differences of one run a case, from the blocks'
+    packed counts (:func:`_pack`): the cases where only B passed and only A passed,
+    counted eight at a time, of the first ``cases`` columns."""
+    a = np.concatenate([p[0][rows] for p in parts], axis=1)
+    b = np.concatenate([p[1][rows] for p in parts], axis=1)
+    kept = np.zeros(a.shape[1] * 8, dtype=np.uint8)
+    kept[:cases] = 1
+    mask = np.packbits(kept, bitorder="little")
+    only_b = _ONES[b & ~a & mask].sum(axis=1, dtype=np.int64)
+    only_a = _ONES[a & ~b & mask].sum(axis=1, dtype=np.int64)
+    # the counts of -1 and 0 as the digits (see _multiset_keys; +1's is left out)
+    keys: np.ndarray = only_a + (cases - only_a - only_b) * (cases + 1)
+    return keys
 
 
 def _clustered_hits(
@@ -331,10 +418,65 @@ _UNLIMITED = 1 << 20
 _COLUMNS = 16
 
 
+def _differences(
+    parts: Sequence[tuple[np.ndarray, np.ndarray]], most: int, rows: Any, cases: int
+) -> np.ndarray:
+    """B's counts less A's (int64) on ``rows`` (a slice or indices) of the first
+    ``cases`` columns of the blocks ``parts``, kept as :func:`_pack` keeps counts of
+    at most ``most``."""
+    a = _unpack(np.concatenate([p[0][rows] for p in parts], axis=1), most)
+    b = _unpack(np.concatenate([p[1][rows] for p in parts], axis=1), most)
+    return np.subtract(b[:, :cases], a[:, :cases], dtype=np.int64)
+
+
+def _unlimited_counts(qa: np.ndarray, qb: np.ndarray) -> np.ndarray:
+    """Case rates as counts of :data:`_UNLIMITED` runs, B's less A's (four bytes a value)."""
+    kb = np.rint(qb * _UNLIMITED).astype(np.int32)
+    kb -= np.rint(qa * _UNLIMITED).astype(np.int32)
+    return kb
+
+
 def _small(counts: np.ndarray, most: int) -> np.ndarray:
     """Counts of at most ``most`` in the smallest unsigned integer type that holds them."""
     kind = np.uint8 if most <= 0xFF else np.uint16 if most <= 0xFFFF else np.uint32
     return counts.astype(kind)
+
+
+def _bits(most: int) -> int:
+    """The bits a count of at most ``most`` is kept in: 1, 2 or 4 (several to a
+    byte), else 8 or more (:func:`_small`)."""
+    return next((b for b in (1, 2, 4) if most < 1 << b), 8)
+
+
+def _pack(counts: np.ndarray, most: int) -> np.ndarray:
+    """A block's counts (rows, :data:`_COLUMNS`) of at most ``most``, kept in
+    :func:`_bits` bits each: at one run a byte holds eight cases."""
+    bits = _bits(most)
+    if bits == 8:
+        return _small(counts, most)
+    if bits == 1:
+        return np.packbits(counts.astype(np.uint8), axis=1, bitorder="little")
+    per = 8 // bits
+    values = counts.astype(np.uint8).reshape(counts.shape[0], -1, per)
+    packed = values[:, :, 0].copy()
+    for i in range(1, per):
+        packed |= values[:, :, i] << np.uint8(bits * i)
+    return packed
+
+
+def _unpack(packed: np.ndarray, most: int, rows: slice = slice(None)) -> np.ndarray:
+    """The counts :func:`_pack` kept, of ``rows`` (as :func:`_small` gives them);
+    blocks packed side by side unpack side by side."""
+    bits = _bits(most)
+    part = packed[rows]
+    if bits == 8:
+        return part
+    if bits == 1:
+        return np.unpackbits(part, axis=1, bitorder="little")
+    per = 8 // bits
+    shifts = np.arange(per, dtype=np.uint8) * np.uint8(bits)
+    values = (part[:, :, None] >> shifts) & np.uint8((1 << bits) - 1)
+    return values.reshape(part.shape[0], -1)
 
 
 class DesignPowers:
@@ -357,11 +499,13 @@ class DesignPowers:
     :class:`CaseModel` has it: a mixture whose rows come from different case
     models (:class:`evalstats.planning._pilot.Mixture`) works the same way.
 
-    It keeps only each block's pass counts (a byte a case and variant up to
-    255 repeats), never its case rates, which are drawn again from the
-    block's seed when a count needs them; a design is judged
-    :data:`_JUDGED` values at a time, so that its working memory does not
-    grow with the experiments.
+    It keeps only each block's pass counts (:func:`_pack`: a bit a case and
+    variant at one run, two bits up to 3 runs, four up to 15, a byte up to
+    255), never its case rates, which are drawn again from the block's seed
+    when a count needs them; a design is judged :data:`_JUDGED` values at a
+    time, so that its working memory does not grow with the experiments.
+    The rates of unlimited repeats are drawn as they are judged, a slice of
+    experiments at a time, when the model has no spread (:meth:`_by_rows`).
     """
 
     def __init__(self, model: CaseModel, *, experiments: int, level: float, seed: int = 0) -> None:
@@ -369,9 +513,9 @@ class DesignPowers:
         self.experiments = check_experiments(experiments)
         self.level = check_level(level)
         self.seed = whole_number("seed", seed, minimum=0)
-        # per column block: {repeats: (passes_a, passes_b)}, in the smallest
-        # unsigned type that holds them; the case rates are drawn again from
-        # their seed when a count needs them (they are 8 bytes a value).
+        # per column block: {repeats: (passes_a, passes_b)}, packed (_pack);
+        # the case rates are drawn again from their seed when a count needs
+        # them (they are 8 bytes a value).
         self._counts: list[dict[int, tuple[np.ndarray, np.ndarray]]] = []
         self.evaluations = 0
 
@@ -392,14 +536,23 @@ class DesignPowers:
         own seed and one parent interval, so a count is the same whatever was
         asked before it (and whatever was kept of those asked before).
         """
+        drawn = self._packed(j, repeats)
+        return _unpack(drawn[repeats][0], repeats), _unpack(drawn[repeats][1], repeats)
+
+    def _packed(self, j: int, repeats: int) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+        """Block j's kept counts (:func:`_pack`), with those after ``repeats`` runs
+        among them (see :meth:`_nested`)."""
         while len(self._counts) <= j:
             self._counts.append({})
         drawn = self._counts[j]
         if repeats in drawn:
-            return drawn[repeats]
+            return drawn
 
         def rng(node: int) -> np.random.Generator:
             return np.random.default_rng(np.random.SeedSequence([self.seed, 2, j, node]))
+
+        def counts(r: int) -> tuple[np.ndarray, np.ndarray]:
+            return _unpack(drawn[r][0], r), _unpack(drawn[r][1], r)
 
         top = 1
         while top < repeats:
@@ -413,12 +566,12 @@ class DesignPowers:
                 qa, qb = rates
                 g = rng(r)
                 if r == 1:
-                    drawn[1] = (_small(g.binomial(1, qa), 1), _small(g.binomial(1, qb), 1))
+                    drawn[1] = (_pack(g.binomial(1, qa), 1), _pack(g.binomial(1, qb), 1))
                 else:
-                    half = drawn[r // 2]
+                    half = counts(r // 2)
                     drawn[r] = (
-                        _small(half[0] + g.binomial(r // 2, qa), r),
-                        _small(half[1] + g.binomial(r // 2, qb), r),
+                        _pack(half[0] + g.binomial(r // 2, qa), r),
+                        _pack(half[1] + g.binomial(r // 2, qb), r),
                     )
             r *= 2
         lo, hi = top // 2, top
@@ -428,44 +581,67 @@ class DesignPowers:
                 g = rng(mid)
                 pair = []
                 for v in (0, 1):
-                    k_lo, k_hi = drawn[lo][v].astype(np.int64), drawn[hi][v].astype(np.int64)
+                    k_lo, k_hi = counts(lo)[v].astype(np.int64), counts(hi)[v].astype(np.int64)
                     good = k_hi - k_lo
                     extra = g.hypergeometric(good, (hi - lo) - good, mid - lo)
-                    pair.append(_small(k_lo + extra, mid))
+                    pair.append(_pack(k_lo + extra, mid))
                 drawn[mid] = (pair[0], pair[1])
             lo, hi = (lo, mid) if repeats < mid else (mid, hi)
-        return drawn[repeats]
+        return drawn
 
     def _unlimited(self, j: int) -> tuple[np.ndarray, np.ndarray]:
         """Block j's case rates as counts of :data:`_UNLIMITED` runs (not kept): A's
-        all 0 (one byte each, broadcast) and B's less A's, so that their difference
-        is the difference of the two counts in four bytes a value."""
-        qa, qb = self._block(j)
-        kb = np.rint(qb * _UNLIMITED).astype(np.int32)
-        kb -= np.rint(qa * _UNLIMITED).astype(np.int32)
+        all 0 (one byte each, broadcast) and B's less A's (:func:`_unlimited_counts`)."""
+        kb = _unlimited_counts(*self._block(j))
         return np.broadcast_to(np.zeros(1, dtype=np.uint8), kb.shape), kb
+
+    def _by_rows(self) -> bool:
+        """Whether a block's rates can be drawn a slice of experiments at a time, in
+        order, the same as at once: without spread, from a model that draws slices."""
+        return getattr(self.model, "spread", None) == 0 and hasattr(self.model, "draw_rows")
 
     def found_better(self, cases: int, repeats: float) -> np.ndarray:
         """Whether B is found better, experiment by experiment (booleans, in order).
 
         The experiments are judged :data:`_JUDGED` values at a time, from the
-        blocks' counts (their case rates as counts for unlimited repeats).
+        blocks' counts. For unlimited repeats, their case rates as counts,
+        drawn for each slice of experiments as it is judged (:meth:`_by_rows`;
+        else every block's at once).
         """
         blocks = -(-cases // _COLUMNS)
         r = _UNLIMITED if math.isinf(repeats) else int(repeats)
+        self.evaluations += 1
+        out = np.empty(self.experiments, dtype=bool)
+        memo = _verdicts(cases, r, self.level, True)
+        step = max(1, _JUDGED // cases)
+        if math.isinf(repeats) and self._by_rows():
+            seeds = [np.random.SeedSequence([self.seed, 1, j]) for j in range(blocks)]
+            gens = [np.random.default_rng(s) for s in seeds]
+            for start in range(0, self.experiments, step):
+                rows = slice(start, min(start + step, self.experiments))
+                diff = np.empty((rows.stop - rows.start, cases), dtype=np.int64)
+                for j, g in enumerate(gens):
+                    lo, hi = j * _COLUMNS, min((j + 1) * _COLUMNS, cases)
+                    counts = _unlimited_counts(*self.model.draw_rows(g, rows, _COLUMNS))
+                    diff[:, lo:hi] = counts[:, : hi - lo]
+                out[rows] = _judged(diff, r, self.level, True, memo) == 1
+            return out
         if math.isinf(repeats):
             parts = [self._unlimited(j) for j in range(blocks)]
         else:
-            parts = [self._nested(j, r) for j in range(blocks)]
-        self.evaluations += 1
-        out = np.empty(self.experiments, dtype=bool)
-        step = max(1, _JUDGED // cases)
+            parts = [self._packed(j, r)[r] for j in range(blocks)]
         for start in range(0, self.experiments, step):
             rows = slice(start, min(start + step, self.experiments))
-            ka = np.concatenate([p[0][rows] for p in parts], axis=1)[:, :cases]
-            kb = np.concatenate([p[1][rows] for p in parts], axis=1)[:, :cases]
-            d = clustered_decisions(ka, kb, r, level=self.level, only_b_better=True)
-            out[rows] = d == 1
+            if r == 1:  # keyed from the packed counts; only new multisets unpacked
+
+                def rows_of(found: np.ndarray, start: int = start) -> np.ndarray:
+                    return _differences(parts, 1, found + start, cases)
+
+                keys = _keys_of_one_run(parts, rows, cases)
+                verdicts = _judged_by_keys(keys, rows_of, 1, self.level, True, memo)
+            else:
+                verdicts = _judged(_differences(parts, r, rows, cases), r, self.level, True, memo)
+            out[rows] = verdicts == 1
         return out
 
     def hits(self, cases: int, repeats: float) -> int:

@@ -140,10 +140,8 @@ class CaseModel:
         if ab is None:
             return np.array([self.p_a]), np.ones(1)
         if ab[0] + ab[1] > 200 or min(ab) < _SINGULAR:
-            from scipy.stats import beta
-
             u = (np.arange(_QUAD_SMOOTH) + 0.5) / _QUAD_SMOOTH
-            return np.asarray(beta.ppf(u, *ab)), np.full(_QUAD_SMOOTH, 1.0 / _QUAD_SMOOTH)
+            return _beta_ppf(u, *ab), np.full(_QUAD_SMOOTH, 1.0 / _QUAD_SMOOTH)
         from scipy.special import roots_jacobi
 
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -194,6 +192,17 @@ class CaseModel:
         qb = _shifted(qa, self.shift(), 0.0, extra=z)
         return qa, qb
 
+    def draw_rows(
+        self, rng: np.random.Generator, rows: slice, cases: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The case rates of experiments ``rows`` (a slice) of ``cases`` cases each.
+
+        With no spread, consecutive slices drawn in order from one generator
+        are the rates :meth:`draw` gives all at once (its Beta draws are taken
+        row after row; a spread's normal draws come after all of them).
+        """
+        return self.draw(rng, (rows.stop - rows.start, cases))
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "p_a": self.p_a,
@@ -204,6 +213,21 @@ class CaseModel:
             "repeats": self.repeats,
             "icc_b": self.icc_b,
         }
+
+
+def _beta_ppf(u: np.ndarray, a: float, b: float) -> np.ndarray:
+    """``scipy.stats.beta.ppf(u, a, b)`` for 0 < u < 1 and a, b > 0, without importing
+    scipy.stats: the function ``beta.ppf`` itself calls (Boost's beta quantile in
+    ``scipy.special``), so the nodes are the same to the last bit; importing
+    ``scipy.stats`` alone takes about 0.5 s. A SciPy without it falls back on
+    ``beta.ppf``."""
+    try:
+        from scipy.special._ufuncs import _beta_ppf as ppf
+    except ImportError:  # pragma: no cover - a SciPy that no longer has it
+        from scipy.stats import beta
+
+        return np.asarray(beta.ppf(u, a, b), dtype=float)
+    return np.asarray(ppf(u, a, b), dtype=float)
 
 
 @lru_cache(maxsize=1)
