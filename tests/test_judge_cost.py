@@ -171,3 +171,26 @@ def test_a_file_without_judged_verdicts_has_the_cost_it_had(tmp_path):
     cost = report(path, prices={"m": Prices(1.0, 2.0)}).cost
     assert cost.judges == () and "judges" not in cost.to_dict()
     assert str(cost).splitlines()[-1] == "  run: $0.002"
+
+
+# --- a plan's cost ----------------------------------------------------------------------
+
+
+def test_a_plan_from_a_judged_pilot_says_its_judge_calls_are_not_in_the_cost(tmp_path, capsys):
+    pilot = tmp_path / "pilot.jsonl"
+    _stand_in_run(pilot)
+    capsys.readouterr()
+    argv = ["plan", "--from", str(pilot), "--pb", "+0.1", "--repeats", "2", "--approximate"]
+    assert main([*argv, "--cost-per-call", "0.002"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    cost = next(i for i, line in enumerate(lines) if line.startswith("Cost: "))
+    calls = int(lines[cost].split()[1])  # "Cost: N calls x $0.002 = ..."
+    # every answer of the pilot was judged once: one judge call a sample
+    assert lines[cost + 1] == (
+        "Judge calls not included: the pilot's judged checks made 1 judge calls a sample "
+        f"(about {calls:,} in this design); add what they cost a sample to --cost-per-call, "
+        "or price a run's with report --prices."
+    )
+    assert main([*argv, "--cost-per-call", "0.002", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)["cost"]
+    assert doc["judge_calls_per_sample"] == 1.0 and doc["judge_calls_included"] is False

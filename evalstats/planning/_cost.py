@@ -50,6 +50,7 @@ __all__ = [
     "design_cost",
     "has_prices",
     "judge_calls",
+    "judge_calls_per_sample",
     "load_prices",
     "priced_variants",
     "sample_cost",
@@ -890,6 +891,9 @@ class DesignCost:
     #: or at ``batch_cost_per_call`` when given.
     batch: bool = False
     batch_cost_per_call: float | None = None
+    #: The judge calls a sample of the pilot made (its judged checks'), which
+    #: ``cost_per_call`` does not include; None when the pilot made none (or there is none).
+    judge_calls_per_sample: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -901,9 +905,25 @@ class DesignCost:
             out["batch"] = True
         if self.batch_cost_per_call is not None:
             out["batch_cost_per_call"] = self.batch_cost_per_call
+        if self.judge_calls_per_sample is not None:
+            out["judge_calls_per_sample"] = self.judge_calls_per_sample
+            out["judge_calls_included"] = False
         return out
 
     def __str__(self) -> str:
+        text = self._assistant()
+        per = self.judge_calls_per_sample
+        if per is None:
+            return text
+        more = f" (about {round(per * self.calls):,} in this design)" if self.calls else ""
+        return (
+            f"{text}\nJudge calls not included: the pilot's judged checks made {per:.3g} judge "
+            f"calls a sample{more}; add what they cost a sample to --cost-per-call, or price "
+            "a run's with report --prices."
+        )
+
+    def _assistant(self) -> str:
+        """The cost of the assistant's calls."""
         if self.calls is None or self.total is None:
             return "Cost: unknown (the plan names no design of cases x repeats)"
         if self.batch_cost_per_call is not None:
@@ -954,6 +974,20 @@ def design_cost(
         return DesignCost(calls, c, None if calls is None else calls * each, True, each)
     each = c * BATCH_DISCOUNT if batch else c
     return DesignCost(calls, c, None if calls is None else calls * each, bool(batch))
+
+
+def judge_calls_per_sample(source: Any) -> float | None:
+    """The judge calls a measured sample of a run (a pilot) made, or None when it made
+    none: what a plan's ``--cost-per-call`` leaves out."""
+    from ..reading._source import RunSource
+
+    source = RunSource.of(source)
+    calls = sum(counts[0] for counts in judge_calls(source).values())
+    if not calls:
+        return None
+    t = source.tally()
+    measured = sum(t.counts(v).completed + t.counts(v).incomplete for v in t.variants())
+    return calls / measured if measured else None
 
 
 def _dollars_a_call(name: str, value: Any) -> float:
