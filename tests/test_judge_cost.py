@@ -91,6 +91,12 @@ def test_a_run_with_the_stand_in_judge_prices_its_calls(tmp_path, capsys):
     doc = json.loads(capsys.readouterr().out)["cost"]
     assert doc["judges"][0]["calls"] == 16
     assert doc["judge_total"] == pytest.approx(judge.total)
+    # A part of the run (--variant, --case) counts its own judge calls only.
+    assert main(["report", str(out), "--prices", str(prices), "--variant", "v1"]) == 0
+    assert "  judge shop-judge: " in (text := capsys.readouterr().out)
+    assert " for 8 judge calls (" in text
+    assert main(["report", str(out), "--prices", str(prices), "--case", "refund"]) == 0
+    assert " for 4 judge calls (" in capsys.readouterr().out
 
 
 def test_a_batched_judge_is_priced_at_the_batch_price(tmp_path, capsys):
