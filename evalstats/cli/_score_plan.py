@@ -10,6 +10,7 @@ the model is fitted from a pilot whose samples carry scores.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from typing import Any
 
 from ._options import UsageError
@@ -277,6 +278,11 @@ def show_plan(result: Any, args: argparse.Namespace, source: Any) -> int:
         batch=args.batch,
         batch_cost_per_call=args.batch_cost_per_call,
     )
+    if source is not None:
+        from ..planning._cost import judge_calls_per_sample
+
+        # A pilot whose judged checks called a judge: its calls are not in the price a call.
+        cost = dataclasses.replace(cost, judge_calls_per_sample=judge_calls_per_sample(source))
     if args.json:
         print_json({**result.to_dict(), "cost": cost.to_dict()}, "plan", source)
     else:

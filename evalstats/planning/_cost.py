@@ -13,29 +13,44 @@ prices file gives for the model (``batch_input``/``batch_output``, or a
 sample whose record has no token counts (a task that does not report them, an
 unmeasured call that never got an answer) has no cost: it is counted apart and
 said, never taken as zero.
+
+The calls of a run's judged checks are priced beside the assistant's, from the
+``judge_tokens`` each judged verdict records, by its ``judge_model`` in the prices
+file (at the batch price when the run sent the judge's calls in batches,
+``batch.judge`` in its manifest). A judged verdict without them (a file written
+before they were recorded, a judge whose service reports no usage) is a call of
+unknown cost, said as such; a judge model the prices file lacks is said in one line.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import msgspec
+from msgspec import UNSET, UnsetType
+
 from .._files import read_input, too_deep
 from ..errors import InvalidArgument
+from ..results._records import CheckVerdict, Sample, Tokens, derived
 from ..running._prices import BATCH_DISCOUNT, Prices, _price
 
 __all__ = [
     "BATCH_DISCOUNT",
     "CostSummary",
     "DesignCost",
+    "JudgeCost",
     "Prices",
     "VariantCost",
     "cost_summary",
     "design_cost",
     "has_prices",
+    "judge_calls",
+    "judge_calls_per_sample",
     "load_prices",
     "priced_variants",
     "sample_cost",
@@ -311,6 +326,79 @@ def _dollars(x: float | None) -> str:
 
 
 @dataclass(frozen=True)
+class JudgeCost:
+    """The cost of a run's judge calls to one model (a judged check's calls).
+
+    ``calls`` counts the judged verdicts whose judge was asked (their records
+    keep its prompt and reply, or its tokens); ``priced`` of them report both
+    token counts and are in ``total``; the others' cost is unknown (a file
+    written before judge tokens were recorded, a judge that does not report
+    usage), never taken as zero. ``batch``: the judge's calls went through
+    its provider's batch API, and are priced at its batch price.
+    """
+
+    model: str | None
+    prices: Prices | None
+    price_source: str | None
+    calls: int
+    priced: int
+    input_tokens: int
+    output_tokens: int
+    total: float | None
+    batch: bool = False
+
+    @property
+    def no_tokens(self) -> int:
+        """The calls that report no tokens."""
+        return self.calls - self.priced
+
+    @property
+    def per_call(self) -> float | None:
+        return None if self.total is None else self.total / self.priced
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "model": self.model,
+            "prices": None if self.prices is None else self.prices.to_dict(),
+            "price_source": self.price_source,
+            "calls": self.calls,
+            "priced": self.priced,
+            "no_tokens": self.no_tokens,
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "total": self.total,
+            "per_call": self.per_call,
+            "batch": self.batch,
+        }
+
+    def lines(self) -> list[str]:
+        """The report's lines of these calls."""
+        name = f"judge {self.model}" if self.model else "judge"
+        if not self.priced:
+            return [
+                f"  {name}: unknown ({self.calls} judge calls report no tokens: a file written "
+                "before judge tokens were recorded, or a judge that does not report usage)"
+            ]
+        if self.prices is None or self.total is None:
+            return [
+                f"  {name}: no price for model {self.model or '?'} ({self.calls} judge calls; "
+                "give it in --prices FILE)"
+            ]
+        out = [
+            f"  {name}: {_dollars(self.total)} for {self.priced} judge calls "
+            f"({_dollars(self.per_call)} per call; ${self.prices.input:g} in, "
+            f"${self.prices.output:g} out per million tokens"
+            f"{', from ' + self.price_source if self.price_source else ''})"
+        ]
+        if self.no_tokens:
+            out.append(
+                f"    {self.no_tokens} judge calls report no tokens: not in the total "
+                "(their cost is unknown)"
+            )
+        return out
+
+
+@dataclass(frozen=True)
 class CostSummary:
     """Cost per variant and for the run (prices in dollars per million tokens).
 
@@ -318,6 +406,9 @@ class CostSummary:
     others); ``no_tokens`` counts samples of priced variants without token
     counts, which no total includes. ``estimated`` is True when token counts
     were estimated from text rather than reported by the model service.
+    ``judges`` are the calls of the run's judged checks, one per judge model
+    (empty when no verdict was judged by a model); ``total`` includes those
+    with a price and token counts, ``judge_total`` is their part of it.
     """
 
     variants: tuple[VariantCost, ...]
@@ -325,6 +416,13 @@ class CostSummary:
     no_tokens: int
     unpriced: tuple[str, ...]
     estimated: bool = False
+    judges: tuple[JudgeCost, ...] = ()
+
+    @property
+    def judge_total(self) -> float | None:
+        """What the judge calls with a price and token counts cost, or None."""
+        known = [j.total for j in self.judges if j.total is not None]
+        return math.fsum(known) if known else None
 
     @property
     def known(self) -> bool:
@@ -340,6 +438,12 @@ class CostSummary:
             "unpriced": list(self.unpriced),
             "estimated": self.estimated,
             "variants": [v.to_dict() for v in self.variants],
+            # only for runs with judged calls, so that other runs' documents stay as they were
+            **(
+                {"judges": [j.to_dict() for j in self.judges], "judge_total": self.judge_total}
+                if self.judges
+                else {}
+            ),
         }
 
     def lines(self) -> list[str]:
@@ -375,14 +479,31 @@ class CostSummary:
                     f"    {v.no_tokens} samples report no tokens: not in the total "
                     "(their cost is unknown)"
                 )
+        for j in self.judges:
+            out.extend(j.lines())
         if self.total is None:
             out.append("  run: unknown (no priced sample reports tokens)")
         else:
             rest = [f"{', '.join(self.unpriced)} (no price)"] if self.unpriced else []
             if self.no_tokens:
                 rest.append(f"{self.no_tokens} samples that report no tokens")
+            for j in self.judges:
+                if j.priced and j.total is None:
+                    rest.append(
+                        f"the judge {j.model} (no price)" if j.model else "the judge (no price)"
+                    )
+                elif j.no_tokens:
+                    rest.append(f"{j.no_tokens} judge calls that report no tokens")
+            judged = self.judge_total
+            parts = (
+                f" ({_dollars(self.total - judged)} the assistant's, {_dollars(judged)} "
+                "the judge's)"
+                if judged is not None
+                else ""
+            )
             out.append(
-                f"  run: {_dollars(self.total)}" + (f", without {'; '.join(rest)}" if rest else "")
+                f"  run: {_dollars(self.total)}{parts}"
+                + (f", without {'; '.join(rest)}" if rest else "")
             )
         return out
 
@@ -458,7 +579,168 @@ def cost_summary(
         t = source.tally()
         manifest, names = t.manifest, t.variants()
         counted = {name: _count_tally(t, name) for name in names}
-    return _summary(manifest, names, counted, table, default)
+    summary = _summary(manifest, names, counted, table, default)
+    judged = judge_calls(source, names)
+    if not judged:
+        return summary
+    judges = _judge_costs(manifest, judged, table, default)
+    known = [v.total for v in summary.variants if v.prices is not None and v.total is not None]
+    known += [j.total for j in judges if j.total is not None]
+    return dataclasses.replace(
+        summary, total=math.fsum(known) if known else None, judges=tuple(judges)
+    )
+
+
+# --- the judge's calls ----------------------------------------------------------------
+
+#: A judged verdict as the judge's cost reads it: whether its judge was asked (its
+#: evidence, kept undecoded), the tokens that took and the model it asked.
+_JudgedCheck = derived(
+    "_JudgedCheck",
+    CheckVerdict,
+    ("judge", "judge_tokens", "judge_model"),
+    {
+        "judge": (msgspec.Raw | UnsetType, UNSET),
+        "judge_tokens": (msgspec.Raw | UnsetType, UNSET),
+        "judge_model": (Any, UNSET),
+    },
+    gc=False,
+)
+_JudgedSample = derived(
+    "_JudgedSample", Sample, ("variant", "checks"), {"checks": list[_JudgedCheck]}, gc=False
+)
+_JUDGED_LINE = msgspec.json.Decoder(_JudgedSample)
+_TOKENS = msgspec.json.Decoder(Tokens)
+
+
+def judge_calls(source: Any, variants: Iterable[str] | None = None) -> dict[str | None, list[int]]:
+    """The calls of a run's judged checks, by judge model: ``[calls, priced, input
+    tokens, output tokens]`` (``priced``: the calls reporting both counts).
+
+    Every judged verdict of the run's sample records (of ``variants``, when given)
+    whose judge was asked counts: its record keeps the judge's prompt and reply
+    (``judge``), or its ``judge_tokens`` or ``judge_model``. A judged check that was
+    not asked (an empty answer) and a judge that gave no verdict after retries make
+    no call here. The model is the verdict's ``judge_model``, else the manifest's
+    judge's (None when neither says). A results file is read line by line, each
+    line decoded only when it names a judge and then only for these fields; a run
+    in memory as counts alone (no file, no records) has none to count.
+    """
+    from ..reading._source import RunSource
+
+    source = RunSource.of(source)
+    wanted = None if variants is None else set(variants)
+    out: dict[str | None, list[int]] = {}
+    # Records already read (a subset, a log read by its reader) are counted as read;
+    # else a file is streamed, without the records the tally did not keep.
+    loaded = getattr(source, "_results", None)
+    if loaded is not None:
+        records: Iterable[Any] = loaded.samples
+    elif source.path is not None:
+        records = _judged_lines(source.path)
+    else:
+        return out
+    for record in records:
+        _add_judged(out, record, wanted)
+    if out:
+        fallback = _manifest_judge_model(source.tally().manifest)
+        if fallback is not None and None in out:
+            into = out.setdefault(fallback, [0, 0, 0, 0])
+            for i, n in enumerate(out.pop(None)):
+                into[i] += n
+    return out
+
+
+def _judged_lines(path: Any) -> Iterable[Any]:
+    """The sample records of a results file that name a judge, as ``_JudgedSample``."""
+    try:
+        f = open(path, "rb")  # noqa: SIM115 - closed by the with below, in the generator
+    except OSError:
+        return
+    with f:
+        for line in f:
+            if b'"judge' not in line:
+                continue
+            try:
+                yield _JUDGED_LINE.decode(line)
+            except (msgspec.DecodeError, msgspec.ValidationError):
+                continue  # another record, or a line cut short: the tally has said so
+
+
+def _add_judged(out: dict[str | None, list[int]], record: Any, wanted: set[str] | None) -> None:
+    """Count one sample record's judged calls (a ``_JudgedSample`` or a mapping)."""
+    if isinstance(record, Mapping):
+        variant, checks = record.get("variant"), record.get("checks")
+    else:
+        variant, checks = record.variant, record.checks
+    if wanted is not None and variant not in wanted:
+        return
+    for check in checks if isinstance(checks, list) else ():
+        if isinstance(check, Mapping):
+            evidence = check.get("judge", UNSET)
+            tokens, model = check.get("judge_tokens", UNSET), check.get("judge_model", UNSET)
+            tokens = _tokens_of(tokens) if tokens is not UNSET else UNSET
+        elif isinstance(check, _JudgedCheck):
+            evidence, tokens, model = check.judge, UNSET, check.judge_model
+            if check.judge_tokens is not UNSET:
+                tokens = _tokens_of(check.judge_tokens)
+            evidence = evidence if evidence is UNSET or bytes(evidence) != b"null" else UNSET
+        else:
+            continue
+        if evidence is UNSET and tokens is UNSET and model is UNSET:
+            continue  # not a judged check, or one whose judge was not asked
+        counts = out.setdefault(model if isinstance(model, str) and model else None, [0, 0, 0, 0])
+        counts[0] += 1
+        if isinstance(tokens, tuple):
+            counts[1] += 1
+            counts[2] += tokens[0]
+            counts[3] += tokens[1]
+
+
+def _tokens_of(value: Any) -> tuple[int, int] | None:
+    """``(input, output)`` of a judge call's ``judge_tokens`` (JSON text or a mapping),
+    or None when it lacks either."""
+    if isinstance(value, msgspec.Raw):
+        try:
+            value = _TOKENS.decode(value)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            return None
+        value = {"input": value.input, "output": value.output}
+    return sample_tokens({"tokens": value})
+
+
+def _manifest_judge_model(manifest: Mapping[str, Any]) -> str | None:
+    """The model of the judge a manifest records (``run --judge``), if it names one."""
+    judge = manifest.get("judge") if isinstance(manifest, Mapping) else None
+    model = judge.get("model") if isinstance(judge, Mapping) else None
+    return model if isinstance(model, str) and model else None
+
+
+def _judge_costs(
+    manifest: Mapping[str, Any],
+    judged: Mapping[str | None, list[int]],
+    table: Mapping[str, Prices],
+    default: Prices | None,
+) -> list[JudgeCost]:
+    """Each judge model's calls priced: by the prices file (or ``default``), at the
+    batch price when the run sent the judge's calls in batches."""
+    batch = manifest.get("batch")
+    batched = isinstance(batch, Mapping) and isinstance(batch.get("judge"), Mapping)
+    out = []
+    for model, (calls, priced, n_in, n_out) in judged.items():
+        price: Prices | None
+        if model is not None and model in table:
+            price, where = table[model], "the prices file"
+        elif default is not None:
+            price, where = default, "an example price"
+        else:
+            price, where = None, None
+        if price is not None and batched:
+            recorded = _recorded_batch_price(batch, model)  # type: ignore[arg-type]
+            price, where = _batch_price(price, where, table.get(model or ""), recorded)
+        total = price.cost(n_in, n_out) if price is not None and priced else None
+        out.append(JudgeCost(model, price, where, calls, priced, n_in, n_out, total, batched))
+    return out
 
 
 def _summary(
@@ -609,6 +891,9 @@ class DesignCost:
     #: or at ``batch_cost_per_call`` when given.
     batch: bool = False
     batch_cost_per_call: float | None = None
+    #: The judge calls a sample of the pilot made (its judged checks'), which
+    #: ``cost_per_call`` does not include; None when the pilot made none (or there is none).
+    judge_calls_per_sample: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -620,9 +905,25 @@ class DesignCost:
             out["batch"] = True
         if self.batch_cost_per_call is not None:
             out["batch_cost_per_call"] = self.batch_cost_per_call
+        if self.judge_calls_per_sample is not None:
+            out["judge_calls_per_sample"] = self.judge_calls_per_sample
+            out["judge_calls_included"] = False
         return out
 
     def __str__(self) -> str:
+        text = self._assistant()
+        per = self.judge_calls_per_sample
+        if per is None:
+            return text
+        more = f" (about {round(per * self.calls):,} in this design)" if self.calls else ""
+        return (
+            f"{text}\nJudge calls not included: the pilot's judged checks made {per:.3g} judge "
+            f"calls a sample{more}; add what they cost a sample to --cost-per-call, or price "
+            "a run's with report --prices."
+        )
+
+    def _assistant(self) -> str:
+        """The cost of the assistant's calls."""
         if self.calls is None or self.total is None:
             return "Cost: unknown (the plan names no design of cases x repeats)"
         if self.batch_cost_per_call is not None:
@@ -673,6 +974,20 @@ def design_cost(
         return DesignCost(calls, c, None if calls is None else calls * each, True, each)
     each = c * BATCH_DISCOUNT if batch else c
     return DesignCost(calls, c, None if calls is None else calls * each, bool(batch))
+
+
+def judge_calls_per_sample(source: Any) -> float | None:
+    """The judge calls a measured sample of a run (a pilot) made, or None when it made
+    none: what a plan's ``--cost-per-call`` leaves out."""
+    from ..reading._source import RunSource
+
+    source = RunSource.of(source)
+    calls = sum(counts[0] for counts in judge_calls(source).values())
+    if not calls:
+        return None
+    t = source.tally()
+    measured = sum(t.counts(v).completed + t.counts(v).incomplete for v in t.variants())
+    return calls / measured if measured else None
 
 
 def _dollars_a_call(name: str, value: Any) -> float:

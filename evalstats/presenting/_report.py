@@ -789,7 +789,7 @@ def _report(
     summaries, rows = _variant_tables(res, variants, case_ids, level)
     warnings = list(res.warnings) + _judge_warnings(res, variants)
     reviewed, corrected = _review_views(source, res, variants, reviews, level, warnings)
-    cost = _cost(res, prices)
+    cost = _cost(source, res, prices)
     suite = res.manifest.get("suite") or {}
     runs = res.manifest.get("runs")
     return Report(
@@ -874,8 +874,9 @@ def _review_views(
     return reviewed, corrected
 
 
-def _cost(res: Tally, prices: Any) -> Any:
-    """The run's cost summary when prices are given or the manifest carries some, else None."""
+def _cost(source: RunSource, res: Tally, prices: Any) -> Any:
+    """The run's cost summary when prices are given or the manifest carries some, else None
+    (of the run's part the source reads: its judge's calls are counted from its records)."""
     listed = res.manifest.get("variants")
     if prices is None and not any(
         isinstance(v, Mapping) and isinstance(v.get("prices"), Mapping) for v in listed or ()
@@ -884,7 +885,7 @@ def _cost(res: Tally, prices: Any) -> Any:
     from ..planning._cost import cost_summary, has_prices
 
     if prices is not None or has_prices(res.manifest):
-        return cost_summary(res, prices=prices)
+        return cost_summary(source, prices=prices)
     return None
 
 

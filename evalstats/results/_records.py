@@ -122,6 +122,9 @@ class Tokens(Struct, kw_only=True, gc=False):
     output: Count = None
 
 
+JudgeTokens = Annotated[Tokens, Meta(description='must be an object {"input": n, "output": n}')]
+
+
 class CheckVerdict(Struct, kw_only=True, gc=False):
     """One check's verdict on one sample.
 
@@ -134,6 +137,12 @@ class CheckVerdict(Struct, kw_only=True, gc=False):
     that a verdict can be audited. ``score``, ``raw_score`` and ``scale``,
     set by a graded check only: its score in [0, 1], and the score as given
     on its scale (unset in files from pass/fail checks and older versions).
+    ``judge_tokens`` and ``judge_model``, set by a judged check whose judge
+    called a model: the tokens that call took, as the model service reported
+    them (either may be unknown), and the model it was asked for (the name a
+    prices file prices it by). Unset when the judge made no model call, when it
+    does not say (an in-process judge), and in older files: the judge's cost is
+    then unknown, never taken as zero.
     """
 
     check: Label = None
@@ -146,6 +155,8 @@ class CheckVerdict(Struct, kw_only=True, gc=False):
     score: Score | UnsetType = UNSET
     raw_score: RawScore | UnsetType = UNSET
     scale: ScoreScale | UnsetType = UNSET
+    judge_tokens: JudgeTokens | UnsetType = UNSET
+    judge_model: Text | UnsetType = UNSET
 
 
 class Sample(Struct, kw_only=True, tag="sample", tag_field="type"):
@@ -337,7 +348,7 @@ def to_record(struct: Struct) -> dict[str, Any]:
             del out[name]
     for name in nested:
         # (the metaclass tested by identity: isinstance(value, Struct) takes a microsecond)
-        value = out[name]
+        value = out.get(name)  # (an optional record, such as judge_tokens, may be gone)
         if value.__class__ is list:
             out[name] = [to_record(v) if type(v.__class__) is _META else v for v in value]
         elif type(value.__class__) is _META:
@@ -590,6 +601,8 @@ _READ_CHECK_FIELDS = (
     "not_inspected",
     "judge_unmeasured",
     "score",
+    "judge_tokens",
+    "judge_model",
 )
 #: What a sample record must fit to be written, and to be read.
 _WRITTEN_SAMPLE = derived(

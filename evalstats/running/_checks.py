@@ -107,6 +107,11 @@ class Verdict:
     raw_score: float | None = field(default=None, repr=False)
     #: The scale of ``raw_score``, ``(low, high)``; (0, 1) unless declared.
     scale: tuple[float, float] | None = field(default=None, repr=False)
+    #: The tokens a model-graded check's judge call took, ``{"input": n, "output": n}``
+    #: as the model service reported them, and the model it was asked for (None when
+    #: the judge called no model, or does not say); recorded for the run's cost.
+    judge_tokens: Mapping[str, int | None] | None = field(default=None, compare=False, repr=False)
+    judge_model: str | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.status not in _STATUSES:

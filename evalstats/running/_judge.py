@@ -2,7 +2,11 @@
 
 A *judge* is any callable ``prompt -> text``: a model behind a provider, or the
 offline stand-in in :mod:`evalstats.demo._judge`. :func:`judged_by` turns a
-judge and a rubric into an ordinary check. A judge makes mistakes, so before its
+judge and a rubric into an ordinary check. A judge over a model service (a
+provider's, :class:`~evalstats.running.providers.ProviderJudge`) also has
+``complete(prompt)``, the whole completion: its check then records the tokens
+the call took and the judge's ``model``, which price the judge's calls in a
+run's cost. A judge makes mistakes, so before its
 pass rates are trusted it is measured: :func:`calibrate` runs a check on answers
 a person has already judged and reports how often the two agree, the check's
 sensitivity (share of good answers it passed) and specificity (share of bad
@@ -20,7 +24,7 @@ import io
 import json
 import math
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -394,21 +398,41 @@ class JudgedCheck:
                 f"{INSPECTION_FAILURE}: the answer is {type(answer).__name__}, not text"
             )
         prompt = self.prompt(answer)
-        return self.read_reply(prompt, self.judge(prompt))
+        complete = getattr(self.judge, "complete", None)
+        if not callable(complete):
+            return self.read_reply(prompt, self.judge(prompt))
+        # A judge over a model service (a provider's, batched or not) gives its whole
+        # completion: the reply, and the tokens the call took, kept for the cost.
+        done = complete(prompt)
+        model = getattr(self.judge, "model", None) or getattr(done, "model", None)
+        return self.read_reply(
+            prompt, done.answer, tokens=getattr(done, "tokens", None), model=model
+        )
 
-    def read_reply(self, prompt: str, reply: str) -> Verdict:
+    def read_reply(
+        self,
+        prompt: str,
+        reply: str,
+        *,
+        tokens: Mapping[str, int | None] | None = None,
+        model: str | None = None,
+    ) -> Verdict:
         """The verdict a judge's ``reply`` to ``prompt`` gives, keeping both as evidence:
         PASS or FAIL (:func:`parse_judgement`), or a score on the check's scale
         (:func:`parse_score`). For replies obtained another way than by calling
-        ``judge`` (a batch of requests)."""
+        ``judge`` (a batch of requests). ``tokens`` (``{"input": n, "output": n}``)
+        and ``model`` are what the judge's call took and the model it asked, when
+        known: the verdict carries them (``judge_tokens``, ``judge_model``) for the
+        run's cost."""
         evidence = {"prompt": prompt, "reply": reply}
+        usage = {"judge_tokens": tokens, "judge_model": model if isinstance(model, str) else None}
         if self.scale is not None:
             if not isinstance(reply, str):
                 raise TypeError(f"a judge must return text, not {type(reply).__name__}")
             verdict = _parse_scored(reply, self.scale, self.threshold)
-            return dataclasses.replace(verdict, evidence=evidence)
+            return dataclasses.replace(verdict, evidence=evidence, **usage)
         verdict = parse_judgement(reply)
-        return Verdict(verdict.status, verdict.reason, evidence=evidence)
+        return Verdict(verdict.status, verdict.reason, evidence=evidence, **usage)
 
     def __repr__(self) -> str:
         scale = ""

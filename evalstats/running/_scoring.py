@@ -9,12 +9,13 @@ saying whether it had nothing to inspect and whether its judge gave no verdict).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import msgspec
 from msgspec import UNSET
 
-from ..results._records import CheckVerdict
+from ..results._records import CheckVerdict, Tokens
 from ._checks import INSPECTION_FAILURE, Verdict, check_name
 
 __all__ = [
@@ -104,7 +105,28 @@ def verdict_record(
         score=verdict.score if getattr(verdict, "score", None) is not None else UNSET,
         raw_score=verdict.raw_score if getattr(verdict, "raw_score", None) is not None else UNSET,
         scale=list(verdict.scale) if getattr(verdict, "scale", None) is not None else UNSET,
+        # what the judge's model call took, for the cost (kept with or without evidence)
+        judge_tokens=_judge_tokens(getattr(verdict, "judge_tokens", None)),
+        judge_model=_judge_model(getattr(verdict, "judge_model", None)),
     )
+
+
+def _judge_tokens(tokens: Any) -> Tokens | Any:
+    """A judge call's token counts as the record keeps them (the providers read them
+    from their replies' usage), or unset when unknown or not counts the schema holds."""
+    if not isinstance(tokens, Mapping):
+        return UNSET
+    try:
+        found = msgspec.convert(
+            {"input": tokens.get("input"), "output": tokens.get("output")}, Tokens
+        )
+    except msgspec.ValidationError:
+        return UNSET
+    return UNSET if found.input is None and found.output is None else found
+
+
+def _judge_model(model: Any) -> str | Any:
+    return model if isinstance(model, str) and model else UNSET
 
 
 def judge_unmeasured(name: str, axis: str | None, why: str) -> CheckVerdict:

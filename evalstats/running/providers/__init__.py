@@ -155,6 +155,8 @@ class ProviderJudge:
     so all calls share one HTTP client and its connections.
     :class:`~evalstats.errors.TransientProviderError` and
     :class:`~evalstats.errors.ProviderError` pass through to the caller.
+    :meth:`complete` gives the whole completion, with the tokens the provider
+    read from its reply's usage: a judged check records them.
     """
 
     def __init__(self, provider: Provider) -> None:
@@ -186,6 +188,11 @@ class ProviderJudge:
 
     def __call__(self, prompt: str) -> str:
         return self.complete(prompt).answer
+
+    @property
+    def model(self) -> str:
+        """The model the judge asks for (the name a prices file prices its calls by)."""
+        return str(getattr(self.provider, "model", ""))
 
     def check(self) -> None:
         """Raise :class:`~evalstats.errors.ProviderError` when nothing answers at the

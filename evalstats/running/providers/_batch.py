@@ -934,8 +934,8 @@ def batched(provider: Any, variant: str, options: BatchOptions) -> BatchedTask:
 JUDGE_BATCHES = "(judge)"
 
 #: While the engine asks a batched judge: ``None`` when the check has yet to give its
-#: prompt, else the judge's reply to give it.
-_JUDGE_TURN: contextvars.ContextVar[list[str | None] | None] = contextvars.ContextVar(
+#: prompt, else the completion the batch gave for it.
+_JUDGE_TURN: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar(
     "evalstats_judge_turn", default=None
 )
 
@@ -974,9 +974,14 @@ class BatchedJudge:
         self.task = BatchedTask(direct.provider.fresh_copy(), JUDGE_BATCHES, options)
 
     def __call__(self, prompt: str) -> str:
+        return str(self.complete(prompt).answer)
+
+    def complete(self, prompt: str) -> Any:
+        """The provider's completion for ``prompt``: the batch's, in :meth:`verdict`
+        (with the tokens the batch's result reports), else a direct call's."""
         turn = _JUDGE_TURN.get()
         if turn is None:
-            return str(self.direct(prompt))
+            return self.direct.complete(prompt)
         if turn[0] is None:
             raise _JudgeAsked(prompt)
         return turn[0]
@@ -986,7 +991,7 @@ class BatchedJudge:
         sample whose seed is ``seed``, its judge's call sent in a batch."""
         from .._checks import run_check
 
-        turn: list[str | None] = [None]
+        turn: list[Any] = [None]
         token = _JUDGE_TURN.set(turn)
         try:
             try:
@@ -997,7 +1002,7 @@ class BatchedJudge:
             completion, _batch = await self.task.request(
                 judge_custom_id(seed, name), prompt, seed=None
             )
-            turn[0] = completion.answer
+            turn[0] = completion
             return run_check(check, subject)
         finally:
             _JUDGE_TURN.reset(token)
