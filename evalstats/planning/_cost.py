@@ -34,8 +34,8 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from .._files import read_input, too_deep
-from ..errors import InvalidArgument
+from .._files import open_input, read_input, too_deep
+from ..errors import InvalidArgument, ResultsFileError
 from ..results._records import CheckVerdict, Sample, Tokens, derived
 from ..running._prices import BATCH_DISCOUNT, Prices, _price
 
@@ -633,12 +633,12 @@ def judge_calls(source: Any, variants: Iterable[str] | None = None) -> dict[str 
     out: dict[str | None, list[int]] = {}
     # Records already read (a subset, a log read by its reader) are counted as read;
     # else a file is streamed, without the records the tally did not keep.
-    loaded = getattr(source, "_results", None)
+    loaded, path = source.loaded, source.results_file
     if loaded is not None:
         records: Iterable[Any] = loaded.samples
-    elif source.path is not None:
-        records = _judged_lines(source.path)
-    else:
+    elif path is not None:
+        records = _judged_lines(path)
+    else:  # counts alone, or a table (no check of a table is judged)
         return out
     for record in records:
         _add_judged(out, record, wanted)
@@ -654,9 +654,9 @@ def judge_calls(source: Any, variants: Iterable[str] | None = None) -> dict[str 
 def _judged_lines(path: Any) -> Iterable[Any]:
     """The sample records of a results file that name a judge, as ``_JudgedSample``."""
     try:
-        f = open(path, "rb")  # noqa: SIM115 - closed by the with below, in the generator
-    except OSError:
-        return
+        f = open_input(path, what="a results file", error=ResultsFileError)
+    except (OSError, ResultsFileError):
+        return  # the tally, which read it first, has said what is wrong
     with f:
         for line in f:
             if b'"judge' not in line:

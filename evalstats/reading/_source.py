@@ -410,6 +410,20 @@ class RunSource:
                 self._results, self.selected = self._subset.apply(self._results)
         return self._results
 
+    @property
+    def loaded(self) -> Results | None:
+        """The run's records when they are in memory already (read, narrowed to a
+        subset, or built by another tool's reader), else None."""
+        return self._results
+
+    @property
+    def results_file(self) -> str | None:
+        """The path of the run's evalstats results file, when it was opened from one
+        and its records are not in memory: what a view streams line by line."""
+        if self._table is not None or self._results is not None:
+            return None
+        return self.path
+
     def once(self, key: Hashable, make: Callable[[], T]) -> T:
         """What ``make()`` makes of the run, made the first time ``key`` is asked for:
         a view made once however many of a command's outputs show it."""
