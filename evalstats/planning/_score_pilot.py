@@ -47,8 +47,11 @@ parametric bootstrap of the fitted model gives the sampling distribution
 of the estimates about the fit, skewed the other way, and needs a pilot
 simulated and refitted per draw. Scores in [0, 1] are not normal (a beta of
 runs mostly 0 or 1 has lighter tails than a normal of its SD, which makes
-the chi-square law too wide, not too narrow); ``simulations/score_assurance.py``
-measures the assurance against pilots drawn from known beta models.
+the chi-square law too wide, not too narrow). ``simulations/score_assurance.py``
+measures the assurance against pilots of 10 cases x 3 runs drawn from 300
+known beta models: it is conservative, the designs delivering 6.4 points
+(3.5 to 9.3) more power than the assurance stated on average, where the
+power of the fit taken as truth is 5.0 points too high.
 
 What B should reach is the caller's (:class:`~evalstats.planning._pilot.Wanted`):
 a fixed mean, A's drawn mean plus a gain, or the pilot's own B (drawn with
