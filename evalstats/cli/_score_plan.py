@@ -162,11 +162,12 @@ def score_model(args: argparse.Namespace, verb: str) -> Any:
     )
 
 
-def _pilot_model(args: argparse.Namespace) -> tuple[Any, Any]:
+def _pilot_model(args: argparse.Namespace) -> tuple[Any, Any, Any]:
+    """The model fitted from ``--from``, the run, and its scores per case (A's, B's)."""
     from dataclasses import replace
 
     from ..errors import InvalidArgument
-    from ..planning._score_plan import score_model_from_results
+    from ..planning._score_plan import fit_score_model, pilot_scores
     from ._options import load_run
 
     if args.within is not None:
@@ -174,7 +175,8 @@ def _pilot_model(args: argparse.Namespace) -> tuple[Any, Any]:
     want = _mean_of_b(args.score_b, None, pilot=True)
     source = load_run([args.from_file], args)
     try:
-        fitted = score_model_from_results(source, variants=args.variant)
+        per = pilot_scores(source, variants=args.variant)
+        fitted = fit_score_model(per[0], per[1] if len(per) > 1 else None)
     except InvalidArgument as e:
         raise InvalidArgument(f"--from {args.from_file}: {e}") from None
     names = {
@@ -197,7 +199,34 @@ def _pilot_model(args: argparse.Namespace) -> tuple[Any, Any]:
         mean_b = want
     correlation = fitted.correlation if args.correlation is None else args.correlation
     model = replace(fitted, mean_a=mean_a, mean_b=mean_b, correlation=correlation, names=names)
-    return model, source
+    return model, source, per
+
+
+def _posterior(args: argparse.Namespace, per: list[Any]) -> Any:
+    """What the pilot leaves uncertain, with B's mean as --score-b asks."""
+    from ..errors import InvalidArgument
+    from ..planning._pilot import Wanted
+    from ..planning._score_pilot import ScorePosterior
+
+    want = _mean_of_b(args.score_b, None, pilot=True)
+    if want == "observed":
+        wanted = Wanted("observed")
+    elif isinstance(want, tuple):
+        wanted = Wanted("gain", want[1])
+    else:
+        wanted = Wanted("rate", want)
+    try:
+        return ScorePosterior(
+            per[0],
+            per[1] if len(per) > 1 else None,
+            wanted=wanted,
+            mean_a=args.score_a,
+            correlation=args.correlation,
+            margin=args.margin,
+            seed=args.seed,
+        )
+    except InvalidArgument as e:
+        raise InvalidArgument(f"--from {args.from_file}: {e}") from None
 
 
 def run_plan(args: argparse.Namespace) -> int:
@@ -212,9 +241,9 @@ def run_plan(args: argparse.Namespace) -> int:
         )
     _refuse_binary(args, "plan")
     check_cost(args, sequential=False)
-    source = None
+    source = per = None
     if args.from_file:
-        model, source = _pilot_model(args)
+        model, source, per = _pilot_model(args)
     else:
         if subset(args) is not None:
             raise UsageError(
@@ -228,8 +257,7 @@ def run_plan(args: argparse.Namespace) -> int:
             + ("" if args.margin is None else f" less --margin {args.margin:g}")
             + ": nothing to detect; give the mean score B should reach (--score-b)"
         )
-    result = score_plan(
-        model,
+    options = dict(
         cases=args.cases,
         repeats=args.repeats,
         power=args.power,
@@ -239,6 +267,12 @@ def run_plan(args: argparse.Namespace) -> int:
         experiments=args.experiments,
         seed=args.seed,
     )
+    if per is None:
+        result = score_plan(model, **options)
+    else:
+        from ..planning._score_pilot import pilot_score_plan
+
+        result = pilot_score_plan(model, _posterior(args, per), **options)
     return show_plan(result, args, source)
 
 

@@ -39,7 +39,9 @@ design with one more case or one more repeat adds draws and changes none),
 and the design found is simulated afresh for the power it states.
 ``simulations/score_plan_check.py`` checks that the designs reach their
 stated power when the scores are in truth skewed, mostly 0 and 1, or on a
-1-5 rubric.
+1-5 rubric. What a pilot the model is fitted from leaves uncertain, and a
+design's power averaged over it (its assurance), are
+:mod:`~evalstats.planning._score_pilot`'s.
 """
 
 from __future__ import annotations
@@ -656,7 +658,11 @@ class ScorePlan:
     fresh simulation of it (:class:`ScorePower`, with both claims' power).
     ``reachable`` is False when no design within the search bounds reaches
     the target; ``power`` is then that of the largest searched (or the
-    given) design.
+    given) design. A plan from a scored pilot
+    (:func:`~evalstats.planning._score_pilot.pilot_score_plan`) also holds
+    ``assurance``, the design's power averaged over what the pilot leaves
+    uncertain, and that ``posterior``
+    (:class:`~evalstats.planning._score_pilot.ScorePosterior`).
     """
 
     model: ScoreModel
@@ -671,6 +677,8 @@ class ScorePlan:
     experiments: int = 4000
     bound: str = ""
     about: str = "these_cases"
+    assurance: Interval | None = None
+    posterior: Any = field(default=None, compare=False, repr=False)
 
     @property
     def calls(self) -> int:
@@ -703,10 +711,31 @@ class ScorePlan:
         pilot = self.model.pilot
         if not pilot:
             return None
-        return (
+        fitted = (
             f"Fitted from a pilot of {pilot['cases']} cases ({pilot['runs_a']} runs of A, "
-            f"{pilot['runs_b']} of B; one-way analysis of variance), taken as the truth: "
-            "a small pilot leaves the spreads uncertain."
+            f"{pilot['runs_b']} of B; one-way analysis of variance)"
+        )
+        post = self.posterior
+        if post is None:
+            return f"{fitted}, taken as the truth: a small pilot leaves the spreads uncertain."
+        text = (
+            f"{fitted}: {post.describe()}; 95% intervals of what the pilot leaves uncertain "
+            "(the one-way model's posterior, reference prior)."
+        )
+        if post.kept < 0.995:
+            text += (
+                f"\nB can gain that much only if A's mean score is below {post.limit:.2f}, "
+                f"which the pilot gives probability {_pct(post.kept)}: the plan takes it to be."
+            )
+        return text
+
+    def _assured(self, what: str) -> str | None:
+        if self.assurance is None:
+            return None
+        return (
+            f"{what[0].upper()}{what[1:]} {_ci(self.assurance)} averaged over what the pilot "
+            f"leaves uncertain (assurance), about {claim_words(self.about)}; the design is "
+            "sized for the model as fitted."
         )
 
     def __str__(self) -> str:
@@ -727,6 +756,9 @@ class ScorePlan:
                 f"{design[0].upper()}{design[1:]} give only {what} {_ci(power)} by "
                 f"simulation{fp_text}: {self.bound}"
             )
+        assured = self._assured(what)
+        if assured:
+            lines.append(assured)
         lines.append(
             f"About {claim_words(other)}: {what} {_ci(p.claimed(other)[0])} with this design."
         )
@@ -758,7 +790,14 @@ class ScorePlan:
             "experiments": self.experiments,
             "power": self.power.to_dict(),
             "bound": self.bound or None,
-        }
+        } | (
+            {}
+            if self.posterior is None
+            else {
+                "assurance": None if self.assurance is None else self.assurance.to_dict(),
+                "pilot": self.posterior.to_dict(),
+            }
+        )
 
 
 def _goal(target: float, experiments: int) -> float:
@@ -860,7 +899,6 @@ def score_plan(
         interval of a power near 80% is about +-1.3 points).
     seed : int
         Seed of the simulation; the same seed gives the same plan.
-
     Examples
     --------
     >>> model = ScoreModel(0.6, 0.7, between=0.15, within=0.1)
@@ -975,6 +1013,7 @@ class _Components:
     ms_between: float
     ms_within: float
     case_means: dict[Any, float]
+    n0: float = 1.0
 
 
 def variance_components(scores: Mapping[Any, Sequence[float]]) -> _Components:
@@ -1014,6 +1053,7 @@ def variance_components(scores: Mapping[Any, Sequence[float]]) -> _Components:
         ms_between,
         ms_within,
         {c: float(m) for c, m in zip(labels, means, strict=True)},
+        float(n0),
     )
 
 
@@ -1101,6 +1141,18 @@ def score_model_from_results(results: Any, *, variants: Sequence[str] | None = N
     names A and B (default: the run's first two). Only measured samples
     with a score count (unscored and unmeasured ones are left out).
     """
+    per = pilot_scores(results, variants=variants)
+    return fit_score_model(per[0], per[1] if len(per) > 1 else None)
+
+
+def pilot_scores(
+    results: Any, *, variants: Sequence[str] | None = None
+) -> list[dict[str, list[float]]]:
+    """A scored pilot's scores per case, for A and (when the run has it) B.
+
+    As :func:`score_model_from_results` reads them: ``variants`` names A and B
+    (default: the run's first two); only measured samples with a score count.
+    """
     from ..reading._source import tally
 
     run = tally(results)
@@ -1119,4 +1171,4 @@ def score_model_from_results(results: Any, *, variants: Sequence[str] | None = N
         for case, _repeat, score in rows:
             cells.setdefault(case, []).append(score)
         per.append(cells)
-    return fit_score_model(per[0], per[1] if len(per) > 1 else None)
+    return per

@@ -1,0 +1,516 @@
+"""What a scored pilot leaves uncertain, carried into a score plan.
+
+A pilot of 10 cases x 3 runs fits the score model of
+:mod:`~evalstats.planning._score_plan` (each variant's mean, the SD of case
+means, the SD of a case's runs, the correlation of A's and B's case means)
+by a one-way analysis of variance, but pins none of them down: a plan that
+takes the fit as truth promises more power than the design delivers about
+as often as less, and says nothing of how far off it may be.
+:class:`ScorePosterior` is the posterior of that model given the pilot, and
+:func:`score_assurance` the design's power averaged over it (its
+"assurance", O'Hagan, Stevens & Campbell 2005), with a fresh model drawn for
+every simulated experiment, judged by the comparison's own rule
+(:func:`~evalstats.planning._score_plan.score_decisions`).
+
+The posterior
+-------------
+It is the normal-theory posterior of the one-way random-effects model
+y_ij = mu + c_i + e_ij under the reference prior (Box & Tiao 1973, section
+5.2; the same chi-square pivots give the classical confidence intervals of
+Searle, Casella & McCulloch 1992, sections 3.5-3.6, of which its intervals
+are the generalized version, Weerahandi 1993):
+
+- Within a case: SS_within / sigma_w^2 is chi-square on N - k degrees of
+  freedom, so sigma_w^2 is drawn as SS_within / chi2(N - k), for each
+  variant (0 when every case ran once: then runs are not told from cases).
+- Between cases: the observed case means of A and B, over the k cases both
+  scored, are bivariate with covariance Sigma = (between-case covariance)
+  + sigma_w^2 / n0 on the diagonal (n0 the analysis of variance's
+  effective runs per case, exact when the design is balanced). With the
+  prior |Sigma|^-2, Sigma is inverse-Wishart on k degrees of freedom with
+  scale (k - 1) S, S the case means' covariance (its diagonal each
+  variant's MS_between / n0), so that each variant's marginal is the
+  one-variant reference posterior, (k - 1) S_vv / chi2(k - 1) (Gelman et
+  al. 2013, section 3.6, with one degree of freedom more).
+- The means: (mu_A, mu_B) given Sigma are normal about the means of the
+  case means with covariance Sigma / k.
+- A variant's between-case variance is Sigma_vv - sigma_w^2 / n0, set to 0
+  when negative (as the point estimate is); the correlation is the drawn
+  covariance over the drawn between-case SDs, kept in [-1, 1] (1 when
+  either SD is 0); and SDs no scores in [0, 1] with the drawn mean can
+  have are shrunk just inside what it allows, as the fit's are.
+
+Why these distributions and not a bootstrap: the chi-square and Wishart
+laws are exact for normal scores, and their posteriors of a variance are
+skewed towards larger values, which is the direction that costs power; a
+parametric bootstrap of the fitted model gives the sampling distribution
+of the estimates about the fit, skewed the other way, and needs a pilot
+simulated and refitted per draw. Scores in [0, 1] are not normal (a beta of
+runs mostly 0 or 1 has lighter tails than a normal of its SD, which makes
+the chi-square law too wide, not too narrow). ``simulations/score_assurance.py``
+measures the assurance against pilots of 10 cases x 3 runs drawn from 300
+known beta models: it is conservative, the designs delivering 6.4 points
+(3.5 to 9.3) more power than the assurance stated on average, where the
+power of the fit taken as truth is 5.0 points too high.
+
+What B should reach is the caller's (:class:`~evalstats.planning._pilot.Wanted`):
+a fixed mean, A's drawn mean plus a gain, or the pilot's own B (drawn with
+A, so the gain's uncertainty is that of the paired case means). Draws in
+which the mean asked for is not a gain over A (or would put B above 1) are
+left out, and their share is stated (``kept``). A mean of A or a
+correlation given by the caller is fixed.
+
+References
+----------
+Box, G. E. P., & Tiao, G. C. (1973). *Bayesian Inference in Statistical
+Analysis*, chapter 5. Addison-Wesley.
+Searle, S. R., Casella, G., & McCulloch, C. E. (1992). *Variance
+Components*, chapter 3. Wiley.
+Weerahandi, S. (1993). Generalized confidence intervals. *JASA* 88, 899-905.
+Gelman, A., et al. (2013). *Bayesian Data Analysis*, 3rd ed., section 3.6.
+O'Hagan, A., Stevens, J. W., & Campbell, M. J. (2005). Assurance in
+clinical trial design. *Pharmaceutical Statistics* 4, 187-201.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..errors import InvalidArgument
+from ._pilot import Wanted
+from ._score_plan import variance_components
+
+if TYPE_CHECKING:
+    from ..stats._intervals import Interval
+    from ._score_plan import ScoreModel, ScorePlan
+
+__all__ = ["ScorePosterior", "pilot_score_plan", "score_assurance", "score_posterior_from_results"]
+
+#: Posterior draws whose quantiles give the stated intervals.
+INTERVAL_DRAWS = 20_000
+#: Scores drawn at once in the assurance's simulation (experiments x cases x repeats).
+_CELLS = 1_000_000
+
+
+@dataclass(frozen=True)
+class ScoreDraws:
+    """Score models drawn from a :class:`ScorePosterior`, one per row, as arrays."""
+
+    mean_a: np.ndarray
+    mean_b: np.ndarray
+    between_a: np.ndarray
+    within_a: np.ndarray
+    between_b: np.ndarray
+    within_b: np.ndarray
+    correlation: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.mean_a.size)
+
+    def take(self, rows: Any) -> ScoreDraws:
+        return ScoreDraws(*(getattr(self, f)[rows] for f in _FIELDS))
+
+
+_FIELDS = (
+    "mean_a",
+    "mean_b",
+    "between_a",
+    "within_a",
+    "between_b",
+    "within_b",
+    "correlation",
+)
+
+
+def _squeezed(mean: np.ndarray, between: np.ndarray, within: np.ndarray) -> tuple[Any, Any]:
+    """SDs shrunk by the least factor that makes them possible for ``mean``, vectorised
+    (the fit's :func:`~evalstats.planning._score_plan._squeezed`)."""
+    room = mean * (1.0 - mean)
+    total = between * between + within * within
+    over = (total > 0) & (total >= room * (1.0 - 1e-9))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        f = np.where(over, np.sqrt(room * (1.0 - 1e-6) / np.where(over, total, 1.0)), 1.0)
+    return between * f, within * f
+
+
+class ScorePosterior:
+    """The posterior of a pilot's score model (see the module), to draw models from.
+
+    Parameters
+    ----------
+    scores_a, scores_b : mapping of case to its runs' scores
+        The pilot's scores of A and (optional: else B is a copy of A) B.
+    wanted : Wanted
+        What B should reach: ``Wanted("rate", m)``, ``Wanted("gain", g)`` or
+        ``Wanted("observed")`` (needs ``scores_b``).
+    mean_a : float, optional
+        A's mean, when given rather than drawn.
+    correlation : float, optional
+        The correlation of A's and B's case means, when given.
+    margin : float, optional
+        The non-inferiority margin planned for: draws count as a gain when B
+        is above A - margin.
+    seed : int
+        Seed of the draws.
+
+    >>> a = {i: [0.5 + 0.04 * i, 0.54 + 0.04 * i] for i in range(8)}
+    >>> post = ScorePosterior(a, wanted=Wanted("gain", 0.1))
+    >>> for part in post.describe().split(", "):
+    ...     print(part)
+    A's mean 0.66 (0.58 to 0.74)
+    SD of case means 0.11 (0.06 to 0.20)
+    of a case's runs 0.03 (0.02 to 0.05)
+    """
+
+    def __init__(
+        self,
+        scores_a: Mapping[Any, Sequence[float]],
+        scores_b: Mapping[Any, Sequence[float]] | None = None,
+        *,
+        wanted: Wanted,
+        mean_a: float | None = None,
+        correlation: float | None = None,
+        margin: float | None = None,
+        seed: int = 0,
+    ) -> None:
+        if not isinstance(wanted, Wanted):
+            raise InvalidArgument(f"wanted={wanted!r} must be a Wanted (rate, gain or observed)")
+        if wanted.kind == "observed" and scores_b is None:
+            raise InvalidArgument(
+                "the pilot's own B needs a pilot of both variants: give the mean B should reach"
+            )
+        self.wanted, self.fixed_a, self.fixed_rho = wanted, mean_a, correlation
+        self.margin, self.seed = margin, seed
+        self.paired = scores_b is not None
+        self._a = variance_components(scores_a)
+        self._b = self._a if scores_b is None else variance_components(scores_b)
+        shared = [c for c in self._a.case_means if c in self._b.case_means]
+        if self.paired and len(shared) < 2:
+            raise InvalidArgument(
+                f"a pilot's A and B must both score at least 2 of the same cases; these share "
+                f"{len(shared)}"
+            )
+        self.cases = len(shared) if self.paired else self._a.cases
+        # S: the case means' covariance (diagonal: each variant's MS_between / n0).
+        sa = self._a.ms_between / self._a.n0
+        sb = self._b.ms_between / self._b.n0
+        r = 1.0
+        if self.paired:
+            x = np.array([self._a.case_means[c] for c in shared])
+            y = np.array([self._b.case_means[c] for c in shared])
+            sx, sy = float(x.std(ddof=1)), float(y.std(ddof=1))
+            if sx > 0 and sy > 0:
+                r = float(np.corrcoef(x, y)[0, 1])
+        r = min(max(r, -0.999999), 0.999999)
+        sa, sb = max(sa, 1e-12), max(sb, 1e-12)
+        self._scale = (self.cases - 1) * np.array(
+            [[sa, r * math.sqrt(sa * sb)], [r * math.sqrt(sa * sb), sb]]
+        )
+        self._centre = np.array([self._a.mean, self._b.mean])
+        self._intervals: dict[str, tuple[float, float, float]] | None = None
+        self.kept = 1.0
+
+    # --- drawing ------------------------------------------------------------------
+
+    def _raw(self, size: int, rng: np.random.Generator) -> ScoreDraws:
+        """``size`` draws of the unconditioned posterior (B's mean as observed)."""
+        from scipy.stats import invwishart
+
+        k = self.cases
+
+        def within(v: Any) -> np.ndarray:
+            df = v.runs - v.cases
+            if df <= 0 or v.ms_within == 0.0:
+                return np.zeros(size)
+            return np.sqrt(v.ms_within * df / rng.chisquare(df, size))
+
+        wa = within(self._a)
+        wb = within(self._b) if self.paired else wa
+        sigma = np.zeros((size, 2, 2))
+        if self.paired:
+            drawn = invwishart.rvs(df=k, scale=self._scale, size=size, random_state=rng)
+            sigma[:] = np.asarray(drawn).reshape(size, 2, 2)
+        else:
+            sigma[:, 0, 0] = sigma[:, 1, 1] = self._scale[0, 0] / rng.chisquare(k - 1, size)
+        # the means given Sigma: normal about the case means' means, covariance Sigma / k
+        # (through the 2 x 2 Cholesky factor, written out)
+        l11 = np.sqrt(sigma[:, 0, 0] / k)
+        l21 = np.where(l11 > 0, sigma[:, 0, 1] / k / np.where(l11 > 0, l11, 1.0), 0.0)
+        l22 = np.sqrt(np.maximum(sigma[:, 1, 1] / k - l21 * l21, 0.0))
+        z = rng.standard_normal((size, 2))
+        means = np.empty((size, 2))
+        means[:, 0] = self._centre[0] + l11 * z[:, 0]
+        means[:, 1] = self._centre[1] + l21 * z[:, 0] + l22 * z[:, 1]
+        if not self.paired:
+            means[:, 1] = means[:, 0]
+        va = np.maximum(sigma[:, 0, 0] - wa**2 / self._a.n0, 0.0)
+        vb = np.maximum(sigma[:, 1, 1] - wb**2 / self._b.n0, 0.0) if self.paired else va
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rho = np.where((va > 0) & (vb > 0), sigma[:, 0, 1] / np.sqrt(va * vb), 1.0)
+        rho = np.clip(np.nan_to_num(rho, nan=1.0), -1.0, 1.0)
+        if not self.paired:
+            rho = np.ones(size)
+        mean_a = np.clip(means[:, 0], 0.0, 1.0)
+        mean_b = np.clip(means[:, 1], 0.0, 1.0)
+        return ScoreDraws(mean_a, mean_b, np.sqrt(va), wa, np.sqrt(vb), wb, rho)
+
+    def draw(self, size: int, stream: int = 0) -> ScoreDraws:
+        """``size`` score models drawn from the posterior (seeded by ``stream``), B's mean
+        as :attr:`wanted` asks, each SD possible for its mean; draws in which B would not
+        be a gain (or above 1) are drawn again."""
+        rng = np.random.default_rng(np.random.SeedSequence([self.seed, 13, stream]))
+        parts: list[ScoreDraws] = []
+        got = tried = 0
+        while got < size:
+            d = self._planned(self._raw(max(size - got, 64) * 2, rng))
+            keep = self._keep(d)
+            tried += len(d)
+            got += int(keep.sum())
+            parts.append(d.take(keep))
+            if tried >= 200 * size and got < size:
+                raise InvalidArgument(
+                    f"B can reach {self._what()} only if A's mean score is below "
+                    f"{self.limit:.3g}, which the pilot gives probability {got / tried:.2%}: "
+                    "nothing to plan for"
+                )
+        self.kept = got / tried
+        d = ScoreDraws(*(np.concatenate([getattr(p, f) for p in parts])[:size] for f in _FIELDS))
+        ba, wa = _squeezed(d.mean_a, d.between_a, d.within_a)
+        bb, wb = _squeezed(d.mean_b, d.between_b, d.within_b)
+        return ScoreDraws(d.mean_a, d.mean_b, ba, wa, bb, wb, d.correlation)
+
+    @property
+    def limit(self) -> float:
+        """The mean of A above which B cannot be the gain asked for (1 for ``observed``)."""
+        value = float(self.wanted.value or 0.0)
+        if self.wanted.kind == "rate":
+            return value + (0.0 if self.margin is None else float(self.margin))
+        return 1.0 - value if self.wanted.kind == "gain" else 1.0
+
+    def _what(self) -> str:
+        if self.wanted.kind == "rate":
+            return f"a mean score of {float(self.wanted.value or 0.0):g}"
+        return f"a gain of {float(self.wanted.value or 0.0):g} over A"
+
+    def _planned(self, d: ScoreDraws) -> ScoreDraws:
+        mean_a = d.mean_a if self.fixed_a is None else np.full(len(d), float(self.fixed_a))
+        if self.wanted.kind == "rate":
+            mean_b = np.full(len(d), float(self.wanted.value or 0.0))
+        elif self.wanted.kind == "gain":
+            mean_b = mean_a + float(self.wanted.value or 0.0)
+        else:
+            mean_b = d.mean_b
+        rho = d.correlation if self.fixed_rho is None else np.full(len(d), float(self.fixed_rho))
+        return ScoreDraws(mean_a, mean_b, d.between_a, d.within_a, d.between_b, d.within_b, rho)
+
+    def _keep(self, d: ScoreDraws) -> np.ndarray:
+        if self.wanted.kind == "observed":
+            return np.ones(len(d), dtype=bool)
+        m = 0.0 if self.margin is None else float(self.margin)
+        return (d.mean_b <= 1.0) & (d.mean_b - d.mean_a + m > 0.0)
+
+    # --- what it says -------------------------------------------------------------
+
+    @property
+    def intervals(self) -> dict[str, tuple[float, float, float]]:
+        """Posterior mean and central 95% interval of each planned-for quantity (of
+        :data:`INTERVAL_DRAWS` draws, a fixed stream): means, the gain B - A, the SDs
+        and the correlation."""
+        if self._intervals is None:
+            d = self.draw(INTERVAL_DRAWS, 0)
+            values = {f: getattr(d, f) for f in _FIELDS}
+            values["gain"] = d.mean_b - d.mean_a
+            out = {}
+            for name, v in values.items():
+                low, high = np.quantile(v, [0.025, 0.975])
+                out[name] = (float(v.mean()), float(low), float(high))
+            self._intervals = out
+        return self._intervals
+
+    def describe(self) -> str:
+        """The planned-for quantities with their 95% intervals, in words."""
+        iv = self.intervals
+
+        def f(name: str, signed: bool = False) -> str:
+            m, lo, hi = iv[name]
+            fmt = "{:+.2f}" if signed else "{:.2f}"
+            return f"{fmt.format(m)} ({fmt.format(lo)} to {fmt.format(hi)})"
+
+        parts = []
+        if self.fixed_a is None:
+            parts.append(f"A's mean {f('mean_a')}")
+        else:
+            parts.append(f"A's mean {float(self.fixed_a):.2f} (given)")
+        if self.wanted.kind == "observed":
+            parts.append(f"B's gain {f('gain', signed=True)}")
+        if self.paired:
+            parts.append(f"SD of case means A {f('between_a')} and B {f('between_b')}")
+            parts.append(f"of a case's runs A {f('within_a')} and B {f('within_b')}")
+            if self.fixed_rho is None:
+                parts.append(f"correlation {f('correlation')}")
+        else:
+            parts.append(f"SD of case means {f('between_a')}")
+            parts.append(f"of a case's runs {f('within_a')}")
+        return ", ".join(parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        iv = self.intervals
+        out: dict[str, Any] = {f"{name}_interval": list(v) for name, v in iv.items()}
+        if self.fixed_a is not None:
+            out["mean_a_interval"] = None
+        if self.fixed_rho is not None:
+            out["correlation_interval"] = None
+        if self.wanted.kind != "observed":
+            out["gain_interval"] = None
+        if self.wanted.kind == "rate":
+            out["mean_b_interval"] = None
+        return {
+            "cases": self.cases,
+            "runs_a": self._a.runs,
+            "runs_b": self._b.runs if self.paired else None,
+            "score_b": self.wanted.to_dict(),
+            "mean_a": self.fixed_a,
+            "correlation": self.fixed_rho,
+            **out,
+            "kept": self.kept,
+            "prior": "reference (normal one-way model)",
+        }
+
+
+def score_posterior_from_results(
+    results: Any,
+    *,
+    wanted: Wanted,
+    variants: Sequence[str] | None = None,
+    mean_a: float | None = None,
+    correlation: float | None = None,
+    margin: float | None = None,
+    seed: int = 0,
+) -> ScorePosterior:
+    """:class:`ScorePosterior` of a pilot run whose samples carry scores (read as
+    :func:`~evalstats.planning._score_plan.score_model_from_results` reads them)."""
+    from ._score_plan import pilot_scores
+
+    per = pilot_scores(results, variants=variants)
+    return ScorePosterior(
+        per[0],
+        per[1] if len(per) > 1 else None,
+        wanted=wanted,
+        mean_a=mean_a,
+        correlation=correlation,
+        margin=margin,
+        seed=seed,
+    )
+
+
+# --- the assurance ----------------------------------------------------------------
+
+
+def _case_means(mean: np.ndarray, sd: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Case means (rows, cases): the beta of each row's mean and SD at quantiles ``u``."""
+    from scipy.special import betaincinv
+
+    spread = (sd > 0) & (mean > 0) & (mean < 1)
+    m = np.where(spread, mean, 0.5)
+    s = np.where(spread, sd, 0.1)
+    nu = m * (1.0 - m) / (s * s) - 1.0
+    q = betaincinv((m * nu)[:, None], ((1.0 - m) * nu)[:, None], u)
+    return np.where(spread[:, None], q, mean[:, None])
+
+
+def _runs(mu: np.ndarray, mean: np.ndarray, between: np.ndarray, within: np.ndarray,
+          repeats: int, rng: np.random.Generator) -> np.ndarray:  # fmt: skip
+    """Runs (rows, cases, repeats) of cases with means ``mu``, each row's within-case
+    beta of concentration kappa (within^2 = (m (1 - m) - between^2) / (kappa + 1))."""
+    scored = within > 0
+    w = np.where(scored, within, 1.0)
+    kappa = np.maximum((mean * (1.0 - mean) - between * between) / (w * w) - 1.0, 1e-6)
+    m = np.clip(mu, 1e-12, 1.0 - 1e-12)[:, :, None]
+    k = kappa[:, None, None]
+    shape = (*mu.shape, repeats)
+    drawn = rng.beta(np.broadcast_to(k * m, shape), np.broadcast_to(k * (1.0 - m), shape))
+    return np.where(scored[:, None, None], drawn, np.broadcast_to(mu[:, :, None], shape))
+
+
+def _scores(d: ScoreDraws, cases: int, repeats: int, rng: np.random.Generator) -> tuple[Any, Any]:
+    """One experiment per draw: A's and B's scores, each (draws, cases, repeats)."""
+    from scipy.special import ndtr
+
+    z1 = rng.standard_normal((len(d), cases))
+    z2 = rng.standard_normal((len(d), cases))
+    rho = d.correlation[:, None]
+    zb = rho * z1 + np.sqrt(np.maximum(1.0 - rho * rho, 0.0)) * z2
+    mu_a = _case_means(d.mean_a, d.between_a, ndtr(z1))
+    mu_b = _case_means(d.mean_b, d.between_b, ndtr(zb))
+    a = _runs(mu_a, d.mean_a, d.between_a, d.within_a, repeats, rng)
+    b = _runs(mu_b, d.mean_b, d.between_b, d.within_b, repeats, rng)
+    return a, b
+
+
+def score_assurance(
+    posterior: ScorePosterior,
+    cases: int,
+    repeats: int,
+    *,
+    level: float = 0.95,
+    margin: float | None = None,
+    about: str = "these_cases",
+    experiments: int = 4000,
+    stream: int = 1,
+) -> Interval:
+    """The power of ``cases`` x ``repeats`` averaged over the posterior: its assurance.
+
+    Every simulated experiment draws its own score model from ``posterior``,
+    then its cases and runs from that model (betas, as
+    :func:`~evalstats.planning._score_plan.score_power` draws them), and is
+    judged by the comparison's own rule about the claim ``about``
+    (:func:`~evalstats.planning._score_plan.score_decisions`; with
+    ``margin``, the non-inferiority gate). Returned as the share deciding,
+    with its 95% Monte-Carlo (Wilson) interval.
+    """
+    from ._score_plan import _mc, score_decisions
+
+    rng = np.random.default_rng(np.random.SeedSequence([posterior.seed, 17, stream]))
+    draws = posterior.draw(experiments, stream)
+    block = max(1, min(experiments, _CELLS // max(1, cases * repeats)))
+    hits = 0
+    for start in range(0, experiments, block):
+        d = draws.take(slice(start, start + block))
+        a, b = _scores(d, cases, repeats, rng)
+        hits += int(score_decisions(a, b, about=about, level=level, margin=margin).sum())
+    return _mc(hits, experiments)
+
+
+def pilot_score_plan(model: ScoreModel, posterior: ScorePosterior, **options: Any) -> ScorePlan:
+    """:func:`~evalstats.planning._score_plan.score_plan` of ``model`` (fitted from a
+    pilot), with the design's assurance over ``posterior``.
+
+    The design is the one ``score_plan(model, **options)`` finds for the model
+    as fitted; the plan then also states its power averaged over what the
+    pilot leaves uncertain (:func:`score_assurance`, on as many experiments
+    as the plan's designs, each with its own drawn model, seeded apart from
+    them) and the posterior's intervals of the planned-for quantities.
+    """
+    from dataclasses import replace
+
+    from ._score_plan import score_plan
+
+    if not isinstance(posterior, ScorePosterior):
+        raise InvalidArgument(f"posterior={posterior!r} must be a ScorePosterior")
+    found = score_plan(model, **options)
+    assured = score_assurance(
+        posterior,
+        found.cases,
+        found.repeats,
+        level=found.level,
+        margin=found.margin,
+        about=found.about,
+        experiments=found.experiments,
+        stream=int(options.get("seed", 0)) + 1,
+    )
+    return replace(found, assurance=assured, posterior=posterior)
