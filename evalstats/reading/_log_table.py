@@ -34,6 +34,7 @@ import io
 import math
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from .._files import check_input, open_input
@@ -314,16 +315,19 @@ class TableRun:
         self._fmt, self._found, self._stem, self._rule = fmt, found, stem, rule
         self._scores, self._declared, self._rows = scores, declared, rows
         self._results: Results | None = None
+        self._digest: str | None = None
 
     def _build(self, samples: list[dict[str, Any]], placed: Any) -> Results:
         rows, fmt, pass_name = self._rows, self._fmt, self._rows.pass_name
         scores = self._scores
+        if self._digest is None:  # the same for the counts and the records
+            self._digest = suite_digest([fmt, rows.case_ids])
         return build(
             self.path,
             samples,
             tool=fmt,
             tool_version=None,
-            suite={"name": self._stem, "sha256": suite_digest([fmt, rows.case_ids])},
+            suite={"name": self._stem, "sha256": self._digest},
             variants=[{"name": v, "task": {"kind": fmt, "variant": v}} for v in rows.variants],
             pass_rule=f"column {pass_name!r} says so ({self._rule})",
             extra={"columns": {role: str(c) for role, c in self._found.items()}},
@@ -378,6 +382,7 @@ class TableRun:
         )
 
 
+@dataclass(frozen=True, slots=True)
 class _Rows:
     """A table's columns, each cell checked and converted, as numpy arrays of one
     entry a row: ``codes`` (the index of the row's case in ``case_ids``, the
@@ -389,26 +394,21 @@ class _Rows:
     the repeats of every (case, variant), None when they differ, False when a
     (case, variant, repeat) has two rows."""
 
-    __slots__ = (
-        "answers",
-        "case_ids",
-        "codes",
-        "latencies",
-        "models",
-        "pass_name",
-        "positions",
-        "repeats",
-        "runs",
-        "variants",
-        "verdict_codes",
-        "verdicts",
-    )
+    pass_name: str
+    case_ids: list[str]
+    codes: Any
+    variants: list[str]
+    positions: Any
+    verdicts: list[dict[str, Any] | None]
+    verdict_codes: Any
+    repeats: Any
+    latencies: tuple[list[float | None], Any] | None
+    answers: list[str | None] | None
+    models: list[str | None] | None
+    runs: int | None | bool
 
-    def __init__(self, **columns: Any) -> None:
-        for name, value in columns.items():
-            setattr(self, name, value)
-
-    def column(self, values: list[Any], codes: Any) -> list[Any]:
+    @staticmethod
+    def column(values: list[Any], codes: Any) -> list[Any]:
         """A column's cell of each row, from its distinct ``values`` and ``codes``."""
         return list(map(values.__getitem__, codes.tolist()))
 
@@ -798,19 +798,10 @@ def _coded(
 
 
 def _mapped(values: list[Any], convert: Any, shown: str) -> list[Any]:
-    """``convert`` of each value of a column, computed once per distinct value (a
-    table of 100,000 rows has few distinct repeats and pass values); a value it
-    refuses is reported at the first row that holds it."""
-    converted: dict[Any, Any] = {}
-    try:
-        distinct = dict.fromkeys(values)
-    except TypeError:  # a cell Parquet gives as a list or a mapping
-        distinct = None
-    if distinct is None:
-        return [_convert(convert, v, values, shown) for v in values]
-    for value in distinct:
-        converted[value] = _convert(convert, value, values, shown)
-    return list(map(converted.__getitem__, values))
+    """``convert`` of each value of a column, as a list of one entry a row (see
+    :func:`_coded`, which converts each distinct value once)."""
+    results, codes = _coded(values, convert, shown, key=id)
+    return _Rows.column(results, codes)
 
 
 def _convert(convert: Any, value: Any, values: list[Any], shown: str) -> Any:
