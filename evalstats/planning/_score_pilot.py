@@ -83,7 +83,7 @@ import numpy as np
 
 from ..errors import InvalidArgument
 from ._pilot import Wanted
-from ._score_plan import variance_components
+from ._score_plan import _squeezed, variance_components
 
 if TYPE_CHECKING:
     from ..stats._intervals import Interval
@@ -125,17 +125,6 @@ _FIELDS = (
     "within_b",
     "correlation",
 )
-
-
-def _squeezed(mean: np.ndarray, between: np.ndarray, within: np.ndarray) -> tuple[Any, Any]:
-    """SDs shrunk by the least factor that makes them possible for ``mean``, vectorised
-    (the fit's :func:`~evalstats.planning._score_plan._squeezed`)."""
-    room = mean * (1.0 - mean)
-    total = between * between + within * within
-    over = (total > 0) & (total >= room * (1.0 - 1e-9))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        f = np.where(over, np.sqrt(room * (1.0 - 1e-6) / np.where(over, total, 1.0)), 1.0)
-    return between * f, within * f
 
 
 class ScorePosterior:

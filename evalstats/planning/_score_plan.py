@@ -1075,13 +1075,16 @@ def _fitted_correlation(a: _Components, b: _Components) -> float:
     return float(min(1.0, max(-1.0, cov / (a.between * b.between))))
 
 
-def _squeezed(mean: float, between: float, within: float) -> tuple[float, float]:
-    """The fitted SDs, shrunk by the least factor that makes them possible for ``mean``."""
+def _squeezed(mean: Any, between: Any, within: Any) -> tuple[Any, Any]:
+    """The SDs, shrunk by the least factor that makes them possible for ``mean``:
+    numbers, or numpy arrays of them (one model each, as the posterior draws them)."""
+    import numpy as np
+
     room = mean * (1.0 - mean)
     total = between * between + within * within
-    if total == 0.0 or total < room * (1.0 - 1e-9):
-        return between, within
-    f = math.sqrt(room * (1.0 - 1e-6) / total)
+    over = (total > 0) & (total >= room * (1.0 - 1e-9))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        f = np.where(over, np.sqrt(room * (1.0 - 1e-6) / np.where(over, total, 1.0)), 1.0)
     return between * f, within * f
 
 
@@ -1101,8 +1104,8 @@ def fit_score_model(
     """
     a = variance_components(scores_a)
     b = a if scores_b is None else variance_components(scores_b)
-    ba, wa = _squeezed(a.mean, a.between, a.within)
-    bb, wb = _squeezed(b.mean, b.between, b.within)
+    ba, wa = map(float, _squeezed(a.mean, a.between, a.within))
+    bb, wb = map(float, _squeezed(b.mean, b.between, b.within))
     rho = 1.0 if scores_b is None else _fitted_correlation(a, b)
     shared = len(set(a.case_means) & set(b.case_means))
     return ScoreModel(
