@@ -728,16 +728,7 @@ def _judge_costs(
     batched = isinstance(batch, Mapping) and isinstance(batch.get("judge"), Mapping)
     out = []
     for model, (calls, priced, n_in, n_out) in judged.items():
-        price: Prices | None
-        if model is not None and model in table:
-            price, where = table[model], "the prices file"
-        elif default is not None:
-            price, where = default, "an example price"
-        else:
-            price, where = None, None
-        if price is not None and batched:
-            recorded = _recorded_batch_price(batch, model)  # type: ignore[arg-type]
-            price, where = _batch_price(price, where, table.get(model or ""), recorded)
+        price, where = _priced(model, None, table, default, batch if batched else None)
         total = price.cost(n_in, n_out) if price is not None and priced else None
         out.append(JudgeCost(model, price, where, calls, priced, n_in, n_out, total, batched))
     return out
@@ -756,19 +747,14 @@ def _summary(
         desc = described.get(name, {})
         task = desc.get("task") if isinstance(desc, Mapping) else None
         model = task.get("model") if isinstance(task, Mapping) else None
-        own = _manifest_prices(desc)
-        if own is not None:
-            price, source = own, "the run's manifest"
-        elif isinstance(model, str) and model in table:
-            price, source = table[model], "the prices file"
-        elif default is not None:
-            price, source = default, "an example price"
-        else:
-            price, source = None, None
         batch = manifest.get("batch")
-        if price is not None and isinstance(batch, Mapping):
-            recorded = _recorded_batch_price(batch, model)
-            price, source = _batch_price(price, source, table.get(model), recorded)
+        price, source = _priced(
+            model,
+            _manifest_prices(desc),
+            table,
+            default,
+            batch if isinstance(batch, Mapping) else None,
+        )
         rows.append(_variant_cost(name, model, price, source, *counted[name]))
     priced = [r for r in rows if r.prices is not None]
     known = [r.total for r in priced if r.total is not None]
@@ -780,6 +766,32 @@ def _summary(
         tuple(r.variant for r in rows if r.prices is None),
         any(r.estimated for r in rows),
     )
+
+
+def _priced(
+    model: Any,
+    own: Prices | None,
+    table: Mapping[str, Prices],
+    default: Prices | None,
+    batch: Mapping[str, Any] | None,
+) -> tuple[Prices | None, str | None]:
+    """The price of ``model``'s calls and where it comes from: ``own`` (the run's
+    manifest), else the prices file, else ``default`` (an example price), else
+    none; at the batch price when the calls went in ``batch``."""
+    price: Prices | None
+    if own is not None:
+        price, where = own, "the run's manifest"
+    elif isinstance(model, str) and model in table:
+        price, where = table[model], "the prices file"
+    elif default is not None:
+        price, where = default, "an example price"
+    else:
+        return None, None
+    if batch is not None:
+        recorded = _recorded_batch_price(batch, model)
+        listed = table.get(model) if isinstance(model, str) else None
+        price, where = _batch_price(price, where, listed, recorded)
+    return price, where
 
 
 def _recorded_batch_price(batch: Mapping[str, Any], model: Any) -> Prices | None:
