@@ -86,31 +86,41 @@ def test_decisions_judged_once_per_multiset_are_betting_signs_row_by_row(
 
 
 def _direct(model, seed, experiments, cases, repeats):
-    """found_better the long way: every block's rates drawn at once, the counts of
-    one or two runs (or the rates themselves) from the nodes' own seeds, all the
-    experiments judged at once by betting_signs."""
+    """found_better the long way: every block's uniforms (or, for unlimited repeats,
+    its rates) drawn at once, each case's difference found by searching its row's
+    distribution function on its own, all the experiments judged at once by
+    betting_signs."""
     from evalstats.planning._simulate import _COLUMNS, _DECIDED, _UNLIMITED
     from evalstats.stats._intervals import betting_signs
 
-    ka, kb = [], []
-    for j in range(-(-cases // _COLUMNS)):
-        qa, qb = model.draw(
-            np.random.default_rng(np.random.SeedSequence([seed, 1, j])), (experiments, _COLUMNS)
-        )
-        if repeats == "inf":
+    blocks = -(-cases // _COLUMNS)
+    if repeats == "inf":
+        ka, kb = [], []
+        for j in range(blocks):
+            qa, qb = model.draw(
+                np.random.default_rng(np.random.SeedSequence([seed, 1, j])),
+                (experiments, _COLUMNS),
+            )
             ka.append(np.rint(qa * _UNLIMITED))
             kb.append(np.rint(qb * _UNLIMITED))
-            continue
-        g = np.random.default_rng(np.random.SeedSequence([seed, 2, j, 1]))
-        a1, b1 = g.binomial(1, qa), g.binomial(1, qb)
-        if repeats == 2:
-            g = np.random.default_rng(np.random.SeedSequence([seed, 2, j, 2]))
-            a1, b1 = a1 + g.binomial(1, qa), b1 + g.binomial(1, qb)
-        ka.append(a1)
-        kb.append(b1)
-    r = _UNLIMITED if repeats == "inf" else repeats
-    d = (np.concatenate(kb, axis=1) - np.concatenate(ka, axis=1))[:, :cases] / r
-    return betting_signs(d, 0.95, threshold=_DECIDED, only_above=True) == 1
+        d = (np.concatenate(kb, axis=1) - np.concatenate(ka, axis=1))[:, :cases] / _UNLIMITED
+        return betting_signs(d, 0.95, threshold=_DECIDED, only_above=True) == 1
+    u = np.concatenate(
+        [
+            np.random.default_rng(np.random.SeedSequence([seed, 2, j])).random(
+                (experiments, _COLUMNS)
+            )
+            for j in range(blocks)
+        ],
+        axis=1,
+    )[:, :cases]
+    laws = np.atleast_2d(model.differences(repeats))
+    per = experiments // laws.shape[0]
+    d = np.empty(u.shape)
+    for i in range(experiments):
+        cdf = np.cumsum(laws[i // per])
+        d[i] = np.searchsorted(cdf[:-1], u[i], side="right") - repeats
+    return betting_signs(d / repeats, 0.95, threshold=_DECIDED, only_above=True) == 1
 
 
 def _mixture(spread):
@@ -312,38 +322,27 @@ def test_a_multisets_key_names_it_exactly(cases, repeats):
     assert _multiset_keys(np.zeros((2, 600), dtype=np.int64), 4) is None  # 601**8 > 2**63
 
 
-@pytest.mark.parametrize("most", [1, 2, 3, 4, 7, 15, 16, 255, 256, 70_000])
-def test_packed_pass_counts_unpack_to_the_counts_kept_whole(most):
-    from evalstats.planning._simulate import _COLUMNS, _pack, _small, _unpack
+@pytest.mark.parametrize("repeats", [1, 2, 4, 5, 30])
+@pytest.mark.parametrize("cases", [1, 16, 40])
+def test_differences_drawn_from_uniforms_are_each_rows_inverse_distribution(repeats, cases):
+    # Up to _COMPARED steps the uniforms are compared with each step; beyond,
+    # one sorted search over every row's steps: both are each row's own search.
+    from evalstats.planning._simulate import _drawn_differences, _drawn_keys, _multiset_keys
 
-    counts = np.random.default_rng(most).integers(0, most + 1, size=(301, _COLUMNS))
-    packed = _pack(counts, most)
-    whole = _small(counts, most)
-    assert packed.nbytes <= whole.nbytes
-    np.testing.assert_array_equal(_unpack(packed, most), whole)
-    assert _unpack(packed, most).dtype == whole.dtype
-    np.testing.assert_array_equal(_unpack(packed, most, slice(40, 97)), whole[40:97])
-
-
-@pytest.mark.parametrize("cases", [1, 15, 16, 17, 40, 129])
-def test_the_keys_of_one_run_from_packed_counts_are_the_multisets_keys(cases):
-    from evalstats.planning._simulate import (
-        _COLUMNS,
-        _differences,
-        _keys_of_one_run,
-        _multiset_keys,
-        _pack,
-    )
-
-    rng = np.random.default_rng(cases)
-    blocks = -(-cases // _COLUMNS)
-    parts = [
-        (
-            _pack(rng.integers(0, 2, (500, _COLUMNS)), 1),
-            _pack(rng.integers(0, 2, (500, _COLUMNS)), 1),
-        )
-        for _ in range(blocks)
-    ]
-    rows = slice(30, 470)
-    expected = _multiset_keys(_differences(parts, 1, rows, cases), 1)
-    np.testing.assert_array_equal(_keys_of_one_run(parts, rows, cases), expected)
+    rng = np.random.default_rng(repeats * 100 + cases)
+    laws = rng.dirichlet(np.full(2 * repeats + 1, 0.5), size=7)
+    laws[3] = 0.0
+    laws[3, repeats] = 1.0  # every case alike
+    cdf = np.cumsum(laws, axis=1)
+    model = rng.integers(0, 7, size=300)
+    u = rng.random((300, cases))
+    u[0, 0] = cdf[model[0], 0]  # a uniform exactly on a step goes past it
+    drawn = _drawn_differences(u, cdf, model, repeats)
+    for i in range(300):
+        expected = np.searchsorted(cdf[model[i], :-1], u[i], side="right") - repeats
+        np.testing.assert_array_equal(drawn[i], expected)
+    keys = _drawn_keys(u, cdf, model, repeats)
+    if 2 * repeats <= 9:
+        np.testing.assert_array_equal(keys, _multiset_keys(drawn, repeats))
+    else:
+        assert keys is None

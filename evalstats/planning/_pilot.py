@@ -346,6 +346,35 @@ def _solve_shifts(rates: tuple[np.ndarray, np.ndarray], p_b: np.ndarray, spread:
     return np.where(inner, s, np.where(p_b >= 1, np.inf, -np.inf))
 
 
+def differences_of(
+    p_a: np.ndarray, icc: np.ndarray, shift: np.ndarray, spread: float, repeats: int
+) -> np.ndarray:
+    """The law of a case's B passes less A passes over ``repeats`` runs, for each drawn
+    model (A's mean rate, icc and B's logit shift): shape (models, 2 repeats + 1).
+
+    By :func:`~evalstats.stats._casemodel.difference_pmf` on the Gauss-Legendre
+    nodes of each model's quantile scale (:func:`_case_rates`) and the spread's
+    Gauss-Hermite nodes, those B's shift was solved on; each distinct model once.
+    """
+    from scipy.special import expit
+
+    from ..stats._casemodel import difference_pmf, whole_repeats
+
+    r = whole_repeats(repeats)
+    rows = np.stack([p_a, icc, shift], axis=1)
+    uniq, back = np.unique(rows, axis=0, return_inverse=True)
+    x, logits = _case_rates(uniq[:, 0], uniq[:, 1])
+    z, wz = _spread_nodes(spread)
+    s = uniq[:, 2]
+    with np.errstate(invalid="ignore"):
+        y = expit(logits[:, :, None] + np.where(np.isinf(s), 0.0, s)[:, None, None] + z)
+    # B's rate 1 (or 0) on every case when its shift is infinite, as CaseModel has it
+    y = np.where(np.isinf(s)[:, None, None], (s > 0)[:, None, None].astype(float), y)
+    w = np.broadcast_to(_quantile_nodes()[1], x.shape)
+    law: np.ndarray = difference_pmf(x, w, y, wz, r)[back.ravel()]
+    return law
+
+
 #: The logit shifts the vectorised solver brackets (a shift of 200 moves a case
 #: rate of 1e-80 to one half).
 _SHIFT_BOUND = 200.0
@@ -395,6 +424,7 @@ class Mixture:
         self._p_a = draws.p_a[rows][:, None]
         self._shift = draws.shift[rows][:, None]
         self.draws = draws
+        self._laws: dict[int, np.ndarray] = {}
 
     @property
     def experiments(self) -> int:
@@ -427,6 +457,17 @@ class Mixture:
             qb += rng.standard_normal(size) * self.spread
         expit(qb, out=qb)
         return qa, qb
+
+    def differences(self, repeats: int) -> np.ndarray:
+        """Each model's law of a case's B passes less A passes over ``repeats`` runs,
+        shape (models, 2 repeats + 1): as :meth:`CaseModel.differences
+        <evalstats.stats._casemodel.CaseModel.differences>`, on the nodes the
+        posterior solved the model's shift on (:func:`differences_of`). Row i
+        of the experiments has model ``i // per_model``."""
+        if repeats not in self._laws:
+            d = self.draws
+            self._laws[repeats] = differences_of(d.p_a, d.icc, d.shift, self.spread, repeats)
+        return self._laws[repeats]
 
     def powers(self, found_better: np.ndarray) -> np.ndarray:
         """Each model's share of its experiments in which B was found better."""
@@ -652,40 +693,21 @@ class Posterior:
     def _hits(
         self, cases: int, repeats: int, experiments: int, level: float, stream: int, null: bool
     ) -> int:
-        from scipy.special import expit, logit
-
-        from ._simulate import _BLOCK, clustered_decisions
+        """Experiments in which B is found better: each draws its case model, then its
+        cases' differences, one uniform a case through the law of its model
+        (:func:`differences_of`, :func:`~evalstats.planning._simulate.judged_draws`)."""
+        from ._simulate import _BLOCK, _verdicts, judged_draws
 
         rng = np.random.default_rng(np.random.SeedSequence([self.seed, 8, stream]))
+        memo = _verdicts(cases, repeats, level, True)
         hits, done = 0, 0
         block = max(1, min(_BLOCK, 2_000_000 // max(cases, 1)))
         while done < experiments:
             m = min(block, experiments - done)
             d = self.draw(m, stream * 1_000_003 + done + 1, null=null)
-            a, b = _beta_params(d.p_a, d.icc)
-            spread = d.icc > 0
-            qa = rng.beta(
-                np.where(spread, a, 1.0)[:, None],
-                np.where(spread, b, 1.0)[:, None],
-                size=(m, cases),
-            )
-            np.copyto(qa, d.p_a[:, None], where=~spread[:, None])
-            # qb = expit(logit(qa) + shift + z), worked out in one array
-            with np.errstate(divide="ignore"):
-                qb = logit(qa)
-            qb += d.shift[:, None]
-            if self.spread:
-                z = rng.standard_normal((m, cases))
-                z *= self.spread
-                qb += z
-                del z
-            expit(qb, out=qb)
-            ya = rng.binomial(repeats, qa)
-            del qa
-            yb = rng.binomial(repeats, qb)
-            del qb
-            verdicts = clustered_decisions(ya, yb, repeats, level=level, only_b_better=True)
-            del ya, yb
+            cdf = np.cumsum(differences_of(d.p_a, d.icc, d.shift, self.spread, repeats), axis=1)
+            u = rng.random((m, cases))
+            verdicts = judged_draws(u, cdf, np.arange(m), repeats, level, memo)
             hits += int(np.count_nonzero(verdicts == 1))
             done += m
         return hits

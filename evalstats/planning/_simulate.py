@@ -269,28 +269,6 @@ def _verdicts_of(
     return out
 
 
-#: Passes in each byte value (the counts of one run are kept a bit a case).
-_ONES = np.array([bin(i).count("1") for i in range(256)], dtype=np.uint8)
-
-
-def _keys_of_one_run(
-    parts: Sequence[tuple[np.ndarray, np.ndarray]], rows: slice, cases: int
-) -> np.ndarray:
-    """:func:`_multiset_keys` of the differences of one run a case, from the blocks'
-    packed counts (:func:`_pack`): the cases where only B passed and only A passed,
-    counted eight at a time, of the first ``cases`` columns."""
-    a = np.concatenate([p[0][rows] for p in parts], axis=1)
-    b = np.concatenate([p[1][rows] for p in parts], axis=1)
-    kept = np.zeros(a.shape[1] * 8, dtype=np.uint8)
-    kept[:cases] = 1
-    mask = np.packbits(kept, bitorder="little")
-    only_b = _ONES[b & ~a & mask].sum(axis=1, dtype=np.int64)
-    only_a = _ONES[a & ~b & mask].sum(axis=1, dtype=np.int64)
-    # the counts of -1 and 0 as the digits (see _multiset_keys; +1's is left out)
-    keys: np.ndarray = only_a + (cases - only_a - only_b) * (cases + 1)
-    return keys
-
-
 def _clustered_hits(
     model: CaseModel,
     cases: int,
@@ -422,10 +400,9 @@ def _differences(
     parts: Sequence[tuple[np.ndarray, np.ndarray]], most: int, rows: Any, cases: int
 ) -> np.ndarray:
     """B's counts less A's (int64) on ``rows`` (a slice or indices) of the first
-    ``cases`` columns of the blocks ``parts``, kept as :func:`_pack` keeps counts of
-    at most ``most``."""
-    a = _unpack(np.concatenate([p[0][rows] for p in parts], axis=1), most)
-    b = _unpack(np.concatenate([p[1][rows] for p in parts], axis=1), most)
+    ``cases`` columns of the blocks ``parts``."""
+    a = np.concatenate([p[0][rows] for p in parts], axis=1)
+    b = np.concatenate([p[1][rows] for p in parts], axis=1)
     return np.subtract(b[:, :cases], a[:, :cases], dtype=np.int64)
 
 
@@ -436,47 +413,80 @@ def _unlimited_counts(qa: np.ndarray, qb: np.ndarray) -> np.ndarray:
     return kb
 
 
-def _small(counts: np.ndarray, most: int) -> np.ndarray:
-    """Counts of at most ``most`` in the smallest unsigned integer type that holds them."""
-    kind = np.uint8 if most <= 0xFF else np.uint16 if most <= 0xFFFF else np.uint32
-    return counts.astype(kind)
+#: Up to this many values of a difference, it is found by comparing the
+#: uniform with each step of the distribution function; beyond, by one
+#: sorted search over every row's steps.
+_COMPARED = 9
 
 
-def _bits(most: int) -> int:
-    """The bits a count of at most ``most`` is kept in: 1, 2 or 4 (several to a
-    byte), else 8 or more (:func:`_small`)."""
-    return next((b for b in (1, 2, 4) if most < 1 << b), 8)
+def judged_draws(
+    u: np.ndarray, cdf: np.ndarray, model: np.ndarray, repeats: int, level: float, memo: Any
+) -> np.ndarray:
+    """The betting rule's "B better" verdicts (int8) on experiments drawn as uniforms
+    ``u`` (rows, cases) through the distribution functions ``cdf[model[i]]`` of
+    a case's difference (:func:`_drawn_differences`), each multiset judged once
+    (``memo``: see :func:`_judged`).
+
+    With few values of a difference the multisets' keys are counted from the
+    comparisons themselves (:func:`_drawn_keys`), and only the rows of new
+    multisets are turned into differences.
+    """
+    keys = _drawn_keys(u, cdf, model, repeats)
+    if keys is None:
+        diff = _drawn_differences(u, cdf, model, repeats)
+        return _judged(diff, repeats, level, True, memo)
+
+    def rows_of(found: np.ndarray) -> np.ndarray:
+        return _drawn_differences(u[found], cdf, model[found], repeats)
+
+    return _judged_by_keys(keys, rows_of, repeats, level, True, memo)
 
 
-def _pack(counts: np.ndarray, most: int) -> np.ndarray:
-    """A block's counts (rows, :data:`_COLUMNS`) of at most ``most``, kept in
-    :func:`_bits` bits each: at one run a byte holds eight cases."""
-    bits = _bits(most)
-    if bits == 8:
-        return _small(counts, most)
-    if bits == 1:
-        return np.packbits(counts.astype(np.uint8), axis=1, bitorder="little")
-    per = 8 // bits
-    values = counts.astype(np.uint8).reshape(counts.shape[0], -1, per)
-    packed = values[:, :, 0].copy()
-    for i in range(1, per):
-        packed |= values[:, :, i] << np.uint8(bits * i)
-    return packed
+def _drawn_keys(u: np.ndarray, cdf: np.ndarray, model: np.ndarray, repeats: int) -> Any:
+    """The :func:`_multiset_keys` of :func:`_drawn_differences`, counted from the
+    uniforms: the cases at or past each step of the distribution function give
+    the count of each difference. None with more than :data:`_COMPARED` steps,
+    or when the keys would not fit in 64 bits."""
+    steps = cdf[:, :-1]
+    cases = u.shape[1]
+    base = cases + 1
+    if steps.shape[1] > _COMPARED or base ** steps.shape[1] > np.iinfo(np.int64).max:
+        return None
+    mine = steps[model]
+    past = [np.count_nonzero(u >= mine[:, k : k + 1], axis=1) for k in range(steps.shape[1])]
+    # difference -R + j has count past[j - 1] - past[j] (past[-1]: every case), and
+    # digit base**j; the largest difference's count is left out (see _multiset_keys)
+    keys = np.zeros(u.shape[0], dtype=np.int64)
+    above = np.full(u.shape[0], cases, dtype=np.int64)
+    for j, now in enumerate(past):
+        keys += (above - now) * base**j
+        above = now
+    return keys
 
 
-def _unpack(packed: np.ndarray, most: int, rows: slice = slice(None)) -> np.ndarray:
-    """The counts :func:`_pack` kept, of ``rows`` (as :func:`_small` gives them);
-    blocks packed side by side unpack side by side."""
-    bits = _bits(most)
-    part = packed[rows]
-    if bits == 8:
-        return part
-    if bits == 1:
-        return np.unpackbits(part, axis=1, bitorder="little")
-    per = 8 // bits
-    shifts = np.arange(per, dtype=np.uint8) * np.uint8(bits)
-    values = (part[:, :, None] >> shifts) & np.uint8((1 << bits) - 1)
-    return values.reshape(part.shape[0], -1)
+def _drawn_differences(
+    u: np.ndarray, cdf: np.ndarray, model: np.ndarray, repeats: int
+) -> np.ndarray:
+    """Differences -R..R (int64) of uniforms ``u`` (rows, cases): row i's through the
+    distribution function ``cdf[model[i]]`` (cumulative, 2R + 1 values).
+
+    A difference is -R plus the number of steps of the function at or below
+    its uniform (the inverse distribution function), so that a larger uniform
+    never gives a smaller difference. The last step (1) is never passed.
+    """
+    steps = cdf[:, :-1]
+    if steps.shape[1] <= _COMPARED:
+        mine = steps[model]  # (rows, 2R)
+        out = np.zeros(u.shape, dtype=np.int64)
+        for k in range(steps.shape[1]):
+            out += u >= mine[:, k : k + 1]
+    else:
+        # each row's steps moved to [row, row + 1): one search over them all
+        shifted = (steps + np.arange(steps.shape[0])[:, None]).ravel()
+        found = np.searchsorted(shifted, u + model[:, None], side="right")
+        out = found - model[:, None] * steps.shape[1]
+    out -= repeats
+    return out
 
 
 class DesignPowers:
@@ -486,26 +496,33 @@ class DesignPowers:
     (:func:`clustered_decisions`, the rule :func:`evalstats.stats._compare.compare`
     applies with ``method="clustered"``) on ``experiments`` simulated
     experiments, with common random numbers across designs: experiment i's
-    case j has the same pass rates under A and B in every design, and its
-    runs are one exchangeable sequence of which a design with R repeats sees
-    the first R. So the power of neighbouring designs differs by the designs,
-    not by the luck of separate simulations, and a search over cases and
-    repeats sees a nearly monotone surface.
+    case j has one uniform draw u_ij in every design, and its difference of
+    passes (B's less A's, of R runs each) is the value at u_ij of the
+    inverse distribution function of that difference's law under the model
+    (``model.differences(R)``: the binomial counts averaged over the case
+    rates by quadrature). Cases are independent draws from the model and
+    the rule depends only on the differences, so this is the model's own
+    experiment, drawn with one number a case instead of two rates and two
+    counts; a design with c cases sees the first c, and designs with more
+    repeats move each case's difference the same way (the draws are
+    comonotone across R). So the power of neighbouring designs differs by
+    the designs, not by the luck of separate simulations, and a search over
+    cases and repeats sees a nearly monotone surface.
 
     Every ``power(cases, repeats)`` is a function of its arguments and the
-    seed alone, whatever was asked before (see :meth:`_nested` for how the
-    runs are nested). ``repeats=math.inf`` judges the case rates themselves
-    (unlimited repeats). ``model`` needs only ``draw(rng, size)``, as
-    :class:`CaseModel` has it: a mixture whose rows come from different case
-    models (:class:`evalstats.planning._pilot.Mixture`) works the same way.
+    seed alone, whatever was asked before. ``repeats=math.inf`` judges the
+    case rates themselves (unlimited repeats), drawn by ``model.draw(rng,
+    size)``. ``model`` is a :class:`CaseModel`, or a mixture whose rows come
+    from different case models (:class:`evalstats.planning._pilot.Mixture`:
+    its ``differences(R)`` has a row per model, and experiment i has model
+    ``i // per_model``), which works the same way.
 
-    It keeps only each block's pass counts (:func:`_pack`: a bit a case and
-    variant at one run, two bits up to 3 runs, four up to 15, a byte up to
-    255), never its case rates, which are drawn again from the block's seed
-    when a count needs them; a design is judged :data:`_JUDGED` values at a
-    time, so that its working memory does not grow with the experiments.
-    The rates of unlimited repeats are drawn as they are judged, a slice of
-    experiments at a time, when the model has no spread (:meth:`_by_rows`).
+    Nothing is kept between designs but the laws of the differences: each
+    design draws its uniforms again from each block's seed and judges them
+    :data:`_JUDGED` values at a time, so that its working memory does not
+    grow with the experiments. The rates of unlimited repeats are drawn as
+    they are judged, a slice of experiments at a time, when the model has no
+    spread (:meth:`_by_rows`).
     """
 
     def __init__(self, model: CaseModel, *, experiments: int, level: float, seed: int = 0) -> None:
@@ -513,81 +530,12 @@ class DesignPowers:
         self.experiments = check_experiments(experiments)
         self.level = check_level(level)
         self.seed = whole_number("seed", seed, minimum=0)
-        # per column block: {repeats: (passes_a, passes_b)}, packed (_pack);
-        # the case rates are drawn again from their seed when a count needs
-        # them (they are 8 bytes a value).
-        self._counts: list[dict[int, tuple[np.ndarray, np.ndarray]]] = []
         self.evaluations = 0
 
     def _block(self, j: int) -> tuple[np.ndarray, np.ndarray]:
         """Block j's case rates under A and B (drawn from the block's own seed)."""
         rng = np.random.default_rng(np.random.SeedSequence([self.seed, 1, j]))
         return self.model.draw(rng, (self.experiments, _COLUMNS))
-
-    def _nested(self, j: int, repeats: int) -> tuple[np.ndarray, np.ndarray]:
-        """Block j's pass counts after ``repeats`` runs, nested across repeats.
-
-        The counts after 1, 2, 4, 8, ... runs extend one another by binomial
-        draws of the extra runs; a count between two of those comes from the
-        bisection tree of the interval: its midpoint's count is drawn from the
-        hypergeometric distribution of the passes among the first runs given
-        the passes at both ends (their exact conditional distribution for
-        exchangeable runs), and so on down to ``repeats``. Every node has its
-        own seed and one parent interval, so a count is the same whatever was
-        asked before it (and whatever was kept of those asked before).
-        """
-        drawn = self._packed(j, repeats)
-        return _unpack(drawn[repeats][0], repeats), _unpack(drawn[repeats][1], repeats)
-
-    def _packed(self, j: int, repeats: int) -> dict[int, tuple[np.ndarray, np.ndarray]]:
-        """Block j's kept counts (:func:`_pack`), with those after ``repeats`` runs
-        among them (see :meth:`_nested`)."""
-        while len(self._counts) <= j:
-            self._counts.append({})
-        drawn = self._counts[j]
-        if repeats in drawn:
-            return drawn
-
-        def rng(node: int) -> np.random.Generator:
-            return np.random.default_rng(np.random.SeedSequence([self.seed, 2, j, node]))
-
-        def counts(r: int) -> tuple[np.ndarray, np.ndarray]:
-            return _unpack(drawn[r][0], r), _unpack(drawn[r][1], r)
-
-        top = 1
-        while top < repeats:
-            top *= 2
-        rates: tuple[np.ndarray, np.ndarray] | None = None
-        r = 1
-        while r <= top:
-            if r not in drawn:
-                if rates is None:
-                    rates = self._block(j)
-                qa, qb = rates
-                g = rng(r)
-                if r == 1:
-                    drawn[1] = (_pack(g.binomial(1, qa), 1), _pack(g.binomial(1, qb), 1))
-                else:
-                    half = counts(r // 2)
-                    drawn[r] = (
-                        _pack(half[0] + g.binomial(r // 2, qa), r),
-                        _pack(half[1] + g.binomial(r // 2, qb), r),
-                    )
-            r *= 2
-        lo, hi = top // 2, top
-        while repeats not in drawn:
-            mid = (lo + hi) // 2
-            if mid not in drawn:
-                g = rng(mid)
-                pair = []
-                for v in (0, 1):
-                    k_lo, k_hi = counts(lo)[v].astype(np.int64), counts(hi)[v].astype(np.int64)
-                    good = k_hi - k_lo
-                    extra = g.hypergeometric(good, (hi - lo) - good, mid - lo)
-                    pair.append(_pack(k_lo + extra, mid))
-                drawn[mid] = (pair[0], pair[1])
-            lo, hi = (lo, mid) if repeats < mid else (mid, hi)
-        return drawn
 
     def _unlimited(self, j: int) -> tuple[np.ndarray, np.ndarray]:
         """Block j's case rates as counts of :data:`_UNLIMITED` runs (not kept): A's
@@ -600,13 +548,27 @@ class DesignPowers:
         order, the same as at once: without spread, from a model that draws slices."""
         return getattr(self.model, "spread", None) == 0 and hasattr(self.model, "draw_rows")
 
+    def _laws(self, repeats: int) -> np.ndarray:
+        """Each experiment row's distribution function of a case's difference:
+        shape (models, 2 repeats + 1), the model of row i ``i // (experiments /
+        models)``."""
+        law = np.atleast_2d(self.model.differences(repeats))
+        if self.experiments % law.shape[0]:
+            raise InvalidArgument(
+                f"experiments={self.experiments} must be a multiple of the model's "
+                f"{law.shape[0]} case models"
+            )
+        return np.cumsum(law, axis=1)
+
     def found_better(self, cases: int, repeats: float) -> np.ndarray:
         """Whether B is found better, experiment by experiment (booleans, in order).
 
-        The experiments are judged :data:`_JUDGED` values at a time, from the
-        blocks' counts. For unlimited repeats, their case rates as counts,
-        drawn for each slice of experiments as it is judged (:meth:`_by_rows`;
-        else every block's at once).
+        The experiments are judged :data:`_JUDGED` values at a time: their
+        uniforms drawn from each block's seed, a slice of experiments at a
+        time, turned into differences (:func:`_drawn_differences`). For
+        unlimited repeats, their case rates as counts, drawn for each slice
+        of experiments as it is judged (:meth:`_by_rows`; else every block's
+        at once).
         """
         blocks = -(-cases // _COLUMNS)
         r = _UNLIMITED if math.isinf(repeats) else int(repeats)
@@ -628,20 +590,22 @@ class DesignPowers:
             return out
         if math.isinf(repeats):
             parts = [self._unlimited(j) for j in range(blocks)]
-        else:
-            parts = [self._packed(j, r)[r] for j in range(blocks)]
+            for start in range(0, self.experiments, step):
+                rows = slice(start, min(start + step, self.experiments))
+                diff = _differences(parts, _UNLIMITED, rows, cases)
+                out[rows] = _judged(diff, r, self.level, True, memo) == 1
+            return out
+        laws = self._laws(r)
+        per_law = self.experiments // laws.shape[0]
+        gens = [
+            np.random.default_rng(np.random.SeedSequence([self.seed, 2, j])) for j in range(blocks)
+        ]
         for start in range(0, self.experiments, step):
             rows = slice(start, min(start + step, self.experiments))
-            if r == 1:  # keyed from the packed counts; only new multisets unpacked
-
-                def rows_of(found: np.ndarray, start: int = start) -> np.ndarray:
-                    return _differences(parts, 1, found + start, cases)
-
-                keys = _keys_of_one_run(parts, rows, cases)
-                verdicts = _judged_by_keys(keys, rows_of, 1, self.level, True, memo)
-            else:
-                verdicts = _judged(_differences(parts, r, rows, cases), r, self.level, True, memo)
-            out[rows] = verdicts == 1
+            size = (rows.stop - rows.start, _COLUMNS)
+            u = np.concatenate([g.random(size) for g in gens], axis=1)[:, :cases]
+            model = np.arange(rows.start, rows.stop) // per_law
+            out[rows] = judged_draws(u, laws, model, r, self.level, memo) == 1
         return out
 
     def hits(self, cases: int, repeats: float) -> int:

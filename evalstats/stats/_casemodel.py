@@ -182,6 +182,19 @@ class CaseModel:
         within = float(((qa * (1 - qa) + qb * (1 - qb)) * w).sum())
         return {"difference": mean_diff, "between": between, "within": within}
 
+    def differences(self, repeats: int) -> np.ndarray:
+        """The law of one case's B passes less A passes over ``repeats`` runs each.
+
+        ``out[d + repeats]`` is the probability that a case drawn from the
+        model, run ``repeats`` times by each variant, has ``d`` more passes
+        under B than under A (d = -repeats .. repeats): the binomial counts of
+        each variant averaged over the case rates by the model's own
+        quadrature (:meth:`moments` uses the same nodes), by
+        :func:`difference_pmf`. Cases are independent draws, so the
+        differences of an eval's cases are independent draws from this law.
+        """
+        return _differences_of(self, whole_repeats(repeats))
+
     def draw(
         self, rng: np.random.Generator, size: tuple[int, ...]
     ) -> tuple[np.ndarray, np.ndarray]:
@@ -213,6 +226,79 @@ class CaseModel:
             "repeats": self.repeats,
             "icc_b": self.icc_b,
         }
+
+
+def whole_repeats(repeats: Any) -> int:
+    """``repeats`` checked as a whole number of runs, at least 1."""
+    if isinstance(repeats, bool) or not isinstance(repeats, int | np.integer) or repeats < 1:
+        raise InvalidArgument(f"repeats={repeats!r} must be a whole number of runs, at least 1")
+    return int(repeats)
+
+
+@lru_cache(maxsize=64)
+def _differences_of(model: CaseModel, repeats: int) -> np.ndarray:
+    x, wx = model._nodes()
+    y = _shifted(x[:, None], model.shift(), model.spread)  # (nodes, hermite)
+    out = difference_pmf(x[None, :], wx[None, :], y[None, :, :], _hermite(model.spread)[1], repeats)
+    law: np.ndarray = out[0]
+    law.setflags(write=False)
+    return law
+
+
+#: Values (models x nodes x counts) the law of differences works on at once.
+_PMF_VALUES = 1 << 21
+#: Above this many runs the two counts' laws are convolved by FFT.
+_PMF_FFT = 32
+
+
+def difference_pmf(
+    x: np.ndarray, wx: np.ndarray, y: np.ndarray, wy: np.ndarray, repeats: int
+) -> np.ndarray:
+    """The law of K_b - K_a, each model's: shape (models, 2 repeats + 1), d = -R..R.
+
+    Given a case's rates, K_a ~ Binomial(R, x) and K_b ~ Binomial(R, y)
+    independently; the case's rates are quadrature nodes: ``x`` (models,
+    nodes) A's rates with weights ``wx`` (models, nodes, each row summing to
+    1), ``y`` (models, nodes, extra) B's rate at each node of A's and each
+    node of a further average (a spread's Gauss-Hermite nodes) with weights
+    ``wy`` (extra,). So ``P(K_b - K_a = d) = sum_i wx_i sum_h wy_h sum_k
+    Bin(k; R, x_i) Bin(k + d; R, y_ih)``; the sum over k is a correlation of
+    the two counts' laws, taken directly up to :data:`_PMF_FFT` runs and by
+    FFT above. Rounding's negative crumbs are set to 0 and each row rescaled
+    to sum to 1. Models are worked on a few at a time (:data:`_PMF_VALUES`).
+    """
+    from scipy.special import gammaln, xlog1py, xlogy
+
+    r = int(repeats)
+    k = np.arange(r + 1, dtype=float)
+    log_choose = gammaln(r + 1.0) - gammaln(k + 1.0) - gammaln(r - k + 1.0)
+
+    def law(p: np.ndarray) -> np.ndarray:
+        q = p[..., None]
+        return np.exp(log_choose + xlogy(k, q) + xlog1py(r - k, -q))
+
+    models, nodes = x.shape
+    out = np.empty((models, 2 * r + 1))
+    step = max(1, _PMF_VALUES // max(1, nodes * (r + 1)))
+    size = 1 << max(0, (2 * r).bit_length())  # at least 2R + 1
+    for lo in range(0, models, step):
+        hi = min(lo + step, models)
+        a = law(x[lo:hi]) * wx[lo:hi, :, None]  # (m, nodes, R + 1), weighted
+        b = np.zeros_like(a)
+        for h, w in enumerate(wy):
+            b += w * law(y[lo:hi, :, h])
+        if r <= _PMF_FFT:
+            for d in range(-r, r + 1):
+                first, last = max(0, -d), min(r, r - d)
+                pair = a[:, :, first : last + 1] * b[:, :, first + d : last + d + 1]
+                out[lo:hi, d + r] = pair.sum(axis=(1, 2))
+        else:
+            spectrum = np.fft.rfft(a, size, axis=-1) * np.fft.rfft(b[:, :, ::-1], size, axis=-1)
+            conv = np.fft.irfft(spectrum.sum(axis=1), size, axis=-1)[:, : 2 * r + 1]
+            out[lo:hi] = conv[:, ::-1]
+    np.maximum(out, 0.0, out=out)
+    out /= out.sum(axis=1, keepdims=True)
+    return out
 
 
 def _beta_ppf(u: np.ndarray, a: float, b: float) -> np.ndarray:
