@@ -139,3 +139,31 @@ def test_a_law_is_a_law_with_the_models_mean(p_a, gain, icc, spread, repeats):
 def test_repeats_that_are_not_runs_are_refused_by_name(bad):
     with pytest.raises(InvalidArgument, match="repeats="):
         CaseModel(0.6, 0.7, 0.1).differences(bad)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    p_a=st.floats(0.01, 0.99),
+    p_b=st.floats(0.01, 0.99),
+    icc=st.sampled_from([0.0, 0.001, 0.05, 0.3, 0.7, 0.9]),
+    spread=st.sampled_from([0.0, 0.5, 2.0]),
+)
+def test_the_shift_is_scipys_root_of_the_mean(p_a, p_b, icc, spread):
+    # The case model solves B's logit shift by Newton's steps in a bracket;
+    # scipy.optimize.brentq on the same mean gives the same root.
+    from scipy.optimize import brentq
+
+    try:
+        model = CaseModel(p_a, p_b, icc, spread)
+        shift = model.shift()
+    except InvalidArgument:
+        return  # nearly every case at 0 or 1
+    x, w = model._nodes()
+    weights = w[:, None] * _casemodel._hermite(spread)[1][None, :]
+
+    def gap(s: float) -> float:
+        return float((_casemodel._shifted(x[:, None], s, spread) * weights).sum()) - p_b
+
+    assert abs(gap(shift)) < 1e-10
+    if gap(-80.0) < 0.0 < gap(80.0):
+        assert shift == pytest.approx(brentq(gap, -80.0, 80.0, xtol=1e-13), abs=1e-10)

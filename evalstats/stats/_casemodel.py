@@ -346,8 +346,6 @@ def _solve_shift(nodes: np.ndarray, weights: np.ndarray, p_b: float, spread: flo
     """The logit shift whose mean B rate over the nodes is ``p_b``."""
     if p_b in (0.0, 1.0):
         return -math.inf if p_b == 0.0 else math.inf
-    from scipy.optimize import brentq
-
     if np.all((nodes == 0.0) | (nodes == 1.0)):
         raise InvalidArgument(
             f"p_a={float(nodes[0]):g}: every case passes or fails under A, so no shift on the "
@@ -373,4 +371,35 @@ def _solve_shift(nodes: np.ndarray, weights: np.ndarray, p_b: float, spread: flo
             f"{'1' if gap(lo) > 0 else '0'} to machine precision, an icc near 1) that no shift "
             "on the logit scale gives B that mean; the case model needs a lower icc"
         )
-    return float(brentq(gap, lo, hi, xtol=1e-12))
+    return _newton_in(gap, lambda s: float((_slope(qa, s, spread) * w).sum()), lo, hi)
+
+
+def _slope(qa: np.ndarray, shift: float, spread: float) -> np.ndarray:
+    """The derivative in the shift of each node's B rate: q (1 - q)."""
+    q = _shifted(qa, shift, spread)
+    return q * (1.0 - q)
+
+
+def _newton_in(f: Any, df: Any, lo: float, hi: float, *, xtol: float = 1e-12) -> float:
+    """The root of an increasing ``f`` with f(lo) <= 0 <= f(hi), by Newton's steps
+    kept inside the bracket (a step leaving it, or a flat slope, bisects instead);
+    it stops once a step, or the bracket, is below ``xtol``. (scipy.optimize's
+    brentq would do; importing scipy.optimize takes about 0.3 s of every plan.)"""
+    x = 0.5 * (lo + hi)
+    for _ in range(200):
+        fx = f(x)
+        if fx == 0.0:
+            return x
+        if fx < 0.0:
+            lo = x
+        else:
+            hi = x
+        slope = df(x)
+        step = fx / slope if slope > 0.0 else math.inf
+        new = x - step
+        if not lo < new < hi:
+            new = 0.5 * (lo + hi)
+        if abs(new - x) < xtol or hi - lo < xtol:
+            return new
+        x = new
+    return x
