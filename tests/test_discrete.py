@@ -33,6 +33,19 @@ def test_mcnemar_attainable_values_are_binomtests() -> None:
         assert mcnemar_attainable(d).tolist() == pytest.approx(ref, rel=1e-12)
 
 
+def test_mcnemar_attainable_with_kept_bits_is_the_exact_one(monkeypatch) -> None:
+    # The leading bits and an error bound give the very floats of exact integers,
+    # past the first cut, near the underflow to 0.0 and where compare meets them.
+    from evalstats.stats import _discrete
+
+    exact = _discrete._mcnemar_attainable_exact
+    fast = _discrete._mcnemar_attainable.__wrapped__
+    monkeypatch.setattr(_discrete, "_EXACT_BELOW", 1)
+    monkeypatch.setattr(_discrete, "_mcnemar_attainable_exact", None)  # no fallback taken
+    for d in [*range(1, 200), 1074, 1075, 1076, 1077, 2148, 2149, 2150, 2151, 4200, 5200]:
+        assert [v.hex() for v in fast(d)] == [v.hex() for v in exact(d)], d
+
+
 def test_fisher_attainable_values_are_fisher_exacts() -> None:
     from scipy.stats import fisher_exact
 

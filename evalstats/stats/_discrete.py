@@ -63,10 +63,70 @@ FISHER_TOLERANCE = 1e-7
 # --- what each test can attain ------------------------------------------------
 
 
+#: Bits kept of the binomial coefficients in :func:`_mcnemar_attainable` once
+#: they outgrow them (a sum's error is then carried along as a bound).
+_KEPT = 128
+#: Below this many discordant pairs exact integers are as fast.
+_EXACT_BELOW = 1200
+
+
 @functools.lru_cache(maxsize=4096)
 def _mcnemar_attainable(discordant: int) -> tuple[float, ...]:
-    if discordant == 0:
+    """The attainable two-sided p-values, min(1, 2 P(X <= k)) for k = 0 to d/2,
+    each the correctly rounded float of the exact fraction.
+
+    The sums of binomial coefficients are kept to their leading :data:`_KEPT`
+    bits and a common power of 2, with a bound on what the cuts and the
+    divisions left out, so that each exact sum lies between two integers
+    that round to the same float: that float is its value. Should the two
+    ever round apart, every value is computed again with exact integers
+    (:func:`_mcnemar_attainable_exact`), which give the same floats in time
+    quadratic in d.
+    """
+    d = discordant
+    if d == 0:
         return (1.0,)
+    if d < _EXACT_BELOW:
+        return _mcnemar_attainable_exact(d)
+    out = []
+    # C(d, k) lies in [term, term + term_err] * 2**exp, the sum of those up to
+    # k - 1 in [total, total + total_err] * 2**exp; exact until the first cut.
+    term, term_err, total, total_err, exp = 1, 0, 0, 0, 0
+    ldexp = math.ldexp
+    for k in range(d // 2 + 1):
+        total += term
+        total_err += term_err
+        # 2 * P(X <= k) = (the sum) / 2**shift, X ~ Binomial(d, 1/2)
+        shift = d - 1 - exp
+        if total.bit_length() - shift >= -1021:  # a normal float, or 1 and more
+            value = float(total)  # correctly rounded; scaling it is exact
+            if total_err and value != float(total + total_err):
+                return _mcnemar_attainable_exact(d)
+            out.append(ldexp(value, -shift))
+        elif (total + total_err).bit_length() - shift <= -1075:
+            out.append(0.0)  # below half the smallest float
+        else:  # a subnormal float: correctly rounded divisions
+            value = total / (1 << shift)
+            if total_err and value != (total + total_err) / (1 << shift):
+                return _mcnemar_attainable_exact(d)
+            out.append(value)
+        more, fewer = d - k, k + 1
+        term = term * more // fewer  # C(d, k + 1), exact while nothing is cut
+        if term_err:
+            term_err = term_err * more // fewer + 2
+        cut = term.bit_length() - _KEPT
+        if cut > 0:
+            term >>= cut
+            total >>= cut
+            term_err = (term_err >> cut) + 2
+            total_err = (total_err >> cut) + 2
+            exp += cut
+    out[-1] = min(1.0, out[-1])  # below 1 but at k = d/2, where it may pass it
+    return tuple(sorted(set(out)))
+
+
+def _mcnemar_attainable_exact(discordant: int) -> tuple[float, ...]:
+    """:func:`_mcnemar_attainable` with exact integers throughout."""
     out = []
     total, term = 0, 1  # term = C(d, k)
     for k in range(discordant // 2 + 1):
