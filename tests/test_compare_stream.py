@@ -140,6 +140,12 @@ def test_compare_and_gate_of_unscored_samples_import_no_score_or_writing_modules
     assert imported_of(run_file, argv, unused) == []
 
 
+@VERBS
+def test_compare_and_gate_of_a_results_file_do_not_import_the_table_reader(run_file, argv):
+    # A results file is no table: telling a table apart needs no table reader (nor csv).
+    assert imported_of(run_file, argv, ["evalstats.reading._log_table", "csv"]) == []
+
+
 def test_the_noncentral_t_tail_is_scipy_stats_nct_sf():
     # Reference: scipy.stats.nct.sf and t.isf computing the same quantities.
     from scipy.special import stdtrit

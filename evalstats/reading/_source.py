@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import sys
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO, Any, TypeVar
@@ -438,10 +439,10 @@ class RunSource:
 
 def _is_table(source: Any) -> bool:
     """Whether ``source`` is a table read into its columns (without importing its
-    reader for every other kind of source)."""
-    from ._log_table import TableRun
-
-    return isinstance(source, TableRun)
+    reader for every other kind of source: until its module is imported, no
+    table can have been read)."""
+    reader = sys.modules.get(f"{__package__}._log_table")
+    return reader is not None and isinstance(source, reader.TableRun)
 
 
 def tally(source: Any) -> Tally:
