@@ -586,6 +586,10 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
+#: What ``record(line, number)`` of :class:`_Scan` returns for a sample it counted
+#: itself as it decoded it: kept as a sample, but not yielded by :meth:`_Scan.records`.
+SAMPLE_COUNTED = ("sample", None)
+
 #: The longest first line :class:`_Scan` holds whole when asked to read it in pieces.
 LONG_LINE = 1 << 20
 
@@ -600,12 +604,12 @@ class _Scan:
 
     How a line becomes a record is the caller's: ``manifest(line, number)``
     decodes the first record (None when it is not valid JSON) and
-    ``record(line, number)`` every later one, returning ``(type, record)`` or
-    None when the line is not valid JSON. :meth:`records` yields
-    ``(line number, record)`` for each sample; afterwards ``manifest``,
-    ``summary``, ``warnings``, ``keep_end`` (the offset just after the last
-    kept sample, or the manifest) and ``keep_newline`` (whether that prefix
-    ends with a newline) say the rest.
+    ``record(line, number)`` every later one, returning ``(type, record)``,
+    :data:`SAMPLE_COUNTED` for a sample it counted itself, or None when the
+    line is not valid JSON. :meth:`records` yields ``(line number, record)``
+    for each other sample; afterwards ``manifest``, ``summary``, ``warnings``,
+    ``keep_end`` (the offset just after the last kept sample, or the manifest)
+    and ``keep_newline`` (whether that prefix ends with a newline) say the rest.
     """
 
     def __init__(
@@ -705,12 +709,14 @@ class _Scan:
                 if decoded is None:
                     pending = (number, line)
                     continue
+                if decoded is SAMPLE_COUNTED:  # a sample the caller counted as it decoded it
+                    if self.summary is not None:
+                        raise self._after_summary("sample", number, summary_line)
+                    self.keep_end, last = offset, line
+                    continue
                 kind, record = decoded
                 if self.summary is not None:
-                    raise ResultsFileError(
-                        f"{shown}: line {number}: a {kind!r} record after the summary "
-                        f"(line {summary_line}); the summary must be the last record"
-                    )
+                    raise self._after_summary(kind, number, summary_line)
                 if kind == "sample":
                     yield number, record
                     self.keep_end, last = offset, line
@@ -735,6 +741,12 @@ class _Scan:
                     )
         self.keep_newline = last.endswith(b"\n") if last else True
         self._finish(pending)
+
+    def _after_summary(self, kind: Any, number: int, summary_line: int) -> ResultsFileError:
+        return ResultsFileError(
+            f"{self.shown}: line {number}: a {kind!r} record after the summary "
+            f"(line {summary_line}); the summary must be the last record"
+        )
 
     def _too_deep(self, number: int) -> ResultsFileError:
         """A line of lists or mappings inside each other deeper than the JSON
