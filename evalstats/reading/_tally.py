@@ -1348,12 +1348,14 @@ class _Lines:
     that is not valid JSON.
 
     The verdicts of each (case, checks' text) are kept (up to :data:`MEMO` of
-    them), so that checks seen before are not decoded again. When that does not
-    pay (fewer than two samples in three found their checks kept, as when every
-    sample's reasons differ), lines are decoded whole, checks included, and the
-    checks are counted as they are: then the cases, check names and axes seen so
-    far come out of the decoder as the very same strings every time (see
-    :func:`_named_decoder`), which makes counting them cheaper.
+    them), so that checks seen before are not decoded again; checks the same as
+    the last kept ones of their case are found by comparing the text, without
+    copying it into a key (two samples in three of the benchmark files'). When
+    that does not pay (fewer than two samples in three found their checks kept,
+    as when every sample's reasons differ), lines are decoded whole, checks
+    included, and the checks are counted as they are: then the cases, check
+    names and axes seen so far come out of the decoder as the very same strings
+    every time (see :func:`_named_decoder`), which makes counting them cheaper.
     """
 
     #: After this many samples whose checks were not kept, whether keeping pays is judged.
@@ -1366,6 +1368,8 @@ class _Lines:
     def __init__(self, shown: str) -> None:
         self.shown = shown
         self.seen: dict[tuple[str, bytes], _Verdicts] = {}
+        # by case, the checks' text of its last sample found in seen, and their verdicts
+        self.last: dict[str, tuple[msgspec.Raw, _Verdicts]] = {}
         self.hits = self.misses = 0
         self.keeping = True
         # the names the named decoder knows: cases, check names, axes
@@ -1400,20 +1404,28 @@ class _Lines:
             return _slow_record(self.shown, line, number)
         if type(decoded) is not _FileSample:
             return "summary", _ANY.decode(line)
-        key = (decoded.case, bytes(decoded.checks))
+        case, text = decoded.case, decoded.checks
+        last = self.last.get(case)
+        if last is not None and last[0] == text:  # the checks of the case's last sample
+            self.hits += 1
+            self.add(decoded, number, last[1])
+            return SAMPLE_COUNTED
+        key = (case, bytes(text))
         verdicts = self.seen.get(key)
         if verdicts is not None:
             self.hits += 1
+            self.last[case] = (msgspec.Raw(key[1]), verdicts)
             self.add(decoded, number, verdicts)
             return SAMPLE_COUNTED
         try:
-            checks = _CHECKS.decode(decoded.checks)
+            checks = _CHECKS.decode(text)
         except msgspec.DecodeError:
             return _slow_record(self.shown, line, number)
-        verdicts = _Verdicts(decoded.case, checks)
+        verdicts = _Verdicts(case, checks)
         if len(self.seen) < MEMO:
             verdicts.kept = not verdicts.levels
             self.seen[key] = verdicts
+            self.last[case] = (msgspec.Raw(key[1]), verdicts)
         self.misses += 1
         if self.misses % self.JUDGE_EVERY == 0 and self.hits < 2 * self.misses:
             self.keeping = False
@@ -1421,6 +1433,7 @@ class _Lines:
                 for (case, check, axis, _), _ in kept.keys:
                     self._name(case, check, axis)
             self.seen.clear()
+            self.last.clear()
             self.named = _named_decoder(*self.names)
             self.built = sum(map(len, self.names))
         self.add(decoded, number, verdicts)
