@@ -53,10 +53,8 @@ from __future__ import annotations
 import base64
 import contextlib
 import gc
-import hashlib
 import json
 import os
-import platform
 import threading
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -391,6 +389,10 @@ def machine_fingerprint() -> str:
     >>> len(fp), fp == machine_fingerprint()
     (16, True)
     """
+    # imported here: reading a results file needs neither (hashlib loads OpenSSL)
+    import hashlib
+    import platform
+
     parts = [
         platform.node(),
         platform.machine(),
@@ -412,6 +414,8 @@ def environment() -> dict[str, str]:
     >>> sorted(environment())
     ['arch', 'machine', 'os', 'python']
     """
+    import platform
+
     return {
         "python": platform.python_version(),
         "os": f"{platform.system()} {platform.release()}".strip(),
