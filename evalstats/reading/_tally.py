@@ -448,24 +448,27 @@ class Tally:
     def _schedule(self, slots: Iterable[Sequence[Any]]) -> None:
         """Count schedule slots ``(case, repeat, pair, position, variant)``."""
         cases = self._scheduled_cases
-        found: dict[str, tuple[dict[str, _Cell], list[int]]] = {}
-        for slot in slots:
-            case, repeat, variant = slot[0], slot[1], slot[4]
+        # by variant: its cells, how many slots it has here, and by case the
+        # scheduled slots of each cell met here (a bytearray grows in place)
+        found: dict[str, tuple[dict[str, _Cell], list[int], dict[str, bytearray]]] = {}
+        for case, repeat, _, _, variant in slots:
             of = found.get(variant)
             if of is None:
-                of = found[variant] = (self._variant(variant).cells, [0])
-            cells, count = of
+                of = found[variant] = (self._variant(variant).cells, [0], {})
+            cells, count, met = of
             count[0] += 1
-            cell = cells.get(case)
-            if cell is None:
-                cell = cells[case] = _Cell()
-            if case not in cases:
-                cases[case] = None
-            scheduled = cell.scheduled
+            scheduled = met.get(case)
+            if scheduled is None:
+                cell = cells.get(case)
+                if cell is None:
+                    cell = cells[case] = _Cell()
+                if case not in cases:
+                    cases[case] = None
+                scheduled = met[case] = cell.scheduled
             if repeat >= len(scheduled):
                 _grow(scheduled, repeat)
             scheduled[repeat] = 1
-        for variant, (_, count) in found.items():
+        for variant, (_, count, _) in found.items():
             self._variants[variant].scheduled += count[0]
         if found:
             self.has_schedule = True
