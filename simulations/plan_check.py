@@ -3,7 +3,9 @@
 Part 1, the model given. For each scenario, `plan` chooses a design by
 simulating the case model (DesignPowers, seed 0). This script then
 simulates the chosen design afresh with `simulate_clustered` (a different
-seed and a different drawing code path: plain binomial counts, no nesting)
+seed and a different drawing code path: case rates drawn from the Beta,
+then plain binomial counts, where DesignPowers draws each case's
+difference through its law)
 on 20,000 experiments and prints:
 
 * the fresh simulated power of the recommended design with its 95%
@@ -42,7 +44,7 @@ models the pilot allows (A near 50%), low where it is among the easiest;
 and a spread the pilot cannot tell from 0 is planned as 0 (give `spread`).
 
 Run: python simulations/plan_check.py [--part 1|2] [--pilots 60] [--jobs 2]
-(part 1 about 10 minutes on one core; part 2 about 80 minutes of CPU at 60
+(part 1 about 6 minutes on one core; part 2 about 45 minutes of CPU at 60
 pilots a truth with the baseline, one truth a job)
 """
 
