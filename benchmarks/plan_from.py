@@ -11,55 +11,50 @@ measurement this script shares):
    x 80 experiments): goal at most 2x the report's time.
 2. The same plan with ``--experiments`` at half and at twice the default
    (8,000): the peak memory must not grow with the simulation count beyond
-   a fixed chunk (the design simulator keeps only its pass counts, packed
-   in as few bits as they need: a bit a case and variant at one run; it
-   judges its experiments ``_JUDGED`` values at a time, and without spread
-   draws the case rates of unlimited repeats a slice of experiments at a
-   time as it judges them; the assurance draws its experiments in blocks
-   of at most 2,000,000 values).
+   a fixed chunk (the design simulator keeps nothing between designs but
+   the laws of a case's difference: it draws each design's uniforms again
+   from each block's seed and judges its experiments ``_JUDGED`` values at
+   a time, and without spread draws the case rates of unlimited repeats a
+   slice of experiments at a time as it judges them; the assurance draws
+   its experiments in blocks of at most 2,000,000 values).
 
 With ``--against REF`` every figure is also measured on the tree of that git
 revision, runs alternating with this tree's, and printed with the ratio of
 this tree's median to that revision's.
 
-Measured on the 2-core development machine at a load average of about 1.3
-(1.38 as it started, 1.18 as it ended), one run of each figure (``--repeat 1 --against
-main``), this tree against the revision before the pass counts were
-packed, the keys of multisets were integers and scipy.stats was left
-unimported:
+Measured on the 2-core development machine at a load average of about 1
+(0.88 as it started, 1.30 as it ended), medians of 3 runs (``--repeat 3
+--against 6ed54e4``), this tree against the revision before each case's
+difference was drawn through its law, the search for the fewest cases
+was aimed by the powers it finds, and B's shift was solved without
+scipy.optimize:
 
 ==============================  ==================  ==================  ===========
 figure                          this tree           before              CPU, peak
                                 CPU, peak           CPU, peak           ratio
 ==============================  ==================  ==================  ===========
-report                          0.608 s, 30 MB      0.606 s, 30 MB      1.00x
-plan --from --pb +0.1           9.44 s, 190 MB      10.32 s, 228 MB     0.91x 0.83x
-  --experiments 4000            5.99 s, 185 MB      6.58 s, 206 MB      0.91x 0.90x
-  --experiments 16000           15.81 s, 192 MB     17.33 s, 268 MB     0.91x 0.71x
+report                          0.561 s, 27 MB      0.588 s, 31 MB      0.95x
+plan --from --pb +0.1           4.24 s, 169 MB      9.10 s, 186 MB      0.47x 0.91x
+  --experiments 4000            2.87 s, 167 MB      5.87 s, 183 MB      0.49x 0.91x
+  --experiments 16000           6.33 s, 162 MB      15.64 s, 189 MB     0.40x 0.86x
 ==============================  ==================  ==================  ===========
 
-The peak at 16,000 experiments is 1.04x the one at 4,000 (1.30x before):
-what remains of the growth is the packed pass counts (a bit a case,
-variant and experiment at one run: the search's 200 case models x 160
-experiments of 567 cases take 4.5 MB at 16,000), and the fixed part is the betting
-rule's working arrays for the multisets judged at once and the
-assurance's blocks. So ``plan --from`` takes 15.5x the report's CPU
-(17x before): the goal of 2x is out of reach without changing the
-random numbers, which every plan printed and tested comes from. Where
-its 9.5 s go (one run, timed by function, at a load of about 1.2): 5.2 s
-drawing random numbers that must stay the same (1.9 s the design
-simulator's case rates, Beta draws and their logit shift, of which
-0.6 s draws again for the ceiling's unlimited repeats what was drawn
-for the search, rather than keeping 4 bytes a value; 1.8 s its binomial
-pass counts; 1.5 s the assurance's own experiments), 2.1 s the betting
-rule on the 44,000 multisets of differences met for the first time
-(each judged once, by betting_signs), 0.9 s reading the file and
-fitting the case model, 0.4 s keying multisets, 0.3 s the posterior on
-its grid, 0.6 s the rest. Before, the keys of multisets were rows of a
-histogram found by np.unique over rows (about 1.3 s under cProfile,
-against 0.35 s), the case model's nodes imported scipy.stats (0.4 s),
-the pass counts took a byte a value, and unlimited repeats kept every
-block's case rates as four-byte counts at once.
+The peak at 16,000 experiments is 0.97x the one at 4,000 (1.04x before):
+nothing is kept between designs but the laws of a case's difference, and
+the rest is the betting rule's working arrays for the multisets judged
+at once and the assurance's blocks. So ``plan --from`` takes 7.6x the
+report's CPU (15.5x before): the goal of 2x is still out of reach. Where
+its 4.2 s go (one run under cProfile, 5.5 s there): 1.5 s the betting
+rule on the multisets of differences met for the first time (each judged
+once; about 2,400 new ones a design, and 11 designs simulated: 8 by the
+search, the ceiling, the fresh check and the assurance's two), 0.6 s
+drawing the case rates of unlimited repeats for the ceiling (Beta draws,
+54 ns each, 8.2 million of them), 0.6 s reading the file, 0.4 s the
+posterior on its grid and its models' nodes, 0.3 s importing scipy.special
+and numpy, and about 0.3 s drawing the uniforms and counting the
+multisets' keys. Before, drawing each case's two rates and two binomial
+counts took 5.2 s, and the search simulated 16 designs, starting from
+the normal approximation's guess (312 cases where 512 are needed).
 
 Usage::
 
