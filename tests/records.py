@@ -28,6 +28,7 @@ from evalstats.results._records import (
     INSPECTION_FAILURE,
     CheckVerdict,
     Sample,
+    Tokens,
     to_record,
 )
 
@@ -46,12 +47,15 @@ def check(
     not_inspected: bool | None = None,
     judge_unmeasured: bool | None = None,
     judge: Mapping[str, Any] | None = None,
+    judge_tokens: Mapping[str, Any] | None = None,
+    judge_model: str | None = None,
     score: float | None = None,
     raw_score: float | None = None,
     scale: Sequence[float] | None = None,
 ) -> dict[str, Any]:
     """A check verdict as a sample record holds it (``score``, ``raw_score`` and
-    ``scale``: a graded check's, set only when given).
+    ``scale``: a graded check's; ``judge_tokens`` and ``judge_model``: a judged
+    check's call to its judge; each set only when given).
 
     The flags default to what the engine records: on a failure, ``not_inspected``
     (whether its reason starts with ``could not be inspected``); on an unscored
@@ -71,6 +75,10 @@ def check(
     )
     if judge is not None:
         verdict.judge = dict(judge)
+    if judge_tokens is not None:
+        verdict.judge_tokens = Tokens(**judge_tokens)
+    if judge_model is not None:
+        verdict.judge_model = judge_model
     if score is not None:
         verdict.score = float(score)
     if raw_score is not None:
