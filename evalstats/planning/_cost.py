@@ -20,6 +20,9 @@ file (at the batch price when the run sent the judge's calls in batches,
 ``batch.judge`` in its manifest). A judged verdict without them (a file written
 before they were recorded, a judge whose service reports no usage) is a call of
 unknown cost, said as such; a judge model the prices file lacks is said in one line.
+Each variant's cost carries the judge calls that scored its answers (the variant
+its sample record names), so that a variant's whole is its assistant's calls and
+its judge's; the variants' judge parts add up to the run's judge calls.
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ __all__ = [
     "design_cost",
     "has_prices",
     "judge_calls",
+    "judge_calls_by_variant",
     "judge_calls_per_sample",
     "load_prices",
     "priced_variants",
@@ -275,6 +279,13 @@ class VariantCost:
     samples (what one usable measurement cost, unmeasured calls' tokens
     included), None while some samples report no tokens. All are None when
     the variant has no price.
+
+    ``judges``, in a run with judged calls (None in others): the calls that
+    judged this variant's answers, one :class:`JudgeCost` per judge model (empty
+    when none of its answers was judged by a model). ``judge_total`` is their
+    cost, summing the calls with a price and token counts as the run's total
+    does; ``total_with_judge`` is the variant's whole, ``total + judge_total``,
+    None when either is unknown.
     """
 
     variant: str
@@ -291,8 +302,83 @@ class VariantCost:
     per_sample: float | None
     per_measured_sample: float | None
     estimated: bool = False
+    judges: tuple[JudgeCost, ...] | None = None
+
+    @property
+    def judge_total(self) -> float | None:
+        """What this variant's judge calls with a price and token counts cost: 0 when
+        none was made, None when none is known or the run has no judged calls."""
+        if self.judges is None:
+            return None
+        if not self.judges:
+            return 0.0
+        known = [j.total for j in self.judges if j.total is not None]
+        return math.fsum(known) if known else None
+
+    @property
+    def total_with_judge(self) -> float | None:
+        """The variant's assistant calls and judge calls, ``total + judge_total``: None
+        when either part is unknown or the run has no judged calls."""
+        if self.total is None or self.judge_total is None:
+            return None
+        return self.total + self.judge_total
 
     def to_dict(self) -> dict[str, Any]:
+        out = self._assistant_dict()
+        # only in runs with judged calls, so that other runs' documents stay as they were
+        if self.judges is not None:
+            out["judges"] = [j.to_dict() for j in self.judges]
+            out["judge_total"] = self.judge_total
+            out["total_with_judge"] = self.total_with_judge
+        return out
+
+    def judge_lines(self) -> list[str]:
+        """The report's line of this variant's whole: its assistant calls and the judge
+        calls that scored its answers.
+
+        No line in a run without judged calls, nor when every judge of its calls
+        lacks a price: the judge's own line says that once for the run. A part that is
+        unknown (no price, no token counts) makes the whole unknown and is said,
+        never taken as zero; a part known but for some calls is summed without them,
+        as the run's total is, and says so.
+        """
+        judges = self.judges
+        if judges is None or (judges and all(j.priced and j.total is None for j in judges)):
+            return []
+        whole, judged = self.total_with_judge, self.judge_total
+        if whole is None:
+            why = []
+            if self.total is not None:
+                why.append(f"{_dollars(self.total)} the assistant's")
+            elif self.prices is None:
+                why.append(f"no price for model {self.model or '?'}")
+            else:
+                why.append("no sample reports tokens")
+            if judged is not None:
+                gaps = _judge_gaps(judges)
+                without = f", without {', '.join(gaps)}" if gaps else ""
+                why.append(f"{_dollars(judged)} the judge's{without}")
+            else:
+                for j in judges:
+                    if not j.priced:
+                        why.append(f"{j.calls} judge calls report no tokens")
+                    else:  # calls with tokens, to a judge without a price
+                        why.append(f"no price for the judge {j.model or '?'}")
+            return [f"    with the judge: unknown ({'; '.join(why)})"]
+        if judges:
+            calls = sum(j.priced for j in judges if j.total is not None)
+            split = (
+                f" ({_dollars(self.total)} the assistant's, {_dollars(judged)} the judge's "
+                f"for {calls} calls)"
+            )
+        else:
+            split = " (no judge calls)"
+        rest = [f"{self.no_tokens} samples that report no tokens"] if self.no_tokens else []
+        rest += _judge_gaps(judges)
+        without = f", without {'; '.join(rest)}" if rest else ""
+        return [f"    with the judge: {_dollars(whole)}{split}{without}"]
+
+    def _assistant_dict(self) -> dict[str, Any]:
         return {
             "variant": self.variant,
             "model": self.model,
@@ -311,6 +397,17 @@ class VariantCost:
         }
 
 
+def _judge_gaps(judges: Iterable[JudgeCost]) -> list[str]:
+    """What a sum of these judge calls' cost leaves out, as the report says it."""
+    out = []
+    for j in judges:
+        if j.priced and j.total is None:
+            out.append(f"the judge {j.model or ''}".rstrip() + " (no price)")
+        elif j.no_tokens:
+            out.append(f"{j.no_tokens} judge calls that report no tokens")
+    return out
+
+
 def _dollars(x: float | None) -> str:
     if x is None:
         return "?"
@@ -327,7 +424,8 @@ def _dollars(x: float | None) -> str:
 
 @dataclass(frozen=True)
 class JudgeCost:
-    """The cost of a run's judge calls to one model (a judged check's calls).
+    """The cost of a run's judge calls to one model (a judged check's calls): all
+    of them, or those that judged one variant's answers.
 
     ``calls`` counts the judged verdicts whose judge was asked (their records
     keep its prompt and reply, or its tokens); ``priced`` of them report both
@@ -456,6 +554,7 @@ class CostSummary:
                     f"  {v.variant}: no price for model {v.model or '?'} (give price_in= and "
                     "price_out= in the variant, or --prices FILE)"
                 )
+                out.extend(v.judge_lines())
                 continue
             measured = (
                 f", {_dollars(v.per_measured_sample)} per measured sample"
@@ -479,6 +578,7 @@ class CostSummary:
                     f"    {v.no_tokens} samples report no tokens: not in the total "
                     "(their cost is unknown)"
                 )
+            out.extend(v.judge_lines())
         for j in self.judges:
             out.extend(j.lines())
         if self.total is None:
@@ -487,13 +587,7 @@ class CostSummary:
             rest = [f"{', '.join(self.unpriced)} (no price)"] if self.unpriced else []
             if self.no_tokens:
                 rest.append(f"{self.no_tokens} samples that report no tokens")
-            for j in self.judges:
-                if j.priced and j.total is None:
-                    rest.append(
-                        f"the judge {j.model} (no price)" if j.model else "the judge (no price)"
-                    )
-                elif j.no_tokens:
-                    rest.append(f"{j.no_tokens} judge calls that report no tokens")
+            rest += _judge_gaps(self.judges)
             judged = self.judge_total
             parts = (
                 f" ({_dollars(self.total - judged)} the assistant's, {_dollars(judged)} "
@@ -580,14 +674,18 @@ def cost_summary(
         manifest, names = t.manifest, t.variants()
         counted = {name: _count_tally(t, name) for name in names}
     summary = _summary(manifest, names, counted, table, default)
-    judged = judge_calls(source, names)
+    judged = judge_calls_by_variant(source, names)
     if not judged:
         return summary
-    judges = _judge_costs(manifest, judged, table, default)
+    judges, by_variant = _judge_costs(manifest, judged, table, default)
+    variants = tuple(
+        dataclasses.replace(v, judges=tuple(by_variant.get(v.variant, ())))
+        for v in summary.variants
+    )
     known = [v.total for v in summary.variants if v.prices is not None and v.total is not None]
     known += [j.total for j in judges if j.total is not None]
     return dataclasses.replace(
-        summary, total=math.fsum(known) if known else None, judges=tuple(judges)
+        summary, variants=variants, total=math.fsum(known) if known else None, judges=tuple(judges)
     )
 
 
@@ -625,12 +723,29 @@ def judge_calls(source: Any, variants: Iterable[str] | None = None) -> dict[str 
     judge's (None when neither says). A results file is read line by line, each
     line decoded only when it names a judge and then only for these fields; a run
     in memory as counts alone (no file, no records) has none to count.
+    :func:`judge_calls_by_variant` gives the same counts split by variant.
+    """
+    out: dict[str | None, list[int]] = {}
+    for model, split in judge_calls_by_variant(source, variants).items():
+        out[model] = _summed(split.values())
+    return out
+
+
+def judge_calls_by_variant(
+    source: Any, variants: Iterable[str] | None = None
+) -> dict[str | None, dict[str | None, list[int]]]:
+    """The counts of :func:`judge_calls`, by judge model and then by the variant
+    whose answers the calls judged (the variant its sample record names).
+
+    One pass over the records, as :func:`judge_calls` describes; a model's
+    variants come in the order their first judged call is met, and each
+    model's split adds up to its :func:`judge_calls` counts.
     """
     from ..reading._source import RunSource
 
     source = RunSource.of(source)
     wanted = None if variants is None else set(variants)
-    out: dict[str | None, list[int]] = {}
+    out: dict[str | None, dict[str | None, list[int]]] = {}
     # Records already read (a subset, a log read by its reader) are counted as read;
     # else a file is streamed, without the records the tally did not keep.
     loaded, path = source.loaded, source.results_file
@@ -645,9 +760,11 @@ def judge_calls(source: Any, variants: Iterable[str] | None = None) -> dict[str 
     if out:
         fallback = _manifest_judge_model(source.tally().manifest)
         if fallback is not None and None in out:
-            into = out.setdefault(fallback, [0, 0, 0, 0])
-            for i, n in enumerate(out.pop(None)):
-                into[i] += n
+            into = out.setdefault(fallback, {})
+            for variant, counts in out.pop(None).items():
+                into_counts = into.setdefault(variant, [0, 0, 0, 0])
+                for i, n in enumerate(counts):
+                    into_counts[i] += n
     return out
 
 
@@ -667,8 +784,11 @@ def _judged_lines(path: Any) -> Iterable[Any]:
                 continue  # another record, or a line cut short: the tally has said so
 
 
-def _add_judged(out: dict[str | None, list[int]], record: Any, wanted: set[str] | None) -> None:
-    """Count one sample record's judged calls (a ``_JudgedSample`` or a mapping)."""
+def _add_judged(
+    out: dict[str | None, dict[str | None, list[int]]], record: Any, wanted: set[str] | None
+) -> None:
+    """Count one sample record's judged calls (a ``_JudgedSample`` or a mapping), under
+    their judge model and the record's variant."""
     if isinstance(record, Mapping):
         variant, checks = record.get("variant"), record.get("checks")
     else:
@@ -689,7 +809,8 @@ def _add_judged(out: dict[str | None, list[int]], record: Any, wanted: set[str] 
             continue
         if evidence is UNSET and tokens is UNSET and model is UNSET:
             continue  # not a judged check, or one whose judge was not asked
-        counts = out.setdefault(model if isinstance(model, str) and model else None, [0, 0, 0, 0])
+        by_variant = out.setdefault(model if isinstance(model, str) and model else None, {})
+        counts = by_variant.setdefault(variant if isinstance(variant, str) else None, [0, 0, 0, 0])
         counts[0] += 1
         if isinstance(tokens, tuple):
             counts[1] += 1
@@ -718,20 +839,39 @@ def _manifest_judge_model(manifest: Mapping[str, Any]) -> str | None:
 
 def _judge_costs(
     manifest: Mapping[str, Any],
-    judged: Mapping[str | None, list[int]],
+    judged: Mapping[str | None, Mapping[str | None, list[int]]],
     table: Mapping[str, Prices],
     default: Prices | None,
-) -> list[JudgeCost]:
-    """Each judge model's calls priced: by the prices file (or ``default``), at the
-    batch price when the run sent the judge's calls in batches."""
+) -> tuple[list[JudgeCost], dict[str | None, list[JudgeCost]]]:
+    """Each judge model's calls priced, for the run and for each variant they judged:
+    by the prices file (or ``default``), at the batch price when the run sent the
+    judge's calls in batches."""
     batch = manifest.get("batch")
     batched = isinstance(batch, Mapping) and isinstance(batch.get("judge"), Mapping)
-    out = []
-    for model, (calls, priced, n_in, n_out) in judged.items():
+    run: list[JudgeCost] = []
+    by_variant: dict[str | None, list[JudgeCost]] = {}
+    for model, split in judged.items():
         price, where = _priced(model, None, table, default, batch if batched else None)
-        total = price.cost(n_in, n_out) if price is not None and priced else None
-        out.append(JudgeCost(model, price, where, calls, priced, n_in, n_out, total, batched))
-    return out
+        run.append(_judge_cost(model, price, where, _summed(split.values()), batched))
+        for variant, counts in split.items():
+            by_variant.setdefault(variant, []).append(
+                _judge_cost(model, price, where, counts, batched)
+            )
+    return run, by_variant
+
+
+def _judge_cost(
+    model: str | None, price: Prices | None, where: str | None, counts: list[int], batch: bool
+) -> JudgeCost:
+    """``[calls, priced, input tokens, output tokens]`` of one judge model at ``price``."""
+    calls, priced, n_in, n_out = counts
+    total = price.cost(n_in, n_out) if price is not None and priced else None
+    return JudgeCost(model, price, where, calls, priced, n_in, n_out, total, batch)
+
+
+def _summed(counts: Iterable[list[int]]) -> list[int]:
+    """Counts ``[calls, priced, input tokens, output tokens]`` added up."""
+    return [sum(column) for column in zip(*counts, strict=True)]
 
 
 def _summary(

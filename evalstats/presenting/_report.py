@@ -702,9 +702,11 @@ def report(
         tokens, or a prices file (:func:`~evalstats.planning._cost.load_prices`). With
         it, or when a variant carries prices of its own in the manifest, the
         report has a ``cost`` (:class:`~evalstats.planning._cost.CostSummary`): per
-        variant the total, per sample and per measured sample, and the run's
-        total, from the token counts the samples report (a sample without
-        them is counted apart, never priced at $0).
+        variant the total, per sample and per measured sample (in a run with
+        judged checks, also the judge calls that scored its answers and its
+        whole), and the run's total, from the token counts the samples and
+        verdicts report (a call without them is counted apart, never priced
+        at $0).
 
     Returns
     -------
