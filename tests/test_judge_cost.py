@@ -136,9 +136,15 @@ def test_a_batched_judge_is_priced_at_the_batch_price(tmp_path, capsys):
     (judge,) = report(out, prices=listed).cost.judges
     assert judge.batch and judge.total == pytest.approx((n_in * 1 + n_out * 2) / 1e6 / 2)
     stated = {"shop-judge": Prices(1.0, 2.0, batch_input=0.25, batch_output=0.5)}
-    (judge,) = report(out, prices=stated).cost.judges
+    cost = report(out, prices=stated).cost
+    (judge,) = cost.judges
     assert judge.total == pytest.approx((n_in * 0.25 + n_out * 0.5) / 1e6)
     assert judge.price_source == "the prices file's batch price"
+    # each variant's part at the same batch price
+    parts = [j for v in cost.variants for j in v.judges]
+    assert [j.calls for j in parts] == [4, 4]
+    assert all(j.batch and j.price_source == judge.price_source for j in parts)
+    assert math.fsum(j.total for j in parts) == pytest.approx(judge.total)
 
 
 def test_a_judge_missing_from_the_prices_file_is_said_in_one_line(tmp_path, capsys):
