@@ -339,3 +339,19 @@ def test_the_default_covers_in_the_hard_cells(kind: str, cases: int, repeats: in
         assert proportion_ci(covered, n).high >= 0.94, (about, auto, covered)
         if cases >= 30:
             assert width <= 1.35 * res[about, "t"][1], (about, auto, width)
+
+
+def test_a_studentized_quantile_next_to_an_infinite_t_falls_back_on_betting() -> None:
+    # Two cases scoring 0 and 1: most resamples repeat one case (se* = 0, t* =
+    # -inf or +inf), so the quantiles fall next to infinite t*, which numpy's
+    # interpolation turns to NaN. The limits are then the betting interval's,
+    # said as such, and nothing warns.
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ci = score_mean_ci(
+            [0.0, 1.0], [0, 1], about="cases_like_these", method="studentized", resamples=200
+        )
+    assert ci.method == "betting"
+    assert 0.0 <= ci.low <= ci.estimate == 0.5 <= ci.high <= 1.0

@@ -267,7 +267,8 @@ def studentized_limits(
     draws for all rows, then the next), each giving t* = (r* - r) / se*
     (:func:`_ratio_se`); a resample whose se* is 0 counts as t* = +inf or
     -inf (0 if r* = r). The limits are r - q(1 - a) se and r - q(a) se, q the
-    quantiles of t* (numpy's default, linear) and a = (1 - level) / 2 (Efron &
+    quantiles of t* (numpy's default, linear; NaN where that interpolates
+    next to an infinite t*, so that the limit is NaN) and a = (1 - level) / 2 (Efron &
     Tibshirani 1993, section 12.5). Unlike the percentile and BCa intervals
     it corrects for the skewness of the case means, and it widens when the
     resamples' standard errors vary, as they do with few cases.
@@ -293,8 +294,12 @@ def studentized_limits(
             t = np.where(rse > 1e-12, diff / rse, np.sign(diff) * np.inf)
         ts[:, start : start + b] = np.where(np.isnan(t), 0.0, t)
     a = (1.0 - level) / 2.0
-    q_lo = np.quantile(ts, a, axis=-1)
-    q_hi = np.quantile(ts, 1.0 - a, axis=-1)
+    # A quantile between two order statistics of which one is infinite comes
+    # out NaN from numpy's interpolation (inf - inf), and so do the limits it
+    # sets: score_mean_ci then falls back on the betting interval.
+    with np.errstate(invalid="ignore"):
+        q_lo = np.quantile(ts, a, axis=-1)
+        q_hi = np.quantile(ts, 1.0 - a, axis=-1)
     with np.errstate(invalid="ignore"):
         low = np.where(np.isinf(q_hi), 0.0, ratio - q_hi * se)
         high = np.where(np.isinf(q_lo), 1.0, ratio - q_lo * se)
