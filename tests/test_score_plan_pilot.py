@@ -9,6 +9,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from evalstats.cli import main
 from evalstats.errors import InvalidArgument
@@ -189,7 +191,7 @@ def _score_assurance():
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # its dataclasses look their module up
     spec.loader.exec_module(module)
-    return module, argparse.Namespace(seed=0, experiments=600, plan_experiments=500)
+    return module, argparse.Namespace(seed=0, experiments=600, plan_experiments=500, certainty=None)
 
 
 @pytest.mark.slow
@@ -208,3 +210,116 @@ def test_stated_assurance_is_the_power_plans_from_pilots_deliver(capsys) -> None
     se = float(np.std(gap, ddof=1)) / math.sqrt(gap.size)
     assert abs(float(gap.mean())) <= 0.05 + 2 * se
     assert "24 pilots" in capsys.readouterr().out
+
+
+# --- sized for the models the pilot allows (--certainty) ---------------------------------
+
+
+def _sized(certainty: float = 0.8, **options):
+    a, b = _cells()
+    fit = fit_score_model(a, b)
+    post = ScorePosterior(a, b, wanted=Wanted("observed"))
+    options = {"repeats": 2, "experiments": 300, **options}
+    return pilot_score_plan(fit, post, certainty=certainty, **options), post
+
+
+def test_a_plan_sized_with_a_certainty_takes_the_model_at_its_point() -> None:
+    from evalstats.planning._score_pilot import ModelPowers
+
+    plan, post = _sized(0.8)
+    sizing = ModelPowers(post, 0.8, target=0.8, level=0.95, margin=None, about="these_cases",
+                         experiments=300)  # fmt: skip
+    powers = sizing.powers(plan.cases, plan.repeats)
+    # the design reaches the target in at least 80% of the 200 drawn models, one case fewer
+    # does not: the (1 - certainty) order statistic of the models' powers, the 41st smallest
+    assert powers.size == 200 and plan.models == 200 and plan.model_experiments == 10
+    assert np.sort(powers)[40] == sizing.power(plan.cases, plan.repeats) >= 0.8
+    assert sizing.power(plan.cases - 1, plan.repeats) < 0.8
+    assert plan.reach == float((powers >= 0.8).mean()) >= 0.8
+    # the model named is the drawn one at that point, and the power stated is its own
+    k = sizing.index(plan.cases, plan.repeats)
+    assert powers[k] == np.sort(powers)[40]
+    assert plan.sized_for == sizing.model(plan.cases, plan.repeats)
+    assert plan.sized_for.mean_a == pytest.approx(float(sizing.draws.mean_a[k]))
+    assert plan.power.model == plan.sized_for and plan.reachable
+    # and it asks more than the fit taken as truth, which 12 cases leave uncertain
+    fitted = pilot_score_plan(fit_score_model(*_cells()), post, repeats=2, experiments=300)
+    assert plan.cases > fitted.cases and fitted.certainty is None
+
+
+def test_a_higher_certainty_never_gives_a_smaller_design() -> None:
+    designs = [_sized(c)[0] for c in (0.5, 0.8, 0.95)]
+    cases = [p.cases for p in designs]
+    assert cases == sorted(cases) and cases[0] < cases[-1]
+    assert all(p.repeats == 2 for p in designs)
+
+
+@given(
+    st.lists(st.floats(0, 1), min_size=1, max_size=300),
+    st.floats(0.01, 0.99),
+    st.floats(0.01, 0.99),
+)
+def test_the_power_at_a_certainty_is_reached_by_that_share_and_falls_with_it(
+    powers, low, high
+) -> None:
+    from evalstats.planning._power import at_certainty
+
+    p = np.array(powers)
+    low, high = min(low, high), max(low, high)
+    at_low, at_high = p[at_certainty(p, low)], p[at_certainty(p, high)]
+    # a model at least as hard is taken when more of them must be served
+    assert at_high <= at_low
+    # at least that share of the models reach the power taken, and it is one of theirs
+    assert (p >= at_high).mean() >= min(high, 1.0 - 1.0 / p.size) - 1e-12
+    assert at_high in p
+
+
+def test_plan_from_a_scored_pilot_with_certainty_names_its_model(tmp_path: Path, capsys) -> None:
+    pilot = _pilot(tmp_path / "pilot.jsonl")
+    argv = ["plan", "--from", str(pilot), "--score-b", "observed", "--repeats", "2",
+            "--experiments", "300"]  # fmt: skip
+    assert main([*argv, "--json"]) == 0
+    plain = json.loads(capsys.readouterr().out)
+    assert "certainty" not in plain and "sized_for" not in plain
+    assert main([*argv, "--certainty", "0.8"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[2].startswith("Sized for the score model at the 20% point of those the pilot")
+    assert "(A 0." in out[2] and "the design's power below is that model's" in out[2]
+    assert out[4].startswith("Power ") and "(planned for 80%)" in out[4]
+    assert "200 score models drawn from the pilot's posterior (10 experiments each" in out[-1]
+    assert main([*argv, "--certainty", "0.8", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["certainty"] == 0.8 and doc["models"] == 200 and doc["reach"] >= 0.8
+    assert doc["sized_for"] == doc["power"]["model"]
+    assert set(doc["sized_for"]) >= {"mean_a", "mean_b", "between", "within", "correlation"}
+    assert doc["cases"] > plain["cases"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--certainty", "1.5"], "--certainty=1.5 must be above 0 and below 1"),
+        (["--certainty", "0"], "--certainty=0 must be above 0 and below 1"),
+    ],
+)
+def test_a_certainty_outside_0_and_1_is_refused_in_one_line(
+    tmp_path: Path, capsys, extra, message
+) -> None:
+    pilot = _pilot(tmp_path / "pilot.jsonl")
+    assert main(["plan", "--from", str(pilot), "--score-b", "observed", *extra]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_certainty_without_a_pilot_or_with_too_small_a_pilot_is_refused(capsys) -> None:
+    argv = ["plan", "--score-a", "0.6", "--score-b", "0.7", "--between", "0.1", "--within",
+            "0.1", "--certainty", "0.8"]  # fmt: skip
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "--certainty goes with --from" in err and len(err.strip().splitlines()) == 1
+    a, b = _cells(cases=2)
+    post = ScorePosterior(a, b, wanted=Wanted("observed"))
+    with pytest.raises(InvalidArgument, match="a pilot of 2 cases is too small to draw score"):
+        pilot_score_plan(fit_score_model(a, b), post, certainty=0.8, repeats=2)
+    with pytest.raises(InvalidArgument, match="certainty=1.0 must be strictly between 0 and 1"):
+        _sized(1.0)

@@ -68,7 +68,8 @@ def add(p: argparse.ArgumentParser) -> None:
         "--certainty",
         type=float,
         help="with --from: the probability, over what the pilot leaves uncertain, with "
-        "which the design should reach the target power (0.8)",
+        "which the design should reach the target power (0.8; with a scored pilot and "
+        "--score-b, only when given: else the design is sized for the model as fitted)",
     )
     p.add_argument(
         "--experiments",

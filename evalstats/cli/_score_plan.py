@@ -23,7 +23,6 @@ _BINARY = (
     ("icc", "--icc"),
     ("spread", "--spread"),
     ("trials", "--trials"),
-    ("certainty", "--certainty"),
     ("approximate", "--approximate"),
     ("sequential", "--sequential"),
     ("planned_for", "--planned-for"),
@@ -231,6 +230,7 @@ def _posterior(args: argparse.Namespace, per: list[Any]) -> Any:
 
 def run_plan(args: argparse.Namespace) -> int:
     """``evalstats plan`` with score options."""
+    from ..errors import InvalidArgument
     from ..planning._score_plan import score_plan
     from ._options import subset
 
@@ -241,6 +241,15 @@ def run_plan(args: argparse.Namespace) -> int:
         )
     _refuse_binary(args, "plan")
     check_cost(args, sequential=False)
+    certainty = getattr(args, "certainty", None)
+    if certainty is not None:
+        if not args.from_file:
+            raise UsageError("evalstats plan: --certainty goes with --from (a scored pilot run)")
+        if not 0.0 < certainty < 1.0:
+            raise UsageError(
+                f"evalstats plan: --certainty={certainty:g} must be above 0 and below 1 (the "
+                "share of the models the pilot allows that the design should serve, such as 0.8)"
+            )
     source = per = None
     if args.from_file:
         model, source, per = _pilot_model(args)
@@ -272,7 +281,11 @@ def run_plan(args: argparse.Namespace) -> int:
     else:
         from ..planning._score_pilot import pilot_score_plan
 
-        result = pilot_score_plan(model, _posterior(args, per), **options)
+        posterior = _posterior(args, per)
+        try:
+            result = pilot_score_plan(model, posterior, certainty=certainty, **options)
+        except InvalidArgument as e:
+            raise InvalidArgument(f"--from {args.from_file}: {e}") from None
     return show_plan(result, args, source)
 
 

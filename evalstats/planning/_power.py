@@ -1383,9 +1383,8 @@ class _PilotPowers:
         key = (cases, repeats)
         if key not in self._memo:
             powers = self.mixture.powers(self._sim.found_better(cases, repeats))
-            order = np.argsort(powers, kind="stable")
-            k = order[min(int((1.0 - self.certainty) * powers.size), powers.size - 1)]
-            self._memo[key] = (float(powers[k]), int(k))
+            k = at_certainty(powers, self.certainty)
+            self._memo[key] = (float(powers[k]), k)
         return self._memo[key]
 
     def __call__(self, cases: int, repeats: float) -> float:
@@ -1415,6 +1414,13 @@ class _PilotPowers:
             self.approximated_beyond = True
             return _first_reaching(f, target, lo, hi)
         return _gallop(f, target, lo, hi, start, crit=crit)
+
+
+def at_certainty(powers: np.ndarray, certainty: float) -> int:
+    """Which of the models' ``powers`` is reached or beaten by ``certainty`` of them: the
+    index of their (1 - certainty) order statistic (ties in the models' order)."""
+    order = np.argsort(powers, kind="stable")
+    return int(order[min(int((1.0 - certainty) * powers.size), powers.size - 1)])
 
 
 def _approximate_powers(draws: Any, cases: float, repeats: float, level: float) -> np.ndarray:

@@ -81,15 +81,22 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._validate import check_level
 from ..errors import InvalidArgument
 from ._pilot import Wanted
 from ._score_plan import _squeezed, variance_components
 
 if TYPE_CHECKING:
     from ..stats._intervals import Interval
-    from ._score_plan import ScoreModel, ScorePlan
+    from ._score_plan import ScoreModel, ScorePlan, ScorePower
 
-__all__ = ["ScorePosterior", "pilot_score_plan", "score_assurance", "score_posterior_from_results"]
+__all__ = [
+    "ModelPowers",
+    "ScorePosterior",
+    "pilot_score_plan",
+    "score_assurance",
+    "score_posterior_from_results",
+]
 
 #: Posterior draws whose quantiles give the stated intervals.
 INTERVAL_DRAWS = 20_000
@@ -414,8 +421,9 @@ def _case_means(mean: np.ndarray, sd: np.ndarray, u: np.ndarray) -> np.ndarray:
 
 def _runs(mu: np.ndarray, mean: np.ndarray, between: np.ndarray, within: np.ndarray,
           repeats: int, rng: np.random.Generator) -> np.ndarray:  # fmt: skip
-    """Runs (rows, cases, repeats) of cases with means ``mu``, each row's within-case
-    beta of concentration kappa (within^2 = (m (1 - m) - between^2) / (kappa + 1))."""
+    """Runs (rows, cases, repeats) of cases with means ``mu`` (rows, cases), each row's
+    within-case beta of concentration kappa (within^2 = (m (1 - m) - between^2) / (kappa
+    + 1))."""
     scored = within > 0
     w = np.where(scored, within, 1.0)
     kappa = np.maximum((mean * (1.0 - mean) - between * between) / (w * w) - 1.0, 1e-6)
@@ -475,15 +483,169 @@ def score_assurance(
     return _mc(hits, experiments)
 
 
-def pilot_score_plan(model: ScoreModel, posterior: ScorePosterior, **options: Any) -> ScorePlan:
+#: Stream of the models a plan sized with a certainty is searched over (apart from the
+#: intervals' stream 0 and the assurance's seed + 1).
+_MODELS_STREAM = 1_000_003
+#: Scores a :class:`ModelPowers` keeps for the next design (80 MB).
+_CACHED = 10_000_000
+
+
+class ModelPowers:
+    """Power of score designs over models drawn from a :class:`ScorePosterior`.
+
+    :data:`~evalstats.planning._pilot.MODELS` models are drawn once; each is
+    simulated on its own ``experiments // 100`` experiments (at least 10),
+    judged by the comparison's own rule, with common random numbers across
+    designs (every block of experiments and every case has its own random
+    stream, a case's runs drawn one repeat after another, so a design with one
+    more case or repeat adds draws and changes none). The power of a design at
+    ``certainty`` is the (1 - certainty) order statistic of the models' powers,
+    as :class:`~evalstats.planning._power._PilotPowers` takes it for pass
+    rates; each model's power is noisy (sd 0.063 at 40 experiments and power
+    0.8), which leans the quantile to the conservative side.
+    """
+
+    def __init__(
+        self,
+        posterior: ScorePosterior,
+        certainty: float,
+        *,
+        target: float,
+        level: float,
+        margin: float | None,
+        about: str,
+        experiments: int,
+    ) -> None:
+        from ._pilot import MODELS
+
+        self.posterior, self.certainty, self.target = posterior, certainty, target
+        self.level, self.margin, self.about = level, margin, about
+        self.experiments = experiments
+        self.per_model = max(10, experiments // 100)
+        self.draws = posterior.draw(MODELS, _MODELS_STREAM)
+        self._rows = self.draws.take(np.repeat(np.arange(MODELS), self.per_model))
+        self._memo: dict[tuple[int, int], np.ndarray] = {}
+        self._cases: dict[tuple[int, int], list[Any]] = {}
+        self._cached = 0
+
+    def powers(self, cases: int, repeats: int) -> np.ndarray:
+        """Each drawn model's simulated power for ``cases`` x ``repeats``."""
+        from ._score_plan import _BLOCK, score_decisions
+
+        key = (cases, repeats)
+        if key not in self._memo:
+            rows = len(self._rows)
+            found = np.empty(rows, dtype=bool)
+            for block, start in enumerate(range(0, rows, _BLOCK)):
+                d = self._rows.take(slice(start, start + _BLOCK))
+                a, b = self._block(d, cases, repeats, block)
+                found[start : start + len(d)] = score_decisions(
+                    a, b, about=self.about, level=self.level, margin=self.margin
+                )
+            self._memo[key] = found.reshape(len(self.draws), self.per_model).mean(axis=1)
+        return self._memo[key]
+
+    def _block(self, d: ScoreDraws, cases: int, repeats: int, block: int) -> tuple[Any, Any]:
+        """A's and B's scores (rows, cases, repeats) of one block, a stream per case."""
+        a = np.empty((len(d), cases, repeats))
+        b = np.empty((len(d), cases, repeats))
+        for j in range(cases):
+            runs_a, runs_b = self._case(d, block, j, repeats)
+            a[:, j, :] = np.stack(runs_a[:repeats], axis=1)
+            b[:, j, :] = np.stack(runs_b[:repeats], axis=1)
+        return a, b
+
+    def _case(self, d: ScoreDraws, block: int, j: int, repeats: int) -> list[Any]:
+        """Case ``j``'s runs of A and of B in a block, repeat by repeat, from its own
+        streams; kept for the next design while fewer than :data:`_CACHED` scores are."""
+        from scipy.special import ndtr
+
+        got = self._cases.get((block, j))
+        if got is None:
+            ga = np.random.default_rng([self.posterior.seed, 19, block, j, 0])
+            gb = np.random.default_rng([self.posterior.seed, 19, block, j, 1])
+            z1 = ga.standard_normal(len(d))
+            z2 = gb.standard_normal(len(d))
+            rho = d.correlation
+            zb = rho * z1 + np.sqrt(np.maximum(1.0 - rho * rho, 0.0)) * z2
+            mu_a = _case_means(d.mean_a, d.between_a, ndtr(z1)[:, None])
+            mu_b = _case_means(d.mean_b, d.between_b, ndtr(zb)[:, None])
+            got = [[], [], (mu_a, ga), (mu_b, gb)]
+            if self._cached < _CACHED:
+                self._cases[(block, j)] = got
+        runs_a, runs_b, (mu_a, ga), (mu_b, gb) = got
+        while len(runs_a) < repeats:
+            runs_a.append(_runs(mu_a, d.mean_a, d.between_a, d.within_a, 1, ga)[:, 0, 0])
+            runs_b.append(_runs(mu_b, d.mean_b, d.between_b, d.within_b, 1, gb)[:, 0, 0])
+            self._cached += 2 * len(d)
+        return [runs_a, runs_b]
+
+    def index(self, cases: int, repeats: int) -> int:
+        """The drawn model at the certainty's point of the powers of this design."""
+        from ._power import at_certainty
+
+        return at_certainty(self.powers(cases, repeats), self.certainty)
+
+    def power(self, cases: int, repeats: int) -> float:
+        """The power this design reaches in ``certainty`` of the drawn models."""
+        return float(self.powers(cases, repeats)[self.index(cases, repeats)])
+
+    def reach(self, cases: int, repeats: int) -> float:
+        """The share of the drawn models whose simulated power reaches the target."""
+        return float((self.powers(cases, repeats) >= self.target).mean())
+
+    def model(self, cases: int, repeats: int) -> ScoreModel:
+        """The drawn model at the certainty's point, as a score model."""
+        from ._score_plan import ScoreModel
+
+        d = self.draws.take(self.index(cases, repeats))
+        return ScoreModel(
+            float(d.mean_a),
+            float(d.mean_b),
+            float(d.between_a),
+            float(d.within_a),
+            float(d.correlation),
+            between_b=float(d.between_b),
+            within_b=float(d.within_b),
+        )
+
+    def judged(self, cases: int, repeats: int, seed: int) -> ScorePower:
+        """A fresh simulation of the model at the certainty's point, for this design."""
+        from ._score_plan import score_power
+
+        return score_power(
+            self.model(cases, repeats),
+            cases,
+            repeats,
+            level=self.level,
+            margin=self.margin,
+            experiments=self.experiments,
+            seed=seed,
+        )
+
+
+def pilot_score_plan(
+    model: ScoreModel,
+    posterior: ScorePosterior,
+    *,
+    certainty: float | None = None,
+    **options: Any,
+) -> ScorePlan:
     """:func:`~evalstats.planning._score_plan.score_plan` of ``model`` (fitted from a
     pilot), with the design's assurance over ``posterior``.
 
-    The design is the one ``score_plan(model, **options)`` finds for the model
-    as fitted; the plan then also states its power averaged over what the
-    pilot leaves uncertain (:func:`score_assurance`, on as many experiments
-    as the plan's designs, each with its own drawn model, seeded apart from
-    them) and the posterior's intervals of the planned-for quantities.
+    Without ``certainty`` the design is the one ``score_plan(model,
+    **options)`` finds for the model as fitted. With it (in (0, 1)), the
+    design is the fewest, searched by the same rules, whose simulated power
+    reaches the target in ``certainty`` of the models drawn from
+    ``posterior`` (:class:`ModelPowers`), and the plan names the model at
+    that point (``sized_for``) and states its power. Either way the plan
+    also states the design's power averaged over what the pilot leaves
+    uncertain (:func:`score_assurance`, on as many experiments as the
+    plan's designs, each with its own drawn model, seeded apart from them)
+    and the posterior's intervals of the planned-for quantities.
+    ``simulations/score_assurance.py`` measures how often designs sized
+    with ``certainty=0.8`` reach the target on the true model.
     """
     from dataclasses import replace
 
@@ -491,7 +653,10 @@ def pilot_score_plan(model: ScoreModel, posterior: ScorePosterior, **options: An
 
     if not isinstance(posterior, ScorePosterior):
         raise InvalidArgument(f"posterior={posterior!r} must be a ScorePosterior")
-    found = score_plan(model, **options)
+    sizing = None
+    if certainty is not None:
+        sizing = _model_powers(posterior, certainty, options)
+    found = score_plan(model, sizing=sizing, **options)
     assured = score_assurance(
         posterior,
         found.cases,
@@ -502,4 +667,39 @@ def pilot_score_plan(model: ScoreModel, posterior: ScorePosterior, **options: An
         experiments=found.experiments,
         stream=int(options.get("seed", 0)) + 1,
     )
-    return replace(found, assurance=assured, posterior=posterior)
+    if sizing is None:
+        return replace(found, assurance=assured, posterior=posterior)
+    return replace(
+        found,
+        assurance=assured,
+        posterior=posterior,
+        certainty=sizing.certainty,
+        sized_for=sizing.model(found.cases, found.repeats),
+        reach=sizing.reach(found.cases, found.repeats),
+        models=len(sizing.draws),
+        model_experiments=sizing.per_model,
+    )
+
+
+def _model_powers(posterior: ScorePosterior, certainty: Any, options: Any) -> ModelPowers:
+    """:class:`ModelPowers` for a plan's options, its arguments checked as the plan's."""
+    from .._validate import as_rate
+    from ..stats._claims import check_about
+    from ._power import _single, _target
+    from ._score_plan import _experiments, _margin
+
+    sure = float(_single("certainty", as_rate("certainty", certainty, open_interval=True)))
+    if posterior.cases < 3:
+        raise InvalidArgument(
+            f"certainty={certainty!r}: a pilot of {posterior.cases} cases is too small to draw "
+            "score models from (it needs at least 3)"
+        )
+    return ModelPowers(
+        posterior,
+        sure,
+        target=_target(options.get("power", 0.8)),
+        level=check_level(options.get("level", 0.95)),
+        margin=_margin(options.get("margin")),
+        about=check_about(options.get("about")) or "these_cases",
+        experiments=_experiments(options.get("experiments", 4000)),
+    )

@@ -662,7 +662,12 @@ class ScorePlan:
     (:func:`~evalstats.planning._score_pilot.pilot_score_plan`) also holds
     ``assurance``, the design's power averaged over what the pilot leaves
     uncertain, and that ``posterior``
-    (:class:`~evalstats.planning._score_pilot.ScorePosterior`).
+    (:class:`~evalstats.planning._score_pilot.ScorePosterior`). Sized with a
+    ``certainty``, the design is the fewest whose power reaches ``target``
+    in that share of ``models`` score models drawn from the posterior;
+    ``sized_for`` is the drawn model at its (1 - certainty) point, ``power``
+    a fresh simulation of that model, and ``reach`` the share of the drawn
+    models whose simulated power reaches the target.
     """
 
     model: ScoreModel
@@ -679,6 +684,11 @@ class ScorePlan:
     about: str = "these_cases"
     assurance: Interval | None = None
     posterior: Any = field(default=None, compare=False, repr=False)
+    certainty: float | None = None
+    sized_for: ScoreModel | None = None
+    reach: float | None = None
+    models: int | None = None
+    model_experiments: int | None = None
 
     @property
     def calls(self) -> int:
@@ -732,10 +742,24 @@ class ScorePlan:
     def _assured(self, what: str) -> str | None:
         if self.assurance is None:
             return None
+        sized = (
+            "the design is sized for the model as fitted"
+            if self.certainty is None
+            else f"the design reaches {_pct(self.target)} for {_pct(float(self.reach or 0.0))} "
+            f"of the {self.models} drawn models (planned for {_pct(self.certainty)})"
+        )
         return (
             f"{what[0].upper()}{what[1:]} {_ci(self.assurance)} averaged over what the pilot "
-            f"leaves uncertain (assurance), about {claim_words(self.about)}; the design is "
-            "sized for the model as fitted."
+            f"leaves uncertain (assurance), about {claim_words(self.about)}; {sized}."
+        )
+
+    def _sized_for(self) -> str | None:
+        """What a plan sized with a certainty was sized for."""
+        if self.certainty is None or self.sized_for is None:
+            return None
+        return (
+            f"Sized for the score model at the {_pct(1.0 - self.certainty)} point of those the "
+            f"pilot allows ({self.sized_for}); the design's power below is that model's."
         )
 
     def __str__(self) -> str:
@@ -744,6 +768,9 @@ class ScorePlan:
         pilot = self._pilot()
         if pilot:
             lines.append(pilot)
+        sized_for = self._sized_for()
+        if sized_for:
+            lines.append(sized_for)
         what = "power" if self.margin is None else "chance to pass"
         power, fp = p.claimed(self.about)
         other = "cases_like_these" if self.about == "these_cases" else "these_cases"
@@ -768,35 +795,56 @@ class ScorePlan:
                 "about these cases a repeat is worth about a new case, about cases like these "
                 "less."
             )
+        searched = (
+            f"the score model ({self.experiments} experiments each"
+            if self.certainty is None
+            else f"{self.models} score models drawn from the pilot's posterior "
+            f"({self.model_experiments} experiments each, "
+            "common random numbers across designs"
+        )
         lines.append(
-            f"Designs found by simulating the score model ({self.experiments} experiments each, "
-            f"{_rule_text(self.margin)}); ranges are 95% Monte-Carlo intervals."
+            f"Designs found by simulating {searched}, {_rule_text(self.margin)}); ranges are "
+            "95% Monte-Carlo intervals."
         )
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "kind": "scores",
-            "about": self.about,
-            "model": self.model.to_dict(),
-            "target": self.target,
-            "level": self.level,
-            "margin": self.margin,
-            "cases": self.cases,
-            "repeats": self.repeats,
-            "calls": self.calls,
-            "reachable": self.reachable,
-            "fixed": self.fixed,
-            "experiments": self.experiments,
-            "power": self.power.to_dict(),
-            "bound": self.bound or None,
-        } | (
-            {}
-            if self.posterior is None
-            else {
-                "assurance": None if self.assurance is None else self.assurance.to_dict(),
-                "pilot": self.posterior.to_dict(),
+        return (
+            {
+                "kind": "scores",
+                "about": self.about,
+                "model": self.model.to_dict(),
+                "target": self.target,
+                "level": self.level,
+                "margin": self.margin,
+                "cases": self.cases,
+                "repeats": self.repeats,
+                "calls": self.calls,
+                "reachable": self.reachable,
+                "fixed": self.fixed,
+                "experiments": self.experiments,
+                "power": self.power.to_dict(),
+                "bound": self.bound or None,
             }
+            | (
+                {}
+                if self.posterior is None
+                else {
+                    "assurance": None if self.assurance is None else self.assurance.to_dict(),
+                    "pilot": self.posterior.to_dict(),
+                }
+            )
+            | (
+                {}
+                if self.certainty is None or self.sized_for is None
+                else {
+                    "certainty": self.certainty,
+                    "models": self.models,
+                    "model_experiments": self.model_experiments,
+                    "reach": self.reach,
+                    "sized_for": self.sized_for.to_dict(),
+                }
+            )
         )
 
 
@@ -858,6 +906,7 @@ def score_plan(
     max_repeats: int = 1000,
     experiments: int = 4000,
     seed: int = 0,
+    sizing: Any = None,
 ) -> ScorePlan:
     """Cases and repeats for comparing mean scores with the target power, by simulation.
 
@@ -899,6 +948,13 @@ def score_plan(
         interval of a power near 80% is about +-1.3 points).
     seed : int
         Seed of the simulation; the same seed gives the same plan.
+    sizing : optional
+        Another power to search designs by, for
+        :func:`~evalstats.planning._score_pilot.pilot_score_plan`: an object
+        with ``power(cases, repeats)`` (compared with the target itself,
+        searched once) and ``judged(cases, repeats, seed)``, the
+        :class:`ScorePower` stated for the design found.
+
     Examples
     --------
     >>> model = ScoreModel(0.6, 0.7, between=0.15, within=0.1)
@@ -932,10 +988,19 @@ def score_plan(
         )
 
     def judged(c: int, r: int, s: int) -> ScorePower:
+        if sizing is not None:
+            return sizing.judged(c, r, s)  # type: ignore[no-any-return]
         return score_power(model, c, r, level=level, margin=m, experiments=n, seed=s)
 
     def searched(c: int, r: int) -> float:
+        if sizing is not None:
+            return float(sizing.power(c, r))
         return _hits(model, c, r, n, seed=seed, level=level, margin=m, claims=(about,))[about] / n
+
+    def reaches(c: int, r: int, sim: ScorePower) -> bool:
+        if sizing is not None:
+            return searched(c, r) >= target
+        return float(sim.claimed(about)[0].estimate) >= target
 
     fixed = "both" if cases and repeats else "cases" if cases else "repeats" if repeats else ""
     common = {
@@ -949,15 +1014,15 @@ def score_plan(
     if cases is not None and repeats is not None:
         _check_design(cases, repeats)
         sim = judged(cases, repeats, seed + 1)
-        ok = float(sim.claimed(about)[0].estimate) >= target
+        ok = reaches(cases, repeats, sim)
         bound = "" if ok else "add cases or repeats."
         return ScorePlan(
             cases=cases, repeats=repeats, reachable=ok, power=sim, fixed=fixed, bound=bound,
             **common,
         )  # fmt: skip
     pairs = _guess(model, target, m)
-    goal = _goal(target, n)
-    for round_ in range(_ROUNDS):
+    goal = _goal(target, n) if sizing is None else target
+    for round_ in range(_ROUNDS if sizing is None else 1):
         if cases is not None:
             c = cases
             top = min(max_r, MAX_SIMULATED_RUNS // c)
@@ -987,10 +1052,10 @@ def score_plan(
                 bound=bound, **common,
             )  # fmt: skip
         shortfall = target - float(sim.claimed(about)[0].estimate)
-        if shortfall <= 0 or round_ == _ROUNDS - 1:
+        if shortfall <= 0 or round_ == _ROUNDS - 1 or sizing is not None:
             break
         goal += shortfall + math.sqrt(target * (1.0 - target) / n)
-    reached = float(sim.claimed(about)[0].estimate) >= target
+    reached = reaches(*design, sim)
     short = "its fresh simulation fell short of the target; add cases."
     return ScorePlan(
         cases=design[0], repeats=design[1], reachable=reached, power=sim, fixed=fixed,
