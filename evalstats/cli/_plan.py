@@ -28,6 +28,7 @@ EXAMPLES = (
     "evalstats plan --from pilot.jsonl --pb +0.1 --tag orders --variant old --variant new",
     "evalstats plan --score-a 0.6 --score-b 0.7 --between 0.15 --within 0.1 --cases 40",
     "evalstats plan --from pilot.jsonl --score-b +0.05 --repeats 3",
+    "evalstats plan --from pilot.jsonl --score-b observed --repeats 2 --certainty 0.8",
 )
 
 

@@ -53,6 +53,18 @@ known beta models: it is conservative, the designs delivering 6.4 points
 (3.5 to 9.3) more power than the assurance stated on average, where the
 power of the fit taken as truth is 5.0 points too high.
 
+Sized with a certainty
+----------------------
+By default the design is the one found for the model as fitted, and the
+assurance says what it is worth over what the pilot leaves uncertain. With
+``certainty`` C, :func:`pilot_score_plan` instead searches for the fewest
+cases x repeats whose power reaches the target in a share C of 200 models
+drawn from the posterior (:class:`ModelPowers`, the (1 - C) order statistic
+of their simulated powers, as pass-rate plans from a pilot take it), and
+names the model at that point. ``simulations/score_assurance.py
+--certainty 0.8`` counts the true models on which such designs deliver the
+target, beside the designs sized for the fit.
+
 What B should reach is the caller's (:class:`~evalstats.planning._pilot.Wanted`):
 a fixed mean, A's drawn mean plus a gain, or the pilot's own B (drawn with
 A, so the gain's uncertainty is that of the paired case means). Draws in
