@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from statsmodels.stats.proportion import proportion_confint
 
 from evalstats.cli import main
 from evalstats.errors import InvalidArgument
@@ -235,7 +236,19 @@ def test_a_plan_sized_with_a_certainty_takes_the_model_at_its_point() -> None:
     assert powers.size == 200 and plan.models == 200 and plan.model_experiments == 10
     assert np.sort(powers)[40] == sizing.power(plan.cases, plan.repeats) >= 0.8
     assert sizing.power(plan.cases - 1, plan.repeats) < 0.8
-    assert plan.reach == float((powers >= 0.8).mean()) >= 0.8
+    assert float((powers >= 0.8).mean()) >= 0.8  # on the models it was chosen on
+    # the share it serves is measured on 200 models drawn afresh, with fresh
+    # experiments, and states its Wilson interval over them
+    fresh = ModelPowers(post, 0.8, target=0.8, level=0.95, margin=None, about="these_cases",
+                        experiments=300, fresh=True)  # fmt: skip
+    again = fresh.powers(plan.cases, plan.repeats)
+    assert not np.array_equal(again, powers)
+    hits = int(np.count_nonzero(again >= 0.8))
+    assert plan.reach.estimate == hits / 200
+    assert plan.reach.low <= plan.reach.estimate <= plan.reach.high
+    assert (plan.reach.low, plan.reach.high) == pytest.approx(
+        tuple(proportion_confint(hits, 200, alpha=0.05, method="wilson"))
+    )  # statsmodels' Wilson interval
     # the model named is the drawn one at that point, and the power stated is its own
     k = sizing.index(plan.cases, plan.repeats)
     assert powers[k] == np.sort(powers)[40]
@@ -289,7 +302,10 @@ def test_plan_from_a_scored_pilot_with_certainty_names_its_model(tmp_path: Path,
     assert "200 score models drawn from the pilot's posterior (10 experiments each" in out[-1]
     assert main([*argv, "--certainty", "0.8", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert doc["certainty"] == 0.8 and doc["models"] == 200 and doc["reach"] >= 0.8
+    assert doc["certainty"] == 0.8 and doc["models"] == 200
+    reach = doc["reach"]
+    assert 0.0 <= reach["low"] <= reach["estimate"] <= reach["high"] <= 1.0
+    assert "models drawn afresh (planned for 80%)" in out[4]
     assert doc["sized_for"] == doc["power"]["model"]
     assert set(doc["sized_for"]) >= {"mean_a", "mean_b", "between", "within", "correlation"}
     assert doc["cases"] > plain["cases"]

@@ -527,6 +527,7 @@ class ModelPowers:
         margin: float | None,
         about: str,
         experiments: int,
+        fresh: bool = False,
     ) -> None:
         from ._pilot import MODELS
 
@@ -534,7 +535,10 @@ class ModelPowers:
         self.level, self.margin, self.about = level, margin, about
         self.experiments = experiments
         self.per_model = max(10, experiments // 100)
-        self.draws = posterior.draw(MODELS, _MODELS_STREAM)
+        # ``fresh``: other models and other experiments, for what the design found
+        # on the first ones delivers on models it was not chosen on
+        self._tag = 20 if fresh else 19
+        self.draws = posterior.draw(MODELS, _MODELS_STREAM + int(fresh))
         self._rows = self.draws.take(np.repeat(np.arange(MODELS), self.per_model))
         self._memo: dict[tuple[int, int], np.ndarray] = {}
         self._cases: dict[tuple[int, int], list[Any]] = {}
@@ -574,8 +578,8 @@ class ModelPowers:
 
         got = self._cases.get((block, j))
         if got is None:
-            ga = np.random.default_rng([self.posterior.seed, 19, block, j, 0])
-            gb = np.random.default_rng([self.posterior.seed, 19, block, j, 1])
+            ga = np.random.default_rng([self.posterior.seed, self._tag, block, j, 0])
+            gb = np.random.default_rng([self.posterior.seed, self._tag, block, j, 1])
             z1 = ga.standard_normal(len(d))
             z2 = gb.standard_normal(len(d))
             rho = d.correlation
@@ -602,9 +606,13 @@ class ModelPowers:
         """The power this design reaches in ``certainty`` of the drawn models."""
         return float(self.powers(cases, repeats)[self.index(cases, repeats)])
 
-    def reach(self, cases: int, repeats: int) -> float:
-        """The share of the drawn models whose simulated power reaches the target."""
-        return float((self.powers(cases, repeats) >= self.target).mean())
+    def reach(self, cases: int, repeats: int) -> Interval:
+        """The share of the drawn models whose simulated power reaches the target, with
+        its 95% (Wilson) interval over the models."""
+        from ._simulate import _wilson
+
+        powers = self.powers(cases, repeats)
+        return _wilson(int(np.count_nonzero(powers >= self.target)), powers.size)
 
     def model(self, cases: int, repeats: int) -> ScoreModel:
         """The drawn model at the certainty's point, as a score model."""
@@ -681,19 +689,25 @@ def pilot_score_plan(
     )
     if sizing is None:
         return replace(found, assurance=assured, posterior=posterior)
+    # The share of models the design serves, on models and experiments it was
+    # not chosen on: on its own, by construction, it would be at least the
+    # certainty.
+    fresh = _model_powers(posterior, sizing.certainty, options, fresh=True)
     return replace(
         found,
         assurance=assured,
         posterior=posterior,
         certainty=sizing.certainty,
         sized_for=sizing.model(found.cases, found.repeats),
-        reach=sizing.reach(found.cases, found.repeats),
+        reach=fresh.reach(found.cases, found.repeats),
         models=len(sizing.draws),
         model_experiments=sizing.per_model,
     )
 
 
-def _model_powers(posterior: ScorePosterior, certainty: Any, options: Any) -> ModelPowers:
+def _model_powers(
+    posterior: ScorePosterior, certainty: Any, options: Any, *, fresh: bool = False
+) -> ModelPowers:
     """:class:`ModelPowers` for a plan's options, its arguments checked as the plan's."""
     from .._validate import as_rate
     from ..stats._claims import check_about
@@ -714,4 +728,5 @@ def _model_powers(posterior: ScorePosterior, certainty: Any, options: Any) -> Mo
         margin=_margin(options.get("margin")),
         about=check_about(options.get("about")) or "these_cases",
         experiments=_experiments(options.get("experiments", 4000)),
+        fresh=fresh,
     )

@@ -666,8 +666,9 @@ class ScorePlan:
     ``certainty``, the design is the fewest whose power reaches ``target``
     in that share of ``models`` score models drawn from the posterior;
     ``sized_for`` is the drawn model at its (1 - certainty) point, ``power``
-    a fresh simulation of that model, and ``reach`` the share of the drawn
-    models whose simulated power reaches the target.
+    a fresh simulation of that model, and ``reach`` the share of as many
+    models drawn afresh (with fresh experiments) whose simulated power
+    reaches the target, with its 95% Wilson interval over those models.
     """
 
     model: ScoreModel
@@ -686,7 +687,7 @@ class ScorePlan:
     posterior: Any = field(default=None, compare=False, repr=False)
     certainty: float | None = None
     sized_for: ScoreModel | None = None
-    reach: float | None = None
+    reach: Interval | None = None
     models: int | None = None
     model_experiments: int | None = None
 
@@ -745,8 +746,8 @@ class ScorePlan:
         sized = (
             "the design is sized for the model as fitted"
             if self.certainty is None
-            else f"the design reaches {_pct(self.target)} for {_pct(float(self.reach or 0.0))} "
-            f"of the {self.models} drawn models (planned for {_pct(self.certainty)})"
+            else f"the design reaches {_pct(self.target)} for {_ci(self.reach)} of the "
+            f"{self.models} models drawn afresh (planned for {_pct(self.certainty)})"
         )
         return (
             f"{what[0].upper()}{what[1:]} {_ci(self.assurance)} averaged over what the pilot "
@@ -841,7 +842,7 @@ class ScorePlan:
                     "certainty": self.certainty,
                     "models": self.models,
                     "model_experiments": self.model_experiments,
-                    "reach": self.reach,
+                    "reach": None if self.reach is None else self.reach.to_dict(),
                     "sized_for": self.sized_for.to_dict(),
                 }
             )
