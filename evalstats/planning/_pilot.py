@@ -358,9 +358,10 @@ def differences_of(
     """
     from scipy.special import expit
 
-    from ..stats._casemodel import difference_pmf, whole_repeats
+    from .._validate import whole_number
+    from ..stats._casemodel import difference_pmf
 
-    r = whole_repeats(repeats)
+    r = whole_number("repeats", repeats)
     rows = np.stack([p_a, icc, shift], axis=1)
     uniq, back = np.unique(rows, axis=0, return_inverse=True)
     x, logits = _case_rates(uniq[:, 0], uniq[:, 1])

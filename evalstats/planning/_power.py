@@ -1404,16 +1404,7 @@ class _PilotPowers:
     def interval(self, cases: int, repeats: float) -> Interval | None:
         return None  # a quantile over models, not a share of experiments
 
-    def fewest(
-        self, f: Any, target: float, lo: int, hi: int, guess: Any, crit: float | None = None
-    ) -> int | None:
-        if self._sim is None:
-            return _first_reaching(f, target, lo, hi)
-        start = guess()
-        if start > 2 * _SIMULATED_CASES:
-            self.approximated_beyond = True
-            return _first_reaching(f, target, lo, hi)
-        return _gallop(f, target, lo, hi, start, crit=crit)
+    fewest = _Powers.fewest  # the same search, over the quantile of the models' powers
 
 
 def at_certainty(powers: np.ndarray, certainty: float) -> int:

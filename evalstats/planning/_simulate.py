@@ -396,16 +396,6 @@ _UNLIMITED = 1 << 20
 _COLUMNS = 16
 
 
-def _differences(
-    parts: Sequence[tuple[np.ndarray, np.ndarray]], most: int, rows: Any, cases: int
-) -> np.ndarray:
-    """B's counts less A's (int64) on ``rows`` (a slice or indices) of the first
-    ``cases`` columns of the blocks ``parts``."""
-    a = np.concatenate([p[0][rows] for p in parts], axis=1)
-    b = np.concatenate([p[1][rows] for p in parts], axis=1)
-    return np.subtract(b[:, :cases], a[:, :cases], dtype=np.int64)
-
-
 def _unlimited_counts(qa: np.ndarray, qb: np.ndarray) -> np.ndarray:
     """Case rates as counts of :data:`_UNLIMITED` runs, B's less A's (four bytes a value)."""
     kb = np.rint(qb * _UNLIMITED).astype(np.int32)
@@ -537,12 +527,6 @@ class DesignPowers:
         rng = np.random.default_rng(np.random.SeedSequence([self.seed, 1, j]))
         return self.model.draw(rng, (self.experiments, _COLUMNS))
 
-    def _unlimited(self, j: int) -> tuple[np.ndarray, np.ndarray]:
-        """Block j's case rates as counts of :data:`_UNLIMITED` runs (not kept): A's
-        all 0 (one byte each, broadcast) and B's less A's (:func:`_unlimited_counts`)."""
-        kb = _unlimited_counts(*self._block(j))
-        return np.broadcast_to(np.zeros(1, dtype=np.uint8), kb.shape), kb
-
     def _by_rows(self) -> bool:
         """Whether a block's rates can be drawn a slice of experiments at a time, in
         order, the same as at once: without spread, from a model that draws slices."""
@@ -589,11 +573,14 @@ class DesignPowers:
                 out[rows] = _judged(diff, r, self.level, True, memo) == 1
             return out
         if math.isinf(repeats):
-            parts = [self._unlimited(j) for j in range(blocks)]
+            # every block's rates at once (a spread's normal draws follow all
+            # the Beta draws), as counts of _UNLIMITED runs, B's less A's
+            counts = [_unlimited_counts(*self._block(j)) for j in range(blocks)]
+            whole = np.concatenate(counts, axis=1)[:, :cases]
+            del counts
             for start in range(0, self.experiments, step):
                 rows = slice(start, min(start + step, self.experiments))
-                diff = _differences(parts, _UNLIMITED, rows, cases)
-                out[rows] = _judged(diff, r, self.level, True, memo) == 1
+                out[rows] = _judged(whole[rows].astype(np.int64), r, self.level, True, memo) == 1
             return out
         laws = self._laws(r)
         per_law = self.experiments // laws.shape[0]

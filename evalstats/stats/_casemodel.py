@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import as_rate, check_spread
+from .._validate import as_rate, check_spread, whole_number
 from ..errors import InvalidArgument
 
 __all__ = ["CaseModel", "PilotCounts"]
@@ -193,7 +193,7 @@ class CaseModel:
         :func:`difference_pmf`. Cases are independent draws, so the
         differences of an eval's cases are independent draws from this law.
         """
-        return _differences_of(self, whole_repeats(repeats))
+        return _differences_of(self, whole_number("repeats", repeats))
 
     def draw(
         self, rng: np.random.Generator, size: tuple[int, ...]
@@ -226,13 +226,6 @@ class CaseModel:
             "repeats": self.repeats,
             "icc_b": self.icc_b,
         }
-
-
-def whole_repeats(repeats: Any) -> int:
-    """``repeats`` checked as a whole number of runs, at least 1."""
-    if isinstance(repeats, bool) or not isinstance(repeats, int | np.integer) or repeats < 1:
-        raise InvalidArgument(f"repeats={repeats!r} must be a whole number of runs, at least 1")
-    return int(repeats)
 
 
 @lru_cache(maxsize=64)
@@ -371,30 +364,30 @@ def _solve_shift(nodes: np.ndarray, weights: np.ndarray, p_b: float, spread: flo
             f"{'1' if gap(lo) > 0 else '0'} to machine precision, an icc near 1) that no shift "
             "on the logit scale gives B that mean; the case model needs a lower icc"
         )
-    return _newton_in(gap, lambda s: float((_slope(qa, s, spread) * w).sum()), lo, hi)
+
+    def gap_and_slope(s: float) -> tuple[float, float]:
+        # the mean's gap and its derivative in the shift, sum w q (1 - q)
+        q = _shifted(qa, s, spread)
+        return float((q * w).sum()) - p_b, float((q * (1.0 - q) * w).sum())
+
+    return _newton_in(gap_and_slope, lo, hi)
 
 
-def _slope(qa: np.ndarray, shift: float, spread: float) -> np.ndarray:
-    """The derivative in the shift of each node's B rate: q (1 - q)."""
-    q = _shifted(qa, shift, spread)
-    return q * (1.0 - q)
-
-
-def _newton_in(f: Any, df: Any, lo: float, hi: float, *, xtol: float = 1e-12) -> float:
-    """The root of an increasing ``f`` with f(lo) <= 0 <= f(hi), by Newton's steps
+def _newton_in(f: Any, lo: float, hi: float, *, xtol: float = 1e-12) -> float:
+    """The root of an increasing function with f(lo) <= 0 <= f(hi), by Newton's steps
     kept inside the bracket (a step leaving it, or a flat slope, bisects instead);
-    it stops once a step, or the bracket, is below ``xtol``. (scipy.optimize's
-    brentq would do; importing scipy.optimize takes about 0.3 s of every plan.)"""
+    ``f(x)`` gives the value and the slope at x. It stops once a step, or the
+    bracket, is below ``xtol``. (scipy.optimize's brentq would do; importing
+    scipy.optimize takes about 0.3 s of every plan.)"""
     x = 0.5 * (lo + hi)
     for _ in range(200):
-        fx = f(x)
+        fx, slope = f(x)
         if fx == 0.0:
             return x
         if fx < 0.0:
             lo = x
         else:
             hi = x
-        slope = df(x)
         step = fx / slope if slope > 0.0 else math.inf
         new = x - step
         if not lo < new < hi:
