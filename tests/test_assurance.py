@@ -407,14 +407,9 @@ def test_cli_plan_from_a_pilot(tmp_path, capsys):
 
 
 def _plan_check():
-    """simulations/plan_check.py, loaded from its file (the folder is not a package)."""
-    import importlib.util
+    from simulation import load
 
-    path = Path(__file__).resolve().parents[1] / "simulations" / "plan_check.py"
-    spec = importlib.util.spec_from_file_location("plan_check_simulation", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load("plan_check")
 
 
 @pytest.mark.slow

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -194,12 +192,9 @@ def test_power_rises_with_the_design_and_the_text_states_it() -> None:
 
 
 def _check_module():
-    path = Path(__file__).resolve().parents[1] / "simulations" / "score_plan_check.py"
-    spec = importlib.util.spec_from_file_location("score_plan_check_simulation", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    from simulation import load
+
+    return load("score_plan_check")
 
 
 @pytest.mark.slow

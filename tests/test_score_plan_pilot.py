@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -183,16 +182,14 @@ def test_plan_from_a_scored_pilot_prints_its_uncertainty_and_assurance(
 
 
 def _score_assurance():
-    """simulations/score_assurance.py, loaded from its file (the folder is not a package)."""
+    """simulations/score_assurance.py, and the options of a reduced run."""
     import argparse
-    import importlib.util
 
-    path = Path(__file__).resolve().parents[1] / "simulations" / "score_assurance.py"
-    spec = importlib.util.spec_from_file_location("score_assurance_simulation", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module, argparse.Namespace(seed=0, experiments=600, plan_experiments=500, certainty=None)
+    from simulation import load
+
+    return load("score_assurance"), argparse.Namespace(
+        seed=0, experiments=600, plan_experiments=500, certainty=None
+    )
 
 
 @pytest.mark.slow
