@@ -711,3 +711,29 @@ def test_a_shift_no_logit_can_reach_is_refused_in_one_line() -> None:
 
     with pytest.raises(InvalidArgument, match=r"p_b=0.333333: A's case rates sit so near 0 and 1"):
         CaseModel(2 / 3, 1 / 3, 0.99).shift()
+
+
+def test_a_one_run_plan_simulates_its_ceiling_once_and_only_when_asked(monkeypatch):
+    # Its text never shows the ceiling, and unlimited repeats are the dearest
+    # design to simulate: the figures are worked out when first read, as the
+    # simulator gives them, from one simulation for the power and its interval.
+    calls = []
+    found_better = DesignPowers.found_better
+
+    def counted(self, cases, repeats):
+        calls.append((cases, repeats))
+        return found_better(self, cases, repeats)
+
+    monkeypatch.setattr(DesignPowers, "found_better", counted)
+    m = CaseModel(0.7, 0.8, 0.05)
+    p = plan(0.7, 0.8, icc=0.05, experiments=2000, seed=3)
+    assert p.repeats == 1 and "unlimited" not in str(p)
+    assert (p.cases, math.inf) not in calls
+    ceiling, interval = p.ceiling, p.ceiling_interval
+    assert calls.count((p.cases, math.inf)) == 1
+    sim = DesignPowers(m, experiments=2000, level=0.95, seed=3)
+    assert ceiling == sim.power(p.cases, math.inf)
+    assert interval == sim.interval(p.cases, math.inf)
+    assert p.to_dict()["ceiling"] == ceiling
+    assert p.approximate_ceiling == pytest.approx(float(clustered_power(m, p.cases, np.inf)))
+    assert calls.count((p.cases, math.inf)) == 3  # the plan's once, and the check's two

@@ -17,8 +17,9 @@ it is lower, but Newcombe's interval and the z test exceed it at small n
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -1269,7 +1270,7 @@ class _Powers:
         self.level = level
         self.approximated_beyond = False
         self._sim: Any = None
-        self._memo: dict[tuple[int, float], float] = {}
+        self._hits: dict[tuple[int, float], int] = {}  # each design simulated once
         if experiments is not None:
             from ._simulate import DesignPowers
 
@@ -1300,19 +1301,24 @@ class _Powers:
         # them): the differences are known exactly, and the power is 1 (or 0).
         return math.isinf(repeats) and self.model.moments()["between"] == 0.0
 
+    def _hits_of(self, cases: int, repeats: float) -> int:
+        key = (cases, repeats)
+        if key not in self._hits:
+            self._hits[key] = self._sim.hits(cases, repeats)
+        return self._hits[key]
+
     def __call__(self, cases: int, repeats: float) -> float:
         if self._sim is None or self._exact(cases, repeats):
             return self.approximate(cases, repeats)
-        key = (cases, repeats)
-        if key not in self._memo:
-            self._memo[key] = self._sim.power(cases, repeats)
-        return self._memo[key]
+        return self._hits_of(cases, repeats) / self._sim.experiments
 
     def interval(self, cases: int, repeats: float) -> Interval | None:
         """The simulated power with its Monte-Carlo interval (None when approximated)."""
         if self._sim is None or self._exact(cases, repeats):
             return None
-        return self._sim.interval(cases, repeats)
+        from ._simulate import _wilson
+
+        return _wilson(self._hits_of(cases, repeats), self._sim.experiments)
 
     def fewest(
         self, f: Any, target: float, lo: int, hi: int, guess: Any, crit: float | None = None
@@ -1444,6 +1450,14 @@ def _signed_pct(x: float) -> str:
     return f"{100 * x:+.0f}%"
 
 
+#: The ceiling's figures of a plan made without them.
+_UNKNOWN_CEILING: dict[str, Any] = {
+    "ceiling": math.nan,
+    "approximate_ceiling": None,
+    "ceiling_interval": None,
+}
+
+
 @dataclass(frozen=True)
 class Plan:
     """How many cases and repeats a paired, clustered eval needs.
@@ -1493,7 +1507,6 @@ class Plan:
     repeats: int | None
     power: float
     false_positive_rate: float
-    ceiling: float
     reachable: bool
     design_effect: float | None
     cases_needed: dict[int, int] = field(default_factory=dict)
@@ -1504,14 +1517,36 @@ class Plan:
     max_repeats: int | None = None
     method: str = "approximation"
     approximate_power: float | None = None
-    approximate_ceiling: float | None = None
-    ceiling_interval: Interval | None = None
     experiments: int | None = None
     approximated_beyond: bool = False
     assurance: Interval | None = None
     certainty: float | None = None
     pilot: dict[str, Any] | None = None
     reach: Interval | None = None
+    #: The ceiling's figures (``ceiling``, ``approximate_ceiling``, ``ceiling_interval``),
+    #: worked out when first asked for: the text of a plan of one run a case does not
+    #: show its ceiling, and simulating unlimited repeats is a quarter of its time.
+    _ceilings: Callable[[], dict[str, Any]] = field(
+        default=lambda: _UNKNOWN_CEILING, repr=False, compare=False
+    )
+
+    @property
+    def ceiling(self) -> float:
+        """The power of these cases with unlimited repeats."""
+        out: float = self._ceilings()["ceiling"]
+        return out
+
+    @property
+    def approximate_ceiling(self) -> float | None:
+        """The normal approximation of :attr:`ceiling`."""
+        out: float | None = self._ceilings()["approximate_ceiling"]
+        return out
+
+    @property
+    def ceiling_interval(self) -> Interval | None:
+        """The Monte-Carlo interval of a simulated :attr:`ceiling` (else None)."""
+        out: Interval | None = self._ceilings()["ceiling_interval"]
+        return out
 
     @property
     def calls(self) -> int | None:
@@ -2309,11 +2344,13 @@ class _Search:
             "ceiling_interval": pw.interval(c, math.inf),
         }
 
-    def done(self, **kw: Any) -> Plan:
-        """The :class:`Plan` with these fields and those every plan carries."""
+    def done(self, ceilings: dict[str, Any] | Callable[[], dict[str, Any]], **kw: Any) -> Plan:
+        """The :class:`Plan` with these fields and those every plan carries; its
+        ceiling's figures are ``ceilings``, or what calling it gives when first asked."""
         pw = self.pw
         c, r = kw["cases"], kw["repeats"]
         approx = pw.approximate(c, r) if c is not None and r is not None else None
+        figures = functools.cache(ceilings) if callable(ceilings) else lambda: ceilings
         return Plan(
             self.model,
             self.target,
@@ -2321,6 +2358,7 @@ class _Search:
             false_positive_rate=self.fp,
             approximate_power=approx,
             approximated_beyond=pw.approximated_beyond,
+            _ceilings=figures,
             **self.common,
             **kw,
         )
@@ -2362,7 +2400,7 @@ def _plan_repeats(search: _Search, c: int, ceil: dict[str, Any], r_need: int | N
             reachable=True,
             design_effect=search.deff(r_need),
             fixed="cases",
-            **ceil,
+            ceilings=ceil,
         )
     if reachable_by_repeats:
         # Repeats could reach the target, only not within the search bound.
@@ -2383,7 +2421,7 @@ def _plan_repeats(search: _Search, c: int, ceil: dict[str, Any], r_need: int | N
         minimum_cases=cases_for(math.inf),
         fixed="cases",
         max_repeats=max_r,
-        **ceil,
+        ceilings=ceil,
     )
 
 
@@ -2402,7 +2440,7 @@ def _plan_both(search: _Search, c: int, r: int, ceil: dict[str, Any], r_need: in
             reachable=True,
             design_effect=search.deff(r),
             fixed="both",
-            **ceil,
+            ceilings=ceil,
         )
     n_r = search.cases_for(r)
     return search.done(
@@ -2418,7 +2456,7 @@ def _plan_both(search: _Search, c: int, r: int, ceil: dict[str, Any], r_need: in
         else search.cases_for(math.inf),
         fixed="both",
         max_repeats=max_r,
-        **ceil,
+        ceilings=ceil,
     )
 
 
@@ -2439,7 +2477,7 @@ def _plan_cases(search: _Search, repeats: int | None) -> Plan:
         reachable=True,
         design_effect=search.deff(r),
         fixed="repeats" if repeats is not None else "",
-        **search.ceiling_at(c_need),
+        ceilings=lambda: search.ceiling_at(c_need),
     )
 
 
