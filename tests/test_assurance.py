@@ -92,6 +92,51 @@ def test_fisher_information_is_that_of_scipys_beta_binomial(n, mu, rho):
     assert got == pytest.approx(info, rel=1e-5, abs=1e-8)
 
 
+def _exact_fisher(n, mu, rho):
+    # The information in exact rational arithmetic: with a = mu s and b = (1 - mu)
+    # s, p(y) = C(n, y) (a)_y (b)_{n-y} / (a + b)_n (rising factorials) and
+    # psi(x + m) - psi(x) = sum_{k<m} 1 / (x + k), exactly, for whole m.
+    from fractions import Fraction
+
+    mu, r = Fraction(mu), Fraction(max(rho, 1e-4))
+    s = 1 / r - 1
+    a, b = mu * s, (1 - mu) * s
+
+    def rising(x, m):
+        return math.prod((x + k for k in range(m)), start=Fraction(1))
+
+    def psi_gap(x, m):
+        return sum((1 / (x + k) for k in range(m)), Fraction(0))
+
+    info = [[Fraction(0)] * 2 for _ in range(2)]
+    for y in range(n + 1):
+        p = math.comb(n, y) * rising(a, y) * rising(b, n - y) / rising(a + b, n)
+        ga, gb = psi_gap(a, y) - psi_gap(a + b, n), psi_gap(b, n - y) - psi_gap(a + b, n)
+        g = (s * (ga - gb), -(mu * ga + (1 - mu) * gb) / r**2)
+        for i in range(2):
+            for j in range(2):
+                info[i][j] += p * g[i] * g[j]
+    return np.array([[float(v) for v in row] for row in info])
+
+
+@pytest.mark.parametrize(
+    ("n", "mu", "rho", "rel"),
+    [
+        (3, 0.7, 0.3, 1e-12),
+        (30, 0.05, 0.02, 1e-12),
+        (100, 0.97, 0.6, 1e-12),
+        # rho = 0 is taken at 1e-4, where a and b are near 1e4: scores cancel
+        (3, 0.485, 0.0, 1e-6),
+        (100, 0.485, 0.0, 1e-6),
+        (10, 0.9, 0.0, 1e-6),
+    ],
+)
+def test_fisher_information_is_the_exact_rational_enumeration(n, mu, rho, rel):
+    got = _fisher(n, np.array(mu), np.array(rho))
+    want = _exact_fisher(n, mu, rho)
+    assert got == pytest.approx(want, rel=rel)
+
+
 @pytest.mark.parametrize(
     ("mu", "rho", "shift"), [(0.3, 0.2, 1.0), (0.7, 0.5, -0.4), (0.5, 0.02, 2.8)]
 )
