@@ -2,25 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pytest
+from simulation import load
 
 from evalstats.stats._intervals import proportion_ci
 
-
-def _simulation():
-    """simulations/case_flags.py, loaded from its file (the folder is not a package)."""
-    path = Path(__file__).resolve().parents[1] / "simulations" / "case_flags.py"
-    spec = importlib.util.spec_from_file_location("case_flags_simulation", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-_SIM = _simulation()
+_SIM = load("case_flags")
 
 
 def _drop_flagged(cases: int, runs: int, paired: bool, experiments: int, seed: int) -> dict:

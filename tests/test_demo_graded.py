@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import json
 import math
@@ -308,11 +307,9 @@ def test_the_readme_shows_what_the_graded_demo_prints(capsys: pytest.CaptureFixt
 
 
 def _simulation():
-    path = Path(__file__).resolve().parents[1] / "simulations" / "graded_demo.py"
-    spec = importlib.util.spec_from_file_location("graded_demo_simulation", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    from simulation import load
+
+    return load("graded_demo")
 
 
 def test_the_simulation_measures_the_demo_itself(tmp_path: Path) -> None:

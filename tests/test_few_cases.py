@@ -7,10 +7,9 @@ gain of B that varies by case (logit sd 1.0).
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
+from simulation import load
 
 from evalstats.stats._intervals import (
     clustered_limits,
@@ -19,20 +18,7 @@ from evalstats.stats._intervals import (
     proportion_ci,
 )
 
-
-def _simulation():
-    """simulations/few_cases.py, loaded from its file (the folder is not put on
-    sys.path, where its coverage.py would hide the coverage package)."""
-    import importlib.util
-
-    path = Path(__file__).resolve().parents[1] / "simulations" / "few_cases.py"
-    spec = importlib.util.spec_from_file_location("few_cases_simulation", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-_SIM = _simulation()
+_SIM = load("few_cases")
 coverage_hits, false_positives = _SIM.coverage_hits, _SIM.false_positives
 
 

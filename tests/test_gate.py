@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from records import results, sample
 from records import samples as samples_of
+from simulation import load
 from strategies import results_manifest, write_results_file
 
 from evalstats.deciding._gate import gate, non_inferiority, non_inferiority_verdict
@@ -523,19 +524,7 @@ def test_gate_rarely_passes_a_variant_truly_20_points_worse():
 # --- the gate at its margin's boundary: reduced simulations/gate_margin.py ---------
 
 
-def _gate_simulation():
-    """simulations/gate_margin.py, loaded from its file (the folder is not a package)."""
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "simulations" / "gate_margin.py"
-    spec = importlib.util.spec_from_file_location("gate_margin_simulation", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-_GATE_SIM = _gate_simulation()
+_GATE_SIM = load("gate_margin")
 
 
 def test_the_simulated_rules_are_the_gates_own():

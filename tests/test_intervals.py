@@ -552,14 +552,10 @@ def test_coverage_bad_input() -> None:
 
 def test_coverage_script_writes_table_and_figure(tmp_path) -> None:
     import csv
-    import importlib.util
-    from pathlib import Path
 
-    script = Path(__file__).resolve().parent.parent / "simulations" / "coverage.py"
-    spec = importlib.util.spec_from_file_location("coverage_script", script)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    from simulation import load
+
+    module = load("coverage")
     assert module.main(["--out", str(tmp_path), "--trials", "3", "7", "--points", "11"]) == 0
     with (tmp_path / "coverage.csv").open() as fh:
         rows = list(csv.DictReader(fh))

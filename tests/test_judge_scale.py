@@ -356,13 +356,9 @@ def test_an_unclear_score_is_recorded_as_zero_without_a_raw_score(tmp_path) -> N
 
 def test_a_run_records_the_stand_in_judges_stated_mean_scores() -> None:
     # simulations/standin_judge_scale.py at 300 repeats (2,000 there)
-    import importlib.util
-    from pathlib import Path
+    from simulation import load
 
-    path = Path(__file__).resolve().parent.parent / "simulations" / "standin_judge_scale.py"
-    spec = importlib.util.spec_from_file_location("standin_judge_scale", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load("standin_judge_scale")
     rows = module.measure(300, 0.9, 0.8, seed=1)
     assert [r["samples"] for r in rows] == [300] * 5
     for r in rows:

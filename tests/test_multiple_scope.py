@@ -3,9 +3,7 @@ the default claim from 5 cases, and the family-wise error rate (simulations/many
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import pathlib
 
 import numpy as np
 import pytest
@@ -22,14 +20,11 @@ from evalstats.results._file import Results
 from evalstats.stats._clustered_pvalues import clustered_paired_pvalue
 from evalstats.stats._compare import adjust_pvalues
 
-_SIM = pathlib.Path(__file__).resolve().parent.parent / "simulations" / "many_variants.py"
-
 
 def _simulation():
-    spec = importlib.util.spec_from_file_location("many_variants", _SIM)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    from simulation import load
+
+    return load("many_variants")
 
 
 def _results(

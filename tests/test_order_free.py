@@ -10,10 +10,6 @@ and ``report``. Then a reduced ``simulations/order_free.py``.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -173,12 +169,9 @@ def test_gates_and_report_on_a_results_file_do_not_depend_on_the_order_of_cases(
 
 def _simulation():
     """simulations/order_free.py, loaded from its file (the folder is not a package)."""
-    path = Path(__file__).resolve().parents[1] / "simulations" / "order_free.py"
-    spec = importlib.util.spec_from_file_location("order_free_simulation", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    from simulation import load
+
+    return load("order_free")
 
 
 @pytest.mark.slow

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,8 +12,6 @@ from strategies import levels
 
 from evalstats import InvalidArgument, ppi_diff, ppi_pass_rate
 from evalstats.stats._intervals import _z
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def _ppi_py():
@@ -431,14 +427,9 @@ def test_unknown_method_suggests_the_closest() -> None:
 
 
 def _simulation():
-    spec = importlib.util.spec_from_file_location(
-        "ppi_coverage", ROOT / "simulations" / "ppi_coverage.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+    from simulation import load
+
+    return load("ppi_coverage")
 
 
 @pytest.mark.slow
@@ -471,14 +462,9 @@ def test_coverage_and_width_hold_in_a_reduced_simulation() -> None:
 
 
 def _stratified_simulation():
-    spec = importlib.util.spec_from_file_location(
-        "ppi_stratified", ROOT / "simulations" / "ppi_stratified.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    from simulation import load
+
+    return load("ppi_stratified")
 
 
 @pytest.mark.slow
@@ -500,14 +486,9 @@ def test_coverage_holds_for_a_review_stratified_by_case_in_a_reduced_simulation(
 
 
 def _exact_simulation():
-    spec = importlib.util.spec_from_file_location(
-        "ppi_exact", ROOT / "simulations" / "ppi_exact.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    from simulation import load
+
+    return load("ppi_exact")
 
 
 def test_the_exact_enumeration_computes_the_library_interval() -> None:

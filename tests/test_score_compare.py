@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -182,11 +180,9 @@ def test_bad_input_names_the_argument(call, words) -> None:
 
 
 def _simulation():
-    path = Path(__file__).resolve().parents[1] / "simulations" / "score_compare.py"
-    spec = importlib.util.spec_from_file_location("score_compare_simulation", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    from simulation import load
+
+    return load("score_compare")
 
 
 @pytest.mark.slow

@@ -411,15 +411,9 @@ def test_the_family_wise_error_of_identical_variants_stays_within_holm_s_goal() 
     # Reduced simulations/score_several.py: 4 identical variants, 3 against the
     # baseline, 10 cases of 3 runs, 40 runs; the goal (at most 5% with Holm) with a
     # margin for 40 runs: at most 4 runs with a false verdict (10%).
-    import importlib.util
-    import pathlib
-    import sys
+    from simulation import load
 
-    sim = pathlib.Path(__file__).resolve().parent.parent / "simulations" / "score_several.py"
-    spec = importlib.util.spec_from_file_location("score_several", sim)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("score_several", module)  # its dataclass looks itself up there
-    spec.loader.exec_module(module)
+    module = load("score_several")
     found = module.rates(40, 10, "these_cases", seed=1)
     holm, none = found["holm"][0], found["none"][0]
     assert holm <= 4 and holm <= none  # Holm's intervals are the wider: never more errors

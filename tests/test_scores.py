@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import math
-from pathlib import Path
 
 import betting_reference
 import numpy as np
@@ -313,11 +311,9 @@ def test_bad_input_names_the_argument(kwargs, words) -> None:
 
 
 def _simulation():
-    path = Path(__file__).resolve().parents[1] / "simulations" / "score_coverage.py"
-    spec = importlib.util.spec_from_file_location("score_coverage_simulation", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    from simulation import load
+
+    return load("score_coverage")
 
 
 @pytest.mark.slow

@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import numpy as np
 
 
 def _simulation():
     """simulations/widths.py, loaded from its file (the folder is not a package)."""
-    path = Path(__file__).resolve().parents[1] / "simulations" / "widths.py"
-    spec = importlib.util.spec_from_file_location("widths_simulation", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    from simulation import load
+
+    return load("widths")
 
 
 def test_the_betting_interval_is_1_15_to_2_3_times_as_wide_as_t_from_5_to_40_cases() -> None:
