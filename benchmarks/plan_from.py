@@ -107,6 +107,8 @@ def main(argv: list[str] | None = None) -> int:
         plan = ["plan", "--from", path, "--pb", "+0.1"]
         figures = [
             ("report", cli("report", path)),
+            # what any plan imports that report does not: the floor a plan adds
+            ("import numpy, scipy.special", ["-c", "import numpy, scipy.special"]),
             ("plan --from --pb +0.1", cli(*plan)),
             ("  --experiments 4000", cli(*plan, "--experiments", "4000")),
             ("  --experiments 16000", cli(*plan, "--experiments", "16000")),
@@ -120,6 +122,11 @@ def main(argv: list[str] | None = None) -> int:
             base = found["report"][k]
             for name, _ in figures:
                 print(_line(name, found[name][k], None if name == "report" else base))
+            floor = found["report"][k]["cpu"] + found["import numpy, scipy.special"][k]["cpu"]
+            print(
+                f"   report + those imports: CPU {floor:.3f} s "
+                f"[{floor / base['cpu']:.2f}x the report's], before any plan is worked out"
+            )
             low, high = found["  --experiments 4000"][k], found["  --experiments 16000"][k]
             print(
                 f"   peak at 16,000 experiments / at 4,000: {high['peak_mb'] / low['peak_mb']:.2f}x"
