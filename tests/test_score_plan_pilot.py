@@ -353,3 +353,33 @@ def test_designs_sized_with_certainty_reach_the_target_on_most_true_models(capsy
     share = module.reached(outcomes, True)
     assert share.estimate >= 0.6
     assert "12 pilots" in capsys.readouterr().out
+
+
+def test_a_drawn_models_case_means_are_read_from_its_quantile_table_within_2e_7():
+    # The table holds the beta's exact quantiles at its nodes; read between them
+    # by the monotone cubic, a case mean is within 2e-7 of scipy's betaincinv at
+    # the same normal score (the largest error on the tests' pilot is 1.6e-7;
+    # scores beyond 6 sd, 2e-9 of the draws, are left out), never decreasing in
+    # the score (but for rounding). A steeply U-shaped beta (a or b below 0.1, where the cubic
+    # would err by 1e-3) is computed exactly, and a model without spread gives
+    # its mean.
+    from scipy.special import betaincinv, ndtr
+
+    from evalstats.planning._score_pilot import _quantile_tables, _read_tables
+
+    rng = np.random.default_rng(5)
+    mean = np.array([0.05, 0.3, 0.5, 0.72, 0.93, 0.4, 0.2, 0.6, 0.5, 0.4])
+    sd = np.array([0.04, 0.2, 0.05, 0.3, 0.05, 0.4, 0.3, 0.0, 0.49, 0.45])
+    tables = _quantile_tables(mean, sd)
+    models = np.arange(mean.size)
+    z = np.sort(np.clip(rng.standard_normal((mean.size, 4000)) * 2.5, -6, 6), axis=1)
+    got = _read_tables(tables, models, z, mean)
+    nu = mean * (1 - mean) / np.where(sd > 0, sd, 1.0) ** 2 - 1
+    want = betaincinv((mean * nu)[:, None], ((1 - mean) * nu)[:, None], ndtr(z))
+    u_shaped = (sd > 0) & (np.minimum(mean * nu, (1 - mean) * nu) < 0.1)
+    assert u_shaped.tolist() == [False] * 8 + [True, True]
+    read = (sd > 0) & ~u_shaped
+    assert np.abs(got[read] - want[read]).max() < 2e-7
+    assert np.array_equal(got[u_shaped], want[u_shaped])
+    assert np.all(np.diff(got, axis=1) >= -1e-15)  # (the cubic's rounding next to 1)
+    assert np.all(got[sd == 0] == mean[sd == 0][:, None])

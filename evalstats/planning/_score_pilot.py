@@ -503,22 +503,29 @@ _CACHED = 10_000_000
 #: Nodes of the tables through which a drawn model's case means are read
 #: (:func:`_quantile_tables`).
 _NODES = 513
+#: A beta with a or b below this is read exactly, not from its table.
+_U_SHAPED = 0.1
 
 
 def _quantile_tables(mean: np.ndarray, sd: np.ndarray) -> tuple[np.ndarray, ...]:
-    """(q, s, spread), a row per model: the quantiles q of the beta of its mean and SD at
-    Phi(z) on :data:`_NODES` normal scores z from -8.5 to 8.5, and their slopes
-    dq/dz (phi(z) over the beta's density at q) times the step, kept within
-    Fritsch & Carlson's bound so that the cubic read between nodes never falls.
-    ``spread`` is false for a model without spread (SD 0, or a mean of 0 or 1),
-    whose case means are its mean.
+    """(q, s, spread, a, b, exact), a row per model: the quantiles q of the beta of its
+    mean and SD at Phi(z) on :data:`_NODES` normal scores z from -8.5 to 8.5, and
+    their slopes dq/dz (phi(z) over the beta's density at q) times the step, kept
+    within Fritsch & Carlson's bound so that the cubic read between nodes never
+    falls. ``spread`` is false for a model without spread (SD 0, or a mean of 0
+    or 1), whose case means are its mean; ``a`` and ``b`` are the beta's
+    parameters, and ``exact`` marks the models whose case means are computed
+    exactly instead (a or b below :data:`_U_SHAPED`).
 
     Read by :func:`_read_tables`, a case mean is the beta's quantile at the
     nodes and within 1.6e-7 of it between them (largest error over the 400
     models a plan from the tests' scored pilot of 12 cases draws; 2.6e-6 with
     257 nodes, and 4.6e-6 for the linear table of 4,097 nodes a fixed model's
     simulation reads): the beta law of each model, from 513 quantiles a model
-    instead of one per case and experiment.
+    instead of one per case and experiment. A steeply U-shaped beta (a or b
+    below 0.1: case means piled at 0 and 1) jumps between its nodes near the
+    median, where the cubic errs by up to 1e-3 (a = b = 0.02); its rows keep
+    betaincinv (tests/test_score_plan_pilot.py).
     """
     from scipy.special import betaincinv, betaln, ndtr
 
@@ -539,7 +546,8 @@ def _quantile_tables(mean: np.ndarray, sd: np.ndarray) -> tuple[np.ndarray, ...]
     bound = 3.0 * np.minimum(np.pad(rise, ((0, 0), (1, 0)), "edge"),
                              np.pad(rise, ((0, 0), (0, 1)), "edge"))  # fmt: skip
     slope = np.clip(np.nan_to_num(slope, nan=0.0, posinf=0.0), 0.0, bound)
-    return q, np.where(spread[:, None], slope, 0.0), spread
+    exact = spread & (np.minimum(a, b)[:, 0] < _U_SHAPED)
+    return q, np.where(spread[:, None], slope, 0.0), spread, a[:, 0], b[:, 0], exact
 
 
 def _read_tables(
@@ -559,7 +567,15 @@ def _read_tables(
     read = g * g * ((1.0 + 2.0 * f) * q[at] + f * slope[at]) + f * f * (
         (3.0 - 2.0 * f) * q[at + 1] - g * slope[at + 1]
     )
-    return np.where(tables[2][models][:, None], np.clip(read, 0.0, 1.0), mean[:, None])
+    out = np.where(tables[2][models][:, None], np.clip(read, 0.0, 1.0), mean[:, None])
+    a, b, exact = tables[3:]
+    rows = np.flatnonzero(exact[models])
+    if rows.size:
+        from scipy.special import betaincinv, ndtr
+
+        m = models[rows]
+        out[rows] = betaincinv(a[m][:, None], b[m][:, None], ndtr(z[rows]))
+    return out
 
 
 class _Block:
