@@ -346,3 +346,29 @@ def test_differences_drawn_from_uniforms_are_each_rows_inverse_distribution(repe
         np.testing.assert_array_equal(keys, _multiset_keys(drawn, repeats))
     else:
         assert keys is None
+
+
+@pytest.mark.parametrize(
+    ("n", "orders", "rows", "levels"),
+    [(10, 8, 3, None), (517, 8, 1, 3), (5000, 8, 1, None), (300, 1, 5, 5), (64, 24, 2, None)],
+)
+def test_the_betting_capitals_bets_by_running_sums_are_the_loops(
+    monkeypatch, n, orders, rows, levels
+):
+    # One interval over many cases has a few values a place, where the bets are
+    # worked out by whole-array running sums; the place-by-place loop gives the
+    # same floats, and so the same capital, at any mean.
+    from evalstats.stats import _intervals
+
+    rng = np.random.default_rng(n)
+    xo = rng.random((n, orders, rows))
+    if levels is not None:  # values on a grid, as differences of pass counts are
+        xo = np.round(xo * (levels - 1)) / (levels - 1)
+    found = []
+    for few in (0, 1 << 30):  # the loop always; the running sums always
+        monkeypatch.setattr(_intervals, "_FEW", few)
+        work, lam, bet = (np.empty_like(xo) for _ in range(3))
+        log_wealth = _intervals._log_wealth(xo, 0.025, work, lam, bet)
+        found.append((lam.copy(), log_wealth(np.full(rows, 0.45)), log_wealth(0.5)))
+    for loop, sums in zip(*found, strict=True):
+        assert np.array_equal(loop, sums)

@@ -1115,24 +1115,27 @@ def _log_wealth(
     same order without numpy).
     """
     n = xo.shape[0]
-    # Place by place (each place's values stay in cache): the running total
-    # t_i = (x_1 + 1/2) + x_2 + ... + x_i, the mean mu_i = t_i / (i + 1), the
-    # bet before value i, sqrt(g_i / v_{i-1}) with g_i = 2 log(1 / alpha) i /
-    # n and v_{i-1} = 1/4 + sum_{j<i} (x_j - mu_j)^2 (the formula above with
-    # s2_{i-1} written out), then v_i.
+    # The running total t_i = (x_1 + 1/2) + x_2 + ... + x_i, the mean mu_i =
+    # t_i / (i + 1), the bet before value i, sqrt(g_i / v_{i-1}) with g_i = 2
+    # log(1 / alpha) i / n and v_{i-1} = 1/4 + sum_{j<i} (x_j - mu_j)^2 (the
+    # formula above with s2_{i-1} written out), then v_i.
     scale = 2.0 * math.log(1.0 / alpha)
-    total = np.add(xo[0], 0.5)
-    spread = np.full_like(total, 0.25)
-    step = np.empty_like(total)
-    for i in range(n):
-        if i:
-            np.add(total, xo[i], out=total)
-        np.divide(scale * (i + 1.0) / n, spread, out=lam[i])
-        np.sqrt(lam[i], out=lam[i])
-        np.divide(total, i + 2.0, out=step)
-        np.subtract(xo[i], step, out=step)
-        np.multiply(step, step, out=step)
-        np.add(spread, step, out=spread)
+    if xo[0].size < _FEW:
+        _bets_at_once(xo, scale, lam)
+    else:
+        # place by place: each place's values stay in cache
+        total = np.add(xo[0], 0.5)
+        spread = np.full_like(total, 0.25)
+        step = np.empty_like(total)
+        for i in range(n):
+            if i:
+                np.add(total, xo[i], out=total)
+            np.divide(scale * (i + 1.0) / n, spread, out=lam[i])
+            np.sqrt(lam[i], out=lam[i])
+            np.divide(total, i + 2.0, out=step)
+            np.subtract(xo[i], step, out=step)
+            np.multiply(step, step, out=step)
+            np.add(spread, step, out=spread)
     log_orders = math.log(xo.shape[1])
 
     def log_wealth(m: Any) -> np.ndarray:
@@ -1154,6 +1157,35 @@ def _log_wealth(
         return out
 
     return log_wealth
+
+
+#: Below this many values a place (orders x rows: one interval over many cases), the
+#: bets are worked out by whole-array running sums rather than place by place,
+#: where a loop of a numpy call or seven per place on a few values is all overhead.
+_FEW = 256
+
+
+def _bets_at_once(xo: np.ndarray, scale: float, lam: np.ndarray) -> None:
+    """The bets of :func:`_log_wealth` into ``lam``, by running sums down the places.
+
+    The same operations as its loop, place by place, so the same floats: a
+    running sum (``np.cumsum``) adds one place after another, as the loop does,
+    and every other step acts value by value.
+    """
+    n = xo.shape[0]
+    places = np.arange(n, dtype=float).reshape((n,) + (1,) * (xo.ndim - 1))
+    total = np.array(xo)
+    np.add(total[0], 0.5, out=total[0])
+    np.cumsum(total, axis=0, out=total)
+    np.divide(total, places + 2.0, out=total)
+    np.subtract(xo, total, out=total)
+    np.multiply(total, total, out=total)  # (x_i - mu_i)^2
+    np.add(total[0], 0.25, out=total[0])
+    np.cumsum(total, axis=0, out=total)  # v_i
+    lam[0] = 0.25
+    lam[1:] = total[:-1]  # v_{i-1}
+    np.divide(scale * (places + 1.0) / n, lam, out=lam)
+    np.sqrt(lam, out=lam)
 
 
 def _wealth_blocks(x: np.ndarray, alpha: float, *, in_listing_order: bool = False) -> Any:
