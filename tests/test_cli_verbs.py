@@ -71,3 +71,22 @@ def test_the_list_of_verbs_imports_no_verb() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     ).stdout
     assert out.strip() == "['evalstats.cli._main', 'evalstats.cli._options']"
+
+
+def test_json_is_written_as_json_dumps_writes_it_in_a_few_writes(capsys, monkeypatch):
+    # A document of many pieces (more than one batch of them) is the text of
+    # json.dumps(indent=2) and a newline, written in batches, not piece by piece.
+    import json
+    import sys
+
+    from evalstats.cli import _options
+
+    document = {"rows": [{"case": f"c{i}", "rate": i / 7, "ok": i % 2 == 0} for i in range(3000)]}
+    writes = []
+    write = sys.stdout.write
+    monkeypatch.setattr(sys.stdout, "write", lambda text: writes.append(text) or write(text))
+    _options.print_json(document, "report")
+    out = capsys.readouterr().out
+    want = {"schema": f"evalstats.report/{_options.JSON_SCHEMA_VERSION}", **document}
+    assert out == json.dumps(want, indent=2) + "\n"
+    assert 2 < len(writes) < 20
