@@ -356,8 +356,9 @@ def test_the_betting_capitals_bets_by_running_sums_are_the_loops(
     monkeypatch, n, orders, rows, levels
 ):
     # One interval over many cases has a few values a place, where the bets are
-    # worked out by whole-array running sums; the place-by-place loop gives the
-    # same floats, and so the same capital, at any mean.
+    # worked out by whole-array running sums and the products of the runs of
+    # factors in one call; the place-by-place loop and the run-by-run products
+    # give the same floats, and so the same capital, at any mean.
     from evalstats.stats import _intervals
 
     rng = np.random.default_rng(n)

@@ -1120,7 +1120,8 @@ def _log_wealth(
     # log(1 / alpha) i / n and v_{i-1} = 1/4 + sum_{j<i} (x_j - mu_j)^2 (the
     # formula above with s2_{i-1} written out), then v_i.
     scale = 2.0 * math.log(1.0 / alpha)
-    if xo[0].size < _FEW:
+    few = xo[0].size < _FEW
+    if few:
         _bets_at_once(xo, scale, lam)
     else:
         # place by place: each place's values stay in cache
@@ -1146,9 +1147,18 @@ def _log_wealth(
         np.subtract(xo, mm, out=work)
         np.multiply(work, bet, out=work)
         np.add(work, 1.0, out=work)
-        logs = np.log(np.multiply.reduce(work[:_RUN], axis=0))
-        for start in range(_RUN, n, _RUN):
-            logs += np.log(np.multiply.reduce(work[start : start + _RUN], axis=0))
+        if few and n > 2 * _RUN:
+            # every whole run's product in one call, their logs summed run after run
+            whole = n // _RUN * _RUN
+            runs = work[:whole].reshape((whole // _RUN, _RUN) + work.shape[1:])
+            run_logs = np.log(np.multiply.reduce(runs, axis=1))
+            logs = np.add.accumulate(run_logs, axis=0)[-1]
+            if whole < n:
+                logs += np.log(np.multiply.reduce(work[whole:], axis=0))
+        else:
+            logs = np.log(np.multiply.reduce(work[:_RUN], axis=0))
+            for start in range(_RUN, n, _RUN):
+                logs += np.log(np.multiply.reduce(work[start : start + _RUN], axis=0))
         top = logs.max(axis=0)
         # summed one order after another (an accumulation: numpy's sum would
         # add pairwise for a single row, and so differ from row to row)
