@@ -22,8 +22,8 @@ With ``--against REF`` every figure is also measured on the tree of that git
 revision, runs alternating with this tree's, and printed with the ratio of
 this tree's median to that revision's.
 
-Measured on the 2-core development machine at a load average of about 1
-(0.75 as it started, 1.27 as it ended), medians of 3 runs (``--repeat 3
+Measured on the 2-core development machine at a load average of about 0.8
+(0.66 as it started, 0.96 as it ended), medians of 3 runs (``--repeat 3
 --against 53d7632``), this tree against the revision before the ceiling
 was simulated only when read, the prior's information was computed by
 recurrences, and each distinct drawn model's rates and approximate power
@@ -33,25 +33,27 @@ were computed once:
 figure                          this tree           before              CPU, peak
                                 CPU, peak           CPU, peak           ratio
 ==============================  ==================  ==================  ===========
-report                          0.578 s, 27 MB      0.575 s, 27 MB      1.01x
-import numpy, scipy.special     0.486 s, 52 MB      0.481 s, 51 MB      1.01x
-plan --from --pb +0.1           3.18 s, 158 MB      4.66 s, 157 MB      0.68x 1.00x
-  --experiments 4000            2.11 s, 167 MB      3.04 s, 167 MB      0.70x 1.00x
-  --experiments 16000           4.21 s, 163 MB      6.60 s, 162 MB      0.64x 1.00x
+report                          0.566 s, 27 MB      0.566 s, 27 MB      1.00x
+import numpy, scipy.special     0.310 s, 51 MB      0.318 s, 52 MB      0.98x
+plan --from --pb +0.1           2.80 s, 158 MB      4.40 s, 157 MB      0.63x 1.00x
+  --experiments 4000            1.94 s, 167 MB      2.93 s, 166 MB      0.66x 1.01x
+  --experiments 16000           3.74 s, 163 MB      6.44 s, 162 MB      0.58x 1.00x
 ==============================  ==================  ==================  ===========
 
-So ``plan --from`` takes 5.5x the report's CPU (8.1x before, in the same
+So ``plan --from`` takes 4.9x the report's CPU (7.8x before, in the same
 run). The goal of 2x is out of reach of a plan that simulates the
-comparison's own rule: report plus the imports every plan needs and report
-does not (numpy and scipy.special, 0.49 s) is already 1.84x the report,
-before the posterior is computed or one design simulated. The peak at
-16,000 experiments is 0.97x the one at 4,000: nothing is kept between
+comparison's own rule: report plus the imports every plan needs and
+report does not (numpy and scipy.special, with one BLAS thread as the
+command sizes it: 0.31 s) is already 1.55x the report, which leaves 0.26 s
+for the posterior (0.2 s) and the ten simulated designs (2 s). The peak
+at 16,000 experiments is 0.97x the one at 4,000: nothing is kept between
 designs but the laws of a case's difference, and the rest is the betting
 rule's working arrays for the multisets judged at once and the
 assurance's blocks.
 
-Where the 3.2 s go (one process, each part timed alone): 0.49 s imports,
-0.45 s reading the file, 0.1 s the fit and 0.2 s the posterior, and 2.3 s
+Where the time goes (each part timed alone in one process, at a load of
+about 1.5, where the whole took 3.4 s): 0.3-0.5 s imports, 0.45 s reading
+the file, 0.1 s the fit and 0.2 s the posterior, and 2.3 s
 the 10 simulated designs (8 by the search, the fresh check, the
 assurance's two): of it 1.3 s the betting rule on the multisets of
 differences met for the first time (about 2,400 a design, each judged
@@ -81,6 +83,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from report import HERE, OUT, _tree_of, cli, large_file, measure, tree_env  # noqa: E402
+
+#: What a plan imports that report does not, with one BLAS thread as the command
+#: sizes it (evalstats.cli._main._one_blas_thread): a second one spins as numpy loads.
+_IMPORTS = """
+import os
+for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(name, "1")
+import numpy, scipy.special
+"""
 
 
 def _line(name: str, fig: dict[str, float], base: dict[str, float] | None) -> str:
@@ -117,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
         figures = [
             ("report", cli("report", path)),
             # what any plan imports that report does not: the floor a plan adds
-            ("import numpy, scipy.special", ["-c", "import numpy, scipy.special"]),
+            ("import numpy, scipy.special", ["-c", _IMPORTS]),
             ("plan --from --pb +0.1", cli(*plan)),
             ("  --experiments 4000", cli(*plan, "--experiments", "4000")),
             ("  --experiments 16000", cli(*plan, "--experiments", "16000")),
