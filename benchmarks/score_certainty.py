@@ -40,6 +40,10 @@ figure                              this tree            before               ra
 
 (peaks in MB). The plan without a certainty gains from the fixed-bet
 verdicts alone (its search for the fit's design judges by the same test).
+Measured again at a load of about 1, medians of 2 runs (``--repeat 2
+--against 53d7632``), once a steeply U-shaped beta's case means were
+computed exactly: 7.81 s against 22.39 s of CPU (0.35x), 18.65 s against
+69.56 s (0.27x), and 6.31 s against 7.45 s (0.85x), at 0.82-0.93x the peak.
 
 Where the time of the first went before (one run under cProfile, at a load of
 about 3): 23 s of 46 in the exact beta quantile of every case of every experiment of each
