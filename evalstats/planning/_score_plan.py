@@ -244,12 +244,13 @@ _Z_EDGE = 8.5
 def _beta_table(mean: float, sd: float) -> tuple[np.ndarray, np.ndarray]:
     """(z, q): q the quantile of the beta with this mean and SD at Phi(z), on a grid of z."""
     import numpy as np
-    from scipy.special import ndtr
-    from scipy.stats import beta
+    from scipy.special import betaincinv, ndtr
 
     z = np.linspace(-_Z_EDGE, _Z_EDGE, _GRID)
     nu = mean * (1.0 - mean) / (sd * sd) - 1.0
-    q = beta.ppf(ndtr(z), mean * nu, (1.0 - mean) * nu)
+    # scipy.stats.beta.ppf computes this same function (Boost's ibeta_inv), to the
+    # last bit; importing scipy.stats for it took 0.6 s of a score plan's 2.6 s
+    q = betaincinv(mean * nu, (1.0 - mean) * nu, ndtr(z))
     q = np.maximum.accumulate(np.nan_to_num(q, nan=0.0))
     z.setflags(write=False)
     q.setflags(write=False)
