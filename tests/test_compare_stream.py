@@ -8,13 +8,12 @@ every record read into a Results, and the CLI must never read the file whole.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from imported import imported_of
 from records import samples
 from strategies import paired_run_outcomes, results_manifest, write_results_file
 
@@ -101,27 +100,6 @@ def test_compare_gate_and_plan_read_the_file_in_one_streaming_pass(
         read_results(run_file)  # the guard itself works
 
 
-def imported_of(run_file, argv, modules):
-    """Which of ``modules`` a fresh process imported running the verb ``argv`` (on
-    ``run_file``); the verb must end with 0 or 1."""
-    code = (
-        "import json, sys\n"
-        "from evalstats.cli._main import main\n"
-        "code = main(sys.argv[1:])\n"
-        f"found = [m for m in {modules!r} if m in sys.modules]\n"
-        "print('imported:', json.dumps(found), file=sys.stderr)\n"
-        "sys.exit(code)\n"
-    )
-    argv = [a.format(f=run_file) for a in argv]
-    done = subprocess.run(
-        [sys.executable, "-c", code, *argv], capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode in (0, 1), done.stderr
-    said = [line for line in done.stderr.splitlines() if line.startswith("imported: ")]
-    assert len(said) == 1, done.stderr
-    return json.loads(said[0].removeprefix("imported: "))
-
-
 VERBS = pytest.mark.parametrize("argv", [["compare", "{f}", "--a", "A", "--b", "B"], GATE])
 
 
@@ -129,7 +107,7 @@ VERBS = pytest.mark.parametrize("argv", [["compare", "{f}", "--a", "A", "--b", "
 def test_compare_and_gate_do_not_import_scipy_stats(run_file, argv):
     # scipy.stats alone takes about 0.5 s and 50 MB to import: more than
     # counting 100,000 samples (benchmarks/compare.py).
-    assert imported_of(run_file, argv, ["scipy.stats"]) == []
+    assert imported_of(argv, ["scipy.stats"], run_file) == []
 
 
 @VERBS
@@ -137,13 +115,13 @@ def test_compare_and_gate_of_unscored_samples_import_no_score_or_writing_modules
     # Samples without scores have no mean scores to compare, and a verb that
     # only reads writes no file (tempfile imports random, secrets hmac).
     unused = ["evalstats.deciding._score_results", "evalstats.stats._score_compare", "tempfile"]
-    assert imported_of(run_file, argv, unused) == []
+    assert imported_of(argv, unused, run_file) == []
 
 
 @VERBS
 def test_compare_and_gate_of_a_results_file_do_not_import_the_table_reader(run_file, argv):
     # A results file is no table: telling a table apart needs no table reader (nor csv).
-    assert imported_of(run_file, argv, ["evalstats.reading._log_table", "csv"]) == []
+    assert imported_of(argv, ["evalstats.reading._log_table", "csv"], run_file) == []
 
 
 def test_the_noncentral_t_tail_is_scipy_stats_nct_sf():
