@@ -77,24 +77,12 @@ from report import HERE, OUT, _tree_of, cli, measure, tree_env  # noqa: E402
 
 
 def pilot(path: Path) -> Path:
-    """The tests' scored pilot (``tests/test_score_plan.py``'s), through their records."""
-    import numpy as np
-
+    """The tests' scored pilot (``tests/records.py``'s ``scored_pilot``)."""
     sys.path.insert(0, str(HERE / "tests"))
     import records
 
-    rng = np.random.default_rng(0)
-    cases = [f"c{i}" for i in range(12)]
-    mu = rng.beta(3, 2, size=len(cases))
-    samples = []
-    for variant, shift in (("A", 0.0), ("B", 0.1)):
-        for i, case in enumerate(cases):
-            for r in range(3):
-                score = float(np.clip(mu[i] + shift + rng.normal(0, 0.1), 0, 1))
-                samples.append(records.sample(case, variant, r, score > 0.5, score=score))
-    manifest = records.manifest(cases, ["A", "B"], 3)
-    records.write(path, manifest, samples, {"type": "summary", "status": "finished"})
-    return path
+    out: Path = records.scored_pilot(path)
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -12,7 +12,8 @@ ones a test leaves out:
   (None: unmeasured), repeat by repeat;
 * :func:`manifest`: a manifest with a full paired schedule (alternating order);
 * :func:`results`: a :class:`~evalstats.results._file.Results` of outcomes;
-* :func:`write`: a results file written with plain ``json`` (independent of the writer).
+* :func:`write`: a results file written with plain ``json`` (independent of the writer);
+* :func:`scored_pilot`: the score planner's tests' pilot, 12 cases x 3 runs of A and B.
 """
 
 from __future__ import annotations
@@ -257,4 +258,24 @@ def write(path: Any, manifest: dict, samples: list[dict], summary: dict | None =
             f.write(json.dumps({"type": "sample", **s}) + "\n")
         if summary is not None:
             f.write(json.dumps({"type": "summary", **summary}) + "\n")
+    return path
+
+
+def scored_pilot(path: Any, *, scored: bool = True) -> Any:
+    """Write the score planner's tests' pilot (12 cases x 3 runs of A and B, B's case
+    means 0.1 above A's, seeded) to ``path``: each sample's score, and a pass when it
+    is above 0.5; without ``scored``, the passes alone."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    cases = [f"c{i}" for i in range(12)]
+    mu = rng.beta(3, 2, size=len(cases))
+    drawn = []
+    for variant, shift in (("A", 0.0), ("B", 0.1)):
+        for i, case in enumerate(cases):
+            for r in range(3):
+                score = float(np.clip(mu[i] + shift + rng.normal(0, 0.1), 0, 1))
+                extra = {"score": score} if scored else {}
+                drawn.append(sample(case, variant, r, score > 0.5, **extra))
+    write(path, manifest(cases, ["A", "B"], 3), drawn, {"type": "summary", "status": "finished"})
     return path

@@ -311,20 +311,7 @@ def test_a_large_pilot_recovers_the_model() -> None:
 # --- the command ----------------------------------------------------------------------
 
 
-def _pilot(path: Path, *, scored: bool = True) -> Path:
-    rng = np.random.default_rng(0)
-    cases = [f"c{i}" for i in range(12)]
-    mu = rng.beta(3, 2, size=len(cases))
-    samples = []
-    for variant, shift in (("A", 0.0), ("B", 0.1)):
-        for i, case in enumerate(cases):
-            for r in range(3):
-                score = float(np.clip(mu[i] + shift + rng.normal(0, 0.1), 0, 1))
-                extra = {"score": score} if scored else {}
-                samples.append(records.sample(case, variant, r, score > 0.5, **extra))
-    manifest = records.manifest(cases, ["A", "B"], 3)
-    records.write(path, manifest, samples, {"type": "summary", "status": "finished"})
-    return path
+_pilot = records.scored_pilot
 
 
 ARGS = ["--score-a", "0.6", "--score-b", "0.75", "--between", "0.15", "--within", "0.15"]

@@ -148,9 +148,10 @@ def test_a_plan_with_a_posterior_states_its_assurance() -> None:
 
 
 def _pilot(path: Path) -> Path:
-    from test_score_plan import _pilot as pilot
+    from records import scored_pilot
 
-    return pilot(path)
+    out: Path = scored_pilot(path)
+    return out
 
 
 def test_plan_from_a_scored_pilot_prints_its_uncertainty_and_assurance(
