@@ -419,26 +419,43 @@ def score_posterior_from_results(
 # --- the assurance ----------------------------------------------------------------
 
 
-def _case_means(mean: np.ndarray, sd: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """Case means (rows, cases): the beta of each row's mean and SD at quantiles ``u``."""
-    from scipy.special import betaincinv
-
+def _beta_shapes(mean: np.ndarray, sd: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(spread, a, b) of each row's beta of case means with this mean and SD: ``spread``
+    false for a row without (SD 0, or a mean of 0 or 1), whose case means are its mean
+    (its a and b are then those of a placeholder beta)."""
     spread = (sd > 0) & (mean > 0) & (mean < 1)
     m = np.where(spread, mean, 0.5)
     s = np.where(spread, sd, 0.1)
     nu = m * (1.0 - m) / (s * s) - 1.0
-    q = betaincinv((m * nu)[:, None], ((1.0 - m) * nu)[:, None], u)
+    return spread, m * nu, (1.0 - m) * nu
+
+
+def _concentrations(
+    mean: np.ndarray, between: np.ndarray, within: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(kappa, scored) of each row's within-case beta: within^2 = (m (1 - m) - between^2)
+    / (kappa + 1); ``scored`` false for a row without within-case SD, whose runs are
+    their case's mean."""
+    scored = within > 0
+    w = np.where(scored, within, 1.0)
+    kappa = np.maximum((mean * (1.0 - mean) - between * between) / (w * w) - 1.0, 1e-6)
+    return kappa, scored
+
+
+def _case_means(mean: np.ndarray, sd: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Case means (rows, cases): the beta of each row's mean and SD at quantiles ``u``."""
+    from scipy.special import betaincinv
+
+    spread, a, b = _beta_shapes(mean, sd)
+    q = betaincinv(a[:, None], b[:, None], u)
     return np.where(spread[:, None], q, mean[:, None])
 
 
 def _runs(mu: np.ndarray, mean: np.ndarray, between: np.ndarray, within: np.ndarray,
           repeats: int, rng: np.random.Generator) -> np.ndarray:  # fmt: skip
     """Runs (rows, cases, repeats) of cases with means ``mu`` (rows, cases), each row's
-    within-case beta of concentration kappa (within^2 = (m (1 - m) - between^2) / (kappa
-    + 1))."""
-    scored = within > 0
-    w = np.where(scored, within, 1.0)
-    kappa = np.maximum((mean * (1.0 - mean) - between * between) / (w * w) - 1.0, 1e-6)
+    within-case beta (:func:`_concentrations`)."""
+    kappa, scored = _concentrations(mean, between, within)
     m = np.clip(mu, 1e-12, 1.0 - 1e-12)[:, :, None]
     k = kappa[:, None, None]
     shape = (*mu.shape, repeats)
@@ -518,7 +535,9 @@ def _quantile_tables(mean: np.ndarray, sd: np.ndarray) -> tuple[np.ndarray, ...]
     exactly instead (a or b below :data:`_U_SHAPED`).
 
     Read by :func:`_read_tables`, a case mean is the beta's quantile at the
-    nodes and within 1.6e-7 of it between them (largest error over the 400
+    nodes and, for normal scores within 6 of 0 (all but 2e-9 of the draws; past
+    about 7 the nodes are too far apart for the upper tail, where Phi(z) rounds
+    towards 1), within 1.6e-7 of it between them (largest error over the 400
     models a plan from the tests' scored pilot of 12 cases draws; 2.6e-6 with
     257 nodes, and 4.6e-6 for the linear table of 4,097 nodes a fixed model's
     simulation reads): the beta law of each model, from 513 quantiles a model
@@ -532,11 +551,8 @@ def _quantile_tables(mean: np.ndarray, sd: np.ndarray) -> tuple[np.ndarray, ...]
     from ._score_plan import _Z_EDGE
 
     z = np.linspace(-_Z_EDGE, _Z_EDGE, _NODES)
-    spread = (sd > 0) & (mean > 0) & (mean < 1)
-    m = np.where(spread, mean, 0.5)[:, None]
-    s = np.where(spread, sd, 0.1)[:, None]
-    nu = m * (1.0 - m) / (s * s) - 1.0
-    a, b = m * nu, (1.0 - m) * nu
+    spread, a, b = _beta_shapes(mean, sd)
+    a, b = a[:, None], b[:, None]
     q = betaincinv(a, b, ndtr(z))
     q = np.maximum.accumulate(np.nan_to_num(q, nan=0.0), axis=1)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -589,12 +605,7 @@ class _Block:
         self.runs_of: list[tuple[np.ndarray, np.ndarray]] = []
         for mean, between, within in ((d.mean_a, d.between_a, d.within_a),
                                       (d.mean_b, d.between_b, d.within_b)):  # fmt: skip
-            # each row's within-case beta of concentration kappa (within^2 = (m (1 - m) -
-            # between^2) / (kappa + 1)); runs of a row without within-case SD are its mean
-            scored = within > 0
-            w = np.where(scored, within, 1.0)
-            kappa = np.maximum((mean * (1.0 - mean) - between * between) / (w * w) - 1.0, 1e-6)
-            self.runs_of.append((kappa, scored))
+            self.runs_of.append(_concentrations(mean, between, within))
         self.streams: list[tuple[np.random.Generator, np.random.Generator]] = []
         self.means = np.empty((2, len(d), 0))
         self.runs = np.empty((2, len(d), 0, 0))
@@ -763,10 +774,10 @@ class ModelPowers:
     def reach(self, cases: int, repeats: int) -> Interval:
         """The share of the drawn models whose simulated power reaches the target, with
         its 95% (Wilson) interval over the models."""
-        from ._simulate import _wilson
+        from ._score_plan import _mc
 
         powers = self.powers(cases, repeats)
-        return _wilson(int(np.count_nonzero(powers >= self.target)), powers.size)
+        return _mc(int(np.count_nonzero(powers >= self.target)), powers.size)
 
     def model(self, cases: int, repeats: int) -> ScoreModel:
         """The drawn model at the certainty's point, as a score model."""

@@ -1054,7 +1054,7 @@ def score_plan(
                 bound=bound, **common,
             )  # fmt: skip
         shortfall = target - float(sim.claimed(about)[0].estimate)
-        if shortfall <= 0 or round_ == _ROUNDS - 1 or sizing is not None:
+        if shortfall <= 0 or round_ == _ROUNDS - 1:
             break
         goal += shortfall + math.sqrt(target * (1.0 - target) / n)
     reached = reaches(*design, sim)
