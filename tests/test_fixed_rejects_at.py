@@ -43,3 +43,20 @@ def test_rows_near_the_threshold_are_worked_out_in_full(monkeypatch: pytest.Monk
     monkeypatch.setattr(_scores, "_SURE", 2.0)
     _same(x, m, 0.025)
     assert 0 < _fixed_rejects_at(x, m, 0.025).mean() < 1
+
+
+def test_the_bounds_settle_almost_every_row_of_a_planners_experiments(monkeypatch) -> None:
+    # The point of the bounds: at the default margin, few of a planner's rows need
+    # the full capital (fewer than 0.05% on the score planner's own simulations;
+    # here 1 in 4,000), so the shortcut cannot silently fall back on every row.
+    rng = np.random.default_rng(0)
+    x = (np.clip(rng.normal(0.09, 0.3, (4000, 100)), -1.0, 1.0) + 1.0) / 2.0
+    full = []
+    monkeypatch.setattr(
+        _scores,
+        "_fixed_rejects",
+        lambda rows, m, a: full.append(len(rows)) or _fixed_rejects(rows, m, a),
+    )
+    got = _fixed_rejects_at(x, 0.5 + 2.0**-41, 0.025)
+    assert np.array_equal(got, _fixed_rejects(x, np.full(len(x), 0.5 + 2.0**-41), 0.025))
+    assert sum(full) <= 0.01 * len(x)

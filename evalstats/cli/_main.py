@@ -136,7 +136,7 @@ READ_ONLY = frozenset({"report", "compare", "compare-runs", "gate", "plan"})
 
 #: Read-only verbs that also run without the cyclic garbage collector (see
 #: :func:`main`); not ``plan``, whose simulations are the planner's to manage.
-NO_COLLECTOR = frozenset({"report", "compare", "compare-runs", "gate"})
+NO_COLLECTOR = READ_ONLY - {"plan"}
 
 
 def _exit_now(code: int) -> NoReturn:

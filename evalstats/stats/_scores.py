@@ -359,7 +359,6 @@ def studentized_limits(
     with np.errstate(invalid="ignore"):
         q_lo = np.quantile(ts, a, axis=-1)
         q_hi = np.quantile(ts, 1.0 - a, axis=-1)
-    with np.errstate(invalid="ignore"):
         low = np.where(np.isinf(q_hi), 0.0, ratio - q_hi * se)
         high = np.where(np.isinf(q_lo), 1.0, ratio - q_lo * se)
     return low, high
