@@ -310,10 +310,7 @@ class VariantCost:
         none was made, None when none is known or the run has no judged calls."""
         if self.judges is None:
             return None
-        if not self.judges:
-            return 0.0
-        known = [j.total for j in self.judges if j.total is not None]
-        return math.fsum(known) if known else None
+        return _judges_total(self.judges) if self.judges else 0.0
 
     @property
     def total_with_judge(self) -> float | None:
@@ -519,8 +516,7 @@ class CostSummary:
     @property
     def judge_total(self) -> float | None:
         """What the judge calls with a price and token counts cost, or None."""
-        known = [j.total for j in self.judges if j.total is not None]
-        return math.fsum(known) if known else None
+        return _judges_total(self.judges)
 
     @property
     def known(self) -> bool:
@@ -762,9 +758,7 @@ def judge_calls_by_variant(
         if fallback is not None and None in out:
             into = out.setdefault(fallback, {})
             for variant, counts in out.pop(None).items():
-                into_counts = into.setdefault(variant, [0, 0, 0, 0])
-                for i, n in enumerate(counts):
-                    into_counts[i] += n
+                into[variant] = _summed([into.get(variant, [0, 0, 0, 0]), counts])
     return out
 
 
@@ -867,6 +861,12 @@ def _judge_cost(
     calls, priced, n_in, n_out = counts
     total = price.cost(n_in, n_out) if price is not None and priced else None
     return JudgeCost(model, price, where, calls, priced, n_in, n_out, total, batch)
+
+
+def _judges_total(judges: Iterable[JudgeCost]) -> float | None:
+    """What the judge calls with a price and token counts cost, or None when none is known."""
+    known = [j.total for j in judges if j.total is not None]
+    return math.fsum(known) if known else None
 
 
 def _summed(counts: Iterable[list[int]]) -> list[int]:
