@@ -410,6 +410,26 @@ def test_bad_score_options_are_one_line_and_exit_2(argv, message, capsys) -> Non
     assert message in err and err.count("\n") == 1, err
 
 
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--power", "1.5"], "evalstats: error: power=1.5 must be strictly between 0 and 1\n"),
+        (["--margin", "3"], "evalstats: error: margin=3.0 must be above 0 and below 1"),
+        (["--experiments", "5"], "evalstats: error: experiments=5 must be at least 100\n"),
+        (["--cases", "1"], "evalstats: error: cases=1 must be at least 2\n"),
+        (["--seed", "-1"], "evalstats: error: seed=-1 must be at least 0\n"),
+    ],
+)
+def test_a_bad_option_beside_a_scored_pilot_is_named_as_itself(
+    tmp_path: Path, capsys, extra, message
+) -> None:
+    # the option is at fault, not the pilot: its error is not put under --from FILE
+    pilot = _pilot(tmp_path / "pilot.jsonl")
+    assert main(["plan", "--from", str(pilot), "--score-b", "observed", *extra]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(message) and err.count("\n") == 1, err
+
+
 def test_a_pilot_without_scores_and_mixed_options_are_refused(tmp_path: Path, capsys) -> None:
     pilot = _pilot(tmp_path / "binary.jsonl", scored=False)
     assert main(["plan", "--from", str(pilot), "--score-b", "observed"]) == 2

@@ -231,7 +231,7 @@ def _posterior(args: argparse.Namespace, per: list[Any]) -> Any:
 def run_plan(args: argparse.Namespace) -> int:
     """``evalstats plan`` with score options."""
     from ..errors import InvalidArgument
-    from ..planning._score_plan import score_plan
+    from ..planning._score_plan import checked_options, score_plan
     from ._options import subset
 
     if all(getattr(args, name, None) is None for name, _ in _SCORE):
@@ -250,6 +250,18 @@ def run_plan(args: argparse.Namespace) -> int:
                 f"evalstats plan: --certainty={certainty:g} must be above 0 and below 1 (the "
                 "share of the models the pilot allows that the design should serve, such as 0.8)"
             )
+    options = dict(
+        cases=args.cases,
+        repeats=args.repeats,
+        power=args.power,
+        level=args.level,
+        margin=args.margin,
+        about=args.about or "these_cases",
+        experiments=args.experiments,
+        seed=args.seed,
+    )
+    # The options are refused as themselves, before a pilot's errors are named by its file.
+    checked_options(**options)
     source = per = None
     if args.from_file:
         model, source, per = _pilot_model(args)
@@ -266,16 +278,6 @@ def run_plan(args: argparse.Namespace) -> int:
             + ("" if args.margin is None else f" less --margin {args.margin:g}")
             + ": nothing to detect; give the mean score B should reach (--score-b)"
         )
-    options = dict(
-        cases=args.cases,
-        repeats=args.repeats,
-        power=args.power,
-        level=args.level,
-        margin=args.margin,
-        about=args.about or "these_cases",
-        experiments=args.experiments,
-        seed=args.seed,
-    )
     if per is None:
         result = score_plan(model, **options)
     else:

@@ -895,6 +895,39 @@ def _fewest(power_at: Any, goal: float, lo: int, hi: int, guess: int) -> int | N
     return top
 
 
+def checked_options(
+    *,
+    cases: Any = None,
+    repeats: Any = None,
+    power: Any = 0.8,
+    level: Any = 0.95,
+    margin: Any = None,
+    about: Any = "these_cases",
+    max_cases: Any = 3000,
+    max_repeats: Any = 1000,
+    experiments: Any = 4000,
+    seed: Any = 0,
+) -> dict[str, Any]:
+    """:func:`score_plan`'s options checked as it checks them, each bad one named: the
+    values it plans with, by name (``power`` the target, ``about`` the claim)."""
+    from .._validate import whole_number
+    from ..stats._claims import check_about
+    from ._power import _target
+
+    return {
+        "about": check_about(about) or "these_cases",
+        "power": _target(power),
+        "level": check_level(level),
+        "margin": _margin(margin),
+        "experiments": _experiments(experiments),
+        "seed": whole_number("seed", seed, minimum=0),
+        "max_cases": whole_number("max_cases", max_cases, minimum=2),
+        "max_repeats": whole_number("max_repeats", max_repeats, minimum=1),
+        "cases": None if cases is None else whole_number("cases", cases, minimum=2),
+        "repeats": None if repeats is None else whole_number("repeats", repeats, minimum=1),
+    }
+
+
 def score_plan(
     model: ScoreModel,
     *,
@@ -964,24 +997,14 @@ def score_plan(
     >>> p.cases, p.repeats, p.reachable
     (40, 3, True)
     """
-    from .._validate import whole_number
-    from ..stats._claims import check_about
-    from ._power import _target
-
     model = _model(model)
-    about = check_about(about) or "these_cases"
-
-    target = _target(power)
-    level = check_level(level)
-    m = _margin(margin)
-    n = _experiments(experiments)
-    seed = whole_number("seed", seed, minimum=0)
-    max_c = whole_number("max_cases", max_cases, minimum=2)
-    max_r = whole_number("max_repeats", max_repeats, minimum=1)
-    if cases is not None:
-        cases = whole_number("cases", cases, minimum=2)
-    if repeats is not None:
-        repeats = whole_number("repeats", repeats, minimum=1)
+    checked = checked_options(
+        cases=cases, repeats=repeats, power=power, level=level, margin=margin, about=about,
+        max_cases=max_cases, max_repeats=max_repeats, experiments=experiments, seed=seed,
+    )  # fmt: skip
+    cases, repeats, about, seed = (checked[k] for k in ("cases", "repeats", "about", "seed"))
+    target, level, m, n = (checked[k] for k in ("power", "level", "margin", "experiments"))
+    max_c, max_r = checked["max_cases"], checked["max_repeats"]
     gap = model.mean_b - model.mean_a + (0.0 if m is None else m)
     if gap <= 0.0:
         what = "B's mean score must be above A's" if m is None else "B must be above A - margin"
