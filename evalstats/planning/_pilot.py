@@ -339,11 +339,10 @@ def _rates_at(mu: np.ndarray, rho: np.ndarray, nodes: int) -> tuple[np.ndarray, 
 
 
 def _spread_nodes(spread: float) -> tuple[np.ndarray, np.ndarray]:
-    """Gauss-Hermite nodes and weights (summing to 1) of a normal with sd ``spread``."""
-    if spread == 0.0:
-        return np.zeros(1), np.ones(1)
-    x, w = np.polynomial.hermite_e.hermegauss(_HERMITE_NODES)
-    return x * spread, w / w.sum()
+    """:data:`_HERMITE_NODES` Gauss-Hermite nodes and weights of the spread."""
+    from ..stats._casemodel import _hermite
+
+    return _hermite(spread, _HERMITE_NODES)
 
 
 def _solve_shifts(rates: tuple[np.ndarray, np.ndarray], p_b: np.ndarray, spread: float) -> Any:

@@ -309,17 +309,17 @@ def _beta_ppf(u: np.ndarray, a: float, b: float) -> np.ndarray:
     return np.asarray(ppf(u, a, b), dtype=float)
 
 
-@lru_cache(maxsize=1)
-def _standard_hermite() -> tuple[np.ndarray, np.ndarray]:
-    x, w = np.polynomial.hermite_e.hermegauss(_HERMITE)
+@lru_cache(maxsize=4)
+def _standard_hermite(nodes: int) -> tuple[np.ndarray, np.ndarray]:
+    x, w = np.polynomial.hermite_e.hermegauss(nodes)
     return x, w / w.sum()
 
 
-def _hermite(spread: float) -> tuple[np.ndarray, np.ndarray]:
-    """Nodes and weights (summing to 1) for a normal with sd ``spread``."""
+def _hermite(spread: float, nodes: int = _HERMITE) -> tuple[np.ndarray, np.ndarray]:
+    """Gauss-Hermite nodes and weights (summing to 1) of a normal with sd ``spread``."""
     if spread == 0.0:
         return np.zeros(1), np.ones(1)
-    x, w = _standard_hermite()
+    x, w = _standard_hermite(nodes)
     return x * spread, w
 
 
