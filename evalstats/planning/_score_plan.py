@@ -361,7 +361,7 @@ def score_decisions(
     import numpy as np
 
     from ..stats._intervals import _BISECTIONS, _rejected_at
-    from ..stats._scores import _FIXED_BISECTIONS, _fixed_rejects_at
+    from ..stats._scores import _FIXED_BISECTIONS, _fixed_rejects
 
     a = np.asarray(scores_a, dtype=float)
     b = np.asarray(scores_b, dtype=float)
@@ -377,7 +377,7 @@ def score_decisions(
         if keep.any():
             point = _grid_point(threshold, _FIXED_BISECTIONS)
             kept = runs[keep]
-            out[keep] = _fixed_rejects_at(kept, point, alpha)
+            out[keep] = _fixed_rejects(kept, point, alpha)
         return out
     if a.shape[1] < 2:
         return np.zeros(rows, dtype=bool)  # one case: the interval is the whole range

@@ -25,6 +25,7 @@ Which method ``auto`` uses at which number of cases is measured by
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -155,6 +156,14 @@ _FIXED_CAP = 0.9
 _FIXED_BISECTIONS = 40
 #: Values (rows x runs x bets) worked on at once.
 _FIXED_BLOCK = 1 << 21
+#: Bets whose log products :func:`_fixed_bounded` works out (the larger
+#: ones); the smaller ones it bounds.
+_EXACT_BETS = 2
+#: The least margin (on the log scale) by which bounds of the capital must
+#: clear the threshold to decide a row, beside the margin for rounding.
+_SURE = 1e-6
+#: The spacing of floats at 1 (2 u, twice the unit roundoff), for the rounding margin.
+_EPS = 2.0**-52
 
 
 def _fixed_log_capital(x: np.ndarray, m: np.ndarray) -> np.ndarray:
@@ -162,7 +171,7 @@ def _fixed_log_capital(x: np.ndarray, m: np.ndarray) -> np.ndarray:
     import numpy as np
 
     a = _FIXED_CAP * 2.0 ** -np.arange(_FIXED_BETS)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         ratio = x / m[:, None] - 1.0  # (rows, n); inf where m = 0 and x > 0
     logs = np.log1p(ratio[:, :, None] * a).sum(axis=1)  # (rows, K)
     top = logs.max(axis=1)
@@ -171,77 +180,134 @@ def _fixed_log_capital(x: np.ndarray, m: np.ndarray) -> np.ndarray:
     return np.where(np.isfinite(top), out, top)
 
 
-def _fixed_rejects(x: np.ndarray, m: np.ndarray, alpha: float) -> np.ndarray:
-    """Whether the fixed-bet capital of each row of ``x`` at ``m`` reaches 1 / alpha."""
+def _fixed_rejects(
+    x: np.ndarray, m: Any, alpha: float, *, bounds: np.ndarray | None = None
+) -> np.ndarray:
+    """Whether the fixed-bet capital of each row of ``x`` at ``m`` reaches 1 / alpha.
+
+    ``x`` has shape (rows, n), values >= 0 (in [0, 1] for every caller);
+    ``m`` is one mean per row, or one for all. The booleans are those of
+    ``_fixed_log_capital(x, m) >= log(1 / alpha)``, sooner: each row's log
+    capital is first bounded (:func:`_fixed_bounded`), and only the rows
+    whose bounds do not settle it are worked out in full. ``bounds``
+    (default: every row) marks the rows to bound first, the others are
+    worked out in full at once; where given, it is cleared in place for
+    the rows the bounds did not settle, so that a bisection, which closes
+    in on the threshold, stops bounding a row once its bounds no longer
+    settle it.
+    """
+    import numpy as np
+
+    rows, n = x.shape
+    m = np.broadcast_to(np.asarray(m, dtype=float), (rows,))
+    tried = np.ones(rows, dtype=bool) if bounds is None else bounds
+    out = np.empty(rows, dtype=bool)
+    threshold = math.log(1.0 / alpha)
+    step = max(1, _FIXED_BLOCK // 4 // max(1, n))  # a quarter: several (rows, n) at once
+    for start in range(0, rows, step):
+        block = slice(start, start + step)
+        xb, mb, tb = x[block], m[block], tried[block]
+        got = np.zeros(xb.shape[0], dtype=bool)
+        unsure = ~tb
+        if tb.all():
+            got, settled = _fixed_bounded(xb, mb, threshold)
+            unsure = ~settled
+        elif tb.any():
+            got[tb], settled = _fixed_bounded(xb[tb], mb[tb], threshold)
+            unsure[tb] = ~settled
+        if unsure.any():
+            got[unsure] = _fixed_exact_rejects(xb[unsure], mb[unsure], threshold)
+        if bounds is not None:
+            bounds[block] = ~unsure
+        out[block] = got
+    return out
+
+
+def _fixed_bounded(x: np.ndarray, m: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray]:
+    """Verdicts from bounds of the log capital, and the rows they settle.
+
+    The :data:`_EXACT_BETS` largest bets' log products are worked out and
+    the others' bounded from the sums s_j of r**j, r = x / m - 1, j = 1, 2,
+    3, by
+
+    - log1p(y) <= y - y**2 / 2 + y**3 / 3 for every y > -1 (the difference
+      has derivative y**3 / (1 + y), of the sign of y, and is 0 at 0);
+    - log1p(y) >= y - y**2 / (2 (1 - a)**2) for every y >= -a, 0 < a < 1
+      (the difference has derivative y (1 / (1 - a)**2 - 1 / (1 + y)), of
+      the sign of y as 1 + y >= 1 - a >= (1 - a)**2, and is 0 at 0). This
+      holds for y = a r as r >= -1, that is as x >= 0.
+
+    A row is settled when its bounds clear the threshold by more than a
+    margin; not where they are not finite (at m = 0, or where x / m passes
+    the largest float). The margin covers the rounding of both
+    computations, which share r (the same floating-point operations on the
+    same values): a sum of n terms computed in any order is within (n - 1)
+    u times the sum of their absolute values of the exact sum (u = 2**-53),
+    and each term here, a product and a log1p, within a few u of its own
+    magnitude, so each side's log capital is within (n + 16) u S of its
+    value in exact arithmetic on r, where S bounds the absolute values
+    summed: at most |E| + 5 n for the largest bet's log products (E their
+    sum; each is above log 0.1), and |s1| + 2 n, s2 and |s3| + 2 n for the
+    powers of r (|r| <= r + 2 as r >= -1). The margin is :data:`_SURE` plus
+    twice both sides' bounds, 2 eps (n + 16) S with eps = 2 u. At tested
+    means away from 0, S is of the order of 10 n (at most about 50 n for
+    m >= 1/4), so the rounding term is about 5e-11 at a hundred values and
+    reaches 1e-6 only between about 7,000 and 15,000: :data:`_SURE` is the
+    margin for the runs the package meets, far beyond the rounding. The
+    rounding term takes over for longer runs (it grows as n**2, a worst
+    case that summation seldom approaches) and as m nears 0, where S grows
+    as n / m**3; there the bounds are too far apart to settle a row anyway.
+    """
+    import numpy as np
+
+    rows, n = x.shape
+    big, small = _fixed_bound_terms()
+    sides = np.empty((rows, 2, _FIXED_BETS))  # the lower and the upper bound's log products
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        r = x / m[:, None] - 1.0  # as _fixed_log_capital's ratio
+        for k, bet in enumerate(big):
+            sides[:, :, k] = np.log1p(r * bet).sum(axis=1)[:, None]
+        r2 = r * r
+        s1 = r.sum(axis=1)[:, None]
+        s2 = r2.sum(axis=1)[:, None]
+        s3 = (r2 * r).sum(axis=1)[:, None]
+        linear = s1 * small[0]
+        sides[:, 0, len(big) :] = linear + s2 * small[3]
+        sides[:, 1, len(big) :] = linear + s2 * small[1] + s3 * small[2]
+        top = sides.max(axis=2)
+        low, high = (
+            top + np.log(np.exp(sides - top[:, :, None]).sum(axis=2)) - math.log(_FIXED_BETS)
+        ).T
+        scale = np.abs(sides[:, 0, 0]) + 9.0 * n + (np.abs(s1) + s2 + np.abs(s3))[:, 0]
+        margin = _SURE + 2.0 * _EPS * (n + _FIXED_BETS) * scale
+        got = low >= threshold + margin
+        settled = got | (high < threshold - margin)  # False wherever a NaN is
+    return got, settled
+
+
+@functools.cache
+def _fixed_bound_terms() -> tuple[tuple[float, ...], np.ndarray]:
+    """The bets worked out, and the others' coefficients of s1, s2, s3 and the lower bound's s2."""
+    import numpy as np
+
+    bets = _FIXED_CAP * 2.0 ** -np.arange(_FIXED_BETS)
+    a = bets[_EXACT_BETS:]
+    terms = np.stack([a, -(a**2) / 2.0, a**3 / 3.0, -(a**2) / (2.0 * (1.0 - a) ** 2)])
+    terms.flags.writeable = False
+    return tuple(bets[:_EXACT_BETS].tolist()), terms
+
+
+def _fixed_exact_rejects(x: np.ndarray, m: np.ndarray, threshold: float) -> np.ndarray:
+    """``_fixed_log_capital(x, m) >= threshold``, a block of rows at a time."""
     import numpy as np
 
     rows, n = x.shape
     out = np.empty(rows, dtype=bool)
     step = max(1, _FIXED_BLOCK // max(1, n * _FIXED_BETS))
-    threshold = math.log(1.0 / alpha)
     for start in range(0, rows, step):
         block = slice(start, start + step)
         out[block] = _fixed_log_capital(x[block], m[block]) >= threshold
     return out
-
-
-#: Bets of :func:`_fixed_rejects_at` whose capital it works out (the larger ones); the
-#: smaller ones it bounds.
-_EXACT_BETS = 2
-#: How far (on the log scale) bounds of the capital must clear the threshold to decide.
-_SURE = 1e-6
-
-
-def _fixed_rejects_at(x: np.ndarray, m: float, alpha: float) -> np.ndarray:
-    """``_fixed_rejects(x, np.full(len(x), m), alpha)``, the same booleans, sooner.
-
-    Each row's log capital is first bounded: the :data:`_EXACT_BETS` largest
-    bets' products worked out, the others' bounded by log1p(y) <= y - y**2 / 2
-    + y**3 / 3 (every y > -1) and log1p(y) >= y - y**2 / (2 (1 - a)**2)
-    (every y >= -a, as y = a (x / m - 1) is for x >= 0) from the sums of
-    (x / m - 1)**1, 2 and 3. A row is decided by its bounds when they clear
-    the threshold by more than :data:`_SURE` (far beyond the rounding of
-    either computation); the others are worked out as :func:`_fixed_rejects`
-    works them out.
-    """
-    import numpy as np
-
-    rows, n = x.shape
-    out = np.empty(rows, dtype=bool)
-    if rows == 0:
-        return out
-    bets = _FIXED_CAP * 2.0 ** -np.arange(_FIXED_BETS)
-    big, small = bets[:_EXACT_BETS], bets[_EXACT_BETS:]
-    threshold = math.log(1.0 / alpha)
-    lose = math.log(_FIXED_BETS)
-    step = max(1, _FIXED_BLOCK // 4 // max(1, n))  # a quarter: several (rows, n) at once
-    for start in range(0, rows, step):
-        block = slice(start, start + step)
-        r = x[block] / m - 1.0
-        exact = np.stack([np.log1p(r * bet).sum(axis=1) for bet in big], axis=1)
-        r2 = r * r
-        s1 = r.sum(axis=1)[:, None]
-        s2 = r2.sum(axis=1)[:, None]
-        s3 = (r2 * r).sum(axis=1)[:, None]
-        linear = small * s1
-        upper = linear - small**2 / 2.0 * s2 + small**3 / 3.0 * s3
-        lower = linear - small**2 / (2.0 * (1.0 - small) ** 2) * s2
-        high = _log_sum_exp(np.concatenate([exact, upper], axis=1)) - lose
-        low = _log_sum_exp(np.concatenate([exact, lower], axis=1)) - lose
-        got = low >= threshold + _SURE
-        unsure = ~got & (high >= threshold - _SURE)
-        if unsure.any():
-            near = x[block][unsure]
-            got[unsure] = _fixed_rejects(near, np.full(near.shape[0], m), alpha)
-        out[block] = got
-    return out
-
-
-def _log_sum_exp(v: np.ndarray) -> np.ndarray:
-    import numpy as np
-
-    top = v.max(axis=1)
-    return top + np.log(np.exp(v - top[:, None]).sum(axis=1))
 
 
 def _fixed_lower(x: np.ndarray, alpha: float) -> np.ndarray:
@@ -249,9 +315,10 @@ def _fixed_lower(x: np.ndarray, alpha: float) -> np.ndarray:
 
     rows = x.shape[0]
     lo, hi = np.zeros(rows), np.ones(rows)
+    bounds = np.ones(rows, dtype=bool)
     for _ in range(_FIXED_BISECTIONS):
         mid = 0.5 * (lo + hi)
-        rej = _fixed_rejects(x, mid, alpha)
+        rej = _fixed_rejects(x, mid, alpha, bounds=bounds)
         lo = np.where(rej, mid, lo)
         hi = np.where(rej, hi, mid)
     return lo
@@ -274,7 +341,9 @@ def fixed_bet_limits(x: Any, level: float) -> tuple[np.ndarray, np.ndarray]:
     e-value, and by Markov's inequality C reaches 1 / alpha there with
     probability at most alpha. Every factor decreases in m, so the limit is
     found by bisection (40 steps, rounded down). The upper limit is one minus
-    the lower limit of 1 - x. The predictable bets of Waudby-Smith & Ramdas
+    the lower limit of 1 - x (each step's verdicts decided from bounds of
+    the capital where they settle it, as :func:`_fixed_rejects` says, the
+    same as in full). The predictable bets of Waudby-Smith & Ramdas
     (2024) would need identically distributed values; these do not, at a
     small price in width, and do not depend on the order of the values.
     """
