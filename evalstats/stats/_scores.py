@@ -199,26 +199,29 @@ def _fixed_rejects(
     import numpy as np
 
     rows, n = x.shape
-    m = np.broadcast_to(np.asarray(m, dtype=float), (rows,))
-    tried = np.ones(rows, dtype=bool) if bounds is None else bounds
+    m = np.asarray(m, dtype=float)
+    if m.ndim == 0:
+        m = np.full(rows, m)
     out = np.empty(rows, dtype=bool)
     threshold = math.log(1.0 / alpha)
     step = max(1, _FIXED_BLOCK // 4 // max(1, n))  # a quarter: several (rows, n) at once
     for start in range(0, rows, step):
         block = slice(start, start + step)
-        xb, mb, tb = x[block], m[block], tried[block]
-        got = np.zeros(xb.shape[0], dtype=bool)
-        unsure = ~tb
-        if tb.all():
+        xb, mb = x[block], m[block]
+        if bounds is None or bounds[block].all():
             got, settled = _fixed_bounded(xb, mb, threshold)
+        else:
+            tried = bounds[block]
+            got, settled = np.zeros_like(tried), np.zeros_like(tried)
+            if tried.any():
+                got[tried], settled[tried] = _fixed_bounded(xb[tried], mb[tried], threshold)
+        if not settled.any():
+            got = _fixed_exact_rejects(xb, mb, threshold)
+        elif not settled.all():
             unsure = ~settled
-        elif tb.any():
-            got[tb], settled = _fixed_bounded(xb[tb], mb[tb], threshold)
-            unsure[tb] = ~settled
-        if unsure.any():
             got[unsure] = _fixed_exact_rejects(xb[unsure], mb[unsure], threshold)
         if bounds is not None:
-            bounds[block] = ~unsure
+            bounds[block] = settled
         out[block] = got
     return out
 
