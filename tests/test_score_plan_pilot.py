@@ -333,9 +333,17 @@ def test_a_certainty_without_a_pilot_or_with_too_small_a_pilot_is_refused(capsys
     err = capsys.readouterr().err
     assert "--certainty goes with --from" in err and len(err.strip().splitlines()) == 1
     a, b = _cells(cases=2)
-    post = ScorePosterior(a, b, wanted=Wanted("observed"))
-    with pytest.raises(InvalidArgument, match="a pilot of 2 cases is too small to draw score"):
-        pilot_score_plan(fit_score_model(a, b), post, certainty=0.8, repeats=2)
+    # A's and B's case means over 2 cases have a singular covariance (a correlation of -1
+    # or 1), which the inverse-Wishart posterior cannot take as its scale: refused for any
+    # plan; a pilot of A alone draws its variance from a chi-square on 1 degree of freedom
+    with pytest.raises(InvalidArgument, match=r"scores_b: .* at least 3 of the same cases; "
+                       r"these share 2, whose case means' covariance is singular"):  # fmt: skip
+        ScorePosterior(a, b, wanted=Wanted("observed"))
+    alone = ScorePosterior(a, wanted=Wanted("gain", 0.1))
+    fit = fit_score_model(a)
+    fit = ScoreModel(fit.mean_a, fit.mean_a + 0.1, fit.between, fit.within, 1.0)
+    plan = pilot_score_plan(fit, alone, certainty=0.8, repeats=2, experiments=300)
+    assert plan.reachable and plan.sized_for is not None
     with pytest.raises(InvalidArgument, match="certainty=1.0 must be strictly between 0 and 1"):
         _sized(1.0)
 

@@ -31,7 +31,10 @@ are the generalized version, Weerahandi 1993):
   scale (k - 1) S, S the case means' covariance (its diagonal each
   variant's MS_between / n0), so that each variant's marginal is the
   one-variant reference posterior, (k - 1) S_vv / chi2(k - 1) (Gelman et
-  al. 2013, section 3.6, with one degree of freedom more).
+  al. 2013, section 3.6, with one degree of freedom more). The scale must
+  be positive definite, which S of k case means is only from k = 3 (two
+  fix a correlation of -1 or 1): a pilot of both variants needs 3 shared
+  cases, one of A alone 2.
 - The means: (mu_A, mu_B) given Sigma are normal about the means of the
   case means with covariance Sigma / k.
 - A variant's between-case variance is Sigma_vv - sigma_w^2 / n0, set to 0
@@ -198,10 +201,12 @@ class ScorePosterior:
         self._a = variance_components(scores_a)
         self._b = self._a if scores_b is None else variance_components(scores_b)
         shared = [c for c in self._a.case_means if c in self._b.case_means]
-        if self.paired and len(shared) < 2:
+        if self.paired and len(shared) < 3:
             raise InvalidArgument(
-                f"a pilot's A and B must both score at least 2 of the same cases; these share "
-                f"{len(shared)}"
+                f"scores_b: a pilot's A and B must both score at least 3 of the same cases; "
+                f"these share {len(shared)}, whose case means' covariance is singular (so few "
+                "points fix a correlation of -1 or 1), and the posterior of the between-case "
+                "covariance (inverse-Wishart, scale (k - 1) S) needs it positive definite"
             )
         self.cases = len(shared) if self.paired else self._a.cases
         # S: the case means' covariance (diagonal: each variant's MS_between / n0).
@@ -880,11 +885,6 @@ def _model_powers(
     from ._score_plan import _experiments, _margin
 
     sure = float(_single("certainty", as_rate("certainty", certainty, open_interval=True)))
-    if posterior.cases < 3:
-        raise InvalidArgument(
-            f"certainty={certainty!r}: a pilot of {posterior.cases} cases is too small to draw "
-            "score models from (it needs at least 3)"
-        )
     return ModelPowers(
         posterior,
         sure,
