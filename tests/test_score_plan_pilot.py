@@ -258,6 +258,16 @@ def test_a_plan_sized_with_a_certainty_takes_the_model_at_its_point() -> None:
     assert plan.cases > fitted.cases and fitted.certainty is None
 
 
+def test_the_plans_seed_seeds_the_models_it_is_sized_over() -> None:
+    # the API's seed draws the models and their experiments, as the CLI's --seed does; with
+    # the posterior's own seed (0 here) or none, the plan is the one it was
+    plan = _sized(0.8)[0]
+    assert _sized(0.8, seed=0)[0] == plan
+    other = _sized(0.8, seed=5)[0]
+    assert _sized(0.8, seed=5)[0] == other
+    assert other.sized_for != plan.sized_for and other.reach != plan.reach
+
+
 def test_a_higher_certainty_never_gives_a_smaller_design() -> None:
     designs = [_sized(c)[0] for c in (0.5, 0.8, 0.95)]
     cases = [p.cases for p in designs]

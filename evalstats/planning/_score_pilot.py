@@ -272,11 +272,12 @@ class ScorePosterior:
         mean_b = np.clip(means[:, 1], 0.0, 1.0)
         return ScoreDraws(mean_a, mean_b, np.sqrt(va), wa, np.sqrt(vb), wb, rho)
 
-    def draw(self, size: int, stream: int = 0) -> ScoreDraws:
-        """``size`` score models drawn from the posterior (seeded by ``stream``), B's mean
-        as :attr:`wanted` asks, each SD possible for its mean; draws in which B would not
-        be a gain (or above 1) are drawn again."""
-        rng = np.random.default_rng(np.random.SeedSequence([self.seed, 13, stream]))
+    def draw(self, size: int, stream: int = 0, seed: int | None = None) -> ScoreDraws:
+        """``size`` score models drawn from the posterior (seeded by ``seed``, by default
+        the posterior's, and ``stream``), B's mean as :attr:`wanted` asks, each SD possible
+        for its mean; draws in which B would not be a gain (or above 1) are drawn again."""
+        first = self.seed if seed is None else seed
+        rng = np.random.default_rng(np.random.SeedSequence([first, 13, stream]))
         parts: list[ScoreDraws] = []
         got = tried = 0
         while got < size:
@@ -645,6 +646,8 @@ class ModelPowers:
     :class:`~evalstats.planning._power._PilotPowers` takes it for pass rates;
     each model's power is noisy (sd 0.063 at 40 experiments and power 0.8),
     which leans the quantile to the conservative side.
+
+    ``seed`` seeds the models and experiments (by default the posterior's).
     """
 
     def __init__(
@@ -658,6 +661,7 @@ class ModelPowers:
         about: str,
         experiments: int,
         fresh: bool = False,
+        seed: int | None = None,
     ) -> None:
         from ._pilot import MODELS
         from ._score_plan import _BLOCK
@@ -665,11 +669,12 @@ class ModelPowers:
         self.posterior, self.certainty, self.target = posterior, certainty, target
         self.level, self.margin, self.about = level, margin, about
         self.experiments = experiments
+        self.seed = posterior.seed if seed is None else seed
         self.per_model = max(10, experiments // 100)
         # ``fresh``: other models and other experiments, for what the design found
         # on the first ones delivers on models it was not chosen on
         self._tag = 20 if fresh else 19
-        self.draws = posterior.draw(MODELS, _MODELS_STREAM + int(fresh))
+        self.draws = posterior.draw(MODELS, _MODELS_STREAM + int(fresh), self.seed)
         models = np.repeat(np.arange(MODELS), self.per_model)
         rows = self.draws.take(models)
         self._rows = models.size
@@ -744,7 +749,7 @@ class ModelPowers:
                 _quantile_tables(d.mean_a, d.between_a),
                 _quantile_tables(d.mean_b, d.between_b),
             ]
-        rows, seed = len(block.d), self.posterior.seed
+        rows, seed = len(block.d), self.seed
         z = np.empty((2, rows, last - first))
         streams = []
         for j in range(first, last):
@@ -829,7 +834,9 @@ def pilot_score_plan(
     design is the fewest, searched by the same rules, whose simulated power
     reaches the target in ``certainty`` of the models drawn from
     ``posterior`` (:class:`ModelPowers`), and the plan names the model at
-    that point (``sized_for``) and states its power. Either way the plan
+    that point (``sized_for``) and states its power. The models and their
+    experiments are seeded by the plan's ``seed`` when it is given, else by
+    the posterior's. Either way the plan
     also states the design's power averaged over what the pilot leaves
     uncertain (:func:`score_assurance`, on as many experiments as the
     plan's designs, each with its own drawn model, seeded apart from them)
@@ -844,8 +851,9 @@ def pilot_score_plan(
     if not isinstance(posterior, ScorePosterior):
         raise InvalidArgument(f"posterior={posterior!r} must be a ScorePosterior")
     sizing = None
+    seed = options.get("seed")
     if certainty is not None:
-        sizing = _model_powers(posterior, certainty, options)
+        sizing = _model_powers(posterior, certainty, options, seed=seed)
     found = score_plan(model, sizing=sizing, **options)
     assured = score_assurance(
         posterior,
@@ -862,7 +870,7 @@ def pilot_score_plan(
     # The share of models the design serves, on models and experiments it was
     # not chosen on: on its own, by construction, it would be at least the
     # certainty.
-    fresh = _model_powers(posterior, sizing.certainty, options, fresh=True)
+    fresh = _model_powers(posterior, sizing.certainty, options, fresh=True, seed=seed)
     return replace(
         found,
         assurance=assured,
@@ -876,10 +884,15 @@ def pilot_score_plan(
 
 
 def _model_powers(
-    posterior: ScorePosterior, certainty: Any, options: Any, *, fresh: bool = False
+    posterior: ScorePosterior,
+    certainty: Any,
+    options: Any,
+    *,
+    fresh: bool = False,
+    seed: Any = None,
 ) -> ModelPowers:
     """:class:`ModelPowers` for a plan's options, its arguments checked as the plan's."""
-    from .._validate import as_rate
+    from .._validate import as_rate, whole_number
     from ..stats._claims import check_about
     from ._power import _single, _target
     from ._score_plan import _experiments, _margin
@@ -894,4 +907,5 @@ def _model_powers(
         about=check_about(options.get("about")) or "these_cases",
         experiments=_experiments(options.get("experiments", 4000)),
         fresh=fresh,
+        seed=None if seed is None else whole_number("seed", seed, minimum=0),
     )
