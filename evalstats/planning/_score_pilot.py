@@ -64,9 +64,16 @@ assurance says what it is worth over what the pilot leaves uncertain. With
 cases x repeats whose power reaches the target in a share C of 200 models
 drawn from the posterior (:class:`ModelPowers`, the (1 - C) order statistic
 of their simulated powers, as pass-rate plans from a pilot take it), and
-names the model at that point. ``simulations/score_assurance.py
---certainty 0.8`` counts the true models on which such designs deliver the
-target, beside the designs sized for the fit.
+names the model at that point. A model's simulated power takes only a few
+values (one more than its experiments), so many models tie at that point;
+the one named is, of those, the one nearest the same point of the normal
+approximation's standardized effect of the design (gain over the SD of the
+mean difference the rule judges), and the power stated is a fresh
+simulation of it. ``simulations/score_assurance.py --certainty 0.8``
+counts the true models on which such designs deliver the target, beside
+the designs sized for the fit; with ``--naming`` it also measures how far
+the named model's power falls from the order statistic and the reach
+stated against what the designs deliver.
 
 What B should reach is the caller's (:class:`~evalstats.planning._pilot.Wanted`):
 a fixed mean, A's drawn mean plus a gain, or the pilot's own B (drawn with
@@ -647,6 +654,18 @@ class ModelPowers:
     each model's power is noisy (sd 0.063 at 40 experiments and power 0.8),
     which leans the quantile to the conservative side.
 
+    A model's simulated power takes only ``per_model + 1`` values, so many
+    models tie at the order statistic (a dozen at 10 experiments a model),
+    whose true powers spread widely. The model named for a design
+    (:meth:`index`, :meth:`model`) is, of those tied at the order statistic,
+    the one nearest the certainty's point of :meth:`effects` (the normal
+    approximation's standardized effect of the design on each model, a
+    smooth measure of how hard the design finds it): its simulated power is
+    the order statistic, which sizes the design whichever tied model is
+    named, and among the tied it is the one the approximation puts at the
+    certainty's point. ``simulations/score_assurance.py --naming`` measures
+    how far the named model's fresh power falls from the order statistic.
+
     ``seed`` seeds the models and experiments (by default the posterior's).
     """
 
@@ -771,15 +790,49 @@ class ModelPowers:
                 runs[v, :, j, :] = block.draw_runs(v, means[v, :, j], pair[v], repeats)
         return streams, means, runs
 
+    def effects(self, cases: int, repeats: int) -> np.ndarray:
+        """Each drawn model's standardized effect for ``cases`` x ``repeats``: B's gain over
+        A (plus the margin) over the normal approximation's SD of the mean difference the
+        comparison judges (smaller is harder). About these cases the rule reads the runs as
+        one sample, of the SD of a run's difference across cases and runs; about cases like
+        these, the case means' differences, their SD over ``cases`` plus the runs' over
+        ``cases`` x ``repeats``."""
+        d = self.draws
+        cov = d.correlation * d.between_a * d.between_b
+        cases_var = d.between_a**2 + d.between_b**2 - 2.0 * cov
+        runs_var = d.within_a**2 + d.within_b**2
+        if self.about == "these_cases":
+            var = (cases_var + runs_var) / (cases * repeats)
+        else:
+            var = cases_var / cases + runs_var / (cases * repeats)
+        gap = d.mean_b - d.mean_a + (0.0 if self.margin is None else self.margin)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out: np.ndarray = np.where(var > 0, gap / np.sqrt(np.maximum(var, 1e-300)), np.inf)
+        return out
+
     def index(self, cases: int, repeats: int) -> int:
-        """The drawn model at the certainty's point of the powers of this design."""
+        """The drawn model at the certainty's point of the powers of this design: of the
+        models whose simulated power is the (1 - certainty) order statistic, the one whose
+        :meth:`effects` rank is nearest that point's (the first in the models' order among
+        equals)."""
         from ._power import at_certainty
 
-        return at_certainty(self.powers(cases, repeats), self.certainty)
+        powers = self.powers(cases, repeats)
+        tied = np.flatnonzero(powers == powers[at_certainty(powers, self.certainty)])
+        if tied.size == 1:
+            return int(tied[0])
+        rank = np.empty(powers.size, dtype=np.intp)
+        rank[np.argsort(self.effects(cases, repeats), kind="stable")] = np.arange(powers.size)
+        point = min(int((1.0 - self.certainty) * powers.size), powers.size - 1)
+        return int(tied[np.argmin(np.abs(rank[tied] - point))])
 
     def power(self, cases: int, repeats: int) -> float:
-        """The power this design reaches in ``certainty`` of the drawn models."""
-        return float(self.powers(cases, repeats)[self.index(cases, repeats)])
+        """The power this design reaches in ``certainty`` of the drawn models (their
+        (1 - certainty) order statistic, the model named there's simulated power)."""
+        from ._power import at_certainty
+
+        powers = self.powers(cases, repeats)
+        return float(powers[at_certainty(powers, self.certainty)])
 
     def reach(self, cases: int, repeats: int) -> Interval:
         """The share of the drawn models whose simulated power reaches the target, with
@@ -834,9 +887,11 @@ def pilot_score_plan(
     design is the fewest, searched by the same rules, whose simulated power
     reaches the target in ``certainty`` of the models drawn from
     ``posterior`` (:class:`ModelPowers`), and the plan names the model at
-    that point (``sized_for``) and states its power. The models and their
-    experiments are seeded by the plan's ``seed`` when it is given, else by
-    the posterior's. Either way the plan
+    that point (``sized_for``: among the models whose simulated power ties
+    there, the one at that point of the design's standardized effect) and
+    states its power, a fresh simulation of that model (``power``). The
+    models and their experiments are seeded by the plan's ``seed`` when it
+    is given, else by the posterior's. Either way the plan
     also states the design's power averaged over what the pilot leaves
     uncertain (:func:`score_assurance`, on as many experiments as the
     plan's designs, each with its own drawn model, seeded apart from them)

@@ -666,8 +666,10 @@ class ScorePlan:
     (:class:`~evalstats.planning._score_pilot.ScorePosterior`). Sized with a
     ``certainty``, the design is the fewest whose power reaches ``target``
     in that share of ``models`` score models drawn from the posterior;
-    ``sized_for`` is the drawn model at its (1 - certainty) point, ``power``
-    a fresh simulation of that model, and ``reach`` the share of as many
+    ``sized_for`` is the drawn model at its (1 - certainty) point (of the
+    models tied there, the one the normal approximation's standardized
+    effect puts at that point), ``power`` a fresh simulation of that model,
+    and ``reach`` the share of as many
     models drawn afresh (with fresh experiments) whose simulated power
     reaches the target, with its 95% Wilson interval over those models.
     """
