@@ -889,7 +889,10 @@ def pilot_score_plan(
     ``posterior`` (:class:`ModelPowers`), and the plan names the model at
     that point (``sized_for``: among the models whose simulated power ties
     there, the one at that point of the design's standardized effect) and
-    states its power, a fresh simulation of that model (``power``). The
+    states its power, a fresh simulation of that model (``power``), which
+    falls either side of the order statistic the design was sized by (2.9
+    points from it on average at 40 experiments a model, 4.3 naming the
+    first tied model; ``simulations/score_assurance.py --naming``). The
     models and their experiments are seeded by the plan's ``seed`` when it
     is given, else by the posterior's. Either way the plan
     also states the design's power averaged over what the pilot leaves
@@ -897,7 +900,8 @@ def pilot_score_plan(
     plan's designs, each with its own drawn model, seeded apart from them)
     and the posterior's intervals of the planned-for quantities.
     ``simulations/score_assurance.py`` measures how often designs sized
-    with ``certainty=0.8`` reach the target on the true model.
+    with ``certainty=0.8`` reach the target on the true model (88%, 76% to
+    94%, of 56 at the default experiments, against a stated reach of 82%).
     """
     from dataclasses import replace
 
