@@ -313,16 +313,7 @@ def test_the_model_named_is_nearer_the_order_statistic_than_a_tied_one_at_random
         assert powers[k] == star and tied.size > 1
         fresh = {}
         for i in tied:
-            d = sizing.draws.take(i)
-            model = ScoreModel(
-                float(d.mean_a),
-                float(d.mean_b),
-                float(d.between_a),
-                float(d.within_a),
-                float(d.correlation),
-                between_b=float(d.between_b),
-                within_b=float(d.within_b),
-            )
+            model = sizing.model_of(int(i))
             fresh[i] = score_power(model, *design, experiments=500, seed=7).power.estimate
         named.append(abs(fresh[k] - star))
         tied_mean.append(np.mean([abs(f - star) for f in fresh.values()]))

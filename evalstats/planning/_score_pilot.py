@@ -844,9 +844,13 @@ class ModelPowers:
 
     def model(self, cases: int, repeats: int) -> ScoreModel:
         """The drawn model at the certainty's point, as a score model."""
+        return self.model_of(self.index(cases, repeats))
+
+    def model_of(self, index: int) -> ScoreModel:
+        """Drawn model ``index`` as a score model."""
         from ._score_plan import ScoreModel
 
-        d = self.draws.take(self.index(cases, repeats))
+        d = self.draws.take(index)
         return ScoreModel(
             float(d.mean_a),
             float(d.mean_b),
