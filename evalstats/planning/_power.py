@@ -1417,7 +1417,13 @@ def at_certainty(powers: np.ndarray, certainty: float) -> int:
     """Which of the models' ``powers`` is reached or beaten by ``certainty`` of them: the
     index of their (1 - certainty) order statistic (ties in the models' order)."""
     order = np.argsort(powers, kind="stable")
-    return int(order[min(int((1.0 - certainty) * powers.size), powers.size - 1)])
+    return int(order[certainty_place(powers.size, certainty)])
+
+
+def certainty_place(size: int, certainty: float) -> int:
+    """The place, in ascending order of ``size`` models, of their (1 - certainty) order
+    statistic (the floor of (1 - certainty) size, at most the last)."""
+    return min(int((1.0 - certainty) * size), size - 1)
 
 
 def _approximate_powers(draws: Any, cases: float, repeats: float, level: float) -> np.ndarray:
