@@ -103,7 +103,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._validate import check_level
 from ..errors import InvalidArgument
 from ._pilot import Wanted
 from ._score_plan import _squeezed, variance_components
@@ -815,7 +814,7 @@ class ModelPowers:
         models whose simulated power is the (1 - certainty) order statistic, the one whose
         :meth:`effects` rank is nearest that point's (the first in the models' order among
         equals)."""
-        from ._power import at_certainty
+        from ._power import at_certainty, certainty_place
 
         powers = self.powers(cases, repeats)
         tied = np.flatnonzero(powers == powers[at_certainty(powers, self.certainty)])
@@ -823,7 +822,7 @@ class ModelPowers:
             return int(tied[0])
         rank = np.empty(powers.size, dtype=np.intp)
         rank[np.argsort(self.effects(cases, repeats), kind="stable")] = np.arange(powers.size)
-        point = min(int((1.0 - self.certainty) * powers.size), powers.size - 1)
+        point = certainty_place(powers.size, self.certainty)
         return int(tied[np.argmin(np.abs(rank[tied] - point))])
 
     def power(self, cases: int, repeats: int) -> float:
@@ -954,21 +953,22 @@ def _model_powers(
     fresh: bool = False,
     seed: Any = None,
 ) -> ModelPowers:
-    """:class:`ModelPowers` for a plan's options, its arguments checked as the plan's."""
-    from .._validate import as_rate, whole_number
-    from ..stats._claims import check_about
-    from ._power import _single, _target
-    from ._score_plan import _experiments, _margin
+    """:class:`ModelPowers` for a plan's options, its arguments checked as the plan's
+    (:func:`~evalstats.planning._score_plan.checked_options`, the same defaults)."""
+    from .._validate import as_rate
+    from ._power import _single
+    from ._score_plan import checked_options
 
     sure = float(_single("certainty", as_rate("certainty", certainty, open_interval=True)))
+    checked = checked_options(**options)
     return ModelPowers(
         posterior,
         sure,
-        target=_target(options.get("power", 0.8)),
-        level=check_level(options.get("level", 0.95)),
-        margin=_margin(options.get("margin")),
-        about=check_about(options.get("about")) or "these_cases",
-        experiments=_experiments(options.get("experiments", 4000)),
+        target=checked["power"],
+        level=checked["level"],
+        margin=checked["margin"],
+        about=checked["about"],
+        experiments=checked["experiments"],
         fresh=fresh,
-        seed=None if seed is None else whole_number("seed", seed, minimum=0),
+        seed=None if seed is None else checked["seed"],
     )
