@@ -766,6 +766,18 @@ class ScorePlan:
             f"pilot allows ({self.sized_for}); the design's power below is that model's."
         )
 
+    def _below_target(self, what: str, power: Interval) -> str | None:
+        """Why the named model's power, in a plan sized with a certainty, can fall short."""
+        if self.certainty is None or not self.reachable or power.estimate >= self.target:
+            return None
+        return (
+            f"That model's {what} falls below the {_pct(self.target)} planned for on fresh "
+            f"experiments: the design was sized by the {self.models} models' {what} at "
+            f"{self.model_experiments} experiments each, which put it at "
+            f"{_pct(self.target)} or more at that point; the share of models the design "
+            "serves is stated next."
+        )
+
     def __str__(self) -> str:
         p = self.power
         lines = [self._head()]
@@ -787,6 +799,9 @@ class ScorePlan:
                 f"{design[0].upper()}{design[1:]} give only {what} {_ci(power)} by "
                 f"simulation{fp_text}: {self.bound}"
             )
+        below = self._below_target(what, power)
+        if below:
+            lines.append(below)
         assured = self._assured(what)
         if assured:
             lines.append(assured)
