@@ -495,3 +495,23 @@ def test_a_drawn_models_case_means_are_read_from_its_quantile_table_within_2e_7(
     assert np.array_equal(got[u_shaped], want[u_shaped])
     assert np.all(np.diff(got, axis=1) >= -1e-15)  # (the cubic's rounding next to 1)
     assert np.all(got[sd == 0] == mean[sd == 0][:, None])
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_inverse_wishart_draws_are_scipys_own(seed: int) -> None:
+    # The reference: scipy.stats.invwishart.rvs on the same generator, entry for entry
+    # (the same floats, not merely close), and the generator left in the same state.
+    from scipy.stats import invwishart
+
+    from evalstats.planning._score_pilot import inverse_wishart_2x2
+
+    pick = np.random.default_rng(seed)
+    k = int(pick.integers(3, 60))
+    sa, sb = pick.uniform(1e-4, 2.0, 2)
+    r = pick.uniform(-0.999, 0.999)
+    scale = (k - 1) * np.array([[sa, r * np.sqrt(sa * sb)], [r * np.sqrt(sa * sb), sb]])
+    ours, theirs = np.random.default_rng(seed + 1), np.random.default_rng(seed + 1)
+    drawn = inverse_wishart_2x2(k, scale, 400, ours)
+    expected = np.asarray(invwishart.rvs(df=k, scale=scale, size=400, random_state=theirs))
+    np.testing.assert_array_equal(drawn, expected.reshape(400, 2, 2))
+    assert ours.random() == theirs.random()
