@@ -829,8 +829,6 @@ async def run_async(
             manifest["batch"]["judge"] = next(iter(judges.values())).describe()
         if resume:
             _retake_unanswered(out)
-    elif resume:
-        _warn_unpolled(out)
     by_variant = {v.name: {"completed": 0, "incomplete": 0, "unmeasured": 0} for v in variant_list}
     writer, skipped, count, pending = _open_writer(
         out,
@@ -842,6 +840,7 @@ async def run_async(
         resume=resume,
         extend=extend,
         everyone=everyone if chosen.shard is not None else None,
+        polled=batch is not None,
     )
     if batch is not None:
         tasks += [j.task for j in judges.values()]
@@ -1015,26 +1014,17 @@ def _retake_unanswered(out: str | Path) -> None:
             print(visible(line, keep=""), file=sys.stderr)
 
 
-def _warn_unpolled(out: str | Path) -> None:
-    """A batch run resumed without --batch: say that its unfinished batches go unread."""
-    from .._files import open_input
+def _warn_unpolled(out: str | Path, batches: Sequence[Mapping[str, Any]]) -> None:
+    """A batch run resumed without --batch: say that its unfinished batches go unread.
 
-    started: set[str] = set()
-    if not os.path.exists(out):
-        return
-    # Not a regular file (a FIFO): the reader of the results file says so next.
-    with (
-        contextlib.suppress(ResultsFileError, OSError),
-        open_input(out, what="a results file", error=ResultsFileError) as f,
-    ):
-        for line in f:
-            if line.startswith(b'{"type":"batch"'):
-                with contextlib.suppress(ValueError, AttributeError):
-                    record = json.loads(line)
-                    if record.get("state") == "submitted":
-                        started.add(record.get("id"))
-                    elif record.get("state") in ("ended", "cancelled"):
-                        started.discard(record.get("id"))
+    ``batches`` are the file's batch records, in file order, as its reader kept
+    them while the run was resumed (no second pass over the file)."""
+    started: set[Any] = set()
+    for record in batches:
+        if record.get("state") == "submitted":
+            started.add(record.get("id"))
+        elif record.get("state") in ("ended", "cancelled"):
+            started.discard(record.get("id"))
     if started:
         n = len(started)
         line = (
@@ -1112,12 +1102,14 @@ def _open_writer(
     resume: bool,
     extend: bool,
     everyone: Sequence[Any] | None = None,
+    polled: bool = True,
 ) -> tuple[Any, int, int, Iterator[Slot]]:
     """Open the results file (new, resumed or extended): ``(writer, skipped, count,
     pending)``, the samples already there, the number still to take and their slots.
 
     For a shard, ``everyone`` is the whole run's cases: its slots are the whole
-    schedule's slots of ``cases``."""
+    schedule's slots of ``cases``. A run resumed without ``polled`` (without
+    ``--batch``) says which batches the file lists unfinished (:func:`_warn_unpolled`)."""
 
     def iter_schedule(cases: Sequence[Any], variants: Sequence[Any], runs: int) -> Iterator[Slot]:
         if everyone is None:
@@ -1141,6 +1133,7 @@ def _open_writer(
             by_variant,
             resume=resume,
             schedule=(s.to_list() for s in iter_schedule(cases, variant_list, runs)),
+            polled=polled,
         )
         skipped = (
             sum(1 for s in iter_schedule(cases, variant_list, runs) if _key(s) in done)
@@ -1340,12 +1333,14 @@ def _open_results(
     *,
     resume: bool,
     schedule: Iterator[list[Any]],
+    polled: bool = True,
 ) -> tuple[Any, set[tuple[str, str, int]]]:
     """The writer, and the (case, variant, repeat) samples the file already holds.
 
     A new file gets the manifest, its ``schedule`` written from ``schedule``
     as the slots come. To resume, the file's manifest must match
-    this run's; the samples it holds are counted into ``by_variant``.
+    this run's; the samples it holds are counted into ``by_variant``, and,
+    without ``polled``, the batches it lists unfinished are named.
     """
     from ..results._file import Results, ResultsWriter, remove_cut_manifest, rewrite_manifest
 
@@ -1393,6 +1388,8 @@ def _open_results(
     done = _held(previous, by_variant)
     for warning in previous.warnings:
         print(visible(f"evalstats: {out}: {warning}", keep=""), file=sys.stderr)
+    if not polled:
+        _warn_unpolled(out, previous.batches)
     return writer, done
 
 
