@@ -373,3 +373,32 @@ def test_the_betting_capitals_bets_by_running_sums_are_the_loops(
         found.append((lam.copy(), log_wealth(np.full(rows, 0.45)), log_wealth(0.5)))
     for loop, sums in zip(*found, strict=True):
         assert np.array_equal(loop, sums)
+
+
+@pytest.mark.parametrize("n", [2, 3, 5, 12, 60, 512, 900])
+@pytest.mark.parametrize("grid", [True, False])
+def test_the_betting_tests_sieve_decides_as_the_average_over_every_order(n, grid):
+    # The long way: each row's capital averaged over all its orders in one block of
+    # _wealth_blocks, compared with the threshold. _rejected_at first rejects the
+    # rows whose first order's capital alone reaches K / alpha, then averages the
+    # others' orders: the same decisions, row for row.
+    from evalstats.stats import _intervals
+
+    rng = np.random.default_rng(n + grid)
+    rows = 1500
+    mean = rng.uniform(0.3, 0.9, (rows, 1))  # each row its own mean, some near m
+    if grid:  # differences of one pass each, rescaled to [0, 1], as the planner judges
+        u = rng.random((rows, n))  # B ahead on 0.8 mean of the cases, behind on 0.8 (1 - mean)
+        x = np.where(u < 0.8 * mean, 1.0, np.where(u < 0.8, 0.0, 0.5))
+    else:
+        x = rng.beta(4.0 * mean, 4.0 * (1.0 - mean), size=(rows, n))
+    alpha, m = 0.025, 0.52
+    keep = rng.random(rows) < 0.9
+    average = np.full(rows, -np.inf)
+    for part, log_wealth in _intervals._wealth_blocks(x[keep], alpha):
+        average[np.flatnonzero(keep)[part]] = log_wealth(m)
+    expected = average >= np.log(1.0 / alpha)
+    found = _intervals._rejected_at(x, alpha, m, keep)
+    np.testing.assert_array_equal(found, expected)
+    if n >= 12:
+        assert 0 < found.sum() < keep.sum()  # both decisions are met
