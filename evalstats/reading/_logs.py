@@ -21,6 +21,7 @@ logs, one per model) into one ``Results`` whose variants compare paired by
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import json
 import os
@@ -125,8 +126,10 @@ def _format_of(head: bytes, shown: str) -> str:
             "a JSON file that is neither an evalstats results file, an Inspect log, a "
             "promptfoo results.json nor an lm-eval samples file; name its --format",
         )
+    # A character cut at the end of the bytes looked at waits for the rest.
+    decoder = codecs.getincrementaldecoder("utf-8")()
     try:
-        sample = text[:4096].decode("utf-8")
+        sample = decoder.decode(text[:4096])
     except UnicodeDecodeError:
         raise file_error(
             shown, "binary content that is neither an Inspect .eval log nor Parquet"
