@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from importing import one_line_error
+
 from evalstats.reading._logs import detect_format, load_results
 
 DATA = Path(__file__).parent / "data"
@@ -40,3 +42,19 @@ def _decodes(data: bytes) -> bool:
     except UnicodeDecodeError:
         return False
     return True
+
+
+def test_a_table_not_in_utf8_is_refused_naming_its_line(tmp_path, capsys):
+    """A table saved as Latin-1 (as spreadsheets do) is a table whose bytes are wrong,
+    not binary content; the line says where and what to do."""
+    path = tmp_path / "t.csv"
+    path.write_bytes("case,passed\nq1,1\ncaf\u00e9,0\n".encode("latin-1"))
+    line = one_line_error(capsys, "report", path, naming=[path, "line 3", "0xe9", "UTF-8"])
+    assert "binary" not in line
+    line = one_line_error(capsys, "report", path, "--format", "csv", naming=[path, "line 3"])
+
+
+def test_binary_content_is_still_told_binary(tmp_path, capsys):
+    path = tmp_path / "t.dat"
+    path.write_bytes(b"PK\x01\x02,\xff\xfe\x00\x01" * 50)
+    one_line_error(capsys, "report", path, naming=[path, "binary content"])

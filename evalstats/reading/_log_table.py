@@ -115,20 +115,35 @@ def _frame(path: str, fmt: str) -> _Columns:
         return _parquet(path)
     try:
         # A regular file only, opened without blocking: a FIFO is refused.
-        with io.TextIOWrapper(
-            open_input(path, what="a CSV table", error=ResultsFileError),
-            encoding="utf-8-sig",
-            newline="",
-        ) as f:
-            return _csv_columns(f)
+        with open_input(path, what="a CSV table", error=ResultsFileError) as f:
+            data = f.read()
+        return _csv_columns(io.StringIO(_decoded(data), newline=""))
     except _Ragged as ragged:
         raise file_error(path, f"not a readable CSV table ({ragged})") from None
-    except (csv.Error, UnicodeDecodeError, ValueError) as e:
+    except (csv.Error, ValueError) as e:
         raise file_error(path, f"not a readable CSV table ({str(e).splitlines()[0]})") from None
     except FileNotFoundError:
         raise file_error(path, "no such file") from None
     except OSError as error:
         raise file_error(path, f"cannot read: {error.strerror or error}") from None
+
+
+class _NotUtf8(ValueError):
+    """A table whose bytes are not UTF-8, naming the line of the first bad one."""
+
+
+def _decoded(data: bytes) -> str:
+    """The text of a CSV table's bytes (UTF-8, a byte order mark dropped); bytes of
+    another encoding are refused naming the line they are on."""
+    body = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
+    try:
+        return body.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = body.count(b"\n", 0, error.start) + 1
+        raise _NotUtf8(
+            f"line {line} holds the byte 0x{body[error.start]:02x}, which is not UTF-8 text; "
+            "save the table as UTF-8"
+        ) from None
 
 
 class _Ragged(ValueError):

@@ -131,12 +131,24 @@ def _format_of(head: bytes, shown: str) -> str:
     try:
         sample = decoder.decode(text[:4096])
     except UnicodeDecodeError:
-        raise file_error(
-            shown, "binary content that is neither an Inspect .eval log nor Parquet"
-        ) from None
-    if "," in sample.split("\n", 1)[0] or "\t" in sample.split("\n", 1)[0] or ";" in sample:
+        # Text in another encoding (a table saved as Latin-1 or cp1252), which the
+        # table reader refuses naming its line, or binary content.
+        sample = text[:4096].decode("utf-8", "replace")
+        controls = sum(ch < " " and ch not in "\t\r\n" for ch in sample)
+        if controls or sample.count("\ufffd") * 10 > len(sample) or not _looks_like_table(sample):
+            raise file_error(
+                shown, "binary content that is neither an Inspect .eval log nor Parquet"
+            ) from None
+    if _looks_like_table(sample):
         return "csv"
     raise file_error(shown, "cannot tell its format; name it with --format " + "|".join(FORMATS))
+
+
+def _looks_like_table(sample: str) -> bool:
+    """Whether text begins as a table does: a separator in its first line (a
+    semicolon anywhere)."""
+    first = sample.split("\n", 1)[0]
+    return "," in first or "\t" in first or ";" in sample
 
 
 def _promptfoo_shape(doc: dict[str, Any]) -> bool:
