@@ -11,14 +11,143 @@ where in it the problem is.
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 from pathlib import Path
 
-from importing import one_line_error
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from importing import cli, one_line_error
 
+from evalstats.reading._log_table import table_run
 from evalstats.reading._logs import detect_format, load_results
 
 DATA = Path(__file__).parent / "data"
 PROMPTFOO = DATA / "promptfoo" / "promptfoo-results.json"
+
+# --- CSV tables against an independent count ---------------------------------------
+
+#: Case ids as people write them: numbers, zeros that matter, separators, quotes.
+CASES = ["q1", "007", "7", "1.0", "x y", "q,3", "a;b", 'say "hi"', "é", "tab\there"]
+#: Pass cells, each with the outcome it stands for (None: not measured).
+PASS_CELLS = {
+    "1": True,
+    "true": True,
+    "True": True,
+    "TRUE": True,
+    "yes": True,
+    "Y": True,
+    "pass": True,
+    "C": True,
+    "1.0": True,
+    " 1 ": True,
+    "0": False,
+    "false": False,
+    "False": False,
+    "no": False,
+    "N": False,
+    "fail": False,
+    "I": False,
+    "0.0": False,
+    " no ": False,
+    "": None,
+}
+ANSWERS = ["", "plain", "a, b; c", 'she said "no"', "two\nlines", "crlf\r\nend", "x" * 300]
+
+
+@st.composite
+def written_tables(draw):
+    """A table's rows (its truth), and its text as some tool would write it."""
+    variants = draw(st.sampled_from([["a"], ["a", "b"], ["new", "old", "base"]]))
+    rows = draw(
+        st.lists(
+            st.tuples(
+                st.sampled_from(CASES),
+                st.sampled_from(variants),
+                st.sampled_from(sorted(PASS_CELLS)),
+                st.sampled_from(ANSWERS),
+                st.sampled_from(["", "0.5", "12"]),
+            ),
+            min_size=1,
+            max_size=40,
+        )
+    )
+    sep = draw(st.sampled_from([",", ";", "\t"]))
+    quoting = draw(st.sampled_from([csv.QUOTE_MINIMAL, csv.QUOTE_ALL]))
+    end = draw(st.sampled_from(["\n", "\r\n", "\r"]))
+    if end == "\r":  # the writer quotes no LF in a cell then: one line to any reader
+        rows = [(c, v, p, a.replace("\r", "").replace("\n", " "), s) for c, v, p, a, s in rows]
+    header = ["case", "variant", "passed", "answer", "latency_s"]
+    if quoting == csv.QUOTE_ALL:  # quoted, a name may hold the other separators
+        header.append("note, with, commas; and; more")
+    else:
+        header.append("note")
+    order = draw(st.permutations(range(len(header))))
+    names = [draw(st.sampled_from([n, n.upper(), f" {n} "])) for n in header]
+    out = io.StringIO(newline="")
+    writer = csv.writer(out, delimiter=sep, quoting=quoting, lineterminator=end)
+    writer.writerow([names[k] for k in order])
+    for row in rows:
+        cells = [*row, "free text"]
+        writer.writerow([cells[k] for k in order])
+    text = out.getvalue()
+    text = draw(st.sampled_from(["", end, end + end])) + text  # blank lines before
+    text += draw(st.sampled_from(["", end, end + end]))  # and after
+    bom = draw(st.booleans())
+    return rows, text, bom
+
+
+def truth_counts(rows):
+    """Passes, measured and not measured per (variant, case), counted by pandas."""
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(
+        {
+            "case": [c.strip() for c, *_ in rows],
+            "variant": [v for _, v, *_ in rows],
+            "outcome": [PASS_CELLS[p] for _, _, p, *_ in rows],
+        }
+    )
+    frame["passed"] = frame["outcome"].map(lambda o: o is True)
+    frame["measured"] = frame["outcome"].map(lambda o: o is not None)
+    frame["unmeasured"] = ~frame["measured"]
+    grouped = frame.groupby(["variant", "case"])[["passed", "measured", "unmeasured"]].sum()
+    return {key: tuple(int(x) for x in values) for key, values in grouped.iterrows()}
+
+
+def tally_counts(tally):
+    counts = {}
+    for variant in tally.variants():
+        for case, outcomes in tally.outcomes(variant).items():
+            if outcomes:
+                counts[(variant, case)] = (
+                    sum(o is True for o in outcomes),
+                    sum(o is not None for o in outcomes),
+                    sum(o is None for o in outcomes),
+                )
+    return counts
+
+
+@settings(
+    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(written_tables())
+def test_a_table_counts_as_its_rows_however_it_is_written(tmp_path, capsys, table):
+    rows, text, bom = table
+    path = tmp_path / "t.csv"
+    path.write_bytes((b"\xef\xbb\xbf" if bom else b"") + text.encode("utf-8"))
+    expected = truth_counts(rows)
+    assert tally_counts(table_run(path).tally()) == expected
+    assert tally_counts(load_results(path)) == expected
+    code, out, err = cli(capsys, "report", path, "--json")
+    assert code == 0, err
+    report = {v["variant"]: v for v in json.loads(out)["variants"]}
+    for variant in {v for v, _ in expected}:
+        mine = [n for (v, _), n in expected.items() if v == variant]
+        assert report[variant]["passes"] == sum(n[0] for n in mine)
+        assert report[variant]["measured"] == sum(n[1] for n in mine)
+        assert report[variant]["unmeasured"] == sum(n[2] for n in mine)
 
 
 def test_a_character_cut_at_the_bytes_the_format_is_told_from_is_still_a_table(tmp_path):
@@ -58,3 +187,39 @@ def test_binary_content_is_still_told_binary(tmp_path, capsys):
     path = tmp_path / "t.dat"
     path.write_bytes(b"PK\x01\x02,\xff\xfe\x00\x01" * 50)
     one_line_error(capsys, "report", path, naming=[path, "binary content"])
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # Lines ended by CR alone, as old spreadsheets on the Mac write them.
+        ("case,passed\rq1,1\rq2,0\r", {"q1": [True], "q2": [False]}),
+        ('case,passed,answer\rq1,1,"two\rlines"\rq2,0,x\r', {"q1": [True], "q2": [False]}),
+        # Blank lines before the header.
+        ("\ncase,passed\nq1,1\nq2,0\n", {"q1": [True], "q2": [False]}),
+        ("\r\n  \r\ncase,passed\r\nq1,1\r\n", {"q1": [True]}),
+        # A semicolon table whose quoted header names hold commas.
+        (
+            '"case";"passed";"note, with, commas"\nq1;1;"a, b"\nq2;0;x\n',
+            {"q1": [True], "q2": [False]},
+        ),
+        ('"case"\t"a, b, c; d; e"\t"passed"\nq1\tx, y\tyes\n', {"q1": [True]}),
+    ],
+)
+def test_a_table_as_other_writers_write_it(tmp_path, text, expected):
+    path = tmp_path / "t.csv"
+    path.write_bytes(text.encode("utf-8"))
+    assert load_results(path).outcomes("t") == expected
+
+
+def test_a_quoted_answer_longer_than_the_csv_modules_cap_is_read(tmp_path):
+    """A long answer (200,000 characters) quoted because it holds a comma: the csv
+    module's cap of 128 KiB a cell is the table's size here, and left as it was."""
+    answer = "word, " * 40_000
+    path = tmp_path / "t.csv"
+    path.write_text(f'case,passed,answer\nq1,1,"{answer}"\nq2,0,short\n', encoding="utf-8")
+    before = csv.field_size_limit()
+    res = load_results(path)
+    assert res.outcomes("t") == {"q1": [True], "q2": [False]}
+    assert res.samples[0]["answer"] == answer.strip()
+    assert csv.field_size_limit() == before

@@ -29,11 +29,13 @@ line naming the file, the row and the column.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import math
 import os
-from collections.abc import Mapping
+import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -153,28 +155,63 @@ class _Ragged(ValueError):
 def _csv_columns(f: Any) -> _Columns:
     """The CSV text ``f`` read in one pass into columns of text cells.
 
-    The separator is the one the header uses most (comma, semicolon or tab).
-    Every cell stays text (the pass column is read by the pass rule, and case
-    ids such as 007 keep their zeros); a row with fewer cells than the header
-    has empty cells for the rest, one with more is refused, and blank lines
-    are skipped. A name the header repeats is numbered on (``a``, ``a.1``).
+    The separator is the one the header uses most (comma, semicolon or tab),
+    outside its quoted names. Every cell stays text (the pass column is read by
+    the pass rule, and case ids such as 007 keep their zeros); a row with fewer
+    cells than the header has empty cells for the rest, one with more is
+    refused, and blank lines are skipped (before the header too). Lines may end
+    in LF, CRLF or CR, and a quoted cell may hold separators, new lines and any
+    number of characters. A name the header repeats is numbered on (``a``,
+    ``a.1``).
     """
     text = f.read()
-    header = text[: text.find("\n") + 1 or len(text)]
     if not text.strip():
         raise ValueError("No columns to parse from file")
-    sep = max((",", ";", "\t"), key=header.count)
+    header = _HEADER.search(text)
+    line = _QUOTED.sub("", header.group() if header is not None else text)
+    sep = max((",", ";", "\t"), key=line.count)
     plain = _plain_columns(text, sep)
     if plain is not None:
         return plain
-    reader = csv.reader(io.StringIO(text), delimiter=sep)
-    names = next(reader)
-    width = len(names)
-    rows = list(reader)
-    if set(map(len, rows)) - {width}:
-        rows = _even(csv.reader(io.StringIO(text), delimiter=sep), width)
+    with _any_field_size(len(text)):
+        reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
+        names = _header_row(reader)
+        width = len(names)
+        rows = list(reader)
+        if set(map(len, rows)) - {width}:
+            rows = _even(csv.reader(io.StringIO(text, newline=""), delimiter=sep), width)
     cells = [list(column) for column in zip(*rows, strict=True)] if rows else [[] for _ in names]
     return _Columns(_numbered(names), cells, len(rows))
+
+
+#: The header: the first line that is not blank.
+_HEADER = re.compile(r"[^\r\n]*\S[^\r\n]*")
+#: A quoted name in the header, whose separators do not part cells.
+_QUOTED = re.compile(r'"[^"]*"')
+
+
+def _blank(row: list[str]) -> bool:
+    return not row or (len(row) == 1 and not row[0].strip())
+
+
+def _header_row(reader: Any) -> list[str]:
+    """The header of a CSV reader's rows: the first that is not blank."""
+    for row in reader:
+        if not _blank(row):
+            return row
+    raise ValueError("No columns to parse from file")
+
+
+@contextlib.contextmanager
+def _any_field_size(size: int) -> Iterator[None]:
+    """The csv module's cap on one cell (128 KiB by default) raised to ``size`` for
+    the read: a table's answer may be longer; the cap is the process's own."""
+    before = csv.field_size_limit()
+    csv.field_size_limit(max(before, size + 1))
+    try:
+        yield
+    finally:
+        csv.field_size_limit(before)
 
 
 def _plain_columns(text: str, sep: str) -> _Columns | None:
@@ -206,10 +243,10 @@ def _plain_columns(text: str, sep: str) -> _Columns | None:
 def _even(reader: Any, width: int) -> list[list[str]]:
     """The rows after the header, blank lines skipped, short rows filled with empty
     cells; a row longer than the header is refused, naming its line."""
-    next(reader)
+    _header_row(reader)
     rows = []
     for row in reader:
-        if not row or (len(row) == 1 and not row[0].strip()):
+        if _blank(row):
             continue
         if len(row) > width:
             raise _Ragged(
