@@ -223,3 +223,92 @@ def test_a_quoted_answer_longer_than_the_csv_modules_cap_is_read(tmp_path):
     assert res.outcomes("t") == {"q1": [True], "q2": [False]}
     assert res.samples[0]["answer"] == answer.strip()
     assert csv.field_size_limit() == before
+
+
+# --- Parquet ------------------------------------------------------------------------
+
+
+def _parquet(tmp_path, columns):
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    path = tmp_path / "t.parquet"
+    pq.write_table(pa.table(columns), path)
+    return path
+
+
+def test_parquet_nulls_dictionaries_and_integer_ids_count_as_pandas_counts(tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    pd = pytest.importorskip("pandas")
+    cases = [3, 1, 3, 2, 1, 3]
+    variants = ["a", "b", "a", "a", "a", "b"]
+    passed = [True, None, False, True, True, None]
+    path = _parquet(
+        tmp_path,
+        {
+            "case": pa.array(cases, pa.int32()),
+            "variant": pa.array(variants).dictionary_encode(),
+            "passed": pa.array(passed, pa.bool_()),
+            "latency_s": pa.array([0.5, None, 1, None, 2, 3], pa.float64()),
+        },
+    )
+    frame = pd.read_parquet(path)
+    frame["case"] = frame["case"].astype(str)
+    expected = {
+        (v, c): (int(g["passed"].fillna(False).sum()), int(g["passed"].notna().sum()))
+        for (v, c), g in frame.groupby(["variant", "case"])
+    }
+    res = load_results(path)
+    got = {
+        (v, c): (sum(o is True for o in out), sum(o is not None for o in out))
+        for v in res.variants()
+        for c, out in res.outcomes(v).items()
+        if out
+    }
+    assert got == expected
+
+
+def test_a_parquet_decimal_column_is_a_number(tmp_path):
+    """DECIMAL columns (as SQL engines write rounded numbers) are numbers: a pass
+    column of 1 and 0, a score column of 0.5."""
+    import decimal
+
+    pa = pytest.importorskip("pyarrow")
+    path = _parquet(
+        tmp_path,
+        {
+            "case": ["q1", "q1", "q2"],
+            "passed": pa.array([decimal.Decimal(x) for x in "101"], pa.decimal128(3, 0)),
+            "rating": pa.array(
+                [decimal.Decimal(x) for x in ("0.5", "1.0", "0.0")], pa.decimal128(3, 1)
+            ),
+        },
+    )
+    res = load_results(path, columns="score=rating")
+    assert res.outcomes("t") == {"q1": [True, False], "q2": [True]}
+    assert [s["score"] for s in res.samples] == [0.5, 1.0, 0.0]
+
+
+def test_parquet_text_written_as_bytes_is_text(tmp_path, capsys):
+    """Some writers store strings as BINARY without the UTF-8 annotation; their ids
+    are the text, not ``b'q1'``. Bytes that are not UTF-8 are refused naming the column."""
+    pa = pytest.importorskip("pyarrow")
+    path = _parquet(
+        tmp_path,
+        {"case": pa.array([b"q1", b"q2"], pa.binary()), "passed": pa.array([b"yes", b"no"])},
+    )
+    assert load_results(path).outcomes("t") == {"q1": [True], "q2": [False]}
+    path = _parquet(tmp_path, {"case": pa.array([b"q\xe9"], pa.binary()), "passed": [1]})
+    one_line_error(capsys, "report", path, naming=[path, "column 'case'", "not UTF-8"])
+
+
+def test_a_parquet_duration_latency_is_its_seconds(tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    path = _parquet(
+        tmp_path,
+        {
+            "case": ["q1", "q2"],
+            "passed": [1, 0],
+            "latency_s": pa.array([1500, None], pa.duration("ms")),
+        },
+    )
+    assert [s.get("latency_s") for s in load_results(path).samples] == [1.5, None]

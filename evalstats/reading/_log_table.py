@@ -295,12 +295,43 @@ def _parquet(path: str) -> _Columns:
     except Exception as error:  # pyarrow raises its own types for a broken file
         raise file_error(path, f"not a readable Parquet file ({error})") from None
     cells = []
-    for column in table.columns:
+    for name, column in zip(table.column_names, table.columns, strict=True):
+        column = _plain_column(column, pa)
+        if pa.types.is_binary(column.type) or pa.types.is_large_binary(column.type):
+            try:  # text written as bytes without its annotation (as some writers do)
+                column = column.cast(pa.large_string())
+            except pa.ArrowInvalid:
+                raise file_error(
+                    path, f"column {name!r} holds bytes that are not UTF-8 text"
+                ) from None
         values = column.to_pylist()
         if pa.types.is_integer(column.type) and column.null_count:
             values = [math.nan if v is None else float(v) for v in values]
         cells.append(values)
     return _Columns(list(table.column_names), cells, table.num_rows)
+
+
+#: Seconds in one unit of a Parquet duration.
+_UNIT_SECONDS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
+
+
+def _plain_column(column: Any, pa: Any) -> Any:
+    """A Parquet column as values the cells' rules read: a dictionary-encoded one
+    decoded, decimals as floats (a score of ``0.5`` written as DECIMAL(3, 1)), a
+    duration as its seconds, fixed-size bytes as bytes."""
+    kind = column.type
+    if pa.types.is_dictionary(kind):
+        column = column.cast(kind.value_type)
+        kind = column.type
+    if pa.types.is_decimal(kind):
+        return column.cast(pa.float64())
+    if pa.types.is_duration(kind):
+        import pyarrow.compute as pc
+
+        return pc.multiply(column.cast(pa.int64()).cast(pa.float64()), _UNIT_SECONDS[kind.unit])
+    if pa.types.is_fixed_size_binary(kind):
+        return column.cast(pa.binary())
+    return column
 
 
 def read_table(
