@@ -312,3 +312,49 @@ def test_a_parquet_duration_latency_is_its_seconds(tmp_path):
         },
     )
     assert [s.get("latency_s") for s in load_results(path).samples] == [1.5, None]
+
+
+# --- promptfoo ----------------------------------------------------------------------
+
+
+def _promptfoo(tmp_path, change):
+    doc = json.loads(PROMPTFOO.read_text(encoding="utf-8"))
+    change(doc)
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(doc, indent=1), encoding="utf-8")
+    return path
+
+
+def _prompt_labels(doc, labels):
+    for prompt, label in zip(doc["results"]["prompts"], labels, strict=True):
+        prompt["label"] = label
+    for entry in doc["results"]["results"]:
+        entry["prompt"]["label"] = labels[entry["promptIdx"]]
+
+
+@pytest.mark.parametrize(
+    "labels",
+    [
+        ["same", "same"],
+        # Long prompts alike in their first 60 characters, the length of a name.
+        [
+            "You are a helpful support assistant for an online shop. Reply tersely.",
+            "You are a helpful support assistant for an online shop. Reply politely.",
+        ],
+    ],
+)
+def test_promptfoo_prompts_whose_names_agree_stay_two_variants(tmp_path, labels):
+    """Each (provider, prompt) is a variant: two prompts of one name were one variant,
+    and half the answers were dropped as second samples of the first."""
+    base = load_results(PROMPTFOO)
+    path = _promptfoo(tmp_path, lambda doc: _prompt_labels(doc, labels))
+    res = load_results(path)
+    assert len(res.variants()) == 2
+    assert len(res.samples) == len(base.samples)
+    assert not any("a second sample" in w for w in res.warnings)
+    for mine, theirs in zip(res.variants(), base.variants(), strict=True):
+        assert list(res.outcomes(mine).values()) == list(base.outcomes(theirs).values())
+
+
+def test_promptfoo_names_that_differ_are_kept(tmp_path):
+    assert load_results(PROMPTFOO).variants() == ("terse", "polite")

@@ -42,6 +42,7 @@ from ._log_common import (
     strict_bool,
     strict_index,
     suite_digest,
+    unique_names,
     with_score,
 )
 
@@ -333,12 +334,31 @@ def _repeat(doc: dict[str, Any], config: dict[str, Any], shown: str) -> int:
 
 class _Names:
     """Variant names: the prompt when one provider ran several prompts, the provider
-    when one prompt ran on several providers, else both."""
+    when one prompt ran on several providers, else both. Each (provider, prompt)
+    is a variant of its own: two whose names agree (prompts of one label, or
+    whose first 60 characters agree) are told apart as ``name``, ``name (2)``."""
 
     def __init__(self, entries: list[dict[str, Any]], prompts: list[Any]) -> None:
         self.prompts = prompts
         self.providers = list(dict.fromkeys(self.provider(e) for e in entries))
         self.prompt_keys = list(dict.fromkeys(e["promptIdx"] for e in entries))
+        first: dict[tuple[str, int], dict[str, Any]] = {}
+        for e in sorted(entries, key=lambda e: (e["promptIdx"], e["testIdx"])):  # as records go
+            first.setdefault(self.key(e), e)
+        keys = list(first)
+        self.names = dict(
+            zip(keys, unique_names([self._name(first[k]) for k in keys]), strict=True)
+        )
+
+    @staticmethod
+    def key(e: dict[str, Any]) -> tuple[str, int]:
+        """What tells a variant: its provider (id and label) and its prompt."""
+        p = e.get("provider")
+        if isinstance(p, dict):
+            provider = json.dumps([p.get("id"), p.get("label")], default=str)
+        else:
+            provider = json.dumps(p, default=str)
+        return provider, e["promptIdx"]
 
     @staticmethod
     def provider(e: dict[str, Any]) -> str:
@@ -357,12 +377,15 @@ class _Names:
         p = e.get("prompt") or {}
         return _short(p.get("label") or p.get("raw") or f"prompt {idx}", 60)
 
-    def variant(self, e: dict[str, Any]) -> str:
+    def _name(self, e: dict[str, Any]) -> str:
         if len(self.providers) == 1 and len(self.prompt_keys) > 1:
             return self.prompt(e)
         if len(self.prompt_keys) == 1:
             return self.provider(e)
         return f"{self.provider(e)} · {self.prompt(e)}"
+
+    def variant(self, e: dict[str, Any]) -> str:
+        return self.names[self.key(e)]
 
 
 def _case_labels(entries: list[dict[str, Any]], repeat: int) -> dict[int, str]:
