@@ -358,3 +358,30 @@ def test_promptfoo_prompts_whose_names_agree_stay_two_variants(tmp_path, labels)
 
 def test_promptfoo_names_that_differ_are_kept(tmp_path):
     assert load_results(PROMPTFOO).variants() == ("terse", "polite")
+
+
+@pytest.mark.parametrize(
+    ("value", "kind"), [("3", "a string"), (-3, "a number"), (2.5, "a number")]
+)
+def test_promptfoo_token_counts_of_the_wrong_type_name_the_entry(tmp_path, capsys, value, kind):
+    def change(doc):
+        doc["results"]["results"][4]["response"]["tokenUsage"] = {
+            "total": 5,
+            "prompt": value,
+            "completion": 2,
+        }
+
+    path = _promptfoo(tmp_path, change)
+    one_line_error(
+        capsys,
+        "report",
+        path,
+        naming=[path, "results.results[4].response.tokenUsage.prompt", kind],
+    )
+
+
+def test_promptfoo_token_counts_left_null_are_none(tmp_path):
+    def change(doc):
+        doc["results"]["results"][0]["response"]["tokenUsage"] = {"total": 5, "prompt": None}
+
+    assert len(load_results(_promptfoo(tmp_path, change)).samples) == 18

@@ -290,7 +290,12 @@ def _check_entry(e: dict[str, Any]) -> None:
     response = e.get("response")
     _object(response, "response")
     if isinstance(response, dict):
-        _object(response.get("tokenUsage"), "response.tokenUsage")
+        usage = response.get("tokenUsage")
+        _object(usage, "response.tokenUsage")
+        if isinstance(usage, dict) and usage.get("total"):  # the counts a record keeps
+            for key in ("prompt", "completion"):
+                if usage.get(key) is not None:
+                    strict_index(usage[key], f"response.tokenUsage.{key}")
     grading = e.get("gradingResult")
     if grading is None:
         return
