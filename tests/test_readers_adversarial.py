@@ -385,3 +385,18 @@ def test_promptfoo_token_counts_left_null_are_none(tmp_path):
         doc["results"]["results"][0]["response"]["tokenUsage"] = {"total": 5, "prompt": None}
 
     assert len(load_results(_promptfoo(tmp_path, change)).samples) == 18
+
+
+# --- lm-eval ------------------------------------------------------------------------
+
+
+def test_lm_eval_without_a_metric_names_the_line_it_looked_at(tmp_path, capsys):
+    path = tmp_path / "samples_quiz_2024-01-01T00-00-00.jsonl"
+    lines = [
+        {"doc_id": 0, "filter": "strict", "metrics": ["exact_match"], "exact_match": 1},
+        {"doc_id": 0, "filter": "loose", "target": "a"},
+    ]
+    path.write_text("\n" + "\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
+    one_line_error(
+        capsys, "report", path, "--metric", ",loose", naming=[path, 'line 3 has no "metrics"']
+    )

@@ -164,7 +164,9 @@ def read_lm_eval(
             f"metric={metric!r}: no line has filter {chosen_filter!r}; the filters are "
             + ", ".join(repr(f) for f in filters),
         )
-    first = next(line for _, line in lines if str(line.get("filter", "none")) == chosen_filter)
+    at, first = next(
+        (number, line) for number, line in lines if str(line.get("filter", "none")) == chosen_filter
+    )
     listed = first.get("metrics")
     if want_metric:
         chosen = want_metric
@@ -176,7 +178,7 @@ def read_lm_eval(
         ]
         if not found:
             raise file_error(
-                shown, 'line 1 has no "metrics" list and no metric value; give --metric NAME'
+                shown, f'line {at} has no "metrics" list and no metric value; give --metric NAME'
             )
         chosen = found[0]
     rule = PassRule(pass_threshold, what=f"metric {chosen!r}")
