@@ -351,3 +351,18 @@ def test_a_studentized_quantile_next_to_an_infinite_t_falls_back_on_betting() ->
         )
     assert ci.method == "betting"
     assert 0.0 <= ci.low <= ci.estimate == 0.5 <= ci.high <= 1.0
+
+
+def test_a_studentized_fallback_over_cases_that_differ_says_why() -> None:
+    # Three cases of means 0, 1/8 and 1/2: at 87.5% a quantile of t* falls next
+    # to a resample of one case repeated (t* infinite), and the interval is
+    # the betting one; its note once said every case had the same mean score.
+    y, g = [0.0, 0.0, 0.25, 0.0, 1.0], [0, 1, 1, 2, 2]
+    ci = score_mean_ci(
+        y, g, about="cases_like_these", method="studentized", level=0.875, resamples=199, seed=3
+    )
+    assert ci.method == "betting"
+    assert "same mean score" not in ci.note
+    assert ci.note.startswith("the studentized bootstrap's limits are undefined")
+    flat = score_mean_ci([0.5, 0.5, 0.5], [0, 1, 2], about="cases_like_these", method="studentized")
+    assert flat.note.startswith("every case has the same mean score")

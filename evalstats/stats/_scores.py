@@ -787,14 +787,27 @@ def _bootstrap(
         low, high = float(res.confidence_interval.low), float(res.confidence_interval.high)
     if not (math.isfinite(low) and math.isfinite(high)):
         bl, bh = betting_limits(case_means[None, :], level)
+        if float(np.ptp(case_means)) <= 1e-12:
+            why = (
+                f"every case has the same mean score, so the {name} bootstrap says nothing "
+                f"of cases not run"
+            )
+        elif method == "studentized":
+            # The cases differ, but a quantile of t* fell next to a resample
+            # whose cases all have one mean (t* infinite): the limit is undefined.
+            why = (
+                f"the {name} bootstrap's limits are undefined with so few cases (some "
+                f"resamples repeat cases of one mean score, with no standard error)"
+            )
+        else:
+            why = f"the {name} bootstrap gives no finite limits for these cases"
         return ScoreInterval(
             mean,
             min(float(bl[0]), mean),
             max(float(bh[0]), mean),
             level,
             "betting",
-            note=f"every case has the same mean score, so the {name} bootstrap says nothing of "
-            f"cases not run; betting interval over {groups} cases (distribution-free) instead",
+            note=f"{why}; betting interval over {groups} cases (distribution-free) instead",
             about="cases_like_these",
             cases=groups,
             runs=int(y.size),
