@@ -379,7 +379,7 @@ def test_csv_problems_name_the_column(tmp_path, capsys):
     path = tmp_path / "t.csv"
     path.write_text("item,ok\nx,1\n")
     line = _import_error(capsys, tmp_path, path)
-    assert "the table has no a case column" in line and "--columns case=NAME" in line
+    assert "the table has no case column" in line and "--columns case=NAME" in line
     line = _import_error(
         capsys,
         tmp_path,

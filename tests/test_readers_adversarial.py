@@ -204,12 +204,45 @@ def test_binary_content_is_still_told_binary(tmp_path, capsys):
             {"q1": [True], "q2": [False]},
         ),
         ('"case"\t"a, b, c; d; e"\t"passed"\nq1\tx, y\tyes\n', {"q1": [True]}),
+        # A semicolon table whose unquoted header and rows hold more commas than
+        # semicolons (as a spreadsheet set to semicolons writes them).
+        (
+            "case;passed;note, short, free\nq1;1;x, y, z\nq2;0;u, v, w\n",
+            {"q1": [True], "q2": [False]},
+        ),
+        ("case;passed;a, b, c\nq1;1;x\nq2;0;y\n", {"q1": [True], "q2": [False]}),
+        ("case\tpassed\tnote, x\nq1\t1\tfoo\n", {"q1": [True]}),
     ],
 )
 def test_a_table_as_other_writers_write_it(tmp_path, text, expected):
     path = tmp_path / "t.csv"
     path.write_bytes(text.encode("utf-8"))
     assert load_results(path).outcomes("t") == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("case,passed\nq1,1\nq2,maybe\n", "row 3: "),
+        # A blank line: the third row is on the file's fourth line.
+        ("case,passed\nq1,1\n\nq2,maybe\n", "row 3 (line 4): "),
+        ("\n\ncase,passed\nq1,1\nq2,maybe\n", "row 3 (line 5): "),
+        # A quoted cell over two lines.
+        ('case,passed,answer\nq1,1,"two\nlines"\nq2,maybe,x\n', "row 3 (line 4): "),
+        ('case,passed,answer\r\nq1,1,"a\r\nb\r\nc"\r\n\r\nq2,maybe,x\r\n', "row 3 (line 6): "),
+    ],
+)
+def test_a_refused_cell_names_the_line_it_is_on(tmp_path, capsys, text, place):
+    """An editor shows lines: where blank lines or cells over several lines put a row
+    on another line than its number, the error names both."""
+    path = tmp_path / "t.csv"
+    path.write_bytes(text.encode("utf-8"))
+    line = one_line_error(capsys, "report", path, naming=[path, place + "column 'passed'"])
+    assert "'maybe'" in line
+    lines = text.replace("\r\n", "\n").split("\n")
+    if "(line " in place:  # the line named is the one that holds the cell
+        number = int(place.split("(line ")[1].split(")")[0])
+        assert lines[number - 1].startswith("q2,maybe")
 
 
 def test_a_quoted_answer_longer_than_the_csv_modules_cap_is_read(tmp_path):
@@ -265,6 +298,24 @@ def test_parquet_nulls_dictionaries_and_integer_ids_count_as_pandas_counts(tmp_p
         if out
     }
     assert got == expected
+
+
+def test_parquet_case_ids_written_as_whole_floats_are_whole(tmp_path):
+    """An integer id column that went through floats (pandas writes an integer column
+    with gaps so) names case 7, not 7.0; ids that are not whole stay as they are."""
+    pa = pytest.importorskip("pyarrow")
+    path = _parquet(
+        tmp_path,
+        {
+            "case": pa.array([7.0, 12.0, 7.0, 2.5], pa.float64()),
+            "passed": pa.array([True, False, False, True]),
+        },
+    )
+    assert load_results(path).outcomes("t") == {
+        "7": [True, False],
+        "12": [False],
+        "2.5": [True],
+    }
 
 
 def test_a_parquet_decimal_column_is_a_number(tmp_path):

@@ -35,7 +35,7 @@ import io
 import math
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -98,18 +98,48 @@ def parse_columns(spec: Any) -> dict[str, str]:
 
 class _Columns:
     """A table as its columns: ``columns`` the header's names, ``table[name]`` a
-    column's cells as a list, ``len(table)`` the number of rows."""
+    column's cells as a list, ``len(table)`` the number of rows; ``lines``, when
+    a row need not be on the line of its number (a CSV table with blank lines or
+    cells over several lines), computes each row's first line in the file."""
 
-    __slots__ = ("_cells", "columns", "rows")
+    __slots__ = ("_cells", "_lines", "columns", "rows")
 
-    def __init__(self, columns: list[Any], cells: list[list[Any]], rows: int) -> None:
+    def __init__(
+        self,
+        columns: list[Any],
+        cells: list[list[Any]],
+        rows: int,
+        lines: Callable[[], list[int]] | None = None,
+    ) -> None:
         self.columns, self._cells, self.rows = columns, cells, rows
+        self._lines: Callable[[], list[int]] | list[int] | None = lines
 
     def __len__(self) -> int:
         return self.rows
 
     def __getitem__(self, name: Any) -> list[Any]:
         return self._cells[self.columns.index(name)]
+
+    def place(self, row: int) -> str:
+        """Where row ``row`` (0: the first after the header) is: ``row N``, the
+        header being row 1, with its line in the file when that is another
+        number (computed when first asked: only a refused cell asks)."""
+        shown = f"row {row + 2}"
+        if self._lines is None:
+            return shown
+        if callable(self._lines):
+            self._lines = self._lines()
+        line = self._lines[row]
+        return shown if line == row + 2 else f"{shown} (line {line})"
+
+
+class _BadCell(ValueError):
+    """A cell a column's rule refuses: the row it is on and why (placed and named
+    by :func:`table_run`, which knows the file)."""
+
+    def __init__(self, row: int, why: str) -> None:
+        super().__init__(why)
+        self.row, self.why = row, why
 
 
 def _frame(path: str, fmt: str) -> _Columns:
@@ -167,9 +197,7 @@ def _csv_columns(f: Any) -> _Columns:
     text = f.read()
     if not text.strip():
         raise ValueError("No columns to parse from file")
-    header = _HEADER.search(text)
-    line = _QUOTED.sub("", header.group() if header is not None else text)
-    sep = max((",", ";", "\t"), key=line.count)
+    sep = _separator(text)
     plain = _plain_columns(text, sep)
     if plain is not None:
         return plain
@@ -181,10 +209,52 @@ def _csv_columns(f: Any) -> _Columns:
         if set(map(len, rows)) - {width}:
             rows = _even(csv.reader(io.StringIO(text, newline=""), delimiter=sep), width)
     cells = [list(column) for column in zip(*rows, strict=True)] if rows else [[] for _ in names]
-    return _Columns(_numbered(names), cells, len(rows))
+    return _Columns(_numbered(names), cells, len(rows), lambda: _first_lines(text, sep))
 
 
-#: The header: the first line that is not blank.
+def _first_lines(text: str, sep: str) -> list[int]:
+    """The line (1 the first) each row after the header starts on, as the csv
+    module reads the text: blank lines are no rows, a quoted cell may span lines."""
+    with _any_field_size(len(text)):
+        reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
+        _header_row(reader)
+        lines, before = [], reader.line_num
+        for row in reader:
+            if not _blank(row):
+                lines.append(before + 1)
+            before = reader.line_num
+    return lines
+
+
+def _separator(text: str) -> str:
+    """The separator of a CSV text: of comma, semicolon and tab, the one the header
+    uses most outside its quoted names, but first of those the next lines (up to
+    ``_SNIFFED``) use as many times as the header does (``case;note, short`` is
+    parted by its semicolons when the rows are)."""
+    lines = [_QUOTED.sub("", line) for line in _HEADER.findall(text, 0, 1 << 16)[:_SNIFFED]]
+    if not lines:
+        return ","
+    header = lines[0]
+    ranked = sorted((",", ";", "\t"), key=header.count, reverse=True)
+    even = [
+        sep
+        for sep in ranked
+        if header.count(sep) and all(line.count(sep) == header.count(sep) for line in lines)
+    ]
+    if not even:
+        return ranked[0]
+    # Of separators the rows agree on, the one that parts the header into the most
+    # names the reader knows (a case column, a pass column).
+    known = {"case", "variant", "repeat", *PASS_COLUMNS, "latency_s", "latency"}
+    return max(
+        even,
+        key=lambda sep: sum(n.strip().strip('"').lower() in known for n in header.split(sep)),
+    )
+
+
+#: The lines :func:`_separator` reads: the header and the rows after it.
+_SNIFFED = 20
+#: A line that is not blank (the header: the first).
 _HEADER = re.compile(r"[^\r\n]*\S[^\r\n]*")
 #: A quoted name in the header, whose separators do not part cells.
 _QUOTED = re.compile(r'"[^"]*"')
@@ -368,8 +438,11 @@ def table_run(
     stem = os.path.splitext(os.path.basename(shown))[0] or "table"
     pass_name = str(found["pass"])
     rule = PassRule(pass_threshold, what=f"column {pass_name!r}")
-    scores = _scores(frame, found, declared, shown)
-    rows = _rows(frame, found, rule, pass_name, stem, shown)
+    try:
+        scores = _scores(frame, found, declared, shown)
+        rows = _rows(frame, found, rule, pass_name, stem, shown)
+    except _BadCell as bad:
+        raise file_error(shown, f"{frame.place(bad.row)}: {bad.why}") from None
     return TableRun(shown, format, found, stem, rule.describe(), scores, declared, rows)
 
 
@@ -514,7 +587,7 @@ def _scores(
             return score_number(value if not isinstance(value, str) else value.strip())
 
     cells = frame[name]
-    raws = _mapped(cells, convert, shown)
+    raws = _mapped(cells, convert)
     distinct = [x for x in dict.fromkeys(raws) if x is not None]
     what = f"column {str(name)!r}"
     try:
@@ -523,7 +596,7 @@ def _scores(
             scale=declared,
             asked=asked or declared is not None,
             what=what,
-            place=lambda i: f"row {raws.index(distinct[i]) + 2}",
+            place=lambda i: frame.place(raws.index(distinct[i])),
         )
     except OffScale as problem:
         raise file_error(shown, str(problem)) from None
@@ -533,9 +606,9 @@ def _scores(
             if _is_word(cell):
                 row = cells.index(cell)
                 low, high = found_scale
-                raise file_error(
-                    shown,
-                    f"row {row + 2}: {what} is {_text(cell)!r}, a word worth "
+                raise _BadCell(
+                    row,
+                    f"{what} is {_text(cell)!r}, a word worth "
                     f"{raws[row]:g} on 0 to 1, but the scale is {low:g} to {high:g} (--scale)",
                 )
     return None if found_scale is None else (raws, found_scale)
@@ -587,8 +660,8 @@ def _found_columns(frame: Any, mapping: dict[str, str], shown: str) -> dict[str,
     if "pass" not in found and "score" in found:
         found["pass"] = found["score"]  # the score column decides, by the pass rule
     for role, label in (
-        ("case", "a case column"),
-        ("pass", "a pass column (passed, pass, correct or score)"),
+        ("case", "case column"),
+        ("pass", "pass column (passed, pass, correct or score)"),
     ):
         if role not in found:
             raise file_error(
@@ -615,6 +688,8 @@ def _rows(
 
     def non_empty(role: str) -> Any:
         def convert(value: Any) -> str:
+            if isinstance(value, float) and value.is_integer():
+                value = int(value)  # a Parquet integer column written as floats: 7, not 7.0
             text = _text(value)
             if not text:
                 raise ValueError(f"the {role} column {found[role]!r} is empty")
@@ -631,25 +706,23 @@ def _rows(
         passed = rule(value if not isinstance(value, str) else value.strip())
         return passed_check if passed else check(pass_name, False, reason=f"{pass_name}={text}")
 
-    case_ids, codes = _coded(frame[found["case"]], non_empty("case"), shown)
+    case_ids, codes = _coded(frame[found["case"]], non_empty("case"))
     if "variant" in found:
-        variants, positions = _coded(frame[found["variant"]], non_empty("variant"), shown)
+        variants, positions = _coded(frame[found["variant"]], non_empty("variant"))
     else:
         variants, positions = [stem], np.zeros(n, np.int64)
-    verdicts, verdict_codes = _coded(frame[found["pass"]], outcome, shown, key=id)
+    verdicts, verdict_codes = _coded(frame[found["pass"]], outcome, key=id)
     if "repeat" in found:
-        values, which = _coded(frame[found["repeat"]], _repeat_of, shown)
+        values, which = _coded(frame[found["repeat"]], _repeat_of)
         repeats = np.array(values, np.int64)[which]
     else:
         repeats = _counted_repeats(codes * len(variants) + positions)
     latencies = None
     if "latency_s" in found:
-        latencies = _coded(frame[found["latency_s"]], _latency_of(found["latency_s"]), shown)
+        latencies = _coded(frame[found["latency_s"]], _latency_of(found["latency_s"]))
     answers = [_text(v) or None for v in frame[found["answer"]]] if "answer" in found else None
     models = (
-        _mapped(frame[found["model"]], lambda v: _text(v) or None, shown)
-        if "model" in found
-        else None
+        _mapped(frame[found["model"]], lambda v: _text(v) or None) if "model" in found else None
     )
     return _Rows(
         case_ids=case_ids,
@@ -847,13 +920,12 @@ def _counted_repeats(keys: Any) -> Any:
     return repeats
 
 
-def _coded(
-    values: list[Any], convert: Any, shown: str, *, key: Any = None
-) -> tuple[list[Any], Any]:
+def _coded(values: list[Any], convert: Any, *, key: Any = None) -> tuple[list[Any], Any]:
     """``convert`` of each value of a column, as the distinct results in order of
     first appearance and each row's index among them (a numpy array); results
     told apart by ``key`` (default: by value). Each distinct cell is converted
-    once; a value ``convert`` refuses is reported at the first row that holds it."""
+    once; a value ``convert`` refuses is reported at the first row that holds it
+    (a :class:`_BadCell`)."""
     import numpy as np
 
     results: list[Any] = []
@@ -863,7 +935,7 @@ def _coded(
     except TypeError:  # a cell Parquet gives as a list or a mapping
         codes = []
         for v in values:
-            out = _convert(convert, v, values, shown)
+            out = _convert(convert, v, values)
             k = out if key is None else key(out)
             if k not in index:
                 index[k] = len(results)
@@ -871,7 +943,7 @@ def _coded(
             codes.append(index[k])
         return results, np.array(codes, np.int64)
     for value in distinct:
-        out = _convert(convert, value, values, shown)
+        out = _convert(convert, value, values)
         k = out if key is None else key(out)
         if k not in index:
             index[k] = len(results)
@@ -880,19 +952,19 @@ def _coded(
     return results, np.fromiter(map(distinct.__getitem__, values), np.int64, len(values))
 
 
-def _mapped(values: list[Any], convert: Any, shown: str) -> list[Any]:
+def _mapped(values: list[Any], convert: Any) -> list[Any]:
     """``convert`` of each value of a column, as a list of one entry a row (see
     :func:`_coded`, which converts each distinct value once)."""
-    results, codes = _coded(values, convert, shown, key=id)
+    results, codes = _coded(values, convert, key=id)
     return _Rows.column(results, codes)
 
 
-def _convert(convert: Any, value: Any, values: list[Any], shown: str) -> Any:
+def _convert(convert: Any, value: Any, values: list[Any]) -> Any:
     try:
         return convert(value)
     except ValueError as error:
         row = next(i for i, v in enumerate(values) if v is value or v == value)
-        raise file_error(shown, f"row {row + 2}: {error}") from None  # the header is row 1
+        raise _BadCell(row, str(error)) from None
 
 
 def _text(value: Any) -> str:
