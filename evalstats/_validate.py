@@ -103,17 +103,22 @@ def check_level(level: Any, name: str = "level") -> float:
     except (TypeError, ValueError):
         raise InvalidArgument(f"{name}={level!r} must be a number between 0 and 1") from None
     if isinstance(level, bool) or math.isnan(value) or not 0.0 < value < 1.0:
-        hint = ""
+        hint, between = "", "between"
         if 1.0 < value < 100.0:
             hint = f" (did you mean {value / 100:g}?)"
-        raise InvalidArgument(f"{name}={level!r} must be between 0 and 1{hint}")
+        elif value in (0.0, 1.0):  # "1 must be between 0 and 1" reads as wrong
+            hint, between = f" ({_such_as(name)})", "strictly between"
+        raise InvalidArgument(f"{name}={level!r} must be {between} 0 and 1{hint}")
     if not LEVEL_MIN <= value <= LEVEL_MAX:
         raise InvalidArgument(
             f"{name}={level!r} must be at least {LEVEL_MIN:g} and at most {LEVEL_MAX:g} "
-            f"(a {'power' if name == 'power' else 'confidence level'} such as "
-            f"{0.8 if name == 'power' else 0.95:g})"
+            f"({_such_as(name)})"
         )
     return value
+
+
+def _such_as(name: str) -> str:
+    return "a power such as 0.8" if name == "power" else "a confidence level such as 0.95"
 
 
 #: The most experiments a simulation runs: its Monte-Carlo error (±0.25 points

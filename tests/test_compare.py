@@ -732,6 +732,11 @@ def test_bad_counts_name_the_argument() -> None:
         compare_counts(3, float("nan"), 1, 2)
     with pytest.raises(InvalidArgument, match=r"level=95 must be between 0 and 1 \(did you mean"):
         compare_counts(3, 10, 5, 10, level=95)
+    with pytest.raises(
+        InvalidArgument,
+        match=r"^level=1 must be strictly between 0 and 1 \(a confidence level such as 0.95\)$",
+    ):
+        compare_counts(3, 10, 5, 10, level=1)
     with pytest.raises(InvalidArgument, match=r"successes_a has shape \(2,\)"):
         compare_counts([1, 2], 10, 5, 10)  # type: ignore[arg-type]
     with pytest.raises(

@@ -181,8 +181,8 @@ def test_one_million_wilson_intervals_are_vectorised() -> None:
         ({"successes": float("nan"), "trials": 10}, "successes=nan must be a finite"),
         ({"successes": 1, "trials": -3}, "trials=-3 is negative"),
         ({"successes": 1, "trials": 10, "level": 95}, "level=95 must be between 0 and 1"),
-        ({"successes": 1, "trials": 10, "level": 0}, "level=0 must be between 0 and 1"),
-        ({"successes": 1, "trials": 10, "level": 1.0}, "level=1.0 must be between 0 and 1"),
+        ({"successes": 1, "trials": 10, "level": 0}, "level=0 must be strictly between 0 and 1"),
+        ({"successes": 1, "trials": 10, "level": 1.0}, "level=1.0 must be strictly between"),
         ({"successes": 1, "trials": 10, "method": "wilsn"}, "did you mean 'wilson'?"),
         ({"successes": 1, "trials": 10, "method": "exact"}, "method='exact' is not a known"),
         ({"successes": [1, 2], "trials": [3, 4, 5]}, "must broadcast together"),
@@ -344,7 +344,7 @@ def test_diff_bad_input() -> None:
         diff_ci(1, -2, 1, 8)
     with pytest.raises(InvalidArgument, match=r"did you mean 'newcombe'"):
         diff_ci(1, 2, 3, 4, method="newcomb")
-    with pytest.raises(InvalidArgument, match=r"level=0.0 must be between 0 and 1"):
+    with pytest.raises(InvalidArgument, match=r"level=0.0 must be strictly between 0 and 1"):
         diff_ci(1, 2, 3, 4, level=0.0)
 
 
