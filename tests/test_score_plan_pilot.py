@@ -500,7 +500,7 @@ def test_a_drawn_models_case_means_are_read_from_its_quantile_table_within_2e_7(
 @pytest.mark.parametrize("seed", range(40))
 def test_inverse_wishart_draws_are_scipys_own(seed: int) -> None:
     # The reference: scipy.stats.invwishart.rvs on the same generator, entry for entry
-    # (the same floats, not merely close), and the generator left in the same state.
+    # (the same floats to rounding), and the generator left in the same state.
     from scipy.stats import invwishart
 
     from evalstats.planning._score_pilot import inverse_wishart_2x2
@@ -513,5 +513,9 @@ def test_inverse_wishart_draws_are_scipys_own(seed: int) -> None:
     ours, theirs = np.random.default_rng(seed + 1), np.random.default_rng(seed + 1)
     drawn = inverse_wishart_2x2(k, scale, 400, ours)
     expected = np.asarray(invwishart.rvs(df=k, scale=scale, size=400, random_state=theirs))
-    np.testing.assert_array_equal(drawn, expected.reshape(400, 2, 2))
+    # The same draws but for the last bits: a BLAS may fuse a multiply and an add
+    # (one rounding, not two), which depends on the machine, and an off-diagonal
+    # entry near 0 is a difference that magnifies those bits relative to itself.
+    tiny = 1e-14 * np.abs(expected).max()
+    np.testing.assert_allclose(drawn, expected.reshape(400, 2, 2), rtol=1e-12, atol=tiny)
     assert ours.random() == theirs.random()

@@ -166,7 +166,8 @@ def inverse_wishart_2x2(df: int, scale: np.ndarray, size: int, rng: np.random.Ge
     the order ``scipy.stats.invwishart.rvs(df, scale, size, random_state=rng)``
     takes them, and each entry is worked out by the same operations as its
     LAPACK and BLAS calls (a reciprocal of each diagonal, then products), so
-    the draws are the same floats (tests/test_score_plan_pilot.py), without
+    the draws are the same floats, but for a last bit where a BLAS fuses a
+    multiply and an add (tests/test_score_plan_pilot.py), without
     importing scipy.stats (half a second) or a BLAS call per draw.
     """
     c11 = math.sqrt(scale[0, 0])
