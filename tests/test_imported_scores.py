@@ -173,7 +173,7 @@ def test_inspect_rubric_needs_its_scale_and_is_mapped_from_it(capsys, tmp_path):
 @pytest.mark.parametrize(
     ("value", "problem"),
     [
-        (float("nan"), "is nan, not a finite score"),
+        (float("inf"), "is inf, not a finite score"),  # NaN is Inspect's "unscored"
         ("lots", "'lots', which is neither a pass/fail word"),
         (12, "is 12, outside 0 to 1"),
     ],

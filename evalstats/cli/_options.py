@@ -279,7 +279,12 @@ def add_source_options(p: argparse.ArgumentParser) -> None:
         help="the scale of the log's scores, such as 1,5: each is mapped to 0 to 1 and kept "
         "beside pass/fail (default: scores from 0 to 1 as they are; others need it)",
     )
-    g.add_argument("--scorer", metavar="NAME", help="for Inspect logs: the scorer that decides")
+    g.add_argument(
+        "--scorer",
+        metavar="NAME",
+        help="for Inspect logs: the scorer that decides (NAME/KEY for one metric "
+        "of a scorer whose values are dictionaries)",
+    )
     g.add_argument(
         "--metric",
         metavar="NAME[,FILTER]",

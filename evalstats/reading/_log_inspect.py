@@ -2,11 +2,14 @@
 
 Each sample of each epoch becomes one sample record: the sample id is the
 case, ``epoch - 1`` the repeat, the log's model the variant. The pass is the
-value of one scorer (the log's first, or ``scorer=``), read by
+value of one scorer (the log's first, or ``scorer=``; for a scorer whose
+value is a dictionary of metrics, one key of it, ``scorer="name/key"``, the
+log's first by default), read by
 :class:`~evalstats.reading._log_common.PassRule`: ``C`` (CORRECT), ``1`` and
 ``True`` pass; ``I``, ``N``, ``0`` and ``False`` fail; other numbers pass when
 they reach ``pass_threshold``; ``P`` (partial credit) is 0.5 and passes only
-by the threshold too. A sample that ended in an error or hit a limit
+by the threshold too. A value of ``NaN``, Inspect's mark of a sample left
+unscored, leaves the sample unscored. A sample that ended in an error or hit a limit
 is incomplete (it stays in the denominator as a failure), and a log whose
 run ended in an error says so, with the error's message.
 
@@ -29,6 +32,8 @@ inspect_ai is an optional dependency: ``pip install "evalstats-honest[inspect]"`
 
 from __future__ import annotations
 
+import contextlib
+import math
 import os
 from typing import Any
 
@@ -67,15 +72,38 @@ def _read_log(shown: str) -> Any:
         kind = type(error).__name__
         details = getattr(error, "errors", None)  # pydantic: name the field
         if callable(details):
-            try:
-                first = details()[0]
-                where = ".".join(str(part) for part in first.get("loc", ()))
-                message = f"{where}: {first.get('msg')}" if where else str(first.get("msg"))
-            except Exception:  # noqa: S110 - keep the first line when the details cannot be read
-                pass
+            # keep the first line when the details cannot be read
+            with contextlib.suppress(Exception):
+                message = _invalid_field(details())
         raise file_error(
             shown, f"not a readable Inspect AI log ({kind}{': ' + message if message else ''})"
         ) from None
+
+
+def _invalid_field(errors: list[dict[str, Any]]) -> str:
+    """pydantic's errors as one line naming the field: the first error, or, when a
+    field may hold one of several types (a score's value) and holds none of them,
+    the value and the types it may be.
+
+    >>> _invalid_field([{"loc": ("samples", 0, "epoch"), "msg": "Field required"}])
+    'samples.0.epoch: Field required'
+    >>> _invalid_field([
+    ...     {"loc": ("v", "str"), "msg": "Input should be a valid string", "input": None},
+    ...     {"loc": ("v", "int"), "msg": "Input should be a valid integer", "input": None}])
+    'v: None should be a valid string or a valid integer'
+    """
+    first = errors[0]
+    loc = tuple(first.get("loc", ()))
+    union = [e for e in errors if tuple(e.get("loc", ()))[:-1] == loc[:-1]]
+    if len(union) > 1 and len(loc) > 1:
+        kinds = [
+            str(e.get("msg", "")).removeprefix("Input should be ").split(", got ")[0] for e in union
+        ]
+        where = ".".join(str(part) for part in loc[:-1])
+        value = repr(first.get("input"))[:80]
+        return f"{where}: {value} should be {', '.join(kinds[:-1])} or {kinds[-1]}"
+    where = ".".join(str(part) for part in loc)
+    return f"{where}: {first.get('msg')}" if where else str(first.get("msg"))
 
 
 def _tokens(sample: Any) -> dict[str, int] | None:
@@ -102,12 +130,13 @@ def read_inspect(
     log = _read_log(shown)
     samples_in = _samples_of(log, shown)
     spec = log.eval
-    chosen = _chosen_scorer(log, samples_in, scorer, shown)
+    pick = _chosen_scorer(log, samples_in, scorer, shown)
+    chosen = pick.name
     what = f"scorer {chosen!r}'s value"
-    found = _scale(samples_in, chosen, declared, what, shown)
+    found = _scale(samples_in, pick, declared, what, shown)
     rule = PassRule(pass_threshold, what=what)
     model = str(spec.model)
-    records = [_record(s, chosen, rule, model, shown, found) for s in samples_in]
+    records = [_record(s, pick, rule, model, shown, found) for s in samples_in]
     status = getattr(log, "status", None)
     packages = getattr(spec, "packages", None) or {}
     config = getattr(spec, "config", None)
@@ -144,8 +173,42 @@ def _measured(s: Any) -> bool:
     return getattr(s, "error", None) is None and getattr(s, "limit", None) is None
 
 
+_UNSCORED = object()  # a value that leaves its sample unscored
+
+
+class _Pick:
+    """The scorer that decides, and for one whose value is a dictionary of metrics,
+    the key of the metric: ``name`` is how the check is called (``scorer/key``)."""
+
+    def __init__(self, scorer: str, key: str | None = None) -> None:
+        self.scorer, self.key = scorer, key
+        self.name = scorer if key is None else f"{scorer}/{key}"
+
+    def value(self, s: Any) -> Any:
+        """The sample's value, or ``_UNSCORED`` when the scorer did not score it: no
+        score, Inspect's ``NaN`` mark of an unscored sample, or a dictionary without
+        the key."""
+        score = (s.scores or {}).get(self.scorer)
+        if score is None:
+            return _UNSCORED
+        value = score.value
+        if self.key is not None and isinstance(value, dict):
+            value = value.get(self.key, _UNSCORED)
+        if isinstance(value, float) and math.isnan(value):
+            return _UNSCORED
+        return value
+
+    def unscored(self, s: Any) -> str:
+        score = (s.scores or {}).get(self.scorer)
+        if score is None:
+            return f"scorer {self.scorer!r} did not score this sample"
+        if self.key is not None and isinstance(score.value, dict) and self.key not in score.value:
+            return f"scorer {self.scorer!r} gave no {self.key!r} for this sample"
+        return f"scorer {self.name!r} left this sample unscored (NaN)"
+
+
 def _scale(
-    samples_in: Any, chosen: str, declared: Any, what: str, shown: str
+    samples_in: Any, pick: _Pick, declared: Any, what: str, shown: str
 ) -> tuple[float, float] | None:
     """The scale of the chosen scorer's values, or None when they are pass/fail only
     (see :func:`~evalstats.reading._log_common.score_scale`)."""
@@ -153,14 +216,13 @@ def _scale(
     words: list[bool] = []
     places: list[Any] = []
     for s in samples_in:
-        score = (s.scores or {}).get(chosen)
-        if score is None or not _measured(s):
+        value = pick.value(s)
+        if value is _UNSCORED or not _measured(s):
             continue
-        number = score_number(score.value)
+        number = score_number(value)
         if number is None:
             continue  # neither a number nor a word: the pass rule refuses it, naming it
         numbers.append(number)
-        value = score.value
         words.append(
             isinstance(value, bool)
             or (isinstance(value, str) and value.strip().lower() in SCORE_WORDS)
@@ -210,6 +272,7 @@ def _samples_of(log: Any, shown: str) -> Any:
             shown, f"Inspect log version={version!r}; evalstats reads versions 1 and 2"
         )
     samples_in = log.samples
+    _check_ids(samples_in, shown)
     if not samples_in:
         status = getattr(log, "status", None)
         if status == "error":
@@ -222,6 +285,25 @@ def _samples_of(log: Any, shown: str) -> Any:
     return samples_in
 
 
+def _check_ids(samples_in: Any, shown: str) -> None:
+    """Refuse what cannot be a case and repeat: an epoch below 1, and two sample
+    ids, such as ``1`` and ``"1"``, that Inspect tells apart and a case id does not."""
+    ids: dict[str, Any] = {}
+    for s in samples_in or ():
+        epoch = s.epoch
+        if not isinstance(epoch, int) or epoch < 1:
+            raise file_error(
+                shown, f"sample {str(s.id)!r}: epoch={epoch!r}; Inspect counts epochs from 1"
+            )
+        other = ids.setdefault(str(s.id), s.id)
+        if other != s.id or type(other) is not type(s.id):
+            raise file_error(
+                shown,
+                f"sample ids {other!r} and {s.id!r} are different samples to Inspect but "
+                "the same case here (a case id is text); give the samples distinct ids",
+            )
+
+
 def _errored(log: Any, what: str) -> str:
     message = _error_message(log)
     return (
@@ -230,34 +312,71 @@ def _errored(log: Any, what: str) -> str:
     )
 
 
-def _chosen_scorer(log: Any, samples_in: Any, scorer: str | None, shown: str) -> str:
-    """The scorer whose value decides a pass: the one asked for, else the log's first."""
+def _chosen_scorer(log: Any, samples_in: Any, scorer: str | None, shown: str) -> _Pick:
+    """The scorer whose value decides a pass: the one asked for, else the log's first;
+    for a scorer whose values are dictionaries of metrics, one key of them (the
+    one asked for as ``scorer/key``, else the first Inspect's results name)."""
     names: list[str] = []
+    keys: dict[str, list[str]] = {}  # each dictionary-valued scorer's keys, in order
     for s in samples_in:
-        for name in s.scores or {}:
+        for name, score in (s.scores or {}).items():
             if name not in names:
                 names.append(name)
-    results_scores = getattr(getattr(log, "results", None), "scores", None) or []
-    primary = [r.name for r in results_scores if getattr(r, "name", None)] or names
+            if isinstance(score.value, dict):
+                seen = keys.setdefault(name, [])
+                seen.extend(str(k) for k in score.value if str(k) not in seen)
     if scorer is None:
-        if not primary:
-            if getattr(log, "status", None) == "error":
-                raise file_error(shown, _errored(log, "before any sample was scored"))
-            raise file_error(shown, "no sample has a score; score the log first (inspect score)")
-        return str(primary[0])
-    if scorer not in names:
-        from .._validate import suggest
+        return _first_scorer(log, names, keys, shown)
+    if scorer in names:
+        if scorer in keys:
+            raise file_error(shown, _name_a_key(scorer, keys[scorer]))
+        return _Pick(scorer)
+    owner, _, key = scorer.rpartition("/")
+    if owner in keys and key in keys[owner]:
+        return _Pick(owner, key)
+    owners = [name for name, seen in keys.items() if scorer in seen]
+    if len(owners) == 1:  # a metric's key alone, as Inspect's results name it
+        return _Pick(owners[0], scorer)
+    from .._validate import suggest
 
-        raise file_error(
-            shown,
-            f"scorer={scorer!r} scored no sample{suggest(scorer, names)}; the scorers are "
-            + (", ".join(repr(n) for n in names) or "none"),
-        )
-    return scorer
+    choices = [n for n in names if n not in keys]
+    choices += [f"{n}/{k}" for n, seen in keys.items() for k in seen]
+    raise file_error(
+        shown,
+        f"scorer={scorer!r} scored no sample{suggest(scorer, choices)}; the scorers are "
+        + (", ".join(repr(n) for n in choices) or "none"),
+    )
+
+
+def _first_scorer(log: Any, names: list[str], keys: dict[str, list[str]], shown: str) -> _Pick:
+    """The log's first score: the first of Inspect's results (a metric of a
+    dictionary-valued scorer names its key there), else the first sample's."""
+    results_scores = getattr(getattr(log, "results", None), "scores", None) or []
+    for r in results_scores:
+        name = getattr(r, "name", None)
+        owner = getattr(r, "scorer", None) or name
+        if owner in keys and name in keys[owner]:
+            return _Pick(owner, name)
+        if name in names and name not in keys:
+            return _Pick(name)
+    if not names:
+        if getattr(log, "status", None) == "error":
+            raise file_error(shown, _errored(log, "before any sample was scored"))
+        raise file_error(shown, "no sample has a score; score the log first (inspect score)")
+    first = names[0]
+    return _Pick(first, keys[first][0]) if keys.get(first) else _Pick(first)
+
+
+def _name_a_key(scorer: str, seen: list[str]) -> str:
+    shown = " or ".join(repr(f"{scorer}/{k}") for k in seen[:4])
+    return (
+        f"scorer {scorer!r}'s values are dictionaries of metrics "
+        f"({', '.join(map(repr, seen))}); name the one that decides, as {shown}"
+    )
 
 
 def _record(
-    s: Any, chosen: str, rule: PassRule, model: str, shown: str, scale: Any
+    s: Any, pick: _Pick, rule: PassRule, model: str, shown: str, scale: Any
 ) -> dict[str, Any]:
     """One sample record: its status and the chosen scorer's check, answer, timing,
     tokens; and with a ``scale``, the score of the check and the sample."""
@@ -266,7 +385,8 @@ def _record(
     record: dict[str, Any] = {"case": case, "variant": model, "repeat": repeat}
     error = getattr(s, "error", None)
     limit = getattr(s, "limit", None)
-    score = (s.scores or {}).get(chosen)
+    chosen = pick.name
+    value = pick.value(s)
     if error is not None or limit is not None:
         if error is not None:
             message = str(getattr(error, "message", error)).strip().splitlines()
@@ -278,17 +398,17 @@ def _record(
         )
         if scale is not None:
             record["score"] = 0.0  # every applicable check fails
-    elif score is None:
+    elif value is _UNSCORED:
         record.update(
             status="completed",
             reason=None,
-            checks=[check(chosen, None, reason=f"scorer {chosen!r} did not score this sample")],
+            checks=[check(chosen, None, reason=pick.unscored(s))],
         )
     else:
-        verdict = _scored(s, score, chosen, rule, shown)
+        verdict = _scored(s, s.scores[pick.scorer], value, pick, rule, shown)
         record.update(status="completed", reason=None, checks=[verdict])
         if scale is not None:
-            record["score"] = with_score(verdict, _number(score.value), scale)["score"]
+            record["score"] = with_score(verdict, _number(value), scale)["score"]
     output = getattr(s, "output", None)
     record["answer"] = getattr(output, "completion", None) if output is not None else None
     latency = getattr(s, "total_time", None)
@@ -296,25 +416,28 @@ def _record(
         record["latency_s"] = float(latency)
     record["tokens"] = _tokens(s)
     record["model"] = model
-    if s.scores and len(s.scores) > 1:
+    if s.scores and (len(s.scores) > 1 or pick.key is not None):
         record["scores"] = {k: _plain(v.value) for k, v in s.scores.items()}
     return record
 
 
-def _scored(s: Any, score: Any, chosen: str, rule: PassRule, shown: str) -> Any:
+def _scored(s: Any, score: Any, value: Any, pick: _Pick, rule: PassRule, shown: str) -> Any:
     """The check of a scored sample: passed by the rule, or failed with what was wrong."""
+    where = f"sample {str(s.id)!r}, epoch {s.epoch}"
+    if isinstance(value, dict) and pick.key is None:
+        raise file_error(shown, f"{where}: {_name_a_key(pick.scorer, [str(k) for k in value])}")
     try:
-        passed = rule(score.value)
+        passed = rule(value)
     except ValueError as problem:
-        raise file_error(shown, f"sample {str(s.id)!r}, epoch {s.epoch}: {problem}") from None
+        raise file_error(shown, f"{where}: {problem}") from None
     why = ""
     if not passed:
         why = f"answer {score.answer!r}" if score.answer is not None else "scored as failed"
         why += f", target {s.target!r}" if s.target not in (None, "") else ""
-        why += f" (value {score.value!r})"
+        why += f" (value {value!r})"
         if score.explanation and score.explanation != score.answer:
             why += f": {str(score.explanation).strip()[:300]}"
-    return check(chosen, passed, reason=why)
+    return check(pick.name, passed, reason=why)
 
 
 def _number(value: Any) -> float:
@@ -360,6 +483,8 @@ def _plain(value: Any) -> Any:
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_plain(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None  # Inspect's NaN of an unscored sample: JSON has no such number
     if isinstance(value, str | int | float | bool) or value is None:
         return value
     return str(value)

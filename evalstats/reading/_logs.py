@@ -243,7 +243,9 @@ def load_results(
     columns : str or mapping, optional
         For tables: which column plays which role, as ``"case=item,variant=prompt"``.
     scorer : str, optional
-        For Inspect logs: the scorer whose value decides (the log's first by default).
+        For Inspect logs: the scorer whose value decides (the log's first by default);
+        ``"name/key"`` (or ``"key"``) for one metric of a scorer whose values are
+        dictionaries of metrics.
     metric : str, optional
         For lm-eval samples: the metric (and optionally ``,filter``) that decides.
     scale : str or pair of numbers, optional

@@ -17,7 +17,12 @@ the tests can read the raw values without Inspect):
 - ``scores/scores_rubric.json``: a scorer on a 1-to-5 rubric (1 plus one point
   for each target word found, capped at 5, and 5 for the exact target), a
   scale Inspect does not record (importing it needs ``--scale 1,5``); the mock
-  model fails once (question q4, epoch 2), so the log has an errored sample.
+  model fails once (question q4, epoch 2), so the log has an errored sample;
+- ``scores/scores_dict.json``: one scorer whose value is a dictionary of two
+  metrics, ``exact`` (1 for the target exactly, else 0) and ``overlap`` (the
+  share of the target's words in the answer), the way a scorer reports several
+  metrics at once; question q3's second answer is left unscored (``NaN``,
+  Inspect's mark of a sample not scored).
 
 An error's traceback names files of the machine that made the log; the copy
 kept here has the error's message in its place (``_scrubbed``), nothing else
@@ -94,6 +99,20 @@ def rubric():
     return score
 
 
+@scorer(metrics={"exact": [accuracy()], "overlap": [mean()]})
+def exact_and_overlap():
+    async def score(state: TaskState, target: Target) -> Score:
+        answer = state.output.completion.strip()
+        if answer == "wax and honey":  # q3, epoch 2: a judge that could not decide
+            return Score(value=float("nan"), answer=answer)
+        wanted = target.text.lower().split()
+        words = set(answer.lower().replace(",", " ").split())
+        overlap = sum(w in words for w in wanted) / len(wanted)
+        return Score(value={"exact": int(answer == target.text), "overlap": overlap}, answer=answer)
+
+    return score
+
+
 def answers(fails: bool):
     left = {q: list(ANSWERS[i]) for i, q, _ in QUESTIONS}
     if fails:
@@ -166,3 +185,4 @@ if __name__ == "__main__":
     run("quiz_f1", f1(), "scores/scores_f1.eval", fmt="eval")
     run("quiz_cpi", partial_credit(), "scores/scores_cpi.json")
     run("quiz_rubric", rubric(), "scores/scores_rubric.json", fails=True)
+    run("quiz_dict", exact_and_overlap(), "scores/scores_dict.json")
