@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from hypothesis import assume
 from hypothesis import strategies as st
 from records import check, sample
 from records import manifest as results_manifest  # noqa: F401 - the name tests import
@@ -156,6 +159,31 @@ def paired_run_outcomes(
         v: {c: draw(st.lists(outcome, min_size=runs, max_size=runs)) for c in cases}
         for v in ("A", "B")
     }
+
+
+@st.composite
+def paired_runs(
+    draw: st.DrawFn, min_cases: int = 1, max_cases: int = 8, max_runs: int = 4
+) -> tuple[dict[str, list[bool]], dict[str, list[bool]]]:
+    """Pass/fail outcomes of A and B, ``{case: [passed per repeat]}``, equally many
+    repeats per case."""
+    runs = draw(st.integers(1, max_runs))
+    cases = draw(st.integers(min_cases, max_cases))
+    outcomes = st.lists(st.booleans(), min_size=runs, max_size=runs)
+    a = {f"c{i}": draw(outcomes) for i in range(cases)}
+    b = {f"c{i}": draw(outcomes) for i in range(cases)}
+    return a, b
+
+
+def one_more_pass(outcomes: dict[str, list[bool]], data: Any) -> dict[str, list[bool]]:
+    """``outcomes`` with one failure, drawn by ``data`` (``st.data()``), turned into a
+    pass (an example where nothing failed is passed over)."""
+    fails = [(c, r) for c, rs in outcomes.items() for r, ok in enumerate(rs) if not ok]
+    assume(fails)
+    c, r = data.draw(st.sampled_from(fails))
+    better = {k: list(v) for k, v in outcomes.items()}
+    better[c][r] = True
+    return better
 
 
 # --- tool-using conversations (neutral form, see evalstats.running.providers._base.conversation)

@@ -18,6 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from records import manifest, results, sample
+from strategies import one_more_pass, paired_runs
 
 from evalstats.deciding import compare_results
 from evalstats.deciding._score_gate import score_gate, score_no_regression
@@ -137,30 +138,16 @@ def test_a_variant_against_itself_differs_by_nothing(runs, margin, about):
 # --- compare with an unpaired method --------------------------------------------------
 
 
-@st.composite
-def pass_runs(draw, min_cases: int = 1, max_cases: int = 8, max_runs: int = 4):
-    """Pass/fail outcomes of A and B, equally many repeats per case."""
-    runs = draw(st.integers(1, max_runs))
-    cases = draw(st.integers(min_cases, max_cases))
-    row = st.lists(st.booleans(), min_size=runs, max_size=runs)
-    return tuple({f"c{i}": draw(row) for i in range(cases)} for _ in "AB")
-
-
 def _unpaired(a, b, method, level=0.95, names=("A", "B")):
     run = results({"A": a, "B": b})
     return compare_results(run, *names, method=method, level=level).primary
 
 
 @SLOW
-@given(pass_runs(), st.sampled_from(UNPAIRED_METHODS), st.data())
+@given(paired_runs(), st.sampled_from(UNPAIRED_METHODS), st.data())
 def test_a_b_fail_turned_pass_never_makes_an_unpaired_compare_less_favourable(runs, method, data):
     a, b = runs
-    fails = [(c, r) for c, row in b.items() for r, ok in enumerate(row) if not ok]
-    if not fails:
-        return
-    c, r = data.draw(st.sampled_from(fails))
-    better = {k: list(v) for k, v in b.items()}
-    better[c][r] = True
+    better = one_more_pass(b, data)
     before, after = _unpaired(a, b, method), _unpaired(a, better, method)
     assert RANK[after.verdict] >= RANK[before.verdict]
     assert after.difference.estimate > before.difference.estimate
@@ -169,7 +156,7 @@ def test_a_b_fail_turned_pass_never_makes_an_unpaired_compare_less_favourable(ru
 
 
 @SLOW
-@given(pass_runs(), st.sampled_from(UNPAIRED_METHODS))
+@given(paired_runs(), st.sampled_from(UNPAIRED_METHODS))
 def test_an_unpaired_compare_swaps_with_a_and_b(runs, method):
     there = _unpaired(*runs, method)
     back = _unpaired(*runs, method, names=("B", "A"))
@@ -179,7 +166,7 @@ def test_an_unpaired_compare_swaps_with_a_and_b(runs, method):
 
 
 @SLOW
-@given(pass_runs(), st.sampled_from(UNPAIRED_METHODS), level_pairs)
+@given(paired_runs(), st.sampled_from(UNPAIRED_METHODS), level_pairs)
 def test_an_unpaired_verdict_at_a_higher_level_holds_at_a_lower_one(runs, method, levels):
     lo, hi = levels
     strict, loose = _unpaired(*runs, method, level=hi), _unpaired(*runs, method, level=lo)
