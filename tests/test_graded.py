@@ -122,9 +122,10 @@ def test_an_incomplete_sample_of_a_graded_case_scores_zero(tmp_path: Path) -> No
     assert sample["status"] == "incomplete" and sample["score"] == 0.0
 
 
-def test_records_without_scores_read_as_before_and_bad_scores_are_named(tmp_path) -> None:
+def test_records_without_scores_read_as_before_and_bad_scores_are_named(tmp_path, capsys) -> None:
     import json
 
+    from evalstats.cli import main
     from evalstats.errors import ResultsFileError
 
     old = b'{"check": "c", "axis": null, "status": "passed", "reason": ""}'
@@ -153,6 +154,9 @@ def test_records_without_scores_read_as_before_and_bad_scores_are_named(tmp_path
         with pytest.raises(ResultsFileError) as err:
             read_results(bad)
         assert str(err.value).endswith(words.replace('\\"', '"'))
+        # the tally report counts from refuses it too, not only the full reader
+        assert main(["report", str(bad)]) == 2
+        assert capsys.readouterr().err.strip().endswith(words.replace('\\"', '"'))
     assert Sample.__struct_fields__[-1] == "score"
 
 

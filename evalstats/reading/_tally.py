@@ -79,10 +79,12 @@ _ABSENT = msgspec.Raw(b"")
 # The trace and the workspace observations are kept as their JSON text, decoded
 # only for the samples that carry them.
 
-#: The fields of a check verdict and of a sample the counts read.
+#: The fields of a check verdict and of a sample the counts read (and a check's
+#: score, which they do not, read so that one outside [0, 1] is refused here as
+#: by every reader of the file).
 _CHECK_FIELDS = (
     *("check", "axis", "status", "reason", "not_inspected", "judge_unmeasured"),
-    *("raw_score", "scale"),
+    *("score", "raw_score", "scale"),
 )
 _SAMPLE_FIELDS = (
     *("case", "variant", "repeat", "status", "trace", "checks"),
