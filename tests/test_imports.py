@@ -672,3 +672,20 @@ def test_a_results_file_with_a_manifest_line_longer_than_the_sniffed_bytes_is_ou
     other.write_text('{"kind": "manifest", "x": "' + "y" * 70_000 + '"}\n')
     with pytest.raises(ResultsFileError, match="neither an evalstats results file"):
         detect_format(other)
+
+
+@pytest.mark.parametrize("kind", ["sample", "summary"])
+def test_a_results_file_without_its_manifest_line_says_so(kind, tmp_path, capsys):
+    from records import manifest, sample, write
+
+    done = {"type": "summary", "status": "finished"}
+    whole = write(tmp_path / "r.jsonl", manifest(["c"], ["A"], 1), [sample("c", "A", 0)], done)
+    lines = whole.read_text(encoding="utf-8").splitlines()
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("\n".join(lines[1:] if kind == "sample" else lines[2:]) + "\n")
+    one_line_error(
+        capsys,
+        "report",
+        cut,
+        naming=[cut, f"the first line is a {kind!r} record", "begins with its manifest"],
+    )

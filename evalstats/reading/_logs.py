@@ -104,6 +104,12 @@ def _format_of(head: bytes, shown: str) -> str:
         if isinstance(first, dict):  # JSON Lines (or a one-line JSON document)
             if first.get("type") == "manifest":
                 return "evalstats"
+            if first.get("type") in ("sample", "summary"):
+                raise file_error(
+                    shown,
+                    f"the first line is a {first['type']!r} record; an evalstats results file "
+                    "begins with its manifest (was the file's start cut off, or lines joined?)",
+                )
             if "doc_id" in first:
                 return "lm-eval"
             if "evalId" in first or _promptfoo_shape(first):
