@@ -112,6 +112,21 @@ def test_a_folder_of_logs_is_read_as_a_set(capsys) -> None:
 
 
 @needs_inspect
+def test_another_tools_log_in_a_folder_of_logs_is_named_as_left_out(tmp_path, capsys) -> None:
+    for log in (DATA / "prompts").glob("*.eval"):
+        shutil.copyfile(log, tmp_path / log.name)
+    shutil.copyfile(IMPORTED / "quiz_terse.jsonl", tmp_path / "kept.jsonl")  # evalstats' own
+    (tmp_path / "notes.txt").write_text("not a log")
+    (tmp_path / "config.json").write_text('{"model": "x"}')  # JSON, but no log
+    code, out, err = cli(capsys, "compare", tmp_path, "--json")
+    assert code == 0, err
+    assert (json.loads(out)["a"], json.loads(out)["b"]) == ("quiz_polite", "quiz_terse")
+    (line,) = err.strip().splitlines()
+    assert line.startswith(f"evalstats: warning: {tmp_path / 'kept.jsonl'} is an evalstats")
+    assert "left out (name it to read it)" in line
+
+
+@needs_inspect
 def test_a_folder_without_logs_is_one_line(tmp_path, capsys) -> None:
     (tmp_path / "notes.txt").write_text("not a log")
     code, _, err = cli(capsys, "report", tmp_path)

@@ -358,7 +358,10 @@ def load_run(paths: Sequence[str], args: argparse.Namespace, *, records: bool = 
     from ..reading._logs import load_results, load_run, log_files, merge
     from ..reading._source import RunSource
 
-    paths = [found for path in paths for found in log_files(path)]  # a folder of logs: its logs
+    left_out: list[str] = []
+    paths = [found for path in paths for found in log_files(path, left_out=left_out)]
+    for line in left_out:  # a folder of logs is its Inspect logs: say what else it holds
+        print(f"evalstats: warning: {line}", file=sys.stderr)
     options = source_options(args)
     plain = not any(v is not None for v in options.values())
     part = subset(args)

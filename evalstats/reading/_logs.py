@@ -196,10 +196,24 @@ def _top_keys(text: bytes) -> list[str]:
 _NOT_LOGS = frozenset({"logs.json", "listing.json", "eval-set.json"})
 
 
-def log_files(path: str | os.PathLike[str]) -> list[str]:
+#: What a file left out of a folder of Inspect logs is, by its format, for the warning.
+_OTHER_LOGS = {
+    "evalstats": "an evalstats results file",
+    "promptfoo": "a promptfoo results file",
+    "lm-eval": "an lm-eval samples file",
+    "csv": "a table",
+    "parquet": "a Parquet table",
+}
+
+
+def log_files(path: str | os.PathLike[str], *, left_out: list[str] | None = None) -> list[str]:
     """The logs in a folder of Inspect AI logs, in name order (Inspect's names
     begin with the time of the run): its ``.eval`` files and the ``.json`` files
     that are Inspect logs. A path that is not a folder is returned as it is.
+
+    ``left_out``, when given, is extended with a line for each file of the
+    folder that is another tool's log or a results file (``.json``, ``.jsonl``,
+    ``.csv``, ``.parquet``): it is not read with the Inspect logs, and says so.
 
     Raises :class:`~evalstats.errors.ResultsFileError` for a folder that holds
     no log.
@@ -214,12 +228,18 @@ def log_files(path: str | os.PathLike[str]) -> list[str]:
             continue
         if name.endswith(".eval"):
             found.append(full)
-        elif name.endswith(".json"):
+        elif name.endswith((".json", ".jsonl", ".csv", ".parquet")):
             try:
-                if detect_format(full) == "inspect":
-                    found.append(full)
+                fmt = detect_format(full)
             except ResultsFileError:
                 continue
+            if fmt == "inspect":
+                found.append(full)
+            elif left_out is not None and fmt in _OTHER_LOGS:
+                left_out.append(
+                    f"{full} is {_OTHER_LOGS[fmt]}, not an Inspect AI log: a folder is read "
+                    "as its Inspect logs, and this file was left out (name it to read it)"
+                )
     if not found:
         raise file_error(shown, "is a folder with no Inspect AI log (.eval, .json) in it")
     return found
