@@ -429,8 +429,7 @@ def test_a_file_without_judged_verdicts_has_the_cost_it_had(tmp_path):
         "  a: $0.002 for 1 samples ($0.002 per sample; $1 in, $2 out per million tokens, from "
         "the prices file)",
         "    1 samples report no tokens: not in the total (their cost is unknown)",
-        "  b: no price for model n (give price_in= and price_out= in the variant, or --prices "
-        "FILE)",
+        "  b: no price for model n (the prices given are for m only)",
         "  run: $0.002, without b (no price); 1 samples that report no tokens",
     ]
     fields = (

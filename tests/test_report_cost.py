@@ -83,6 +83,20 @@ def test_no_price_no_cost(tmp_path):
     assert "cost" not in r.to_dict() and "\ncost" not in str(r)
 
 
+def test_prices_for_no_model_of_the_run_say_which_they_are_for(tmp_path, capsys):
+    plain = [{"name": "a", "task": {"model": "m"}}, {"name": "b", "task": {"model": "n"}}]
+    path = _write(tmp_path / "r.jsonl", SAMPLES, variants=plain)
+    prices = tmp_path / "prices.yaml"
+    prices.write_text("gpt-x: {input: 1, output: 2}\nm-2: {input: 1, output: 1}\n")
+    r = report(path, prices=str(prices))
+    assert r.priced and not r.cost.known  # given, but they price nothing of this run
+    assert r.cost.unpriced == ("a", "b") and r.cost.total is None
+    text = str(r)
+    assert "  a: no price for model m (the prices given are for gpt-x, m-2 only)" in text
+    assert main(["report", str(path), "--prices", str(prices), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["cost"]["unpriced"] == ["a", "b"]
+
+
 def test_the_tally_and_the_records_agree(tmp_path):
     path = _write(tmp_path / "r.jsonl", SAMPLES)
     from_file = report(path).cost.to_dict()

@@ -504,6 +504,8 @@ class CostSummary:
     ``judges`` are the calls of the run's judged checks, one per judge model
     (empty when no verdict was judged by a model); ``total`` includes those
     with a price and token counts, ``judge_total`` is their part of it.
+    ``listed`` names the models the prices given (a prices file) price, so that
+    a variant whose model they miss can say which they name.
     """
 
     variants: tuple[VariantCost, ...]
@@ -512,6 +514,7 @@ class CostSummary:
     unpriced: tuple[str, ...]
     estimated: bool = False
     judges: tuple[JudgeCost, ...] = ()
+    listed: tuple[str, ...] = ()
 
     @property
     def judge_total(self) -> float | None:
@@ -522,6 +525,13 @@ class CostSummary:
     def known(self) -> bool:
         """Whether any variant has a price."""
         return any(v.prices is not None for v in self.variants)
+
+    def _hint(self, v: VariantCost) -> str:
+        """How a variant without a price gets one: the prices given name other models."""
+        if not self.listed:
+            return "give price_in= and price_out= in the variant, or --prices FILE"
+        names = ", ".join(self.listed[:6]) + (", ..." if len(self.listed) > 6 else "")
+        return f"the prices given are for {names} only"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -546,10 +556,7 @@ class CostSummary:
         out = [f"cost{how}"]
         for v in self.variants:
             if v.prices is None:
-                out.append(
-                    f"  {v.variant}: no price for model {v.model or '?'} (give price_in= and "
-                    "price_out= in the variant, or --prices FILE)"
-                )
+                out.append(f"  {v.variant}: no price for model {v.model or '?'} ({self._hint(v)})")
                 out.extend(v.judge_lines())
                 continue
             measured = (
@@ -905,6 +912,7 @@ def _summary(
         sum(r.no_tokens for r in priced),
         tuple(r.variant for r in rows if r.prices is None),
         any(r.estimated for r in rows),
+        listed=tuple(table),
     )
 
 

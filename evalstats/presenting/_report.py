@@ -439,8 +439,9 @@ class Report:
 
     @property
     def priced(self) -> bool:
-        """Whether the report has a cost: some variant has a price."""
-        return self.cost is not None and bool(self.cost.known)
+        """Whether the report has a cost: some variant has a price, or prices were
+        given (that then say which models they name)."""
+        return self.cost is not None and bool(self.cost.known or self.cost.listed)
 
     def __str__(self) -> str:
         level = f"{100 * self.level:g}%"
