@@ -261,7 +261,11 @@ def test_command_json_is_one_document(tmp_path: Path, capsys) -> None:
         ("human,check\npass,maybe\n", [], "line 2: check='maybe' is not a verdict"),
         ("human,verdict\npass,pass\n", [], "line 1: no column for the check's verdict"),
         ("human,check\n", [], "no rows"),
-        (_csv(), ["--observed", "70/60"], "observed passes=70 is larger than trials=60"),
+        (
+            _csv(),
+            ["--observed", "70/60"],
+            "observed='70/60' (K/N): passes=70 is larger than trials=60",
+        ),
         (
             _csv([("pass", "pass"), ("pass", "fail"), ("fail", "pass")]),
             ["--observed", "1/2"],

@@ -1660,8 +1660,12 @@ def _parse_observed(observed: str | tuple[int, int]) -> tuple[int, int]:
                 f"observed={observed!r} must be K/N: passes out of trials, for example 42/60"
             )
         k, n = int(match.group(1)), int(match.group(2))
-    k_arr, n_arr = as_counts("observed passes", k), as_counts("trials", n, minimum=1)
-    check_not_larger("observed passes", k_arr, "trials", n_arr)
+    try:
+        k_arr, n_arr = as_counts("passes", k), as_counts("trials", n, minimum=1)
+        check_not_larger("passes", k_arr, "trials", n_arr)
+    except InvalidArgument as problem:  # say which argument: K/N is one value
+        shown = observed if isinstance(observed, str) else f"{k}/{n}"
+        raise InvalidArgument(f"observed={shown!r} (K/N): {problem}") from None
     return int(k_arr), int(n_arr)
 
 
