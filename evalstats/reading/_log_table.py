@@ -34,12 +34,12 @@ import csv
 import io
 import math
 import os
-import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from .._files import check_input, open_input
+from .._text import csv_separator
 from ..errors import InvalidArgument, ResultsFileError
 from ..results._file import Results
 from ..results._records import MAX_RUNS
@@ -59,6 +59,8 @@ from ._log_common import (
 
 ROLES = ("case", "variant", "repeat", "pass", "score", "latency_s", "answer", "model")
 PASS_COLUMNS = ("passed", "pass", "correct", "score")
+#: The column names that tell a separator apart (see :func:`~evalstats._text.csv_separator`).
+_KNOWN = frozenset({"case", "variant", "repeat", *PASS_COLUMNS, "latency_s", "latency"})
 #: The names each role's column is found by; a score column only as mapped.
 _ALIASES = {"latency_s": ("latency_s", "latency"), "pass": PASS_COLUMNS, "score": ()}
 
@@ -197,7 +199,7 @@ def _csv_columns(f: Any) -> _Columns:
     text = f.read()
     if not text.strip():
         raise ValueError("No columns to parse from file")
-    sep = _separator(text)
+    sep = csv_separator(text, _KNOWN)
     plain = _plain_columns(text, sep)
     if plain is not None:
         return plain
@@ -224,40 +226,6 @@ def _first_lines(text: str, sep: str) -> list[int]:
                 lines.append(before + 1)
             before = reader.line_num
     return lines
-
-
-def _separator(text: str) -> str:
-    """The separator of a CSV text: of comma, semicolon and tab, the one the header
-    uses most outside its quoted names, but first of those the next lines (up to
-    ``_SNIFFED``) use as many times as the header does (``case;note, short`` is
-    parted by its semicolons when the rows are)."""
-    lines = [_QUOTED.sub("", line) for line in _HEADER.findall(text, 0, 1 << 16)[:_SNIFFED]]
-    if not lines:
-        return ","
-    header = lines[0]
-    ranked = sorted((",", ";", "\t"), key=header.count, reverse=True)
-    even = [
-        sep
-        for sep in ranked
-        if header.count(sep) and all(line.count(sep) == header.count(sep) for line in lines)
-    ]
-    if not even:
-        return ranked[0]
-    # Of separators the rows agree on, the one that parts the header into the most
-    # names the reader knows (a case column, a pass column).
-    known = {"case", "variant", "repeat", *PASS_COLUMNS, "latency_s", "latency"}
-    return max(
-        even,
-        key=lambda sep: sum(n.strip().strip('"').lower() in known for n in header.split(sep)),
-    )
-
-
-#: The lines :func:`_separator` reads: the header and the rows after it.
-_SNIFFED = 20
-#: A line that is not blank (the header: the first).
-_HEADER = re.compile(r"[^\r\n]*\S[^\r\n]*")
-#: A quoted name in the header, whose separators do not part cells.
-_QUOTED = re.compile(r'"[^"]*"')
 
 
 def _blank(row: list[str]) -> bool:
