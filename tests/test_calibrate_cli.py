@@ -94,6 +94,19 @@ def test_a_csv_from_a_spreadsheet_with_a_byte_order_mark_and_capitals(tmp_path: 
     assert read_calibration_file(path)[0].human is True
 
 
+@pytest.mark.parametrize("sep", [";", "\t"])
+def test_a_spreadsheet_export_separated_by_semicolons_or_tabs(tmp_path: Path, sep: str) -> None:
+    # Excel in many languages saves "CSV" with semicolons; the answer keeps its comma
+    text = sep.join(["Human", "Check", "answer"]) + "\r\n"
+    text += sep.join(["pass", "fail", "Order A-1042, shipped"]) + "\r\n"
+    text += sep.join(["fail", "fail", "no"]) + "\r\n"
+    pairs = read_calibration_file(_write(tmp_path, "v.csv", text))
+    assert [(p.human, p.check, p.answer) for p in pairs] == [
+        (True, False, "Order A-1042, shipped"),
+        (False, False, "no"),
+    ]
+
+
 def test_a_file_without_a_known_suffix_is_sniffed(tmp_path: Path) -> None:
     assert read_calibration_file(_write(tmp_path, "v.txt", _csv()))[0].human is True
     assert read_calibration_file(_write(tmp_path, "v", '{"human": 1, "check": 1}\n'))[0].check

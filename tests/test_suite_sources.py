@@ -268,6 +268,22 @@ def test_cases_come_from_a_csv_file_one_per_row(tmp_path: Path) -> None:
     assert load_suite(path).sha256 != before
 
 
+def test_cases_come_from_a_csv_file_separated_by_semicolons(tmp_path: Path) -> None:
+    # a spreadsheet's export in many languages; the commas in a message stay in it
+    csv_text = (
+        "ticket;message;expected;labels\n"
+        "t1;Where is order A-1042, please?;A-1042;orders\n"
+        "t2;Hi;hi;\n"
+    )
+    path = _suite(tmp_path / "s", TABLE_SUITE.format(table="t.csv"), {"t.csv": csv_text})
+    suite = load_suite(path)
+    assert [(c.id, c.prompt) for c in suite.cases] == [
+        ("t1", "Where is order A-1042, please?"),
+        ("t2", "Hi"),
+    ]
+    assert suite.cases[0].checks[0].to_dict() == {"contains": "A-1042", "name": "the key fact"}
+
+
 def test_cases_come_from_a_jsonl_file_with_their_own_checks(tmp_path: Path) -> None:
     rows = [
         {"ticket": "j1", "message": "Hi", "expected": "hello", "checks": [{"equals": "Hello"}]},

@@ -1472,7 +1472,13 @@ class _Row(NamedTuple):
 
 
 def _rows_csv(text: str, where: str) -> tuple[list[str], list[_Row]]:
-    reader = csv.DictReader(io.StringIO(text, newline=""))
+    """The header and rows of a calibration CSV, separated by commas, semicolons or
+    tabs (a spreadsheet's export in many languages uses semicolons)."""
+    from .._text import csv_separator
+
+    known = {*_HUMAN_KEYS, *_CHECK_KEYS, "answer"}
+    sep = csv_separator(text, known)
+    reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=sep)
     try:
         header = [h for h in (reader.fieldnames or [])]
         rows = []

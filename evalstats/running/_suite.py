@@ -1576,7 +1576,10 @@ def _cases_from_table(spec: Mapping[str, Any], where: str) -> list[dict[str, Any
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise CaseFileError(f"{shown}: not UTF-8 text (byte {exc.start})") from None
-    rows = _csv_rows(text, shown) if suffix == ".csv" else _jsonl_rows(text, shown)
+    if suffix == ".csv":
+        rows = _csv_rows(text, shown, known={*CASE_FIELDS, *map(str.lower, columns.values())})
+    else:
+        rows = _jsonl_rows(text, shown)
     if not rows:
         raise CaseFileError(f"{shown}: has no rows; give at least one case")
     header = list(dict.fromkeys(k for _, row in rows for k in row))
@@ -1605,11 +1608,16 @@ def _cases_from_table(spec: Mapping[str, Any], where: str) -> list[dict[str, Any
     return cases
 
 
-def _csv_rows(text: str, shown: str) -> list[tuple[int, dict[str, Any]]]:
+def _csv_rows(text: str, shown: str, *, known: Any = ()) -> list[tuple[int, dict[str, Any]]]:
+    """The rows of a CSV table of cases, separated by commas, semicolons or tabs (the
+    one the rows agree on; of several, the one that parts the header into ``known``
+    names)."""
     import csv
     import io
 
-    reader = csv.DictReader(io.StringIO(text, newline=""))
+    from .._text import csv_separator
+
+    reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=csv_separator(text, known))
     if not reader.fieldnames:
         raise CaseFileError(f"{shown}: has no header row naming its columns")
     duplicated = [c for c in reader.fieldnames if reader.fieldnames.count(c) > 1]
