@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evalstats.cli import main
@@ -105,6 +107,34 @@ def test_a_spreadsheet_export_separated_by_semicolons_or_tabs(tmp_path: Path, se
         (True, False, "Order A-1042, shipped"),
         (False, False, "no"),
     ]
+
+
+#: An answer as a person or a model writes it: any text but the NUL the csv module
+#: refuses and a lone CR, which it writes unquoted when lines end in LF alone (and
+#: which then ends the line for every reader).
+_ANSWERS = st.text(
+    st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00\r"), max_size=30
+)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(st.tuples(st.booleans(), st.booleans(), _ANSWERS), min_size=1, max_size=8),
+    st.sampled_from([",", ";", "\t"]),
+    st.sampled_from(["\n", "\r\n"]),
+)
+def test_any_answers_written_by_the_csv_module_read_back(tmp_path, rows, sep, end) -> None:
+    out = io.StringIO(newline="")
+    writer = csv.writer(out, delimiter=sep, lineterminator=end)
+    writer.writerow(["human", "check", "answer"])
+    for human, check, answer in rows:
+        writer.writerow(["pass" if human else "fail", "pass" if check else "fail", answer])
+    path = tmp_path / "v.csv"
+    path.write_bytes(out.getvalue().encode("utf-8"))
+    pairs = read_calibration_file(path)
+    assert [(p.human, p.check, p.answer) for p in pairs] == rows
 
 
 def test_a_file_without_a_known_suffix_is_sniffed(tmp_path: Path) -> None:
