@@ -13,7 +13,13 @@ from hypothesis import strategies as st
 from records import sample
 
 from evalstats.errors import InvalidArgument, ResultsFileError
-from evalstats.presenting._review import REVIEW_VERDICTS, Review, read_reviews, review
+from evalstats.presenting._review import (
+    REVIEW_VERDICTS,
+    Review,
+    read_reviews,
+    read_reviews_noted,
+    review,
+)
 from evalstats.results._file import ResultsWriter
 
 CASES = [
@@ -253,6 +259,13 @@ def test_a_review_cut_off_by_an_interruption_is_dropped_and_the_file_continues(r
     with open(out, "a", encoding="utf-8") as f:
         f.write('{"case": "project name", "variant": "revi')
     assert len(read_reviews(out)) == 1
+    # a report from the file says what it left out
+    from evalstats.presenting._report import report
+
+    warned = [w for w in report(results, reviews=out).warnings if "cut short" in w]
+    assert warned == [
+        f"{out}: the last line (line 2) is cut short (an interrupted review?) and was left out"
+    ]
     _run(results, str(out), "f\ntwo\nq\n")
     assert [r.reason for r in read_reviews(out)] == ["one", "two"]
     assert all(json.loads(line) for line in out.read_text().splitlines())
@@ -375,9 +388,11 @@ def test_reviews_read_back_and_any_cut_of_the_last_line_is_dropped(tmp_path, rev
         last = data.rstrip(b"\n").rfind(b"\n") + 1
         keep = last + cut % (len(data) - last)
         path.write_bytes(data[:keep])
-        got = read_reviews(path)
-        # A cut inside the last line drops it (unless the cut only lost the newline).
+        got, note = read_reviews_noted(path)
+        # A cut inside the last line drops it (unless the cut only lost the newline),
+        # and says so; a cut at the line's start leaves nothing of it to mention.
         assert got in (tuple(reviews[:-1]), tuple(reviews))
+        assert (note is not None) == (keep > last and got == tuple(reviews[:-1]))
 
 
 @settings(

@@ -861,11 +861,13 @@ def _review_views(
     if reviews is not None:
         design = None
         if isinstance(reviews, str | os.PathLike):
-            from ._review import read_review_design, read_reviews
+            from ._review import read_review_design, read_reviews_noted
 
             where = os.fspath(reviews)
             _regular_reviews(where)
-            path, reviews = reviews, read_reviews(reviews)
+            path, (reviews, cut) = reviews, read_reviews_noted(reviews)
+            if cut is not None:
+                warnings.append(cut)
             design = read_review_design(path)
         reviewed = _reviewed(res, variants, reviews, level, warnings)
         if design is not None:

@@ -219,6 +219,12 @@ def read_reviews(path: str | os.PathLike[str]) -> tuple[Review, ...]:
     >>> [(r.case, r.verdict, r.reason) for r in read_reviews(path)]
     [('a', 'fail', 'guessed')]
     """
+    return read_reviews_noted(path)[0]
+
+
+def read_reviews_noted(path: str | os.PathLike[str]) -> tuple[tuple[Review, ...], str | None]:
+    """:func:`read_reviews`, and a warning when a last line cut off was dropped (else
+    None), so that a report can say what it left out."""
     shown = os.fspath(path)
     try:
         data = Path(shown).read_bytes()
@@ -226,7 +232,15 @@ def read_reviews(path: str | os.PathLike[str]) -> tuple[Review, ...]:
         raise ResultsFileError(f"{shown}: cannot be read: no such file") from None
     except OSError as exc:
         raise ResultsFileError(f"{shown}: cannot be read: {exc.strerror or exc}") from None
-    return tuple(_parse(data, shown)[0])
+    reviews, good = _parse(data, shown)
+    note = None
+    if data[good:].strip():
+        line = data.count(b"\n", 0, good) + 1
+        note = (
+            f"{shown}: the last line (line {line}) is cut short (an interrupted review?) "
+            "and was left out"
+        )
+    return tuple(reviews), note
 
 
 def read_review_design(path: str | os.PathLike[str]) -> Any:
