@@ -170,3 +170,37 @@ def test_ids_one_and_text_one_are_refused_not_merged(capsys, tmp_path):
 
     bad = _edited(tmp_path, clash)
     one_line_error(capsys, "report", bad, naming=[bad, "sample ids 1 and '1'"])
+
+
+def _listed(doc):
+    """Each sample's value as a list: [its pass as 1 or 0, 0.5]; q4's first epoch's
+    list holds its pass alone."""
+    for s in doc["samples"]:
+        score = s["scores"]["match"]
+        score["value"] = [1 if score["value"] == "C" else 0, 0.5]
+    doc["samples"][3]["scores"]["match"]["value"] = doc["samples"][3]["scores"]["match"]["value"][
+        :1
+    ]
+
+
+def test_a_list_valued_scorer_is_read_by_the_place_asked_for(tmp_path):
+    log = _edited(tmp_path, _listed)
+    raw = _raw(PLAIN_LOG)["samples"]
+    res = load_results(log, scorer="match/0")
+    assert _passes(res) == {
+        (s["id"], s["epoch"] - 1): s["scores"]["match"]["value"] == "C" for s in raw
+    }
+    second = load_results(log, scorer="match/1", pass_threshold=0.5)
+    short = (raw[3]["id"], raw[3]["epoch"] - 1)
+    expected = {(s["id"], s["epoch"] - 1): True for s in raw} | {short: None}
+    assert _passes(second) == expected
+    left = next(s for s in second.samples if (s["case"], s["repeat"]) == short)
+    assert "gave 1 values, no item 1" in left["checks"][0]["reason"]
+
+
+@pytest.mark.parametrize("asked", [(), ("--scorer", "match")])
+def test_a_list_valued_scorer_asks_for_a_place(asked, capsys, tmp_path):
+    log = _edited(tmp_path, _listed)
+    one_line_error(
+        capsys, "report", log, *asked, naming=[log, "lists of values", "'match/0' or 'match/1'"]
+    )

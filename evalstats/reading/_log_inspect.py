@@ -4,7 +4,8 @@ Each sample of each epoch becomes one sample record: the sample id is the
 case, ``epoch - 1`` the repeat, the log's model the variant. The pass is the
 value of one scorer (the log's first, or ``scorer=``; for a scorer whose
 value is a dictionary of metrics, one key of it, ``scorer="name/key"``, the
-log's first by default), read by
+log's first by default; for one whose value is a list, one place of it,
+``scorer="name/0"``), read by
 :class:`~evalstats.reading._log_common.PassRule`: ``C`` (CORRECT), ``1`` and
 ``True`` pass; ``I``, ``N``, ``0`` and ``False`` fail; other numbers pass when
 they reach ``pass_threshold``; ``P`` (partial credit) is 0.5 and passes only
@@ -178,7 +179,8 @@ _UNSCORED = object()  # a value that leaves its sample unscored
 
 class _Pick:
     """The scorer that decides, and for one whose value is a dictionary of metrics,
-    the key of the metric: ``name`` is how the check is called (``scorer/key``)."""
+    the key of the metric (for a list of values, the index of one): ``name`` is how
+    the check is called (``scorer/key``)."""
 
     def __init__(self, scorer: str, key: str | None = None) -> None:
         self.scorer, self.key = scorer, key
@@ -194,6 +196,9 @@ class _Pick:
         value = score.value
         if self.key is not None and isinstance(value, dict):
             value = value.get(self.key, _UNSCORED)
+        elif self.key is not None and isinstance(value, list | tuple):
+            at = int(self.key) if self.key.isdigit() else len(value)
+            value = value[at] if at < len(value) else _UNSCORED
         if isinstance(value, float) and math.isnan(value):
             return _UNSCORED
         return value
@@ -204,6 +209,11 @@ class _Pick:
             return f"scorer {self.scorer!r} did not score this sample"
         if self.key is not None and isinstance(score.value, dict) and self.key not in score.value:
             return f"scorer {self.scorer!r} gave no {self.key!r} for this sample"
+        listed = isinstance(score.value, list | tuple)
+        if self.key is not None and listed and not self.key.isdigit():
+            return f"scorer {self.scorer!r} gave a list of values, no {self.key!r}"
+        if self.key is not None and listed and int(self.key) >= len(score.value):
+            return f"scorer {self.scorer!r} gave {len(score.value)} values, no item {self.key}"
         return f"scorer {self.name!r} left this sample unscored (NaN)"
 
 
@@ -318,23 +328,29 @@ def _chosen_scorer(log: Any, samples_in: Any, scorer: str | None, shown: str) ->
     one asked for as ``scorer/key``, else the first Inspect's results name)."""
     names: list[str] = []
     keys: dict[str, list[str]] = {}  # each dictionary-valued scorer's keys, in order
+    lists: set[str] = set()  # the scorers whose values are lists: their keys are indices
     for s in samples_in:
         for name, score in (s.scores or {}).items():
             if name not in names:
                 names.append(name)
-            if isinstance(score.value, dict):
+            value = score.value
+            if isinstance(value, dict):
                 seen = keys.setdefault(name, [])
-                seen.extend(str(k) for k in score.value if str(k) not in seen)
+                seen.extend(str(k) for k in value if str(k) not in seen)
+            elif isinstance(value, list | tuple):
+                lists.add(name)
+                seen = keys.setdefault(name, [])
+                seen.extend(str(i) for i in range(len(seen), len(value)))
     if scorer is None:
-        return _first_scorer(log, names, keys, shown)
+        return _first_scorer(log, names, keys, lists, shown)
     if scorer in names:
         if scorer in keys:
-            raise file_error(shown, _name_a_key(scorer, keys[scorer]))
+            raise file_error(shown, _name_a_key(scorer, keys[scorer], scorer in lists))
         return _Pick(scorer)
     owner, _, key = scorer.rpartition("/")
     if owner in keys and key in keys[owner]:
         return _Pick(owner, key)
-    owners = [name for name, seen in keys.items() if scorer in seen]
+    owners = [name for name, seen in keys.items() if scorer in seen and name not in lists]
     if len(owners) == 1:  # a metric's key alone, as Inspect's results name it
         return _Pick(owners[0], scorer)
     from .._validate import suggest
@@ -348,27 +364,39 @@ def _chosen_scorer(log: Any, samples_in: Any, scorer: str | None, shown: str) ->
     )
 
 
-def _first_scorer(log: Any, names: list[str], keys: dict[str, list[str]], shown: str) -> _Pick:
+def _first_scorer(
+    log: Any, names: list[str], keys: dict[str, list[str]], lists: set[str], shown: str
+) -> _Pick:
     """The log's first score: the first of Inspect's results (a metric of a
-    dictionary-valued scorer names its key there), else the first sample's."""
+    dictionary-valued scorer names its key there), else the first sample's. A
+    scorer whose values are lists has no first part to take: its index is asked for."""
     results_scores = getattr(getattr(log, "results", None), "scores", None) or []
+    first = None
     for r in results_scores:
         name = getattr(r, "name", None)
         owner = getattr(r, "scorer", None) or name
-        if owner in keys and name in keys[owner]:
+        if owner in keys and owner not in lists and name in keys[owner]:
             return _Pick(owner, name)
-        if name in names and name not in keys:
-            return _Pick(name)
-    if not names:
+        if name in names:
+            first = name
+            break
+    if first is None and not names:
         if getattr(log, "status", None) == "error":
             raise file_error(shown, _errored(log, "before any sample was scored"))
         raise file_error(shown, "no sample has a score; score the log first (inspect score)")
-    first = names[0]
+    first = names[0] if first is None else first
+    if first in lists:
+        raise file_error(shown, _name_a_key(first, keys[first], True))
     return _Pick(first, keys[first][0]) if keys.get(first) else _Pick(first)
 
 
-def _name_a_key(scorer: str, seen: list[str]) -> str:
+def _name_a_key(scorer: str, seen: list[str], indexed: bool = False) -> str:
     shown = " or ".join(repr(f"{scorer}/{k}") for k in seen[:4])
+    if indexed:
+        return (
+            f"scorer {scorer!r}'s values are lists of values ({len(seen)} at most); name "
+            f"the one that decides by its place from 0, as {shown}"
+        )
     return (
         f"scorer {scorer!r}'s values are dictionaries of metrics "
         f"({', '.join(map(repr, seen))}); name the one that decides, as {shown}"
@@ -424,8 +452,14 @@ def _record(
 def _scored(s: Any, score: Any, value: Any, pick: _Pick, rule: PassRule, shown: str) -> Any:
     """The check of a scored sample: passed by the rule, or failed with what was wrong."""
     where = f"sample {str(s.id)!r}, epoch {s.epoch}"
-    if isinstance(value, dict) and pick.key is None:
-        raise file_error(shown, f"{where}: {_name_a_key(pick.scorer, [str(k) for k in value])}")
+    if isinstance(value, dict | list | tuple) and pick.key is None:
+        parts = (
+            [str(k) for k in value]
+            if isinstance(value, dict)
+            else list(map(str, range(len(value))))
+        )
+        indexed = not isinstance(value, dict)
+        raise file_error(shown, f"{where}: {_name_a_key(pick.scorer, parts, indexed)}")
     try:
         passed = rule(value)
     except ValueError as problem:
