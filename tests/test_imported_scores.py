@@ -73,8 +73,8 @@ def test_inspect_numeric_scores_are_kept_and_averaged(capsys):
         assert c["score"] == s["score"] == value and c["raw_score"] == value
         assert c["scale"] == [0.0, 1.0]
         assert c["status"] == ("passed" if value >= 0.5 else "failed")  # the pass rule
-    assert res.manifest["imported"]["scores"] == {"of": "scorer 'f1''s value", "scale": [0, 1]}
-    assert "each sample's score is scorer 'f1''s value, from 0 to 1" in res.warnings
+    assert res.manifest["imported"]["scores"] == {"of": "the value of scorer 'f1'", "scale": [0, 1]}
+    assert "each sample's score is the value of scorer 'f1', from 0 to 1" in res.warnings
 
 
 @needs_inspect

@@ -133,7 +133,7 @@ def read_inspect(
     spec = log.eval
     pick = _chosen_scorer(log, samples_in, scorer, shown)
     chosen = pick.name
-    what = f"scorer {chosen!r}'s value"
+    what = f"the value of scorer {chosen!r}"
     found = _scale(samples_in, pick, declared, what, shown)
     rule = PassRule(pass_threshold, what=what)
     model = str(spec.model)
@@ -166,7 +166,7 @@ def read_inspect(
             "model": model,
         },
         case_fields=_case_fields(samples_in),
-        scores=None if found is None else (f"scorer {chosen!r}'s value", found, bool(declared)),
+        scores=None if found is None else (what, found, bool(declared)),
     )
 
 
