@@ -202,5 +202,9 @@ def test_a_list_valued_scorer_is_read_by_the_place_asked_for(tmp_path):
 def test_a_list_valued_scorer_asks_for_a_place(asked, capsys, tmp_path):
     log = _edited(tmp_path, _listed)
     one_line_error(
-        capsys, "report", log, *asked, naming=[log, "lists of values", "'match/0' or 'match/1'"]
+        capsys,
+        "report",
+        log,
+        *asked,
+        naming=[log, "are lists of up to 2 values", "'match/0' or 'match/1'"],
     )

@@ -394,11 +394,11 @@ def _name_a_key(scorer: str, seen: list[str], indexed: bool = False) -> str:
     shown = " or ".join(repr(f"{scorer}/{k}") for k in seen[:4])
     if indexed:
         return (
-            f"scorer {scorer!r}'s values are lists of values ({len(seen)} at most); name "
+            f"the values of scorer {scorer!r} are lists of up to {len(seen)} values; name "
             f"the one that decides by its place from 0, as {shown}"
         )
     return (
-        f"scorer {scorer!r}'s values are dictionaries of metrics "
+        f"the values of scorer {scorer!r} are dictionaries of metrics "
         f"({', '.join(map(repr, seen))}); name the one that decides, as {shown}"
     )
 
