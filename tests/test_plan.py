@@ -660,6 +660,15 @@ def test_a_one_variant_pilot_without_p_b_says_to_give_it(tmp_path, capsys):
     assert p.reachable and float(clustered_power(p.model, p.cases, p.repeats)) >= 0.8
 
 
+def test_a_b_worse_than_a_is_refused_before_any_search(capsys):
+    # the plan sizes an eval to show B better: no number of cases shows it of a worse
+    # B (the search used to run to max_cases and report power 0.000 at 100,000 cases)
+    with pytest.raises(InvalidArgument, match=r"^p_b=0.6 is below p_a=0.7: a plan sizes"):
+        plan(0.7, 0.6, icc=0.1, simulate=False)
+    assert main(["plan", "--pa", "0.7", "--pb", "0.6", "--icc", "0.1"]) == 2
+    assert "give the p_b above p_a you want to detect" in capsys.readouterr().err
+
+
 def test_simulated_plan_leaves_thousands_of_cases_to_the_approximation():
     # 70% -> 72% at icc 0.3 and 2 runs needs about 2,800 cases: far beyond what
     # the planner simulates, where the t statistic is a mean of thousands of

@@ -2294,6 +2294,12 @@ def _plan(
             "give the p_b you want to detect (with a pilot run of one variant, B is a copy "
             "of A until you do)"
         )
+    if model.p_b < model.p_a:
+        raise InvalidArgument(
+            f"p_b={model.p_b:g} is below p_a={model.p_a:g}: a plan sizes an eval to show B "
+            "better than A, which no number of cases shows of a B that is worse; give the "
+            "p_b above p_a you want to detect"
+        )
     _within_bounds(cases, repeats, max_c, max_r)
     search = _Search(model, pw, target=target, goal=goal, level=level, max_c=max_c, max_r=max_r)
     search.given = given
