@@ -526,7 +526,7 @@ class CostSummary:
         """Whether any variant has a price."""
         return any(v.prices is not None for v in self.variants)
 
-    def _hint(self, v: VariantCost) -> str:
+    def _hint(self) -> str:
         """How a variant without a price gets one: the prices given name other models."""
         if not self.listed:
             return "give price_in= and price_out= in the variant, or --prices FILE"
@@ -556,7 +556,7 @@ class CostSummary:
         out = [f"cost{how}"]
         for v in self.variants:
             if v.prices is None:
-                out.append(f"  {v.variant}: no price for model {v.model or '?'} ({self._hint(v)})")
+                out.append(f"  {v.variant}: no price for model {v.model or '?'} ({self._hint()})")
                 out.extend(v.judge_lines())
                 continue
             measured = (

@@ -1021,12 +1021,10 @@ def _regular_reviews(shown: str) -> None:
 def _reviewed(
     res: Tally, variants: Sequence[str], reviews: Any, level: float, warnings: list[str]
 ) -> tuple[ReviewedSummary, ...]:
-    """Reviewed task-success counts per variant (see :func:`report`)."""
-    from ._review import Review, read_reviews
+    """Reviewed task-success counts per variant (see :func:`report`); a reviews file
+    is read by :func:`_review_views`, so ``reviews`` is a sequence here."""
+    from ._review import Review
 
-    if isinstance(reviews, str | os.PathLike):
-        _regular_reviews(os.fspath(reviews))
-        reviews = read_reviews(reviews)
     if isinstance(reviews, Review) or not isinstance(reviews, Iterable):
         raise InvalidArgument(
             f"reviews={reviews!r} must be the path of a reviews file or a list of Review"

@@ -81,14 +81,14 @@ import json
 import os
 import re
 import sys
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path, PureWindowsPath
 from typing import Any
 
 from .._files import read_input
-from .._text import canonical_json, clip
+from .._text import canonical_json, clip, csv_separator
 from .._validate import (
     confusable,
     confusable_message,
@@ -1608,14 +1608,14 @@ def _cases_from_table(spec: Mapping[str, Any], where: str) -> list[dict[str, Any
     return cases
 
 
-def _csv_rows(text: str, shown: str, *, known: Any = ()) -> list[tuple[int, dict[str, Any]]]:
+def _csv_rows(
+    text: str, shown: str, *, known: Collection[str] = ()
+) -> list[tuple[int, dict[str, Any]]]:
     """The rows of a CSV table of cases, separated by commas, semicolons or tabs (the
     one the rows agree on; of several, the one that parts the header into ``known``
     names)."""
     import csv
     import io
-
-    from .._text import csv_separator
 
     reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=csv_separator(text, known))
     if not reader.fieldnames:
