@@ -25,8 +25,11 @@ def results(tmp_path_factory) -> Path:
     return path
 
 
-def _person(results: Path, out: Path, *, sample: int | None, seed: int, flip=()) -> None:
-    """Review as a person who agrees with the checks except on the samples in ``flip``."""
+def _person(
+    results: Path, out: Path, *, sample: int | None, seed: int, flip=(), part=slice(None)
+) -> None:
+    """Review as a person who agrees with the checks except on the samples in ``flip``
+    (the ``part`` of the walk's samples: a review stopped, or one going on)."""
     res = read_results(results)
     first = {}
     for s in res.samples:
@@ -44,6 +47,7 @@ def _person(results: Path, out: Path, *, sample: int | None, seed: int, flip=())
     )
     if design is not None:
         keys = [k for k in keys if (k[0], k[2]) in set(design.units)]
+    keys = keys[part]
     answers = []
     for k in keys:
         ok = bool(sample_passed(first[k])) != (k in flip)
@@ -270,17 +274,41 @@ def test_hand_picked_reviews_are_not_used_for_the_corrected_rates(results, tmp_p
     assert report(results, reviews=hand).corrected is None
 
 
+def test_a_review_under_way_reports_without_corrected_rates_until_it_has_10(
+    results, tmp_path, capsys
+) -> None:
+    # 5 of 12 drawn pairs reviewed (each variant's answer): too few for a corrected
+    # estimate, but the report, its reviewed rates and a note saying how to go on
+    # are there (this was exit 2, the whole report refused)
+    out = tmp_path / "reviews.jsonl"
+    _person(results, out, sample=12, seed=2, part=slice(0, 10))
+    rep = report(results, reviews=out)
+    assert rep.corrected is None and [r.passed + r.failed for r in rep.reviewed] == [5, 5]
+    (note,) = [w for w in rep.warnings if "review-corrected" in w]
+    assert note.startswith(f"{out}: no review-corrected rates yet: variant 'v1' has reviewed=5")
+    assert note.endswith("review --sample 12 --seed 2 with the same --out goes on where it stopped")
+    assert main(["report", str(results), "--reviews", str(out)]) == 0
+    assert "warning: " + note in capsys.readouterr().out.splitlines()
+    # going on as the note says gives them
+    _person(results, out, sample=12, seed=2, part=slice(10, None))
+    done = report(results, reviews=out)
+    assert [r.reviewed_total for r in done.corrected.rows] == [12, 12]
+    assert not [w for w in done.warnings if "review-corrected" in w]
+
+
 def test_bad_input_is_one_line_and_exit_2(results, tmp_path, capsys) -> None:
     # --sample larger than the run
     assert main(["review", str(results), "--out", str(tmp_path / "r.jsonl"), "--sample", "61"]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "sample=61 is larger than the run" in err
-    # fewer than 10 reviewed
+    # a draw of fewer than 10: the report holds, and says the draw is too small
     few = tmp_path / "few.jsonl"
     _person(results, few, sample=9, seed=2)
-    assert main(["report", str(results), "--reviews", str(few)]) == 2
-    err = capsys.readouterr().err.strip()
-    assert "\n" not in err and "reviewed=9" in err and "at least 10" in err
+    assert main(["report", str(results), "--reviews", str(few), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["corrected"] is None
+    (note,) = [w for w in doc["warnings"] if "review-corrected" in w]
+    assert "reviewed=9" in note and "at least 10" in note and "a draw of 9 can never" in note
     # a reviews file from another run of the same suite
     other = tmp_path / "other.jsonl"
     run("shop", ["v1=standin:shop-v1", "v2=standin:shop-v2"], runs=15, out=other, progress=False)

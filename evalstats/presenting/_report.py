@@ -871,11 +871,14 @@ def _review_views(
             design = read_review_design(path)
         reviewed = _reviewed(res, variants, reviews, level, warnings)
         if design is not None:
-            from ._review_design import corrected_rates
+            from ._review_design import TooFewReviewed, corrected_rates
 
             # the corrected rates weigh each sample: they need the records
             records = source.results(need="the review-corrected rates need each sample")
-            corrected = corrected_rates(records, design, reviews, level=level, where=where)
+            try:
+                corrected = corrected_rates(records, design, reviews, level=level, where=where)
+            except TooFewReviewed as few:  # a review under way: the rest of the report holds
+                warnings.append(f"{where}: no review-corrected rates yet: {few}; {few.advice}")
     return reviewed, corrected
 
 

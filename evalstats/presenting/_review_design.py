@@ -55,6 +55,16 @@ __all__ = ["CorrectedRates", "CorrectedRow", "ReviewDesign", "corrected_rates", 
 DESIGN_TYPE = "design"
 
 
+class TooFewReviewed(InvalidArgument):
+    """A variant has fewer drawn samples reviewed pass or fail than a corrected
+    estimate needs: a review under way, or a draw too small for one. ``advice``
+    says which, and what gives the corrected rates."""
+
+    def __init__(self, message: str, advice: str) -> None:
+        super().__init__(message)
+        self.advice = advice
+
+
 def run_fingerprint(res: Results) -> str:
     """A short fingerprint of a run: the SHA-256 of its manifest, canonical JSON."""
     text = json.dumps(res.manifest, sort_keys=True, ensure_ascii=False, default=str)
@@ -404,8 +414,8 @@ def corrected_rates(
     Raises
     ------
     InvalidArgument
-        The design is of another run, or a variant has fewer than 10 drawn
-        samples reviewed pass or fail.
+        The design is of another run; :class:`TooFewReviewed` when a variant
+        has fewer than 10 drawn samples reviewed pass or fail.
     """
     from ..stats._ppi import MIN_REVIEWED, ppi_diff, ppi_pass_rate
 
@@ -451,9 +461,15 @@ def corrected_rates(
         undecided += sum((c, r) in units for c, r in population) - sum(mask)
         reviewed = sum(mask)
         if reviewed < MIN_REVIEWED:
-            raise InvalidArgument(
+            raise TooFewReviewed(
                 f"variant {v!r} has reviewed={reviewed} randomly drawn samples decided pass or "
-                f"fail; a corrected estimate needs at least {MIN_REVIEWED}"
+                f"fail; a corrected estimate needs at least {MIN_REVIEWED}",
+                f"a draw of {design.sample} can never give one: draw at least {MIN_REVIEWED} "
+                "pairs (review --sample) in a new reviews file"
+                if design.sample < MIN_REVIEWED
+                else f"review more of the {design.sample} drawn pairs: review --sample "
+                f"{design.sample} --seed {design.seed} with the same --out goes on where it "
+                "stopped",
             )
         k_auto = sum(auto)
         k_rev = sum(h for h, m in zip(human, mask, strict=True) if m)
