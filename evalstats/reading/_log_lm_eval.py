@@ -8,8 +8,11 @@ repeat each), the task's primary metric the pass: the first name in
 ``metrics`` unless ``metric=`` names another (``exact_match`` or, with a
 filter, ``exact_match,flexible-extract`` as the harness spells its results).
 When the harness wrote several filters, the first one seen is used unless the
-metric names one. The model is taken from the aggregated results file
-(``results_<date>.json`` in the same folder) when there is one.
+metric names one. The model is taken from the aggregated results file of the
+same run (``results_<date>.json`` of the same date, in the same folder) when
+there is one. A document is on one line per filter; a second line of it under
+the same filter, a ``doc_id`` that is no document's, and a metric lm-eval
+computes over the whole task (perplexity) are refused, naming the line.
 
 A continuous metric (``metric="f1"``: some value is not 0 or 1) is kept as
 each sample's score beside pass/fail, on 0 to 1, or on the ``scale=`` given,
@@ -30,6 +33,7 @@ import re
 from typing import Any
 
 from .._files import open_input
+from .._text import short_repr
 from ..errors import ResultsFileError
 from ..results._file import Results
 from ._log_common import (
@@ -72,24 +76,41 @@ def _task_and_date(path: str) -> tuple[str | None, str | None]:
     return m.group("task"), m.group("date")
 
 
-def _aggregated(path: str, date: str | None) -> tuple[dict[str, Any] | None, str | None]:
-    """The aggregated results file beside the samples (same date first), if any."""
+def _aggregated(path: str, date: str | None) -> tuple[dict[str, Any] | None, str | None, list[str]]:
+    """The aggregated results file of the run that wrote the samples, its name, and
+    the names of the other runs' results files beside them.
+
+    lm-eval names it after the same date as the samples (``results_<date>.json``,
+    or ``NAME_<date>.json`` with ``--output_path NAME.json``). A results file of
+    another date is another run's, which may be of another model (its
+    ``task_hashes`` are the same for every model run on the task), so it is not
+    taken.
+    """
     folder = os.path.dirname(os.path.abspath(path))
-    candidates = []
+    same: list[str] = []
     if date is not None:
-        candidates.append(os.path.join(folder, f"results_{date}.json"))
-    candidates += sorted(glob.glob(os.path.join(folder, "results_*.json")), reverse=True)
-    for candidate in candidates:
-        if not os.path.isfile(candidate):
-            continue
-        try:
-            with open(candidate, encoding="utf-8") as f:
-                data = json.load(f)
-        except (OSError, ValueError):
-            continue
-        if isinstance(data, dict):
-            return data, os.path.basename(candidate)
-    return None, None
+        same.append(os.path.join(folder, f"results_{date}.json"))
+        same += sorted(glob.glob(os.path.join(glob.escape(folder), f"*_{glob.escape(date)}.json")))
+    for candidate in dict.fromkeys(same):
+        data = _results_file(candidate)
+        if data is not None:
+            return data, os.path.basename(candidate), []
+    others = glob.glob(os.path.join(glob.escape(folder), "results_*.json"))
+    return None, None, sorted(os.path.basename(x) for x in others)
+
+
+def _results_file(candidate: str) -> dict[str, Any] | None:
+    """``candidate`` read as an lm-eval aggregated results file, or None."""
+    if not os.path.isfile(candidate):
+        return None
+    try:
+        with open(candidate, encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError, RecursionError):
+        return None
+    if isinstance(data, dict) and ("results" in data or "config" in data):
+        return data
+    return None
 
 
 def _model(results: dict[str, Any] | None) -> tuple[str, dict[str, Any]]:
@@ -112,12 +133,221 @@ def _model(results: dict[str, Any] | None) -> tuple[str, dict[str, Any]]:
 
 
 def _answer(line: dict[str, Any]) -> str | None:
+    """The model's answer: the first filtered response when it is text. A
+    loglikelihood request's response is a pair (the loglikelihood, whether it is
+    the greedy continuation), no answer (a multiple-choice document has one per
+    choice)."""
     filtered = line.get("filtered_resps")
+    if isinstance(filtered, list) and filtered and all(_likelihood(x) for x in filtered):
+        return None
     while isinstance(filtered, list) and filtered:
         filtered = filtered[0]
     if isinstance(filtered, str):
         return filtered
     return None
+
+
+def _likelihood(response: Any) -> bool:
+    """Whether ``response`` is a loglikelihood request's, ``[loglikelihood, is_greedy]``."""
+    if not (isinstance(response, list) and len(response) == 2):
+        return False
+    loglikelihood, greedy = response
+    if not (isinstance(greedy, bool) or greedy in ("True", "False")):
+        return False
+    if isinstance(loglikelihood, int | float) and not isinstance(loglikelihood, bool):
+        return True
+    try:
+        float(loglikelihood)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+_NOT_UTF8 = "not UTF-8 text; is it an lm-eval samples file?"
+
+#: Keys of lm-eval's aggregated results file (``results_<date>.json``) beside ``results``.
+_AGGREGATED_KEYS = re.compile(
+    r'"(?:group_subtasks|configs|n-shot|higher_is_better|n-samples|lm_eval_version)"\s*:'
+)
+
+
+def _lines(shown: str) -> list[tuple[int, dict[str, Any]]]:
+    """Each non-blank line of the file, with its number, as a JSON object."""
+    lines: list[tuple[int, dict[str, Any]]] = []
+    with (
+        opening(shown, folder="a samples file", text="an lm-eval samples file"),
+        io.TextIOWrapper(
+            open_input(shown, what="an lm-eval samples file", error=ResultsFileError),
+            encoding="utf-8-sig",  # a byte order mark, as an editor may save it, is read past
+            errors="surrogateescape",  # bytes that are not UTF-8 are refused by line
+        ) as f,
+    ):
+        for number, text in enumerate(f, start=1):
+            if not text.strip():
+                continue
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:
+                raise file_error(shown, f"line {number} is {_NOT_UTF8}") from None
+            try:
+                line = json.loads(text)
+            except ValueError:
+                if not lines:
+                    _refuse_aggregated(shown)
+                raise file_error(shown, f"line {number} is not valid JSON") from None
+            if not isinstance(line, dict):
+                raise file_error(shown, f"line {number} is not a JSON object")
+            if not lines and "doc_id" not in line:
+                _refuse_aggregated(shown)
+            lines.append((number, line))
+    return lines
+
+
+def _refuse_aggregated(shown: str) -> None:
+    """Refuse lm-eval's aggregated results file, given where its samples file belongs,
+    naming the samples files beside it; return when ``shown`` is not one."""
+    with opening(shown, folder="a samples file"), open_input(shown, what="a file") as f:
+        head = f.read(64 * 1024).decode("utf-8", "replace").lstrip("\ufeff \t\r\n")
+    if not (head.startswith("{") and '"results"' in head and _AGGREGATED_KEYS.search(head)):
+        return
+    name = os.path.basename(shown)
+    match = re.match(r"^.+_(\d{4}-\d{2}-\d{2}T[\d\-.:]+)\.json$", name)
+    folder = glob.escape(os.path.dirname(os.path.abspath(shown)))
+    beside = []
+    if match is not None:
+        beside = glob.glob(os.path.join(folder, f"samples_*_{glob.escape(match.group(1))}.jsonl"))
+    beside = sorted(
+        os.path.basename(x) for x in beside or glob.glob(os.path.join(folder, "samples_*.jsonl"))
+    )
+    if beside:
+        shown_beside = ", ".join(beside[:3]) + (
+            f" and {len(beside) - 3} more" if len(beside) > 3 else ""
+        )
+        where = f"give a samples file beside it: {shown_beside}"
+    else:
+        where = "give a samples_<task>_<date>.jsonl file, which lm-eval writes with --log_samples"
+    raise file_error(
+        shown,
+        "is lm-eval's aggregated results file, which holds each task's scores but no "
+        f"samples; {where}",
+    )
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "text"
+    return "an object" if isinstance(value, dict) else "a list"
+
+
+def _check_lines(shown: str, lines: list[tuple[int, dict[str, Any]]]) -> None:
+    """Refuse a line whose ``doc_id``, ``filter`` or ``metrics`` is not as lm-eval writes
+    it, and a document twice under one filter (two runs or two tasks joined)."""
+    seen: dict[tuple[str, str], int] = {}
+    for number, line in lines:
+        if "doc_id" not in line:
+            raise file_error(
+                shown, f'line {number} has no "doc_id"; is this an lm-eval samples file?'
+            )
+        doc_id = line["doc_id"]
+        if isinstance(doc_id, bool) or not isinstance(doc_id, int | str) or doc_id == "":
+            raise file_error(
+                shown,
+                f'line {number}: "doc_id" is {short_repr(doc_id)} ({_kind(doc_id)}), not a '
+                "document's id (lm-eval writes its number)",
+            )
+        filter_name = line.get("filter", "none")
+        if not isinstance(filter_name, str):
+            raise file_error(
+                shown,
+                f'line {number} (doc_id {doc_id!r}): "filter" is {short_repr(filter_name)} '
+                f"({_kind(filter_name)}), not a filter's name",
+            )
+        listed = line.get("metrics")
+        if listed is not None and not (
+            isinstance(listed, list) and all(isinstance(x, str) for x in listed)
+        ):
+            raise file_error(
+                shown,
+                f'line {number} (doc_id {doc_id!r}): "metrics" is {short_repr(listed)}, not a '
+                "list of metric names",
+            )
+        key = (str(doc_id), filter_name)
+        if key in seen:
+            raise file_error(
+                shown,
+                f"line {number} has doc_id {doc_id!r} again (line {seen[key]}), under the same "
+                f"filter {filter_name!r}; lm-eval writes one line per document and filter: "
+                "are two runs or two tasks joined in this file?",
+            )
+        seen[key] = number
+
+
+def _metric_names(lines: list[tuple[int, dict[str, Any]]], chosen_filter: str) -> list[str]:
+    """The metrics the lines of ``chosen_filter`` name, in order of first appearance."""
+    names: dict[str, None] = {}
+    for _, line in lines:
+        if str(line.get("filter", "none")) != chosen_filter:
+            continue
+        listed = line.get("metrics")
+        if isinstance(listed, list):
+            names.update(dict.fromkeys(listed))
+        else:
+            names.update(
+                (k, None)
+                for k, v in line.items()
+                if k not in _BOOKKEEPING and isinstance(v, int | float | list)
+            )
+    return list(names)
+
+
+def _check_present(
+    shown: str, lines: list[tuple[int, dict[str, Any]]], chosen: str, chosen_filter: str
+) -> None:
+    """Refuse a metric asked for that no line of the filter holds, naming those there are."""
+    if any(chosen in line for _, line in lines if str(line.get("filter", "none")) == chosen_filter):
+        return
+    from .._validate import suggest
+
+    names = _metric_names(lines, chosen_filter)
+    there = ", ".join(repr(n) for n in names) if names else "none"
+    raise file_error(
+        shown,
+        f"metric={chosen!r}: no line (filter {chosen_filter!r}) has a value of it"
+        f"{suggest(chosen, names)}; the metrics are {there}",
+    )
+
+
+def _check_per_document(
+    shown: str, lines: list[tuple[int, dict[str, Any]]], chosen: str, chosen_filter: str
+) -> None:
+    """Refuse a metric that lm-eval aggregates over the whole task (its value on a line a
+    list: perplexity's loglikelihood and weight, corpus BLEU's reference and answer)."""
+    for number, line in lines:
+        if str(line.get("filter", "none")) != chosen_filter or not isinstance(
+            line.get(chosen), list
+        ):
+            continue
+        own = [
+            name
+            for name in _metric_names(lines, chosen_filter)
+            if isinstance(line.get(name), int | float)
+        ]
+        if own:
+            instead = "choose one that is: --metric " + " or --metric ".join(own[:3])
+        else:
+            instead = "this task has no metric of its own for each document to pass or fail by"
+        raise file_error(
+            shown,
+            f"line {number} (doc_id {line['doc_id']!r}): metric {chosen!r} is "
+            f"{short_repr(line[chosen])}, a part of a score lm-eval computes over the whole "
+            f"task (perplexity, corpus BLEU), not a document's pass or score; {instead}",
+        )
 
 
 def read_lm_eval(
@@ -131,31 +361,10 @@ def read_lm_eval(
     shown = os.fspath(path)
     declared = check_scale(scale)
     want_metric, _, want_filter = (metric or "").partition(",")
-    lines: list[tuple[int, dict[str, Any]]] = []
-    with (
-        opening(shown, folder="a samples file", text="an lm-eval samples file"),
-        io.TextIOWrapper(
-            open_input(shown, what="an lm-eval samples file", error=ResultsFileError),
-            encoding="utf-8",
-        ) as f,
-    ):
-        for number, text in enumerate(f, start=1):
-            if not text.strip():
-                continue
-            try:
-                line = json.loads(text)
-            except ValueError:
-                raise file_error(shown, f"line {number} is not valid JSON") from None
-            if not isinstance(line, dict):
-                raise file_error(shown, f"line {number} is not a JSON object")
-            lines.append((number, line))
+    lines = _lines(shown)
     if not lines:
         raise file_error(shown, "the file is empty; it has no samples")
-    for number, line in lines:
-        if "doc_id" not in line:
-            raise file_error(
-                shown, f'line {number} has no "doc_id"; is this an lm-eval samples file?'
-            )
+    _check_lines(shown, lines)
     filters = list(dict.fromkeys(str(line.get("filter", "none")) for _, line in lines))
     chosen_filter = want_filter or filters[0]
     if chosen_filter not in filters:
@@ -170,6 +379,7 @@ def read_lm_eval(
     listed = first.get("metrics")
     if want_metric:
         chosen = want_metric
+        _check_present(shown, lines, chosen, chosen_filter)
     elif isinstance(listed, list) and listed:
         chosen = str(listed[0])
     else:
@@ -182,9 +392,10 @@ def read_lm_eval(
             )
         chosen = found[0]
     rule = PassRule(pass_threshold, what=f"metric {chosen!r}")
+    _check_per_document(shown, lines, chosen, chosen_filter)
     found = _scale(lines, chosen, chosen_filter, declared, shown)
     task, date = _task_and_date(shown)
-    aggregated, aggregated_name = _aggregated(shown, date)
+    aggregated, aggregated_name, others = _aggregated(shown, date)
     model, spec = _model(aggregated)
     records: list[dict[str, Any]] = []
     ids: list[str] = []
@@ -206,7 +417,11 @@ def read_lm_eval(
         answer = _answer(line)
         why = ""
         if not passed:
-            why = f"{chosen}={line[chosen]!r}: answer {answer!r}, target {line.get('target')!r}"
+            why = (
+                f"{chosen}={line[chosen]!r}: "
+                + ("" if answer is None else f"answer {answer!r}, ")
+                + f"target {line.get('target')!r}"
+            )
         verdict = check(chosen, passed, reason=why)
         record = {
             "case": case,
@@ -242,10 +457,19 @@ def read_lm_eval(
             "filter": chosen_filter,
             "aggregated_results": aggregated_name,
         },
-        warnings=()
-        if aggregated is not None
-        else ("no aggregated results file (results_<date>.json) beside it: the model is unknown",),
+        warnings=() if aggregated is not None else (_unknown_model(others),),
         scores=None if found is None else (f"metric {chosen!r}", found, declared is not None),
+    )
+
+
+def _unknown_model(others: list[str]) -> str:
+    """The warning of a samples file whose run's results file is not beside it."""
+    if not others:
+        return "no aggregated results file (results_<date>.json) beside it: the model is unknown"
+    named = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
+    return (
+        "no aggregated results file of the same date (results_<date>.json) beside it, only "
+        f"another run's ({named}), which may be of another model: the model is unknown"
     )
 
 
