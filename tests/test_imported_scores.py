@@ -338,7 +338,7 @@ def test_lm_eval_binary_metric_keeps_no_score_and_continuous_needs_a_threshold(c
 @pytest.mark.parametrize(
     ("value", "problem"),
     [
-        ("0.5", "line 4: metric 'f1' is '0.5', text, not a number"),
+        ("half", "line 4: metric 'f1' is 'half', which is neither a pass/fail word"),
         (float("nan"), "line 4 (doc_id 3): metric 'f1' is nan, not a finite score"),
         (64.0, "line 4 (doc_id 3): metric 'f1' is 64, outside 0 to 1"),
     ],

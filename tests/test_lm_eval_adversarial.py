@@ -227,3 +227,18 @@ def test_a_multiple_choice_answer_is_no_loglikelihood(tmp_path):
     line["filtered_resps"] = [["True", "False"]]
     path = _write(tmp_path, [line])
     assert load_results(path).samples[0]["answer"] == "True"
+
+
+def test_metrics_numpy_wrote_as_text_read_as_their_numbers(tmp_path):
+    # lm-eval writes what JSON has no type for as its str(): a metric computed as a
+    # numpy.float32 is "0.5", one as a numpy.bool_ "True" (these were refused as
+    # "text, not a number", or read as text beside numbers)
+    as_numbers = [_line(i, f1=v) for i, v in enumerate([0.25, 0.5, 1.0, 0.0])]
+    as_text = [_line(i, f1=str(v)) for i, v in enumerate([0.25, 0.5, 1.0, 0.0])]
+    a = load_results(_write(tmp_path, as_numbers, task="n"), metric="f1", pass_threshold=0.5)
+    b = load_results(_write(tmp_path, as_text, task="t"), metric="f1", pass_threshold=0.5)
+    assert [s["score"] for s in b.samples] == [s["score"] for s in a.samples] == [0.25, 0.5, 1, 0]
+    assert _passes(a) == _passes(b) == 2
+    flags = [_line(i, acc=str(v)) for i, v in enumerate([True, False, True])]
+    res = load_results(_write(tmp_path, flags, task="b"))
+    assert _passes(res) == 2 and all("score" not in s for s in res.samples)

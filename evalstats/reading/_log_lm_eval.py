@@ -482,21 +482,23 @@ def _scale(
 ) -> tuple[float, float] | None:
     """The scale of the chosen metric's values, or None when they are 0 and 1 only
     (see :func:`~evalstats.reading._log_common.score_scale`). Only numbers count
-    (``true`` and ``false`` too); in a metric that keeps its scores a value of
-    text is refused (the harness writes numbers), and one of another kind is left
-    for the pass rule to refuse, naming its line."""
+    (``true`` and ``false`` too), and the text of one: the harness writes a
+    value JSON has no type for as its ``str()``, so a metric computed as a
+    ``numpy.float32`` is ``"0.5"`` and one as a ``numpy.bool_`` ``"True"``. A
+    value of another kind is left for the pass rule to refuse, naming its line."""
     numbers: list[float] = []
     places: list[str] = []
-    texts: list[tuple[int, Any]] = []
     for number, line in lines:
         if str(line.get("filter", "none")) != chosen_filter or chosen not in line:
             continue
         value = line[chosen]
         if isinstance(value, int | float):  # bool too: it is a pass or a fail
             numbers.append(float(value))
-            places.append(f"line {number} (doc_id {line['doc_id']!r})")
-        elif isinstance(value, str):
-            texts.append((number, value))
+        elif isinstance(value, str) and _written_number(value) is not None:
+            numbers.append(float(score_number(value)))  # type: ignore[arg-type]
+        else:
+            continue
+        places.append(f"line {number} (doc_id {line['doc_id']!r})")
     try:
         found = score_scale(
             numbers,
@@ -507,9 +509,19 @@ def _scale(
         )
     except OffScale as problem:
         raise file_error(shown, str(problem)) from None
-    if found is not None and texts:
-        number, value = texts[0]
-        raise file_error(
-            shown, f"line {number}: metric {chosen!r} is {value!r}, text, not a number"
-        )
     return found
+
+
+def _written_number(text: str) -> float | None:
+    """The number ``text`` is as the harness writes a numpy scalar (``str(numpy.float32(
+    0.5))``, ``str(numpy.bool_(True))``), or None for other text.
+
+    >>> [_written_number(t) for t in ("0.5", "1e-3", "True", "False", "nan", "C", "yes")]
+    [0.5, 0.001, 1.0, 0.0, nan, None, None]
+    """
+    if text in ("True", "False"):
+        return 1.0 if text == "True" else 0.0
+    try:
+        return float(text)
+    except ValueError:
+        return None
