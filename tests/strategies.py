@@ -387,3 +387,37 @@ def paired_results(
         a[f"case{i}"] = draw(st.lists(st.booleans(), min_size=r, max_size=r))
         b[f"case{i}"] = draw(st.lists(st.booleans(), min_size=r, max_size=r))
     return a, b
+
+
+# --- exact tests' p-values and reviewed subsets (multiplicity, PPI) ---------------
+
+
+@st.composite
+def attained_families(draw: st.DrawFn, max_size: int = 6) -> tuple[list[float], list[Any]]:
+    """A few exact tests (McNemar's or Fisher's) with one p-value each that its test
+    attains, and the set of values each test can attain."""
+    from evalstats.stats._discrete import fisher_attainable, mcnemar_attainable
+
+    sets = []
+    for _ in range(draw(st.integers(1, max_size))):
+        if draw(st.booleans()):
+            sets.append(mcnemar_attainable(draw(st.integers(0, 14))))
+        else:
+            na, nb = draw(st.integers(1, 8)), draw(st.integers(1, 8))
+            sets.append(fisher_attainable(na, nb, draw(st.integers(0, na + nb))))
+    p = [float(s[draw(st.integers(0, s.size - 1))]) for s in sets]
+    return p, sets
+
+
+@st.composite
+def reviewed_samples(
+    draw: st.DrawFn, min_samples: int = 10, max_samples: int = 40
+) -> tuple[list[bool], list[bool], list[bool]]:
+    """Automatic verdicts on every sample, which were reviewed (at least ten, in any
+    places) and a person's verdict on every sample (read only where reviewed)."""
+    n = draw(st.integers(max(min_samples, 10), max_samples))
+    auto = draw(st.lists(st.booleans(), min_size=n, max_size=n))
+    reviewed = draw(st.sets(st.integers(0, n - 1), min_size=10, max_size=n))
+    mask = [i in reviewed for i in range(n)]
+    human = draw(st.lists(st.booleans(), min_size=n, max_size=n))
+    return auto, mask, human

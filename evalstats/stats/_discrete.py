@@ -273,10 +273,17 @@ def adjust_discrete(pvalues: Any, attainable: Sequence[Any], *, method: str) -> 
         reach = np.searchsorted(smallest, q * (1.0 + TOLERANCE), side="right")
         out[ok] = np.minimum(np.maximum(reach, 1) * q, 1.0)
         return out
-    order = np.argsort(q, kind="stable")
+    # The tests in one order that does not depend on how they were listed (by
+    # p-value, ties by their sets), so that the sums below add the same steps
+    # in the same order, to the last bit, however the cases are listed.
+    # Ties are ordered by the sets' values, ranked once per distinct set.
+    keys = [s.tobytes() for s in sets]
+    distinct = sorted(set(keys), key=lambda b: np.frombuffer(b).tolist())
+    code = {b: i for i, b in enumerate(distinct)}
+    order = np.lexsort((np.array([code[b] for b in keys]), q))
+    sets = [sets[i] for i in order.tolist()]
     t = q[order]
-    rank = np.empty(m, dtype=np.int64)
-    rank[order] = np.arange(m)
+    rank = np.arange(m)
     # F_j is a step function: write it as steps of height a - (the value
     # before a) at each attainable a. A step of test j at a counts in the
     # k-th sum when t_k reaches a and j ranks k or later: for k from

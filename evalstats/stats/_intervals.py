@@ -1909,9 +1909,10 @@ def coverage(method: str, trials: int, p: Any, *, level: float = 0.95) -> Any:
     k = np.arange(int(n) + 1)
     ci = proportion_ci(k, int(n), level=level, method=method)
     flat = rate.reshape(-1)
-    covered = (ci.low[:, None] <= flat[None, :]) & (flat[None, :] <= ci.high[:, None])
+    covered = (ci.low[None, :] <= flat[:, None]) & (flat[:, None] <= ci.high[None, :])
     # Binomial probabilities in log space: exact 0 and 1 at p = 0 and 1, and no
-    # overflow for subnormal p (where scipy.stats.binom.pmf can raise).
-    probs = _binom_pmf(k[:, None], n, flat[None, :])
-    result = (probs * covered).sum(axis=0).reshape(rate.shape)
+    # overflow for subnormal p (where scipy.stats.binom.pmf can raise). One row
+    # per p, summed along the row, so that each p's sum is the one it gets alone.
+    probs = _binom_pmf(k[None, :], n, flat[:, None])
+    result = (probs * covered).sum(axis=-1).reshape(rate.shape)
     return float(result) if rate.ndim == 0 else result
