@@ -4,10 +4,11 @@ The file is ``{"evalId", "results": {"version", "prompts", "results": [...],
 "stats"}, "config", ...}``; each entry of ``results.results`` is one answer of
 one provider to one prompt on one test. Here each (provider, prompt) pair is a
 variant (named by the prompt's label, the provider's label or id, or both when
-there are several of each), each test a case, and with ``--repeat N`` the
-N copies of a test (promptfoo numbers them ``testIdx = test * N + r``) the
-repeats. ``success`` is the pass; the assertion results are the checks. An
-answer that ended in an error (``failureReason`` 2) is incomplete.
+there are several of each), each test (each combination of a test's vars, which
+promptfoo runs as a row of its own) a case, and with ``--repeat N`` the N
+rows of it the repeats (see :func:`_cases`; a file that does not say ``N``
+is read for it). ``success`` is the pass; the assertion results are the
+checks. An answer that ended in an error (``failureReason`` 2) is incomplete.
 
 A log whose assertions are graded (some assertion's ``score`` is not 0 or 1:
 ``rouge-n``, a ``javascript`` returning a number, ...), or read with
@@ -23,7 +24,10 @@ from 0 to 1; one outside is refused unless ``scale=`` says its scale.
 from __future__ import annotations
 
 import json
+import math
 import os
+import re
+from collections import Counter
 from typing import Any
 
 from .._files import read_input, too_deep
@@ -54,15 +58,57 @@ def _load(shown: str) -> tuple[dict[str, Any], str]:
     kind = "a promptfoo results.json"
     with opening(shown, folder=kind, text=kind):
         raw = read_input(shown, what=kind, error=ResultsFileError).decode("utf-8")
+    raw = raw.removeprefix("\ufeff")  # a byte order mark, as editors and PowerShell write
     try:
         doc = json.loads(raw)
     except RecursionError:
         raise file_error(shown, too_deep("", kind)[2:]) from None
     except ValueError as error:
-        raise file_error(shown, f"is not valid JSON ({error}); was it cut short?") from None
+        raise file_error(shown, _not_json(raw, error)) from None
     if not isinstance(doc, dict):
         raise file_error(shown, "is not a JSON object; is it a promptfoo results.json?")
     return doc, raw
+
+
+#: promptfoo's ``ResultFailureReason``: none, an assertion failed, an error.
+_FAILURE_REASONS = (0, 1, 2)
+
+#: Top-level keys of a promptfoo config (``promptfooconfig.yaml``).
+_CONFIG_KEYS = re.compile(
+    r"^(prompts|providers|targets|tests|scenarios|defaultTest|description|evaluateOptions"
+    r"|outputPath|redteam|sharing|env|extensions|derivedMetrics)\s*:",
+    re.MULTILINE,
+)
+
+_JSON_OUTPUT = "evalstats reads the JSON file of promptfoo eval -o results.json"
+
+
+def _not_json(raw: str, error: ValueError) -> str:
+    """Why ``raw`` is not a results.json, as a problem: promptfoo's config, its
+    CSV or JSON Lines output (``-o results.csv``, ``-o results.jsonl``), or
+    JSON cut short."""
+    text = raw.lstrip()
+    first = text.split("\n", 1)[0]
+    at = getattr(error, "pos", 0) - (len(raw) - len(text))
+    if not text.startswith("{"):
+        if _CONFIG_KEYS.search(raw):
+            return (
+                "is a promptfoo config (YAML), not its results; run promptfoo eval -c CONFIG "
+                "-o results.json and read results.json"
+            )
+        if "," in first and at <= len(first):
+            return f"is not JSON but a table, such as promptfoo's CSV output; {_JSON_OUTPUT}"
+    if isinstance(error, json.JSONDecodeError) and error.msg == "Extra data":
+        try:
+            line = json.loads(first)
+        except ValueError:
+            line = None
+        if isinstance(line, dict):
+            return (
+                "is JSON Lines, one JSON object a line, such as promptfoo's -o results.jsonl; "
+                + _JSON_OUTPUT
+            )
+    return f"is not valid JSON ({error}); was it cut short?"
 
 
 class _Entries:
@@ -155,9 +201,8 @@ def read_promptfoo(
             raise file_error(shown, f"{key} is {short_repr(doc[key])}, not an object")
     inner, entries = _entries(doc, shown, where)
     config = doc.get("config") or {}
-    repeat = _repeat(doc, config, shown)
+    placed, repeat, repeat_note = _cases(entries, _repeat(doc, config, shown))
     names = _Names(entries, inner.get("prompts") or [])
-    labels = _case_labels(entries, repeat)
     found = _scale(entries, declared, where)
     variant_specs: dict[str, dict[str, Any]] = {}
     records: list[dict[str, Any]] = []
@@ -175,9 +220,10 @@ def read_promptfoo(
                 },
             },
         )
-        test, rep = divmod(e["testIdx"], repeat)
-        records.append(_record(e, labels[test], variant, rep, found))
+        case, rep = placed[e["testIdx"]]
+        records.append(_record(e, case, variant, rep, found))
     meta = doc.get("metadata") or {}
+    case_names = list(dict.fromkeys(case for case, _ in placed.values()))
     description = config.get("description") or os.path.splitext(os.path.basename(shown))[0]
     return build(
         shown,
@@ -186,10 +232,11 @@ def read_promptfoo(
         tool_version=meta.get("promptfooVersion"),
         suite={
             "name": str(description),
-            "sha256": suite_digest(["promptfoo", config.get("tests"), list(labels.values())]),
+            "sha256": suite_digest(["promptfoo", config.get("tests"), case_names]),
         },
         variants=list(variant_specs.values()),
         pass_rule="promptfoo's own verdict (success) says so; the assertion results are the checks",
+        warnings=[] if repeat_note is None else [repeat_note],
         extra={"eval_id": doc.get("evalId"), "repeat": repeat},
         scores=None
         if found is None
@@ -273,7 +320,13 @@ def _entries(
             raise file_error(shown, f"results.results[{i}] is not an object")
         for key in ("success", "testIdx", "promptIdx"):
             if key not in e:
-                raise file_error(shown, f'results.results[{i}] has no "{key}"')
+                older = (
+                    f" (results of version {version}, from an older promptfoo, do not say which "
+                    "test and prompt each answer is of; run the eval again with a current one)"
+                    if version == 2 and key != "success"
+                    else ""
+                )
+                raise file_error(shown, f'results.results[{i}] has no "{key}"{older}')
         try:
             _check_entry(e)
         except ValueError as problem:
@@ -286,6 +339,12 @@ def _check_entry(e: dict[str, Any]) -> None:
     strict_bool(e["success"], "success")
     strict_index(e["testIdx"], "testIdx")
     strict_index(e["promptIdx"], "promptIdx")
+    reason = e.get("failureReason")
+    if reason is not None and (type(reason) is not int or reason not in _FAILURE_REASONS):
+        raise ValueError(
+            f"failureReason is {short_repr(reason)}, not one of promptfoo's "
+            "0 (none), 1 (an assertion failed) and 2 (an error)"
+        )
     _object(e.get("prompt"), "prompt")
     response = e.get("response")
     _object(response, "response")
@@ -318,8 +377,8 @@ def _object(value: Any, where: str) -> None:
         raise ValueError(f"{where} is {short_repr(value)}, not an object")
 
 
-def _repeat(doc: dict[str, Any], config: dict[str, Any], shown: str) -> int:
-    """How many times each test ran (``--repeat``); 1 when not said.
+def _repeat(doc: dict[str, Any], config: dict[str, Any], shown: str) -> int | None:
+    """How many times each test ran (``--repeat``); None when the file does not say.
 
     A repeat that is not a whole number of at least 1 is refused: taken as 1,
     ``"3"`` would make every repeat a case of its own."""
@@ -334,7 +393,7 @@ def _repeat(doc: dict[str, Any], config: dict[str, Any], shown: str) -> int:
             raise file_error(
                 shown, f"{where}.repeat is {short_repr(repeat)}, not a whole number of at least 1"
             )
-    return 1
+    return None
 
 
 class _Names:
@@ -393,27 +452,86 @@ class _Names:
         return self.names[self.key(e)]
 
 
-def _case_labels(entries: list[dict[str, Any]], repeat: int) -> dict[int, str]:
-    """Cases: the test of each testIdx, named by its description (or vars), made unique."""
-    tests: dict[int, dict[str, Any]] = {}
+def _test_key(e: dict[str, Any]) -> str | None:
+    """What a test is, as text: its description, the vars of its combination and
+    its assertions (alike in every repeat, promptfoo's own fields); None when
+    the row has none of them to tell."""
+    case = e.get("testCase")
+    case = case if isinstance(case, dict) else {}
+    vars_ = case.get("vars", e.get("vars"))
+    parts = [case.get(k) for k in ("description", "assert", "threshold")]
+    if not vars_ and not any(parts):
+        return None
+    return json.dumps([vars_, *parts], sort_keys=True, default=str, ensure_ascii=False)
+
+
+def _cases(
+    entries: list[dict[str, Any]], repeat: int | None
+) -> tuple[dict[int, tuple[str, int]], int, str | None]:
+    """Each testIdx's case and repeat, the number of repeats, and a note when the
+    file did not say it.
+
+    promptfoo numbers a row per (test, repeat, combination of vars), the
+    combinations of one repeat in a row (``en r0, fr r0, en r1, fr r1``), so
+    the repeat of a row is not ``testIdx % N``: each row is placed by what it
+    tests (:func:`_test_key`), its ``k``-th such row in order being repeat
+    ``k % N`` of case ``k // N`` of that test (tests alike stay cases of their
+    own). A file that does not say ``--repeat`` (promptfoo before it wrote
+    ``runtimeOptions``) ran each test as often as the tests alike in it run,
+    when all run a multiple of the same number of times: that number."""
+    first: dict[int, dict[str, Any]] = {}
     for e in sorted(entries, key=lambda e: (e["testIdx"], e["promptIdx"])):
-        tests.setdefault(int(e["testIdx"]) // repeat, e.get("testCase") or {})
-    labels: dict[int, str] = {}
-    for t, case in tests.items():
-        desc = case.get("description") if isinstance(case, dict) else None
-        if not desc:
-            vars_ = case.get("vars") if isinstance(case, dict) else None
-            desc = (
-                ", ".join(f"{k}={_short(v, 30)}" for k, v in vars_.items())
-                if isinstance(vars_, dict) and vars_
-                else f"test {t + 1}"
+        first.setdefault(e["testIdx"], e)
+    told = {idx: _test_key(e) for idx, e in first.items()}
+    counts: dict[str, int] = {}
+    for key in told.values():
+        if key is not None:
+            counts[key] = counts.get(key, 0) + 1
+    note = None
+    if repeat is None:
+        repeat = math.gcd(*counts.values()) or 1
+        if repeat > 1:
+            note = (
+                f"the file does not say how often each test ran (--repeat); every test "
+                f"runs a multiple of {repeat} times, read as {repeat} repeats"
             )
-        labels[t] = str(desc)
-    names = list(labels.values())
-    for t, name in list(labels.items()):
-        if names.count(name) > 1:
-            labels[t] = f"{name} (test {t + 1})"
-    return labels
+    seen: dict[str, int] = {}
+    slot: dict[int, tuple[tuple[str, int], int]] = {}
+    opened: dict[tuple[str, int], dict[str, Any]] = {}  # each case's first row
+    for idx, told_key in told.items():
+        # A row with nothing to tell its test by is placed by its number alone.
+        key = f"#{idx // repeat}" if told_key is None else told_key
+        k = seen.get(key, 0)
+        seen[key] = k + 1
+        slot[idx] = ((key, k // repeat), k % repeat)
+        opened.setdefault((key, k // repeat), first[idx])
+    label = dict(zip(opened, _case_names(list(opened.values())), strict=True))
+    return {idx: (label[case], rep) for idx, (case, rep) in slot.items()}, repeat, note
+
+
+def _case_names(tests: list[dict[str, Any]]) -> list[str]:
+    """Case names, in order: a test's description, else its vars, else ``test N``;
+    names that agree told apart by their vars, then by ``(test N)``."""
+
+    def described(vars_: Any) -> str:
+        if isinstance(vars_, dict) and vars_:
+            return ", ".join(f"{k}={_short(v, 30)}" for k, v in vars_.items())
+        return ""
+
+    names: list[str] = []
+    varses: list[str] = []
+    for t, e in enumerate(tests):
+        case = e.get("testCase")
+        case = case if isinstance(case, dict) else {}
+        desc = case.get("description")
+        varses.append(described(case.get("vars")))
+        names.append(_short(desc, 80) if desc else varses[t] or f"test {t + 1}")
+    plain = Counter(names)
+    for t, name in enumerate(names):
+        if plain[name] > 1 and varses[t] and varses[t] != name:
+            names[t] = f"{name} ({varses[t]})"
+    told = Counter(names)
+    return [f"{n} (test {t + 1})" if told[n] > 1 else n for t, n in enumerate(names)]
 
 
 def _failed(e: dict[str, Any]) -> bool:
