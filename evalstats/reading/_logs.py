@@ -671,8 +671,8 @@ def write_results(results: Results, out: str | os.PathLike[str], *, force: bool 
     file is refused and left as it was. The file is written beside ``out`` and
     given its name in one step, so a command killed midway leaves none.
     Returns the path written. The file reads back with
-    :func:`~evalstats.results._file.read_results` to the same samples and
-    manifest.
+    :func:`~evalstats.results._file.read_results` to the same samples,
+    manifest, look and batch records.
     """
     from ..results._file import ResultsWriter
 
@@ -693,8 +693,12 @@ def write_results(results: Results, out: str | os.PathLike[str], *, force: bool 
     temporary = os.path.join(folder, f".{name}.{os.getpid()}.part")
     try:
         with ResultsWriter.create(temporary, manifest) as writer:
+            for batch in results.batches:  # a batch run's batches, before its samples
+                writer.write_batch({k: v for k, v in batch.items() if k != "type"})
             for s in results.samples:
                 writer.write_sample({k: v for k, v in s.items() if k != "type"})
+            for look in results.looks:  # a sequential run's looks, read wherever they sit
+                writer.write_look({k: v for k, v in look.items() if k != "type"})
             summary = results.summary
             writer.close({k: v for k, v in summary.items() if k != "type"} if summary else None)
         place_file(temporary, shown, force=force, error=ResultsFileError)

@@ -33,7 +33,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .._text import canonical_json
+from .._text import canonical_json, short_repr
 from ..errors import InvalidArgument, ResultsFileError
 from ..results._comparability import comparability
 from ..results._file import Results, read_results
@@ -104,7 +104,23 @@ def _whole(value: Any) -> bool:
 
 
 def _schedule(run: Results, label: str) -> list[list[Any]]:
-    """The run's schedule; a file without one (an import) cannot be merged."""
+    """The run's schedule, each of the run's samples in one of its slots; a file
+    without one, or imported from another tool's log, cannot be merged."""
+    imported = run.manifest.get("imported")
+    if imported is not None:
+        tool = imported.get("tool") if isinstance(imported, Mapping) else None
+        raise InvalidArgument(
+            f"{label}: imported from {short_repr(tool or 'another tool')} (evalstats import); "
+            "only results files written by evalstats run can be merged"
+        )
+    if isinstance(run.manifest.get("until_decided"), Mapping):
+        # Its schedule is one round's, run again round by round: numbered after its
+        # "runs", another run's repeats would take the slots of its later rounds.
+        raise InvalidArgument(
+            f"{label}: a run made with --until-decided, whose rounds were looked at as they "
+            "came; it is not merged with another run (read it as it is, with compare "
+            "--sequential)"
+        )
     slots = run.manifest.get("schedule")
     runs = run.manifest.get("runs")
     if not isinstance(slots, list) or not slots or not _whole(runs):
@@ -112,7 +128,35 @@ def _schedule(run: Results, label: str) -> list[list[Any]]:
             f"{label}: its manifest has no schedule and number of runs; only results files "
             "written by evalstats run can be merged"
         )
-    return [list(slot) for slot in slots]
+    out = [list(slot) for slot in slots]
+    _refuse_unplanned(run, label, out)
+    return out
+
+
+def _refuse_unplanned(run: Results, label: str, schedule: Sequence[Sequence[Any]]) -> None:
+    """Refuse a sample of a slot the run's schedule does not have, naming its field.
+
+    Merged, it would be in a file that report refuses, or in the slot of another
+    part's sample, counted twice.
+    """
+    planned = {
+        (str(s[0]), str(s[4]), s[1])
+        for s in schedule
+        if len(s) >= 5 and _whole(s[1]) and isinstance(s[0], str) and isinstance(s[4], str)
+    }
+    cases = {str(s[0]) for s in schedule if s}
+    variants = {str(s[4]) for s in schedule if len(s) >= 5}
+    for s in run.samples:
+        case, variant, repeat = s.get("case"), s.get("variant"), s.get("repeat")
+        if (case, variant, repeat) in planned:
+            continue
+        field = "case" if case not in cases else "variant" if variant not in variants else "repeat"
+        raise InvalidArgument(
+            f"{label}: a sample of case {short_repr(case)}, variant {short_repr(variant)}, "
+            f"repeat {short_repr(repeat)}, which the run did not plan (its {field} is not in "
+            "the manifest's schedule); merge only what evalstats run wrote (remove that "
+            "sample)"
+        )
 
 
 def _variants(manifest: Mapping[str, Any]) -> dict[str, Any]:
@@ -252,7 +296,10 @@ def merge_runs(
         When the runs differ in suite (cases or checks), variants (names,
         tasks, prompt transforms), judge, counting method, holdout cases, or
         machine where it matters, or used the same seed; the message says
-        which, in one line. Also when a file has no schedule (an import).
+        which, in one line. Also when a file has no schedule or was imported
+        (``evalstats import``), was made with ``--until-decided`` (its repeats
+        are its rounds), or holds a sample its schedule does not plan (named by
+        its case, variant and repeat, and the field that is not planned).
     ResultsFileError
         When ``out`` exists (without ``force``), or a file cannot be read.
 
@@ -434,8 +481,10 @@ def merge_shards(
     ------
     InvalidArgument
         In one line, when a file is not a shard, the shards are of different
-        runs or counts, a shard is given twice or missing, or a case is in two
-        shards or in none.
+        runs or counts, are scored differently (a shard rescored with another
+        suite or judge than the others), a shard is given twice or missing, a
+        case is in two shards or in none, or a shard holds a sample its schedule
+        does not plan.
     ResultsFileError
         When ``out`` exists, or a file cannot be read.
 
@@ -470,6 +519,12 @@ def merge_shards(
             raise InvalidArgument(
                 f"{labels[0]} and {labels[i]} are shards of different runs (they differ in "
                 f"{why}); merge the shards of one run"
+            )
+        scored = _scored_differently(runs[0].manifest, runs[i].manifest)
+        if scored:
+            raise InvalidArgument(
+                f"{labels[0]} and {labels[i]} are scored differently ({scored}; was one "
+                "rescored?); rescore every shard the same way, or rescore the merged file"
             )
         if n != count:
             raise InvalidArgument(
@@ -543,3 +598,22 @@ def merge_shards(
 
 def _case_id(case: Any) -> str:
     return str(case.get("id")) if isinstance(case, Mapping) else str(case)
+
+
+def _scored_differently(a: Mapping[str, Any], b: Mapping[str, Any]) -> str:
+    """How two shards of one run differ in what scored their samples (the suite's
+    checks, the judge), which rescore changes and the run's digest does not."""
+
+    def sha(manifest: Mapping[str, Any]) -> Any:
+        suite = manifest.get("suite")
+        return suite.get("sha256") if isinstance(suite, Mapping) else suite
+
+    found = []
+    if canonical_json(sha(a)) != canonical_json(sha(b)):
+        found.append(f"suite SHA-256 {str(sha(a))[:12]}... and {str(sha(b))[:12]}...")
+    if canonical_json(a.get("judge")) != canonical_json(b.get("judge")):
+        judges = [
+            j.get("spec") if isinstance(j, Mapping) else j for j in (a.get("judge"), b.get("judge"))
+        ]
+        found.append(f"judge {short_repr(judges[0])} and {short_repr(judges[1])}")
+    return "; ".join(found)

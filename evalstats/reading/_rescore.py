@@ -24,7 +24,11 @@ sample unmeasured, with the reason.
 
 A run made of part of a suite (``run --case``, ``--tag``, ``--limit``, which
 its manifest records under ``"selection"``) is rescored against the whole
-edited suite: the run's cases are taken from it, and the others left out.
+edited suite: the run's cases are taken from it, and the others left out. So
+is one shard of a run (``run --shard I/N``), whose cases must be the ones the
+suite deals to it; the shards of a run merge when each was rescored with the
+same suite and judge. A merged file's samples are scored under the seeds their
+parts gave them, and a run's look and batch records are kept.
 """
 
 from __future__ import annotations
@@ -63,7 +67,8 @@ class RescoreOutcome:
     cases whose checks differ from the run's; ``left_out`` counts the suite's
     cases that the run did not select. ``judged_again`` and ``judged_reused``
     count the judged verdicts that called the judge and those kept because
-    the judge and its prompt were the same.
+    the judge and its prompt were the same. ``shard`` is ``(index, count)`` when the
+    run is one shard of a run (``run --shard I/N``).
     """
 
     out: str
@@ -76,6 +81,7 @@ class RescoreOutcome:
     left_out: int = 0
     judged_again: int = 0
     judged_reused: int = 0
+    shard: tuple[int, int] | None = None
 
     def __str__(self) -> str:
         n = len(self.checks_changed)
@@ -84,8 +90,13 @@ class RescoreOutcome:
             if n
             else "no case's checks changed"
         )
+        took = (
+            f"the run is shard {self.shard[0]}/{self.shard[1]}"
+            if self.shard
+            else "the run selected its cases"
+        )
         selection = (
-            f" (the run selected its cases; {self.left_out} other case"
+            f" ({took}; {self.left_out} other case"
             f"{'s' if self.left_out != 1 else ''} of the suite left out)"
             if self.left_out
             else ""
@@ -373,7 +384,9 @@ def rescore(
     ------
     InvalidArgument
         When a case's prompt, conversation or fixtures changed, or cases were
-        added or removed (say which), or ``out`` exists (without ``force``).
+        added or removed (say which), or ``out`` exists (without ``force``);
+        when the file was imported from another tool's log (it records no
+        prompts).
 
     Examples
     --------
@@ -392,6 +405,14 @@ def rescore(
 
     refuse_existing(out, force=force, error=ResultsFileError)  # before a judge is called
     run = results if isinstance(results, Results) else read_results(results)
+    imported = run.manifest.get("imported")
+    if imported is not None:
+        tool = imported.get("tool") if isinstance(imported, Mapping) else None
+        raise InvalidArgument(
+            f"{run.path or 'results'}: imported from {short_repr(tool or 'another tool')} "
+            "(evalstats import), it records no prompts to compare with the suite's; only a "
+            "results file written by evalstats run can be rescored"
+        )
     described: dict[str, Any] | None = None
     recorded = run.manifest.get("judge")
     if isinstance(judge, str):
@@ -441,13 +462,17 @@ def _rescore(
     include_holdout = bool(run.manifest.get("include_holdout"))
     cases = {c.id: c for c in suite.select(include_holdout=include_holdout)}
     left_out = 0
-    if run.manifest.get("selection"):
-        # The run took part of its suite (--case, --tag, --limit): its cases are
-        # taken from the edited suite, the others left out.
+    shard = run.manifest.get("shard")
+    if run.manifest.get("selection") or isinstance(shard, Mapping):
+        # The run took part of its suite (--case, --tag, --limit, or one shard of
+        # it): its cases are taken from the edited suite, the others left out.
         listed = run.manifest.get("cases")
         ran = {c.get("id") for c in listed if isinstance(c, Mapping)} if listed else set()
         left_out = sum(1 for i in cases if i not in ran)
-        cases = {i: c for i, c in cases.items() if i in ran}
+        if isinstance(shard, Mapping) and not run.manifest.get("selection"):
+            cases = _shard_share(run, shard, cases, ran)
+        else:
+            cases = {i: c for i, c in cases.items() if i in ran}
     changed = _check_same_inputs(run, {i: c.to_dict() for i, c in cases.items()})
     checks = {case_id: checks_of(case) for case_id, case in cases.items()}
     weights = {case_id: weights_of(case) for case_id, case in cases.items()}
@@ -457,8 +482,7 @@ def _rescore(
     from ..running._checks import scoring_sample
     from ..running._engine import sample_seed
 
-    run_seed = run.manifest.get("seed")
-    run_seed = run_seed if isinstance(run_seed, int) and not isinstance(run_seed, bool) else 0
+    seed_of = _sample_seeds(run.manifest, sample_seed)
     for record in run.samples:
         case_checks = checks.get(record["case"])
         if case_checks is None:
@@ -471,7 +495,7 @@ def _rescore(
             )
         # scored under the sample's seed, as the run scored it, so a judge that
         # draws (the stand-in) draws again what it drew then
-        seed = sample_seed(run_seed, record["case"], record["repeat"], record["variant"])
+        seed = seed_of(record["case"], record["repeat"], record["variant"])
         with scoring_sample(seed):
             new = _score_sample(record, case_checks, needs_trace, reuse=reuse, judged=judged)
         _rescore_sample_score(new, case_checks, weights[record["case"]], suite.score)
@@ -515,7 +539,9 @@ def _rescore(
             if s.get("status") in counts:
                 counts[s["status"]] += 1
         summary["by_variant"] = by_variant
-    written = Results(run.path, manifest, tuple(samples), summary, run.warnings)
+    written = Results(
+        run.path, manifest, tuple(samples), summary, run.warnings, run.looks, run.batches
+    )
     path = write_results(written, out, force=force)
     return RescoreOutcome(
         path,
@@ -528,4 +554,76 @@ def _rescore(
         left_out=left_out,
         judged_again=judged["again"],
         judged_reused=judged["reused"],
+        shard=_shard_place(shard),
     )
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _sample_seeds(
+    manifest: Mapping[str, Any], sample_seed: Callable[[int, str, int, str], int]
+) -> Callable[[str, int, str], int]:
+    """``(case, repeat, variant) -> seed``: each sample's seed as its run gave it.
+
+    A merged file's repeats were renumbered after the first part's, and each part
+    had its own seed: a sample of a part is scored under that part's seed and its
+    repeat in that part. A repeat no part holds (an extension of the merged file)
+    has the seed of the manifest, as the extension gave it.
+    """
+    own = manifest.get("seed")
+    own = own if isinstance(own, int) and not isinstance(own, bool) else 0
+    spans = []
+    for part in manifest.get("merged_from") or ():
+        if not isinstance(part, Mapping):
+            continue
+        span, seed = part.get("repeats"), part.get("seed")
+        if (
+            isinstance(span, list)
+            and len(span) == 2
+            and all(_whole(x) for x in span)
+            and isinstance(seed, int)
+            and not isinstance(seed, bool)
+        ):
+            spans.append((int(span[0]), int(span[1]), seed))
+
+    def seed_of(case: str, repeat: int, variant: str) -> int:
+        for start, stop, seed in spans:
+            if start <= repeat < stop:
+                return sample_seed(seed, case, repeat - start, variant)
+        return sample_seed(own, case, repeat, variant)
+
+    return seed_of
+
+
+def _shard_place(shard: Any) -> tuple[int, int] | None:
+    """``(index, count)`` of a manifest's shard, or None when it records none."""
+    if not isinstance(shard, Mapping):
+        return None
+    index, count = shard.get("index"), shard.get("count")
+    return (int(index), int(count)) if _whole(index) and _whole(count) else None
+
+
+def _shard_share(
+    run: Results, shard: Mapping[str, Any], cases: dict[str, Any], ran: set[Any]
+) -> dict[str, Any]:
+    """The suite's cases that fall to the shard, which must be the shard's own.
+
+    The suite dealt into the run's shards must give this shard the cases it ran,
+    out of as many as the whole run had; else cases were added or removed.
+    """
+    from ..running._shards import shard_cases
+
+    index, count, total = (shard.get(k) for k in ("index", "count", "cases"))
+    where = run.path or "the results"
+    if not (_whole(index) and _whole(count) and _whole(total) and 1 <= index <= count):
+        raise InvalidArgument(f"{where}: its manifest's shard {short_repr(shard)} is not I of N")
+    if len(cases) != total:
+        raise InvalidArgument(
+            f"{where}: shard {index}/{count} of a run of {total} cases, and the suite has "
+            f"{len(cases)} cases; rescore applies new checks to the same cases (run the "
+            "new cases, or rescore the merged shards)"
+        )
+    mine = {c.id for c in shard_cases(list(cases.values()), (index, count))}
+    return {i: c for i, c in cases.items() if i in mine or i in ran}
