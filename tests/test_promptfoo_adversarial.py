@@ -200,6 +200,8 @@ def test_promptfoo_jsonl_output_is_named_as_such(tmp_path, capsys):
         capsys, "report", path, "--format", "promptfoo", naming=[path, "JSON Lines", "-o"]
     )
     assert "cut short" not in line
+    # told apart without --format too (it was "neither ... name its --format")
+    assert one_line_error(capsys, "report", path, naming=[path, "JSON Lines", "-o"]) == line
 
 
 def test_version_2_results_without_test_numbers_say_why(tmp_path, capsys):

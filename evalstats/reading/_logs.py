@@ -114,6 +114,8 @@ def _format_of(head: bytes, shown: str) -> str:
                 return "lm-eval"
             if "evalId" in first or _promptfoo_shape(first):
                 return "promptfoo"
+            if {"testIdx", "promptIdx", "success"} <= first.keys():
+                return "promptfoo"  # its -o results.jsonl, which its reader names as such
             if "eval" in first and ("samples" in first or "status" in first):
                 return "inspect"
         if first is None and _MANIFEST_START.match(first_line):
