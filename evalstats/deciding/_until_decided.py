@@ -20,7 +20,12 @@ sent (``batches``): the report's wall time per round.
 Resuming continues where the run stopped: a round cut short is completed by
 the engine's resume, the e-process is recomputed from the samples (so nothing
 is counted twice), and a round that already has its look is not looked at
-again.
+again. A resume keeps the claim, level, planned effect and what is compared,
+and may give another budget: ``max_runs`` no fewer than the rounds already
+taken becomes the run's budget, recorded in the manifest (the old and new
+under ``until_decided.budgets``), since the anytime-valid comparison stays
+valid however many rounds it runs. A resume with nothing left to run (a
+verdict reached, the budget spent) still refuses another run's options.
 """
 
 from __future__ import annotations
@@ -163,7 +168,9 @@ def run_until_decided(
     suite_or_cases, variants
         As for :func:`evalstats.running._engine.run`; exactly two variants, A then B.
     max_runs : int
-        The budget: at most this many runs of each case per variant.
+        The budget: at most this many runs of each case per variant. A resume
+        may raise it, or lower it to no fewer than the rounds already taken;
+        the manifest records the change.
     out : path
         The results file (created; with ``resume``, continued).
     about : {"these_cases"}
@@ -251,7 +258,22 @@ def run_until_decided(
             )
         rounds = [int(look["round"]) for look in res.looks if isinstance(look.get("round"), int)]
         start = max(rounds, default=0) + 1
-        if res.looks and res.looks[-1].get("verdict") != "cant_tell":
+        _check_budget(max_runs, recorded.get("max_runs"), res, start - 1)
+        decided = bool(res.looks) and res.looks[-1].get("verdict") != "cant_tell"
+        if decided or start > max_runs:
+            # Nothing left to run, so no round's resume compares this run with the
+            # file's: compare them here (another seed or variants is refused).
+            from ..running._engine import check_resumable
+
+            check_resumable(
+                suite_or_cases,
+                variants,
+                runs=max(start - 1, 1),
+                out=path,
+                until_decided=settings,
+                **run_options,
+            )
+        if decided:
             done = _comparison(res, about, level, planned, on)
             return SequentialRun(path, "decided", start - 1, max_runs, done)
     seq: SequentialComparison | None = None
@@ -293,6 +315,25 @@ def run_until_decided(
     res = read_results(path)
     last = _comparison(res, about, level, planned, on)
     return SequentialRun(path, "budget", start - 1, max_runs, last)
+
+
+def _check_budget(max_runs: int, was: Any, res: Any, looked: int) -> None:
+    """Refuse a resume's budget below the rounds the run has already taken.
+
+    A larger budget, or a smaller one the run has not reached, is the run's
+    budget from now on (the engine records it in the manifest): the
+    anytime-valid comparison holds however many rounds it runs. Below the
+    rounds already looked at, or begun (a round cut short has samples and no
+    look), the file would hold rounds beyond its own budget."""
+    repeats = [r for r in (s.get("repeat") for s in res.samples) if isinstance(r, int)]
+    taken = max(looked, max(repeats, default=-1) + 1)
+    if max_runs < taken:
+        rounds = f"{taken} round{'s' * (taken != 1)}"
+        raise InvalidArgument(
+            f"max_runs={max_runs} is fewer than the {rounds} the run has already taken "
+            f"(its budget: max_runs={was!r}); the budget counts all its rounds, so give "
+            f"{taken} or more"
+        )
 
 
 def _batches_submitted(records: Sequence[Mapping[str, Any]]) -> int:

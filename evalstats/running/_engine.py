@@ -403,8 +403,18 @@ def _norm(value: Any) -> Any:
 def _differences(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
 
     out = []
-    # A sequential run (evalstats.deciding._until_decided) grows by a round per call.
+    shard = _shard_difference(old.get("shard"), new.get("shard"))
+    if shard is not None:
+        out.append(shard)
+    # A sequential run (evalstats.deciding._until_decided) grows by a round per call,
+    # each with its look: resumed as a fixed run, it would take rounds without looks.
     grows = isinstance(old.get("until_decided"), Mapping)
+    if grows and not isinstance(new.get("until_decided"), Mapping):
+        most = old["until_decided"].get("max_runs")
+        out.append(
+            "the stopping rule (the file is a run until decided; resume it with "
+            f"--until-decided --max-runs {most if isinstance(most, int) else 'N'})"
+        )
     for key in _RESUME_KEYS:
         a, b = old.get(key), new.get(key)
         if key == "runs" and grows and isinstance(a, int) and isinstance(b, int) and b >= a:
@@ -424,6 +434,34 @@ def _differences(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
             else:
                 out.append(f"the {key}")
     return out
+
+
+def _shard_difference(old: Any, new: Any) -> str | None:
+    """How this run's shard differs from the file's (None: the same shard of the same run).
+
+    The shard's index and count, and the digest of the whole run it is part of:
+    a shard resumed as another (2/3 for 2/2 may take the same cases) or as part
+    of another whole run would keep a ``"shard"`` record that no longer merges."""
+
+    def named(record: Any) -> str | None:
+        if not isinstance(record, Mapping):
+            return None
+        return f"{record.get('index')}/{record.get('count')}"
+
+    if _norm(old) == _norm(new):
+        return None
+    was, now = named(old), named(new)
+    if was is None:
+        return (
+            f"the shard (the file is no shard, this run is shard {now}; resume it without --shard)"
+        )
+    if now is None or was != now:
+        this = "is no shard" if now is None else f"is shard {now}"
+        return f"the shard (the file is shard {was}, this run {this}; resume it with --shard {was})"
+    return (
+        f"the whole run shard {was} is part of (its digest: the selected cases or the "
+        "settings differ)"
+    )
 
 
 @dataclass(frozen=True)
@@ -795,7 +833,6 @@ async def run_async(
     runs = _checked_arguments(runs=runs, seed=seed, out=out)
     timeout = limited.timeout
     retries, backoff = retrying.count, retrying.backoff
-    include_holdout = chosen.include_holdout
     suite, cases, variant_list = _cases_and_variants(
         suite_or_cases, variants, runs=runs, selection=chosen
     )
@@ -807,21 +844,20 @@ async def run_async(
         judges = _batched_judges(cases, batch)
     tasks = list({id(v.task): v.task for v in variant_list}.values())
     await _prepare_tasks(tasks, retries=retries, backoff=float(backoff), seed=seed, timeout=timeout)
-    manifest = _manifest(
+    manifest = _run_manifest(
         suite,
         cases,
         variant_list,
+        everyone,
+        chosen,
         runs=runs,
         seed=seed,
         concurrency=concurrency,
         timeout=timeout,
         retries=retries,
-        include_holdout=include_holdout,
-        selection=chosen.record(),
+        judge=judge,
+        until_decided=until_decided,
     )
-    _record_options(manifest, judge=judge, until_decided=until_decided)
-    if chosen.shard is not None:
-        manifest["shard"] = shard_record(manifest, everyone, chosen.shard)
     if batch is not None:
         manifest["batch"] = batch.record()
         if judges:
@@ -1367,23 +1403,24 @@ def _open_results(
                 f"{out}: was extended; continue it with the same --extend command "
                 "(extend=True), which takes the samples it lacks"
             )
-        differ = _differences(previous.manifest, manifest)
-        if differ:
-            raise ResultsFileError(
-                f"{out}: cannot resume: this run differs from the file's in {', '.join(differ)}"
-            )
+        _refuse_differences(out, previous.manifest, manifest)
 
-    def repriced(previous: Results) -> dict[str, Any] | None:
-        """The file's manifest with this run's prices, or None when they are the same."""
+    def rewritten(previous: Results) -> dict[str, Any] | None:
+        """The file's manifest with this run's prices and sequential budget, or None
+        when they are the same; refuses first what is not the same run."""
         same_run(previous)
         old = previous.manifest
-        if _norm(old.get("variants")) == _norm(manifest.get("variants")):
-            return None
-        history = list(old.get("repriced") or [])
-        history.append({"at": _now(), "variants": old.get("variants")})
-        return dict(old, variants=manifest["variants"], repriced=history)
+        new = dict(old)
+        if _norm(old.get("variants")) != _norm(manifest.get("variants")):
+            history = list(old.get("repriced") or [])
+            history.append({"at": _now(), "variants": old.get("variants")})
+            new.update(variants=manifest["variants"], repriced=history)
+        budget = _budget(old.get("until_decided"), manifest.get("until_decided"))
+        if budget is not None:
+            new["until_decided"] = budget
+        return new if new != old else None
 
-    rewrite_manifest(out, repriced)
+    rewrite_manifest(out, rewritten)
     writer, previous = ResultsWriter.resume(out, check=same_run)
     done = _held(previous, by_variant)
     for warning in previous.warnings:
@@ -1391,6 +1428,119 @@ def _open_results(
     if not polled:
         _warn_unpolled(out, previous.batches)
     return writer, done
+
+
+def check_resumable(
+    suite_or_cases: Any,
+    variants: Sequence[Variant | str],
+    *,
+    runs: int,
+    out: str | Path,
+    seed: int = 0,
+    selection: Selection | None = None,
+    retries: Retries | int = 3,
+    limits: Limits | None = None,
+    judge: Mapping[str, Any] | None = None,
+    until_decided: Mapping[str, Any] | None = None,
+    **options: Any,
+) -> None:
+    """Refuse, as ``run(..., resume=True)`` would, a run that is not the one ``out``
+    holds, without running anything and without writing to the file.
+
+    For a resume that has nothing left to take (a run until decided that has
+    its verdict or has spent its budget), which would otherwise not compare
+    this run with the file's at all. The options of :func:`run` that do not
+    make the run (``progress``, ``batch``, ...) are taken and left unused.
+    """
+    from ..results._file import read_results
+    from ._options import _SHORTHAND
+
+    shorthand = {k: v for k, v in options.items() if k in _SHORTHAND}
+    chosen, _, limited = gather(selection, retries, limits, shorthand)
+    runs = _checked_arguments(runs=runs, seed=seed, out=out)
+    suite, cases, variant_list = _cases_and_variants(
+        suite_or_cases, variants, runs=runs, selection=chosen
+    )
+    everyone, cases = _shard_of(cases, chosen.shard)
+    manifest = _run_manifest(
+        suite,
+        cases,
+        variant_list,
+        everyone,
+        chosen,
+        runs=runs,
+        seed=seed,
+        concurrency=1,
+        timeout=limited.timeout,
+        retries=0,
+        judge=judge,
+        until_decided=until_decided,
+    )
+    _refuse_differences(out, read_results(out).manifest, manifest)
+
+
+def _run_manifest(
+    suite: Any,
+    cases: Sequence[Any],
+    variant_list: Sequence[Variant],
+    everyone: Any,
+    chosen: Selection,
+    *,
+    runs: int,
+    seed: int,
+    concurrency: int,
+    timeout: Any,
+    retries: int,
+    judge: Mapping[str, Any] | None,
+    until_decided: Mapping[str, Any] | None,
+) -> dict[str, Any]:
+    """The manifest of a run: its cases, variants and settings, its judge and
+    stopping rule, and for a shard the shard it is of the whole run."""
+    manifest = _manifest(
+        suite,
+        cases,
+        variant_list,
+        runs=runs,
+        seed=seed,
+        concurrency=concurrency,
+        timeout=timeout,
+        retries=retries,
+        include_holdout=chosen.include_holdout,
+        selection=chosen.record(),
+    )
+    _record_options(manifest, judge=judge, until_decided=until_decided)
+    if chosen.shard is not None:
+        manifest["shard"] = shard_record(manifest, everyone, chosen.shard)
+    return manifest
+
+
+def _refuse_differences(out: str | Path, old: Mapping[str, Any], new: Mapping[str, Any]) -> None:
+    """Refuse to resume the run of manifest ``old`` as the run of manifest ``new``
+    when they differ in what makes the run (:func:`_differences`)."""
+    differ = _differences(old, new)
+    if differ:
+        raise ResultsFileError(
+            f"{out}: cannot resume: this run differs from the file's in {', '.join(differ)}"
+        )
+
+
+def _budget(old: Any, new: Any) -> dict[str, Any] | None:
+    """A sequential run's stopping rule with this session's budget, or None when it is
+    the same.
+
+    A resume of a run until decided may change ``max_runs`` (the deciding module
+    refuses one below the rounds already taken): the anytime-valid comparison
+    stays valid however long it runs. The manifest then records the budget the
+    run now has, so that readers accept its later rounds, and under
+    ``"budgets"`` each change: when, and from how many rounds to how many."""
+    if not isinstance(old, Mapping) or not isinstance(new, Mapping):
+        return None
+    was, now = old.get("max_runs"), new.get("max_runs")
+    if not isinstance(now, int) or was == now:
+        return None
+    history = list(old.get("budgets") or [])
+    history.append({"at": _now(), "max_runs": [was, now]})
+    return dict(old, max_runs=now, budgets=history)
 
 
 def _held(previous: Any, by_variant: dict[str, dict[str, int]]) -> set[tuple[str, str, int]]:
@@ -1443,6 +1593,14 @@ def _extension(
         raise InvalidArgument(
             f"{shown}: a sequential run (--until-decided) grows round by round; continue it "
             "with --until-decided and --resume"
+        )
+    shard = old.get("shard")
+    if isinstance(shard, Mapping):
+        # Its pairs are numbered in the whole run's schedule and its manifest holds the
+        # whole run's digest: extended alone, it would no longer merge with the others.
+        raise InvalidArgument(
+            f"{shown}: is shard {shard.get('index')}/{shard.get('count')} of a run, one share "
+            "of a fixed run; merge the shards (evalstats merge), then extend the merged file"
         )
     slots = old.get("schedule")
     old_runs = old.get("runs")
@@ -1765,7 +1923,8 @@ def run(suite_or_cases: Any, variants: Sequence[Variant | str], **arguments: Any
     resume : bool, optional
         ``out`` is an earlier, unfinished results file: check that its
         manifest matches this run (suite hash, cases, variants, runs, seed,
-        include_holdout), drop a truncated last line, and run only the
+        include_holdout, judge, shard, and for a run until decided that it
+        is resumed as one), drop a truncated last line, and run only the
         samples it lacks (an unmeasured sample is not missing: it stays, and
         is not run again). Concurrency, timeout and retries may differ; the
         file keeps its first manifest.
@@ -1817,8 +1976,10 @@ def run(suite_or_cases: Any, variants: Sequence[Variant | str], **arguments: Any
         ``"extensions"`` saying when, from how many runs to how many, which
         cases were added and with which variants (prices included). The
         variants (prices aside), seed, judge, holdout cases and the file's
-        cases must be the same; a changed case is refused. Running the same
-        extension again completes it after an interruption.
+        cases must be the same; a changed case is refused, and so are a run
+        until decided and a shard (merge the shards, then extend the merged
+        file). Running the same extension again completes it after an
+        interruption.
 
     Returns
     -------
