@@ -1,14 +1,27 @@
-"""Text helpers every stage shares: canonical JSON, text cut short for messages, and
-the separator of a CSV text."""
+"""Text helpers every stage shares: canonical JSON, text cut short for messages, the
+separator of a CSV text, and the columns a terminal gives a text (to line up tables)."""
 
 from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections.abc import Collection
+from functools import lru_cache
 from typing import Any
 
-__all__ = ["canonical_json", "clip", "csv_separator", "short_repr"]
+from ._terminal import visible
+
+__all__ = [
+    "align_left",
+    "align_right",
+    "canonical_json",
+    "clip",
+    "clip_to_width",
+    "csv_separator",
+    "display_width",
+    "short_repr",
+]
 
 
 def canonical_json(value: Any) -> str:
@@ -79,3 +92,90 @@ _SNIFFED = 20
 _HEADER = re.compile(r"[^\r\n]*\S[^\r\n]*")
 #: A quoted name in the header, whose separators do not part cells.
 _QUOTED = re.compile(r'"[^"]*"')
+
+
+def display_width(text: str) -> int:
+    """The columns a terminal gives ``text``: two for a wide or fullwidth character
+    (East Asian width W or F: CJK, most emoji), none for a combining mark, a format
+    character (zero width space, joiner, variation selector) or a conjoining Hangul
+    vowel or final, one for any other character.
+
+    A control character counts as the escape that :func:`~evalstats._terminal.visible`
+    writes for it (``\\n``, ``\\x1b``), which is what a report shows in its place.
+    A sequence that a terminal draws as one glyph (an emoji joined by U+200D, a flag)
+    counts as the sum of its characters, as most terminals draw it.
+
+    >>> display_width("order")
+    5
+    >>> display_width("注文の状況")
+    10
+    >>> display_width("cafe\u0301")
+    4
+    >>> display_width("ok \U0001f600")
+    5
+    """
+    if text.isascii() and text.isprintable():
+        return len(text)
+    return sum(map(_char_width, text))
+
+
+@lru_cache(maxsize=4096)
+def _char_width(char: str) -> int:
+    """The columns of one character (see :func:`display_width`)."""
+    if not char.isprintable():
+        shown = visible(char, keep="")
+        if shown != char:  # a control, written as its escape
+            return len(shown)
+    if unicodedata.combining(char) or unicodedata.category(char) in _ZERO_WIDTH:
+        return 0
+    if "\u1160" <= char <= "\u11ff" or "\ud7b0" <= char <= "\ud7ff":
+        return 0  # conjoining Hangul vowels and finals: drawn within the syllable's block
+    return 2 if unicodedata.east_asian_width(char) in "WF" else 1
+
+
+#: The general categories of characters that take no column: non-spacing and
+#: enclosing marks, and format characters.
+_ZERO_WIDTH = frozenset({"Mn", "Me", "Cf"})
+
+
+def align_left(text: str, width: int) -> str:
+    """``text`` followed by spaces up to ``width`` columns (as :func:`display_width`
+    counts them); a wider text as is, as ``f"{text:<{width}}"`` leaves it.
+
+    >>> align_left("注文", 6) + "|"
+    '注文  |'
+    >>> align_left("abc", 2)
+    'abc'
+    """
+    return text + " " * (width - display_width(text))
+
+
+def align_right(text: str, width: int) -> str:
+    """Spaces up to ``width`` columns, then ``text``; a wider text as is.
+
+    >>> align_right("cafe\u0301", 6)  # e and U+0301, the combining acute: one column
+    '  cafe\u0301'
+    """
+    return " " * (width - display_width(text)) + text
+
+
+def clip_to_width(text: str, width: int) -> str:
+    """The longest start of ``text`` that fits in ``width`` columns, cut between
+    characters: a wide character that would straddle the edge is left out whole, and
+    the combining marks of a character kept stay with it.
+
+    >>> clip_to_width("注文の状況", 5)
+    '注文'
+    >>> clip_to_width("cafe\u0301s", 4)
+    'cafe\u0301'
+    >>> clip_to_width("abc", 8)
+    'abc'
+    """
+    if text.isascii() and text.isprintable():
+        return text[: max(width, 0)]
+    used = 0
+    for i, char in enumerate(text):
+        used += _char_width(char)
+        if used > width:
+            return text[:i]
+    return text

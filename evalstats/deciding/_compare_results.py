@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._terminal import lines_text
+from .._text import align_left, display_width
 from .._validate import check_level, check_method
 from ..errors import InvalidArgument
 from ..reading._views import (
@@ -173,7 +174,7 @@ class ResultsComparison:
             lines.append(self.reason)
         if self.these_cases is not None and self.these_cases.cases:
             rows = self.these_cases.cases
-            width = max(len(r.case) for r in rows) if rows else 4
+            width = max(display_width(r.case) for r in rows) if rows else 4
             lines.append("")
             lines.append(
                 f"per case: B - A with its own interval (exploratory: not adjusted for the "
@@ -185,7 +186,7 @@ class ResultsComparison:
                     "  B clearly worse" if r.worse else ("  B clearly better" if r.better else "")
                 )
                 lines.append(
-                    f"  {r.case:<{width}}  {f'{r.passes_a}/{r.trials_a}':>7}  "
+                    f"  {align_left(r.case, width)}  {f'{r.passes_a}/{r.trials_a}':>7}  "
                     f"{f'{r.passes_b}/{r.trials_b}':>7}  {r.difference}{flag}"
                 )
         if self.scores is not None:

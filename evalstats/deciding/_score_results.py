@@ -32,6 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from .._text import align_left, display_width
 from ..errors import InvalidArgument
 from ..reading._views import PairedScores, paired_scores
 from ..stats._claims import MIN_CASES, claim_words, few_cases_note
@@ -117,7 +118,7 @@ class ResultsScoreComparison:
         out.append(f"score verdict: {_VERDICT[self.verdict]}, about {claim_words(self.about)}")
         rows = self.these_cases.cases
         if rows:
-            width = max(4, *(len(r.case) for r in rows))
+            width = max(4, *(display_width(r.case) for r in rows))
             fewest = min(r.pairs for r in rows)
             reach = ""
             if 2.0 ** (1 - fewest) >= 1.0 - self.level:
@@ -136,7 +137,7 @@ class ResultsScoreComparison:
                     "  B clearly lower" if r.worse else ("  B clearly higher" if r.better else "")
                 )
                 out.append(
-                    f"  {r.case:<{width}}  {_num(r.mean_a):>5}  {_num(r.mean_b):>5}  "
+                    f"  {align_left(r.case, width)}  {_num(r.mean_a):>5}  {_num(r.mean_b):>5}  "
                     f"{_num(r.mean_b - r.mean_a, signed=True):>6}  {r.adjusted_pvalue:10.3g}{flag}"
                 )
         return out
@@ -254,11 +255,11 @@ class ScoreFamily:
             "(each interval at the level of the step that judged it)"
         )
         out = ["", f"mean scores (0 to 1): {how}, about {claim_words(self.about)}"]
-        width = max(len(f"{p.b} vs {p.a}") for p in self.pairs)
+        width = max(display_width(f"{p.b} vs {p.a}") for p in self.pairs)
         out.append(f"  {'comparison':<{width}}  {'B - A':<24} {'level':>6}  verdict")
         for p in self.pairs:
             out.append(
-                f"  {f'{p.b} vs {p.a}':<{width}}  {str(p.comparison.difference):<24} "
+                f"  {align_left(f'{p.b} vs {p.a}', width)}  {str(p.comparison.difference):<24} "
                 f"{100 * p.level:>5.3g}%  {_VERDICT[p.verdict]} ({p.comparison.method})"
             )
         shown = ", ".join(f"{v} {_num(m)}" for v, m in self.means.items())

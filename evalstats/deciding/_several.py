@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._terminal import lines_text
+from .._text import align_left, display_width
 from .._validate import check_level, check_method
 from ..errors import InvalidArgument
 from ..reading._views import (
@@ -243,7 +244,7 @@ class MultipleComparison:
 
     def __str__(self) -> str:
         lines = [self.adjustment_text()]
-        width = max(len(f"{p.b} vs {p.a}") for p in self.pairs)
+        width = max(display_width(f"{p.b} vs {p.a}") for p in self.pairs)
         lines.append(f"  {'comparison':<{width}}  {'B - A':<26} {'p':>8} {'adjusted':>8}  verdict")
         for p in self.pairs:
             c = p.comparison
@@ -251,8 +252,8 @@ class MultipleComparison:
             raw = "n/a" if c.pvalue is None else f"{c.pvalue:.3g}"
             adj = "n/a" if math.isnan(p.adjusted_pvalue) else f"{p.adjusted_pvalue:.3g}"
             lines.append(
-                f"  {f'{p.b} vs {p.a}':<{width}}  {str(c.difference):<26} {raw:>8} {adj:>8}  "
-                f"{verdict} ({c.test_name})"
+                f"  {align_left(f'{p.b} vs {p.a}', width)}  {str(c.difference):<26} {raw:>8} "
+                f"{adj:>8}  {verdict} ({c.test_name})"
             )
         lines.append(self.ranking())
         if self.beside:

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._terminal import lines_text
+from .._text import align_left, display_width
 from .._validate import check_level
 from ..errors import InvalidArgument, ResultsFileError
 from ..reading._source import RunSource
@@ -449,7 +450,7 @@ class Report:
         for v in self.variants:
             lines += self._variant_lines(v, level)
         lines += score_lines(self.scores, self.level)
-        vwidth = max([len(v.variant) for v in self.variants] + [7])
+        vwidth = max([display_width(v.variant) for v in self.variants] + [7])
         lines += self._case_lines(level, vwidth)
         lines += self._check_lines(level, vwidth)
         lines += self._review_and_other_lines(level, vwidth)
@@ -523,7 +524,7 @@ class Report:
         lines: list[str] = []
         lines.append("")
         lines.append(f"per case (passes of measured samples, Wilson {level} interval)")
-        width = max([len(c) for c in self.case_ids] + [4])
+        width = max([display_width(c) for c in self.case_ids] + [4])
         lines.append(
             f"  {'case':<{width}}  {'variant':<{vwidth}}  {'passes':>7}  {'rate':<22}"
             f"  {'unmeas.':>7}  {'incompl.':>8}  most failed checks"
@@ -533,7 +534,7 @@ class Report:
                 f"{n} ×{k}" + (f" ({ni} not inspected)" if ni else "") for n, k, ni in row.problems
             )
             lines.append(
-                f"  {row.case:<{width}}  {row.variant:<{vwidth}}  "
+                f"  {align_left(row.case, width)}  {align_left(row.variant, vwidth)}  "
                 f"{f'{row.passes}/{row.measured}':>7}  {str(row.interval):<22}  "
                 f"{row.unmeasured:>7}  {row.incomplete:>8}  {problems or '-'}"
             )
@@ -550,22 +551,23 @@ class Report:
             )
             for v in self.variants:
                 for axis, c in v.axes.items():
-                    lines.append(f"  {v.variant:<{vwidth}}  {axis:<12}  {_axis_text(c)}")
+                    variant, named = align_left(v.variant, vwidth), align_left(axis, 12)
+                    lines.append(f"  {variant}  {named}  {_axis_text(c)}")
         lines.append("")
         lines.append("per check")
         for v in self.variants:
             for check, c in v.checks.items():
-                lines.append(f"  {v.variant:<{vwidth}}  {check}: {_axis_text(c)}")
+                lines.append(f"  {align_left(v.variant, vwidth)}  {check}: {_axis_text(c)}")
         if self.tags:
             lines.append("")
             lines.append(
                 f"per tag (passes of measured samples; Wilson {level} interval about these "
                 f"cases, case-clustered {level} interval about cases like these)"
             )
-            twidth = max(len(t.tag) for t in self.tags)
+            twidth = max(display_width(t.tag) for t in self.tags)
             for t in self.tags:
                 lines.append(
-                    f"  {t.tag:<{twidth}}  {t.variant:<{vwidth}}  "
+                    f"  {align_left(t.tag, twidth)}  {align_left(t.variant, vwidth)}  "
                     f"{f'{t.passes}/{t.measured}':>7}  {str(t.per_trial):<22}  cases like these "
                     f"{t.clustered}  ({t.cases} case{'s' if t.cases != 1 else ''})"
                 )
@@ -582,7 +584,7 @@ class Report:
             )
             for r in self.reviewed:
                 lines.append(
-                    f"  {r.variant:<{vwidth}}  {f'{r.passed}/{r.decided}':>7}  "
+                    f"  {align_left(r.variant, vwidth)}  {f'{r.passed}/{r.decided}':>7}  "
                     f"{str(r.interval):<22}  {r.needs_review} needs review, "
                     f"{r.not_reviewed} not reviewed"
                 )
@@ -597,8 +599,8 @@ class Report:
             )
             for w in self.containment:
                 lines.append(
-                    f"  {w.variant:<{vwidth}}  {w.unchanged}/{w.observed} workspaces unchanged; "
-                    f"marker seen in {w.marker_seen}; fixtures changed in "
+                    f"  {align_left(w.variant, vwidth)}  {w.unchanged}/{w.observed} workspaces "
+                    f"unchanged; marker seen in {w.marker_seen}; fixtures changed in "
                     f"{w.fixtures_changed}; private files changed in {w.private_changed}; "
                     f"files added in {w.files_added}"
                 )

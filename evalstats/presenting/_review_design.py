@@ -46,6 +46,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .._text import align_left, display_width
 from ..errors import InvalidArgument, ResultsFileError
 from ..results._file import Results, sample_passed
 from ..stats._intervals import Interval, proportion_ci
@@ -354,10 +355,10 @@ class CorrectedRates:
             f"of {self.design.population} (case, repeat) pairs drawn {drawn}with seed "
             f"{self.design.seed})",
         ]
-        width = max(len(r.variant) for r in self.rows)
+        width = max(display_width(r.variant) for r in self.rows)
         for r in self.rows:
             out.append(
-                f"  {r.variant:<{width}}  automatic "
+                f"  {align_left(r.variant, width)}  automatic "
                 f"{f'{r.automatic_passed}/{r.automatic_total}':>9} {r.automatic}  reviewed "
                 f"{f'{r.reviewed_passed}/{r.reviewed_total}':>7} {r.reviewed}  "
                 f"corrected {r.corrected}"
