@@ -45,6 +45,7 @@ from urllib.parse import urlsplit
 from .._validate import suggest
 from ..errors import InvalidArgument, ProviderError
 from ..results._records import INSPECTION_FAILURE
+from ._threads import Alarm, CallTimedOut
 
 __all__ = [
     "BUILTIN_CHECKS",
@@ -271,7 +272,7 @@ def check_name(check: Callable[..., Any]) -> str:
     return repr(check)
 
 
-def run_check(check: Callable[[Any], Any], answer: Any) -> Verdict:
+def run_check(check: Callable[[Any], Any], answer: Any, *, alarm: Alarm | None = None) -> Verdict:
     """Run one check on one answer and return its :class:`Verdict`.
 
     What the check returns is wrapped with :meth:`Verdict.of`. A check that
@@ -291,6 +292,10 @@ def run_check(check: Callable[[Any], Any], answer: Any) -> Verdict:
         ``check(answer) -> None | str | Verdict``.
     answer : object
         What the assistant answered, usually a string.
+    alarm : Alarm, optional
+        The run's deadline of a call (its ``--timeout``, on the main thread;
+        see :class:`~evalstats.running._threads.Alarm`): a check that outlives
+        it is stopped and gives a failed verdict saying so.
 
     Returns
     -------
@@ -308,7 +313,18 @@ def run_check(check: Callable[[Any], Any], answer: Any) -> Verdict:
     'the check itself raised: broken: ZeroDivisionError: division by zero'
     """
     try:
-        result = check(answer)
+        if alarm is None:
+            result = check(answer)
+        else:
+            with alarm.bounding():
+                result = check(answer)
+    except CallTimedOut:
+        assert alarm is not None
+        return _check_error(
+            check,
+            f"{CHECK_ERROR}: {check_name(check)}: it did not return within "
+            f"{alarm.seconds:g} s (the run's --timeout) and was stopped",
+        )
     except ProviderError:
         # A model-graded check whose model service failed has not judged the
         # answer: the runner decides (a transient error makes the sample

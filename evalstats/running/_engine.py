@@ -45,7 +45,6 @@ import signal
 import sys
 import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -80,6 +79,7 @@ from ._scoring import (
 )
 from ._shards import shard_cases, shard_record
 from ._tasks import CallableTask, Prompt, Task, TaskResult, as_task
+from ._threads import Alarm, DaemonPool
 from ._variants import (
     PROVIDER_KINDS,
     TASK_KINDS,
@@ -533,7 +533,9 @@ class _Engine:
         self.prompts: dict[tuple[str, str], Prompt] = {}
         # run --batch: the judged checks whose judge sends its calls in batches, by id
         self.batch_judged: dict[int, Any] = {}
-        self.executor: ThreadPoolExecutor | None = None
+        self.executor: DaemonPool | None = None
+        # the deadline of checks run inline, on the loop's thread (set by run_async)
+        self.alarm: Alarm | None = None
         self.concurrency = concurrency
         self.said_wait_refused = False
 
@@ -547,11 +549,11 @@ class _Engine:
         line = f"evalstats: {why}; such samples are recorded unmeasured, without waiting"
         tqdm.write(visible(line, keep=""), file=sys.stderr)
 
-    def _pool(self) -> ThreadPoolExecutor:
+    def _pool(self) -> DaemonPool:
+        """The threads of sync Python tasks and checks: daemon threads, so that a call
+        that never returns holds only its own (see :mod:`._threads`)."""
         if self.executor is None:
-            self.executor = ThreadPoolExecutor(
-                max_workers=self.concurrency, thread_name_prefix="evalstats-task"
-            )
+            self.executor = DaemonPool("evalstats-task")
         return self.executor
 
     def prompt(self, case_id: str, variant: str) -> Prompt:
@@ -742,7 +744,7 @@ class _Engine:
             subject = trace if needs_trace(check) else answer
             if not blocking:  # fast checks run here; a retry goes through the loop below
                 try:
-                    verdict = run_check(check, subject)
+                    verdict = run_check(check, subject, alarm=self.alarm)
                 except TRANSIENT_ERRORS as exc:
                     failed = exc
                 except ProviderError as exc:
@@ -762,7 +764,7 @@ class _Engine:
                 if not blocking:
 
                     async def inline() -> Verdict:
-                        return run_check(check, subject)
+                        return run_check(check, subject, alarm=self.alarm)
 
                     return inline()
                 loop = asyncio.get_running_loop()
@@ -899,9 +901,10 @@ async def run_async(
     installed = _install_signal_handlers(loop, state) if _handle_signals else []
     fresh = not (resume or extend)
     try:
-        stop, cancelled, status, reason, elapsed = await _run_and_summarise(
-            engine, writer, pending, count, state, bar, concurrency, skipped=skipped
-        )
+        with Alarm.installed(None if timeout is None else float(timeout)) as engine.alarm:
+            stop, cancelled, status, reason, elapsed = await _run_and_summarise(
+                engine, writer, pending, count, state, bar, concurrency, skipped=skipped
+            )
         if batch is not None and status == "interrupted":
             await _cancel_batches(tasks)
     except BaseException:
