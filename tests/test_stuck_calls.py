@@ -152,3 +152,21 @@ def test_the_alarm_is_only_where_it_can_ring_and_leaves_the_signal_as_it_was() -
             time.sleep(5)
     assert signal.getsignal(signal.SIGALRM) is signal.SIG_DFL
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+def test_rescore_stops_a_check_that_never_returns_at_the_runs_timeout(tmp_path: Path) -> None:
+    _suite(tmp_path)
+    run = ["run", "suite.yaml", "--variant", "a=standin:shop-v1", "--runs", "1"]
+    code, _, err = _ended(
+        _evalstats(*run, "--timeout", "1", "--no-progress", "--out", "r.jsonl", cwd=tmp_path), 60
+    )
+    assert code == 0, err
+    again = ["rescore", "r.jsonl", "--suite", "suite.yaml", "--out", "again.jsonl"]
+    code, _, err = _ended(_evalstats(*again, cwd=tmp_path), 60)
+    assert code == 0, err
+    (sample,) = [
+        json.loads(line)
+        for line in (tmp_path / "again.jsonl").read_text().splitlines()
+        if json.loads(line)["type"] == "sample"
+    ]
+    assert "did not return within 1 s" in sample["checks"][0]["reason"]

@@ -44,6 +44,7 @@ from ..errors import InvalidArgument, ProviderError, ResultsFileError
 from ..results._file import Results, read_results
 from ..results._records import to_record
 from ..running._checks import INSPECTION_FAILURE, Verdict, run_check
+from ..running._threads import Alarm
 
 __all__ = ["SCORING_FIELDS", "RescoreOutcome", "rescore"]
 
@@ -201,8 +202,11 @@ def _score_sample(
     *,
     reuse: bool,
     judged: dict[str, int],
+    alarm: Alarm | None = None,
 ) -> dict[str, Any]:
     """The record with its verdicts from ``checks``; unmeasured when a judge fails.
+    A check that is not judged is bounded by ``alarm`` (the run's timeout), as the
+    run bounded it.
 
     With ``reuse``, a judged check whose prompt (rubric and stored answer) is
     the one an earlier verdict of the record was given keeps that verdict
@@ -245,7 +249,8 @@ def _score_sample(
             verdict = Verdict.failed(f"{INSPECTION_FAILURE}: no trace is stored")
         else:
             try:
-                verdict = run_check(check, subject)
+                bound = None if isinstance(check, JudgedCheck) else alarm
+                verdict = run_check(check, subject, alarm=bound)
             except (TimeoutError, ProviderError) as exc:  # a judge that could not answer
                 out.update(
                     status="unmeasured", reason=f"the check {name} could not be scored: {exc}"
@@ -483,30 +488,33 @@ def _rescore(
     from ..running._engine import sample_seed
 
     seed_of = _sample_seeds(run.manifest, sample_seed)
-    for record in run.samples:
-        case_checks = checks.get(record["case"])
-        if case_checks is None:
-            # A sample of a case the run's manifest does not have: no check of it to apply.
-            where = run.path or "the results"
-            raise ResultsFileError(
-                f"{where}: a sample of case {short_repr(record['case'])}, variant "
-                f"{short_repr(record.get('variant'))}, repeat {record.get('repeat')}, which "
-                "the run's manifest does not have; rescore scores the run's own cases only"
-            )
-        # scored under the sample's seed, as the run scored it, so a judge that
-        # draws (the stand-in) draws again what it drew then
-        seed = seed_of(record["case"], record["repeat"], record["variant"])
-        with scoring_sample(seed):
-            new = _score_sample(record, case_checks, needs_trace, reuse=reuse, judged=judged)
-        _rescore_sample_score(new, case_checks, weights[record["case"]], suite.score)
-        if record.get("status") == "completed":
-            rescored += 1
-            differ += _status_changed(record, new)
-            was, now = _passed(record), _passed(new)
-            if was is not None and now is not None and was != now:
-                flips += 1
-                now_pass += now
-        samples.append(new)
+    with Alarm.installed(_check_timeout(run.manifest)) as alarm:
+        for record in run.samples:
+            case_checks = checks.get(record["case"])
+            if case_checks is None:
+                # A sample of a case the run's manifest does not have: no check of it to apply.
+                where = run.path or "the results"
+                raise ResultsFileError(
+                    f"{where}: a sample of case {short_repr(record['case'])}, variant "
+                    f"{short_repr(record.get('variant'))}, repeat {record.get('repeat')}, which "
+                    "the run's manifest does not have; rescore scores the run's own cases only"
+                )
+            # scored under the sample's seed, as the run scored it, so a judge that
+            # draws (the stand-in) draws again what it drew then
+            seed = seed_of(record["case"], record["repeat"], record["variant"])
+            with scoring_sample(seed):
+                new = _score_sample(
+                    record, case_checks, needs_trace, reuse=reuse, judged=judged, alarm=alarm
+                )
+            _rescore_sample_score(new, case_checks, weights[record["case"]], suite.score)
+            if record.get("status") == "completed":
+                rescored += 1
+                differ += _status_changed(record, new)
+                was, now = _passed(record), _passed(new)
+                if was is not None and now is not None and was != now:
+                    flips += 1
+                    now_pass += now
+            samples.append(new)
     manifest = dict(run.manifest)
     manifest["cases"] = [cases[c["id"]].to_dict() for c in run.manifest["cases"]]
     manifest["suite"] = {
@@ -556,6 +564,16 @@ def _rescore(
         judged_reused=judged["reused"],
         shard=_shard_place(shard),
     )
+
+
+def _check_timeout(manifest: Mapping[str, Any]) -> float:
+    """The seconds a check may take: the run's timeout, or the default of a run."""
+    from ..running._options import DEFAULT_TIMEOUT_S
+
+    given = manifest.get("timeout_s")
+    if isinstance(given, int | float) and not isinstance(given, bool) and given > 0:
+        return float(given)
+    return float(DEFAULT_TIMEOUT_S)
 
 
 def _whole(value: Any) -> bool:
