@@ -41,10 +41,6 @@ import time
 from collections import Counter
 from pathlib import Path
 
-# This folder holds http.py, which would hide the standard library's http package
-# from the stand-in server this script runs in process.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
-
 from scipy.stats import beta  # noqa: E402
 
 from evalstats.demo._server import serve  # noqa: E402

@@ -38,11 +38,6 @@ import tempfile
 import time
 from pathlib import Path
 
-# This folder holds a benchmark named http.py, which would shadow the standard
-# library's http module (inspect_ai imports it) if the folder stayed on sys.path.
-_HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _HERE]
-
 FIXTURE = Path(__file__).resolve().parent.parent / "tests" / "data" / "inspect" / "inspect_a.eval"
 
 

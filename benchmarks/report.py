@@ -346,10 +346,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=OUT, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.make:
-        # The engine imports httpx, which imports the standard library's http:
-        # this folder (which holds benchmarks/http.py) must not shadow it.
-        here = Path(__file__).resolve().parent
-        sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != here]
         out = args.out
         out.mkdir(parents=True, exist_ok=True)
         base_file(out), large_file(args.samples, out)

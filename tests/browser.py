@@ -8,7 +8,7 @@ JavaScript in it, takes screenshots, and keeps every console message, error
 and CSP violation the page logs. Chromium is found on the PATH (``chromium``
 or ``chromium-browser``); the tests that need it skip when it is absent.
 
-``benchmarks/html.py`` uses it too.
+``benchmarks/html_report.py`` uses it too.
 """
 
 from __future__ import annotations

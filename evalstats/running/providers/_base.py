@@ -105,7 +105,7 @@ SEED_MODULUS = 2**31
 #: httpcore pool walks every connection it holds on each request and release
 #: (encode/httpcore pull requests 924 and 1035), so many requests in flight on
 #: one pool spend milliseconds of CPU per request on bookkeeping; smaller
-#: pools do not (``benchmarks/http.py`` measures it with CLIENT_SHARDS set).
+#: pools do not (``benchmarks/http_throughput.py`` measures it with CLIENT_SHARDS set).
 CLIENT_SHARDS = 32
 
 #: How much of a service's error message an error line keeps.

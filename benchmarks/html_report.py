@@ -49,7 +49,7 @@ the slow part at that size: 23-39 s in Python, most of it reading the
 and showing each of their strings; for 1,000 samples most of the time is
 drawing the figures.
 
-Run: ``python benchmarks/html.py [--repeat 5]``.
+Run: ``python benchmarks/html_report.py [--repeat 5]``.
 """
 
 from __future__ import annotations

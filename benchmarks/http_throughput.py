@@ -50,7 +50,7 @@ for the floor. The ratio of the two, run by run, is the steadier figure:
 
 Asserts nothing about time. Usage::
 
-    python benchmarks/http.py [--samples 1000] [--sequential 200] [--concurrency 32]
+    python benchmarks/http_throughput.py [--samples 1000] [--sequential 200] [--concurrency 32]
                               [--latency-ms 20]
 """
 
@@ -72,14 +72,9 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
-# This file is named http.py, and a script's folder comes first on sys.path,
-# where it would hide the standard library's http package from httpx.
-_HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _HERE]
+import httpx
 
-import httpx  # noqa: E402
-
-from evalstats.running._run_cases import load_shop_cases  # noqa: E402
+from evalstats.running._run_cases import load_shop_cases
 
 PROMPTS = [case.prompt for case in load_shop_cases()]
 CHAT = "/v1/chat/completions"
