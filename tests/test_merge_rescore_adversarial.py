@@ -287,3 +287,27 @@ def test_merge_of_shards_refuses_a_sample_of_another_shards_case(tmp_path: Path,
         naming=["shard-1.jsonl", repr(theirs["case"]), "its case"],
     )
     assert not out.exists()
+
+
+def test_a_killed_writes_hidden_part_is_removed_by_the_next_write(tmp_path):
+    # kill -9 during merge, rescore or import --out leaves .NAME.PID.part beside the
+    # target; the next write of that name removes it when its process is gone, and
+    # leaves one whose process runs (another command writing the same file)
+    import os
+    import subprocess
+    import sys
+
+    from evalstats.reading._logs import load_results, write_results
+
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    dead = tmp_path / f".out.jsonl.{gone.pid}.part"
+    dead.write_text("half a file")
+    alive = tmp_path / f".out.jsonl.{os.getppid()}.part"
+    alive.write_text("being written")
+    other = tmp_path / ".other.jsonl.1.part"
+    other.write_text("another name's")
+    data = Path(__file__).parent / "data" / "lm_eval"
+    res = load_results(next(data.glob("samples_*.jsonl")))
+    write_results(res, tmp_path / "out.jsonl")
+    assert not dead.exists() and alive.exists() and other.exists()

@@ -692,6 +692,7 @@ def write_results(results: Results, out: str | os.PathLike[str], *, force: bool 
     # Written whole beside the target, then given its name in one step: a command
     # killed midway (merge, rescore, import --out) leaves no partial results file
     # that a gate could read as the run, only a hidden temporary one.
+    _sweep_parts(folder, name)
     temporary = os.path.join(folder, f".{name}.{os.getpid()}.part")
     try:
         with ResultsWriter.create(temporary, manifest) as writer:
@@ -708,3 +709,35 @@ def write_results(results: Results, out: str | os.PathLike[str], *, force: bool 
         with contextlib.suppress(OSError):
             os.unlink(temporary)
     return shown
+
+
+def _sweep_parts(folder: str, name: str) -> None:
+    """Remove what a killed ``write_results`` to ``name`` left: its hidden
+    ``.NAME.PID.part`` files whose process no longer runs (one that runs is another
+    command writing the same file, and keeps its own)."""
+    try:
+        entries = os.listdir(folder or ".")
+    except OSError:
+        return
+    prefix = f".{name}."
+    for entry in entries:
+        pid = entry[len(prefix) : -len(".part")]
+        if not (entry.startswith(prefix) and entry.endswith(".part") and pid.isdecimal()):
+            continue
+        if int(pid) == os.getpid() or _running(int(pid)):
+            continue
+        with contextlib.suppress(OSError):
+            os.unlink(os.path.join(folder, entry))
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` runs (one that cannot be asked about is taken to)."""
+    if not 0 < pid < 1 << 22:
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
