@@ -311,3 +311,37 @@ def test_a_killed_writes_hidden_part_is_removed_by_the_next_write(tmp_path):
     res = load_results(next(data.glob("samples_*.jsonl")))
     write_results(res, tmp_path / "out.jsonl")
     assert not dead.exists() and alive.exists() and other.exists()
+
+
+def test_rescore_refusals_name_the_suite_file_and_the_run(tmp_path: Path, capsys) -> None:
+    # they said "suite: ..." and named neither file
+    out = tmp_path / "r.jsonl"
+    run(str(SHOP), VARIANTS, runs=1, out=out, progress=False)
+    doc = json.loads(SHOP.read_text(encoding="utf-8"))
+    doc["cases"][0]["prompt"] = doc["cases"][0]["prompt"] + " Please."
+    edited = tmp_path / "edited.json"
+    edited.write_text(json.dumps(doc), encoding="utf-8")
+    first = doc["cases"][0]["id"]
+    one_line_error(
+        capsys,
+        "rescore",
+        out,
+        "--suite",
+        edited,
+        "--out",
+        tmp_path / "x.jsonl",
+        naming=[f"suite {edited}: case {first!r} changed its prompt since the run in {out}"],
+    )
+    doc["cases"] = doc["cases"][1:]
+    fewer = tmp_path / "fewer.json"
+    fewer.write_text(json.dumps(doc), encoding="utf-8")
+    one_line_error(
+        capsys,
+        "rescore",
+        out,
+        "--suite",
+        fewer,
+        "--out",
+        tmp_path / "y.jsonl",
+        naming=[f"suite {fewer}: its cases are not those of the run in {out} (not in the suite"],
+    )

@@ -150,10 +150,15 @@ def _input_of(case: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _check_same_inputs(run: Results, new_cases: Mapping[str, Mapping[str, Any]]) -> list[str]:
+def _check_same_inputs(
+    run: Results, new_cases: Mapping[str, Mapping[str, Any]], suite_path: str | None = None
+) -> list[str]:
     """Refuse when the run's cases and the suite's differ in anything but scoring;
     return the ids of the cases whose checks changed. ``new_cases`` are the
-    suite's cases that the run's selection keeps."""
+    suite's cases that the run's selection keeps; the refusal names the suite's
+    file (``suite_path``) and the run's."""
+    suite = f"suite {suite_path}" if suite_path else "suite"
+    ran = f" in {run.path}" if run.path else ""
     listed = run.manifest.get("cases")
     if not isinstance(listed, list) or not all(
         isinstance(c, Mapping) and isinstance(c.get("id"), str) for c in listed
@@ -172,8 +177,10 @@ def _check_same_inputs(run: Results, new_cases: Mapping[str, Mapping[str, Any]])
         if added:
             parts.append("not in the run: " + ", ".join(repr(c) for c in added[:3]))
         raise InvalidArgument(
-            "suite: its cases are not the run's (" + "; ".join(parts) + "); rescore applies "
-            "new checks to the same cases (run the new cases, or extend the run)"
+            f"{suite}: its cases are not those of the run{ran} ("
+            + "; ".join(parts)
+            + "); rescore applies new checks to the same cases (run the new cases, or extend "
+            "the run)"
         )
     for case_id, case in old.items():
         a, b = _input_of(case), _input_of(new_cases[case_id])
@@ -182,8 +189,9 @@ def _check_same_inputs(run: Results, new_cases: Mapping[str, Mapping[str, Any]])
                 k for k in set(a) | set(b) if canonical_json(a.get(k)) != canonical_json(b.get(k))
             )
             raise InvalidArgument(
-                f"suite: case {case_id!r} changed its {', '.join(fields)}; the stored answers "
-                "answer the old one, so only checks may change when rescoring (run it again)"
+                f"{suite}: case {case_id!r} changed its {', '.join(fields)} since the run{ran}; "
+                "the stored answers answer the old one, so only checks may change when "
+                "rescoring (run it again)"
             )
     return [
         c
@@ -478,7 +486,9 @@ def _rescore(
             cases = _shard_share(run, shard, cases, ran)
         else:
             cases = {i: c for i, c in cases.items() if i in ran}
-    changed = _check_same_inputs(run, {i: c.to_dict() for i, c in cases.items()})
+    changed = _check_same_inputs(
+        run, {i: c.to_dict() for i, c in cases.items()}, getattr(suite, "path", None)
+    )
     checks = {case_id: checks_of(case) for case_id, case in cases.items()}
     weights = {case_id: weights_of(case) for case_id, case in cases.items()}
     samples = []
