@@ -345,3 +345,25 @@ def test_rescore_refusals_name_the_suite_file_and_the_run(tmp_path: Path, capsys
         tmp_path / "y.jsonl",
         naming=[f"suite {fewer}: its cases are not those of the run in {out} (not in the suite"],
     )
+
+
+def test_merge_says_when_the_merged_file_reads_as_unfinished(tmp_path: Path, capsys) -> None:
+    # a part cut short (no summary) or interrupted made a merged file gate refuses,
+    # and merge's line did not say so
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    run(str(SHOP), VARIANTS, runs=1, out=a, progress=False)
+    run(str(SHOP), VARIANTS, runs=1, seed=1, out=b, progress=False)
+    whole = merge_runs(a, b, out=tmp_path / "whole.jsonl")
+    assert whole.unfinished == "" and "unfinished" not in str(whole)
+    lines = b.read_text(encoding="utf-8").splitlines(keepends=True)
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("".join(lines[:-1]), encoding="utf-8")
+    assert main(["merge", str(a), str(cut), "--out", str(tmp_path / "m.jsonl")]) == 0
+    said = capsys.readouterr().out
+    assert "; cut.jsonl has no summary (cut short), so the merged file has none" in said
+    assert "--allow-unfinished" in said
+    summary = json.loads(lines[-1]) | {"status": "interrupted"}
+    stopped = _write_lines(tmp_path / "stopped.jsonl", [*map(json.loads, lines[:-1]), summary])
+    outcome = merge_runs(a, stopped, out=tmp_path / "n.jsonl")
+    assert outcome.unfinished.startswith("stopped.jsonl (interrupted) did not finish")
+    assert outcome.to_dict()["unfinished"] == outcome.unfinished

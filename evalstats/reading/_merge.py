@@ -55,6 +55,7 @@ class MergeOutcome:
     samples: int
     runs: int
     parts: tuple[tuple[str, int, int], ...]
+    unfinished: str = ""
 
     def __str__(self) -> str:
         parts = "; ".join(
@@ -66,6 +67,7 @@ class MergeOutcome:
         return (
             f"merged {len(self.parts)} runs into {self.out}: {self.runs} repeats per case, "
             f"{self.samples} samples ({parts})"
+            + (f"; {self.unfinished}" if self.unfinished else "")
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -74,6 +76,7 @@ class MergeOutcome:
             "samples": self.samples,
             "runs": self.runs,
             "parts": [{"file": n, "repeats": [a, b]} for n, a, b in self.parts],
+            "unfinished": self.unfinished or None,
         }
 
 
@@ -241,6 +244,29 @@ def _parts(run: Results, label: str, offset: int, stop: int) -> list[dict[str, A
     return [_part(run, label, offset, stop)]
 
 
+def _unfinished(parts: Sequence[tuple[str, Results]]) -> str:
+    """Why the merged file reads as unfinished ("" when it does not): the parts that
+    have no summary (cut short) or one whose status is not finished."""
+    cut = [label for label, run in parts if run.summary is None]
+    ended = [
+        f"{label} ({run.summary.get('status')})"
+        for label, run in parts
+        if run.summary is not None and run.summary.get("status") != "finished"
+    ]
+    if cut:
+        return (
+            f"{', '.join(cut)} {'has' if len(cut) == 1 else 'have'} no summary (cut short), so "
+            "the merged file has none and reads as unfinished (gate refuses it without "
+            "--allow-unfinished)"
+        )
+    if ended:
+        return (
+            f"{', '.join(ended)} did not finish, so the merged file reads as unfinished (gate "
+            "refuses it without --allow-unfinished)"
+        )
+    return ""
+
+
 def _summary(parts: Sequence[tuple[str, Results]], samples: Sequence[Mapping[str, Any]]) -> Any:
     """The merged summary: finished when every part finished; else the first part's status
     that was not, with the reason naming the part. None when a part has no summary."""
@@ -377,7 +403,8 @@ def merge_runs(
         and len(p["repeats"]) == 2
         and all(_whole(x) for x in p["repeats"])
     )
-    return MergeOutcome(path, len(samples), offset + runs_b, spans)
+    unfinished = _unfinished([(label_a, a), (label_b, b)])
+    return MergeOutcome(path, len(samples), offset + runs_b, spans, unfinished)
 
 
 # --- shards of one run --------------------------------------------------------------
@@ -393,12 +420,14 @@ class ShardsOutcome:
     cases: int
     count: int
     parts: tuple[tuple[str, int], ...]
+    unfinished: str = ""
 
     def __str__(self) -> str:
         parts = ", ".join(f"{index}/{self.count} {name}" for name, index in self.parts)
         return (
             f"merged {self.count} shards into {self.out}: {self.cases} cases, "
             f"{self.samples} samples ({parts})"
+            + (f"; {self.unfinished}" if self.unfinished else "")
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -407,6 +436,7 @@ class ShardsOutcome:
             "samples": self.samples,
             "cases": self.cases,
             "shards": [{"file": n, "index": i, "count": self.count} for n, i in self.parts],
+            "unfinished": self.unfinished or None,
         }
 
 
@@ -593,7 +623,8 @@ def merge_shards(
     )
     path = write_results(merged, shown, force=force)
     parts = tuple((labels[i], shards[i][0]) for i in order)
-    return ShardsOutcome(path, len(samples), total, count, parts)
+    unfinished = _unfinished([(labels[i], runs[i]) for i in order])
+    return ShardsOutcome(path, len(samples), total, count, parts, unfinished)
 
 
 def _case_id(case: Any) -> str:
