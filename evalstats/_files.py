@@ -40,6 +40,7 @@ __all__ = [
     "check_opened",
     "open_input",
     "place_file",
+    "process_running",
     "read_input",
     "refuse_existing",
     "replacing",
@@ -391,3 +392,22 @@ def _sync_folder(folder: str) -> None:
         pass
     finally:
         os.close(fd)
+
+
+#: The largest process id (Linux allows 2**22).
+MAX_PID = 1 << 22
+
+
+def process_running(pid: int) -> bool:
+    """Whether process ``pid`` runs: False only when the system says it does not
+    (a pid out of range, or one this process may not signal, counts as running,
+    so that what it owns is left alone)."""
+    if not 1 < pid <= MAX_PID:
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import attained_families
 
 from evalstats.errors import InvalidArgument
 from evalstats.stats._compare import adjust_pvalues, compare
@@ -146,22 +147,8 @@ def _closed_test(p: list[float], sets: list[np.ndarray]) -> list[float]:
     return out
 
 
-@st.composite
-def families(draw: st.DrawFn, max_size: int = 6) -> tuple[list[float], list[np.ndarray]]:
-    """A few exact tests (McNemar's or Fisher's) with one attained p-value each."""
-    sets = []
-    for _ in range(draw(st.integers(1, max_size))):
-        if draw(st.booleans()):
-            sets.append(mcnemar_attainable(draw(st.integers(0, 14))))
-        else:
-            na, nb = draw(st.integers(1, 8)), draw(st.integers(1, 8))
-            sets.append(fisher_attainable(na, nb, draw(st.integers(0, na + nb))))
-    p = [float(s[draw(st.integers(0, s.size - 1))]) for s in sets]
-    return p, sets
-
-
 @settings(max_examples=150, deadline=None)
-@given(families())
+@given(attained_families())
 def test_discrete_holm_is_its_closed_test(family) -> None:
     p, sets = family
     got = adjust_discrete(p, sets, method="discrete_holm")
@@ -169,7 +156,7 @@ def test_discrete_holm_is_its_closed_test(family) -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(families(max_size=8), st.data())
+@given(attained_families(max_size=8), st.data())
 def test_adjusted_pvalues_invariants(family, data) -> None:
     p, sets = family
     raw = np.array(p)

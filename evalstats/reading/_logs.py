@@ -29,7 +29,7 @@ import re
 from collections.abc import Sequence
 from typing import IO, TYPE_CHECKING, Any
 
-from .._files import check_input, open_input, place_file, too_deep
+from .._files import check_input, open_input, place_file, process_running, too_deep
 from .._validate import suggest
 from ..errors import InvalidArgument, ResultsFileError
 from ._log_common import (
@@ -724,20 +724,7 @@ def _sweep_parts(folder: str, name: str) -> None:
         pid = entry[len(prefix) : -len(".part")]
         if not (entry.startswith(prefix) and entry.endswith(".part") and pid.isdecimal()):
             continue
-        if int(pid) == os.getpid() or _running(int(pid)):
+        if int(pid) == os.getpid() or process_running(int(pid)):
             continue
         with contextlib.suppress(OSError):
             os.unlink(os.path.join(folder, entry))
-
-
-def _running(pid: int) -> bool:
-    """Whether process ``pid`` runs (one that cannot be asked about is taken to)."""
-    if not 0 < pid < 1 << 22:
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True
-    return True

@@ -328,17 +328,15 @@ _MAX_PID = 1 << 22
 
 
 def _owner_alive(text: str) -> bool:
+    from .._files import process_running
+
     parts = text.split()
     if len(parts) != 2 or not parts[0].isdecimal() or len(parts[0]) > 7:
         return True  # not ours to judge: keep it
     pid = int(parts[0])
-    if not 1 < pid <= _MAX_PID:
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+    if not process_running(pid):
         return False
-    except OSError:
+    if not 1 < pid <= _MAX_PID:
         return True
     if parts[1].isdecimal() and len(parts[1]) < 20 and _PROC.is_dir():
         # The pid may have been reused by another process since.
