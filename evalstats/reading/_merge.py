@@ -39,7 +39,16 @@ from ..results._comparability import comparability
 from ..results._file import Results, read_results
 from ..running._prices import without_prices
 
-__all__ = ["MergeOutcome", "ShardsOutcome", "is_shard", "merge_runs", "merge_shards"]
+__all__ = [
+    "MergeOutcome",
+    "ShardsOutcome",
+    "is_shard",
+    "merge_runs",
+    "merge_shards",
+    "merged_spans",
+    "refuse_imported",
+    "shard_of",
+]
 
 
 @dataclass(frozen=True)
@@ -106,16 +115,39 @@ def _whole(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
+def refuse_imported(run: Results, label: str, done: str, why: str = "") -> None:
+    """Refuse a file imported from another tool's log (``evalstats import``): it has
+    no schedule, seeds or prompts of evalstats' own, so only a results file written
+    by ``evalstats run`` can be ``done`` (merged, rescored); ``why`` says what else
+    it lacks."""
+    imported = run.manifest.get("imported")
+    if imported is None:
+        return
+    tool = imported.get("tool") if isinstance(imported, Mapping) else None
+    raise InvalidArgument(
+        f"{label}: imported from {short_repr(tool or 'another tool')} (evalstats import)"
+        f"{why}; only a results file written by evalstats run can be {done}"
+    )
+
+
+def merged_spans(manifest: Mapping[str, Any]) -> list[tuple[str, int, int, Any]]:
+    """The parts of a merged file (``merged_from``) as ``(file name, first repeat, last
+    repeat + 1, seed)`` in the merged numbering; the parts whose span is not two whole
+    numbers are left out (none, for a file written by merge)."""
+    spans = []
+    for part in manifest.get("merged_from") or ():
+        if not isinstance(part, Mapping):
+            continue
+        span = part.get("repeats")
+        if isinstance(span, list) and len(span) == 2 and all(_whole(x) for x in span):
+            spans.append((str(part.get("file")), int(span[0]), int(span[1]), part.get("seed")))
+    return spans
+
+
 def _schedule(run: Results, label: str) -> list[list[Any]]:
     """The run's schedule, each of the run's samples in one of its slots; a file
     without one, or imported from another tool's log, cannot be merged."""
-    imported = run.manifest.get("imported")
-    if imported is not None:
-        tool = imported.get("tool") if isinstance(imported, Mapping) else None
-        raise InvalidArgument(
-            f"{label}: imported from {short_repr(tool or 'another tool')} (evalstats import); "
-            "only results files written by evalstats run can be merged"
-        )
+    refuse_imported(run, label, "merged")
     if isinstance(run.manifest.get("until_decided"), Mapping):
         # Its schedule is one round's, run again round by round: numbered after its
         # "runs", another run's repeats would take the slots of its later rounds.
@@ -396,13 +428,7 @@ def merge_runs(
         (),
     )
     path = write_results(merged, shown, force=force)
-    spans = tuple(
-        (str(p.get("file")), p["repeats"][0], p["repeats"][1])
-        for p in manifest["merged_from"]
-        if isinstance(p.get("repeats"), list)
-        and len(p["repeats"]) == 2
-        and all(_whole(x) for x in p["repeats"])
-    )
+    spans = tuple((name, start, stop) for name, start, stop, _ in merged_spans(manifest))
     unfinished = _unfinished([(label_a, a), (label_b, b)])
     return MergeOutcome(path, len(samples), offset + runs_b, spans, unfinished)
 
@@ -449,7 +475,7 @@ def is_shard(run: Results) -> bool:
 _RUN_KEYS = ("runs", "seed", "include_holdout", "selection", "judge", "counting_method")
 
 
-def _shard_of(run: Results, label: str) -> tuple[int, int, int, str]:
+def shard_of(run: Results, label: str) -> tuple[int, int, int, str]:
     """``(index, count, cases, run digest)`` of a shard's manifest, checked."""
     shard = run.manifest.get("shard")
     if not isinstance(shard, Mapping):
@@ -540,7 +566,7 @@ def merge_shards(
         raise InvalidArgument("give the shards' results files, at least one")
     runs = [_read(f, f"files[{i}]") for i, f in enumerate(files)]
     labels = [_label(r, f"files[{i}]") for i, r in enumerate(runs)]
-    shards = [_shard_of(r, label) for r, label in zip(runs, labels, strict=True)]
+    shards = [shard_of(r, label) for r, label in zip(runs, labels, strict=True)]
     first_index, count, total, digest = shards[0]
     by_index: dict[int, int] = {}
     for i, (index, n, cases, theirs) in enumerate(shards):

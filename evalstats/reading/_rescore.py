@@ -45,6 +45,7 @@ from ..results._file import Results, read_results
 from ..results._records import to_record
 from ..running._checks import INSPECTION_FAILURE, Verdict, run_check
 from ..running._threads import Alarm
+from ._merge import is_shard, merged_spans, refuse_imported, shard_of
 
 __all__ = ["SCORING_FIELDS", "RescoreOutcome", "rescore"]
 
@@ -418,14 +419,12 @@ def rescore(
 
     refuse_existing(out, force=force, error=ResultsFileError)  # before a judge is called
     run = results if isinstance(results, Results) else read_results(results)
-    imported = run.manifest.get("imported")
-    if imported is not None:
-        tool = imported.get("tool") if isinstance(imported, Mapping) else None
-        raise InvalidArgument(
-            f"{run.path or 'results'}: imported from {short_repr(tool or 'another tool')} "
-            "(evalstats import), it records no prompts to compare with the suite's; only a "
-            "results file written by evalstats run can be rescored"
-        )
+    refuse_imported(
+        run,
+        run.path or "results",
+        "rescored",
+        ", it records no prompts to compare with the suite's",
+    )
     described: dict[str, Any] | None = None
     recorded = run.manifest.get("judge")
     if isinstance(judge, str):
@@ -475,14 +474,14 @@ def _rescore(
     include_holdout = bool(run.manifest.get("include_holdout"))
     cases = {c.id: c for c in suite.select(include_holdout=include_holdout)}
     left_out = 0
-    shard = run.manifest.get("shard")
-    if run.manifest.get("selection") or isinstance(shard, Mapping):
+    shard = shard_of(run, run.path or "the results") if is_shard(run) else None
+    if run.manifest.get("selection") or shard is not None:
         # The run took part of its suite (--case, --tag, --limit, or one shard of
         # it): its cases are taken from the edited suite, the others left out.
         listed = run.manifest.get("cases")
         ran = {c.get("id") for c in listed if isinstance(c, Mapping)} if listed else set()
         left_out = sum(1 for i in cases if i not in ran)
-        if isinstance(shard, Mapping) and not run.manifest.get("selection"):
+        if shard is not None and not run.manifest.get("selection"):
             cases = _shard_share(run, shard, cases, ran)
         else:
             cases = {i: c for i, c in cases.items() if i in ran}
@@ -572,7 +571,7 @@ def _rescore(
         left_out=left_out,
         judged_again=judged["again"],
         judged_reused=judged["reused"],
-        shard=_shard_place(shard),
+        shard=None if shard is None else shard[:2],
     )
 
 
@@ -584,10 +583,6 @@ def _check_timeout(manifest: Mapping[str, Any]) -> float:
     if isinstance(given, int | float) and not isinstance(given, bool) and given > 0:
         return float(given)
     return float(DEFAULT_TIMEOUT_S)
-
-
-def _whole(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def _sample_seeds(
@@ -602,19 +597,11 @@ def _sample_seeds(
     """
     own = manifest.get("seed")
     own = own if isinstance(own, int) and not isinstance(own, bool) else 0
-    spans = []
-    for part in manifest.get("merged_from") or ():
-        if not isinstance(part, Mapping):
-            continue
-        span, seed = part.get("repeats"), part.get("seed")
-        if (
-            isinstance(span, list)
-            and len(span) == 2
-            and all(_whole(x) for x in span)
-            and isinstance(seed, int)
-            and not isinstance(seed, bool)
-        ):
-            spans.append((int(span[0]), int(span[1]), seed))
+    spans = [
+        (start, stop, seed)
+        for _, start, stop, seed in merged_spans(manifest)
+        if isinstance(seed, int) and not isinstance(seed, bool)
+    ]
 
     def seed_of(case: str, repeat: int, variant: str) -> int:
         for start, stop, seed in spans:
@@ -625,16 +612,8 @@ def _sample_seeds(
     return seed_of
 
 
-def _shard_place(shard: Any) -> tuple[int, int] | None:
-    """``(index, count)`` of a manifest's shard, or None when it records none."""
-    if not isinstance(shard, Mapping):
-        return None
-    index, count = shard.get("index"), shard.get("count")
-    return (int(index), int(count)) if _whole(index) and _whole(count) else None
-
-
 def _shard_share(
-    run: Results, shard: Mapping[str, Any], cases: dict[str, Any], ran: set[Any]
+    run: Results, shard: tuple[int, int, int, str], cases: dict[str, Any], ran: set[Any]
 ) -> dict[str, Any]:
     """The suite's cases that fall to the shard, which must be the shard's own.
 
@@ -643,10 +622,8 @@ def _shard_share(
     """
     from ..running._shards import shard_cases
 
-    index, count, total = (shard.get(k) for k in ("index", "count", "cases"))
     where = run.path or "the results"
-    if not (_whole(index) and _whole(count) and _whole(total) and 1 <= index <= count):
-        raise InvalidArgument(f"{where}: its manifest's shard {short_repr(shard)} is not I of N")
+    index, count, total, _ = shard
     if len(cases) != total:
         raise InvalidArgument(
             f"{where}: shard {index}/{count} of a run of {total} cases, and the suite has "
