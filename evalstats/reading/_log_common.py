@@ -106,7 +106,7 @@ def strict_bool(value: Any, where: str) -> bool:
     number is refused, since ``bool("false")`` is True."""
     if isinstance(value, bool):
         return value
-    raise ValueError(f"{where} is {short_repr(value)} ({_json_kind(value)}), not true or false")
+    raise ValueError(f"{where} is {short_repr(value)} ({json_kind(value)}), not true or false")
 
 
 def strict_index(value: Any, where: str) -> int:
@@ -114,11 +114,19 @@ def strict_index(value: Any, where: str) -> int:
     if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
         return value
     raise ValueError(
-        f"{where} is {short_repr(value)} ({_json_kind(value)}), not a whole number of at least 0"
+        f"{where} is {short_repr(value)} ({json_kind(value)}), not a whole number of at least 0"
     )
 
 
-def _json_kind(value: Any) -> str:
+#: Keys of lm-eval's aggregated results file (``results_<date>.json``) beside
+#: ``results``, which tell it from promptfoo's (whose results sit beside ``config``).
+LM_EVAL_RESULTS_KEYS = frozenset(
+    {"group_subtasks", "configs", "n-shot", "higher_is_better", "n-samples", "lm_eval_version"}
+)
+
+
+def json_kind(value: Any) -> str:
+    """What a JSON value is, in words for a message: ``null``, ``a boolean``, ..."""
     if value is None:
         return "null"
     if isinstance(value, bool):

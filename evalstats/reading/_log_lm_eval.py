@@ -37,12 +37,14 @@ from .._text import short_repr
 from ..errors import ResultsFileError
 from ..results._file import Results
 from ._log_common import (
+    LM_EVAL_RESULTS_KEYS,
     OffScale,
     PassRule,
     build,
     check,
     check_scale,
     file_error,
+    json_kind,
     opening,
     score_number,
     score_scale,
@@ -165,9 +167,9 @@ def _likelihood(response: Any) -> bool:
 
 _NOT_UTF8 = "not UTF-8 text; is it an lm-eval samples file?"
 
-#: Keys of lm-eval's aggregated results file (``results_<date>.json``) beside ``results``.
-_AGGREGATED_KEYS = re.compile(
-    r'"(?:group_subtasks|configs|n-shot|higher_is_better|n-samples|lm_eval_version)"\s*:'
+#: A key of lm-eval's aggregated results file, as its JSON text writes it.
+_AGGREGATED_KEY = re.compile(
+    '"(?:' + "|".join(map(re.escape, sorted(LM_EVAL_RESULTS_KEYS))) + r')"\s*:'
 )
 
 
@@ -208,7 +210,7 @@ def _refuse_aggregated(shown: str) -> None:
     naming the samples files beside it; return when ``shown`` is not one."""
     with opening(shown, folder="a samples file"), open_input(shown, what="a file") as f:
         head = f.read(64 * 1024).decode("utf-8", "replace").lstrip("\ufeff \t\r\n")
-    if not (head.startswith("{") and '"results"' in head and _AGGREGATED_KEYS.search(head)):
+    if not (head.startswith("{") and '"results"' in head and _AGGREGATED_KEY.search(head)):
         return
     name = os.path.basename(shown)
     match = re.match(r"^.+_(\d{4}-\d{2}-\d{2}T[\d\-.:]+)\.json$", name)
@@ -233,18 +235,6 @@ def _refuse_aggregated(shown: str) -> None:
     )
 
 
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "text"
-    return "an object" if isinstance(value, dict) else "a list"
-
-
 def _check_lines(shown: str, lines: list[tuple[int, dict[str, Any]]]) -> None:
     """Refuse a line whose ``doc_id``, ``filter`` or ``metrics`` is not as lm-eval writes
     it, and a document twice under one filter (two runs or two tasks joined)."""
@@ -258,7 +248,7 @@ def _check_lines(shown: str, lines: list[tuple[int, dict[str, Any]]]) -> None:
         if isinstance(doc_id, bool) or not isinstance(doc_id, int | str) or doc_id == "":
             raise file_error(
                 shown,
-                f'line {number}: "doc_id" is {short_repr(doc_id)} ({_kind(doc_id)}), not a '
+                f'line {number}: "doc_id" is {short_repr(doc_id)} ({json_kind(doc_id)}), not a '
                 "document's id (lm-eval writes its number)",
             )
         filter_name = line.get("filter", "none")
@@ -266,7 +256,7 @@ def _check_lines(shown: str, lines: list[tuple[int, dict[str, Any]]]) -> None:
             raise file_error(
                 shown,
                 f'line {number} (doc_id {doc_id!r}): "filter" is {short_repr(filter_name)} '
-                f"({_kind(filter_name)}), not a filter's name",
+                f"({json_kind(filter_name)}), not a filter's name",
             )
         listed = line.get("metrics")
         if listed is not None and not (
@@ -494,8 +484,8 @@ def _scale(
         value = line[chosen]
         if isinstance(value, int | float):  # bool too: it is a pass or a fail
             numbers.append(float(value))
-        elif isinstance(value, str) and _written_number(value) is not None:
-            numbers.append(float(score_number(value)))  # type: ignore[arg-type]
+        elif isinstance(value, str) and (written := _written_number(value)) is not None:
+            numbers.append(written)
         else:
             continue
         places.append(f"line {number} (doc_id {line['doc_id']!r})")

@@ -33,6 +33,7 @@ from .._files import check_input, open_input, place_file, process_running, too_d
 from .._validate import suggest
 from ..errors import InvalidArgument, ResultsFileError
 from ._log_common import (
+    LM_EVAL_RESULTS_KEYS,
     check_scale,
     check_threshold,
     check_threshold_on_scale,
@@ -123,7 +124,7 @@ def _format_of(head: bytes, shown: str) -> str:
             return "evalstats"
         # A pretty-printed JSON document: look at its top-level keys.
         keys = set(_top_keys(text))
-        if "results" in keys and keys & _LM_EVAL_RESULTS_KEYS:
+        if "results" in keys and keys & LM_EVAL_RESULTS_KEYS:
             return "lm-eval"  # its aggregated results, which its reader refuses by name
         if "evalId" in keys or ("results" in keys and "config" in keys and "eval" not in keys):
             return "promptfoo"
@@ -159,12 +160,6 @@ def _looks_like_table(sample: str) -> bool:
     semicolon anywhere)."""
     first = sample.split("\n", 1)[0]
     return "," in first or "\t" in first or ";" in sample
-
-
-#: Keys of lm-eval's aggregated results file beside ``results`` (promptfoo's has ``config``).
-_LM_EVAL_RESULTS_KEYS = frozenset(
-    {"group_subtasks", "configs", "n-shot", "higher_is_better", "n-samples", "lm_eval_version"}
-)
 
 
 def _promptfoo_shape(doc: dict[str, Any]) -> bool:
