@@ -14,10 +14,8 @@ from ._terminal import visible
 
 __all__ = [
     "align_left",
-    "align_right",
     "canonical_json",
     "clip",
-    "clip_to_width",
     "csv_separator",
     "display_width",
     "short_repr",
@@ -148,34 +146,3 @@ def align_left(text: str, width: int) -> str:
     'abc'
     """
     return text + " " * (width - display_width(text))
-
-
-def align_right(text: str, width: int) -> str:
-    """Spaces up to ``width`` columns, then ``text``; a wider text as is.
-
-    >>> align_right("cafe\u0301", 6)  # e and U+0301, the combining acute: one column
-    '  cafe\u0301'
-    """
-    return " " * (width - display_width(text)) + text
-
-
-def clip_to_width(text: str, width: int) -> str:
-    """The longest start of ``text`` that fits in ``width`` columns, cut between
-    characters: a wide character that would straddle the edge is left out whole, and
-    the combining marks of a character kept stay with it.
-
-    >>> clip_to_width("注文の状況", 5)
-    '注文'
-    >>> clip_to_width("cafe\u0301s", 4)
-    'cafe\u0301'
-    >>> clip_to_width("abc", 8)
-    'abc'
-    """
-    if text.isascii() and text.isprintable():
-        return text[: max(width, 0)]
-    used = 0
-    for i, char in enumerate(text):
-        used += _char_width(char)
-        if used > width:
-            return text[:i]
-    return text

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from records import manifest, sample, write
 
 from evalstats._terminal import lines_text, visible
-from evalstats._text import align_left, align_right, clip_to_width, display_width
+from evalstats._text import align_left, display_width
 from evalstats.cli import main
 
 # --- the width of a text ---------------------------------------------------------------
@@ -56,23 +56,16 @@ def test_a_control_counts_as_the_escape_a_report_shows():
         assert display_width(text) == len(visible(text, keep=""))
 
 
-def test_padding_and_clipping_examples():
+def test_padding_examples():
     assert align_left("注文", 6) == "注文  "
-    assert align_right("注文", 6) == "  注文"
     assert align_left("cafe\u0301", 6) == "cafe\u0301  "
     assert align_left("toolong", 3) == "toolong"
-    assert clip_to_width("注文の状況", 5) == "注文"
-    assert clip_to_width("注文の状況", 6) == "注文の"
-    assert clip_to_width("re\u0301sume\u0301!", 6) == "re\u0301sume\u0301"
-    assert clip_to_width("abc", 0) == ""
 
 
 @pytest.mark.parametrize("text", ["", "case", "order-42", "a b  c", "~"])
 @pytest.mark.parametrize("width", [0, 3, 8, 22])
 def test_ascii_pads_as_format_does(text, width):
     assert align_left(text, width) == f"{text:<{width}}" == text.ljust(width)
-    assert align_right(text, width) == f"{text:>{width}}" == text.rjust(width)
-    assert clip_to_width(text, width) == text[:width]
 
 
 # --- properties, for any text -----------------------------------------------------------
@@ -90,22 +83,9 @@ WIDTHS = st.integers(min_value=0, max_value=40)
 @given(DRAWN_TEXT | ANY_TEXT, WIDTHS)
 def test_padded_text_has_the_width_asked(text, width):
     wanted = max(width, display_width(text))
-    left, right = align_left(text, width), align_right(text, width)
-    assert display_width(left) == display_width(right) == wanted
-    spaces = " " * (wanted - display_width(text))
-    assert left == text + spaces and right == spaces + text
-
-
-@given(DRAWN_TEXT | ANY_TEXT, WIDTHS)
-def test_clipping_never_exceeds_the_width(text, width):
-    clipped = clip_to_width(text, width)
-    assert text.startswith(clipped)
-    assert display_width(clipped) <= width
-    # the longest start that fits: one more character would not
-    if clipped != text:
-        assert display_width(text[: len(clipped) + 1]) > width
-    # and padding what was clipped gives exactly the width
-    assert display_width(align_left(clipped, width)) == width
+    left = align_left(text, width)
+    assert display_width(left) == wanted
+    assert left == text + " " * (wanted - display_width(text))
 
 
 @given(DRAWN_TEXT | ANY_TEXT)
